@@ -1,0 +1,32 @@
+# The two set-up commands: `make demo` and `make test`. Both install what is missing first.
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+SWIFT ?= swift
+JOBS ?= $(shell nproc)
+
+.PHONY: setup build release demo test bench crash clean
+
+setup:
+	@Tools/setup
+
+build: setup
+	$(SWIFT) build -j $(JOBS)
+
+release: setup
+	$(SWIFT) build -c release -j $(JOBS)
+
+demo: release
+	.build/release/subledger demo
+
+test: build
+	$(SWIFT) test -j $(JOBS) --parallel
+	Tools/crash-log --runs 20
+
+bench: release
+	.build/release/subledger-bench
+
+crash: build
+	Tools/crash-log --runs 200
+
+clean:
+	rm -rf .build
