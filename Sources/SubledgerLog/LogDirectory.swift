@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The segment files of a log directory, in position order.
+struct SegmentList {
+    struct Segment {
+        var firstPosition: UInt64
+        var path: String
+    }
+
+    var directory: String
+    var segments: [Segment]
+
+    init(directory: String) throws(SystemError) {
+        self.directory = directory
+        segments = try SystemCalls.listDirectory(directory)
+            .compactMap { name in LogFormat.firstPosition(ofSegmentNamed: name).map { Segment(firstPosition: $0, path: directory + "/" + name) } }
+            .sorted { $0.firstPosition < $1.firstPosition }
+    }
+
+    /// Index of the segment holding `position`.
+    func index(containing position: UInt64) -> Int? {
+        var result: Int?
+        for (i, segment) in segments.enumerated() where segment.firstPosition <= position { result = i }
+        return result
+    }
+}
+
+/// The single-writer lock: `flock(2)` on `DIR/LOCK`, holding the writer's pid for error messages.
+final class WriterLock {
+    private let fd: Int32
+
+    init(directory: String) throws(LogError) {
+        let path = directory + "/LOCK"
+        do {
+            fd = try SystemCalls.open(path, O_RDWR | O_CREAT)
+        } catch {
+            throw .io(error)
+        }
+        let acquired: Bool
+        do {
+            acquired = try SystemCalls.tryLockExclusive(fd)
+        } catch {
+            SystemCalls.close(fd)
+            throw .io(error)
+        }
+        guard acquired else {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let n = (try? SystemCalls.pread(fd, into: &buffer, 0)) ?? 0
+            SystemCalls.close(fd)
+            let text = String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: " \n")
+            throw .locked(directory: directory, holderPID: Int32(text))
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = try? SystemCalls.ftruncate(fd, 0)
+        _ = try? SystemCalls.pwrite(fd, pid, 0)
+    }
+
+    deinit {
+        _ = try? SystemCalls.ftruncate(fd, 0)
+        SystemCalls.close(fd)
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        let drop = Set(set)
+        var view = Substring(self)
+        while let c = view.first, drop.contains(c) { view = view.dropFirst() }
+        while let c = view.last, drop.contains(c) { view = view.dropLast() }
+        return String(view)
+    }
+}

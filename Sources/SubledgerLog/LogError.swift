@@ -1,0 +1,60 @@
+/// What went wrong with a log, with what to do about it.
+public enum LogError: Error, Sendable, CustomStringConvertible {
+    /// Another process holds the directory's writer lock.
+    case locked(directory: String, holderPID: Int32?)
+    /// Damage that recovery must not repair silently: bytes at `offset` of `file` are not a
+    /// valid frame and valid records follow them, or a sealed segment is damaged.
+    case corrupted(LogProblem)
+    /// The disk is full; nothing was written (the file was truncated back to the last frame).
+    case noSpace(SystemError)
+    /// Any other I/O failure; nothing of the failed append was left behind.
+    case io(SystemError)
+    /// A payload over `LogFormat.maxPayloadSize` or a reserved kind.
+    case invalidRecord(String)
+    /// The writer stopped after a failure it could not undo (e.g. `fdatasync` failed twice);
+    /// reopen the log to continue.
+    case unavailable(String)
+    /// A position that is not the start of a record.
+    case noRecord(at: LogPosition)
+
+    public var description: String {
+        switch self {
+        case .locked(let directory, let pid):
+            let holder = pid.map { "process \($0)" } ?? "another process"
+            return "\(directory) is open for writing by \(holder); stop it first (only one writer per data directory)"
+        case .corrupted(let problem):
+            return "log corrupted: \(problem); run `subledger verify` for the full list, and restore the segment from a backup"
+        case .noSpace(let error):
+            return "disk full (\(error)); nothing was written — free space and retry"
+        case .io(let error):
+            return "I/O error: \(error)"
+        case .invalidRecord(let reason):
+            return "invalid record: \(reason)"
+        case .unavailable(let reason):
+            return "log unavailable: \(reason)"
+        case .noRecord(let position):
+            return "no record starts at position \(position)"
+        }
+    }
+
+    static func from(_ error: SystemError) -> LogError {
+        error.isNoSpace ? .noSpace(error) : .io(error)
+    }
+}
+
+/// One damaged place in a log, as `verify` reports it.
+public struct LogProblem: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        case crcMismatch = "crc_mismatch"
+        case tornTail = "torn_tail"
+        case badLength = "bad_length"
+        case chainMismatch = "chain_mismatch"
+    }
+
+    public var file: String
+    public var offset: Int64
+    public var kind: Kind
+    public var detail: String
+
+    public var description: String { "\(kind.rawValue) in \(file) at offset \(offset): \(detail)" }
+}

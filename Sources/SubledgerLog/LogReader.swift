@@ -1,0 +1,180 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A record seen during a scan. `payload` is valid only inside the scan's closure.
+public struct LogEntry {
+    public var position: LogPosition
+    public var kind: UInt8
+    public var version: UInt8
+    public var payload: UnsafeRawBufferPointer
+}
+
+/// Counts that `stats` reports.
+public struct LogSummary: Sendable, Equatable {
+    public var segments: Int
+    public var records: UInt64
+    public var bytes: Int64
+    public var lastPosition: LogPosition?
+    /// Where the next record would start.
+    public var endPosition: LogPosition
+}
+
+/// Reads a log directory; needs no lock, so it can run beside the writer. Scans read large
+/// chunks into one reused buffer and check every frame's CRC in hardware.
+public struct LogReader: Sendable {
+    public let directory: String
+    static let chunkSize = 1 << 20
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// Calls `body` for every record from `start` up to (not including) `end`, in order;
+    /// `body` returns false to stop. With no `end`, a frame cut short at the end of the last
+    /// segment (an append in progress) ends the scan; damage anywhere else throws `.corrupted`.
+    public func scan(from start: LogPosition = .start, to end: LogPosition? = nil, _ body: (LogEntry) throws -> Bool) throws {
+        let list: SegmentList
+        do { list = try SegmentList(directory: directory) } catch { throw LogError.io(error) }
+        guard !list.segments.isEmpty else { return }
+        guard var index = list.index(containing: start.rawValue) ?? (start == .start ? 0 : nil) else {
+            throw LogError.noRecord(at: start)
+        }
+        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var offsetInSegment = max(Int64(LogFormat.segmentHeaderSize), Int64(start.rawValue) - Int64(list.segments[index].firstPosition))
+        while index < list.segments.count {
+            let segment = list.segments[index]
+            let isLast = index == list.segments.count - 1
+            let keepGoing = try scanSegment(segment, from: offsetInSegment, isLast: isLast, end: end?.rawValue, buffer: &buffer, body)
+            if !keepGoing { return }
+            index += 1
+            offsetInSegment = Int64(LogFormat.segmentHeaderSize)
+        }
+    }
+
+    /// Returns false when the caller asked to stop or `end` was reached.
+    private func scanSegment(
+        _ segment: SegmentList.Segment, from startOffset: Int64, isLast: Bool, end: UInt64?,
+        buffer: inout UnsafeMutableRawBufferPointer, _ body: (LogEntry) throws -> Bool
+    ) throws -> Bool {
+        let fd: Int32
+        let size: Int64
+        do {
+            fd = try SystemCalls.open(segment.path, O_RDONLY)
+            size = try SystemCalls.fileSize(fd)
+        } catch { throw LogError.io(error) }
+        defer { SystemCalls.close(fd) }
+        var fileOffset = startOffset  // file offset of buffer[0]
+        var filled = 0
+        var consumed = 0
+        while true {
+            // Refill: move the unparsed tail to the front, then read after it.
+            if consumed > 0 {
+                if filled > consumed { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + consumed, byteCount: filled - consumed) }
+                fileOffset += Int64(consumed)
+                filled -= consumed
+                consumed = 0
+            }
+            let wanted = buffer.count - filled
+            let read: Int
+            do { read = try SystemCalls.pread(fd, buffer.baseAddress! + filled, wanted, fileOffset + Int64(filled)) } catch { throw LogError.io(error) }
+            filled += read
+            let atEOF = fileOffset + Int64(filled) >= size || read < wanted
+            let view = UnsafeRawBufferPointer(rebasing: buffer[0..<filled])
+            while consumed < filled {
+                let frameOffset = fileOffset + Int64(consumed)
+                let position = segment.firstPosition + UInt64(frameOffset)
+                if let end, position >= end { return false }
+                switch Frame.parse(view, at: consumed) {
+                case .frame(let kind, let version, let payload, let frameSize):
+                    if kind == LogFormat.footerKind { return true }
+                    let entry = LogEntry(position: LogPosition(rawValue: position), kind: kind, version: version, payload: UnsafeRawBufferPointer(rebasing: view[payload]))
+                    if try !body(entry) { return false }
+                    consumed += frameSize
+                case .incomplete(let needed):
+                    if !atEOF {
+                        if needed > buffer.count {
+                            let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: needed, alignment: 16)
+                            bigger.baseAddress!.copyMemory(from: buffer.baseAddress! + consumed, byteCount: filled - consumed)
+                            buffer.deallocate()
+                            buffer = bigger
+                            fileOffset += Int64(consumed)
+                            filled -= consumed
+                            consumed = 0
+                        }
+                        break
+                    }
+                    if isLast && end == nil { return false }
+                    throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .tornTail, detail: "the segment ends inside a frame"))
+                case .badLength:
+                    throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .badLength, detail: "impossible frame length or kind"))
+                case .crcMismatch:
+                    throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .crcMismatch, detail: "frame checksum does not match"))
+                }
+                if case .incomplete = Frame.parse(view, at: consumed), consumed < filled { break }
+            }
+            if atEOF && consumed >= filled { return true }
+        }
+    }
+
+    /// The record at `position` (copied out).
+    public func record(at position: LogPosition) throws -> LogRecord {
+        var found: LogRecord?
+        try scan(from: position) { entry in
+            if entry.position == position {
+                found = LogRecord(kind: entry.kind, version: entry.version, payload: Array(entry.payload))
+            }
+            return false
+        }
+        guard let found else { throw LogError.noRecord(at: position) }
+        return found
+    }
+
+    /// Segment, record and byte counts: from the sealed segments' footers plus a scan of the last.
+    public func summary() throws -> LogSummary {
+        let list: SegmentList
+        do { list = try SegmentList(directory: directory) } catch { throw LogError.io(error) }
+        var summary = LogSummary(segments: list.segments.count, records: 0, bytes: 0, lastPosition: nil, endPosition: .start)
+        for (i, segment) in list.segments.enumerated() {
+            let fd: Int32
+            let size: Int64
+            do {
+                fd = try SystemCalls.open(segment.path, O_RDONLY)
+                size = try SystemCalls.fileSize(fd)
+            } catch { throw LogError.io(error) }
+            defer { SystemCalls.close(fd) }
+            summary.bytes += size
+            summary.endPosition = LogPosition(rawValue: segment.firstPosition + UInt64(size))
+            if i < list.segments.count - 1 {
+                var frame = [UInt8](repeating: 0, count: LogFormat.footerFrameSize)
+                do {
+                    _ = try SystemCalls.pread(fd, into: &frame, size - Int64(LogFormat.footerFrameSize))
+                } catch { throw LogError.io(error) }
+                let footer: Frame.Footer? = frame.withUnsafeBytes { raw in
+                    guard case .frame(let kind, _, let payload, _) = Frame.parse(raw, at: 0), kind == LogFormat.footerKind else { return nil }
+                    return Frame.Footer(payload: UnsafeRawBufferPointer(rebasing: raw[payload]))
+                }
+                guard let footer else {
+                    throw LogError.corrupted(LogProblem(file: segment.path, offset: size - Int64(LogFormat.footerFrameSize), kind: .crcMismatch, detail: "sealed segment's footer is damaged or missing"))
+                }
+                summary.records += footer.recordCount
+            }
+        }
+        if let last = list.segments.last {
+            try scan(from: LogPosition(rawValue: last.firstPosition)) { entry in
+                summary.records += 1
+                summary.lastPosition = entry.position
+                return true
+            }
+            if summary.lastPosition == nil, list.segments.count > 1 {
+                // The last segment is empty: the last record is in an earlier segment.
+                try scan(from: LogPosition(rawValue: list.segments[list.segments.count - 2].firstPosition)) { entry in
+                    summary.lastPosition = entry.position
+                    return true
+                }
+            }
+        }
+        return summary
+    }
+}

@@ -1,0 +1,58 @@
+/// The result of checking every frame and the hash chain of a log directory.
+public struct LogVerification: Sendable {
+    public var segments: Int
+    public var records: UInt64
+    public var bytes: Int64
+    public var problems: [LogProblem]
+
+    public var ok: Bool { problems.isEmpty }
+}
+
+extension LogReader {
+    /// Checks every frame's CRC and length, every sealed segment's footer against its records,
+    /// and the hash chain between segments; lists every problem found (it does not stop at the
+    /// first). A torn tail in the last segment is listed too: the writer would cut it on open.
+    public func verify() throws -> LogVerification {
+        let list: SegmentList
+        do { list = try SegmentList(directory: directory) } catch { throw LogError.io(error) }
+        var result = LogVerification(segments: list.segments.count, records: 0, bytes: 0, problems: [])
+        var previousFooterHash = [UInt8](repeating: 0, count: 32)
+        var expectedFirst: UInt64 = list.segments.first?.firstPosition ?? 0
+        for (i, segment) in list.segments.enumerated() {
+            let isLast = i == list.segments.count - 1
+            let bytes: [UInt8]
+            do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
+            result.bytes += Int64(bytes.count)
+            let walk = SegmentWalk(file: segment.path, bytes: bytes)
+            result.records += walk.recordsFound
+            result.problems += walk.problems
+            if let torn = walk.tornTail {
+                result.problems.append(LogProblem(file: segment.path, offset: torn.offset, kind: .tornTail, detail: "\(torn.bytes) bytes of an interrupted append (cut when the log is next opened for writing)"))
+            }
+            func chain(_ offset: Int64, _ detail: String) {
+                result.problems.append(LogProblem(file: segment.path, offset: offset, kind: .chainMismatch, detail: detail))
+            }
+            if segment.firstPosition != expectedFirst {
+                chain(0, "segment starts at position \(segment.firstPosition) but the previous one ends at \(expectedFirst)")
+            }
+            if let header = walk.header {
+                if header.firstPosition != segment.firstPosition { chain(0, "segment header names position \(header.firstPosition), the file name \(segment.firstPosition)") }
+                if header.previousFooterHash != previousFooterHash { chain(0, "segment header does not carry the previous segment's footer hash") }
+            }
+            if let footer = walk.footer, let footerOffset = walk.footerOffset {
+                if footer.recordCount != walk.recordCount || footer.recordsHash != walk.recordsHasher.digest() {
+                    chain(footerOffset, "records do not match the footer's count and SHA-256 (edited after sealing)")
+                }
+                if footer.previousFooterHash != previousFooterHash { chain(footerOffset, "footer does not link to the previous segment's footer") }
+                if footer.footerHash != Frame.Footer.hash(firstPosition: segment.firstPosition, recordCount: footer.recordCount, recordsHash: footer.recordsHash, previousFooterHash: footer.previousFooterHash) {
+                    chain(footerOffset, "footer hash does not match its contents")
+                }
+                previousFooterHash = footer.footerHash
+            } else if !isLast {
+                chain(Int64(bytes.count), "sealed segment has no valid footer")
+            }
+            expectedFirst = segment.firstPosition + UInt64(bytes.count)
+        }
+        return result
+    }
+}

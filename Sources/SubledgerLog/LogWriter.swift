@@ -1,0 +1,354 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Synchronization
+
+/// One record to append: a kind (1...254, chosen by the caller), a version and the payload.
+public struct LogRecord: Sendable {
+    public var kind: UInt8
+    public var version: UInt8
+    public var payload: [UInt8]
+
+    public init(kind: UInt8, version: UInt8 = 1, payload: [UInt8]) {
+        self.kind = kind
+        self.version = version
+        self.payload = payload
+    }
+}
+
+public struct LogOptions: Sendable {
+    /// A segment is sealed and a new one started when an append would take it past this size.
+    public var segmentSize: Int64 = 64 << 20
+
+    public init(segmentSize: Int64 = 64 << 20) {
+        self.segmentSize = segmentSize
+    }
+}
+
+/// What opening the log for writing repaired.
+public struct RecoveryReport: Sendable, Equatable {
+    /// Bytes of a torn tail (an append interrupted by a crash) cut from the last segment.
+    public var truncatedBytes: Int64 = 0
+    /// The file that was truncated, if any.
+    public var file: String?
+}
+
+/// The only writer of a log directory. Appends are durable (`pwrite` + `fdatasync`) before they
+/// complete; concurrent appends are grouped into one write and one sync (group commit).
+///
+/// All file state is touched only on `ioQueue`, a serial queue, which is what makes the
+/// `@unchecked Sendable` sound; callers interact through `pending`, guarded by a mutex.
+public final class LogWriter: @unchecked Sendable {
+    public let directory: String
+    public let options: LogOptions
+    public let recovery: RecoveryReport
+
+    private let lock: WriterLock
+    private let ioQueue = DispatchQueue(label: "subledger.log.writer")
+
+    // Active segment (I/O queue only).
+    private var fd: Int32
+    private var segmentFirstPosition: UInt64
+    private var fileSize: Int64
+    private var segmentRecordCount: UInt64
+    private var segmentHasher: SHA256Hasher
+    private var previousFooterHash: [UInt8]
+    private var failure: String?
+    private var closed = false
+
+    private struct Request {
+        var records: [LogRecord]
+        var completion: @Sendable (Result<[LogPosition], LogError>) -> Void
+    }
+
+    private struct Queue {
+        var requests: [Request] = []
+        var flushing = false
+    }
+
+    private let pending = Mutex(Queue())
+
+    /// The position after the last durable record: the next append starts here.
+    public var endPosition: LogPosition { ioQueue.sync { LogPosition(rawValue: segmentFirstPosition + UInt64(fileSize)) } }
+
+    /// Opens (creating if needed) the log in `directory` for writing: takes the writer lock,
+    /// checks the sealed segments' headers and footers, walks the last segment and truncates a
+    /// torn tail. Refuses with `.corrupted` when damage is followed by valid records.
+    public init(directory: String, options: LogOptions = LogOptions()) throws(LogError) {
+        self.directory = directory
+        self.options = options
+        do { try SystemCalls.makeDirectories(directory) } catch { throw .io(error) }
+        lock = try WriterLock(directory: directory)
+
+        var list: SegmentList
+        do { list = try SegmentList(directory: directory) } catch { throw .io(error) }
+
+        var previousHash = [UInt8](repeating: 0, count: 32)
+        var nextFirst: UInt64 = 0
+        for segment in list.segments.dropLast() {
+            let sealed = try Self.checkSealedSegment(segment, previousFooterHash: previousHash)
+            previousHash = sealed.footerHash
+            nextFirst = segment.firstPosition + UInt64(sealed.size)
+        }
+
+        var report = RecoveryReport()
+        var active: (fd: Int32, first: UInt64, size: Int64, count: UInt64, hasher: SHA256Hasher)?
+        if let last = list.segments.last {
+            let bytes: [UInt8]
+            do { bytes = try readWholeFile(last.path) } catch { throw .io(error) }
+            let walk = SegmentWalk(file: last.path, bytes: bytes)
+            if let problem = walk.problems.first { throw .corrupted(problem) }
+            if walk.header == nil {
+                // A crash while a new segment was being created: nothing was ever appended to it.
+                do {
+                    try SystemCalls.unlink(last.path)
+                    try SystemCalls.syncDirectory(directory)
+                } catch { throw .io(error) }
+                report = RecoveryReport(truncatedBytes: Int64(bytes.count), file: last.path)
+            } else {
+                if walk.header!.previousFooterHash != previousHash || walk.header!.firstPosition != last.firstPosition {
+                    throw .corrupted(LogProblem(file: last.path, offset: 0, kind: .chainMismatch, detail: "segment header does not continue the previous segment"))
+                }
+                let fd: Int32
+                do {
+                    fd = try SystemCalls.open(last.path, O_RDWR)
+                    if let torn = walk.tornTail {
+                        try SystemCalls.ftruncate(fd, torn.offset)
+                        try SystemCalls.fdatasync(fd)
+                        report = RecoveryReport(truncatedBytes: torn.bytes, file: last.path)
+                    }
+                } catch { throw .io(error) }
+                if let footer = walk.footer {
+                    SystemCalls.close(fd)
+                    previousHash = footer.footerHash
+                    nextFirst = last.firstPosition + UInt64(walk.validEnd)
+                } else {
+                    active = (fd, last.firstPosition, walk.validEnd, walk.recordCount, walk.recordsHasher)
+                }
+            }
+        }
+        recovery = report
+        previousFooterHash = previousHash
+        if let active {
+            fd = active.fd
+            segmentFirstPosition = active.first
+            fileSize = active.size
+            segmentRecordCount = active.count
+            segmentHasher = active.hasher
+        } else {
+            fd = -1
+            segmentFirstPosition = nextFirst
+            fileSize = 0
+            segmentRecordCount = 0
+            segmentHasher = SHA256Hasher()
+            do { try startSegment(at: nextFirst) } catch { throw LogError.from(error) }
+        }
+    }
+
+    deinit {
+        if fd >= 0 { SystemCalls.close(fd) }
+    }
+
+    /// Waits for in-flight appends, then closes the active segment. Later appends fail.
+    public func close() {
+        ioQueue.sync {
+            closed = true
+            if fd >= 0 {
+                SystemCalls.close(fd)
+                fd = -1
+            }
+        }
+    }
+
+    /// Appends `records` durably and returns their positions, in order. Blocks the calling
+    /// thread; concurrent callers share writes and syncs. The bulk-import API.
+    public func append(_ records: [LogRecord]) throws(LogError) -> [LogPosition] {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<[LogPosition], LogError>?>(nil)
+        enqueue(records) { outcome in
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
+    }
+
+    /// Appends `records` durably; resumes after the group they were written with is synced.
+    public func append(_ records: [LogRecord]) async throws(LogError) -> [LogPosition] {
+        let outcome: Result<[LogPosition], LogError> = await withCheckedContinuation { continuation in
+            enqueue(records) { continuation.resume(returning: $0) }
+        }
+        return try outcome.get()
+    }
+
+    /// Appends one record durably.
+    public func append(_ record: LogRecord) async throws(LogError) -> LogPosition {
+        try await append([record])[0]
+    }
+
+    /// Queues `records` for the next group commit; `completion` runs on the writer's queue
+    /// after the group is durable (or failed), in append order.
+    public func enqueue(_ records: [LogRecord], completion: @escaping @Sendable (Result<[LogPosition], LogError>) -> Void) {
+        for record in records where record.kind == 0 || record.kind == LogFormat.footerKind || record.payload.count > LogFormat.maxPayloadSize {
+            completion(.failure(.invalidRecord(record.kind == 0 || record.kind == LogFormat.footerKind
+                ? "kind \(record.kind) is reserved" : "payload of \(record.payload.count) bytes is over the \(LogFormat.maxPayloadSize)-byte limit")))
+            return
+        }
+        let startFlusher = pending.withLock { queue in
+            queue.requests.append(Request(records: records, completion: completion))
+            if queue.flushing { return false }
+            queue.flushing = true
+            return true
+        }
+        if startFlusher { ioQueue.async { self.flushLoop() } }
+    }
+
+    private func flushLoop() {
+        while true {
+            let batch = pending.withLock { queue -> [Request]? in
+                if queue.requests.isEmpty {
+                    queue.flushing = false
+                    return nil
+                }
+                defer { queue.requests.removeAll(keepingCapacity: true) }
+                return queue.requests
+            }
+            guard let batch else { return }
+            write(batch)
+        }
+    }
+
+    /// One group commit: all frames of `batch` in one `pwrite`, one `fdatasync`.
+    private func write(_ batch: [Request]) {
+        if closed { return fail(batch, .unavailable("the log is closed")) }
+        if let failure { return fail(batch, .unavailable(failure)) }
+        var bytes = 0
+        for request in batch { for record in request.records { bytes += LogFormat.frameHeaderSize + record.payload.count } }
+        do {
+            if segmentRecordCount > 0 && fileSize + Int64(bytes) > options.segmentSize {
+                try sealAndRoll()
+            }
+        } catch {
+            return fail(batch, LogError.from(error))
+        }
+
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(bytes)
+        var positions: [[LogPosition]] = []
+        positions.reserveCapacity(batch.count)
+        let base = segmentFirstPosition + UInt64(fileSize)
+        var count: UInt64 = 0
+        for request in batch {
+            var these: [LogPosition] = []
+            these.reserveCapacity(request.records.count)
+            for record in request.records {
+                these.append(LogPosition(rawValue: base + UInt64(buffer.count)))
+                record.payload.withUnsafeBytes { Frame.append(kind: record.kind, version: record.version, payload: $0, to: &buffer) }
+                count += 1
+            }
+            positions.append(these)
+        }
+        do {
+            try SystemCalls.pwrite(fd, buffer, fileSize)
+            try SystemCalls.fdatasync(fd)
+        } catch {
+            undoPartialWrite()
+            return fail(batch, LogError.from(error))
+        }
+        fileSize += Int64(buffer.count)
+        segmentRecordCount += count
+        buffer.withUnsafeBytes { segmentHasher.update($0) }
+        for (request, these) in zip(batch, positions) { request.completion(.success(these)) }
+    }
+
+    /// Cuts the file back to the last durable frame so no partial frame stays behind.
+    private func undoPartialWrite() {
+        do {
+            try SystemCalls.ftruncate(fd, fileSize)
+            try SystemCalls.fdatasync(fd)
+        } catch {
+            failure = "could not remove a partial append (\(error)); reopen the log to recover"
+        }
+    }
+
+    private func fail(_ batch: [Request], _ error: LogError) {
+        for request in batch { request.completion(.failure(error)) }
+    }
+
+    /// Writes the footer, syncs, and starts the next segment.
+    private func sealAndRoll() throws(SystemError) {
+        let recordsHash = segmentHasher.digest()
+        let footerHash = Frame.Footer.hash(firstPosition: segmentFirstPosition, recordCount: segmentRecordCount, recordsHash: recordsHash, previousFooterHash: previousFooterHash)
+        let footer = Frame.Footer(recordCount: segmentRecordCount, recordsHash: recordsHash, previousFooterHash: previousFooterHash, footerHash: footerHash)
+        var frame: [UInt8] = []
+        footer.payload.withUnsafeBytes { Frame.append(kind: LogFormat.footerKind, version: LogFormat.footerVersion, payload: $0, to: &frame) }
+        do {
+            try SystemCalls.pwrite(fd, frame, fileSize)
+            try SystemCalls.fdatasync(fd)
+        } catch {
+            undoPartialWrite()
+            throw error
+        }
+        fileSize += Int64(frame.count)
+        SystemCalls.close(fd)
+        fd = -1
+        previousFooterHash = footerHash
+        try startSegment(at: segmentFirstPosition + UInt64(fileSize))
+    }
+
+    private func startSegment(at first: UInt64) throws(SystemError) {
+        let path = directory + "/" + LogFormat.segmentName(firstPosition: first)
+        let header = Frame.segmentHeader(firstPosition: first, previousFooterHash: previousFooterHash)
+        let newFD = try SystemCalls.open(path, O_RDWR | O_CREAT | O_EXCL)
+        do {
+            try SystemCalls.pwrite(newFD, header, 0)
+            try SystemCalls.fdatasync(newFD)
+            try SystemCalls.syncDirectory(directory)
+        } catch {
+            SystemCalls.close(newFD)
+            try? SystemCalls.unlink(path)
+            throw error
+        }
+        fd = newFD
+        segmentFirstPosition = first
+        fileSize = Int64(header.count)
+        segmentRecordCount = 0
+        segmentHasher = SHA256Hasher()
+    }
+
+    /// Checks a sealed segment's header and footer (not its frames: that is `verify`'s job) and
+    /// returns its footer hash and size.
+    private static func checkSealedSegment(_ segment: SegmentList.Segment, previousFooterHash: [UInt8]) throws(LogError) -> (footerHash: [UInt8], size: Int64) {
+        let fd: Int32
+        do { fd = try SystemCalls.open(segment.path, O_RDONLY) } catch { throw .io(error) }
+        defer { SystemCalls.close(fd) }
+        var header = [UInt8](repeating: 0, count: LogFormat.segmentHeaderSize)
+        var footerFrame = [UInt8](repeating: 0, count: LogFormat.footerFrameSize)
+        let size: Int64
+        do {
+            size = try SystemCalls.fileSize(fd)
+            _ = try SystemCalls.pread(fd, into: &header, 0)
+            _ = try SystemCalls.pread(fd, into: &footerFrame, max(0, size - Int64(LogFormat.footerFrameSize)))
+        } catch { throw .io(error) }
+        guard let parsedHeader = header.withUnsafeBytes({ Frame.parseSegmentHeader($0) }) else {
+            throw .corrupted(LogProblem(file: segment.path, offset: 0, kind: .crcMismatch, detail: "segment header is damaged"))
+        }
+        guard parsedHeader.previousFooterHash == previousFooterHash, parsedHeader.firstPosition == segment.firstPosition else {
+            throw .corrupted(LogProblem(file: segment.path, offset: 0, kind: .chainMismatch, detail: "segment header does not continue the previous segment"))
+        }
+        let footer: Frame.Footer? = footerFrame.withUnsafeBytes { raw in
+            guard case .frame(let kind, _, let payload, _) = Frame.parse(raw, at: 0), kind == LogFormat.footerKind else { return nil }
+            return Frame.Footer(payload: UnsafeRawBufferPointer(rebasing: raw[payload]))
+        }
+        guard let footer else {
+            throw .corrupted(LogProblem(file: segment.path, offset: max(0, size - Int64(LogFormat.footerFrameSize)), kind: .crcMismatch, detail: "sealed segment's footer is damaged or missing"))
+        }
+        guard footer.previousFooterHash == previousFooterHash,
+              footer.footerHash == Frame.Footer.hash(firstPosition: segment.firstPosition, recordCount: footer.recordCount, recordsHash: footer.recordsHash, previousFooterHash: footer.previousFooterHash)
+        else {
+            throw .corrupted(LogProblem(file: segment.path, offset: size - Int64(LogFormat.footerFrameSize), kind: .chainMismatch, detail: "footer hash chain is broken"))
+        }
+        return (footer.footerHash, size)
+    }
+}

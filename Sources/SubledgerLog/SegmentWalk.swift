@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A full walk over one segment file held in memory, classifying every problem. Used where
+/// thoroughness matters more than speed: writer recovery of the last segment, and `verify`.
+struct SegmentWalk {
+    var header: Frame.SegmentHeader?
+    /// Records (frames of kinds 1...254) in the valid prefix.
+    var recordCount: UInt64 = 0
+    /// Valid records anywhere in the segment, also after damage.
+    var recordsFound: UInt64 = 0
+    /// SHA-256 of the valid prefix's frames (excluding the footer).
+    let recordsHasher = SHA256Hasher()
+    /// End of the valid prefix: the file offset just after the last good frame.
+    var validEnd: Int64 = 0
+    var footer: Frame.Footer?
+    var footerOffset: Int64?
+    /// Problems that have valid frames after them (never repaired silently).
+    var problems: [LogProblem] = []
+    /// The damaged tail with nothing valid after it: (offset, bytes).
+    var tornTail: (offset: Int64, bytes: Int64)?
+    /// Position of the last record in the valid prefix.
+    var lastRecordOffset: Int64?
+
+    init(file: String, bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in walk(file: file, raw) }
+    }
+
+    private mutating func walk(file: String, _ raw: UnsafeRawBufferPointer) {
+        guard let header = Frame.parseSegmentHeader(raw) else {
+            if raw.count < LogFormat.segmentHeaderSize || raw.allSatisfy({ $0 == 0 }) {
+                tornTail = (0, Int64(raw.count))
+            } else {
+                problems.append(LogProblem(file: file, offset: 0, kind: .crcMismatch, detail: "segment header is damaged"))
+            }
+            return
+        }
+        self.header = header
+        var offset = LogFormat.segmentHeaderSize
+        var inValidPrefix = true
+        validEnd = Int64(offset)
+        while offset < raw.count {
+            switch Frame.parse(raw, at: offset) {
+            case .frame(let kind, _, _, let size):
+                if kind != LogFormat.footerKind { recordsFound += 1 }
+                if inValidPrefix {
+                    if footer != nil {
+                        inValidPrefix = false
+                        problems.append(LogProblem(file: file, offset: Int64(offset), kind: .badLength, detail: "data after the segment footer"))
+                    } else if kind == LogFormat.footerKind {
+                        footer = Frame.Footer(payload: UnsafeRawBufferPointer(rebasing: raw[(offset + LogFormat.frameHeaderSize)..<(offset + size)]))
+                        footerOffset = Int64(offset)
+                        if footer == nil {
+                            inValidPrefix = false
+                            problems.append(LogProblem(file: file, offset: Int64(offset), kind: .badLength, detail: "footer frame has the wrong size"))
+                        }
+                    } else {
+                        recordsHasher.update(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + size)]))
+                        recordCount += 1
+                        lastRecordOffset = Int64(offset)
+                    }
+                    if inValidPrefix { validEnd = Int64(offset + size) }
+                }
+                offset += size
+            case .incomplete, .badLength, .crcMismatch:
+                let parsed = Frame.parse(raw, at: offset)
+                guard let next = Self.nextValidFrame(raw, after: offset) else {
+                    tornTail = (Int64(offset), Int64(raw.count - offset))
+                    return
+                }
+                inValidPrefix = false
+                let kind: LogProblem.Kind
+                let detail: String
+                switch parsed {
+                case .crcMismatch:
+                    kind = .crcMismatch
+                    detail = "frame checksum does not match; valid records follow at offset \(next)"
+                default:
+                    kind = .badLength
+                    detail = "frame length is impossible; valid records follow at offset \(next)"
+                }
+                problems.append(LogProblem(file: file, offset: Int64(offset), kind: kind, detail: detail))
+                offset = next
+            }
+        }
+    }
+
+    /// The first offset after `offset` where a complete, valid frame starts. A kind and version
+    /// pre-filter keeps the byte-by-byte search cheap; a false match needs a 32-bit CRC collision.
+    static func nextValidFrame(_ raw: UnsafeRawBufferPointer, after offset: Int) -> Int? {
+        var candidate = offset + 1
+        while candidate + LogFormat.frameHeaderSize <= raw.count {
+            let kind = raw[candidate + 8]
+            let length = Int(raw.loadLE(UInt32.self, at: candidate))
+            if kind != 0, length <= raw.count - candidate - LogFormat.frameHeaderSize,
+               case .frame = Frame.parse(raw, at: candidate) {
+                return candidate
+            }
+            candidate += 1
+        }
+        return nil
+    }
+}
+
+/// Reads a whole file into memory.
+func readWholeFile(_ path: String) throws(SystemError) -> [UInt8] {
+    let fd = try SystemCalls.open(path, O_RDONLY)
+    defer { SystemCalls.close(fd) }
+    let size = Int(try SystemCalls.fileSize(fd))
+    var bytes = [UInt8](repeating: 0, count: size)
+    let read = try SystemCalls.pread(fd, into: &bytes, 0)
+    if read < size { bytes.removeLast(size - read) }
+    return bytes
+}

@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An `errno` value from a failed system call, with the call's name.
+public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let call: String
+    public let errno: Int32
+
+    public var isNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
+
+    public var description: String {
+        "\(call): \(String(cString: strerror(errno))) (errno \(errno))"
+    }
+}
+
+/// The thin layer of system calls the log uses: each retries `EINTR` and throws `SystemError`.
+enum SystemCalls {
+    private static func retrying<T: BinaryInteger>(_ call: String, _ body: () -> T) throws(SystemError) -> T {
+        while true {
+            let result = body()
+            if result >= 0 { return result }
+            let code = Glibc.errno
+            if code == EINTR { continue }
+            throw SystemError(call: call, errno: code)
+        }
+    }
+
+    /// `open(2)`.
+    static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) throws(SystemError) -> Int32 {
+        try retrying("open \(path)") { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    }
+
+    /// `close(2)`; errors are ignored because the descriptor is gone either way.
+    static func close(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+
+    /// `pread(2)` until `count` bytes are read or end of file; returns the bytes read.
+    static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, _ offset: Int64) throws(SystemError) -> Int {
+        var done = 0
+        while done < count {
+            let n = try retrying("pread") { Glibc.pread(fd, buffer + done, count - done, off_t(offset) + off_t(done)) }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    /// `pwrite(2)` of the whole buffer.
+    static func pwrite(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, _ offset: Int64) throws(SystemError) {
+        var done = 0
+        while done < buffer.count {
+            let n = try retrying("pwrite") {
+                Glibc.pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            }
+            done += n
+        }
+    }
+
+    /// `pwrite(2)` of a whole array.
+    static func pwrite(_ fd: Int32, _ bytes: [UInt8], _ offset: Int64) throws(SystemError) {
+        let result: Result<Void, SystemError> = bytes.withUnsafeBytes { raw in
+            do throws(SystemError) { return .success(try pwrite(fd, raw, offset)) } catch { return .failure(error) }
+        }
+        try result.get()
+    }
+
+    /// `pread(2)` into a whole array; returns the bytes read.
+    static func pread(_ fd: Int32, into bytes: inout [UInt8], _ offset: Int64) throws(SystemError) -> Int {
+        let result: Result<Int, SystemError> = bytes.withUnsafeMutableBytes { raw in
+            do throws(SystemError) { return .success(try pread(fd, raw.baseAddress!, raw.count, offset)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// `fdatasync(2)`.
+    static func fdatasync(_ fd: Int32) throws(SystemError) {
+        _ = try retrying("fdatasync") { Glibc.fdatasync(fd) }
+    }
+
+    /// `fsync(2)`, used on directories after creating or removing a segment.
+    static func fsync(_ fd: Int32) throws(SystemError) {
+        _ = try retrying("fsync") { Glibc.fsync(fd) }
+    }
+
+    /// `ftruncate(2)`.
+    static func ftruncate(_ fd: Int32, _ length: Int64) throws(SystemError) {
+        _ = try retrying("ftruncate") { Glibc.ftruncate(fd, off_t(length)) }
+    }
+
+    /// `fstat(2)`'s size.
+    static func fileSize(_ fd: Int32) throws(SystemError) -> Int64 {
+        var info = stat()
+        _ = try retrying("fstat") { Glibc.fstat(fd, &info) }
+        return Int64(info.st_size)
+    }
+
+    /// `flock(2)` with `LOCK_EX | LOCK_NB`; false when another process holds the lock.
+    static func tryLockExclusive(_ fd: Int32) throws(SystemError) -> Bool {
+        // Named through a function type: `flock` alone resolves to the struct of the same name.
+        let flock: (Int32, Int32) -> Int32 = Glibc.flock(_:_:)
+        while true {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+            let code = Glibc.errno
+            if code == EINTR { continue }
+            if code == EWOULDBLOCK { return false }
+            throw SystemError(call: "flock", errno: code)
+        }
+    }
+
+    /// `mkdir(2)` of every missing component.
+    static func makeDirectories(_ path: String) throws(SystemError) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            if Glibc.mkdir(prefix, 0o755) != 0 && Glibc.errno != EEXIST {
+                throw SystemError(call: "mkdir \(prefix)", errno: Glibc.errno)
+            }
+            prefix += "/"
+        }
+    }
+
+    /// `opendir(3)`/`readdir(3)`: the names in a directory.
+    static func listDirectory(_ path: String) throws(SystemError) -> [String] {
+        guard let dir = Glibc.opendir(path) else { throw SystemError(call: "opendir \(path)", errno: Glibc.errno) }
+        defer { Glibc.closedir(dir) }
+        var names: [String] = []
+        while let entry = Glibc.readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// `unlink(2)`.
+    static func unlink(_ path: String) throws(SystemError) {
+        _ = try retrying("unlink \(path)") { Glibc.unlink(path) }
+    }
+
+    /// Makes a directory entry durable: `fsync(2)` on the directory itself.
+    static func syncDirectory(_ path: String) throws(SystemError) {
+        let fd = try open(path, O_RDONLY | O_DIRECTORY)
+        defer { close(fd) }
+        try fsync(fd)
+    }
+}

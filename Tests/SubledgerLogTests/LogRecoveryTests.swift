@@ -1,0 +1,159 @@
+import Testing
+@testable import SubledgerLog
+
+@Suite("Log recovery and corruption")
+struct LogRecoveryTests {
+    /// A log of `count` records in one segment; returns the records' positions and payloads.
+    func makeLog(_ dir: TemporaryDirectory, count: Int, segmentSize: Int64 = 64 << 20) throws -> [(LogPosition, [UInt8])] {
+        var random = SeededGenerator(state: 99)
+        let writer = try LogWriter(directory: dir.path, options: LogOptions(segmentSize: segmentSize))
+        var out: [(LogPosition, [UInt8])] = []
+        for i in 0..<count {
+            let p = payload(for: i, random: &random)
+            out.append((try writer.append([LogRecord(kind: 1, payload: p)])[0], p))
+        }
+        writer.close()
+        return out
+    }
+
+    @Test("truncating the last segment at every byte of its last frames loses exactly the incomplete frame")
+    func tornTailAtEveryOffset() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 40)
+        let segment = try dir.segments().last!
+        let original = readFile(segment)
+        let lastTwo = Int(records[records.count - 2].0.rawValue)
+        for cut in lastTwo..<original.count {
+            writeFile(segment, Array(original[..<cut]))
+            let writer = try LogWriter(directory: dir.path)
+            let survivors = records.filter { Int($0.0.rawValue) + 10 + $0.1.count <= cut }
+            #expect(writer.recovery.truncatedBytes == Int64(cut - (survivors.last.map { Int($0.0.rawValue) + 10 + $0.1.count } ?? 0)))
+            writer.close()
+            let read = try readAll(dir.path)
+            #expect(read.count == survivors.count, "cut at \(cut)")
+            #expect(read.last?.2 == survivors.last?.1)
+        }
+    }
+
+    @Test("a zero-filled tail (blocks allocated but never written) is cut on open")
+    func zeroFilledTail() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 10)
+        let segment = try dir.segments().last!
+        writeFile(segment, readFile(segment) + Array(repeating: 0, count: 4096))
+        let writer = try LogWriter(directory: dir.path)
+        #expect(writer.recovery.truncatedBytes == 4096)
+        writer.close()
+        #expect(try readAll(dir.path).count == records.count)
+    }
+
+    @Test("a flipped byte in the tail frame is treated as torn and cut")
+    func flippedTailByte() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 10)
+        let segment = try dir.segments().last!
+        var bytes = readFile(segment)
+        bytes[bytes.count - 2] ^= 0x40
+        writeFile(segment, bytes)
+        let writer = try LogWriter(directory: dir.path)
+        #expect(writer.recovery.truncatedBytes > 0)
+        writer.close()
+        #expect(try readAll(dir.path).count == records.count - 1)
+    }
+
+    @Test("a flipped byte inside an early frame makes open refuse and verify report the file and offset")
+    func midFileCorruption() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 20)
+        let segment = try dir.segments().last!
+        var bytes = readFile(segment)
+        let target = Int(records[3].0.rawValue)
+        bytes[target + 12] ^= 0x01
+        writeFile(segment, bytes)
+        #expect {
+            _ = try LogWriter(directory: dir.path)
+        } throws: { error in
+            guard case LogError.corrupted(let problem) = error else { return false }
+            return problem.file == segment && problem.offset == Int64(target) && problem.kind == .crcMismatch
+        }
+        let report = try LogReader(directory: dir.path).verify()
+        #expect(!report.ok)
+        #expect(report.problems.contains { $0.file == segment && $0.offset == Int64(target) && $0.kind == .crcMismatch })
+        #expect(throws: LogError.self) { try readAll(dir.path) }
+    }
+
+    @Test("a damaged length field is reported as bad_length and the records after it are found")
+    func damagedLength() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 20)
+        let segment = try dir.segments().last!
+        var bytes = readFile(segment)
+        let target = Int(records[5].0.rawValue)
+        bytes[target + 3] = 0xFF
+        writeFile(segment, bytes)
+        let report = try LogReader(directory: dir.path).verify()
+        #expect(report.problems.map(\.kind) == [.badLength])
+        #expect(report.problems.first?.offset == Int64(target))
+        #expect(report.records == 19)
+    }
+
+    @Test("a flipped byte in a sealed segment's footer makes open refuse and verify report it")
+    func damagedFooter() throws {
+        let dir = TemporaryDirectory()
+        _ = try makeLog(dir, count: 60, segmentSize: 8 * 1024)
+        let segments = try dir.segments()
+        #expect(segments.count > 2)
+        var bytes = readFile(segments[0])
+        bytes[bytes.count - 20] ^= 0x80
+        writeFile(segments[0], bytes)
+        #expect(throws: LogError.self) { _ = try LogWriter(directory: dir.path) }
+        let report = try LogReader(directory: dir.path).verify()
+        #expect(report.problems.contains { $0.file == segments[0] && $0.offset == Int64(bytes.count - LogFormat.footerFrameSize) })
+    }
+
+    @Test("an edit with a recomputed frame CRC is caught by the hash chain")
+    func editWithValidCRC() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 60, segmentSize: 8 * 1024)
+        let segments = try dir.segments()
+        var bytes = readFile(segments[0])
+        let target = Int(records[2].0.rawValue)
+        let length = Int(bytes[target]) | Int(bytes[target + 1]) << 8
+        bytes[target + 10] ^= 0xFF
+        let crc = CRC32C.mask(CRC32C.checksum(Array(bytes[(target + 8)..<(target + 10 + length)])))
+        withUnsafeBytes(of: crc.littleEndian) { for i in 0..<4 { bytes[target + 4 + i] = $0[i] } }
+        writeFile(segments[0], bytes)
+        let report = try LogReader(directory: dir.path).verify()
+        #expect(report.problems.map(\.kind) == [.chainMismatch])
+        #expect(report.problems.first?.file == segments[0])
+    }
+
+    @Test("a crash while creating a new segment leaves a header-less file that open removes")
+    func crashDuringRoll() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 30, segmentSize: 8 * 1024)
+        // The state a crash leaves between sealing a segment and writing the next one's header:
+        // the newest file exists but holds only part of its header.
+        let active = try dir.segments().last!
+        let sealedRecords = records.filter { $0.0.rawValue < LogFormat.firstPosition(ofSegmentNamed: String(active.split(separator: "/").last!))! }
+        writeFile(active, Array(repeating: 0, count: 20))
+        let writer = try LogWriter(directory: dir.path, options: LogOptions(segmentSize: 8 * 1024))
+        #expect(writer.recovery.truncatedBytes == 20)
+        let next = try writer.append([LogRecord(kind: 1, payload: [42])])
+        writer.close()
+        let read = try readAll(dir.path)
+        #expect(read.count == sealedRecords.count + 1)
+        #expect(read.last?.0 == next[0])
+        #expect(try LogReader(directory: dir.path).verify().ok)
+    }
+
+    @Test("verify passes on a healthy multi-segment log and counts every record")
+    func verifyHealthy() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 80, segmentSize: 8 * 1024)
+        let report = try LogReader(directory: dir.path).verify()
+        #expect(report.ok)
+        #expect(report.records == UInt64(records.count))
+        #expect(report.segments == (try dir.segments().count))
+    }
+}
