@@ -19,6 +19,8 @@ enum Frame {
         case frame(kind: UInt8, version: UInt8, payload: Range<Int>, size: Int)
         /// The buffer ends inside the frame (it may continue in bytes not yet read).
         case incomplete(needed: Int)
+        /// An all-zero frame header: preallocated space after the last frame.
+        case zero
         /// The length field is 0-with-zero-kind, larger than the maximum, or otherwise impossible.
         case badLength
         case crcMismatch
@@ -31,7 +33,11 @@ enum Frame {
         if available < LogFormat.frameHeaderSize { return .incomplete(needed: LogFormat.frameHeaderSize) }
         let length = Int(buffer.loadLE(UInt32.self, at: offset))
         let kind = buffer[offset + 8]
-        if length > LogFormat.maxPayloadSize || kind == 0 { return .badLength }
+        if kind == 0 {
+            let crc = buffer.loadLE(UInt32.self, at: offset + 4)
+            return length == 0 && crc == 0 && buffer[offset + 9] == 0 ? .zero : .badLength
+        }
+        if length > LogFormat.maxPayloadSize { return .badLength }
         let size = LogFormat.frameHeaderSize + length
         if available < size { return .incomplete(needed: size) }
         let stored = buffer.loadLE(UInt32.self, at: offset + 4)

@@ -107,6 +107,9 @@ public struct LogReader: Sendable {
                     }
                     if isLast && end == nil { return false }
                     throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .tornTail, detail: "the segment ends inside a frame"))
+                case .zero:
+                    if isLast { return false }
+                    throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .badLength, detail: "zero bytes where a frame belongs"))
                 case .badLength:
                     throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .badLength, detail: "impossible frame length or kind"))
                 case .crcMismatch:
@@ -144,9 +147,8 @@ public struct LogReader: Sendable {
                 size = try SystemCalls.fileSize(fd)
             } catch { throw LogError.io(error) }
             defer { SystemCalls.close(fd) }
-            summary.bytes += size
-            summary.endPosition = LogPosition(rawValue: segment.firstPosition + UInt64(size))
             if i < list.segments.count - 1 {
+                summary.bytes += size
                 var frame = [UInt8](repeating: 0, count: LogFormat.footerFrameSize)
                 do {
                     _ = try SystemCalls.pread(fd, into: &frame, size - Int64(LogFormat.footerFrameSize))
@@ -162,11 +164,16 @@ public struct LogReader: Sendable {
             }
         }
         if let last = list.segments.last {
+            // The active segment may be preallocated past its data: its size is where data ends.
+            var end = last.firstPosition + UInt64(LogFormat.segmentHeaderSize)
             try scan(from: LogPosition(rawValue: last.firstPosition)) { entry in
                 summary.records += 1
                 summary.lastPosition = entry.position
+                end = entry.position.rawValue + UInt64(LogFormat.frameHeaderSize + entry.payload.count)
                 return true
             }
+            summary.bytes += Int64(end - last.firstPosition)
+            summary.endPosition = LogPosition(rawValue: end)
             if summary.lastPosition == nil, list.segments.count > 1 {
                 // The last segment is empty: the last record is in an earlier segment.
                 try scan(from: LogPosition(rawValue: list.segments[list.segments.count - 2].firstPosition)) { entry in

@@ -22,8 +22,8 @@ extension LogReader {
             let isLast = i == list.segments.count - 1
             let bytes: [UInt8]
             do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
-            result.bytes += Int64(bytes.count)
             let walk = SegmentWalk(file: segment.path, bytes: bytes)
+            result.bytes += Int64(bytes.count) - walk.zeroTail
             result.records += walk.recordsFound
             result.problems += walk.problems
             if let torn = walk.tornTail {

@@ -20,9 +20,12 @@ public struct LogRecord: Sendable {
 public struct LogOptions: Sendable {
     /// A segment is sealed and a new one started when an append would take it past this size.
     public var segmentSize: Int64 = 64 << 20
+    /// The active segment grows by this much at a time (`fallocate`).
+    public var preallocationStep: Int64 = 4 << 20
 
-    public init(segmentSize: Int64 = 64 << 20) {
+    public init(segmentSize: Int64 = 64 << 20, preallocationStep: Int64 = 4 << 20) {
         self.segmentSize = segmentSize
+        self.preallocationStep = preallocationStep
     }
 }
 
@@ -50,7 +53,10 @@ public final class LogWriter: @unchecked Sendable {
     // Active segment (I/O queue only).
     private var fd: Int32
     private var segmentFirstPosition: UInt64
+    /// End of the last durable frame in the active segment.
     private var fileSize: Int64
+    /// The active segment's size on disk, preallocated beyond `fileSize`.
+    private var allocatedSize: Int64
     private var segmentRecordCount: UInt64
     private var segmentHasher: SHA256Hasher
     private var previousFooterHash: [UInt8]
@@ -113,11 +119,11 @@ public final class LogWriter: @unchecked Sendable {
                 let fd: Int32
                 do {
                     fd = try SystemCalls.open(last.path, O_RDWR)
-                    if let torn = walk.tornTail {
-                        try SystemCalls.ftruncate(fd, torn.offset)
+                    if walk.validEnd < Int64(bytes.count) {
+                        try SystemCalls.ftruncate(fd, walk.validEnd)
                         try SystemCalls.fdatasync(fd)
-                        report = RecoveryReport(truncatedBytes: torn.bytes, file: last.path)
                     }
+                    if let torn = walk.tornTail { report = RecoveryReport(truncatedBytes: torn.bytes, file: last.path) }
                 } catch { throw .io(error) }
                 if let footer = walk.footer {
                     SystemCalls.close(fd)
@@ -134,12 +140,14 @@ public final class LogWriter: @unchecked Sendable {
             fd = active.fd
             segmentFirstPosition = active.first
             fileSize = active.size
+            allocatedSize = active.size
             segmentRecordCount = active.count
             segmentHasher = active.hasher
         } else {
             fd = -1
             segmentFirstPosition = nextFirst
             fileSize = 0
+            allocatedSize = 0
             segmentRecordCount = 0
             segmentHasher = SHA256Hasher()
             do { try startSegment(at: nextFirst) } catch { throw LogError.from(error) }
@@ -250,6 +258,15 @@ public final class LogWriter: @unchecked Sendable {
             positions.append(these)
         }
         do {
+            if fileSize + Int64(buffer.count) > allocatedSize {
+                let step = max(options.preallocationStep, Int64(buffer.count))
+                try SystemCalls.fallocate(fd, allocatedSize, fileSize + step - allocatedSize)
+                allocatedSize = fileSize + step
+            }
+        } catch {
+            return fail(batch, LogError.from(error))
+        }
+        do {
             try SystemCalls.pwrite(fd, buffer, fileSize)
             try SystemCalls.fdatasync(fd)
         } catch {
@@ -267,6 +284,7 @@ public final class LogWriter: @unchecked Sendable {
         do {
             try SystemCalls.ftruncate(fd, fileSize)
             try SystemCalls.fdatasync(fd)
+            allocatedSize = fileSize
         } catch {
             failure = "could not remove a partial append (\(error)); reopen the log to recover"
         }
@@ -285,6 +303,8 @@ public final class LogWriter: @unchecked Sendable {
         footer.payload.withUnsafeBytes { Frame.append(kind: LogFormat.footerKind, version: LogFormat.footerVersion, payload: $0, to: &frame) }
         do {
             try SystemCalls.pwrite(fd, frame, fileSize)
+            // A sealed segment has its exact size: the next segment starts where it ends.
+            try SystemCalls.ftruncate(fd, fileSize + Int64(frame.count))
             try SystemCalls.fdatasync(fd)
         } catch {
             undoPartialWrite()
@@ -313,6 +333,7 @@ public final class LogWriter: @unchecked Sendable {
         fd = newFD
         segmentFirstPosition = first
         fileSize = Int64(header.count)
+        allocatedSize = fileSize
         segmentRecordCount = 0
         segmentHasher = SHA256Hasher()
     }

@@ -20,6 +20,8 @@ struct SegmentWalk {
     var problems: [LogProblem] = []
     /// The damaged tail with nothing valid after it: (offset, bytes).
     var tornTail: (offset: Int64, bytes: Int64)?
+    /// Preallocated zero bytes at the end of the file.
+    var zeroTail: Int64 = 0
     /// Position of the last record in the valid prefix.
     var lastRecordOffset: Int64?
 
@@ -63,10 +65,13 @@ struct SegmentWalk {
                     if inValidPrefix { validEnd = Int64(offset + size) }
                 }
                 offset += size
-            case .incomplete, .badLength, .crcMismatch:
+            case .incomplete, .badLength, .crcMismatch, .zero:
                 let parsed = Frame.parse(raw, at: offset)
                 guard let next = Self.nextValidFrame(raw, after: offset) else {
-                    tornTail = (Int64(offset), Int64(raw.count - offset))
+                    // Preallocated zeros are not damage; anything else up to them is a torn append.
+                    let lastNonZero = raw.lastIndex { $0 != 0 } ?? (offset - 1)
+                    if lastNonZero >= offset { tornTail = (Int64(offset), Int64(lastNonZero + 1 - offset)) }
+                    zeroTail = Int64(raw.count - max(offset, lastNonZero + 1))
                     return
                 }
                 inValidPrefix = false

@@ -91,6 +91,16 @@ enum SystemCalls {
         _ = try retrying("ftruncate") { Glibc.ftruncate(fd, off_t(length)) }
     }
 
+    /// `posix_fallocate(3)`: allocates and extends the file, so later appends overwrite
+    /// allocated blocks and `fdatasync` need not journal a size change each time.
+    static func fallocate(_ fd: Int32, _ offset: Int64, _ length: Int64) throws(SystemError) {
+        while true {
+            let code = Glibc.posix_fallocate(fd, off_t(offset), off_t(length))
+            if code == 0 { return }
+            if code != EINTR { throw SystemError(call: "posix_fallocate", errno: code) }
+        }
+    }
+
     /// `fstat(2)`'s size.
     static func fileSize(_ fd: Int32) throws(SystemError) -> Int64 {
         var info = stat()

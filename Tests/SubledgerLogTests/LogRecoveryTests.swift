@@ -21,13 +21,18 @@ struct LogRecoveryTests {
         let dir = TemporaryDirectory()
         let records = try makeLog(dir, count: 40)
         let segment = try dir.segments().last!
-        let original = readFile(segment)
+        let dataEnd = Int(records.last!.0.rawValue) + 10 + records.last!.1.count
+        let original = Array(readFile(segment)[..<dataEnd])
         let lastTwo = Int(records[records.count - 2].0.rawValue)
         for cut in lastTwo..<original.count {
             writeFile(segment, Array(original[..<cut]))
-            let writer = try LogWriter(directory: dir.path)
+            let writer = try LogWriter(directory: dir.path, options: LogOptions(preallocationStep: 0))
             let survivors = records.filter { Int($0.0.rawValue) + 10 + $0.1.count <= cut }
-            #expect(writer.recovery.truncatedBytes == Int64(cut - (survivors.last.map { Int($0.0.rawValue) + 10 + $0.1.count } ?? 0)))
+            // Trailing zero bytes of a torn frame look like preallocated space: not counted.
+            let survivorsEnd = survivors.last.map { Int($0.0.rawValue) + 10 + $0.1.count } ?? 0
+            let torn = original[survivorsEnd..<cut]
+            let expected = torn.lastIndex { $0 != 0 }.map { $0 + 1 - survivorsEnd } ?? 0
+            #expect(writer.recovery.truncatedBytes == Int64(expected))
             writer.close()
             let read = try readAll(dir.path)
             #expect(read.count == survivors.count, "cut at \(cut)")
@@ -35,14 +40,29 @@ struct LogRecoveryTests {
         }
     }
 
-    @Test("a zero-filled tail (blocks allocated but never written) is cut on open")
+    @Test("a zero-filled tail (preallocated, never written) is not damage: records stay, nothing is reported")
     func zeroFilledTail() throws {
         let dir = TemporaryDirectory()
         let records = try makeLog(dir, count: 10)
         let segment = try dir.segments().last!
         writeFile(segment, readFile(segment) + Array(repeating: 0, count: 4096))
+        #expect(try readAll(dir.path).count == records.count)
+        #expect(try LogReader(directory: dir.path).verify().ok)
         let writer = try LogWriter(directory: dir.path)
-        #expect(writer.recovery.truncatedBytes == 4096)
+        #expect(writer.recovery.truncatedBytes == 0)
+        writer.close()
+        #expect(try readAll(dir.path).count == records.count)
+    }
+
+    @Test("a torn append followed by preallocated zeros is cut, counting only the torn bytes")
+    func tornThenZeros() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 10)
+        let segment = try dir.segments().last!
+        let end = Int(records.last!.0.rawValue) + 10 + records.last!.1.count
+        writeFile(segment, Array(readFile(segment)[..<end]) + [7, 0, 0, 0, 1, 2, 3] + Array(repeating: 0, count: 4096))
+        let writer = try LogWriter(directory: dir.path)
+        #expect(writer.recovery.truncatedBytes == 7)
         writer.close()
         #expect(try readAll(dir.path).count == records.count)
     }
@@ -53,7 +73,7 @@ struct LogRecoveryTests {
         let records = try makeLog(dir, count: 10)
         let segment = try dir.segments().last!
         var bytes = readFile(segment)
-        bytes[bytes.count - 2] ^= 0x40
+        bytes[Int(records.last!.0.rawValue) + 10] ^= 0x40
         writeFile(segment, bytes)
         let writer = try LogWriter(directory: dir.path)
         #expect(writer.recovery.truncatedBytes > 0)

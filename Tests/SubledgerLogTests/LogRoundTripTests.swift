@@ -77,9 +77,12 @@ struct LogRoundTripTests {
         #expect(summary.records == 100)
         #expect(summary.lastPosition == last)
         #expect(summary.segments == (try dir.segments().count))
-        let bytesOnDisk = try dir.segments().reduce(0) { $0 + readFile($1).count }
-        #expect(summary.bytes == Int64(bytesOnDisk))
-        #expect(summary.endPosition.rawValue == UInt64(bytesOnDisk))
+        // Sealed segments have their exact size; the active one is preallocated past its data.
+        let sealedBytes = try dir.segments().dropLast().reduce(0) { $0 + readFile($1).count }
+        let lastEnd = last.rawValue + 10 + 199
+        #expect(summary.endPosition.rawValue == lastEnd)
+        #expect(summary.bytes == Int64(lastEnd))
+        #expect(UInt64(sealedBytes) < lastEnd)
     }
 
     @Test("a second writer on the same directory is refused, naming the holder's pid")

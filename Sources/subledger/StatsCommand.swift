@@ -1,0 +1,32 @@
+import SubledgerLog
+
+/// `subledger stats`: sizes and counts of the data directory.
+enum StatsCommand {
+    static func run(_ arguments: Arguments, _ data: DataDirectory) throws -> ExitCode {
+        try arguments.allow()
+        try data.requireExisting()
+        let events = DataDirectory(data.log).exists ? try LogReader(directory: data.log).summary() : nil
+        let evidence = DataDirectory(data.evidence).exists ? try LogReader(directory: data.evidence).summary() : nil
+        let segments = (events?.segments ?? 0) + (evidence?.segments ?? 0)
+        if arguments.json {
+            Output.print(JSON.object([
+                ("messages", .int(evidence?.records ?? 0)),
+                ("events", .int(events?.records ?? 0)),
+                ("logBytes", .int(events?.bytes ?? 0)),
+                ("evidenceBytes", .int(evidence?.bytes ?? 0)),
+                ("segments", .int(segments)),
+                ("lastPosition", .optional(events?.lastPosition?.description)),
+            ]).serialized())
+        } else {
+            Output.print(Output.table(["", ""], [
+                ["messages", String(evidence?.records ?? 0)],
+                ["events", String(events?.records ?? 0)],
+                ["log bytes", String(events?.bytes ?? 0)],
+                ["evidence bytes", String(evidence?.bytes ?? 0)],
+                ["segments", String(segments)],
+                ["last position", events?.lastPosition?.description ?? "-"],
+            ]))
+        }
+        return .success
+    }
+}

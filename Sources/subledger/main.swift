@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SubledgerLog
+
+let version = "0.1.0"
+
+/// Exit codes of the contract.
+enum ExitCode: Int32 {
+    case success = 0
+    case failure = 1
+    case usage = 2
+    case corruption = 3
+}
+
+let usage = """
+    subledger \(version) — an event-sourced ledger for App Store subscriptions
+
+    usage: subledger [--data DIR] COMMAND [options] [--json]
+
+    commands:
+      verify      check every frame of the log and the segment hash chain (exit 3 on damage)
+      stats       sizes and counts of the data directory
+      demo        append a synthetic stream to a temporary log, reopen, verify and print figures
+
+    global options:
+      --data DIR  the data directory (default: $SUBLEDGER_DATA, else ./subledger-data)
+      --json      print exactly one JSON document on stdout
+      --help      this text;  --version  the version
+    """
+
+func run(_ argv: [String]) -> ExitCode {
+    let arguments: Arguments
+    do {
+        arguments = try Arguments(argv)
+    } catch {
+        Output.diagnostic("subledger: \(error.message)\n\(usage)")
+        return .usage
+    }
+    if arguments.flags.contains("--version") {
+        Output.print("subledger \(version)")
+        return .success
+    }
+    guard let command = arguments.command, !arguments.flags.contains("--help") else {
+        Output.print(usage)
+        return arguments.command == nil && !arguments.flags.contains("--help") ? .usage : .success
+    }
+    let data = DataDirectory(arguments.dataDirectory)
+    do {
+        switch command {
+        case "verify": return try VerifyCommand.run(arguments, data)
+        case "stats": return try StatsCommand.run(arguments, data)
+        case "demo": return try DemoCommand.run(arguments)
+        default:
+            Output.diagnostic("subledger: unknown command '\(command)'\n\(usage)")
+            return .usage
+        }
+    } catch let error as UsageError {
+        Output.diagnostic("subledger \(command): \(error.message)")
+        return .usage
+    } catch let error as LogError {
+        Output.diagnostic("subledger \(command): \(error)")
+        if case .corrupted = error { return .corruption }
+        return .failure
+    } catch {
+        Output.diagnostic("subledger \(command): \(error)")
+        return .failure
+    }
+}
+
+exit(run(Array(CommandLine.arguments.dropFirst())).rawValue)
