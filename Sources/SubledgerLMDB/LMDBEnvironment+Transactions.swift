@@ -34,21 +34,34 @@ extension LMDBEnvironment {
     ///
     /// One write transaction runs at a time per environment (across processes); others block on
     /// LMDB's lock until it ends. A write inside a write on the same thread throws
-    /// ``LMDBError/Kind/nestedWrite`` instead of deadlocking.
+    /// ``LMDBError/Kind/nestedTransaction`` instead of deadlocking. Bodies must not wait for other
+    /// tasks' transactions: map growth waits for every transaction of this process to end.
     public func write<T>(_ body: (borrowing LMDBWriteTransaction) throws -> T) throws -> T {
         while true {
             let txn = try beginTransaction(write: true)
             let tracker = WriteTracker()
-            let result = Result { try body(LMDBWriteTransaction(handle: txn, tracker: tracker)) }
-            if case .success = result, !tracker.mapFull {
-                let rc = mdb_txn_commit(txn)  // frees the transaction even when it fails
-                gate.leave(write: true)
-                if rc == 0 { return try result.get() }
-                if rc != MDB_MAP_FULL { throw LMDBError(code: rc, context: "commit a write transaction in \(path)") }
-            } else {
+            // Plain do/catch: wrapping the call in `Result { }` crashes Swift 6.3's generic
+            // specializer at -O (non-copyable value built inside the closure).
+            let value: T
+            do {
+                value = try body(LMDBWriteTransaction(handle: txn, tracker: tracker))
+            } catch {
                 mdb_txn_abort(txn)
                 gate.leave(write: true)
-                if !tracker.mapFull { return try result.get() }
+                guard tracker.mapFull else { throw error }
+                try growMap()
+                continue
+            }
+            if tracker.mapFull {
+                mdb_txn_abort(txn)
+                gate.leave(write: true)
+            } else {
+                let rc = mdb_txn_commit(txn)  // frees the transaction even when it fails
+                gate.leave(write: true)
+                if rc == 0 { return value }
+                guard rc == MDB_MAP_FULL else {
+                    throw LMDBError(code: rc, context: "commit a write transaction in \(path)")
+                }
             }
             try growMap()
         }

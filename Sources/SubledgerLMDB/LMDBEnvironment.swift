@@ -107,9 +107,15 @@ public final class LMDBEnvironment: @unchecked Sendable {
     /// (``LMDBError/Kind/badDatabase``). Keys compare as unsigned bytes, shorter first, so encode
     /// numbers big-endian. Handles are valid only with this environment.
     ///
-    /// - Throws: ``LMDBError/Kind/notFound`` when the database does not exist and `create` is false.
+    /// - Throws: ``LMDBError/Kind/notFound`` when the database does not exist and `create` is false;
+    ///   ``LMDBError/Kind/nestedTransaction`` when called inside a transaction closure.
     public func openDatabase(named name: String, create: Bool) throws -> LMDBDatabase {
-        try databaseOpening.withLock { _ in
+        // Inside a transaction the new handle would be useless to that transaction, and holding
+        // `databaseOpening` while a map growth waits for that transaction could deadlock.
+        if gate.threadHoldsTransaction {
+            throw LMDBError(kind: .nestedTransaction, context: "open database \"\(name)\"")
+        }
+        return try databaseOpening.withLock { _ in
             if create {
                 return try write { try $0.openDatabase(named: name, flags: UInt32(MDB_CREATE)) }
             }

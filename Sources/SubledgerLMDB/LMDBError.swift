@@ -53,8 +53,9 @@ public struct LMDBError: Error, Sendable, CustomStringConvertible {
         case panic
         /// This process already has an environment open at the same path.
         case alreadyOpen
-        /// A write transaction was begun inside a write transaction on the same thread.
-        case nestedWrite
+        /// A write transaction, or the opening of a database, inside a transaction closure on the
+        /// same thread.
+        case nestedTransaction
         /// `EACCES`, `EPERM`, `EROFS`.
         case permissionDenied
         /// `ENOSPC`, `EDQUOT`.
@@ -144,8 +145,8 @@ public struct LMDBError: Error, Sendable, CustomStringConvertible {
             return "the database handle is not valid in this transaction; open databases at startup, before transactions that use them begin"
         case .alreadyOpen:
             return "this process already has the environment open; share that LMDBEnvironment (a second open would break LMDB's file locks)"
-        case .nestedWrite:
-            return "a write transaction cannot begin inside another write transaction on the same thread (it would deadlock); do the work in the outer transaction"
+        case .nestedTransaction:
+            return "this cannot run inside a transaction closure on the same thread (a second write would deadlock on LMDB's writer lock, and a database opened there is unknown to the enclosing transaction); do it before or after that transaction"
         case .permissionDenied:
             return "permission denied; check the owner and mode of the data directory, or whether the environment was opened read-only"
         case .noSpace:

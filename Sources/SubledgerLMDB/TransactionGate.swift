@@ -53,7 +53,7 @@ final class TransactionGate: @unchecked Sendable {
     func enter(write: Bool, context: @autoclosure () -> String) throws {
         let state = threadState
         if write && state & 1 != 0 {
-            throw LMDBError(kind: .nestedWrite, context: context())
+            throw LMDBError(kind: .nestedTransaction, context: context())
         }
         pthread_mutex_lock(mutex)
         while closed && state == 0 {

@@ -76,7 +76,7 @@ struct LMDBEnvironmentTests {
         }
     }
 
-    @Test("a write inside a write on the same thread fails with nestedWrite instead of deadlocking")
+    @Test("a write inside a write on the same thread fails with nestedTransaction instead of deadlocking")
     func nestedWrite() throws {
         try withTemporaryDirectory { directory in
             let env = try LMDBEnvironment(path: directory.path)
@@ -86,8 +86,23 @@ struct LMDBEnvironmentTests {
                     try env.write { try $0.put(key: key(1), value: key(1), in: db) }
                 }
             }
-            #expect(error?.kind == .nestedWrite)
+            #expect(error?.kind == .nestedTransaction)
             try env.write { try $0.put(key: key(1), value: key(1), in: db) }
+        }
+    }
+
+    @Test("opening a database inside a transaction closure fails with nestedTransaction")
+    func openInsideTransaction() throws {
+        try withTemporaryDirectory { directory in
+            let env = try LMDBEnvironment(path: directory.path)
+            _ = try env.openDatabase(named: "existing", create: true)
+            for create in [false, true] {
+                let error = #expect(throws: LMDBError.self) {
+                    try env.read { _ in _ = try env.openDatabase(named: "existing", create: create) }
+                }
+                #expect(error?.kind == .nestedTransaction)
+            }
+            #expect(try env.openDatabase(named: "existing", create: false).name == "existing")
         }
     }
 
