@@ -20,12 +20,16 @@ let package = Package(
         // The append-only, CRC-framed, hash-chained event log.
         .target(name: "SubledgerLog", dependencies: ["CCRC32C", "COpenSSL"]),
 
+        // Snapshots of projection state, read by the HTTP server while the writer updates them.
+        .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
+
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerLog"]),
         .executableTarget(name: "subledger-bench", dependencies: ["SubledgerLog", "CSQLite"], path: "Tools/Bench"),
 
         // Tests
         .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerLog"]),
+        .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB"]),
     ],
     swiftLanguageModes: [.v6]
 )

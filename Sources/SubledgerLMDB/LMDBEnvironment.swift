@@ -1,0 +1,271 @@
+import CLMDB
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An LMDB environment: one memory-mapped file holding named databases, shared by one writer and
+/// any number of concurrent readers. Wraps `MDB_env`.
+///
+/// Open one environment per path per process and share it; a second open of the same path is
+/// refused (``LMDBError/Kind/alreadyOpen``) because closing either would drop the other's locks.
+/// The environment closes (`mdb_env_close`) when the last reference goes away.
+public final class LMDBEnvironment: @unchecked Sendable {
+    // @unchecked: with MDB_NOTLS an MDB_env may be used from any thread, and reader slots belong to
+    // transactions, which never leave the `read`/`write` closure (and so their thread) that owns
+    // them. What LMDB leaves to the caller is serialised here: map resizes wait in `gate` for this
+    // process's transactions to end, and `mdb_dbi_open` runs under `databaseOpening`.
+    let handle: OpaquePointer
+    let gate = TransactionGate()
+    private let databaseOpening = Mutex(())
+    private let registeredPath: String
+
+    /// The path given when opening.
+    public let path: String
+    /// Reader slots of dead processes cleared by `mdb_reader_check` when the environment opened.
+    public let staleReadersCleared: Int
+
+    /// Flags for `mdb_env_open`. `MDB_NOTLS` is always added.
+    public struct Options: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+        /// `MDB_NOSUBDIR`: `path` names the data file itself; the lock file is `path` + `-lock`.
+        public static let noSubdirectory = Options(rawValue: UInt32(MDB_NOSUBDIR))
+        /// `MDB_NOSYNC`: commits don't flush. For bulk rebuilds; call ``sync(force:)`` at the end.
+        /// A system crash can lose or corrupt recent commits.
+        public static let noSync = Options(rawValue: UInt32(MDB_NOSYNC))
+        /// `MDB_NOMETASYNC`: commits flush data but not the meta page; a system crash can undo the
+        /// last commit but never corrupts.
+        public static let noMetaSync = Options(rawValue: UInt32(MDB_NOMETASYNC))
+        /// `MDB_RDONLY`: no write transactions; databases must already exist.
+        public static let readOnly = Options(rawValue: UInt32(MDB_RDONLY))
+    }
+
+    /// Opens (creating if needed) the environment at `path`, then clears stale reader slots.
+    ///
+    /// Wraps `mdb_env_create`, `mdb_env_set_maxdbs`, `mdb_env_set_maxreaders`,
+    /// `mdb_env_set_mapsize`, `mdb_env_open` and `mdb_reader_check`. Missing directories are
+    /// created (mode 0700); files are created with mode 0600.
+    ///
+    /// - Parameters:
+    ///   - mapSize: initial size of the memory map, the limit of the data file until ``write(_:)``
+    ///     grows it. Only address space is reserved, so generous values cost nothing; each growth
+    ///     reruns a write transaction. Rounded up to the page size.
+    ///   - maxDatabases: the most named databases the environment can hold.
+    ///   - maxReaders: the most read transactions open at once, across processes.
+    public init(
+        path: String,
+        mapSize: Int = 1 << 30,
+        maxDatabases: Int = 16,
+        maxReaders: Int = 126,
+        options: Options = []
+    ) throws {
+        let context = "open LMDB environment at \(path)"
+        let registeredPath = try Self.prepare(path: path, options: options, context: context)
+        try openPaths.withLock { paths in
+            guard paths.insert(registeredPath).inserted else {
+                throw LMDBError(kind: .alreadyOpen, context: context)
+            }
+        }
+        do {
+            var created: OpaquePointer?
+            var rc = mdb_env_create(&created)
+            guard rc == 0, let env = created else { throw LMDBError(code: rc, context: context) }
+            rc = mdb_env_set_maxdbs(env, MDB_dbi(maxDatabases))
+            if rc == 0 { rc = mdb_env_set_maxreaders(env, UInt32(maxReaders)) }
+            if rc == 0 { rc = mdb_env_set_mapsize(env, Self.roundedToPageSize(mapSize)) }
+            if rc == 0 { rc = mdb_env_open(env, path, options.rawValue | UInt32(MDB_NOTLS), 0o600) }
+            var dead: Int32 = 0
+            if rc == 0 { rc = mdb_reader_check(env, &dead) }
+            guard rc == 0 else {
+                mdb_env_close(env)
+                throw LMDBError(code: rc, context: context)
+            }
+            handle = env
+            staleReadersCleared = Int(dead)
+        } catch {
+            _ = openPaths.withLock { $0.remove(registeredPath) }
+            throw error
+        }
+        self.path = path
+        self.registeredPath = registeredPath
+    }
+
+    deinit {
+        mdb_env_close(handle)
+        _ = openPaths.withLock { $0.remove(registeredPath) }
+    }
+
+    /// Opens a named database, creating it in its own write transaction when `create` is true.
+    ///
+    /// Wraps `mdb_dbi_open`. Open every database at startup, before the transactions that use it
+    /// begin: a handle is unknown to transactions that began before it was opened
+    /// (``LMDBError/Kind/badDatabase``). Keys compare as unsigned bytes, shorter first, so encode
+    /// numbers big-endian. Handles are valid only with this environment.
+    ///
+    /// - Throws: ``LMDBError/Kind/notFound`` when the database does not exist and `create` is false;
+    ///   ``LMDBError/Kind/nestedTransaction`` when called inside a transaction closure.
+    public func openDatabase(named name: String, create: Bool) throws -> LMDBDatabase {
+        // Inside a transaction the new handle would be useless to that transaction, and holding
+        // `databaseOpening` while a map growth waits for that transaction could deadlock.
+        if gate.threadHoldsTransaction {
+            throw LMDBError(kind: .nestedTransaction, context: "open database \"\(name)\"")
+        }
+        return try databaseOpening.withLock { _ in
+            if create {
+                return try write { try $0.openDatabase(named: name, flags: UInt32(MDB_CREATE)) }
+            }
+            // A handle opened in a read-only transaction survives only if that transaction commits.
+            let txn = try beginTransaction(write: false)
+            defer { gate.leave(write: false) }
+            let database: LMDBDatabase
+            do {
+                database = try LMDBReadTransaction(handle: txn).openDatabase(named: name, flags: 0)
+            } catch {
+                mdb_txn_abort(txn)
+                throw error
+            }
+            let rc = mdb_txn_commit(txn)
+            guard rc == 0 else { throw LMDBError(code: rc, context: "open database \"\(name)\"") }
+            return database
+        }
+    }
+
+    /// Flushes committed data to disk; needed after writing with ``Options/noSync`` or
+    /// ``Options/noMetaSync``. Wraps `mdb_env_sync`.
+    public func sync(force: Bool = true) throws {
+        let rc = mdb_env_sync(handle, force ? 1 : 0)
+        guard rc == 0 else { throw LMDBError(code: rc, context: "sync \(path)") }
+    }
+
+    /// Writes a consistent copy of the environment to `destination`, an empty or missing
+    /// directory (a new file name with ``Options/noSubdirectory``). Wraps `mdb_env_copy2`;
+    /// `compact` adds `MDB_CP_COMPACT`, which omits free pages and renumbers the rest.
+    ///
+    /// Runs in a read transaction, so writers may go on meanwhile.
+    public func copy(to destination: String, compact: Bool) throws {
+        let context = "copy \(path) to \(destination)"
+        let flags = try environmentFlags()
+        try Self.makeDirectories(
+            flags & UInt32(MDB_NOSUBDIR) != 0 ? Self.parentDirectory(of: destination) : destination,
+            context: context)
+        try gate.enter(write: false, context: context)
+        defer { gate.leave(write: false) }
+        let rc = mdb_env_copy2(handle, destination, compact ? UInt32(MDB_CP_COMPACT) : 0)
+        guard rc == 0 else { throw LMDBError(code: rc, context: context) }
+    }
+
+    /// Facts about the memory map and its use. Wraps `mdb_env_info`.
+    public struct Info: Sendable {
+        /// Current size of the memory map: the limit of the data file until it grows again.
+        public let mapSize: Int
+        /// Number of the last page in use; `(lastPageNumber + 1) * pageSize` bytes are in use.
+        public let lastPageNumber: Int
+        /// ID of the last committed transaction.
+        public let lastTransactionID: Int
+        public let maxReaders: Int
+        /// Reader slots ever used (a high-water mark, not the readers open now).
+        public let readerSlotsUsed: Int
+    }
+
+    public func info() throws -> Info {
+        try gate.enter(write: false, context: "read the info of \(path)")
+        defer { gate.leave(write: false) }
+        var info = MDB_envinfo()
+        let rc = mdb_env_info(handle, &info)
+        guard rc == 0 else { throw LMDBError(code: rc, context: "read the info of \(path)") }
+        return Info(
+            mapSize: info.me_mapsize,
+            lastPageNumber: info.me_last_pgno,
+            lastTransactionID: info.me_last_txnid,
+            maxReaders: Int(info.me_maxreaders),
+            readerSlotsUsed: Int(info.me_numreaders))
+    }
+
+    /// Statistics of the environment's main database, whose entries are the named databases.
+    /// Wraps `mdb_env_stat`.
+    public func statistics() throws -> LMDBStatistics {
+        try gate.enter(write: false, context: "read the statistics of \(path)")
+        defer { gate.leave(write: false) }
+        var stat = MDB_stat()
+        let rc = mdb_env_stat(handle, &stat)
+        guard rc == 0 else { throw LMDBError(code: rc, context: "read the statistics of \(path)") }
+        return LMDBStatistics(stat)
+    }
+
+    private func environmentFlags() throws -> UInt32 {
+        var flags: UInt32 = 0
+        let rc = mdb_env_get_flags(handle, &flags)
+        guard rc == 0 else { throw LMDBError(code: rc, context: "read the flags of \(path)") }
+        return flags
+    }
+}
+
+/// Canonical paths of the environments open in this process.
+private let openPaths = Mutex<Set<String>>([])
+
+extension LMDBEnvironment {
+    /// Creates the directory that will hold the files and returns the canonical path that
+    /// identifies the environment in this process.
+    private static func prepare(path: String, options: Options, context: String) throws -> String {
+        let noSubdirectory = options.contains(.noSubdirectory)
+        let directory = noSubdirectory ? parentDirectory(of: path) : path
+        if !options.contains(.readOnly) {
+            try makeDirectories(directory, context: context)
+        }
+        guard let resolved = realpath(directory, nil) else {
+            throw LMDBError(code: errno, context: context)
+        }
+        defer { free(resolved) }
+        let canonical = String(cString: resolved)
+        guard noSubdirectory else { return canonical }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return canonical == "/" ? "/" + name : canonical + "/" + name
+    }
+
+    static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `mkdir -p` with mode 0700, reporting failures as ``LMDBError``.
+    static func makeDirectories(_ directory: String, context: String) throws {
+        var prefix = directory.hasPrefix("/") ? "/" : ""
+        for component in directory.split(separator: "/") {
+            prefix += component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw LMDBError(code: errno, context: context + " (create directory \(prefix))")
+            }
+            prefix += "/"
+        }
+    }
+
+    private static func roundedToPageSize(_ size: Int) -> Int {
+        let page = sysconf(Int32(_SC_PAGESIZE))
+        return max(page, (size + page - 1) / page * page)
+    }
+}
+
+/// Page counts and entries of one database. Wraps `MDB_stat`.
+public struct LMDBStatistics: Sendable {
+    public let pageSize: Int
+    /// Height of the B-tree.
+    public let depth: Int
+    public let branchPages: Int
+    public let leafPages: Int
+    public let overflowPages: Int
+    public let entries: Int
+
+    init(_ stat: MDB_stat) {
+        pageSize = Int(stat.ms_psize)
+        depth = Int(stat.ms_depth)
+        branchPages = stat.ms_branch_pages
+        leafPages = stat.ms_leaf_pages
+        overflowPages = stat.ms_overflow_pages
+        entries = stat.ms_entries
+    }
+}
