@@ -20,12 +20,16 @@ let package = Package(
         // The append-only, CRC-framed, hash-chained event log.
         .target(name: "SubledgerLog", dependencies: ["CCRC32C", "COpenSSL"]),
 
+        // Owning wrappers over libcrypto (certificates, EC keys, SHA-256) and base64 codecs.
+        .target(name: "SubledgerCrypto", dependencies: ["COpenSSL"]),
+
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerLog"]),
         .executableTarget(name: "subledger-bench", dependencies: ["SubledgerLog", "CSQLite"], path: "Tools/Bench"),
 
         // Tests
         .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerLog"]),
+        .testTarget(name: "SubledgerCryptoTests", dependencies: ["SubledgerCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )
