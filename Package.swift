@@ -22,6 +22,8 @@ let package = Package(
 
         // Owning wrappers over libcrypto (certificates, EC keys, SHA-256) and base64 codecs.
         .target(name: "SubledgerCrypto", dependencies: ["COpenSSL"]),
+        // App Store signed data: compact JWS parsing, x5c chain + ES256 verification, test signing.
+        .target(name: "SubledgerJWS", dependencies: ["SubledgerCrypto"]),
 
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerLog"]),
@@ -30,6 +32,7 @@ let package = Package(
         // Tests
         .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerLog"]),
         .testTarget(name: "SubledgerCryptoTests", dependencies: ["SubledgerCrypto"]),
+        .testTarget(name: "SubledgerJWSTests", dependencies: ["SubledgerJWS", "SubledgerCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )
