@@ -19,16 +19,28 @@ let package = Package(
 
         // The append-only, CRC-framed, hash-chained event log.
         .target(name: "SubledgerLog", dependencies: ["CCRC32C", "COpenSSL"]),
-
-        // Snapshots of projection state, read by the HTTP server while the writer updates them.
+        // Domain events, their binary codec and versions (the catalog is in Events/).
+        .target(name: "SubledgerEvents"),
+        // libcrypto wrappers: certificates, EC keys, ES256, SHA-256, base64/base64url.
+        .target(name: "SubledgerCrypto", dependencies: ["COpenSSL"]),
+        // App Store signed data: compact JWS parsing, x5c chain + ES256 verification, test signing.
+        .target(name: "SubledgerJWS", dependencies: ["SubledgerCrypto"]),
+        // App Store payloads: a fast JSON scanner into typed notification/transaction/renewal values.
+        .target(name: "SubledgerAppStore"),
+        // A thin, safe wrapper over liblmdb for projection snapshots.
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
 
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerLog"]),
         .executableTarget(name: "subledger-bench", dependencies: ["SubledgerLog", "CSQLite"], path: "Tools/Bench"),
+        .executableTarget(name: "subledger-crash", dependencies: ["SubledgerLog"], path: "Tools/Crash"),
 
         // Tests
         .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerLog"]),
+        .testTarget(name: "SubledgerEventsTests", dependencies: ["SubledgerEvents"], exclude: ["Golden"]),
+        .testTarget(name: "SubledgerCryptoTests", dependencies: ["SubledgerCrypto"]),
+        .testTarget(name: "SubledgerJWSTests", dependencies: ["SubledgerJWS", "SubledgerCrypto"]),
+        .testTarget(name: "SubledgerAppStoreTests", dependencies: ["SubledgerAppStore"]),
         .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,185 @@
+import SubledgerCrypto
+import Synchronization
+
+/// Verifies App Store signed data (compact JWS, ES256, `x5c` chain) the way Apple's
+/// `SignedDataVerifier` does offline, and stricter:
+///
+/// - `alg` must be `ES256`; `x5c` must hold exactly 3 certificates;
+/// - `x5c[2]` is never trusted: the intermediate `x5c[1]` must be issued and signed by one of the
+///   configured roots, and the leaf `x5c[0]` by that intermediate (names, key identifiers and
+///   signatures checked);
+/// - the intermediate must be a CA carrying OID 1.2.840.113635.100.6.2.1, the leaf must not be
+///   a CA and must carry OID 1.2.840.113635.100.6.11.1 with a P-256 key;
+/// - leaf, intermediate and root must all be valid at the given instant;
+/// - the signature must be 64 bytes of raw `r || s` that verify with the leaf key over
+///   `header_b64.payload_b64`.
+///
+/// Chains that passed are cached (keyed by SHA-256 of the two certificates' base64 text) with the
+/// leaf key and the three validity windows, so verifying another message from a known chain
+/// costs one validity comparison and one ECDSA verification. Safe to share between threads.
+public final class SignedDataVerifier: Sendable {
+    public static let defaultCacheCapacity = 1024
+
+    public let trustedRoots: [Certificate]
+    private let cache: Mutex<ChainCache>
+
+    /// - Parameters:
+    ///   - trustedRoots: the configured roots, normally Apple Root CA - G3.
+    ///   - cacheCapacity: verified chains remembered; Apple rotates its leaf about every two
+    ///     years, so a handful are in use at any time.
+    public init(trustedRoots: [Certificate], cacheCapacity: Int = SignedDataVerifier.defaultCacheCapacity) {
+        precondition(cacheCapacity > 0, "cacheCapacity must be positive")
+        self.trustedRoots = trustedRoots
+        cache = Mutex(ChainCache(capacity: cacheCapacity))
+    }
+
+    /// Verifies `jws` with every certificate's validity evaluated at `instantMillis` (epoch
+    /// milliseconds; for App Store data, the payload's `signedDate`).
+    public func verify(_ jws: CompactJWS, at instantMillis: Int64) throws(VerificationError) {
+        guard jws.algorithm == "ES256" else {
+            throw VerificationError(.unsupportedAlgorithm, "the JWS header says alg \"\(jws.algorithm)\"; App Store signed data uses ES256 only")
+        }
+        guard jws.x5c.count == 3 else {
+            throw VerificationError(.chainInvalid, "the JWS x5c header holds \(jws.x5c.count) certificates; App Store signed data carries exactly 3 (leaf, intermediate, root)")
+        }
+        let key = Self.cacheKey(leaf: jws.x5c[0], intermediate: jws.x5c[1])
+        let chain: VerifiedChain
+        if let cached = cache.withLock({ $0[key] }) {
+            chain = cached
+        } else {
+            chain = try verifyChain(leafBase64: jws.x5c[0], intermediateBase64: jws.x5c[1])
+            cache.withLock { $0.insert(chain, for: key) }
+        }
+        try chain.checkValidity(at: instantMillis)
+        guard jws.signature.count == ECPublicKey.es256SignatureCount else {
+            throw VerificationError(.signatureInvalid, "the JWS signature is \(jws.signature.count) bytes; ES256 signatures are \(ECPublicKey.es256SignatureCount) bytes (raw r||s); the message was truncated or altered")
+        }
+        guard chain.leafKey.verifyES256(signature: jws.signature, message: jws.signingInput) else {
+            throw VerificationError(.signatureInvalid, "the ES256 signature does not match the header and payload under the leaf certificate's key; the message was altered or not signed by Apple")
+        }
+    }
+
+    /// Everything about the chain that does not depend on the instant.
+    private func verifyChain(leafBase64: [UInt8], intermediateBase64: [UInt8]) throws(VerificationError) -> VerifiedChain {
+        let leaf = try Self.certificate(leafBase64, role: "leaf x5c[0]")
+        let intermediate = try Self.certificate(intermediateBase64, role: "intermediate x5c[1]")
+
+        guard let root = trustedRoots.first(where: { intermediate.identifiesIssuer($0) && intermediate.isSigned(by: $0) }) else {
+            let configured = trustedRoots.isEmpty ? "none" : trustedRoots.map { Self.label($0) }.joined(separator: "; ")
+            throw VerificationError(.chainUntrusted, "the x5c intermediate (\(Self.label(intermediate)), issued by \(intermediate.issuerName)) is not issued by any configured root (configured: \(configured)); add the right root with `subledger init --root`")
+        }
+        guard leaf.identifiesIssuer(intermediate), leaf.isSigned(by: intermediate) else {
+            throw VerificationError(.chainInvalid, "the x5c leaf (\(Self.label(leaf)), issued by \(leaf.issuerName)) is not issued by the x5c intermediate (\(Self.label(intermediate))); the chain was assembled from unrelated certificates")
+        }
+        guard intermediate.isCA else {
+            throw VerificationError(.chainInvalid, "the x5c intermediate (\(Self.label(intermediate))) is not a CA certificate")
+        }
+        guard !leaf.isCA else {
+            throw VerificationError(.chainInvalid, "the x5c leaf (\(Self.label(leaf))) is a CA certificate; Apple's signing leaf is not")
+        }
+        guard intermediate.hasExtension(oid: AppleMarkerOID.intermediate) else {
+            throw VerificationError(.missingMarkerOID, "the x5c intermediate (\(Self.label(intermediate))) lacks Apple's marker extension \(AppleMarkerOID.intermediate); it is not an Apple App Store signing CA")
+        }
+        guard leaf.hasExtension(oid: AppleMarkerOID.leaf) else {
+            throw VerificationError(.missingMarkerOID, "the x5c leaf (\(Self.label(leaf))) lacks Apple's marker extension \(AppleMarkerOID.leaf); it is not an App Store signing certificate")
+        }
+        let leafKey: ECPublicKey
+        do {
+            leafKey = try leaf.publicKey
+        } catch {
+            throw VerificationError(.chainInvalid, "the x5c leaf's key is unusable: \(error.message)")
+        }
+        guard leafKey.curve == .p256 else {
+            throw VerificationError(.chainInvalid, "the x5c leaf has a \(leafKey.curve.rawValue) key; ES256 needs P-256")
+        }
+        return VerifiedChain(leafKey: leafKey, certificates: [
+            .init(role: "leaf", certificate: leaf),
+            .init(role: "intermediate", certificate: intermediate),
+            .init(role: "root", certificate: root),
+        ])
+    }
+
+    private static func certificate(_ base64: [UInt8], role: String) throws(VerificationError) -> Certificate {
+        guard let der = Base64.decode(base64) else {
+            throw VerificationError(.chainInvalid, "the \(role) certificate is not standard padded base64")
+        }
+        do {
+            return try Certificate(der: der)
+        } catch {
+            throw VerificationError(.chainInvalid, "the \(role) certificate is not a DER X.509 certificate: \(error.message)")
+        }
+    }
+
+    private static func label(_ certificate: Certificate) -> String {
+        certificate.subjectName.commonName ?? certificate.subjectName.description
+    }
+
+    /// SHA-256 over `leaf "." intermediate`; '.' is outside the base64 alphabet, so distinct
+    /// pairs never hash the same input.
+    private static func cacheKey(leaf: [UInt8], intermediate: [UInt8]) -> [UInt8] {
+        var input = leaf
+        input.reserveCapacity(leaf.count + 1 + intermediate.count)
+        input.append(UInt8(ascii: "."))
+        input.append(contentsOf: intermediate)
+        return SHA256.hash(input)
+    }
+}
+
+/// A chain that passed every instant-independent check.
+struct VerifiedChain: Sendable {
+    struct Window: Sendable {
+        let role: String
+        let name: String
+        let serialNumber: String
+        let notBefore: Int64
+        let notAfter: Int64
+
+        init(role: String, certificate: Certificate) {
+            self.role = role
+            name = certificate.subjectName.commonName ?? certificate.subjectName.description
+            serialNumber = certificate.serialNumber
+            notBefore = certificate.notBefore
+            notAfter = certificate.notAfter
+        }
+    }
+
+    let leafKey: ECPublicKey
+    /// Leaf, intermediate, root: checked in that order.
+    let certificates: [Window]
+
+    func checkValidity(at instant: Int64) throws(VerificationError) {
+        for window in certificates where !(window.notBefore <= instant && instant <= window.notAfter) {
+            let relation = instant < window.notBefore ? "not yet valid" : "expired"
+            throw VerificationError(.certificateExpired, "the \(window.role) certificate (\(window.name), serial \(window.serialNumber)) is valid from \(iso8601(millis: window.notBefore)) to \(iso8601(millis: window.notAfter)); at \(iso8601(millis: instant)) it is \(relation); check the instant used (the payload's signedDate) and the machine clock")
+        }
+    }
+}
+
+/// Verified chains by cache key, evicting the oldest entry when full.
+struct ChainCache: ~Copyable {
+    let capacity: Int
+    private var chains: [[UInt8]: VerifiedChain] = [:]
+    /// Keys in insertion order, used as a ring once `capacity` is reached.
+    private var order: [[UInt8]] = []
+    private var oldest = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    subscript(key: [UInt8]) -> VerifiedChain? {
+        chains[key]
+    }
+
+    mutating func insert(_ chain: VerifiedChain, for key: [UInt8]) {
+        guard chains[key] == nil else { return }
+        if order.count < capacity {
+            order.append(key)
+        } else {
+            chains[order[oldest]] = nil
+            order[oldest] = key
+            oldest = (oldest + 1) % capacity
+        }
+        chains[key] = chain
+    }
+}
