@@ -20,12 +20,16 @@ let package = Package(
         // The append-only, CRC-framed, hash-chained event log.
         .target(name: "SubledgerLog", dependencies: ["CCRC32C", "COpenSSL"]),
 
+        // Typed, fast decoding of App Store Server Notification V2 and signed transaction/renewal payloads.
+        .target(name: "SubledgerAppStore"),
+
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerLog"]),
         .executableTarget(name: "subledger-bench", dependencies: ["SubledgerLog", "CSQLite"], path: "Tools/Bench"),
 
         // Tests
         .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerLog"]),
+        .testTarget(name: "SubledgerAppStoreTests", dependencies: ["SubledgerAppStore"]),
     ],
     swiftLanguageModes: [.v6]
 )
