@@ -239,3 +239,28 @@ struct HandWrittenPayloadTests {
 }
 
 struct Unexpected: Error {}
+
+@Suite("Strings of every length and alignment")
+struct StringAlignmentTests {
+    @Test("escapes, non-ASCII and the closing quote are found at every position of a long string")
+    func specialBytesAtEveryPosition() throws {
+        for length in 0..<40 {
+            for position in 0...length {
+                let head = String(repeating: "a", count: position)
+                let tail = String(repeating: "b", count: length - position)
+                for (escaped, expected) in [(#"\""#, "\""), (#"\\"#, "\\"), (#"\u00e9"#, "é"), ("é", "é"), ("€", "€"), ("", "")] {
+                    let json = #"{"productId":"\#(head)\#(escaped)\#(tail)","currency":"USD"}"#
+                    let transaction = try TransactionPayload.decode(json.bytes)
+                    #expect(transaction.productId == head + expected + tail, "\(json)")
+                    #expect(transaction.currency == "USD")
+                }
+                var control = Array(#"{"productId":""#.utf8) + Array(head.utf8) + [0x1F] + Array(tail.utf8) + Array(#""}"#.utf8)
+                #expect(throws: PayloadError.self, "unescaped control byte at \(position)") {
+                    try TransactionPayload.decode(control)
+                }
+                control[14 + position] = 0x7F  // DEL is allowed unescaped
+                #expect(try TransactionPayload.decode(control).productId?.utf8.count == length + 1)
+            }
+        }
+    }
+}

@@ -18,7 +18,11 @@ extension JSONScanner {
         let start = index
         var hasEscapes = false
         var isASCII = true
-        while index < bytes.count {
+        while true {
+            skipPlainASCII()
+            guard index < bytes.count else {
+                break
+            }
             let byte = bytes[index]
             if byte == .quote {
                 let span = StringSpan(start: start, end: index, hasEscapes: hasEscapes)
@@ -38,6 +42,32 @@ extension JSONScanner {
             }
         }
         throw endOfInput("the string starting at byte \(open) is not terminated")
+    }
+
+    /// Skips bytes that need no attention inside a string (printable ASCII other than `"` and `\\`),
+    /// eight at a time; the nested JWS strings of a notification are kilobytes of such bytes.
+    @inline(__always)
+    private mutating func skipPlainASCII() {
+        guard let base = UnsafeRawPointer(bytes.baseAddress) else {
+            return
+        }
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highBits: UInt64 = 0x8080_8080_8080_8080
+            // Per byte, the high bit flags: below 0x20, equal to '"', equal to '\\', or non-ASCII.
+            // The lowest flag marks the first such byte exactly (borrows only run upward from it).
+            let quote = word ^ (ones &* UInt64(UInt8.quote))
+            let backslash = word ^ (ones &* UInt64(UInt8.backslash))
+            let special =
+                ((word &- ones &* 0x20) | (quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & ~word & highBits
+                | word & highBits
+            if special != 0 {
+                index += special.trailingZeroBitCount / 8
+                return
+            }
+            index += 8
+        }
     }
 
     /// Validates one escape sequence at `index` (on the backslash) and moves past it; a high
