@@ -15,7 +15,7 @@ public struct PayloadError: Error, Hashable, Sendable, CustomStringConvertible {
         case numberOutOfRange
         /// The same member name appears twice in one object.
         case duplicateField
-        /// Arrays and objects are nested deeper than ``JSONScanner/maxDepth``.
+        /// Arrays and objects are nested more than 16 levels deep.
         case nestingTooDeep
     }
 

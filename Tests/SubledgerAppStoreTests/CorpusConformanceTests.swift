@@ -2,7 +2,9 @@ import Foundation
 import SubledgerAppStore
 import Testing
 
-@Suite("Real Apple-signed payloads", .enabled(if: Corpus.isAvailable, "shared/conformance corpus not found next to the repository"))
+@Suite(
+    "Real Apple-signed payloads",
+    .enabled(if: Corpus.isAvailable, "shared/conformance corpus not found next to the repository"))
 struct CorpusConformanceTests {
     /// Decodes `bytes` with our decoder and with Foundation and returns what differs.
     private func check<Payload: MemberMirror>(
@@ -15,7 +17,9 @@ struct CorpusConformanceTests {
         return (payload, differences(payload, parsed).map { "\(label): \($0)" })
     }
 
-    @Test("every member of every corpus payload, nested JWS payloads included, maps to its typed field with Foundation's value")
+    @Test(
+        "every member of every corpus payload, nested JWS payloads included, maps to its typed field with Foundation's value"
+    )
     func everyMemberMatchesFoundation() throws {
         var checked = 0
         var problems: [String] = []
@@ -28,12 +32,14 @@ struct CorpusConformanceTests {
                 problems += found
                 if let jws = notification.data?.signedTransactionInfo {
                     let nested = try #require(jwsPayloadBytes(jws), "\(name): signedTransactionInfo is not a JWS")
-                    problems += try check(nested, as: TransactionPayload.decode, label: name + " signedTransactionInfo").differences
+                    problems += try check(nested, as: TransactionPayload.decode, label: name + " signedTransactionInfo")
+                        .differences
                     checked += 1
                 }
                 if let jws = notification.data?.signedRenewalInfo {
                     let nested = try #require(jwsPayloadBytes(jws), "\(name): signedRenewalInfo is not a JWS")
-                    problems += try check(nested, as: RenewalInfoPayload.decode, label: name + " signedRenewalInfo").differences
+                    problems += try check(nested, as: RenewalInfoPayload.decode, label: name + " signedRenewalInfo")
+                        .differences
                     checked += 1
                 }
             case "transaction":

@@ -160,10 +160,11 @@ struct HandWrittenPayloadTests {
         #expect(notification.data?.environment?.rawValue == "Staging")
         #expect(notification.data?.status?.rawValue == 9)
         #expect(notification.data?.consumptionRequestReason?.rawValue == "NEW_REASON")
-        #expect(notification.unknownFields == [
-            UnknownField(name: "futureObject", rawJSON: #"{"nested": [1, 2.5e3, "x", null, true, {"a": {}}]}"#),
-            UnknownField(name: "futureNumber", rawJSON: "-12.75e-1"),
-        ])
+        #expect(
+            notification.unknownFields == [
+                UnknownField(name: "futureObject", rawJSON: #"{"nested": [1, 2.5e3, "x", null, true, {"a": {}}]}"#),
+                UnknownField(name: "futureNumber", rawJSON: "-12.75e-1"),
+            ])
         #expect(notification.data?.unknownFields == [UnknownField(name: "futureFlag", rawJSON: "false")])
         #expect(notification.version == "2.0")
     }
@@ -248,13 +249,16 @@ struct StringAlignmentTests {
             for position in 0...length {
                 let head = String(repeating: "a", count: position)
                 let tail = String(repeating: "b", count: length - position)
-                for (escaped, expected) in [(#"\""#, "\""), (#"\\"#, "\\"), (#"\u00e9"#, "é"), ("é", "é"), ("€", "€"), ("", "")] {
+                for (escaped, expected) in [
+                    (#"\""#, "\""), (#"\\"#, "\\"), (#"\u00e9"#, "é"), ("é", "é"), ("€", "€"), ("", ""),
+                ] {
                     let json = #"{"productId":"\#(head)\#(escaped)\#(tail)","currency":"USD"}"#
                     let transaction = try TransactionPayload.decode(json.bytes)
                     #expect(transaction.productId == head + expected + tail, "\(json)")
                     #expect(transaction.currency == "USD")
                 }
-                var control = Array(#"{"productId":""#.utf8) + Array(head.utf8) + [0x1F] + Array(tail.utf8) + Array(#""}"#.utf8)
+                var control =
+                    Array(#"{"productId":""#.utf8) + Array(head.utf8) + [0x1F] + Array(tail.utf8) + Array(#""}"#.utf8)
                 #expect(throws: PayloadError.self, "unescaped control byte at \(position)") {
                     try TransactionPayload.decode(control)
                 }

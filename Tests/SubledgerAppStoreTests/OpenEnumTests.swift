@@ -33,7 +33,8 @@ struct OpenEnumTests {
     func notificationSubtypes() throws {
         let documented: [(String, NotificationSubtype)] = [
             ("INITIAL_BUY", .initialBuy), ("RESUBSCRIBE", .resubscribe), ("DOWNGRADE", .downgrade),
-            ("UPGRADE", .upgrade), ("AUTO_RENEW_ENABLED", .autoRenewEnabled), ("AUTO_RENEW_DISABLED", .autoRenewDisabled),
+            ("UPGRADE", .upgrade), ("AUTO_RENEW_ENABLED", .autoRenewEnabled),
+            ("AUTO_RENEW_DISABLED", .autoRenewDisabled),
             ("VOLUNTARY", .voluntary), ("BILLING_RETRY", .billingRetry), ("PRICE_INCREASE", .priceIncrease),
             ("GRACE_PERIOD", .gracePeriod), ("PENDING", .pending), ("ACCEPTED", .accepted),
             ("BILLING_RECOVERY", .billingRecovery), ("PRODUCT_NOT_FOR_SALE", .productNotForSale), ("SUMMARY", .summary),
@@ -63,30 +64,45 @@ struct OpenEnumTests {
         }
         #expect(InAppOwnershipType.purchased.rawValue == "PURCHASED")
         #expect(InAppOwnershipType.familyShared.rawValue == "FAMILY_SHARED")
-        #expect([RevocationType.refundFull, .refundProrated, .familyRevoke].map(\.rawValue) == ["REFUND_FULL", "REFUND_PRORATED", "FAMILY_REVOKE"])
-        #expect([OfferDiscountType.freeTrial, .payAsYouGo, .payUpFront, .oneTime].map(\.rawValue) == ["FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT", "ONE_TIME"])
+        #expect(
+            [RevocationType.refundFull, .refundProrated, .familyRevoke].map(\.rawValue) == [
+                "REFUND_FULL", "REFUND_PRORATED", "FAMILY_REVOKE",
+            ])
+        #expect(
+            [OfferDiscountType.freeTrial, .payAsYouGo, .payUpFront, .oneTime].map(\.rawValue) == [
+                "FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT", "ONE_TIME",
+            ])
         #expect([TransactionReason.purchase, .renewal].map(\.rawValue) == ["PURCHASE", "RENEWAL"])
         #expect([BillingPlanType.billedUpfront, .monthly].map(\.rawValue) == ["BILLED_UPFRONT", "MONTHLY"])
         #expect(
-            [ConsumptionRequestReason.unintendedPurchase, .fulfillmentIssue, .unsatisfiedWithPurchase, .legal, .other].map(\.rawValue)
+            [ConsumptionRequestReason.unintendedPurchase, .fulfillmentIssue, .unsatisfiedWithPurchase, .legal, .other]
+                .map(\.rawValue)
                 == ["UNINTENDED_PURCHASE", "FULFILLMENT_ISSUE", "UNSATISFIED_WITH_PURCHASE", "LEGAL", "OTHER"])
     }
 
     @Test("documented integer values of status and renewal enums map to their constants")
     func integerEnums() {
-        #expect([SubscriptionStatus.active, .expired, .billingRetry, .billingGracePeriod, .revoked].map(\.rawValue) == [1, 2, 3, 4, 5])
         #expect(
-            [ExpirationIntent.customerCancelled, .billingError, .customerDidNotConsentToPriceIncrease, .productNotAvailable, .other]
-                .map(\.rawValue) == [1, 2, 3, 4, 5])
+            [SubscriptionStatus.active, .expired, .billingRetry, .billingGracePeriod, .revoked].map(\.rawValue) == [
+                1, 2, 3, 4, 5,
+            ])
+        #expect(
+            [
+                ExpirationIntent.customerCancelled, .billingError, .customerDidNotConsentToPriceIncrease,
+                .productNotAvailable, .other,
+            ]
+            .map(\.rawValue) == [1, 2, 3, 4, 5])
         #expect([OfferType.introductory, .promotional, .offerCode, .winBack].map(\.rawValue) == [1, 2, 3, 4])
-        #expect([PriceIncreaseStatus.customerHasNotResponded, .customerConsentedOrWasNotified].map(\.rawValue) == [0, 1])
+        #expect(
+            [PriceIncreaseStatus.customerHasNotResponded, .customerConsentedOrWasNotified].map(\.rawValue) == [0, 1])
         #expect([AutoRenewStatus.off, .on].map(\.rawValue) == [0, 1])
         #expect([RevocationReason.other, .appIssue].map(\.rawValue) == [0, 1])
     }
 
     @Test("an undocumented value keeps its raw value and equals no documented constant")
     func unknownValues() throws {
-        let renewal = try RenewalInfoPayload.decode(#"{"autoRenewStatus":7,"offerType":5,"offerDiscountType":"NEW_MODE"}"#.bytes)
+        let renewal = try RenewalInfoPayload.decode(
+            #"{"autoRenewStatus":7,"offerType":5,"offerDiscountType":"NEW_MODE"}"#.bytes)
         #expect(renewal.autoRenewStatus?.rawValue == 7)
         #expect(renewal.autoRenewStatus != .on && renewal.autoRenewStatus != .off)
         #expect(renewal.offerType == OfferType(rawValue: 5))

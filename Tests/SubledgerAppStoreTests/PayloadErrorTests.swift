@@ -49,7 +49,10 @@ struct PayloadErrorTests {
             (#"{"type":["Consumable"]}"#, "type", "expected a string, found an array", 8),
             (#"{"offerType":"1"}"#, "offerType", "expected an integer, found a string", 13),
             (#"{"commitmentInfo":[]}"#, "commitmentInfo", "expected an object, found an array", 18),
-            (#"{"commitmentInfo":{"commitmentPrice":"59880"}}"#, "commitmentInfo.commitmentPrice", "expected an integer, found a string", 37),
+            (
+                #"{"commitmentInfo":{"commitmentPrice":"59880"}}"#, "commitmentInfo.commitmentPrice",
+                "expected an integer, found a string", 37
+            ),
         ])
     func wrongTypeNamesField(json: String, field: String, message: String, offset: Int) throws {
         let error = try #require(rejection(of: json))
@@ -171,7 +174,9 @@ struct PayloadErrorTests {
         #expect(try TransactionPayload.decode(#"{"price":9223372036854775807}"#.bytes).price == .max)
         #expect(try TransactionPayload.decode(#"{"price":-9223372036854775808}"#.bytes).price == .min)
         // Unknown members are only validated, so their size does not matter.
-        #expect(try TransactionPayload.decode(#"{"future":123456789012345678901234567890e400}"#.bytes).unknownFields.count == 1)
+        #expect(
+            try TransactionPayload.decode(#"{"future":123456789012345678901234567890e400}"#.bytes).unknownFields.count
+                == 1)
     }
 
     @Test("a member repeated in one object is rejected, known or unknown")
@@ -189,8 +194,11 @@ struct PayloadErrorTests {
     @Test("errors describe what was wrong and where")
     func errorDescription() throws {
         let error = try #require(rejection(of: #"{"price":"x"}"#))
-        #expect(error.description == "invalid App Store payload at byte 9 in field 'price': expected an integer, found a string")
+        #expect(
+            error.description
+                == "invalid App Store payload at byte 9 in field 'price': expected an integer, found a string")
         let syntax = try #require(rejection(of: #"{"price":1"#))
-        #expect(syntax.description == "invalid App Store payload at byte 10: unexpected end of input, expected ',' or '}'")
+        #expect(
+            syntax.description == "invalid App Store payload at byte 10: unexpected end of input, expected ',' or '}'")
     }
 }

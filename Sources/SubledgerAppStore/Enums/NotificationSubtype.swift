@@ -37,7 +37,8 @@ public struct NotificationSubtype: RawRepresentable, Hashable, Sendable, CustomS
     /// Expired after billing retry ended without success (with EXPIRED).
     public static let billingRetry = Self(rawValue: "BILLING_RETRY")
 
-    /// Expired because the customer did not consent to a price increase (with EXPIRED), or a price increase the customer must or need not consent to (with PRICE_INCREASE).
+    /// Expired because the customer did not consent to a price increase (with EXPIRED), or a price
+    /// increase the customer must or need not consent to (with PRICE_INCREASE).
     public static let priceIncrease = Self(rawValue: "PRICE_INCREASE")
 
     /// Renewal failed but service continues in the billing grace period (with DID_FAIL_TO_RENEW).

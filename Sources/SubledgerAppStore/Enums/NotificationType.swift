@@ -16,7 +16,8 @@ public struct NotificationType: RawRepresentable, Hashable, Sendable, CustomStri
     /// The customer subscribed to an auto-renewable subscription (see the subtype).
     public static let subscribed = Self(rawValue: "SUBSCRIBED")
 
-    /// The customer changed their subscription plan; an upgrade takes effect now, a downgrade at the next renewal.
+    /// The customer changed their subscription plan; an upgrade takes effect now, a downgrade at the
+    /// next renewal.
     public static let didChangeRenewalPref = Self(rawValue: "DID_CHANGE_RENEWAL_PREF")
 
     /// The customer turned automatic renewal on or off.

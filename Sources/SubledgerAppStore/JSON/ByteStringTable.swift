@@ -30,7 +30,9 @@ struct ByteStringTable<Value: Sendable>: Sendable {
             var slot = Int(hash) & (size - 1)
             while slots[slot] != 0 {
                 let other = entries[slots[slot] - 1]
-                precondition(!keyBytes[other.keyStart..<other.keyStart + other.keyCount].elementsEqual(key), "duplicate key \(pair.key)")
+                precondition(
+                    !keyBytes[other.keyStart..<other.keyStart + other.keyCount].elementsEqual(key),
+                    "duplicate key \(pair.key)")
                 slot = (slot + 1) & (size - 1)
             }
             slots[slot] = number + 1
@@ -57,7 +59,9 @@ struct ByteStringTable<Value: Sendable>: Sendable {
                         }
                         let entry = entries[number]
                         if entry.hash == hash && entry.keyCount == bytes.count
-                            && Self.equal(UnsafeBufferPointer(rebasing: keyBytes[entry.keyStart..<entry.keyStart + entry.keyCount]), bytes)
+                            && Self.equal(
+                                UnsafeBufferPointer(
+                                    rebasing: keyBytes[entry.keyStart..<entry.keyStart + entry.keyCount]), bytes)
                         {
                             return values[number]
                         }

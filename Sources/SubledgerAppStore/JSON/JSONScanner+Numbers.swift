@@ -39,7 +39,8 @@ extension JSONScanner {
             index += 1
             let fractionStart = index
             guard index < bytes.count, bytes[index].isDigit else {
-                throw index < bytes.count ? malformed("expected a digit after the decimal point") : endOfInput("expected a digit")
+                throw index < bytes.count
+                    ? malformed("expected a digit after the decimal point") : endOfInput("expected a digit")
             }
             skipDigits()
             fractionDigits = fractionStart..<index
@@ -55,7 +56,8 @@ extension JSONScanner {
                 index += 1
             }
             guard index < bytes.count, bytes[index].isDigit else {
-                throw index < bytes.count ? malformed("expected a digit in the exponent") : endOfInput("expected a digit")
+                throw index < bytes.count
+                    ? malformed("expected a digit in the exponent") : endOfInput("expected a digit")
             }
             while index < bytes.count && bytes[index].isDigit {
                 exponent = min(exponent * 10 + Int(bytes[index] - .zero), 1_000_000)
@@ -84,7 +86,8 @@ extension JSONScanner {
         }
         let number = try scanNumber()
         guard number.isInteger else {
-            throw PayloadError(.typeMismatch, at: number.start, "expected an integer, found a number with a fraction or exponent")
+            throw PayloadError(
+                .typeMismatch, at: number.start, "expected an integer, found a number with a fraction or exponent")
         }
         return try flooredValue(of: number)
     }
@@ -117,7 +120,8 @@ extension JSONScanner {
             // Counting integer then fraction digits, those before `pointPosition` form the integer
             // part; any later non-zero digit is a remainder that floor drops (or rounds down, if < 0).
             let pointPosition = number.integerDigits.count + number.exponent
-            let lastDigit = number.fractionDigits.isEmpty ? number.integerDigits.upperBound : number.fractionDigits.upperBound
+            let lastDigit =
+                number.fractionDigits.isEmpty ? number.integerDigits.upperBound : number.fractionDigits.upperBound
             var ordinal = 0
             for position in number.integerDigits.lowerBound..<lastDigit where bytes[position] != .dot {
                 if ordinal < pointPosition {

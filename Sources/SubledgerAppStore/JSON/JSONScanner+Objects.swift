@@ -52,7 +52,8 @@ extension JSONScanner {
                 continue
             }
             guard seen & entry.bit == 0 else {
-                throw PayloadError(.duplicateField, at: name.start - 1, field: entry.field.rawValue, "member appears more than once")
+                throw PayloadError(
+                    .duplicateField, at: name.start - 1, field: entry.field.rawValue, "member appears more than once")
             }
             seen |= entry.bit
             if try consumeNull() {
@@ -67,7 +68,9 @@ extension JSONScanner {
         return object
     }
 
-    private mutating func captureUnknownMember(_ nameSpan: StringSpan, into fields: inout [UnknownField]) throws(PayloadError) {
+    private mutating func captureUnknownMember(_ nameSpan: StringSpan, into fields: inout [UnknownField])
+        throws(PayloadError)
+    {
         let name = string(of: nameSpan)
         guard !fields.contains(where: { $0.name == name }) else {
             throw PayloadError(.duplicateField, at: nameSpan.start - 1, field: name, "member appears more than once")

@@ -69,7 +69,8 @@ extension JSONScanner {
                 return
             }
             guard bytes[index] == .comma else {
-                throw malformed("expected ',' or '\(Character(Unicode.Scalar(close)))', found \(describe(bytes[index]))")
+                throw malformed(
+                    "expected ',' or '\(Character(Unicode.Scalar(close)))', found \(describe(bytes[index]))")
             }
             index += 1
         }

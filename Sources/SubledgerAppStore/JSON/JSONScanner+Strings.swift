@@ -44,7 +44,7 @@ extension JSONScanner {
         throw endOfInput("the string starting at byte \(open) is not terminated")
     }
 
-    /// Skips bytes that need no attention inside a string (printable ASCII other than `"` and `\\`),
+    /// Skips bytes that need no attention inside a string (printable ASCII other than `"` and `\`),
     /// eight at a time; the nested JWS strings of a notification are kilobytes of such bytes.
     @inline(__always)
     private mutating func skipPlainASCII() {
@@ -55,13 +55,15 @@ extension JSONScanner {
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
             let ones: UInt64 = 0x0101_0101_0101_0101
             let highBits: UInt64 = 0x8080_8080_8080_8080
-            // Per byte, the high bit flags: below 0x20, equal to '"', equal to '\\', or non-ASCII.
-            // The lowest flag marks the first such byte exactly (borrows only run upward from it).
+            // Classic SWAR tests: a byte's high bit ends up set where the byte is below 0x20, is '"'
+            // or '\' (its XOR with that character is zero), or is non-ASCII. The lowest flag
+            // marks the first such byte exactly, since borrows only run upward from it.
             let quote = word ^ (ones &* UInt64(UInt8.quote))
             let backslash = word ^ (ones &* UInt64(UInt8.backslash))
-            let special =
-                ((word &- ones &* 0x20) | (quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & ~word & highBits
-                | word & highBits
+            let belowSpace = word &- ones &* 0x20
+            let quoteIsZero = (quote &- ones) & ~quote
+            let backslashIsZero = (backslash &- ones) & ~backslash
+            let special = (belowSpace | quoteIsZero | backslashIsZero) & ~word & highBits | word & highBits
             if special != 0 {
                 index += special.trailingZeroBitCount / 8
                 return
@@ -91,12 +93,16 @@ extension JSONScanner {
                 guard index + 1 < bytes.count, bytes[index] == .backslash, bytes[index + 1] == UInt8(ascii: "u"),
                     (0xDC00...0xDFFF).contains(try hexCodeUnit(at: index + 2))
                 else {
-                    throw malformed("high surrogate \\u\(String(unit, radix: 16)) is not followed by an escaped low surrogate", at: escapeStart)
+                    throw malformed(
+                        "high surrogate \\u\(String(unit, radix: 16)) is not followed by an escaped low surrogate",
+                        at: escapeStart)
                 }
                 index += 6
             }
         default:
-            throw malformed("invalid escape sequence '\\\(Character(Unicode.Scalar(bytes[index + 1])))' in a string", at: escapeStart)
+            throw malformed(
+                "invalid escape sequence '\\\(Character(Unicode.Scalar(bytes[index + 1])))' in a string",
+                at: escapeStart)
         }
     }
 

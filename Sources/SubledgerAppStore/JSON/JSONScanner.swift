@@ -136,7 +136,8 @@ struct JSONScanner {
 
     mutating func enterContainer() throws(PayloadError) {
         guard depth < Self.maxDepth else {
-            throw PayloadError(.nestingTooDeep, at: index, "arrays and objects nest deeper than \(Self.maxDepth) levels")
+            throw PayloadError(
+                .nestingTooDeep, at: index, "arrays and objects nest deeper than \(Self.maxDepth) levels")
         }
         depth += 1
         index += 1

@@ -3,8 +3,9 @@
 /// Apple: [externalPurchaseToken](https://developer.apple.com/documentation/appstoreservernotifications/externalpurchasetoken)
 ///
 /// Every field is optional: Apple omits what does not apply, and the decoder does not decide
-/// which fields a use needs. Dates are epoch milliseconds, amounts milliunits, identifiers
-/// strings, as Apple sends them.
+/// which fields a use needs. Identifiers are strings and amounts milliunits, as Apple sends them.
+/// Dates are epoch milliseconds; the fractional milliseconds of Xcode-signed data are rounded
+/// down (floor), so a date never moves later than the instant Apple wrote.
 public struct ExternalPurchaseToken: Hashable, Sendable {
     /// Unique identifier of the token.
     public var externalPurchaseId: String?

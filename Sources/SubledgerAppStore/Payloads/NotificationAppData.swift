@@ -3,8 +3,7 @@
 /// Apple: [appData](https://developer.apple.com/documentation/appstoreservernotifications/appdata)
 ///
 /// Every field is optional: Apple omits what does not apply, and the decoder does not decide
-/// which fields a use needs. Dates are epoch milliseconds, amounts milliunits, identifiers
-/// strings, as Apple sends them.
+/// which fields a use needs.
 public struct NotificationAppData: Hashable, Sendable {
     /// The app's App Store identifier; absent in the sandbox.
     public var appAppleId: Int64?

@@ -3,8 +3,9 @@
 /// Apple: [responseBodyV2DecodedPayload](https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2decodedpayload)
 ///
 /// Every field is optional: Apple omits what does not apply, and the decoder does not decide
-/// which fields a use needs. Dates are epoch milliseconds, amounts milliunits, identifiers
-/// strings, as Apple sends them.
+/// which fields a use needs. Identifiers are strings and amounts milliunits, as Apple sends them.
+/// Dates are epoch milliseconds; the fractional milliseconds of Xcode-signed data are rounded
+/// down (floor), so a date never moves later than the instant Apple wrote.
 public struct NotificationPayload: Hashable, Sendable {
     /// The event that caused the notification.
     public var notificationType: NotificationType?
@@ -18,10 +19,12 @@ public struct NotificationPayload: Hashable, Sendable {
     /// The notification version, `"2.0"`.
     public var version: String?
 
-    /// When the App Store signed the notification, epoch milliseconds. Absent in some early-2022 notifications.
+    /// When the App Store signed the notification, epoch milliseconds. Absent in some early-2022
+    /// notifications.
     public var signedDate: Int64?
 
-    /// App metadata and the signed transaction and renewal info. Exclusive with `summary`, `externalPurchaseToken` and `appData`.
+    /// App metadata and the signed transaction and renewal info. Exclusive with `summary`,
+    /// `externalPurchaseToken` and `appData`.
     public var data: NotificationData?
 
     /// The result of a mass renewal-date extension (RENEWAL_EXTENSION / SUMMARY).

@@ -3,8 +3,7 @@
 /// Apple: [summary](https://developer.apple.com/documentation/appstoreservernotifications/summary)
 ///
 /// Every field is optional: Apple omits what does not apply, and the decoder does not decide
-/// which fields a use needs. Dates are epoch milliseconds, amounts milliunits, identifiers
-/// strings, as Apple sends them.
+/// which fields a use needs.
 public struct NotificationSummary: Hashable, Sendable {
     /// The identifier the developer gave the extension request.
     public var requestIdentifier: String?

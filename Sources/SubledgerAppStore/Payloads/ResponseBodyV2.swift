@@ -3,8 +3,7 @@
 /// Apple: [responseBodyV2](https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2)
 ///
 /// Every field is optional: Apple omits what does not apply, and the decoder does not decide
-/// which fields a use needs. Dates are epoch milliseconds, amounts milliunits, identifiers
-/// strings, as Apple sends them.
+/// which fields a use needs.
 public struct ResponseBodyV2: Hashable, Sendable {
     /// The notification as a compact JWS whose payload is a ``NotificationPayload``.
     public var signedPayload: String?

@@ -47,7 +47,8 @@ indirect enum JSONValue: Equatable, CustomStringConvertible {
         case .bool(let value): return String(value)
         case .array(let values): return "[" + values.map(\.description).joined(separator: ",") + "]"
         case .object(let members):
-            return "{" + members.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
+            return "{" + members.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",")
+                + "}"
         case .null: return "null"
         }
     }

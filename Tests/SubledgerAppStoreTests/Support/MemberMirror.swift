@@ -236,7 +236,9 @@ func differences(_ typed: any MemberMirror, _ parsed: [String: JSONValue], path:
     }
     let undocumentedCount = parsed.keys.filter { documented[$0] == nil }.count
     if typed.unknownFields.count != undocumentedCount {
-        found.append("\(path)unknownFields has \(typed.unknownFields.count) entries for \(undocumentedCount) undocumented members")
+        found.append(
+            "\(path)unknownFields has \(typed.unknownFields.count) entries for \(undocumentedCount) undocumented members"
+        )
     }
     return found
 }
