@@ -20,12 +20,16 @@ let package = Package(
         // The append-only, CRC-framed, hash-chained event log.
         .target(name: "SubledgerLog", dependencies: ["CCRC32C", "COpenSSL"]),
 
+        // Typed domain events, their compact binary codec and the notification → event table.
+        .target(name: "SubledgerEvents"),
+
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerLog"]),
         .executableTarget(name: "subledger-bench", dependencies: ["SubledgerLog", "CSQLite"], path: "Tools/Bench"),
 
         // Tests
         .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerLog"]),
+        .testTarget(name: "SubledgerEventsTests", dependencies: ["SubledgerEvents"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )
