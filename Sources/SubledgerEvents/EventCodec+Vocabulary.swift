@@ -26,23 +26,6 @@ enum Vocabulary: UInt8, Hashable {
         }
     }
 
-    var name: String {
-        switch self {
-        case .notificationType: "notificationType"
-        case .subtype: "subtype"
-        case .environment: "environment"
-        case .consumptionRequestReason: "consumptionRequestReason"
-        case .transactionType: "type"
-        case .ownership: "ownership"
-        case .offerDiscountType: "offerDiscountType"
-        case .revocationType: "revocationType"
-        case .transactionReason: "transactionReason"
-        case .billingPlanType: "billingPlanType"
-        case .currency: "currency"
-        case .storefront: "storefront"
-        }
-    }
-
     private static let notificationTypes = [
         "CONSUMPTION_REQUEST", "DID_CHANGE_RENEWAL_PREF", "DID_CHANGE_RENEWAL_STATUS",
         "DID_FAIL_TO_RENEW", "DID_RENEW", "EXPIRED", "EXTERNAL_PURCHASE_TOKEN",

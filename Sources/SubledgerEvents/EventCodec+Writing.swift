@@ -77,8 +77,12 @@ func canonicalUUID(_ text: String) -> (bytes: (UInt64, UInt64), uppercase: Bool)
         let nibble: UInt8
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10; sawLower = true
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10; sawUpper = true
+        case UInt8(ascii: "a")...UInt8(ascii: "f"):
+            nibble = byte - UInt8(ascii: "a") + 10
+            sawLower = true
+        case UInt8(ascii: "A")...UInt8(ascii: "F"):
+            nibble = byte - UInt8(ascii: "A") + 10
+            sawUpper = true
         default: return nil
         }
         if nibbles < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }

@@ -30,27 +30,35 @@ public struct EventDecodingError: Error, Hashable, Sendable, CustomStringConvert
     }
 
     public var description: String {
-        let problem: String
+        "cannot decode event at byte \(offset): \(problem)"
+    }
+
+    private var problem: String {
         switch reason {
         case .truncated:
-            problem = "the record ends in the middle of a field; it was cut short, so check the framing that delivered it"
+            return "the record ends in the middle of a field; it was cut short, so check the framing that delivered it"
         case .unknownEventType(let code):
-            problem = "unknown event type code \(code); the record was written by a newer Subledger (upgrade before replaying) or is corrupt"
+            return "unknown event type code \(code); the record was written by a newer Subledger "
+                + "(upgrade before replaying) or is corrupt"
+        case .unsupportedVersion(let type, 0):
+            return "\(type.name) version 0 does not exist; the record is corrupt"
+        case .unsupportedVersion(let type, let version) where version > type.currentVersion:
+            return "\(type.name) version \(version) is newer than this build, which reads versions "
+                + "1...\(type.currentVersion); upgrade Subledger before replaying"
         case .unsupportedVersion(let type, let version):
-            problem = version == 0 || version > type.currentVersion
-                ? "\(type.name) version \(version) is not readable by this build, which reads versions 1...\(type.currentVersion); upgrade Subledger before replaying"
-                : "\(type.name) version \(version) has no reader in this build"
+            return "\(type.name) version \(version) has no reader in this build"
         case .malformedVarint:
-            problem = "malformed varint (longer than 10 bytes, over 64 bits or not in shortest form); the record is corrupt"
+            return "malformed varint (longer than 10 bytes, over 64 bits or not in shortest form); "
+                + "the record is corrupt"
         case .undefinedFields(let section, let bits):
-            problem = "the \(section) presence bitmap sets undefined bits 0x\(String(bits, radix: 16)); the record is corrupt or from a newer layout"
+            return "the \(section) presence bitmap sets undefined bits 0x\(String(bits, radix: 16)); "
+                + "the record is corrupt or from a newer layout"
         case .invalidValue(let field):
-            problem = "invalid value for \(field); the record is corrupt"
+            return "invalid value for \(field); the record is corrupt"
         case .invalidUTF8(let field):
-            problem = "\(field) is not valid UTF-8; the record is corrupt"
+            return "\(field) is not valid UTF-8; the record is corrupt"
         case .trailingBytes(let count):
-            problem = "\(count) bytes follow the end of the event; pass exactly one encoded event"
+            return "\(count) bytes follow the end of the event; pass exactly one encoded event"
         }
-        return "cannot decode event at byte \(offset): \(problem)"
     }
 }

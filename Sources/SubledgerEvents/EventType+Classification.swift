@@ -43,11 +43,12 @@ extension NotificationRule: CustomStringConvertible {
     /// The catalog's notation: `TYPE` (no subtype), `TYPE/SUBTYPE`, `TYPE/*` (any other
     /// subtype or none), with ` (monthly commitment)` appended for the commitment rule.
     public var description: String {
-        let pattern = switch subtype {
-        case .none: notificationType
-        case .exactly(let subtype): "\(notificationType)/\(subtype)"
-        case .any: "\(notificationType)/*"
-        }
+        let pattern =
+            switch subtype {
+            case .none: notificationType
+            case .exactly(let subtype): "\(notificationType)/\(subtype)"
+            case .any: "\(notificationType)/*"
+            }
         return onlyMonthlyCommitmentRenewal ? pattern + " (monthly commitment)" : pattern
     }
 }

@@ -82,7 +82,8 @@ public struct EventView {
             if envelope.contains(.transaction) {
                 let fields = try reader.section(TransactionField.self, ThirtyTwoOffsets.self)
                 transactionFields = fields
-                transactionCommitment = fields.contains(.commitment)
+                transactionCommitment =
+                    fields.contains(.commitment)
                     ? try reader.section(CommitmentField.self, FourOffsets.self) : nil
             } else {
                 (transactionFields, transactionCommitment) = (nil, nil)
@@ -90,14 +91,17 @@ public struct EventView {
             if envelope.contains(.renewal) {
                 let fields = try reader.section(RenewalField.self, ThirtyTwoOffsets.self)
                 renewalFields = fields
-                renewalCommitment = fields.contains(.commitment)
+                renewalCommitment =
+                    fields.contains(.commitment)
                     ? try reader.section(CommitmentRenewalField.self, EightOffsets.self) : nil
             } else {
                 (renewalFields, renewalCommitment) = (nil, nil)
             }
-            summaryFields = envelope.contains(.renewalExtensionSummary)
+            summaryFields =
+                envelope.contains(.renewalExtensionSummary)
                 ? try reader.section(SummaryField.self, FourOffsets.self) : nil
-            tokenFields = envelope.contains(.externalPurchaseToken)
+            tokenFields =
+                envelope.contains(.externalPurchaseToken)
                 ? try reader.section(ExternalPurchaseTokenField.self, FourOffsets.self) : nil
         default:
             throw EventDecodingError(.unsupportedVersion(type, version: version), at: 2)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SubledgerEvents
+import Testing
 
 /// The `Events/` catalog and the code must agree: every type has a page and every page a type,
 /// with the same code, version and notification mapping.
@@ -30,7 +30,9 @@ struct EventCatalogTests {
                     lists[key, default: []].append(String(line.dropFirst(2)))
                     continue
                 }
-                let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
                 try #require(parts.count == 2, "\(file): not a key: value line: \(line)")
                 if parts[1].isEmpty {
                     listKey = parts[0]

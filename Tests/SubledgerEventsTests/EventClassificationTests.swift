@@ -1,5 +1,5 @@
-import Testing
 import SubledgerEvents
+import Testing
 
 @Suite("Notification → event classification")
 struct EventClassificationTests {
@@ -16,7 +16,8 @@ struct EventClassificationTests {
         #expect(Self.appleNotificationTypes.count == 23)
         for type in Self.appleNotificationTypes {
             for subtype in [nil, "SOME_FUTURE_SUBTYPE"] as [String?] {
-                let event = EventType.classify(notificationType: type, subtype: subtype, isMonthlyCommitmentRenewal: false)
+                let event = EventType.classify(
+                    notificationType: type, subtype: subtype, isMonthlyCommitmentRenewal: false)
                 #expect(event != .unrecognizedNotification, "\(type)/\(subtype ?? "-")")
                 #expect(event != .transactionBackfilled)
             }
@@ -24,54 +25,59 @@ struct EventClassificationTests {
         #expect(Set(EventType.notificationRules.map(\.notificationType)) == Set(Self.appleNotificationTypes))
     }
 
-    @Test("each documented notification and subtype gives its event", arguments: [
-        ("SUBSCRIBED", "INITIAL_BUY", EventType.subscriptionStarted),
-        ("SUBSCRIBED", "RESUBSCRIBE", .resubscribed),
-        ("DID_RENEW", nil, .renewed),
-        ("DID_RENEW", "BILLING_RECOVERY", .renewed),
-        ("DID_FAIL_TO_RENEW", nil, .renewalFailed),
-        ("DID_FAIL_TO_RENEW", "GRACE_PERIOD", .renewalFailed),
-        ("GRACE_PERIOD_EXPIRED", nil, .gracePeriodExpired),
-        ("EXPIRED", "VOLUNTARY", .expired),
-        ("EXPIRED", "BILLING_RETRY", .expired),
-        ("EXPIRED", "PRICE_INCREASE", .expired),
-        ("EXPIRED", "PRODUCT_NOT_FOR_SALE", .expired),
-        ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", .renewalStatusChanged),
-        ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", .renewalStatusChanged),
-        ("DID_CHANGE_RENEWAL_PREF", "UPGRADE", .renewalPreferenceChanged),
-        ("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", .renewalPreferenceChanged),
-        ("DID_CHANGE_RENEWAL_PREF", nil, .renewalPreferenceChanged),
-        ("PRICE_INCREASE", "PENDING", .priceIncrease),
-        ("PRICE_INCREASE", "ACCEPTED", .priceIncrease),
-        ("REFUND", nil, .refunded),
-        ("REFUND_DECLINED", nil, .refundDeclined),
-        ("REFUND_REVERSED", nil, .refundReversed),
-        ("REVOKE", nil, .revoked),
-        ("OFFER_REDEEMED", "INITIAL_BUY", .offerRedeemed),
-        ("OFFER_REDEEMED", "RESUBSCRIBE", .offerRedeemed),
-        ("OFFER_REDEEMED", "UPGRADE", .offerRedeemed),
-        ("OFFER_REDEEMED", "DOWNGRADE", .offerRedeemed),
-        ("OFFER_REDEEMED", nil, .offerRedeemed),
-        ("RENEWAL_EXTENDED", nil, .renewalExtended),
-        ("RENEWAL_EXTENSION", "SUMMARY", .renewalExtensionSummary),
-        ("RENEWAL_EXTENSION", "FAILURE", .renewalExtensionSummary),
-        ("ONE_TIME_CHARGE", nil, .oneTimePurchase),
-        ("CONSUMPTION_REQUEST", nil, .consumptionRequested),
-        ("TEST", nil, .test),
-        ("EXTERNAL_PURCHASE_TOKEN", "UNREPORTED", .externalPurchaseToken),
-        ("METADATA_UPDATE", nil, .metadataUpdated),
-        ("MIGRATION", nil, .migrated),
-        ("PRICE_CHANGE", nil, .priceChanged),
-        ("RESCIND_CONSENT", nil, .consentRescinded),
-    ] as [(String, String?, EventType)])
+    @Test(
+        "each documented notification and subtype gives its event",
+        arguments: [
+            ("SUBSCRIBED", "INITIAL_BUY", EventType.subscriptionStarted),
+            ("SUBSCRIBED", "RESUBSCRIBE", .resubscribed),
+            ("DID_RENEW", nil, .renewed),
+            ("DID_RENEW", "BILLING_RECOVERY", .renewed),
+            ("DID_FAIL_TO_RENEW", nil, .renewalFailed),
+            ("DID_FAIL_TO_RENEW", "GRACE_PERIOD", .renewalFailed),
+            ("GRACE_PERIOD_EXPIRED", nil, .gracePeriodExpired),
+            ("EXPIRED", "VOLUNTARY", .expired),
+            ("EXPIRED", "BILLING_RETRY", .expired),
+            ("EXPIRED", "PRICE_INCREASE", .expired),
+            ("EXPIRED", "PRODUCT_NOT_FOR_SALE", .expired),
+            ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", .renewalStatusChanged),
+            ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", .renewalStatusChanged),
+            ("DID_CHANGE_RENEWAL_PREF", "UPGRADE", .renewalPreferenceChanged),
+            ("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", .renewalPreferenceChanged),
+            ("DID_CHANGE_RENEWAL_PREF", nil, .renewalPreferenceChanged),
+            ("PRICE_INCREASE", "PENDING", .priceIncrease),
+            ("PRICE_INCREASE", "ACCEPTED", .priceIncrease),
+            ("REFUND", nil, .refunded),
+            ("REFUND_DECLINED", nil, .refundDeclined),
+            ("REFUND_REVERSED", nil, .refundReversed),
+            ("REVOKE", nil, .revoked),
+            ("OFFER_REDEEMED", "INITIAL_BUY", .offerRedeemed),
+            ("OFFER_REDEEMED", "RESUBSCRIBE", .offerRedeemed),
+            ("OFFER_REDEEMED", "UPGRADE", .offerRedeemed),
+            ("OFFER_REDEEMED", "DOWNGRADE", .offerRedeemed),
+            ("OFFER_REDEEMED", nil, .offerRedeemed),
+            ("RENEWAL_EXTENDED", nil, .renewalExtended),
+            ("RENEWAL_EXTENSION", "SUMMARY", .renewalExtensionSummary),
+            ("RENEWAL_EXTENSION", "FAILURE", .renewalExtensionSummary),
+            ("ONE_TIME_CHARGE", nil, .oneTimePurchase),
+            ("CONSUMPTION_REQUEST", nil, .consumptionRequested),
+            ("TEST", nil, .test),
+            ("EXTERNAL_PURCHASE_TOKEN", "UNREPORTED", .externalPurchaseToken),
+            ("METADATA_UPDATE", nil, .metadataUpdated),
+            ("MIGRATION", nil, .migrated),
+            ("PRICE_CHANGE", nil, .priceChanged),
+            ("RESCIND_CONSENT", nil, .consentRescinded),
+        ] as [(String, String?, EventType)])
     func documentedMapping(notificationType: String, subtype: String?, expected: EventType) {
-        #expect(EventType.classify(notificationType: notificationType, subtype: subtype, isMonthlyCommitmentRenewal: false) == expected)
+        #expect(
+            EventType.classify(notificationType: notificationType, subtype: subtype, isMonthlyCommitmentRenewal: false)
+                == expected)
     }
 
     @Test("a renewal billed inside a monthly commitment is a commitment period, whatever its subtype")
     func commitmentRenewals() {
         for subtype in [nil, "BILLING_RECOVERY", "NEW_SUBTYPE"] as [String?] {
-            #expect(EventType.classify(notificationType: "DID_RENEW", subtype: subtype, isMonthlyCommitmentRenewal: true)
+            #expect(
+                EventType.classify(notificationType: "DID_RENEW", subtype: subtype, isMonthlyCommitmentRenewal: true)
                     == .commitmentPeriodBilled)
         }
     }
@@ -80,8 +86,10 @@ struct EventClassificationTests {
     func commitmentFlagOnlyForRenewals() {
         for type in Self.appleNotificationTypes where type != "DID_RENEW" {
             for subtype in [nil, "INITIAL_BUY", "VOLUNTARY", "X"] as [String?] {
-                #expect(EventType.classify(notificationType: type, subtype: subtype, isMonthlyCommitmentRenewal: true)
-                        == EventType.classify(notificationType: type, subtype: subtype, isMonthlyCommitmentRenewal: false))
+                #expect(
+                    EventType.classify(notificationType: type, subtype: subtype, isMonthlyCommitmentRenewal: true)
+                        == EventType.classify(
+                            notificationType: type, subtype: subtype, isMonthlyCommitmentRenewal: false))
             }
         }
     }
@@ -89,8 +97,12 @@ struct EventClassificationTests {
     @Test("an unknown notification type is kept as an unrecognized notification, never rejected")
     func unknownNotificationTypes() {
         for type in ["SUBSCRIPTION_PAUSED", "", "did_renew", "DID_RENEW "] {
-            #expect(EventType.classify(notificationType: type, subtype: nil, isMonthlyCommitmentRenewal: false) == .unrecognizedNotification)
-            #expect(EventType.classify(notificationType: type, subtype: "INITIAL_BUY", isMonthlyCommitmentRenewal: true) == .unrecognizedNotification)
+            #expect(
+                EventType.classify(notificationType: type, subtype: nil, isMonthlyCommitmentRenewal: false)
+                    == .unrecognizedNotification)
+            #expect(
+                EventType.classify(notificationType: type, subtype: "INITIAL_BUY", isMonthlyCommitmentRenewal: true)
+                    == .unrecognizedNotification)
         }
     }
 
@@ -99,7 +111,8 @@ struct EventClassificationTests {
         #expect(NotificationRule("DID_RENEW", .none, .renewed).description == "DID_RENEW")
         #expect(NotificationRule("EXPIRED", .exactly("VOLUNTARY"), .expired).description == "EXPIRED/VOLUNTARY")
         #expect(NotificationRule("REFUND", .any, .refunded).description == "REFUND/*")
-        #expect(NotificationRule("DID_RENEW", .any, onlyMonthlyCommitmentRenewal: true, .commitmentPeriodBilled).description
+        #expect(
+            NotificationRule("DID_RENEW", .any, onlyMonthlyCommitmentRenewal: true, .commitmentPeriodBilled).description
                 == "DID_RENEW/* (monthly commitment)")
     }
 

@@ -1,5 +1,5 @@
-import Testing
 import SubledgerEvents
+import Testing
 
 /// The worked example of docs/event-codec.md, byte for byte: if the code and the
 /// specification drift apart, this fails.
@@ -27,7 +27,8 @@ struct EventCodecLayoutTests {
         0x05,  // evidence length 5
         0x09,  // notificationType: odd tag, vocabulary index 4 = DID_RENEW
         0x19,  // subtype: odd tag, vocabulary index 12 = BILLING_RECOVERY
-        0xC9, 0x18,  // transaction bitmap 3145: transactionId (0), productId (3), purchaseDate (6), price (10), currency (11)
+        // transaction bitmap 3145: transactionId (0), productId (3), purchaseDate (6), price (10), currency (11)
+        0xC9, 0x18,
         0x83, 0x80, 0xE8, 0x98, 0xA9, 0xBF, 0x8D, 0x07,  // transactionId: odd tag 2n+1, n = 2000000000000001
         0x06, 0x70, 0x72, 0x6F,  // productId: even tag 2×3, "pro"
         0x01,  // purchaseDate: zigzag(-1) relative to effectiveAt

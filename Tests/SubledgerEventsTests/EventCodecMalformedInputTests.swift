@@ -1,5 +1,5 @@
-import Testing
 import SubledgerEvents
+import Testing
 
 @Suite("Event codec rejects malformed input with a clear error")
 struct EventCodecMalformedInputTests {
@@ -58,7 +58,8 @@ struct EventCodecMalformedInputTests {
 
     @Test("versions outside 1...currentVersion are refused with the readable range")
     func unsupportedVersions() throws {
-        #expect(Self.reason([0x03, 0x00, 0x00] + Self.minimal.dropFirst(3)) == .unsupportedVersion(.renewed, version: 0))
+        #expect(
+            Self.reason([0x03, 0x00, 0x00] + Self.minimal.dropFirst(3)) == .unsupportedVersion(.renewed, version: 0))
         let error = try #require(throws: EventDecodingError.self) {
             try EventCodec.decode([0x03, 0x00, 0x02] + Self.minimal.dropFirst(3))
         }
@@ -75,10 +76,12 @@ struct EventCodecMalformedInputTests {
     @Test("presence bits a section does not define are refused")
     func undefinedFields() {
         // Envelope bit 10 (varint 0x80 0x08).
-        #expect(Self.reason([0x03, 0x00, 0x01, 0x80, 0x08, 0x00, 0x00, 0x00])
+        #expect(
+            Self.reason([0x03, 0x00, 0x01, 0x80, 0x08, 0x00, 0x00, 0x00])
                 == .undefinedFields(section: "envelope", bits: 1 << 10))
         // Transaction present (0x40), its bitmap with bit 28 (varint 0x80 0x80 0x80 0x80 0x01).
-        #expect(Self.reason([0x03, 0x00, 0x01, 0x40, 0x00, 0x00, 0x00, 0x80, 0x80, 0x80, 0x80, 0x01])
+        #expect(
+            Self.reason([0x03, 0x00, 0x01, 0x40, 0x00, 0x00, 0x00, 0x80, 0x80, 0x80, 0x80, 0x01])
                 == .undefinedFields(section: "transaction", bits: 1 << 28))
     }
 
@@ -87,9 +90,13 @@ struct EventCodecMalformedInputTests {
         // Evidence position written as 0x80 0x00 (zero, not in shortest form).
         #expect(Self.reason([0x03, 0x00, 0x01, 0x00, 0x00, 0x80, 0x00, 0x00]) == .malformedVarint)
         // Eleven continuation bytes.
-        #expect(Self.reason([0x03, 0x00, 0x01, 0x00, 0x00] + Array(repeating: 0xFF, count: 11) + [0x00]) == .malformedVarint)
+        #expect(
+            Self.reason([0x03, 0x00, 0x01, 0x00, 0x00] + Array(repeating: 0xFF, count: 11) + [0x00]) == .malformedVarint
+        )
         // Ten bytes whose last carries more than the 64th bit.
-        #expect(Self.reason([0x03, 0x00, 0x01, 0x00, 0x00] + Array(repeating: 0xFF, count: 9) + [0x02, 0x00]) == .malformedVarint)
+        #expect(
+            Self.reason([0x03, 0x00, 0x01, 0x00, 0x00] + Array(repeating: 0xFF, count: 9) + [0x02, 0x00])
+                == .malformedVarint)
         // The largest value, in ten bytes, is fine.
         #expect(Self.reason([0x03, 0x00, 0x01, 0x00, 0x00] + Array(repeating: 0xFF, count: 9) + [0x01, 0x00]) == nil)
     }
@@ -99,17 +106,21 @@ struct EventCodecMalformedInputTests {
         let header: [UInt8] = [0x03, 0x00, 0x01]
         let envelopeRest: [UInt8] = [0x00, 0x00, 0x00]  // effectiveAt, evidence position, length
         // Transaction with only isUpgraded (bit 18: varint 0x80 0x80 0x10) holding byte 2.
-        #expect(Self.reason(header + [0x40] + envelopeRest + [0x80, 0x80, 0x10, 0x02])
+        #expect(
+            Self.reason(header + [0x40] + envelopeRest + [0x80, 0x80, 0x10, 0x02])
                 == .invalidValue(field: "transaction.isUpgraded"))
         // notificationType vocabulary index 23: one past the last.
         #expect(Self.reason(header + [0x02] + envelopeRest + [47]) == .invalidValue(field: "envelope.notificationType"))
         #expect(try EventCodec.decode(header + [0x02] + envelopeRest + [45]).notificationType == "TEST")
         // productId has no compact form.
-        #expect(Self.reason(header + [0x40] + envelopeRest + [0x08, 0x01]) == .invalidValue(field: "transaction.productId"))
+        #expect(
+            Self.reason(header + [0x40] + envelopeRest + [0x08, 0x01]) == .invalidValue(field: "transaction.productId"))
         // notificationUUID compact form 2 does not exist.
-        #expect(Self.reason(header + [0x01] + envelopeRest + [0x05]) == .invalidValue(field: "envelope.notificationUUID"))
+        #expect(
+            Self.reason(header + [0x01] + envelopeRest + [0x05]) == .invalidValue(field: "envelope.notificationUUID"))
         // Evidence length above UInt32.max.
-        #expect(Self.reason(header + [0x00, 0x00, 0x00, 0x80, 0x80, 0x80, 0x80, 0x10])
+        #expect(
+            Self.reason(header + [0x00, 0x00, 0x00, 0x80, 0x80, 0x80, 0x80, 0x10])
                 == .invalidValue(field: "envelope.evidence.length"))
     }
 
@@ -117,7 +128,8 @@ struct EventCodecMalformedInputTests {
     func invalidUTF8() {
         let bytes: [UInt8] = [0x03, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x04, 0xC3, 0x28]
         #expect(Self.reason(bytes) == .invalidUTF8(field: "envelope.notificationType"))
-        let longer: [UInt8] = [0x03, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x14] + Array("abcdefgh".utf8) + [0xED, 0xA0, 0x80]
+        let longer: [UInt8] =
+            [0x03, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x14] + Array("abcdefgh".utf8) + [0xED, 0xA0, 0x80]
         #expect(Self.reason(longer) == .invalidUTF8(field: "envelope.notificationType"))
     }
 }

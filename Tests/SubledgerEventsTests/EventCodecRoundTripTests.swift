@@ -1,16 +1,19 @@
-import Testing
 import SubledgerEvents
+import Testing
 
 @Suite("Event codec round trip")
 struct EventCodecRoundTripTests {
-    @Test("every randomly generated event decodes to exactly the event that was encoded", arguments: [1, 2, 3] as [UInt64])
+    @Test(
+        "every randomly generated event decodes to exactly the event that was encoded",
+        arguments: [1, 2, 3] as [UInt64])
     func randomRoundTrip(seed: UInt64) throws {
         var events = RandomEvents(seed: seed)
         for index in 0..<3_000 {
             let event = events.event()
             let decoded = try EventCodec.decode(EventCodec.encoded(event))
             guard decoded == event else {
-                Issue.record("event \(index) of seed \(seed) changed in the round trip: \(firstDifference(event, decoded))")
+                Issue.record(
+                    "event \(index) of seed \(seed) changed in the round trip: \(firstDifference(event, decoded))")
                 return
             }
         }
@@ -41,8 +44,9 @@ struct EventCodecRoundTripTests {
         for id in identifiers {
             let event = Event(
                 type: .transactionBackfilled, effectiveAt: 0, evidence: EvidenceRef(position: 0, length: 0),
-                transaction: TransactionFacts(transactionId: id, originalTransactionId: id, webOrderLineItemId: id,
-                                              subscriptionGroupIdentifier: id),
+                transaction: TransactionFacts(
+                    transactionId: id, originalTransactionId: id, webOrderLineItemId: id,
+                    subscriptionGroupIdentifier: id),
                 renewal: RenewalFacts(originalTransactionId: id))
             #expect(try EventCodec.decode(EventCodec.encoded(event)) == event, "identifier \(id.debugDescription)")
         }
@@ -53,7 +57,8 @@ struct EventCodecRoundTripTests {
         let values = [
             "1a7cdc3d-9360-49c3-ae37-0423e4c6e7c7", "1A7CDC3D-9360-49C3-AE37-0423E4C6E7C7",
             "1a7cdc3d-9360-49c3-AE37-0423e4c6e7c7", "00000000-0000-0000-0000-000000000000",
-            "1a7cdc3d93604 9c3-ae37-0423e4c6e7c7", "1a7cdc3d-9360-49c3-ae37-0423e4c6e7c", "{1a7cdc3d-9360-49c3-ae37-0423e4c6e7c7}",
+            "1a7cdc3d93604 9c3-ae37-0423e4c6e7c7", "1a7cdc3d-9360-49c3-ae37-0423e4c6e7c",
+            "{1a7cdc3d-9360-49c3-ae37-0423e4c6e7c7}",
             "1a7cdc3g-9360-49c3-ae37-0423e4c6e7c7", "not-a-uuid",
         ]
         for value in values {
@@ -81,5 +86,7 @@ func firstDifference(_ expected: Event, _ actual: Event) -> String {
     let rhs = Array(String(describing: actual))
     let index = (0..<min(lhs.count, rhs.count)).first { lhs[$0] != rhs[$0] } ?? min(lhs.count, rhs.count)
     let from = max(0, index - 60)
-    return "expected …\(String(lhs[from..<min(lhs.count, index + 40)]))… got …\(String(rhs[from..<min(rhs.count, index + 40)]))…"
+    let expected = String(lhs[from..<min(lhs.count, index + 40)])
+    let got = String(rhs[from..<min(rhs.count, index + 40)])
+    return "expected …\(expected)… got …\(got)…"
 }

@@ -1,5 +1,5 @@
-import Testing
 import SubledgerEvents
+import Testing
 
 @Suite("EventView reads records in place")
 struct EventViewTests {
@@ -66,8 +66,11 @@ struct EventViewTests {
     @Test("UUIDs come out as 128-bit values and in their original case")
     func uuids() throws {
         let lower = "1a7cdc3d-9360-49c3-ae37-0423e4c6e7c7"
-        for (text, isUUID) in [(lower, true), (lower.uppercased(), true), ("1A7cdc3d-9360-49c3-ae37-0423e4c6e7c7", false)] {
-            let event = Event(type: .test, effectiveAt: 0, evidence: EvidenceRef(position: 0, length: 0), notificationUUID: text)
+        for (text, isUUID) in [
+            (lower, true), (lower.uppercased(), true), ("1A7cdc3d-9360-49c3-ae37-0423e4c6e7c7", false),
+        ] {
+            let event = Event(
+                type: .test, effectiveAt: 0, evidence: EvidenceRef(position: 0, length: 0), notificationUUID: text)
             try withView(of: event) { view in
                 let ref = try #require(view.notificationUUID)
                 #expect(ref.uuid == (isUUID ? 0x1a7c_dc3d_9360_49c3_ae37_0423_e4c6_e7c7 : nil))
@@ -109,7 +112,9 @@ struct EventViewTests {
                 #expect(view.transaction?.transactionId?.string == event.transaction?.transactionId)
                 #expect(view.transaction?.expiresDate == event.transaction?.expiresDate)
                 #expect(view.renewal?.gracePeriodExpiresDate == event.renewal?.gracePeriodExpiresDate)
-                #expect(view.renewal?.commitment?.commitmentRenewalPrice == event.renewal?.commitment?.commitmentRenewalPrice)
+                #expect(
+                    view.renewal?.commitment?.commitmentRenewalPrice
+                        == event.renewal?.commitment?.commitmentRenewalPrice)
                 #expect(view.externalPurchaseToken?.tokenCreationDate == event.externalPurchaseToken?.tokenCreationDate)
             }
         }
@@ -120,7 +125,8 @@ struct EventViewTests {
         let event = Event(
             type: .renewed, effectiveAt: 0, evidence: EvidenceRef(position: 0, length: 0),
             notificationType: "USD",
-            transaction: TransactionFacts(transactionId: "840", originalTransactionId: "840", productId: "USD", currency: "USD"),
+            transaction: TransactionFacts(
+                transactionId: "840", originalTransactionId: "840", productId: "USD", currency: "USD"),
             renewal: RenewalFacts(originalTransactionId: "0840", currency: "USD"))
         try withView(of: event) { view in
             let transaction = try #require(view.transaction)

@@ -15,7 +15,8 @@ enum GoldenEvents {
             subtype: "INITIAL_BUY", environment: .production, status: 1,
             transaction: TransactionFacts(
                 transactionId: "510000000000001", originalTransactionId: "510000000000001",
-                webOrderLineItemId: "510000000000101", productId: "pro.monthly", subscriptionGroupIdentifier: "21000001",
+                webOrderLineItemId: "510000000000101", productId: "pro.monthly",
+                subscriptionGroupIdentifier: "21000001",
                 type: "Auto-Renewable Subscription", purchaseDate: 1_767_225_598_000,
                 originalPurchaseDate: 1_767_225_598_000, expiresDate: 1_767_830_398_000, signedDate: 1_767_225_599_500,
                 price: 0, currency: "USD", storefront: "USA", offerType: 1, offerDiscountType: "FREE_TRIAL",
@@ -75,7 +76,8 @@ enum GoldenEvents {
                     commitmentRenewalBillingPlanType: "MONTHLY", commitmentRenewalDate: 1_798_761_600_000,
                     commitmentRenewalPrice: 131_880))),
         Event(
-            type: .renewalFailed, effectiveAt: 1_772_323_260_000, evidence: EvidenceRef(position: 27_312, length: 6_900),
+            type: .renewalFailed, effectiveAt: 1_772_323_260_000,
+            evidence: EvidenceRef(position: 27_312, length: 6_900),
             notificationUUID: "4d5e6f70-8192-43a4-b5c6-d7e8f90a1b2c", notificationType: "DID_FAIL_TO_RENEW",
             subtype: "GRACE_PERIOD", environment: .production, status: 4,
             transaction: TransactionFacts(
@@ -86,7 +88,8 @@ enum GoldenEvents {
                 autoRenewStatus: 1, expirationIntent: 2, isInBillingRetryPeriod: true,
                 gracePeriodExpiresDate: 1_773_014_400_000, renewalPrice: 9_990, currency: "USD")),
         Event(
-            type: .gracePeriodExpired, effectiveAt: 1_773_014_400_500, evidence: EvidenceRef(position: 34_212, length: 6_100),
+            type: .gracePeriodExpired, effectiveAt: 1_773_014_400_500,
+            evidence: EvidenceRef(position: 34_212, length: 6_100),
             notificationUUID: "5e6f7081-92a3-44b5-86c7-e8f90a1b2c3d", notificationType: "GRACE_PERIOD_EXPIRED",
             environment: .production, status: 3,
             renewal: RenewalFacts(
@@ -103,19 +106,22 @@ enum GoldenEvents {
                 originalTransactionId: "510000000000600", autoRenewStatus: 0, expirationIntent: 1,
                 isInBillingRetryPeriod: false)),
         Event(
-            type: .renewalStatusChanged, effectiveAt: 1_770_000_000_000, evidence: EvidenceRef(position: 46_362, length: 5_900),
+            type: .renewalStatusChanged, effectiveAt: 1_770_000_000_000,
+            evidence: EvidenceRef(position: 46_362, length: 5_900),
             notificationUUID: "708192a3-b4c5-46d7-a8e9-0a1b2c3d4e5f", notificationType: "DID_CHANGE_RENEWAL_STATUS",
             subtype: "AUTO_RENEW_DISABLED", environment: .sandbox, status: 1,
             renewal: RenewalFacts(originalTransactionId: "2000000400000001", autoRenewStatus: 0)),
         Event(
-            type: .renewalPreferenceChanged, effectiveAt: 1_770_100_000_000, evidence: EvidenceRef(position: 52_262, length: 5_950),
+            type: .renewalPreferenceChanged, effectiveAt: 1_770_100_000_000,
+            evidence: EvidenceRef(position: 52_262, length: 5_950),
             notificationUUID: "8192a3b4-c5d6-47e8-b9f0-1a2b3c4d5e6f", notificationType: "DID_CHANGE_RENEWAL_PREF",
             subtype: "DOWNGRADE", environment: .production, status: 1,
             renewal: RenewalFacts(
                 originalTransactionId: "510000000000700", productId: "pro.yearly", autoRenewProductId: "basic.yearly",
                 autoRenewStatus: 1, renewalPrice: 49_990, currency: "GBP")),
         Event(
-            type: .priceIncrease, effectiveAt: 1_770_200_000_000, evidence: EvidenceRef(position: 58_212, length: 6_010),
+            type: .priceIncrease, effectiveAt: 1_770_200_000_000,
+            evidence: EvidenceRef(position: 58_212, length: 6_010),
             notificationUUID: "92a3b4c5-d6e7-48f9-8a0b-1c2d3e4f5a6b", notificationType: "PRICE_INCREASE",
             subtype: "PENDING", environment: .production, status: 1,
             renewal: RenewalFacts(
@@ -131,12 +137,14 @@ enum GoldenEvents {
                 revocationDate: 1_770_299_000_000, revocationReason: 0, revocationType: "REFUND_PRORATED",
                 revocationPercentage: 50_000)),
         Event(
-            type: .refundDeclined, effectiveAt: 1_770_400_000_000, evidence: EvidenceRef(position: 70_422, length: 5_800),
+            type: .refundDeclined, effectiveAt: 1_770_400_000_000,
+            evidence: EvidenceRef(position: 70_422, length: 5_800),
             notificationUUID: "b4c5d6e7-f809-4ab1-8c2d-3e4f5a6b7c8d", notificationType: "REFUND_DECLINED",
             environment: .production,
             transaction: TransactionFacts(transactionId: "510000000001001", originalTransactionId: "510000000001000")),
         Event(
-            type: .refundReversed, effectiveAt: 1_770_500_000_000, evidence: EvidenceRef(position: 76_222, length: 6_150),
+            type: .refundReversed, effectiveAt: 1_770_500_000_000,
+            evidence: EvidenceRef(position: 76_222, length: 6_150),
             notificationUUID: "c5d6e7f8-091a-4bc2-9d3e-4f5a6b7c8d9e", notificationType: "REFUND_REVERSED",
             environment: .production, status: 1,
             transaction: TransactionFacts(
@@ -150,7 +158,8 @@ enum GoldenEvents {
                 transactionId: "510000000001101", originalTransactionId: "510000000001100", productId: "family.plan",
                 ownership: "FAMILY_SHARED", revocationDate: 1_770_599_000_000, revocationType: "FAMILY_REVOKE")),
         Event(
-            type: .offerRedeemed, effectiveAt: 1_770_700_000_000, evidence: EvidenceRef(position: 88_672, length: 6_400),
+            type: .offerRedeemed, effectiveAt: 1_770_700_000_000,
+            evidence: EvidenceRef(position: 88_672, length: 6_400),
             notificationUUID: "e7f8091a-2b3c-4de4-9f5a-6b7c8d9eafb0", notificationType: "OFFER_REDEEMED",
             subtype: "UPGRADE", environment: .production, status: 1,
             transaction: TransactionFacts(
@@ -159,21 +168,24 @@ enum GoldenEvents {
                 offerDiscountType: "PAY_AS_YOU_GO", offerIdentifier: "SPRING-2026", offerPeriod: "P3M",
                 isUpgraded: false, transactionReason: "PURCHASE")),
         Event(
-            type: .renewalExtended, effectiveAt: 1_770_800_000_000, evidence: EvidenceRef(position: 95_072, length: 6_000),
+            type: .renewalExtended, effectiveAt: 1_770_800_000_000,
+            evidence: EvidenceRef(position: 95_072, length: 6_000),
             notificationUUID: "f8091a2b-3c4d-4ef5-8a6b-7c8d9eafb0c1", notificationType: "RENEWAL_EXTENDED",
             environment: .production, status: 1,
             transaction: TransactionFacts(
                 transactionId: "510000000001301", originalTransactionId: "510000000001300",
                 expiresDate: 1_773_392_000_000)),
         Event(
-            type: .renewalExtensionSummary, effectiveAt: 1_770_900_000_000, evidence: EvidenceRef(position: 101_072, length: 1_900),
+            type: .renewalExtensionSummary, effectiveAt: 1_770_900_000_000,
+            evidence: EvidenceRef(position: 101_072, length: 1_900),
             notificationUUID: "091a2b3c-4d5e-4f06-9b7c-8d9eafb0c1d2", notificationType: "RENEWAL_EXTENSION",
             subtype: "SUMMARY", environment: .production,
             renewalExtensionSummary: RenewalExtensionSummary(
                 requestIdentifier: "ab3c4d5e-6f70-4182-93a4-b5c6d7e8f901", productId: "pro.monthly",
                 succeededCount: 1_200, failedCount: 3)),
         Event(
-            type: .oneTimePurchase, effectiveAt: 1_771_000_000_000, evidence: EvidenceRef(position: 102_972, length: 5_500),
+            type: .oneTimePurchase, effectiveAt: 1_771_000_000_000,
+            evidence: EvidenceRef(position: 102_972, length: 5_500),
             notificationUUID: "1a2b3c4d-5e6f-4071-8c8d-9eafb0c1d2e3", notificationType: "ONE_TIME_CHARGE",
             environment: .production,
             transaction: TransactionFacts(
@@ -181,7 +193,8 @@ enum GoldenEvents {
                 type: "Consumable", purchaseDate: 1_770_999_999_000, price: 120, currency: "EUR", storefront: "FRA",
                 ownership: "PURCHASED", transactionReason: "PURCHASE", quantity: 3)),
         Event(
-            type: .consumptionRequested, effectiveAt: 1_771_100_000_000, evidence: EvidenceRef(position: 108_472, length: 5_600),
+            type: .consumptionRequested, effectiveAt: 1_771_100_000_000,
+            evidence: EvidenceRef(position: 108_472, length: 5_600),
             notificationUUID: "2b3c4d5e-6f70-4182-9d9e-afb0c1d2e3f4", notificationType: "CONSUMPTION_REQUEST",
             environment: .production, consumptionRequestReason: "UNINTENDED_PURCHASE",
             transaction: TransactionFacts(transactionId: "510000000001401", originalTransactionId: "510000000001401")),
@@ -189,14 +202,16 @@ enum GoldenEvents {
             type: .test, effectiveAt: 1_771_200_000_000, evidence: EvidenceRef(position: 114_072, length: 1_200),
             notificationUUID: "3c4d5e6f-7081-4293-8eaf-b0c1d2e3f405", notificationType: "TEST", environment: .sandbox),
         Event(
-            type: .externalPurchaseToken, effectiveAt: 1_771_300_000_000, evidence: EvidenceRef(position: 115_272, length: 1_500),
+            type: .externalPurchaseToken, effectiveAt: 1_771_300_000_000,
+            evidence: EvidenceRef(position: 115_272, length: 1_500),
             notificationUUID: "4d5e6f70-8192-43a4-9fb0-c1d2e3f40516", notificationType: "EXTERNAL_PURCHASE_TOKEN",
             subtype: "UNREPORTED", environment: .production,
             externalPurchaseToken: ExternalPurchaseTokenFacts(
                 externalPurchaseId: "b2c3d4e5-f607-4819-a2b3-c4d5e6f70819", tokenCreationDate: 1_771_299_000_000,
                 appAppleId: 1_470_168_868, bundleId: "com.example.app")),
         Event(
-            type: .metadataUpdated, effectiveAt: 1_771_400_000_000, evidence: EvidenceRef(position: 116_772, length: 1_600),
+            type: .metadataUpdated, effectiveAt: 1_771_400_000_000,
+            evidence: EvidenceRef(position: 116_772, length: 1_600),
             notificationUUID: "5e6f7081-92a3-44b5-80c1-d2e3f4051627", notificationType: "METADATA_UPDATE",
             subtype: "OFFER_CHANGED", environment: .production),
         Event(
@@ -205,15 +220,18 @@ enum GoldenEvents {
             environment: .production,
             transaction: TransactionFacts(transactionId: "510000000001501", originalTransactionId: "510000000001500")),
         Event(
-            type: .priceChanged, effectiveAt: 1_771_600_000_000, evidence: EvidenceRef(position: 120_072, length: 1_800),
+            type: .priceChanged, effectiveAt: 1_771_600_000_000,
+            evidence: EvidenceRef(position: 120_072, length: 1_800),
             notificationUUID: "708192a3-b4c5-46d7-92e3-f40516273849", notificationType: "PRICE_CHANGE",
             environment: .production),
         Event(
-            type: .consentRescinded, effectiveAt: 1_771_700_000_000, evidence: EvidenceRef(position: 121_872, length: 1_900),
+            type: .consentRescinded, effectiveAt: 1_771_700_000_000,
+            evidence: EvidenceRef(position: 121_872, length: 1_900),
             notificationUUID: "8192a3b4-c5d6-47e8-a3f4-05162738495a", notificationType: "RESCIND_CONSENT",
             environment: .production),
         Event(
-            type: .transactionBackfilled, effectiveAt: 1_704_067_200_000, evidence: EvidenceRef(position: 123_772, length: 2_400),
+            type: .transactionBackfilled, effectiveAt: 1_704_067_200_000,
+            evidence: EvidenceRef(position: 123_772, length: 2_400),
             environment: .production,
             transaction: TransactionFacts(
                 transactionId: "490000000000001", originalTransactionId: "490000000000001", productId: "season.pass",

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SubledgerEvents
+import Testing
 
 /// `Golden/events-v1.bin` holds the encoding of `GoldenEvents.all`, each record preceded by its
 /// length as a LEB128 varint. It is committed and never regenerated unless the events in
@@ -42,7 +42,8 @@ struct GoldenFileTests {
         try #require(records.count == GoldenEvents.all.count)
         for (index, (record, expected)) in zip(records, GoldenEvents.all).enumerated() {
             let decoded = try EventCodec.decode(record)
-            #expect(decoded == expected, "golden record \(index) (\(expected.type)): \(firstDifference(expected, decoded))")
+            #expect(
+                decoded == expected, "golden record \(index) (\(expected.type)): \(firstDifference(expected, decoded))")
         }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SubledgerEvents
 
 @Suite("Codec vocabularies")
@@ -11,8 +12,8 @@ struct VocabularyTests {
     @Test("each vocabulary's hot-path count matches its list, and no value appears twice")
     func countsMatch() {
         for vocabulary in Self.all {
-            #expect(vocabulary.count == vocabulary.values.count, "\(vocabulary.name)")
-            #expect(Set(vocabulary.values).count == vocabulary.values.count, "\(vocabulary.name)")
+            #expect(vocabulary.count == vocabulary.values.count, "\(vocabulary)")
+            #expect(Set(vocabulary.values).count == vocabulary.values.count, "\(vocabulary)")
         }
     }
 

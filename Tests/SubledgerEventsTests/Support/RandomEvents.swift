@@ -35,7 +35,10 @@ struct RandomEvents {
             notificationUUID: maybe { $0.uuidLike() },
             notificationType: maybe { $0.appleValue(["DID_RENEW", "SUBSCRIBED", "TEST", "REFUND", "FUTURE_TYPE"]) },
             subtype: maybe { $0.appleValue(["INITIAL_BUY", "VOLUNTARY", "UNREPORTED", "NEW_SUBTYPE"]) },
-            environment: maybe { AppStoreEnvironment(rawValue: $0.appleValue(["Production", "Sandbox", "Xcode", "LocalTesting", "Staging"])) },
+            environment: maybe {
+                AppStoreEnvironment(
+                    rawValue: $0.appleValue(["Production", "Sandbox", "Xcode", "LocalTesting", "Staging"]))
+            },
             status: maybe { $0.int() },
             consumptionRequestReason: maybe { $0.appleValue(["LEGAL", "OTHER", "CHANGED_MIND"]) },
             transaction: maybe { $0.transaction() },
@@ -135,8 +138,10 @@ struct RandomEvents {
     }
 
     mutating func int64() -> Int64 {
-        pick([0, -1, 1, Int64.min, Int64.max, Int64.min + 1, Int64.max - 1, 9_990, -63, 64,
-              Int64(bitPattern: rng.next()), Int64(bitPattern: rng.next()) >> 40])
+        pick([
+            0, -1, 1, Int64.min, Int64.max, Int64.min + 1, Int64.max - 1, 9_990, -63, 64,
+            Int64(bitPattern: rng.next()), Int64(bitPattern: rng.next()) >> 40,
+        ])
     }
 
     mutating func int() -> Int {
