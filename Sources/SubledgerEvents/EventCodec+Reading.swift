@@ -108,7 +108,7 @@ struct ByteReader {
             case .section:
                 return fields
             }
-            fields.record(index, at: start)
+            fields.note(index, at: start)
             remaining &= remaining &- 1
         }
         return fields

@@ -28,7 +28,7 @@ struct PresentFields<Field: LayoutField, Offsets: FieldOffsets> {
     }
 
     @inline(__always)
-    mutating func record(_ field: Int, at offset: Int) {
+    mutating func note(_ field: Int, at offset: Int) {
         let distance = offset &- firstField &+ 1
         if distance <= Int(UInt8.max) { offsets[field] = UInt8(truncatingIfNeeded: distance) }
     }
