@@ -40,8 +40,11 @@ public struct RecoveryReport: Sendable, Equatable {
 /// The only writer of a log directory. Appends are durable (`pwrite` + `fdatasync`) before they
 /// complete; concurrent appends are grouped into one write and one sync (group commit).
 ///
-/// All file state is touched only on `ioQueue`, a serial queue, which is what makes the
-/// `@unchecked Sendable` sound; callers interact through `pending`, guarded by a mutex.
+/// File state is touched only by the current flusher: the `flushing` flag, set and cleared
+/// under the `pending` mutex, admits one at a time (and the mutex orders their memory), which
+/// is what makes the `@unchecked Sendable` sound. A blocking caller that finds no flush in
+/// progress flushes on its own thread (no thread hop for a lone writer); async callers hand
+/// the flush to `ioQueue` so they never block the cooperative pool.
 public final class LogWriter: @unchecked Sendable {
     public let directory: String
     public let options: LogOptions
@@ -61,22 +64,25 @@ public final class LogWriter: @unchecked Sendable {
     private var segmentHasher: SHA256Hasher
     private var previousFooterHash: [UInt8]
     private var failure: String?
-    private var closed = false
 
     private struct Request {
         var records: [LogRecord]
         var completion: @Sendable (Result<[LogPosition], LogError>) -> Void
+        /// Closes the file after everything queued before it.
+        var closes = false
     }
 
     private struct Queue {
         var requests: [Request] = []
         var flushing = false
+        var closed = false
+        var endPosition: UInt64 = 0
     }
 
     private let pending = Mutex(Queue())
 
     /// The position after the last durable record: the next append starts here.
-    public var endPosition: LogPosition { ioQueue.sync { LogPosition(rawValue: segmentFirstPosition + UInt64(fileSize)) } }
+    public var endPosition: LogPosition { LogPosition(rawValue: pending.withLock { $0.endPosition }) }
 
     /// Opens (creating if needed) the log in `directory` for writing: takes the writer lock,
     /// checks the sealed segments' headers and footers, walks the last segment and truncates a
@@ -136,6 +142,7 @@ public final class LogWriter: @unchecked Sendable {
         }
         recovery = report
         previousFooterHash = previousHash
+        defer { pending.withLock { $0.endPosition = segmentFirstPosition + UInt64(fileSize) } }
         if let active {
             fd = active.fd
             segmentFirstPosition = active.first
@@ -160,13 +167,9 @@ public final class LogWriter: @unchecked Sendable {
 
     /// Waits for in-flight appends, then closes the active segment. Later appends fail.
     public func close() {
-        ioQueue.sync {
-            closed = true
-            if fd >= 0 {
-                SystemCalls.close(fd)
-                fd = -1
-            }
-        }
+        let done = DispatchSemaphore(value: 0)
+        submit(Request(records: [], completion: { _ in done.signal() }, closes: true), inline: true)
+        done.wait()
     }
 
     /// Appends `records` durably and returns their positions, in order. Blocks the calling
@@ -174,7 +177,7 @@ public final class LogWriter: @unchecked Sendable {
     public func append(_ records: [LogRecord]) throws(LogError) -> [LogPosition] {
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<Result<[LogPosition], LogError>?>(nil)
-        enqueue(records) { outcome in
+        enqueue(records, inline: true) { outcome in
             result.withLock { $0 = outcome }
             done.signal()
         }
@@ -195,21 +198,27 @@ public final class LogWriter: @unchecked Sendable {
         try await append([record])[0]
     }
 
-    /// Queues `records` for the next group commit; `completion` runs on the writer's queue
-    /// after the group is durable (or failed), in append order.
-    public func enqueue(_ records: [LogRecord], completion: @escaping @Sendable (Result<[LogPosition], LogError>) -> Void) {
+    /// Queues `records` for the next group commit; `completion` runs after the group is durable
+    /// (or failed), in append order, on the flushing thread — keep it short. With `inline`, a
+    /// caller that finds no flush in progress flushes on its own thread before returning.
+    public func enqueue(_ records: [LogRecord], inline: Bool = false, completion: @escaping @Sendable (Result<[LogPosition], LogError>) -> Void) {
         for record in records where record.kind == 0 || record.kind == LogFormat.footerKind || record.payload.count > LogFormat.maxPayloadSize {
             completion(.failure(.invalidRecord(record.kind == 0 || record.kind == LogFormat.footerKind
                 ? "kind \(record.kind) is reserved" : "payload of \(record.payload.count) bytes is over the \(LogFormat.maxPayloadSize)-byte limit")))
             return
         }
+        submit(Request(records: records, completion: completion), inline: inline)
+    }
+
+    private func submit(_ request: Request, inline: Bool) {
         let startFlusher = pending.withLock { queue in
-            queue.requests.append(Request(records: records, completion: completion))
+            queue.requests.append(request)
             if queue.flushing { return false }
             queue.flushing = true
             return true
         }
-        if startFlusher { ioQueue.async { self.flushLoop() } }
+        guard startFlusher else { return }
+        if inline { flushLoop() } else { ioQueue.async { self.flushLoop() } }
     }
 
     private func flushLoop() {
@@ -223,13 +232,31 @@ public final class LogWriter: @unchecked Sendable {
                 return queue.requests
             }
             guard let batch else { return }
-            write(batch)
+            // A close request splits the batch: what came before it is written, the rest fails.
+            if let closeIndex = batch.firstIndex(where: \.closes) {
+                write(Array(batch[..<closeIndex]))
+                closeFile()
+                for request in batch[closeIndex...] {
+                    request.closes ? request.completion(.success([])) : request.completion(.failure(.unavailable("the log is closed")))
+                }
+            } else {
+                write(batch)
+            }
+        }
+    }
+
+    private func closeFile() {
+        pending.withLock { $0.closed = true }
+        if fd >= 0 {
+            SystemCalls.close(fd)
+            fd = -1
         }
     }
 
     /// One group commit: all frames of `batch` in one `pwrite`, one `fdatasync`.
     private func write(_ batch: [Request]) {
-        if closed { return fail(batch, .unavailable("the log is closed")) }
+        if batch.isEmpty { return }
+        if pending.withLock({ $0.closed }) { return fail(batch, .unavailable("the log is closed")) }
         if let failure { return fail(batch, .unavailable(failure)) }
         var bytes = 0
         for request in batch { for record in request.records { bytes += LogFormat.frameHeaderSize + record.payload.count } }
@@ -276,6 +303,8 @@ public final class LogWriter: @unchecked Sendable {
         fileSize += Int64(buffer.count)
         segmentRecordCount += count
         buffer.withUnsafeBytes { segmentHasher.update($0) }
+        let end = segmentFirstPosition + UInt64(fileSize)
+        pending.withLock { $0.endPosition = end }
         for (request, these) in zip(batch, positions) { request.completion(.success(these)) }
     }
 
