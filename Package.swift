@@ -29,9 +29,11 @@ let package = Package(
         .target(name: "SubledgerAppStore"),
         // A thin, safe wrapper over liblmdb for projection snapshots.
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
+        // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine.
+        .target(name: "SubledgerLedger", dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
 
         // Executables
-        .executableTarget(name: "subledger", dependencies: ["SubledgerLog"]),
+        .executableTarget(name: "subledger", dependencies: ["SubledgerLog", "SubledgerLedger"]),
         .executableTarget(name: "subledger-bench", dependencies: ["SubledgerLog", "CSQLite"], path: "Tools/Bench"),
         .executableTarget(name: "subledger-crash", dependencies: ["SubledgerLog"], path: "Tools/Crash"),
 
@@ -42,6 +44,7 @@ let package = Package(
         .testTarget(name: "SubledgerJWSTests", dependencies: ["SubledgerJWS", "SubledgerCrypto"]),
         .testTarget(name: "SubledgerAppStoreTests", dependencies: ["SubledgerAppStore"]),
         .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB"]),
+        .testTarget(name: "SubledgerLedgerTests", dependencies: ["SubledgerLedger", "SubledgerLog", "SubledgerEvents"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerLedger
 import SubledgerLog
 
 let version = "0.1.0"
@@ -19,6 +20,10 @@ let usage = """
     usage: subledger [--data DIR] COMMAND [options] [--json]
 
     commands:
+      init        --bundle-id ID [--app-apple-id N] [--environment E]... [--root CERT]...
+                  [--small-business] [--catalog FILE]: write the data directory's configuration
+      ingest      [FILE|-]...: verify and append App Store notifications / signed transactions
+      quarantine  list | retry: rejected input kept with its reason
       verify      check every frame of the log and the segment hash chain (exit 3 on damage)
       stats       sizes and counts of the data directory
       demo        append a synthetic stream to a temporary log, reopen, verify and print figures
@@ -48,6 +53,9 @@ func run(_ argv: [String]) -> ExitCode {
     let data = DataDirectory(arguments.dataDirectory)
     do {
         switch command {
+        case "init": return try InitCommand.run(arguments, data)
+        case "ingest": return try IngestCommand.run(arguments, data)
+        case "quarantine": return try QuarantineCommand.run(arguments, data)
         case "verify": return try VerifyCommand.run(arguments, data)
         case "stats": return try StatsCommand.run(arguments, data)
         case "demo": return try DemoCommand.run(arguments)
@@ -58,6 +66,9 @@ func run(_ argv: [String]) -> ExitCode {
     } catch let error as UsageError {
         Output.diagnostic("subledger \(command): \(error.message)")
         return .usage
+    } catch let error as LedgerError {
+        Output.diagnostic("subledger \(command): \(error)")
+        return .failure
     } catch let error as LogError {
         Output.diagnostic("subledger \(command): \(error)")
         if case .corrupted = error { return .corruption }

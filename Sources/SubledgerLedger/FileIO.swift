@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Small whole-file helpers for configuration files (not for the logs).
+enum FileIO {
+    static func read(_ path: String) -> [UInt8]? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = fread(&chunk, 1, chunk.count, file)
+            if n > 0 { bytes += chunk[0..<n] }
+            if n < chunk.count { break }
+        }
+        return ferror(file) == 0 ? bytes : nil
+    }
+
+    /// Writes to a temporary file, syncs it, and renames it over `path`.
+    static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(LedgerError) {
+        let temporary = path + ".tmp"
+        guard let file = fopen(temporary, "wb") else { throw LedgerError.storage("cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        let written = fwrite(bytes, 1, bytes.count, file)
+        let flushed = fflush(file) == 0 && fsync(fileno(file)) == 0
+        fclose(file)
+        guard written == bytes.count, flushed, rename(temporary, path) == 0 else {
+            throw LedgerError.storage("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    static func makeDirectory(_ path: String) throws(LedgerError) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                throw LedgerError.storage("cannot create \(prefix): \(String(cString: strerror(errno)))")
+            }
+            prefix += "/"
+        }
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+}

@@ -1,0 +1,165 @@
+import SubledgerAppStore
+import SubledgerCrypto
+import SubledgerEvents
+import SubledgerJWS
+
+/// One input line: a webhook body, a bare notification JWS, or a bare signedTransactionInfo.
+public struct IngestLine: Sendable {
+    public var bytes: [UInt8]
+    /// 1-based line number in its input.
+    public var line: Int
+    /// The file name, `-` for stdin, `http` for the webhook.
+    public var source: String
+
+    public init(bytes: [UInt8], line: Int, source: String) {
+        self.bytes = bytes
+        self.line = line
+        self.source = source
+    }
+}
+
+public enum IngestOutcome: Sendable, Equatable {
+    /// Durable in the log at this (event) position.
+    case appended(String)
+    case duplicate
+    case rejected(reason: String, detail: String)
+}
+
+/// A verified message, ready to store: its dedup key, evidence parts, and how to make its event
+/// once the evidence position is known.
+struct PreparedMessage {
+    var key: String
+    var message: [UInt8]
+    var outerPayload: [UInt8]
+    var nestedHeaders: [[UInt8]]
+    var makeEvent: @Sendable (EvidenceRef) -> Event
+}
+
+/// Verification and decoding of one line; pure, so lines are prepared in parallel.
+struct MessagePreparer: Sendable {
+    let configuration: LedgerConfiguration
+    let verifier: SignedDataVerifier
+
+    func prepare(_ line: IngestLine) -> Result<PreparedMessage, VerificationError> {
+        do throws(VerificationError) {
+            return .success(try prepareThrowing(line))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func prepareThrowing(_ line: IngestLine) throws(VerificationError) -> PreparedMessage {
+        var bytes = line.bytes[...]
+        while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0D || first == 0x0A { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0D || last == 0x0A { bytes = bytes.dropLast() }
+        var message = Array(bytes)
+        if message.first == UInt8(ascii: "{") {
+            let body: ResponseBodyV2
+            do { body = try ResponseBodyV2.decode(message) } catch {
+                throw VerificationError(.malformedJSON, "the line is not valid JSON: \(error)")
+            }
+            guard let signed = body.signedPayload else {
+                throw VerificationError(.malformedJSON, "the JSON object has no \"signedPayload\" member; send the App Store's POST body as it is")
+            }
+            message = Array(signed.utf8)
+        }
+        let jws = try CompactJWS(message)
+        if let notification = try? NotificationPayload.decode(jws.payload), notification.notificationType != nil {
+            return try prepareNotification(notification, jws: jws, message: message)
+        }
+        guard let transaction = try? TransactionPayload.decode(jws.payload), transaction.transactionId != nil else {
+            throw VerificationError(.payloadInvalid, "the signed payload is neither a notification (no notificationType) nor a transaction (no transactionId)")
+        }
+        return try prepareTransaction(transaction, jws: jws, message: message)
+    }
+
+    private func prepareNotification(_ notification: NotificationPayload, jws: CompactJWS, message: [UInt8]) throws(VerificationError) -> PreparedMessage {
+        guard let uuid = notification.notificationUUID else {
+            throw VerificationError(.payloadInvalid, "the notification has no notificationUUID")
+        }
+        var transaction: TransactionPayload?
+        var renewal: RenewalInfoPayload?
+        var nestedHeaders: [[UInt8]] = []
+        var nested: [(CompactJWS, Int64?)] = []
+        if let text = notification.data?.signedTransactionInfo {
+            let (inner, payload) = try nestedJWS(text, as: TransactionPayload.self, name: "signedTransactionInfo")
+            transaction = payload
+            nested.append((inner, payload.signedDate))
+            nestedHeaders.append(header(of: text))
+        }
+        if let text = notification.data?.signedRenewalInfo {
+            let (inner, payload) = try nestedJWS(text, as: RenewalInfoPayload.self, name: "signedRenewalInfo")
+            renewal = payload
+            nested.append((inner, payload.signedDate))
+            nestedHeaders.append(header(of: text))
+        }
+        // A notification without signedDate (early 2022 format) is verified at its nested
+        // transaction's signedDate: see docs/ingestion.md.
+        guard let instant = notification.signedDate ?? transaction?.signedDate ?? renewal?.signedDate else {
+            throw VerificationError(.payloadInvalid, "the notification has no signedDate and no nested signed data to date it")
+        }
+        try verifier.verify(jws, at: instant)
+        for (inner, signedDate) in nested { try verifier.verify(inner, at: signedDate ?? instant) }
+
+        let bundleId = notification.data?.bundleId ?? notification.summary?.bundleId ?? notification.externalPurchaseToken?.bundleId
+        let environment = notification.data?.environment?.rawValue ?? notification.summary?.environment?.rawValue ?? transaction?.environment?.rawValue
+        let appAppleId = notification.data?.appAppleId ?? notification.summary?.appAppleId ?? notification.externalPurchaseToken?.appAppleId
+        try checkApp(bundleId: bundleId, environment: environment, appAppleId: appAppleId)
+        if let transaction { try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, appAppleId: nil) }
+
+        return PreparedMessage(key: "n:" + uuid, message: message, outerPayload: jws.payload, nestedHeaders: nestedHeaders) { evidence in
+            EventMapping.event(notification: notification, transaction: transaction, renewal: renewal, evidence: evidence)
+        }
+    }
+
+    private func prepareTransaction(_ transaction: TransactionPayload, jws: CompactJWS, message: [UInt8]) throws(VerificationError) -> PreparedMessage {
+        guard let signedDate = transaction.signedDate else {
+            throw VerificationError(.payloadInvalid, "the transaction has no signedDate")
+        }
+        try verifier.verify(jws, at: signedDate)
+        try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, appAppleId: nil)
+        // Same transactionId with identical signed content is a duplicate; new content is new.
+        let digest = SHA256.hash(jws.payload).prefix(16).map { String($0, radix: 16).leftPadded(2) }.joined()
+        return PreparedMessage(key: "t:" + transaction.transactionId! + ":" + digest, message: message, outerPayload: jws.payload, nestedHeaders: []) { evidence in
+            EventMapping.event(backfilled: transaction, evidence: evidence)
+        }
+    }
+
+    private func nestedJWS<Payload>(_ text: String, as type: Payload.Type, name: String) throws(VerificationError) -> (CompactJWS, Payload) where Payload: NestedPayload {
+        let inner: CompactJWS
+        do { inner = try CompactJWS(Array(text.utf8)) } catch {
+            throw VerificationError(error.reason, "\(name): \(error.detail)")
+        }
+        do { return (inner, try Payload.decode(inner.payload)) } catch {
+            throw VerificationError(.payloadInvalid, "\(name) does not decode: \(error)")
+        }
+    }
+
+    private func header(of jws: String) -> [UInt8] {
+        Array(jws.utf8.prefix { $0 != UInt8(ascii: ".") })
+    }
+
+    private func checkApp(bundleId: String?, environment: String?, appAppleId: Int64?) throws(VerificationError) {
+        if let bundleId, bundleId != configuration.bundleId {
+            throw VerificationError(.bundleMismatch, "the message is for bundle \(bundleId), this ledger is for \(configuration.bundleId); check `subledger init --bundle-id`")
+        }
+        if let environment, !configuration.environments.contains(environment) {
+            throw VerificationError(.environmentNotAccepted, "the message is from the \(environment) environment; this ledger accepts \(configuration.environments.joined(separator: ", ")) (add it with `subledger init --environment \(environment)`)")
+        }
+        if environment == "Production", let expected = configuration.appAppleId, let appAppleId, appAppleId != expected {
+            throw VerificationError(.appAppleIDMismatch, "the message is for appAppleId \(appAppleId), this ledger is for \(expected); check `subledger init --app-apple-id`")
+        }
+    }
+}
+
+/// The nested payload types decode the same way.
+protocol NestedPayload {
+    static func decode(_ bytes: [UInt8]) throws(PayloadError) -> Self
+}
+
+extension TransactionPayload: NestedPayload {}
+extension RenewalInfoPayload: NestedPayload {}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}

@@ -1,0 +1,166 @@
+import Dispatch
+import SubledgerEvents
+import SubledgerJWS
+import SubledgerLog
+import Synchronization
+
+/// The ledger facade over a data directory: `log/` (events), `evidence/` (signed messages),
+/// `quarantine/` (rejected input), `config.json` and the root certificates.
+///
+/// Ingestion verifies lines in parallel, then stores them in input order: evidence first, then
+/// the events that reference it, each batch durable before any outcome is reported. Mutable
+/// state (the dedup index and header table) is guarded by `state`; the logs have their own
+/// locking; hence `@unchecked Sendable`.
+public final class Ledger: @unchecked Sendable {
+    public static let eventKind: UInt8 = 1
+
+    public let directory: String
+    public let configuration: LedgerConfiguration
+    let events: LogWriter
+    let evidence: LogWriter
+    let quarantine: Quarantine
+    let preparer: MessagePreparer
+
+    struct State {
+        /// Dedup keys of messages with an event, and the header table of the evidence log.
+        var known: Set<String> = []
+        var headers: [[UInt8]: UInt64] = [:]
+    }
+
+    let state = Mutex(State())
+    /// One ingestion batch at a time, so input order is storage order.
+    let ingestion = Mutex(())
+
+    public init(directory: String) throws {
+        self.directory = directory
+        configuration = try LedgerConfiguration.load(from: directory)
+        let roots = try configuration.loadRoots(from: directory)
+        guard !roots.isEmpty else {
+            throw LedgerError.configuration("no root certificate configured; run `subledger init --root AppleRootCA-G3.cer`")
+        }
+        preparer = MessagePreparer(configuration: configuration, verifier: SignedDataVerifier(trustedRoots: roots))
+        events = try LogWriter(directory: directory + "/log")
+        evidence = try LogWriter(directory: directory + "/evidence")
+        quarantine = try Quarantine(directory: directory + "/quarantine")
+        try loadIndexes()
+    }
+
+    public func close() {
+        events.close()
+        evidence.close()
+        quarantine.close()
+    }
+
+    /// Rebuilds the dedup index and header table: a message counts as known only when an event
+    /// references its evidence (evidence written just before a crash, with no event, is not).
+    private func loadIndexes() throws {
+        var keysByPosition: [UInt64: String] = [:]
+        var headers: [[UInt8]: UInt64] = [:]
+        try LogReader(directory: directory + "/evidence").scan { entry in
+            if entry.kind == Evidence.headerKind {
+                headers[Array(entry.payload)] = entry.position.rawValue
+            } else if entry.kind == Evidence.messageKind, let key = Evidence.key(of: entry.payload) {
+                keysByPosition[entry.position.rawValue] = key
+            }
+            return true
+        }
+        var known: Set<String> = []
+        try LogReader(directory: directory + "/log").scan { entry in
+            guard entry.kind == Self.eventKind, entry.payload.count > 8 else { return true }
+            let event = try EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...]))
+            if let key = keysByPosition[event.evidence.position] { known.insert(key) }
+            return true
+        }
+        state.withLock {
+            $0.known = known
+            $0.headers = headers
+        }
+    }
+
+    /// Verifies, deduplicates and durably appends `lines`; rejected lines are quarantined.
+    /// Outcomes come back in input order.
+    public func ingest(_ lines: [IngestLine], recordedAt: Int64) throws -> [IngestOutcome] {
+        try ingestion.withLock { _ in try ingestLocked(lines, recordedAt: recordedAt, quarantining: true) }
+    }
+
+    func ingestLocked(_ lines: [IngestLine], recordedAt: Int64, quarantining: Bool) throws -> [IngestOutcome] {
+        let prepared = prepareInParallel(lines)
+        var outcomes = [IngestOutcome?](repeating: nil, count: lines.count)
+        var accepted: [(index: Int, message: PreparedMessage)] = []
+        var batchKeys = Set<String>()
+        let known = state.withLock { $0.known }
+        for (index, result) in prepared.enumerated() {
+            switch result {
+            case .failure(let error):
+                outcomes[index] = .rejected(reason: error.reason.rawValue, detail: error.detail)
+                if quarantining { try quarantine.add(lines[index], reason: error.reason.rawValue, detail: error.detail, at: recordedAt) }
+            case .success(let message):
+                if known.contains(message.key) || !batchKeys.insert(message.key).inserted {
+                    outcomes[index] = .duplicate
+                } else {
+                    accepted.append((index, message))
+                }
+            }
+        }
+        if !accepted.isEmpty {
+            let positions = try store(accepted.map(\.message), recordedAt: recordedAt)
+            for ((index, _), position) in zip(accepted, positions) { outcomes[index] = .appended(position.description) }
+            state.withLock { state in for (_, message) in accepted { state.known.insert(message.key) } }
+        }
+        return outcomes.map { $0! }
+    }
+
+    private func prepareInParallel(_ lines: [IngestLine]) -> [Result<PreparedMessage, VerificationError>] {
+        let results = Mutex([Result<PreparedMessage, VerificationError>?](repeating: nil, count: lines.count))
+        let preparer = self.preparer
+        let chunk = max(1, lines.count / 16)
+        DispatchQueue.concurrentPerform(iterations: (lines.count + chunk - 1) / chunk) { part in
+            let range = (part * chunk)..<min(lines.count, (part + 1) * chunk)
+            let local = range.map { preparer.prepare(lines[$0]) }
+            results.withLock { all in for (offset, result) in zip(range, local) { all[offset] = result } }
+        }
+        return results.withLock { $0.map { $0! } }
+    }
+
+    /// Appends evidence (new headers first), then events; returns the events' positions.
+    private func store(_ messages: [PreparedMessage], recordedAt: Int64) throws -> [LogPosition] {
+        var headers = state.withLock { $0.headers }
+        var newHeaders: [[UInt8]] = []
+        for message in messages {
+            let outer = Array(message.message.prefix { $0 != UInt8(ascii: ".") })
+            for header in [outer] + message.nestedHeaders where headers[header] == nil && !newHeaders.contains(header) {
+                newHeaders.append(header)
+            }
+        }
+        if !newHeaders.isEmpty {
+            let positions = try evidence.append(newHeaders.map { LogRecord(kind: Evidence.headerKind, payload: $0) })
+            for (header, position) in zip(newHeaders, positions) { headers[header] = position.rawValue }
+            state.withLock { $0.headers = headers }
+        }
+        let records = messages.map { message in
+            LogRecord(kind: Evidence.messageKind, payload: Evidence.encode(key: message.key, message: message.message, outerPayload: message.outerPayload, nestedHeaders: message.nestedHeaders) { headers[$0]! })
+        }
+        let evidencePositions = try evidence.append(records)
+        var eventRecords: [LogRecord] = []
+        eventRecords.reserveCapacity(messages.count)
+        for (index, message) in messages.enumerated() {
+            let event = message.makeEvent(EvidenceRef(position: evidencePositions[index].rawValue, length: UInt32(records[index].payload.count)))
+            var payload: [UInt8] = []
+            withUnsafeBytes(of: recordedAt.littleEndian) { payload += $0 }
+            EventCodec.encode(event, into: &payload)
+            eventRecords.append(LogRecord(kind: Self.eventKind, version: event.type.currentVersion, payload: payload))
+        }
+        return try events.append(eventRecords)
+    }
+
+    /// The verbatim signed message stored at an evidence position.
+    public func signedMessage(at position: UInt64) throws -> [UInt8] {
+        try Self.signedMessage(at: position, evidenceDirectory: directory + "/evidence")
+    }
+
+    public static func signedMessage(at position: UInt64, evidenceDirectory: String) throws -> [UInt8] {
+        let reader = LogReader(directory: evidenceDirectory)
+        let record = try reader.record(at: LogPosition(rawValue: position))
+        return try Evidence.decode(record.payload) { try reader.record(at: LogPosition(rawValue: $0)).payload }.message
+    }
+}

@@ -1,0 +1,101 @@
+import FoundationEssentials
+import SubledgerCrypto
+
+/// A data directory's configuration (`DIR/config.json`), written by `subledger init`.
+public struct LedgerConfiguration: Codable, Sendable, Equatable {
+    public var bundleId: String
+    public var appAppleId: Int64?
+    /// Environments whose messages are accepted (`Production`, `Sandbox`, `Xcode`, `LocalTesting`).
+    public var environments: [String]
+    /// Root certificate files, relative to the data directory (copied there by `init`).
+    public var roots: [String]
+    public var smallBusiness: Bool
+    /// Catalog file, relative to the data directory, if any.
+    public var catalog: String?
+
+    public init(bundleId: String, appAppleId: Int64? = nil, environments: [String] = ["Production"], roots: [String] = [], smallBusiness: Bool = false, catalog: String? = nil) {
+        self.bundleId = bundleId
+        self.appAppleId = appAppleId
+        self.environments = environments
+        self.roots = roots
+        self.smallBusiness = smallBusiness
+        self.catalog = catalog
+    }
+
+    public static let knownEnvironments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
+
+    static func load(from directory: String) throws(LedgerError) -> LedgerConfiguration {
+        let path = directory + "/config.json"
+        guard let data = FileIO.read(path) else {
+            throw LedgerError.notInitialized("no configuration at \(path); run `subledger init --bundle-id ID --root CERT` first")
+        }
+        do {
+            return try JSONDecoder().decode(LedgerConfiguration.self, from: Data(data))
+        } catch {
+            throw LedgerError.configuration("\(path) is not a valid configuration (\(error)); run `subledger init` again")
+        }
+    }
+
+    func save(to directory: String) throws(LedgerError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data: Data
+        do { data = try encoder.encode(self) } catch { throw LedgerError.configuration("cannot encode the configuration: \(error)") }
+        try FileIO.writeAtomically(directory + "/config.json", Array(data))
+    }
+
+    func loadRoots(from directory: String) throws(LedgerError) -> [Certificate] {
+        var certificates: [Certificate] = []
+        for name in roots {
+            guard let bytes = FileIO.read(directory + "/" + name) else {
+                throw LedgerError.configuration("root certificate \(directory)/\(name) is missing; run `subledger init --root CERT` again")
+            }
+            do { certificates.append(try Certificate(derOrPEM: bytes)) } catch {
+                throw LedgerError.configuration("root certificate \(name) cannot be read: \(error)")
+            }
+        }
+        return certificates
+    }
+}
+
+/// What went wrong at the ledger level, with what to do.
+public enum LedgerError: Error, Sendable, CustomStringConvertible {
+    case notInitialized(String)
+    case configuration(String)
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .notInitialized(let message), .configuration(let message), .storage(let message): return message
+        }
+    }
+}
+
+extension Ledger {
+    /// Writes `DIR/config.json`, copying root certificates into `DIR/roots/`. On an existing
+    /// directory it replaces the configuration (roots given again replace the old list) and
+    /// never touches the logs.
+    public static func initialize(directory: String, bundleId: String, appAppleId: Int64?, environments: [String], rootFiles: [String], smallBusiness: Bool, catalogFile: String?) throws -> LedgerConfiguration {
+        try FileIO.makeDirectory(directory + "/roots")
+        let previous = try? LedgerConfiguration.load(from: directory)
+        var roots: [String] = rootFiles.isEmpty ? (previous?.roots ?? []) : []
+        for (index, file) in rootFiles.enumerated() {
+            guard let bytes = FileIO.read(file) else { throw LedgerError.configuration("cannot read root certificate \(file)") }
+            do { _ = try Certificate(derOrPEM: bytes) } catch {
+                throw LedgerError.configuration("\(file) is not a certificate (DER or PEM): \(error)")
+            }
+            let name = "roots/root-\(index + 1).cer"
+            try FileIO.writeAtomically(directory + "/" + name, bytes)
+            roots.append(name)
+        }
+        var catalog = previous?.catalog
+        if let catalogFile {
+            guard let bytes = FileIO.read(catalogFile) else { throw LedgerError.configuration("cannot read catalog \(catalogFile)") }
+            try FileIO.writeAtomically(directory + "/catalog.json", bytes)
+            catalog = "catalog.json"
+        }
+        let configuration = LedgerConfiguration(bundleId: bundleId, appAppleId: appAppleId, environments: environments, roots: roots, smallBusiness: smallBusiness, catalog: catalog)
+        try configuration.save(to: directory)
+        return configuration
+    }
+}

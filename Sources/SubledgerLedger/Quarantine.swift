@@ -1,0 +1,93 @@
+import SubledgerLog
+
+/// Rejected input, kept with its reason so nothing sent to the ledger is lost; `retry` feeds it
+/// back after the configuration is fixed. A log of its own (`DIR/quarantine/`): kind 4 holds an
+/// entry, kind 5 marks an entry resolved by a later retry.
+final class Quarantine {
+    static let entryKind: UInt8 = 4
+    static let resolvedKind: UInt8 = 5
+    /// Longer lines are kept truncated (the entry says so): the quarantine stays bounded.
+    static let maxLineBytes = 1 << 20
+
+    let directory: String
+    private let writer: LogWriter
+
+    init(directory: String) throws {
+        self.directory = directory
+        writer = try LogWriter(directory: directory, options: LogOptions(segmentSize: 16 << 20, preallocationStep: 0))
+    }
+
+    func close() { writer.close() }
+
+    func add(_ line: IngestLine, reason: String, detail: String, at recordedAt: Int64) throws {
+        var payload: [UInt8] = []
+        payload.appendString(reason)
+        payload.appendString(detail)
+        payload.appendString(line.source)
+        payload.appendVarint(UInt64(line.line))
+        withUnsafeBytes(of: recordedAt.littleEndian) { payload += $0 }
+        payload += line.bytes.prefix(Self.maxLineBytes)
+        _ = try writer.append([LogRecord(kind: Self.entryKind, payload: payload)])
+    }
+
+    func resolve(_ positions: [UInt64]) throws {
+        guard !positions.isEmpty else { return }
+        _ = try writer.append(positions.map { position in
+            var payload: [UInt8] = []
+            payload.appendVarint(position)
+            return LogRecord(kind: Self.resolvedKind, payload: payload)
+        })
+    }
+
+    /// Entries not yet resolved, oldest first.
+    static func entries(in directory: String) throws -> [QuarantineEntry] {
+        var entries: [UInt64: QuarantineEntry] = [:]
+        var order: [UInt64] = []
+        try LogReader(directory: directory).scan { record in
+            var reader = ByteReader(Array(record.payload))
+            if record.kind == entryKind {
+                let entry = QuarantineEntry(
+                    position: record.position.rawValue, reason: try reader.string(), detail: try reader.string(),
+                    source: try reader.string(), line: Int(try reader.varint()), recordedAt: try reader.int64(), bytes: Array(reader.rest()))
+                entries[entry.position] = entry
+                order.append(entry.position)
+            } else if record.kind == resolvedKind {
+                entries[try reader.varint()] = nil
+            }
+            return true
+        }
+        return order.compactMap { entries[$0] }
+    }
+}
+
+public struct QuarantineEntry: Sendable {
+    public var position: UInt64
+    public var reason: String
+    public var detail: String
+    public var source: String
+    public var line: Int
+    public var recordedAt: Int64
+    public var bytes: [UInt8]
+}
+
+extension Ledger {
+    public func quarantined() throws -> [QuarantineEntry] {
+        try Quarantine.entries(in: quarantine.directory)
+    }
+
+    /// Feeds every unresolved entry through ingestion again; entries that are now appended or
+    /// duplicates are marked resolved, the others stay (not quarantined twice).
+    public func retryQuarantine(recordedAt: Int64) throws -> [(QuarantineEntry, IngestOutcome)] {
+        let entries = try quarantined()
+        let outcomes = try ingestion.withLock { _ in
+            try ingestLocked(entries.map { IngestLine(bytes: $0.bytes, line: $0.line, source: $0.source) }, recordedAt: recordedAt, quarantining: false)
+        }
+        var resolved: [UInt64] = []
+        for (entry, outcome) in zip(entries, outcomes) {
+            if case .rejected = outcome { continue }
+            resolved.append(entry.position)
+        }
+        try quarantine.resolve(resolved)
+        return Array(zip(entries, outcomes))
+    }
+}

@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SubledgerLedger
+
+/// `subledger ingest [FILE|-]...`: verifies and appends every line; rejected lines are
+/// quarantined and make the exit code 1.
+enum IngestCommand {
+    static let batchSize = 512
+
+    static func run(_ arguments: Arguments, _ data: DataDirectory) throws -> ExitCode {
+        try arguments.allow()
+        try data.requireExisting()
+        let ledger = try Ledger(directory: data.path)
+        defer { ledger.close() }
+        let inputs = arguments.positional.isEmpty ? ["-"] : arguments.positional
+        var read = 0, appended = 0, duplicates = 0
+        var rejections: [(line: Int, source: String, reason: String, detail: String)] = []
+        var first: String?, last: String?
+        for input in inputs {
+            let file: UnsafeMutablePointer<FILE>
+            if input == "-" {
+                file = stdin
+            } else {
+                guard let opened = fopen(input, "rb") else { throw UsageError("cannot read \(input): \(String(cString: strerror(errno)))") }
+                file = opened
+            }
+            defer { if input != "-" { fclose(file) } }
+            var batch: [IngestLine] = []
+            var lineNumber = 0
+            var buffer: UnsafeMutablePointer<CChar>?
+            var capacity = 0
+            func flush() throws {
+                guard !batch.isEmpty else { return }
+                let outcomes = try ledger.ingest(batch, recordedAt: Clock.nowMillis())
+                for (line, outcome) in zip(batch, outcomes) {
+                    switch outcome {
+                    case .appended(let position):
+                        appended += 1
+                        if first == nil { first = position }
+                        last = position
+                    case .duplicate: duplicates += 1
+                    case .rejected(let reason, let detail): rejections.append((line.line, line.source, reason, detail))
+                    }
+                }
+                batch.removeAll(keepingCapacity: true)
+                Output.progress("ingest: \(read) read, \(appended) appended, \(duplicates) duplicates, \(rejections.count) rejected")
+            }
+            while true {
+                let length = getline(&buffer, &capacity, file)
+                if length < 0 { break }
+                lineNumber += 1
+                let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { continue }
+                read += 1
+                batch.append(IngestLine(bytes: Array(bytes), line: lineNumber, source: input))
+                if batch.count == batchSize { try flush() }
+            }
+            free(buffer)
+            try flush()
+        }
+        Output.endProgress()
+        if arguments.json {
+            Output.print(JSON.object([
+                ("read", .int(read)), ("appended", .int(appended)), ("duplicates", .int(duplicates)), ("rejected", .int(rejections.count)),
+                ("rejections", .array(rejections.map { .object([("line", .int($0.line)), ("source", .string($0.source)), ("reason", .string($0.reason)), ("detail", .string($0.detail))]) })),
+                ("firstPosition", .optional(first)), ("lastPosition", .optional(last)),
+            ]).serialized())
+        } else {
+            Output.print("read \(read), appended \(appended), duplicates \(duplicates), rejected \(rejections.count)")
+            if !rejections.isEmpty {
+                Output.print(Output.table(["line", "source", "reason", "detail"], rejections.map { [String($0.line), $0.source, $0.reason, $0.detail] }))
+                Output.print("rejected lines are quarantined: `subledger quarantine list`, then `subledger quarantine retry` after fixing the configuration")
+            }
+        }
+        return rejections.isEmpty ? .success : .failure
+    }
+}
+
+enum Clock {
+    static func nowMillis() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// Apple's signed conformance data beside the repository (`../shared/conformance`).
+enum Corpus {
+    static let directory: String? = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<6 {
+            url.deleteLastPathComponent()
+            let candidate = url.appendingPathComponent("../shared/conformance").standardized.path
+            if FileManager.default.fileExists(atPath: candidate + "/apple-bulk/MANIFEST.tsv") { return candidate }
+            let sibling = url.appendingPathComponent("shared/conformance").path
+            if FileManager.default.fileExists(atPath: sibling + "/apple-bulk/MANIFEST.tsv") { return sibling }
+        }
+        return nil
+    }()
+
+    static let available = directory != nil
+    static let skipMessage: Comment = "Apple's conformance data (../shared/conformance) is absent"
+
+    struct Entry {
+        var file: String
+        var kind: String
+        var bundleId: String
+        var jws: [UInt8]
+    }
+
+    /// Every JWS of `apple-bulk` with its manifest row.
+    static func entries() throws -> [Entry] {
+        let base = try #require(directory) + "/apple-bulk"
+        let manifest = try String(contentsOfFile: base + "/MANIFEST.tsv", encoding: .utf8)
+        return try manifest.split(separator: "\n").dropFirst().map { row in
+            let fields = row.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            let text = try String(contentsOfFile: base + "/" + fields[0], encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            return Entry(file: fields[0], kind: fields[1], bundleId: fields[7], jws: Array(text.utf8))
+        }
+    }
+
+    static var root: String { directory! + "/apple/AppleRootCA-G3.cer" }
+    static var unverified: String { directory! + "/apple/unverified" }
+}
+
+/// A fresh directory under the system temp dir, removed when released.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "subledger-ledger-test-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import SubledgerEvents
+import SubledgerLog
+import Testing
+@testable import SubledgerLedger
+
+@Suite("Ledger ingestion of real Apple-signed data", .enabled(if: Corpus.available, Corpus.skipMessage))
+struct LedgerIngestionTests {
+    static let bundle = "GeniusParentingAI"
+
+    func makeLedger(_ dir: TemporaryDirectory, bundle: String = bundle, environments: [String] = ["Sandbox"]) throws -> Ledger {
+        _ = try Ledger.initialize(directory: dir.path, bundleId: bundle, appAppleId: nil, environments: environments, rootFiles: [Corpus.root], smallBusiness: false, catalogFile: nil)
+        return try Ledger(directory: dir.path)
+    }
+
+    func lines(_ entries: [Corpus.Entry]) -> [IngestLine] {
+        entries.enumerated().map { IngestLine(bytes: $1.jws, line: $0 + 1, source: $1.file) }
+    }
+
+    /// Notifications and bare transactions (renewal infos are not ingestable on their own).
+    func ingestable() throws -> [Corpus.Entry] {
+        try Corpus.entries().filter { $0.kind != "renewal" }
+    }
+
+    @Test("one app's notifications and transactions are verified and appended; other apps' are bundle_mismatch and quarantined")
+    func appendsOneAppRejectsOthers() throws {
+        let dir = TemporaryDirectory()
+        let ledger = try makeLedger(dir)
+        defer { ledger.close() }
+        let entries = try ingestable()
+        let outcomes = try ledger.ingest(lines(entries), recordedAt: 1)
+        let ours = zip(entries, outcomes).filter { $0.0.bundleId == Self.bundle }
+        let others = zip(entries, outcomes).filter { $0.0.bundleId != Self.bundle }
+        #expect(ours.count > 200)
+        for (entry, outcome) in ours {
+            switch outcome {
+            case .appended, .duplicate: break
+            case .rejected(let reason, let detail): Issue.record("\(entry.file) rejected: \(reason) \(detail)")
+            }
+        }
+        #expect(ours.filter { if case .appended = $0.1 { true } else { false } }.count > 200)
+        for (entry, outcome) in others {
+            #expect(outcome == .rejected(reason: "bundle_mismatch", detail: rejectionDetail(outcome)), "\(entry.file)")
+        }
+        #expect(try ledger.quarantined().count == others.count)
+    }
+
+    @Test("re-ingesting is a no-op, also after the ledger is closed and reopened")
+    func idempotentAcrossRestarts() throws {
+        let dir = TemporaryDirectory()
+        let entries = try ingestable().filter { $0.bundleId == Self.bundle }
+        var ledger = try makeLedger(dir)
+        let first = try ledger.ingest(lines(entries), recordedAt: 1)
+        let appended = first.filter { if case .appended = $0 { true } else { false } }.count
+        #expect(try ledger.ingest(lines(entries), recordedAt: 2).allSatisfy { $0 == .duplicate })
+        ledger.close()
+        ledger = try Ledger(directory: dir.path)
+        defer { ledger.close() }
+        #expect(try ledger.ingest(lines(entries), recordedAt: 3).allSatisfy { $0 == .duplicate })
+        #expect(try LogReader(directory: dir.path + "/log").summary().records == UInt64(appended))
+    }
+
+    @Test("the stored evidence rebuilds every signed message byte for byte, in well under 2 KiB per notification")
+    func evidenceIsByteExact() throws {
+        let dir = TemporaryDirectory()
+        let ledger = try makeLedger(dir)
+        defer { ledger.close() }
+        let entries = try ingestable().filter { $0.bundleId == Self.bundle }
+        _ = try ledger.ingest(lines(entries), recordedAt: 1)
+        var rebuilt: [[UInt8]] = []
+        try LogReader(directory: dir.path + "/log").scan { entry in
+            let event = try EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...]))
+            rebuilt.append(try ledger.signedMessage(at: event.evidence.position))
+            return true
+        }
+        let inputs = Set(entries.map(\.jws))
+        #expect(rebuilt.count > 200)
+        #expect(rebuilt.allSatisfy { inputs.contains($0) })
+        let notifications = entries.filter { $0.kind == "notification" }
+        let evidenceBytes = try LogReader(directory: dir.path + "/evidence").summary().bytes
+        let inputBytes = entries.reduce(0) { $0 + $1.jws.count }
+        #expect(evidenceBytes * 3 < inputBytes, "evidence \(evidenceBytes) bytes for \(inputBytes) bytes of input")
+        #expect(notifications.count > 100)
+    }
+
+    @Test("a forged copy of a known message is rejected as signature_invalid, never counted as a duplicate")
+    func forgedCopyOfKnownMessage() throws {
+        let dir = TemporaryDirectory()
+        let ledger = try makeLedger(dir)
+        defer { ledger.close() }
+        let entry = try #require(try ingestable().first { $0.bundleId == Self.bundle && $0.kind == "notification" })
+        #expect(try ledger.ingest(lines([entry]), recordedAt: 1).first.map { if case .appended = $0 { true } else { false } } == true)
+        var forged = entry.jws
+        let index = forged.count - 10
+        forged[index] = forged[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let outcome = try ledger.ingest([IngestLine(bytes: forged, line: 1, source: "forged")], recordedAt: 2)
+        #expect(outcome.first.map { if case .rejected("signature_invalid", _) = $0 { true } else { false } } == true)
+    }
+
+    @Test("Apple's altered sample is rejected as signature_invalid and kept in quarantine with its reason")
+    func unverifiedSample() throws {
+        let dir = TemporaryDirectory()
+        let ledger = try makeLedger(dir, bundle: "com.loki-project.loki-messenger")
+        defer { ledger.close() }
+        let files = try FileManager.default.contentsOfDirectory(atPath: Corpus.unverified).filter { $0.hasSuffix(".jws") }
+        #expect(!files.isEmpty)
+        for file in files {
+            let bytes = Array(try String(contentsOfFile: Corpus.unverified + "/" + file, encoding: .utf8).utf8)
+            let outcome = try ledger.ingest([IngestLine(bytes: bytes, line: 7, source: file)], recordedAt: 1)
+            #expect(outcome.first.map { if case .rejected("signature_invalid", _) = $0 { true } else { false } } == true)
+        }
+        let quarantined = try ledger.quarantined()
+        #expect(quarantined.count == files.count)
+        #expect(quarantined.allSatisfy { $0.reason == "signature_invalid" && $0.line == 7 })
+    }
+
+    @Test("quarantine retry appends what a corrected configuration accepts and resolves it")
+    func quarantineRetry() throws {
+        let dir = TemporaryDirectory()
+        let entries = Array(try ingestable().filter { $0.bundleId == Self.bundle }.prefix(5))
+        var ledger = try makeLedger(dir, environments: ["Production"])
+        let outcomes = try ledger.ingest(lines(entries), recordedAt: 1)
+        #expect(outcomes.allSatisfy { if case .rejected("environment_not_accepted", _) = $0 { true } else { false } })
+        ledger.close()
+        ledger = try makeLedger(dir, environments: ["Production", "Sandbox"])
+        defer { ledger.close() }
+        #expect(try ledger.quarantined().count == 5)
+        let retried = try ledger.retryQuarantine(recordedAt: 2)
+        #expect(retried.allSatisfy { if case .rejected = $0.1 { false } else { true } })
+        #expect(try ledger.quarantined().isEmpty)
+        #expect(try LogReader(directory: dir.path + "/log").summary().records > 0)
+    }
+
+    @Test("a webhook body, a bare notification JWS and bad lines each get the right outcome")
+    func lineFormats() throws {
+        let dir = TemporaryDirectory()
+        let ledger = try makeLedger(dir)
+        defer { ledger.close() }
+        let notifications = try ingestable().filter { $0.bundleId == Self.bundle && $0.kind == "notification" }
+        let body = Array("{\"signedPayload\": \"\(String(decoding: notifications[0].jws, as: UTF8.self))\"}\r\n".utf8)
+        let outcomes = try ledger.ingest([
+            IngestLine(bytes: body, line: 1, source: "-"),
+            IngestLine(bytes: notifications[1].jws, line: 2, source: "-"),
+            IngestLine(bytes: Array("{\"signedPayload\": 12".utf8), line: 3, source: "-"),
+            IngestLine(bytes: Array("{\"other\": \"x\"}".utf8), line: 4, source: "-"),
+            IngestLine(bytes: Array("hello world".utf8), line: 5, source: "-"),
+        ], recordedAt: 1)
+        #expect(outcomes[0] != .duplicate && rejectionReason(outcomes[0]) == nil)
+        #expect(rejectionReason(outcomes[1]) == nil)
+        #expect(rejectionReason(outcomes[2]) == "malformed_json")
+        #expect(rejectionReason(outcomes[3]) == "malformed_json")
+        #expect(rejectionReason(outcomes[4]) == "not_jws")
+    }
+
+    @Test("the early-2022 notification without signedDate is verified at its nested transaction's signedDate")
+    func notificationWithoutSignedDate() throws {
+        let dir = TemporaryDirectory()
+        let ledger = try makeLedger(dir, bundle: "com.loki-project.loki-messenger")
+        defer { ledger.close() }
+        let entry = try #require(try Corpus.entries().first { $0.file.contains("469bf30e") })
+        let outcome = try ledger.ingest(lines([entry]), recordedAt: 1)
+        #expect(rejectionReason(outcome[0]) == nil, "\(outcome[0])")
+    }
+}
+
+func rejectionReason(_ outcome: IngestOutcome) -> String? {
+    if case .rejected(let reason, _) = outcome { return reason }
+    return nil
+}
+
+func rejectionDetail(_ outcome: IngestOutcome) -> String {
+    if case .rejected(_, let detail) = outcome { return detail }
+    return ""
+}
