@@ -25,8 +25,9 @@ let package = Package(
         .target(name: "SubledgerCrypto", dependencies: ["COpenSSL"]),
         // App Store signed data: compact JWS parsing, x5c chain + ES256 verification, test signing.
         .target(name: "SubledgerJWS", dependencies: ["SubledgerCrypto"]),
-        // App Store payloads: a fast JSON scanner into typed notification/transaction/renewal values.
-        .target(name: "SubledgerAppStore"),
+        // App Store payloads: a fast JSON scanner into typed values, their JSON encoding, and the
+        // mapping of verified notifications and transactions to domain events.
+        .target(name: "SubledgerAppStore", dependencies: ["SubledgerEvents"]),
         // A thin, safe wrapper over liblmdb for projection snapshots.
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
         // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine.
@@ -42,7 +43,7 @@ let package = Package(
         .testTarget(name: "SubledgerEventsTests", dependencies: ["SubledgerEvents"], exclude: ["Golden"]),
         .testTarget(name: "SubledgerCryptoTests", dependencies: ["SubledgerCrypto"]),
         .testTarget(name: "SubledgerJWSTests", dependencies: ["SubledgerJWS", "SubledgerCrypto"]),
-        .testTarget(name: "SubledgerAppStoreTests", dependencies: ["SubledgerAppStore"]),
+        .testTarget(name: "SubledgerAppStoreTests", dependencies: ["SubledgerAppStore", "SubledgerEvents", "SubledgerJWS"]),
         .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB"]),
         .testTarget(name: "SubledgerLedgerTests", dependencies: ["SubledgerLedger", "SubledgerLog", "SubledgerEvents"]),
     ],
