@@ -107,8 +107,9 @@ struct MessagePreparer: Sendable {
         try checkApp(bundleId: bundleId, environment: environment, appAppleId: appAppleId)
         if let transaction { try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, appAppleId: nil) }
 
+        let (verifiedTransaction, verifiedRenewal) = (transaction, renewal)
         return PreparedMessage(key: "n:" + uuid, message: message, outerPayload: jws.payload, nestedHeaders: nestedHeaders) { evidence in
-            EventMapping.event(notification: notification, transaction: transaction, renewal: renewal, evidence: evidence)
+            EventMapping.event(notification: notification, transaction: verifiedTransaction, renewal: verifiedRenewal, evidence: evidence)
         }
     }
 

@@ -163,4 +163,20 @@ public final class Ledger: @unchecked Sendable {
         let record = try reader.record(at: LogPosition(rawValue: position))
         return try Evidence.decode(record.payload) { try reader.record(at: LogPosition(rawValue: $0)).payload }.message
     }
+
+    /// Signed messages stored (header records of the evidence log are not messages).
+    public static func messageCount(evidenceDirectory: String) throws -> Int {
+        guard FileIO.exists(evidenceDirectory) else { return 0 }
+        var count = 0
+        try LogReader(directory: evidenceDirectory).scan { entry in
+            if entry.kind == Evidence.messageKind { count += 1 }
+            return true
+        }
+        return count
+    }
+
+    public static func quarantinedCount(directory: String) throws -> Int {
+        guard FileIO.exists(directory + "/quarantine") else { return 0 }
+        return try Quarantine.entries(in: directory + "/quarantine").count
+    }
 }

@@ -57,10 +57,17 @@ final class WriterLock {
         _ = try? SystemCalls.pwrite(fd, pid, 0)
     }
 
-    deinit {
+    private var released = false
+
+    /// Empties the pid file and closes it, which drops the `flock`.
+    func release() {
+        guard !released else { return }
+        released = true
         _ = try? SystemCalls.ftruncate(fd, 0)
         SystemCalls.close(fd)
     }
+
+    deinit { release() }
 }
 
 extension String {

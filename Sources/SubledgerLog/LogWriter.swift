@@ -251,6 +251,7 @@ public final class LogWriter: @unchecked Sendable {
             SystemCalls.close(fd)
             fd = -1
         }
+        lock.release()
     }
 
     /// One group commit: all frames of `batch` in one `pwrite`, one `fdatasync`.

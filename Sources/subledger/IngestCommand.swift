@@ -20,12 +20,14 @@ enum IngestCommand {
         for input in inputs {
             let file: UnsafeMutablePointer<FILE>
             if input == "-" {
-                file = stdin
+                // A stream of its own on fd 0: the C `stdin` global is not concurrency-safe in Swift 6.
+                guard let standardInput = fdopen(0, "rb") else { throw UsageError("cannot read standard input") }
+                file = standardInput
             } else {
                 guard let opened = fopen(input, "rb") else { throw UsageError("cannot read \(input): \(String(cString: strerror(errno)))") }
                 file = opened
             }
-            defer { if input != "-" { fclose(file) } }
+            defer { fclose(file) }
             var batch: [IngestLine] = []
             var lineNumber = 0
             var buffer: UnsafeMutablePointer<CChar>?

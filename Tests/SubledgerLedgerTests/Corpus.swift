@@ -25,11 +25,11 @@ enum Corpus {
         var jws: [UInt8]
     }
 
-    /// Every JWS of `apple-bulk` with its manifest row.
+    /// Every genuine JWS of `apple-bulk` with its manifest row (not the altered `unverified/` one).
     static func entries() throws -> [Entry] {
         let base = try #require(directory) + "/apple-bulk"
         let manifest = try String(contentsOfFile: base + "/MANIFEST.tsv", encoding: .utf8)
-        return try manifest.split(separator: "\n").dropFirst().map { row in
+        return try manifest.split(separator: "\n").dropFirst().filter { !$0.hasPrefix("unverified/") }.map { row in
             let fields = row.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             let text = try String(contentsOfFile: base + "/" + fields[0], encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
             return Entry(file: fields[0], kind: fields[1], bundleId: fields[7], jws: Array(text.utf8))

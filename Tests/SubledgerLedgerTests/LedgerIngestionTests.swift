@@ -155,7 +155,7 @@ struct LedgerIngestionTests {
     @Test("the early-2022 notification without signedDate is verified at its nested transaction's signedDate")
     func notificationWithoutSignedDate() throws {
         let dir = TemporaryDirectory()
-        let ledger = try makeLedger(dir, bundle: "com.loki-project.loki-messenger")
+        let ledger = try makeLedger(dir, bundle: "com.audaos.audarecorder")
         defer { ledger.close() }
         let entry = try #require(try Corpus.entries().first { $0.file.contains("469bf30e") })
         let outcome = try ledger.ingest(lines([entry]), recordedAt: 1)
