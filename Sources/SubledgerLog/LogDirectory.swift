@@ -30,6 +30,9 @@ struct SegmentList {
 /// The single-writer lock: `flock(2)` on `DIR/LOCK`, holding the writer's pid for error messages.
 final class WriterLock {
     private let fd: Int32
+    /// Set once the lock is taken. A failed init closes `fd` itself; `deinit`, which Swift also
+    /// runs after a failed init, must then not close it again (the number may be reused).
+    private var held = false
 
     init(directory: String) throws(LogError) {
         let path = directory + "/LOCK"
@@ -52,17 +55,16 @@ final class WriterLock {
             let text = String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: " \n")
             throw .locked(directory: directory, holderPID: Int32(text))
         }
+        held = true
         let pid = Array("\(getpid())\n".utf8)
         _ = try? SystemCalls.ftruncate(fd, 0)
         _ = try? SystemCalls.pwrite(fd, pid, 0)
     }
 
-    private var released = false
-
     /// Empties the pid file and closes it, which drops the `flock`.
     func release() {
-        guard !released else { return }
-        released = true
+        guard held else { return }
+        held = false
         _ = try? SystemCalls.ftruncate(fd, 0)
         SystemCalls.close(fd)
     }

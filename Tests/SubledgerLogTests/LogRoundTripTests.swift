@@ -137,3 +137,19 @@ struct LogRoundTripTests {
         #expect(Set(acknowledged.map(\.0)).count == acknowledged.count)
     }
 }
+
+@Suite("Writer lock")
+struct WriterLockTests {
+    @Test("a refused second writer leaves the holder's pid in the lock file")
+    func refusedWriterKeepsPid() throws {
+        let dir = TemporaryDirectory()
+        let writer = try LogWriter(directory: dir.path)
+        let before = readFile(dir.file("LOCK"))
+        #expect(!before.isEmpty)
+        for _ in 0..<3 { #expect(throws: LogError.self) { _ = try LogWriter(directory: dir.path) } }
+        #expect(readFile(dir.file("LOCK")) == before)
+        writer.close()
+        let reopened = try LogWriter(directory: dir.path)
+        reopened.close()
+    }
+}
