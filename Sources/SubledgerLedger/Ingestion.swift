@@ -93,11 +93,9 @@ struct MessagePreparer: Sendable {
             nested.append((inner, payload.signedDate))
             nestedHeaders.append(header(of: text))
         }
-        // A notification without signedDate (early 2022 format) is verified at its nested
-        // transaction's signedDate: see docs/ingestion.md.
-        guard let instant = notification.signedDate ?? transaction?.signedDate ?? renewal?.signedDate else {
-            throw VerificationError(.payloadInvalid, "the notification has no signedDate and no nested signed data to date it")
-        }
+        // One rule dates the event and checks the certificates: a notification without
+        // signedDate (early 2022 format) uses its nested transaction's (docs/ingestion.md).
+        let instant = EventMapping.effectiveAt(notification: notification, transaction: transaction, renewal: renewal)
         try verifier.verify(jws, at: instant)
         for (inner, signedDate) in nested { try verifier.verify(inner, at: signedDate ?? instant) }
 
