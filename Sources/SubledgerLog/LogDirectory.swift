@@ -7,6 +7,26 @@ struct SegmentList {
     struct Segment {
         var firstPosition: UInt64
         var path: String
+
+        /// Opens the segment read-only; returns the descriptor (the caller closes it) and size.
+        func openForReading() throws(LogError) -> (fd: Int32, size: Int64) {
+            let fd: Int32
+            do { fd = try SystemCalls.open(path, O_RDONLY) } catch { throw .io(error) }
+            do { return (fd, try SystemCalls.fileSize(fd)) } catch {
+                SystemCalls.close(fd)
+                throw .io(error)
+            }
+        }
+
+        /// The footer of a sealed segment: its last frame, or nil when that is not a valid footer.
+        func readFooter(fd: Int32, size: Int64) throws(LogError) -> Frame.Footer? {
+            var frame = [UInt8](repeating: 0, count: LogFormat.footerFrameSize)
+            do { _ = try SystemCalls.pread(fd, into: &frame, max(0, size - Int64(LogFormat.footerFrameSize))) } catch { throw .io(error) }
+            return frame.withUnsafeBytes { raw in
+                guard case .frame(let kind, _, let payload, _) = Frame.parse(raw, at: 0), kind == LogFormat.footerKind else { return nil }
+                return Frame.Footer(payload: UnsafeRawBufferPointer(rebasing: raw[payload]))
+            }
+        }
     }
 
     var directory: String

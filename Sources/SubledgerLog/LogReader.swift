@@ -58,12 +58,7 @@ public struct LogReader: Sendable {
         _ segment: SegmentList.Segment, from startOffset: Int64, isLast: Bool, end: UInt64?,
         buffer: inout UnsafeMutableRawBufferPointer, _ body: (LogEntry) throws -> Bool
     ) throws -> Bool {
-        let fd: Int32
-        let size: Int64
-        do {
-            fd = try SystemCalls.open(segment.path, O_RDONLY)
-            size = try SystemCalls.fileSize(fd)
-        } catch { throw LogError.io(error) }
+        let (fd, size) = try segment.openForReading()
         defer { SystemCalls.close(fd) }
         var fileOffset = startOffset  // file offset of buffer[0]
         var filled = 0
@@ -140,24 +135,11 @@ public struct LogReader: Sendable {
         do { list = try SegmentList(directory: directory) } catch { throw LogError.io(error) }
         var summary = LogSummary(segments: list.segments.count, records: 0, bytes: 0, lastPosition: nil, endPosition: .start)
         for (i, segment) in list.segments.enumerated() {
-            let fd: Int32
-            let size: Int64
-            do {
-                fd = try SystemCalls.open(segment.path, O_RDONLY)
-                size = try SystemCalls.fileSize(fd)
-            } catch { throw LogError.io(error) }
+            let (fd, size) = try segment.openForReading()
             defer { SystemCalls.close(fd) }
             if i < list.segments.count - 1 {
                 summary.bytes += size
-                var frame = [UInt8](repeating: 0, count: LogFormat.footerFrameSize)
-                do {
-                    _ = try SystemCalls.pread(fd, into: &frame, size - Int64(LogFormat.footerFrameSize))
-                } catch { throw LogError.io(error) }
-                let footer: Frame.Footer? = frame.withUnsafeBytes { raw in
-                    guard case .frame(let kind, _, let payload, _) = Frame.parse(raw, at: 0), kind == LogFormat.footerKind else { return nil }
-                    return Frame.Footer(payload: UnsafeRawBufferPointer(rebasing: raw[payload]))
-                }
-                guard let footer else {
+                guard let footer = try segment.readFooter(fd: fd, size: size) else {
                     throw LogError.corrupted(LogProblem(file: segment.path, offset: size - Int64(LogFormat.footerFrameSize), kind: .crcMismatch, detail: "sealed segment's footer is damaged or missing"))
                 }
                 summary.records += footer.recordCount

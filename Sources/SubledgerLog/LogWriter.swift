@@ -371,26 +371,16 @@ public final class LogWriter: @unchecked Sendable {
     /// Checks a sealed segment's header and footer (not its frames: that is `verify`'s job) and
     /// returns its footer hash and size.
     private static func checkSealedSegment(_ segment: SegmentList.Segment, previousFooterHash: [UInt8]) throws(LogError) -> (footerHash: [UInt8], size: Int64) {
-        let fd: Int32
-        do { fd = try SystemCalls.open(segment.path, O_RDONLY) } catch { throw .io(error) }
+        let (fd, size) = try segment.openForReading()
         defer { SystemCalls.close(fd) }
         var header = [UInt8](repeating: 0, count: LogFormat.segmentHeaderSize)
-        var footerFrame = [UInt8](repeating: 0, count: LogFormat.footerFrameSize)
-        let size: Int64
-        do {
-            size = try SystemCalls.fileSize(fd)
-            _ = try SystemCalls.pread(fd, into: &header, 0)
-            _ = try SystemCalls.pread(fd, into: &footerFrame, max(0, size - Int64(LogFormat.footerFrameSize)))
-        } catch { throw .io(error) }
+        do { _ = try SystemCalls.pread(fd, into: &header, 0) } catch { throw .io(error) }
+        let footer = try segment.readFooter(fd: fd, size: size)
         guard let parsedHeader = header.withUnsafeBytes({ Frame.parseSegmentHeader($0) }) else {
             throw .corrupted(LogProblem(file: segment.path, offset: 0, kind: .crcMismatch, detail: "segment header is damaged"))
         }
         guard parsedHeader.previousFooterHash == previousFooterHash, parsedHeader.firstPosition == segment.firstPosition else {
             throw .corrupted(LogProblem(file: segment.path, offset: 0, kind: .chainMismatch, detail: "segment header does not continue the previous segment"))
-        }
-        let footer: Frame.Footer? = footerFrame.withUnsafeBytes { raw in
-            guard case .frame(let kind, _, let payload, _) = Frame.parse(raw, at: 0), kind == LogFormat.footerKind else { return nil }
-            return Frame.Footer(payload: UnsafeRawBufferPointer(rebasing: raw[payload]))
         }
         guard let footer else {
             throw .corrupted(LogProblem(file: segment.path, offset: max(0, size - Int64(LogFormat.footerFrameSize)), kind: .crcMismatch, detail: "sealed segment's footer is damaged or missing"))
