@@ -28,6 +28,8 @@ let package = Package(
         // App Store payloads: a fast JSON scanner into typed values, their JSON encoding, and the
         // mapping of verified notifications and transactions to domain events.
         .target(name: "SubledgerAppStore", dependencies: ["SubledgerEvents"]),
+        // Signed, Apple-shaped App Store notifications built from a TestPKI, for tests and simulations.
+        .target(name: "SubledgerTestSupport", dependencies: ["SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
         // A thin, safe wrapper over liblmdb for projection snapshots.
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
         // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine.
@@ -43,7 +45,9 @@ let package = Package(
         .testTarget(name: "SubledgerEventsTests", dependencies: ["SubledgerEvents"], exclude: ["Golden"]),
         .testTarget(name: "SubledgerCryptoTests", dependencies: ["SubledgerCrypto"]),
         .testTarget(name: "SubledgerJWSTests", dependencies: ["SubledgerJWS", "SubledgerCrypto"]),
-        .testTarget(name: "SubledgerAppStoreTests", dependencies: ["SubledgerAppStore", "SubledgerEvents", "SubledgerJWS"]),
+        .testTarget(
+            name: "SubledgerAppStoreTests",
+            dependencies: ["SubledgerAppStore", "SubledgerEvents", "SubledgerJWS", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB"]),
         .testTarget(name: "SubledgerLedgerTests", dependencies: ["SubledgerLedger", "SubledgerLog", "SubledgerEvents"]),
     ],

@@ -145,6 +145,25 @@ struct EventMappingTests {
         #expect(try codecRoundTrip(event) == event)
     }
 
+    @Test(
+        "an external purchase token is a sandbox token when its id starts with SANDBOX, else a production one",
+        arguments: [("SANDBOX_b2158121-7af9-49d4-9561-1f588205523e", "Sandbox"), ("b2158121-7af9", "Production")])
+    func externalPurchaseTokenEnvironment(externalPurchaseId: String, expected: String) throws {
+        var notification = NotificationPayload()
+        notification.notificationType = .externalPurchaseToken
+        notification.subtype = .unreported
+        notification.signedDate = 1_698_148_900_000
+        var token = FullPayloads.externalPurchaseToken
+        token.externalPurchaseId = externalPurchaseId
+        notification.externalPurchaseToken = token
+        let event = EventMapping.event(notification: notification, transaction: nil, renewal: nil, evidence: evidence)
+        #expect(event.type == .externalPurchaseToken)
+        #expect(event.environment?.rawValue == expected)
+        #expect(event.externalPurchaseToken?.externalPurchaseId == externalPurchaseId)
+        #expect(event.externalPurchaseToken?.tokenCreationDate == 1_698_148_950_000)
+        #expect(try codecRoundTrip(event) == event)
+    }
+
     @Test("a consent-rescinded notification takes its environment from appData")
     func rescindConsent() {
         var notification = NotificationPayload()

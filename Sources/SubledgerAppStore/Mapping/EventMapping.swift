@@ -14,6 +14,10 @@ public enum EventMapping {
     /// (`billingPlanType` MONTHLY with `commitmentInfo`). A notification type this build does not
     /// know gives `.unrecognizedNotification` with its raw type and subtype kept.
     ///
+    /// The environment is the one the notification states: in `data`, `summary`, the external
+    /// purchase token (by its `SANDBOX` id prefix) or `appData`, whichever it carries; failing
+    /// those, the nested transaction's or renewal info's.
+    ///
     /// `effectiveAt` is ``effectiveAt(notification:transaction:renewal:)``: the notification's
     /// `signedDate`, or the nested payloads' when the notification has none (some early-2022
     /// notifications); see `docs/ingestion.md`, "Messages without signedDate".
@@ -32,9 +36,9 @@ public enum EventMapping {
             notificationType: notification.notificationType?.rawValue ?? "",
             subtype: notification.subtype?.rawValue,
             isMonthlyCommitmentRenewal: isMonthlyCommitmentRenewal)
-        // Apple states the environment in whichever object the notification carries.
-        let environment =
-            notification.data?.environment ?? notification.summary?.environment ?? notification.appData?.environment
+        let statedEnvironment =
+            notification.data?.environment ?? notification.summary?.environment
+            ?? notification.externalPurchaseToken.map(environment(of:)) ?? notification.appData?.environment
             ?? transaction?.environment ?? renewal?.environment
         return Event(
             type: type,
@@ -43,7 +47,7 @@ public enum EventMapping {
             notificationUUID: notification.notificationUUID,
             notificationType: notification.notificationType?.rawValue,
             subtype: notification.subtype?.rawValue,
-            environment: environment.map { SubledgerEvents.AppStoreEnvironment(rawValue: $0.rawValue) },
+            environment: statedEnvironment.map { SubledgerEvents.AppStoreEnvironment(rawValue: $0.rawValue) },
             status: notification.data?.status?.rawValue,
             consumptionRequestReason: notification.data?.consumptionRequestReason?.rawValue,
             transaction: transaction.map(TransactionFacts.init),
@@ -62,6 +66,12 @@ public enum EventMapping {
             evidence: evidence,
             environment: transaction.environment.map { SubledgerEvents.AppStoreEnvironment(rawValue: $0.rawValue) },
             transaction: TransactionFacts(transaction))
+    }
+
+    /// An external purchase token has no `environment`; as Apple's libraries do, a token whose
+    /// `externalPurchaseId` starts with `SANDBOX` is a sandbox token, any other a production one.
+    private static func environment(of token: ExternalPurchaseToken) -> AppStoreEnvironment {
+        token.externalPurchaseId?.hasPrefix("SANDBOX") == true ? .sandbox : .production
     }
 
     /// The signed instant that orders a notification's event, in epoch milliseconds: the
