@@ -37,7 +37,7 @@ let package = Package(
 
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerLog", "SubledgerLedger"]),
-        .executableTarget(name: "subledger-bench", dependencies: ["SubledgerLog", "CSQLite"], path: "Tools/Bench"),
+        .executableTarget(name: "subledger-bench", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "CSQLite"], path: "Tools/Bench"),
         .executableTarget(name: "subledger-crash", dependencies: ["SubledgerLog"], path: "Tools/Crash"),
 
         // Tests

@@ -24,7 +24,7 @@ public final class Ledger: @unchecked Sendable {
     struct State {
         /// Dedup keys of messages with an event, and the header table of the evidence log.
         var known: Set<String> = []
-        var headers: [[UInt8]: UInt64] = [:]
+        var headers: [HeaderKey: UInt64] = [:]
     }
 
     let state = Mutex(State())
@@ -55,10 +55,10 @@ public final class Ledger: @unchecked Sendable {
     /// references its evidence (evidence written just before a crash, with no event, is not).
     private func loadIndexes() throws {
         var keysByPosition: [UInt64: String] = [:]
-        var headers: [[UInt8]: UInt64] = [:]
+        var headers: [HeaderKey: UInt64] = [:]
         try LogReader(directory: directory + "/evidence").scan { entry in
             if entry.kind == Evidence.headerKind {
-                headers[Array(entry.payload)] = entry.position.rawValue
+                headers[HeaderKey(Array(entry.payload))] = entry.position.rawValue
             } else if entry.kind == Evidence.messageKind, let key = Evidence.key(of: entry.payload) {
                 keysByPosition[entry.position.rawValue] = key
             }
@@ -128,17 +128,17 @@ public final class Ledger: @unchecked Sendable {
         var newHeaders: [[UInt8]] = []
         for message in messages {
             let outer = Array(message.message.prefix { $0 != UInt8(ascii: ".") })
-            for header in [outer] + message.nestedHeaders where headers[header] == nil && !newHeaders.contains(header) {
+            for header in [outer] + message.nestedHeaders where headers[HeaderKey(header)] == nil && !newHeaders.contains(header) {
                 newHeaders.append(header)
             }
         }
         if !newHeaders.isEmpty {
             let positions = try evidence.append(newHeaders.map { LogRecord(kind: Evidence.headerKind, payload: $0) })
-            for (header, position) in zip(newHeaders, positions) { headers[header] = position.rawValue }
+            for (header, position) in zip(newHeaders, positions) { headers[HeaderKey(header)] = position.rawValue }
             state.withLock { $0.headers = headers }
         }
         let records = messages.map { message in
-            LogRecord(kind: Evidence.messageKind, payload: Evidence.encode(key: message.key, message: message.message, outerPayload: message.outerPayload, nestedHeaders: message.nestedHeaders) { headers[$0]! })
+            LogRecord(kind: Evidence.messageKind, payload: Evidence.encode(key: message.key, message: message.message, outerPayload: message.outerPayload, nestedHeaders: message.nestedHeaders) { headers[HeaderKey($0)]! })
         }
         let evidencePositions = try evidence.append(records)
         var eventRecords: [LogRecord] = []

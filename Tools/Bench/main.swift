@@ -6,6 +6,7 @@ import Glibc
 import CSQLite
 import Dispatch
 import SubledgerLog
+import Synchronization
 
 func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
@@ -190,6 +191,8 @@ appendBenchmark(batch: 1000, count: quick ? 100_000 : 1_000_000)
 await concurrentAppendBenchmark(tasks: 256, perTask: quick ? 50 : 400)
 scanBenchmark(count: quick ? 200_000 : 2_000_000)
 
+let ingest = try! IngestBenchmark.run(count: quick ? 2_000 : 20_000)
+
 let header = ["benchmark", "unit", "Subledger", "SQLite", "ratio"]
 var table = [header]
 for row in rows {
@@ -204,3 +207,12 @@ for line in table {
 enum ProcessInfo {
     static var cores: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }
+
+print("")
+print("verified durable ingest (3 ES256 JWS per notification, \(ProcessInfo.cores) cores): \(rate(ingest.notificationsPerSecond)) notifications/s")
+if let python = ingest.pythonPerSecond {
+    print("Apple's app-store-server-library (Python) verifying the same JWS: \(rate(python)) notifications/s; ratio \(fmt(ingest.notificationsPerSecond / python))x")
+} else {
+    print("Apple's Python library: not installed (run Tools/setup-python) — comparison skipped")
+}
+print("stored evidence: \(Int(ingest.evidenceBytesPerNotification)) bytes per notification")
