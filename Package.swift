@@ -49,7 +49,10 @@ let package = Package(
             name: "SubledgerAppStoreTests",
             dependencies: ["SubledgerAppStore", "SubledgerEvents", "SubledgerJWS", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB"]),
-        .testTarget(name: "SubledgerLedgerTests", dependencies: ["SubledgerLedger", "SubledgerLog", "SubledgerEvents"]),
+        .testTarget(
+            name: "SubledgerLedgerTests",
+            dependencies: ["SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"],
+            exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

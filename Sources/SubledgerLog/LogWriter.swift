@@ -248,6 +248,8 @@ public final class LogWriter: @unchecked Sendable {
     private func closeFile() {
         pending.withLock { $0.closed = true }
         if fd >= 0 {
+            // A cleanly closed log carries no preallocated zeros.
+            if allocatedSize > fileSize, (try? SystemCalls.ftruncate(fd, fileSize)) != nil { allocatedSize = fileSize }
             SystemCalls.close(fd)
             fd = -1
         }
