@@ -83,17 +83,33 @@ public final class Ledger: @unchecked Sendable {
         try ingestion.withLock { _ in try ingestLocked(lines, recordedAt: recordedAt, quarantining: true) }
     }
 
+    /// Lines per verification chunk: verifying chunk k + 1 overlaps storing chunk k.
+    static let chunkSize = 256
+
     func ingestLocked(_ lines: [IngestLine], recordedAt: Int64, quarantining: Bool) throws -> [IngestOutcome] {
-        let prepared = prepareInParallel(lines)
-        var outcomes = [IngestOutcome?](repeating: nil, count: lines.count)
+        let chunks = stride(from: 0, to: lines.count, by: Self.chunkSize).map { $0..<min(lines.count, $0 + Self.chunkSize) }
+        var outcomes: [IngestOutcome] = []
+        outcomes.reserveCapacity(lines.count)
+        var next = chunks.first.map { prepareInBackground(Array(lines[$0])) }
+        for (index, range) in chunks.enumerated() {
+            let prepared = next!.wait()
+            next = index + 1 < chunks.count ? prepareInBackground(Array(lines[chunks[index + 1]])) : nil
+            outcomes += try store(prepared, lines: lines[range], recordedAt: recordedAt, quarantining: quarantining)
+        }
+        return outcomes
+    }
+
+    /// Deduplicates (only now: dedup follows verification and input order) and stores a chunk.
+    private func store(_ prepared: [Result<PreparedMessage, VerificationError>], lines: ArraySlice<IngestLine>, recordedAt: Int64, quarantining: Bool) throws -> [IngestOutcome] {
+        var outcomes = [IngestOutcome?](repeating: nil, count: prepared.count)
         var accepted: [(index: Int, message: PreparedMessage)] = []
         var batchKeys = Set<String>()
         let known = state.withLock { $0.known }
-        for (index, result) in prepared.enumerated() {
+        for (index, (result, line)) in zip(prepared, lines).enumerated() {
             switch result {
             case .failure(let error):
                 outcomes[index] = .rejected(reason: error.reason.rawValue, detail: error.detail)
-                if quarantining { try quarantine.add(lines[index], reason: error.reason.rawValue, detail: error.detail, at: recordedAt) }
+                if quarantining { try quarantine.add(line, reason: error.reason.rawValue, detail: error.detail, at: recordedAt) }
             case .success(let message):
                 if known.contains(message.key) || !batchKeys.insert(message.key).inserted {
                     outcomes[index] = .duplicate
@@ -108,6 +124,27 @@ public final class Ledger: @unchecked Sendable {
             state.withLock { state in for (_, message) in accepted { state.known.insert(message.key) } }
         }
         return outcomes.map { $0! }
+    }
+
+    /// Verification of one chunk, running on other threads while the caller stores the last.
+    private final class PendingChunk: @unchecked Sendable {
+        // Written once before `done` is signalled and read only after waiting on it.
+        var result: [Result<PreparedMessage, VerificationError>] = []
+        let done = DispatchSemaphore(value: 0)
+
+        func wait() -> [Result<PreparedMessage, VerificationError>] {
+            done.wait()
+            return result
+        }
+    }
+
+    private func prepareInBackground(_ lines: [IngestLine]) -> PendingChunk {
+        let pending = PendingChunk()
+        DispatchQueue.global().async {
+            pending.result = self.prepareInParallel(lines)
+            pending.done.signal()
+        }
+        return pending
     }
 
     private func prepareInParallel(_ lines: [IngestLine]) -> [Result<PreparedMessage, VerificationError>] {

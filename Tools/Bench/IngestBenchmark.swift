@@ -41,8 +41,8 @@ enum IngestBenchmark {
         _ = try Ledger.initialize(directory: directory, bundleId: fixtures.bundleId, appAppleId: fixtures.appAppleId, environments: ["Production"], rootFiles: [root], smallBusiness: false, catalogFile: nil)
         let ledger = try Ledger(directory: directory)
         let began = now()
-        for first in stride(from: 0, to: count, by: 512) {
-            let batch = (first..<min(count, first + 512)).map { IngestLine(bytes: bodies[$0], line: $0 + 1, source: "bench") }
+        for first in stride(from: 0, to: count, by: 4096) {
+            let batch = (first..<min(count, first + 4096)).map { IngestLine(bytes: bodies[$0], line: $0 + 1, source: "bench") }
             let outcomes = try ledger.ingest(batch, recordedAt: 0)
             precondition(outcomes.allSatisfy { if case .appended = $0 { true } else { false } }, "bench workload was not accepted: \(outcomes.first!)")
         }
