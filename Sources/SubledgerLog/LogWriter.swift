@@ -264,6 +264,10 @@ public final class LogWriter: @unchecked Sendable {
         var bytes = 0
         for request in batch { for record in request.records { bytes += LogFormat.frameHeaderSize + record.payload.count } }
         do {
+            if fd < 0 {
+                // A roll sealed the last segment but could not create the next (disk full).
+                try startSegment(at: segmentFirstPosition + UInt64(fileSize))
+            }
             if segmentRecordCount > 0 && fileSize + Int64(bytes) > options.segmentSize {
                 try sealAndRoll()
             }
@@ -290,8 +294,14 @@ public final class LogWriter: @unchecked Sendable {
         do {
             if fileSize + Int64(buffer.count) > allocatedSize {
                 let step = max(options.preallocationStep, Int64(buffer.count))
-                try SystemCalls.fallocate(fd, allocatedSize, fileSize + step - allocatedSize)
-                allocatedSize = fileSize + step
+                do {
+                    try SystemCalls.fallocate(fd, allocatedSize, fileSize + step - allocatedSize)
+                    allocatedSize = fileSize + step
+                } catch where error.isNoSpace && step > Int64(buffer.count) {
+                    // Nearly full: a whole step does not fit, but this batch may.
+                    try SystemCalls.fallocate(fd, allocatedSize, fileSize + Int64(buffer.count) - allocatedSize)
+                    allocatedSize = fileSize + Int64(buffer.count)
+                }
             }
         } catch {
             return fail(batch, LogError.from(error))

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import SubledgerLog
+
+/// Runs `command` with `arguments`; true when it exits 0.
+@discardableResult
+func run(_ command: String, _ arguments: [String]) -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: command)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return false }
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+}
+
+/// A 512 KiB tmpfs mounted for the test (needs root, as CI has); nil where it cannot be mounted.
+final class SmallFilesystem {
+    let path: String
+    private let directory = TemporaryDirectory()
+
+    init?() {
+        path = directory.path + "/mnt"
+        guard getuid() == 0, mkdir(path, 0o755) == 0, run("/bin/mount", ["-t", "tmpfs", "-o", "size=512k", "tmpfs", path]) else { return nil }
+    }
+
+    deinit { run("/bin/umount", [path]) }
+}
+
+@Suite("Log on a full disk")
+struct LogDiskFullTests {
+    static let canMount = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount")
+
+    @Test("appends fail with noSpace and leave no partial frame; every acknowledged record survives; space returns, appends resume",
+          .enabled(if: canMount, "needs root to mount a small tmpfs"))
+    func diskFull() throws {
+        let filesystem = try #require(SmallFilesystem(), "mounting a tmpfs failed")
+        let rounds: [(step: Int64, segmentSize: Int64)] = [(0, 64 << 20), (65_536, 64 << 20), (0, 24_576), (16_384, 24_576)]
+        for (step, segmentSize) in rounds {
+            let directory = filesystem.path + "/log-\(step)-\(segmentSize)"
+            let writer = try LogWriter(directory: directory, options: LogOptions(segmentSize: segmentSize, preallocationStep: step))
+            var acknowledged: [(LogPosition, [UInt8])] = []
+            var failure: LogError?
+            var random = SeededGenerator(state: UInt64(step) + 1)
+            while failure == nil {
+                let payload = random.bytes(700)
+                do throws(LogError) {
+                    acknowledged.append((try writer.append([LogRecord(kind: 1, payload: payload)])[0], payload))
+                } catch {
+                    failure = error
+                }
+            }
+            guard case .noSpace = failure! else {
+                Issue.record("expected noSpace, got \(failure!)")
+                return
+            }
+            // Still refused, still clean: the failed append was cut back.
+            #expect(throws: LogError.self) { try writer.append([LogRecord(kind: 1, payload: random.bytes(700))]) }
+            writer.close()
+            let read = try readAll(directory)
+            #expect(read.count == acknowledged.count)
+            #expect(zip(read, acknowledged).allSatisfy { $0.0 == $1.0 && $0.2 == $1.1 })
+            #expect(try LogReader(directory: directory).verify().ok)
+            // Free the space (drop the log) so the next round starts on an empty filesystem.
+            try FileManager.default.removeItem(atPath: directory)
+        }
+        // Space returns: a new log on the same filesystem accepts appends again.
+        let writer = try LogWriter(directory: filesystem.path + "/again")
+        #expect(try writer.append([LogRecord(kind: 1, payload: [1, 2, 3])]).count == 1)
+        writer.close()
+    }
+}
