@@ -20,6 +20,7 @@ demo: release
 
 test: build
 	$(SWIFT) test -j $(JOBS) --parallel
+	Tools/cli-check
 	Tools/crash-log --runs 20
 
 bench: release
