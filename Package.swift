@@ -41,10 +41,10 @@ let package = Package(
         .executableTarget(name: "subledger-crash", dependencies: ["SubledgerLog"], path: "Tools/Crash"),
 
         // Tests
-        .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerLog"]),
+        .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerLog", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerEventsTests", dependencies: ["SubledgerEvents"], exclude: ["Golden"]),
-        .testTarget(name: "SubledgerCryptoTests", dependencies: ["SubledgerCrypto"]),
-        .testTarget(name: "SubledgerJWSTests", dependencies: ["SubledgerJWS", "SubledgerCrypto"]),
+        .testTarget(name: "SubledgerCryptoTests", dependencies: ["SubledgerCrypto", "SubledgerTestSupport"]),
+        .testTarget(name: "SubledgerJWSTests", dependencies: ["SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"]),
         .testTarget(
             name: "SubledgerAppStoreTests",
             dependencies: ["SubledgerAppStore", "SubledgerEvents", "SubledgerJWS", "SubledgerTestSupport"]),

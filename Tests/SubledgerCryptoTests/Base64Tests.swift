@@ -1,5 +1,6 @@
 import Foundation
 import SubledgerCrypto
+import SubledgerTestSupport
 import Testing
 
 @Suite("Base64 and Base64URL codecs")

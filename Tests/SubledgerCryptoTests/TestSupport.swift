@@ -1,42 +1,13 @@
 import Foundation
+import SubledgerTestSupport
 
 /// Locations of shared test data.
 enum TestData {
-    /// The repository root, from this file's path (`Tests/SubledgerCryptoTests/TestSupport.swift`).
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// `<repo root>/../shared/conformance` (real Apple-signed data, never copied into the repo).
-    /// Further ancestors are tried too, so a git worktree nested one level deeper finds it.
-    static let conformance: URL? = {
-        var directory = repositoryRoot
-        while directory.path != "/" {
-            directory.deleteLastPathComponent()
-            let candidate = directory.appendingPathComponent("shared/conformance")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("apple/AppleRootCA-G3.cer").path) {
-                return candidate
-            }
-        }
-        return nil
-    }()
-
-    static let conformanceMissing = "needs ../shared/conformance (real Apple-signed data) next to the repository"
+    static let conformance = Conformance.directory
+    static let conformanceMissing = Conformance.missing
 
     static func bytes(_ url: URL) throws -> [UInt8] {
         Array(try Data(contentsOf: url))
-    }
-}
-
-/// SplitMix64: reproducible pseudo-random test data.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

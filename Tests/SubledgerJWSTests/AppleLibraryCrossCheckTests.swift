@@ -1,12 +1,13 @@
 import Foundation
 import SubledgerCrypto
 import SubledgerJWS
+import SubledgerTestSupport
 import Testing
 
 /// Apple's official Python verifier (app-store-server-library), installed by Tools/setup-python.
 enum AppleLibrary {
-    static let python = TestData.repositoryRoot.appendingPathComponent(".build/python/bin/python")
-    static let script = TestData.repositoryRoot.appendingPathComponent("Tools/python/verify_with_apple.py")
+    static let python = Conformance.repositoryRoot.appendingPathComponent(".build/python/bin/python")
+    static let script = Conformance.repositoryRoot.appendingPathComponent("Tools/python/verify_with_apple.py")
     static let isInstalled = FileManager.default.isExecutableFile(atPath: python.path)
     static let missing = "Apple's Python library is not installed: run Tools/setup-python (creates .build/python)"
 

@@ -1,28 +1,12 @@
 import Foundation
+import SubledgerTestSupport
 import SubledgerCrypto
 import SubledgerJWS
 
 /// Locations of shared test data.
 enum TestData {
-    /// The repository root, from this file's path (`Tests/SubledgerJWSTests/TestSupport.swift`).
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// `<repo root>/../shared/conformance` (real Apple-signed data, never copied into the repo).
-    /// Further ancestors are tried too, so a git worktree nested one level deeper finds it.
-    static let conformance: URL? = {
-        var directory = repositoryRoot
-        while directory.path != "/" {
-            directory.deleteLastPathComponent()
-            let candidate = directory.appendingPathComponent("shared/conformance")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("apple/AppleRootCA-G3.cer").path) {
-                return candidate
-            }
-        }
-        return nil
-    }()
-
-    static let conformanceMissing = "needs ../shared/conformance (real Apple-signed data) next to the repository"
+    static let conformance = Conformance.directory
+    static let conformanceMissing = Conformance.missing
 
     static func bytes(_ url: URL) throws -> [UInt8] {
         Array(try Data(contentsOf: url))

@@ -1,19 +1,10 @@
 import Foundation
+import SubledgerTestSupport
 import Testing
 
 /// Apple's signed conformance data beside the repository (`../shared/conformance`).
 enum Corpus {
-    static let directory: String? = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<6 {
-            url.deleteLastPathComponent()
-            let candidate = url.appendingPathComponent("../shared/conformance").standardized.path
-            if FileManager.default.fileExists(atPath: candidate + "/apple-bulk/MANIFEST.tsv") { return candidate }
-            let sibling = url.appendingPathComponent("shared/conformance").path
-            if FileManager.default.fileExists(atPath: sibling + "/apple-bulk/MANIFEST.tsv") { return sibling }
-        }
-        return nil
-    }()
+    static let directory: String? = Conformance.directory?.path
 
     static let available = directory != nil
     static let skipMessage: Comment = "Apple's conformance data (../shared/conformance) is absent"
@@ -38,16 +29,4 @@ enum Corpus {
 
     static var root: String { directory! + "/apple/AppleRootCA-G3.cer" }
     static var unverified: String { directory! + "/apple/unverified" }
-}
-
-/// A fresh directory under the system temp dir, removed when released.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "subledger-ledger-test-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SubledgerEvents
 import SubledgerLog
+import SubledgerTestSupport
 import Testing
 @testable import SubledgerLedger
 

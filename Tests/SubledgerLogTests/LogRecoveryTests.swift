@@ -1,3 +1,4 @@
+import SubledgerTestSupport
 import Testing
 @testable import SubledgerLog
 

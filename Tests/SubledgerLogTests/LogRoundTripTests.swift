@@ -1,4 +1,5 @@
 import Foundation
+import SubledgerTestSupport
 import Testing
 @testable import SubledgerLog
 

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Apple's real signed conformance data: `<repository>/../shared/conformance`, never copied
+/// into the repository. Further ancestors are tried too, so a git worktree nested one level
+/// deeper finds it.
+public enum Conformance {
+    /// The repository root, from this file's place (`Sources/SubledgerTestSupport/`).
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static let directory: URL? = {
+        var candidate = repositoryRoot
+        while candidate.path != "/" {
+            candidate.deleteLastPathComponent()
+            let conformance = candidate.appendingPathComponent("shared/conformance")
+            if FileManager.default.fileExists(atPath: conformance.appendingPathComponent("apple/AppleRootCA-G3.cer").path) {
+                return conformance
+            }
+        }
+        return nil
+    }()
+
+    public static var isAvailable: Bool { directory != nil }
+
+    /// Why a test that needs the data was skipped.
+    public static let missing = "needs ../shared/conformance (real Apple-signed data) next to the repository"
+}
+
+/// SplitMix64: reproducible pseudo-random test data (failures replay with the same seed).
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    public var state: UInt64
+
+    public init(state: UInt64) { self.state = state }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    public mutating func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
+    }
+}
+
+/// A fresh directory under the system temp dir, removed when the value is released.
+public final class TemporaryDirectory: @unchecked Sendable {
+    // Immutable after init; the directory's contents are the tests' business.
+    public let path: String
+
+    public init() {
+        var template = Array((NSTemporaryDirectory() + "subledger-test-XXXXXX").utf8CString)
+        guard mkdtemp(&template) != nil else { fatalError("mkdtemp failed: \(String(cString: strerror(errno)))") }
+        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    public func file(_ name: String) -> String { path + "/" + name }
+}

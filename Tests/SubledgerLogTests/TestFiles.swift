@@ -1,0 +1,12 @@
+import Foundation
+import SubledgerTestSupport
+
+extension TemporaryDirectory {
+    func segments() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".seg") }.sorted().map { path + "/" + $0 }
+    }
+}
+
+func readFile(_ path: String) -> [UInt8] { Array(FileManager.default.contents(atPath: path) ?? Data()) }
+
+func writeFile(_ path: String, _ bytes: [UInt8]) { _ = FileManager.default.createFile(atPath: path, contents: Data(bytes)) }
