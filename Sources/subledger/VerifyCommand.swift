@@ -1,3 +1,4 @@
+import SubledgerLedger
 import SubledgerLog
 
 /// `subledger verify`: every frame, footer and chain link of the log and the evidence log.

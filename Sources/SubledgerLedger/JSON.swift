@@ -1,5 +1,6 @@
-/// A JSON value with object keys in the order they were given, so output reads like the contract.
-enum JSON {
+/// A JSON value with object keys in the order they were given, so output reads like the
+/// contract. Shared by the CLI's `--json` output and the HTTP API.
+public enum JSON: Sendable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -8,10 +9,10 @@ enum JSON {
     case array([JSON])
     case object([(String, JSON)])
 
-    static func int(_ value: some BinaryInteger) -> JSON { .integer(Int64(value)) }
-    static func optional(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
+    public static func int(_ value: some BinaryInteger) -> JSON { .integer(Int64(value)) }
+    public static func optional(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
 
-    func serialized() -> String {
+    public func serialized() -> String {
         var out = ""
         write(to: &out)
         return out
