@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // epoll and eventfd: libc headers that Swift's Glibc module leaves out (nothing to link).
+        .systemLibrary(name: "CEpoll"),
 
         // The append-only, CRC-framed, hash-chained event log.
         .target(name: "SubledgerLog", dependencies: ["CCRC32C", "COpenSSL"]),
@@ -29,6 +31,8 @@ let package = Package(
         .target(name: "SubledgerAppStore"),
         // A thin, safe wrapper over liblmdb for projection snapshots.
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
+        // A small HTTP/1.1 server on epoll with a worker pool, a router, bearer auth and metrics.
+        .target(name: "SubledgerHTTP", dependencies: ["CEpoll"]),
 
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerLog"]),
@@ -42,6 +46,7 @@ let package = Package(
         .testTarget(name: "SubledgerJWSTests", dependencies: ["SubledgerJWS", "SubledgerCrypto"]),
         .testTarget(name: "SubledgerAppStoreTests", dependencies: ["SubledgerAppStore"]),
         .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB"]),
+        .testTarget(name: "SubledgerHTTPTests", dependencies: ["SubledgerHTTP"]),
     ],
     swiftLanguageModes: [.v6]
 )
