@@ -6,8 +6,10 @@ import Glibc
 
 /// An HTTP/1.1 server for a handler, on Linux sockets (Linux only: it uses epoll).
 ///
-/// One event-loop thread accepts connections and reads, parses and writes them; a fixed pool of
-/// worker threads calls the handler, which may block (see ``EventLoop`` for why it is built so).
+/// One event-loop thread (epoll) accepts connections and reads, parses and writes them; a fixed
+/// pool of worker threads calls the handler, so a handler waiting for `fsync` holds a worker and
+/// never the connections of others.
+///
 /// Connections are kept alive by default (HTTP/1.1), close after a response when the client asks
 /// (`Connection: close`, or HTTP/1.0 without `keep-alive`), and pipelined requests are answered
 /// in order. Bodies may come with `Content-Length` or chunked.
@@ -101,6 +103,7 @@ public final class HTTPServer: Sendable {
     /// True once the server has shut down.
     var isStopped: Bool { finished.wait(timeout: .now()) == .success }
 
+    /// Releasing a running server shuts it down (``shutdown()``) first.
     deinit {
         shutdown()
     }

@@ -152,7 +152,7 @@ struct ServerConnectionTests {
 
     @Test("closes a keep-alive connection left idle past the idle timeout, without a response")
     func idleTimeout() throws {
-        try withServer(.test { $0.idleTimeout = .milliseconds(200) }) { server in
+        try withServer(.test { $0.idleTimeout = .milliseconds(500) }) { server in
             let client = try RawClient(port: server.port)
             try client.send(get("/"))
             #expect(try client.readResponse().status == 200)
