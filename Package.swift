@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // epoll and eventfd: libc headers that Swift's Glibc module leaves out (nothing to link).
+        .systemLibrary(name: "CEpoll"),
 
         // The append-only, CRC-framed, hash-chained event log.
         .target(name: "SubledgerLog", dependencies: ["CCRC32C", "COpenSSL"]),
@@ -34,6 +36,8 @@ let package = Package(
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
         // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine.
         .target(name: "SubledgerLedger", dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
+        // A small HTTP/1.1 server on epoll with a worker pool, a router, bearer auth and metrics.
+        .target(name: "SubledgerHTTP", dependencies: ["CEpoll"]),
 
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerLog", "SubledgerLedger"]),
@@ -53,6 +57,7 @@ let package = Package(
             name: "SubledgerLedgerTests",
             dependencies: ["SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"],
             exclude: ["Golden"]),
+        .testTarget(name: "SubledgerHTTPTests", dependencies: ["SubledgerHTTP"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,80 @@
+/// Where the server writes one line per request.
+///
+/// A line is logfmt: `time=… remote=… method=… path=… query=… status=… bytes=… ms=…`, where
+/// `path` is the path without the query, `query` lists only the parameter *names* (values can
+/// carry secrets), `bytes` counts the response body and `ms` runs from the moment the request
+/// was complete to the moment its response was handed to the kernel. Header values, the
+/// `Authorization` header included, are never logged.
+public struct AccessLog: Sendable {
+    let sink: (@Sendable (String) -> Void)?
+
+    /// Lines go to standard error with `write(2)` on descriptor 2.
+    public static let standardError = AccessLog { line in
+        let bytes = Array((line + "\n").utf8)
+        bytes.withUnsafeBytes { SystemCalls.writeAll(2, $0) }
+    }
+
+    public static let disabled = AccessLog(sink: nil)
+
+    /// Lines (without newline) go to `sink`, called on the server's event loop thread: keep it quick.
+    public static func custom(_ sink: @escaping @Sendable (String) -> Void) -> AccessLog {
+        AccessLog(sink: sink)
+    }
+
+    private init(sink: (@Sendable (String) -> Void)?) {
+        self.sink = sink
+    }
+
+    struct Entry {
+        var remote: RemoteAddress
+        /// Nil when the request could not be parsed far enough to know it.
+        var request: HTTPRequest?
+        var status: Int
+        var bodyBytes: Int
+        var latency: Duration
+        /// Set when the response could not be delivered (the peer went away first).
+        var aborted: Bool = false
+        /// Set for a handler failure whose description is kept out of the response.
+        var error: String?
+    }
+
+    func write(_ entry: Entry) {
+        guard let sink else { return }
+        var line = "time=\(WallClock.iso8601(WallClock.now())) remote=\(entry.remote)"
+        if let request = entry.request {
+            line += " method=\(Self.value(request.method)) path=\(Self.value(request.path))"
+            let names = request.query.items.map(\.name)
+            if !names.isEmpty { line += " query=\(Self.value(names.joined(separator: ",")))" }
+        } else {
+            line += " method=- path=-"
+        }
+        let milliseconds = Double(entry.latency.components.seconds) * 1000
+            + Double(entry.latency.components.attoseconds) / 1e15
+        line += " status=\(entry.status) bytes=\(entry.bodyBytes) ms=\(Self.milliseconds(milliseconds))"
+        if entry.aborted { line += " aborted=true" }
+        if let error = entry.error { line += " error=\(Self.value(error))" }
+        sink(line)
+    }
+
+    /// A logfmt value: bare when it is plain, else quoted with `"` and `\` escaped and control
+    /// characters dropped, so a line cannot be split or forged by request content.
+    static func value(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+            scalar.value > 0x20 && scalar.value < 0x7F && scalar != "\"" && scalar != "\\" && scalar != "="
+        }
+        if plain { return text }
+        var quoted = "\""
+        for scalar in text.unicodeScalars where scalar.value >= 0x20 && scalar.value != 0x7F {
+            if scalar == "\"" || scalar == "\\" { quoted += "\\" }
+            quoted.unicodeScalars.append(scalar)
+        }
+        return quoted + "\""
+    }
+
+    /// Three decimals.
+    private static func milliseconds(_ value: Double) -> String {
+        let thousandths = Int((value * 1000).rounded())
+        let fraction = String(thousandths % 1000)
+        return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+}

@@ -1,0 +1,66 @@
+/// A client connection as the event loop tracks it. Confined to the loop thread.
+///
+/// Requests on one connection are handled one at a time: reading stops while a request is with a
+/// worker and while its response is written, then resumes with whatever the client pipelined.
+/// That answers pipelined requests in order and bounds what a connection can buffer.
+final class Connection {
+    enum State {
+        /// Receiving the next request (or idle between requests).
+        case reading
+        /// A worker has the request; the socket is not watched except for errors.
+        case processing
+        /// Sending a response.
+        case writing
+        /// The last response is sent and the write side shut down; reading and discarding what
+        /// the client still sends, so closing does not reset the connection before it has read
+        /// the response (a close with unread data sends RST, which can destroy it in flight).
+        case lingering
+        case closed
+    }
+
+    /// A response on its way out, for the access log and metrics once it is delivered.
+    struct Exchange {
+        let request: HTTPRequest?
+        let status: Int
+        let bodyBytes: Int
+        /// When the request was complete (or the error detected).
+        let started: ContinuousClock.Instant
+        let handlerError: String?
+    }
+
+    let id: UInt64
+    let fd: Int32
+    let remote: RemoteAddress
+    /// Counted toward `maxConnections`; false for a connection accepted over the limit to be
+    /// told 503, and for lingering ones.
+    var counted: Bool
+    var state = State.reading
+    var input = InputBuffer()
+    var parser: RequestParser
+    var output: [UInt8] = []
+    var outputSent = 0
+    /// The epoll events currently registered.
+    var interest: UInt32
+    /// When the current phase times out; nil while a worker has the request.
+    var deadline: ContinuousClock.Instant?
+    /// When the first byte of the request being received arrived; nil while idle.
+    var requestStarted: ContinuousClock.Instant?
+    /// When the request now with a worker was complete.
+    var requestCompleted: ContinuousClock.Instant?
+    /// The client shut down its sending side (read returned 0).
+    var peerFinishedSending = false
+    var closeAfterResponse = false
+    var exchange: Exchange?
+    var discarded = 0
+
+    init(id: UInt64, fd: Int32, remote: RemoteAddress, counted: Bool, limits: RequestParser.Limits, interest: UInt32) {
+        self.id = id
+        self.fd = fd
+        self.remote = remote
+        self.counted = counted
+        self.parser = RequestParser(limits: limits)
+        self.interest = interest
+    }
+
+    var hasPendingOutput: Bool { outputSent < output.count }
+}

@@ -1,0 +1,437 @@
+import CEpoll
+
+/// The server's I/O thread: accepts, reads, parses, writes, enforces timeouts and limits.
+///
+/// One thread with one level-triggered epoll instance owns every socket and all connection
+/// state, so none of it needs locks. Complete requests go to the ``WorkerPool``; responses come
+/// back through the ``LoopInbox``. Nothing here blocks: sockets are nonblocking, and the only
+/// waits are `epoll_wait` and, at the very end, joining the workers.
+///
+/// Why not a thread per core, each with its own epoll and `SO_REUSEPORT` listener: the work is
+/// in the handlers (verification, `fsync`), not in parsing; one loop keeps one place that knows
+/// the connection count (for the limit and graceful shutdown), and handlers that block for
+/// milliseconds would stall every other connection of a loop that ran them itself.
+final class EventLoop {
+    struct Parts: Sendable {
+        let configuration: HTTPServer.Configuration
+        let epoll: Epoll
+        let listener: Int32
+        let inbox: LoopInbox
+        let pool: WorkerPool
+        let metrics: ServerMetrics
+    }
+
+    static let listenerID: UInt64 = 0
+    static let inboxID: UInt64 = 1
+
+    private let configuration: HTTPServer.Configuration
+    private let epoll: Epoll
+    private var listener: Int32?
+    private let inbox: LoopInbox
+    private let pool: WorkerPool
+    private let metrics: ServerMetrics
+    private let limits: RequestParser.Limits
+    private let clock = ContinuousClock()
+
+    private var connections: [UInt64: Connection] = [:]
+    private var nextConnectionID: UInt64 = 2
+    private var countedConnections = 0
+    /// Requests handed to workers whose completions have not come back.
+    private var inFlight = 0
+    private var acceptPausedUntil: ContinuousClock.Instant?
+    private var stopping = false
+    private var forceCloseAt: ContinuousClock.Instant?
+    private var nextSweep: ContinuousClock.Instant
+    private var cachedDate: (second: Int, text: String) = (-1, "")
+    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+
+    /// How long a closing connection may drain the client's leftovers, and how much of them.
+    private let lingerTimeout: Duration
+    private static let lingerLimit = 1024 * 1024
+    /// How often deadlines are checked: an eighth of the shortest timeout, between 5 ms and 250 ms.
+    private let sweepInterval: Duration
+    /// How long to stop accepting when out of descriptors, so others can close.
+    private static let acceptPause = Duration.milliseconds(100)
+    private static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    init(_ parts: Parts) {
+        configuration = parts.configuration
+        epoll = parts.epoll
+        listener = parts.listener
+        inbox = parts.inbox
+        pool = parts.pool
+        metrics = parts.metrics
+        limits = RequestParser.Limits(maxHeaderBytes: configuration.maxHeaderBytes,
+                                      maxHeaderCount: configuration.maxHeaderCount,
+                                      maxBodyBytes: configuration.maxBodyBytes)
+        lingerTimeout = min(configuration.readTimeout, .seconds(2))
+        let shortest = [configuration.readTimeout, configuration.idleTimeout, configuration.writeTimeout, lingerTimeout].min()!
+        sweepInterval = max(.milliseconds(5), min(.milliseconds(250), shortest / 8))
+        nextSweep = clock.now
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    /// Serves until a stop is requested and every connection and handler call has finished;
+    /// then stops the workers and closes the listener.
+    func run() {
+        let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 256)
+        defer { events.deallocate() }
+        while !(stopping && connections.isEmpty && inFlight == 0) {
+            let wait = clock.now.duration(to: nextSweep)
+            let milliseconds = wait <= .zero ? 0 : Int32(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let count = epoll.wait(into: events, timeoutMilliseconds: milliseconds)
+            let now = clock.now
+            for event in events[0..<count] {
+                handle(id: event.data.u64, events: event.events, now: now)
+            }
+            if now >= nextSweep {
+                sweep(now)
+                nextSweep = now + sweepInterval
+            }
+        }
+        pool.stopAndJoin()
+        if let listener { SystemCalls.close(listener) }
+    }
+
+    private func handle(id: UInt64, events: UInt32, now: ContinuousClock.Instant) {
+        switch id {
+        case Self.listenerID:
+            acceptConnections(now)
+        case Self.inboxID:
+            for completion in inbox.takeCompletions() { complete(completion, now) }
+            if inbox.isStopRequested && !stopping { beginStopping(now) }
+        default:
+            guard let connection = connections[id] else { return }
+            if events & Epoll.error != 0 {
+                close(connection)
+            } else if events & Epoll.readable != 0 {
+                // A hang-up with data still queued: read it; the read then reports the end.
+                readable(connection, now)
+            } else if events & Epoll.hangUp != 0 {
+                close(connection)
+            }
+            if events & Epoll.writable != 0 && connection.state != .closed {
+                flush(connection, now)
+            }
+        }
+    }
+
+    // MARK: Accepting
+
+    private func acceptConnections(_ now: ContinuousClock.Instant) {
+        // A bounded batch, so a flood of connections cannot starve the ones already open.
+        for _ in 0..<64 {
+            guard let listener else { return }
+            switch SystemCalls.accept(listener) {
+            case .wouldBlock:
+                return
+            case .aborted:
+                continue
+            case .exhausted:
+                _ = epoll.modify(listener, id: Self.listenerID, events: 0)
+                acceptPausedUntil = now + Self.acceptPause
+                return
+            case .accepted(let fd, let remote):
+                admit(fd, remote, now)
+            }
+        }
+    }
+
+    private func admit(_ fd: Int32, _ remote: RemoteAddress, _ now: ContinuousClock.Instant) {
+        let overLimit = countedConnections >= configuration.maxConnections
+        // Connections over the limit and lingering ones get at most as many slots again; past
+        // that, a 503 is sent only if the socket buffer takes it at once.
+        if overLimit && connections.count - countedConnections >= configuration.maxConnections {
+            let response = Self.overloaded.response.serialized(date: date(), close: true, keepAliveHeader: false, includeBody: true)
+            _ = response.withUnsafeBytes { SystemCalls.send(fd, $0) }
+            SystemCalls.close(fd)
+            record(Connection.Exchange(request: nil, status: 503, bodyBytes: 0, started: now, handlerError: nil),
+                   remote: remote, aborted: true, now: now)
+            return
+        }
+        let id = nextConnectionID
+        nextConnectionID += 1
+        let connection = Connection(id: id, fd: fd, remote: remote, counted: !overLimit, limits: limits, interest: Epoll.readable)
+        guard epoll.add(fd, id: id, events: Epoll.readable) else {
+            SystemCalls.close(fd)
+            return
+        }
+        connections[id] = connection
+        if connection.counted { countedConnections += 1 }
+        metrics.connections.set(Double(connections.count))
+        if overLimit {
+            respond(connection, Self.overloaded.response, request: nil, close: true, now: now)
+        } else {
+            connection.deadline = now + configuration.idleTimeout
+        }
+    }
+
+    private static let overloaded = HTTPError(.serviceUnavailable, code: "overloaded",
+                                              detail: "the server has too many open connections; retry shortly")
+
+    // MARK: Reading
+
+    private func readable(_ connection: Connection, _ now: ContinuousClock.Instant) {
+        switch connection.state {
+        case .reading:
+            switch SystemCalls.read(connection.fd, into: readBuffer) {
+            case .transferred(let count):
+                if connection.requestStarted == nil {
+                    connection.requestStarted = now
+                    connection.deadline = now + configuration.readTimeout
+                }
+                connection.input.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+                advance(connection, now)
+            case .endOfFile:
+                connection.peerFinishedSending = true
+                advance(connection, now)
+            case .wouldBlock:
+                break
+            case .failed:
+                close(connection)
+            }
+        case .lingering:
+            switch SystemCalls.read(connection.fd, into: readBuffer) {
+            case .transferred(let count):
+                connection.discarded += count
+                if connection.discarded > Self.lingerLimit { close(connection) }
+            case .wouldBlock:
+                break
+            case .endOfFile, .failed:
+                close(connection)
+            }
+        case .processing, .writing, .closed:
+            break
+        }
+    }
+
+    /// Parses what the connection has buffered: dispatches a complete request, answers a
+    /// malformed one, or waits for more.
+    private func advance(_ connection: Connection, _ now: ContinuousClock.Instant) {
+        while connection.state == .reading {
+            switch connection.parser.parse(&connection.input) {
+            case .needMoreData:
+                if connection.peerFinishedSending {
+                    // The client stopped sending without completing a request: nobody to answer.
+                    close(connection)
+                } else {
+                    setInterest(connection, Epoll.readable | (connection.hasPendingOutput ? Epoll.writable : 0))
+                }
+                return
+            case .continueExpected:
+                connection.output.append(contentsOf: Self.continueResponse)
+                flush(connection, now)
+            case .request(var request, let keepAlive):
+                request.remoteAddress = connection.remote
+                dispatch(connection, request, keepAlive: keepAlive, now: now)
+            case .failure(let error, let request):
+                var request = request
+                request?.remoteAddress = connection.remote
+                respond(connection, error.response, request: request, close: true, now: now)
+            }
+        }
+    }
+
+    private func dispatch(_ connection: Connection, _ request: HTTPRequest, keepAlive: Bool, now: ContinuousClock.Instant) {
+        connection.state = .processing
+        connection.requestStarted = nil
+        connection.requestCompleted = now
+        connection.deadline = nil
+        if !keepAlive || stopping { connection.closeAfterResponse = true }
+        setInterest(connection, 0)
+        inFlight += 1
+        pool.submit(WorkerPool.Job(connectionID: connection.id, request: request))
+    }
+
+    // MARK: Writing
+
+    private func complete(_ completion: LoopInbox.Completion, _ now: ContinuousClock.Instant) {
+        inFlight -= 1
+        guard let connection = connections[completion.connectionID], connection.state == .processing else {
+            let exchange = Connection.Exchange(request: completion.request, status: completion.response.status.code,
+                                               bodyBytes: 0, started: now, handlerError: completion.handlerError)
+            record(exchange, remote: completion.request.remoteAddress, aborted: true, now: now)
+            return
+        }
+        respond(connection, completion.response, request: completion.request, handlerError: completion.handlerError, now: now)
+    }
+
+    /// Queues `response` and starts writing it; the connection reads again (or lingers) once it is sent.
+    private func respond(_ connection: Connection, _ response: HTTPResponse, request: HTTPRequest?, close: Bool = false,
+                         handlerError: String? = nil, now: ContinuousClock.Instant) {
+        var response = response
+        var handlerError = handlerError
+        if let invalidity = response.invalidity {
+            response = HTTPError(.internalServerError, code: "invalid_response",
+                                 detail: "the server produced a response it cannot send; details are in its log").response
+            handlerError = "invalid response: \(invalidity)"
+        }
+        let closing = close || connection.closeAfterResponse || stopping || response.headers.hasToken("close", in: "Connection")
+        connection.closeAfterResponse = closing
+        let isHead = request?.method == "HEAD"
+        let bytes = response.serialized(date: date(), close: closing,
+                                        keepAliveHeader: request?.version == .http1_0, includeBody: !isHead)
+        connection.output.append(contentsOf: bytes)
+        connection.state = .writing
+        connection.requestStarted = nil
+        connection.exchange = Connection.Exchange(request: request, status: response.status.code,
+                                                  bodyBytes: isHead ? 0 : response.body.count,
+                                                  started: connection.requestCompleted ?? now, handlerError: handlerError)
+        connection.requestCompleted = nil
+        connection.deadline = now + configuration.writeTimeout
+        flush(connection, now)
+    }
+
+    /// Sends what the kernel takes; finishes the response when all is sent.
+    private func flush(_ connection: Connection, _ now: ContinuousClock.Instant) {
+        while connection.hasPendingOutput {
+            let result = connection.output.withUnsafeBytes { bytes in
+                SystemCalls.send(connection.fd, UnsafeRawBufferPointer(rebasing: bytes[connection.outputSent...]))
+            }
+            switch result {
+            case .transferred(let count):
+                connection.outputSent += count
+                if connection.state == .writing { connection.deadline = now + configuration.writeTimeout }
+            case .wouldBlock:
+                setInterest(connection, Epoll.writable | (connection.state == .reading ? Epoll.readable : 0))
+                return
+            case .endOfFile, .failed:
+                close(connection)
+                return
+            }
+        }
+        connection.output.removeAll(keepingCapacity: connection.output.capacity <= 64 * 1024)
+        connection.outputSent = 0
+        switch connection.state {
+        case .writing: responseSent(connection, now)
+        case .reading: setInterest(connection, Epoll.readable)
+        default: break
+        }
+    }
+
+    private func responseSent(_ connection: Connection, _ now: ContinuousClock.Instant) {
+        if let exchange = connection.exchange {
+            record(exchange, remote: connection.remote, aborted: false, now: now)
+            connection.exchange = nil
+        }
+        if connection.closeAfterResponse {
+            linger(connection, now)
+            return
+        }
+        connection.state = .reading
+        if connection.input.isEmpty {
+            connection.deadline = now + configuration.idleTimeout
+        } else {
+            connection.requestStarted = now
+            connection.deadline = now + configuration.readTimeout
+        }
+        setInterest(connection, Epoll.readable)
+        advance(connection, now)
+    }
+
+    // MARK: Closing
+
+    private func linger(_ connection: Connection, _ now: ContinuousClock.Instant) {
+        let lingering = connections.count - countedConnections
+        guard !connection.peerFinishedSending, lingering < configuration.maxConnections else {
+            close(connection)
+            return
+        }
+        SystemCalls.shutdownWrite(connection.fd)
+        connection.state = .lingering
+        connection.deadline = now + lingerTimeout
+        if connection.counted {
+            connection.counted = false
+            countedConnections -= 1
+        }
+        setInterest(connection, Epoll.readable)
+    }
+
+    private func close(_ connection: Connection) {
+        guard connection.state != .closed else { return }
+        if let exchange = connection.exchange {
+            record(exchange, remote: connection.remote, aborted: true, now: clock.now)
+            connection.exchange = nil
+        }
+        connection.state = .closed
+        connections[connection.id] = nil
+        if connection.counted { countedConnections -= 1 }
+        SystemCalls.close(connection.fd)
+        metrics.connections.set(Double(connections.count))
+    }
+
+    private func setInterest(_ connection: Connection, _ events: UInt32) {
+        guard connection.state != .closed, connection.interest != events else { return }
+        if epoll.modify(connection.fd, id: connection.id, events: events) {
+            connection.interest = events
+        } else {
+            close(connection)
+        }
+    }
+
+    // MARK: Time
+
+    /// Enforces deadlines, resumes accepting after a pause, and ends a shutdown that overran.
+    private func sweep(_ now: ContinuousClock.Instant) {
+        if let paused = acceptPausedUntil, now >= paused, let listener {
+            acceptPausedUntil = nil
+            _ = epoll.modify(listener, id: Self.listenerID, events: Epoll.readable)
+        }
+        if let forceCloseAt, now >= forceCloseAt {
+            for connection in Array(connections.values) { close(connection) }
+            return
+        }
+        for connection in Array(connections.values) {
+            guard let deadline = connection.deadline, deadline <= now else { continue }
+            switch connection.state {
+            case .reading where connection.requestStarted != nil:
+                respond(connection, HTTPError(.requestTimeout, code: "request_timeout",
+                                              detail: "the request did not arrive within the read timeout").response,
+                        request: nil, close: true, now: now)
+            case .reading, .writing, .lingering:
+                close(connection)
+            case .processing, .closed:
+                break
+            }
+        }
+    }
+
+    /// Stops accepting, closes idle connections and lets the others finish their current request.
+    private func beginStopping(_ now: ContinuousClock.Instant) {
+        stopping = true
+        forceCloseAt = now + configuration.shutdownTimeout
+        if let listener {
+            epoll.remove(listener)
+            SystemCalls.close(listener)
+            self.listener = nil
+        }
+        for connection in Array(connections.values) {
+            switch connection.state {
+            case .reading where connection.requestStarted == nil:
+                close(connection)
+            case .reading, .processing, .writing:
+                connection.closeAfterResponse = true
+            case .lingering, .closed:
+                break
+            }
+        }
+    }
+
+    private func date() -> String {
+        let now = WallClock.now()
+        if now.seconds != cachedDate.second { cachedDate = (now.seconds, WallClock.httpDate(now)) }
+        return cachedDate.text
+    }
+
+    private func record(_ exchange: Connection.Exchange, remote: RemoteAddress, aborted: Bool, now: ContinuousClock.Instant) {
+        let latency = exchange.started.duration(to: now)
+        metrics.requests.increment(labels: [ServerMetrics.methodLabel(exchange.request?.method), String(exchange.status)])
+        metrics.duration.observe(Double(latency.components.seconds) + Double(latency.components.attoseconds) / 1e18)
+        configuration.accessLog.write(AccessLog.Entry(remote: remote, request: exchange.request, status: exchange.status,
+                                                      bodyBytes: aborted ? 0 : exchange.bodyBytes, latency: latency,
+                                                      aborted: aborted, error: exchange.handlerError))
+    }
+}

@@ -1,0 +1,37 @@
+/// A response for the server to send. The server adds `Content-Length`, `Date` and `Connection`.
+public struct HTTPResponse: Sendable {
+    public var status: HTTPStatus
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// `application/json`: `json` must already be a JSON document.
+    public static func json(_ document: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        json(bytes: Array(document.utf8), status: status)
+    }
+
+    /// `application/json` from already-encoded bytes.
+    public static func json(bytes: [UInt8], status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: bytes)
+    }
+
+    /// `text/plain; charset=utf-8`.
+    public static func text(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8))
+    }
+
+    /// `text/html; charset=utf-8`.
+    public static func html(_ html: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "text/html; charset=utf-8"], body: Array(html.utf8))
+    }
+
+    /// The JSON error document `{"error": code, "detail": detail}`.
+    public static func error(_ status: HTTPStatus, code: String, detail: String) -> HTTPResponse {
+        HTTPError(status, code: code, detail: detail).response
+    }
+}

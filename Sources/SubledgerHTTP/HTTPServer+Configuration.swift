@@ -1,0 +1,64 @@
+extension HTTPServer {
+    /// How the server listens, what it accepts and how long it waits.
+    public struct Configuration: Sendable {
+        /// A numeric IPv4 or IPv6 address, or `localhost`. Names are never resolved.
+        public var host: String
+        /// 0 picks a free port; ``HTTPServer/port`` tells which.
+        public var port: Int
+        /// Connections served at once. One more is accepted, answered 503 and closed, so an
+        /// overloaded server says so instead of leaving clients in the kernel's backlog.
+        public var maxConnections: Int
+        /// The request line and headers, CRLFs included; more is answered 431.
+        public var maxHeaderBytes: Int
+        /// Header lines per request; more is answered 431.
+        public var maxHeaderCount: Int
+        /// The request body after chunked decoding; more is answered 413 without reading it.
+        public var maxBodyBytes: Int
+        /// From the first byte of a request to its last: a request that takes longer (a slow or
+        /// stalled client) is answered 408 and its connection closed.
+        public var readTimeout: Duration
+        /// How long a keep-alive connection may wait for its next request before being closed.
+        public var idleTimeout: Duration
+        /// How long a response may wait for the client to make room for more of it.
+        public var writeTimeout: Duration
+        /// How long ``HTTPServer/shutdown()`` lets connections finish before closing them; it
+        /// still waits for handlers that are running, since a thread cannot be interrupted.
+        public var shutdownTimeout: Duration
+        /// Threads that call the handler. Handlers may block (on `fsync`, on a lock), so this is
+        /// the number of requests that can be in progress at once.
+        public var workerThreads: Int
+        /// Pending connections the kernel queues before the server accepts them (`listen(2)`).
+        public var backlog: Int
+        public var accessLog: AccessLog
+
+        public init(host: String = "127.0.0.1", port: Int = 8080, maxConnections: Int = 1024,
+                    maxHeaderBytes: Int = 16 * 1024, maxHeaderCount: Int = 100, maxBodyBytes: Int = 1024 * 1024,
+                    readTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60),
+                    writeTimeout: Duration = .seconds(30), shutdownTimeout: Duration = .seconds(30),
+                    workerThreads: Int = 8, backlog: Int = 1024, accessLog: AccessLog = .standardError) {
+            self.host = host
+            self.port = port
+            self.maxConnections = maxConnections
+            self.maxHeaderBytes = maxHeaderBytes
+            self.maxHeaderCount = maxHeaderCount
+            self.maxBodyBytes = maxBodyBytes
+            self.readTimeout = readTimeout
+            self.idleTimeout = idleTimeout
+            self.writeTimeout = writeTimeout
+            self.shutdownTimeout = shutdownTimeout
+            self.workerThreads = workerThreads
+            self.backlog = backlog
+            self.accessLog = accessLog
+        }
+
+        func validate() {
+            precondition(maxConnections > 0, "maxConnections must be positive")
+            precondition(maxHeaderBytes >= 64 && maxHeaderCount > 0, "header limits must allow a request line and some headers")
+            precondition(maxBodyBytes >= 0, "maxBodyBytes must not be negative")
+            precondition(workerThreads > 0, "workerThreads must be positive")
+            for timeout in [readTimeout, idleTimeout, writeTimeout, shutdownTimeout] {
+                precondition(timeout > .zero, "timeouts must be positive")
+            }
+        }
+    }
+}

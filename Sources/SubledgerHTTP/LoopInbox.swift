@@ -1,0 +1,62 @@
+import CEpoll
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What other threads hand to the event loop: finished responses from the workers and the
+/// request to stop from ``HTTPServer/shutdown()``. Each is followed by a write to an eventfd the
+/// loop's epoll watches, so the loop never polls.
+final class LoopInbox: Sendable {
+    struct Completion: Sendable {
+        let connectionID: UInt64
+        /// The request without its body, for the access log.
+        let request: HTTPRequest
+        let response: HTTPResponse
+        /// A non-``HTTPError`` the handler threw, kept out of the response but logged.
+        let handlerError: String?
+    }
+
+    /// The eventfd (`eventfd(2)`), nonblocking.
+    let wakeDescriptor: Int32
+    private let completions = Mutex<[Completion]>([])
+    private let stopRequested = Atomic<Bool>(false)
+
+    init() throws(HTTPServerError) {
+        wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard wakeDescriptor >= 0 else { throw HTTPServerError(errno: errno, context: "eventfd") }
+    }
+
+    deinit {
+        SystemCalls.close(wakeDescriptor)
+    }
+
+    func post(_ completion: Completion) {
+        completions.withLock { $0.append(completion) }
+        wake()
+    }
+
+    func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
+        wake()
+    }
+
+    var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
+
+    /// Resets the eventfd, then takes what was posted: a post racing with this either lands in
+    /// this batch or wakes the loop again.
+    func takeCompletions() -> [Completion] {
+        var counter: UInt64 = 0
+        while read(wakeDescriptor, &counter, 8) < 0 && errno == EINTR {}
+        return completions.withLock { posted in
+            defer { posted.removeAll(keepingCapacity: true) }
+            return posted
+        }
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        // EAGAIN means the counter is already non-zero: the loop will wake anyway.
+        while write(wakeDescriptor, &one, 8) < 0 && errno == EINTR {}
+    }
+}

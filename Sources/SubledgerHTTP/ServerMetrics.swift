@@ -1,0 +1,22 @@
+/// The metrics the server keeps about itself, in the registry it was given.
+struct ServerMetrics: Sendable {
+    let requests: Metrics.Counter
+    let duration: Metrics.Histogram
+    let connections: Metrics.Gauge
+
+    init(_ metrics: Metrics) {
+        requests = metrics.counter("http_requests_total", help: "HTTP responses sent, by request method and status code.",
+                                   labelNames: ["method", "status"])
+        duration = metrics.histogram("http_request_duration_seconds",
+                                     help: "Time from a complete request to its response handed to the kernel, in seconds.")
+        connections = metrics.gauge("http_connections_open", help: "Client connections currently open.")
+    }
+
+    /// Bounded label values: arbitrary method tokens from clients would grow the series without end.
+    static func methodLabel(_ method: String?) -> String {
+        switch method {
+        case "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS": return method!
+        default: return "other"
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Dispatch
+import Synchronization
+
+/// A fixed set of threads that call the handler, one request at a time each.
+///
+/// Fixed, because handlers block (an append waits for `fsync`) and a growing pool would turn a
+/// slow disk into thousands of threads; a request waits in the queue instead. The queue is
+/// bounded by the connection limit: a connection has at most one request in progress.
+final class WorkerPool: Sendable {
+    struct Job: Sendable {
+        let connectionID: UInt64
+        let request: HTTPRequest
+    }
+
+    /// A FIFO of jobs; `nil` tells one worker to stop.
+    private final class Queue: Sendable {
+        private struct Jobs {
+            var incoming: [Job?] = []
+            var outgoing: [Job?] = []
+        }
+
+        private let jobs = Mutex(Jobs())
+        private let available = DispatchSemaphore(value: 0)
+
+        func push(_ job: Job?) {
+            jobs.withLock { $0.incoming.append(job) }
+            available.signal()
+        }
+
+        /// Blocks until a job (or a stop) is queued.
+        func pop() -> Job? {
+            available.wait()
+            return jobs.withLock { jobs in
+                if jobs.outgoing.isEmpty {
+                    jobs.outgoing = jobs.incoming.reversed()
+                    jobs.incoming.removeAll(keepingCapacity: true)
+                }
+                return jobs.outgoing.removeLast()
+            }
+        }
+    }
+
+    private let queue = Queue()
+    private let threads: [PosixThread]
+
+    init(count: Int, handler: any HTTPHandler, inbox: LoopInbox) throws(HTTPServerError) {
+        let queue = self.queue
+        var threads: [PosixThread] = []
+        do throws(HTTPServerError) {
+            for index in 0..<count {
+                threads.append(try PosixThread.spawn(name: "http-worker-\(index)") {
+                    while let job = queue.pop() {
+                        inbox.post(Self.run(handler, job))
+                    }
+                })
+            }
+        } catch {
+            for _ in threads { queue.push(nil) }
+            for thread in threads { thread.join() }
+            throw error
+        }
+        self.threads = threads
+    }
+
+    func submit(_ job: Job) {
+        queue.push(job)
+    }
+
+    /// Lets queued jobs finish, then stops and joins every worker.
+    func stopAndJoin() {
+        for _ in threads { queue.push(nil) }
+        for thread in threads { thread.join() }
+    }
+
+    private static func run(_ handler: any HTTPHandler, _ job: Job) -> LoopInbox.Completion {
+        var logged = job.request
+        logged.body = []
+        let response: HTTPResponse
+        var handlerError: String?
+        do {
+            response = try handler.respond(to: job.request)
+        } catch let error as HTTPError {
+            response = error.response
+        } catch {
+            response = HTTPError(.internalServerError, code: "internal_error",
+                                 detail: "the server failed to handle the request; details are in its log").response
+            handlerError = String(describing: error)
+        }
+        return LoopInbox.Completion(connectionID: job.connectionID, request: logged, response: response, handlerError: handlerError)
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+@testable import SubledgerHTTP
+
+/// Routes of a small API like Subledger's, behind a token, plus a handler the test can hold.
+private func api(token: String, metrics: Metrics, hold: Gate? = nil, entered: Gate? = nil) -> Router {
+    let auth = BearerTokenAuthenticator(token: token)
+    var router = Router()
+    router.get("/healthz") { _ in .text("ok") }
+    router.get("/v1/customers/{id}", auth.protect { request in
+        .json(#"{"customerId":"\#(request.pathParameters["id"]!)"}"#)
+    })
+    router.get("/metrics", auth.protect { _ in
+        var response = HTTPResponse.text(metrics.render())
+        response.headers.set("Content-Type", Metrics.contentType)
+        return response
+    })
+    router.post("/v1/notifications/appstore") { request in
+        guard !request.body.isEmpty else { throw HTTPError(.badRequest, code: "malformed_json", detail: "empty body") }
+        return .json(#"{"status":"appended"}"#)
+    }
+    router.get("/hold") { _ in
+        entered?.open()
+        hold?.wait()
+        return .text("released")
+    }
+    router.get("/fail") { _ in throw CocoaError(.fileNoSuchFile) }
+    router.get("/split") { _ in HTTPResponse(headers: ["X-Injected": "a\r\nSet-Cookie: evil=1"], body: []) }
+    return router
+}
+
+@Suite("Server: handlers, routing, auth, metrics, logging, shutdown")
+struct ServerBehaviourTests {
+    @Test("a handler blocked on one connection does not hold up another")
+    func blockingHandler() throws {
+        let hold = Gate()
+        let entered = Gate()
+        try withServer(handler: api(token: "t", metrics: Metrics(), hold: hold, entered: entered)) { server in
+            let blocked = try RawClient(port: server.port)
+            try blocked.send(get("/hold"))
+            #expect(entered.wait())
+            let other = try RawClient(port: server.port)
+            for _ in 0..<3 {
+                try other.send(get("/healthz"))
+                #expect(try other.readResponse().text == "ok")
+            }
+            hold.open()
+            #expect(try blocked.readResponse().text == "released")
+        }
+    }
+
+    @Test("shutdown finishes a request in progress, closes idle connections and stops accepting")
+    func gracefulShutdown() throws {
+        let hold = Gate()
+        let entered = Gate()
+        let server = try HTTPServer(configuration: .test(), handler: api(token: "t", metrics: Metrics(), hold: hold, entered: entered))
+        let idle = try RawClient(port: server.port)
+        try idle.send(get("/healthz"))
+        #expect(try idle.readResponse().status == 200)
+        let busy = try RawClient(port: server.port)
+        try busy.send(get("/hold"))
+        #expect(entered.wait())
+
+        let stopped = inBackground { server.shutdown() }
+        #expect(try idle.isClosedByServer())
+        #expect(throws: ClientError.self) {
+            // The listener closes before idle connections are: by now no new connection is accepted.
+            try RawClient(port: server.port)
+        }
+        #expect(!stopped.wait(seconds: 0.05), "shutdown returned while a request was in progress")
+        hold.open()
+        let response = try busy.readResponse()
+        #expect(response.text == "released")
+        #expect(response.header("Connection") == "close")
+        #expect(try busy.isClosedByServer())
+        busy.close()
+        #expect(stopped.wait())
+    }
+
+    @Test("answers unknown paths with 404 and wrong methods with 405 and Allow, as JSON")
+    func routing() throws {
+        try withServer(handler: api(token: "t", metrics: Metrics())) { server in
+            let client = try RawClient(port: server.port)
+            try client.send(get("/nowhere"))
+            let missing = try client.readResponse()
+            #expect(missing.status == 404)
+            #expect(missing.errorCode == "not_found")
+            #expect(missing.header("Content-Type") == "application/json")
+            try client.send("DELETE /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+            let wrongMethod = try client.readResponse()
+            #expect(wrongMethod.status == 405)
+            #expect(wrongMethod.header("Allow") == "GET, HEAD")
+            try client.send("POST /v1/notifications/appstore HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n")
+            #expect(try client.readResponse().errorCode == "malformed_json")
+            // Errors from handlers keep the connection open.
+            try client.send(get("/healthz"))
+            #expect(try client.readResponse().status == 200)
+        }
+    }
+
+    @Test("protected routes answer 401 without the token and 200 with it, by header or cookie")
+    func bearerAuth() throws {
+        try withServer(handler: api(token: "s3cret", metrics: Metrics())) { server in
+            let client = try RawClient(port: server.port)
+            for extra in ["", "Authorization: Bearer wrong\r\n", "Authorization: Bearer s3cre\r\n", "Cookie: subledger_token=nope\r\n"] {
+                try client.send(get("/v1/customers/abc", extra))
+                let response = try client.readResponse()
+                #expect(response.status == 401, "\(extra)")
+                #expect(response.errorCode == "unauthorized")
+            }
+            for extra in ["Authorization: Bearer s3cret\r\n", "Cookie: a=b; subledger_token=s3cret\r\n"] {
+                try client.send(get("/v1/customers/abc", extra))
+                let response = try client.readResponse()
+                #expect(response.status == 200)
+                #expect(response.text == #"{"customerId":"abc"}"#)
+            }
+            try client.send(get("/healthz"))
+            #expect(try client.readResponse().status == 200)
+        }
+    }
+
+    @Test("a handler's unexpected error becomes a 500 that does not reveal it; a response with CR/LF in a header is refused")
+    func handlerFailures() throws {
+        let log = LogLines()
+        try withServer(.test { $0.accessLog = log.accessLog }, handler: api(token: "t", metrics: Metrics())) { server in
+            let client = try RawClient(port: server.port)
+            try client.send(get("/fail"))
+            let failed = try client.readResponse()
+            #expect(failed.status == 500)
+            #expect(failed.errorCode == "internal_error")
+            #expect(!failed.text.contains("NSCocoaErrorDomain"))
+            try client.send(get("/split"))
+            let split = try client.readResponse()
+            #expect(split.status == 500)
+            #expect(split.header("Set-Cookie") == nil)
+            #expect(split.header("X-Injected") == nil)
+        }
+        #expect(log.all.contains { $0.contains("path=/fail") && $0.contains("error=") })
+    }
+
+    @Test("serves its own metrics in a text format that parses")
+    func metrics() throws {
+        let metrics = Metrics()
+        try withServer(metrics: metrics, handler: api(token: "t", metrics: metrics)) { server in
+            let client = try RawClient(port: server.port)
+            for _ in 0..<3 {
+                try client.send(get("/healthz"))
+                _ = try client.readResponse()
+            }
+            try client.send(get("/nowhere"))
+            _ = try client.readResponse()
+            try client.send(get("/metrics", "Authorization: Bearer t\r\n"))
+            let response = try client.readResponse()
+            #expect(response.header("Content-Type") == Metrics.contentType)
+            let samples = parseExposition(response.text)
+            let requests = samples.filter { $0.name == "http_requests_total" }
+            #expect(requests.first { $0.labels == ["method": "GET", "status": "200"] }?.value == 3)
+            #expect(requests.first { $0.labels == ["method": "GET", "status": "404"] }?.value == 1)
+            #expect(samples.first { $0.name == "http_request_duration_seconds_count" }?.value == 4)
+            #expect(samples.first { $0.name == "http_connections_open" }?.value == 1)
+        }
+    }
+
+    @Test("the access log has one line per request with path and query names, never the token or query values")
+    func accessLog() throws {
+        let log = LogLines()
+        let token = "tok-9f8e7d6c5b4a"
+        try withServer(.test { $0.accessLog = log.accessLog }, handler: api(token: token, metrics: Metrics())) { server in
+            let client = try RawClient(port: server.port)
+            try client.send(get("/v1/customers/abc?asOf=2026-01-01&token=\(token)", "Authorization: Bearer \(token)\r\n"))
+            #expect(try client.readResponse().status == 200)
+            try client.send(get("/v1/customers/abc", "Cookie: subledger_token=\(token)\r\n"))
+            #expect(try client.readResponse().status == 200)
+            try client.send("BROKEN\r\n\r\n")
+            #expect(try client.readResponse().status == 400)
+            #expect(try client.isClosedByServer())
+        }
+        let lines = log.all
+        #expect(lines.count == 3)
+        #expect(lines.allSatisfy { !$0.contains(token) && !$0.contains("2026-01-01") && !$0.contains("\n") })
+        let first = try #require(lines.first)
+        for field in ["remote=127.0.0.1:", "method=GET", "path=/v1/customers/abc", "query=asOf,token", "status=200", "bytes=20", " ms="] {
+            #expect(first.contains(field), "\(field) missing from \(first)")
+        }
+        #expect(first.hasPrefix("time=20"))
+        #expect(lines.last?.contains("method=- path=- status=400") == true)
+    }
+
+    @Test("runUntilSignal shuts down gracefully on the signal and returns its number")
+    func signals() throws {
+        let server = try HTTPServer(configuration: .test(), handler: echo)
+        let returned = Locked<Int32?>(nil)
+        let done = inBackground { returned.value = try? server.runUntilSignal([SIGUSR2]) }
+        // Wait until the handler is installed before raising, or the default action would end the process.
+        var installed = false
+        for _ in 0..<500 where !installed {
+            var current = sigaction()
+            sigaction(SIGUSR2, nil, &current)
+            installed = current.__sigaction_handler.sa_handler != nil
+            if !installed { usleep(1000) }
+        }
+        try #require(installed)
+        let client = try RawClient(port: server.port)
+        try client.send(get("/"))
+        #expect(try client.readResponse().status == 200)
+        kill(getpid(), SIGUSR2)
+        #expect(done.wait())
+        #expect(returned.value == SIGUSR2)
+        #expect(try client.isClosedByServer())
+        #expect(throws: ClientError.self) { try RawClient(port: server.port) }
+    }
+
+    @Test("refuses an address it cannot listen on with a typed error")
+    func bindErrors() throws {
+        #expect(throws: HTTPServerError.self) { try HTTPServer(configuration: .test { $0.host = "example.com" }, handler: echo) }
+        let first = try HTTPServer(configuration: .test(), handler: echo)
+        do {
+            _ = try HTTPServer(configuration: .test { $0.port = first.port }, handler: echo)
+            Issue.record("a second server bound the same port")
+        } catch {
+            #expect(error.kind == .addressInUse)
+        }
+        first.shutdown()
+    }
+}

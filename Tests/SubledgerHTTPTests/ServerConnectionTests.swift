@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+@testable import SubledgerHTTP
+
+@Suite("Server: connections and framing")
+struct ServerConnectionTests {
+    @Test("keeps a connection alive across several requests")
+    func keepAlive() throws {
+        try withServer { server in
+            let client = try RawClient(port: server.port)
+            for index in 0..<5 {
+                try client.send(get("/item/\(index)"))
+                let response = try client.readResponse()
+                #expect(response.status == 200)
+                #expect(response.text.hasPrefix("GET /item/\(index) "))
+                #expect(response.header("Connection") == nil)
+                #expect(response.header("Date")?.hasSuffix(" GMT") == true)
+            }
+        }
+    }
+
+    @Test("answers pipelined requests sent in one write, in order")
+    func pipelining() throws {
+        try withServer { server in
+            let client = try RawClient(port: server.port)
+            let paths = (0..<10).map { "/p/\($0)" }
+            var batch = paths.map { get($0) }.joined()
+            batch += "POST /p/body HTTP/1.1\r\nHost: test\r\nContent-Length: 4\r\n\r\nbody"
+            try client.send(batch)
+            for path in paths {
+                #expect(try client.readResponse().text.hasPrefix("GET \(path) "))
+            }
+            #expect(try client.readResponse().text == "POST /p/body query= body=body")
+        }
+    }
+
+    @Test("decodes a chunked request body")
+    func chunked() throws {
+        try withServer { server in
+            let client = try RawClient(port: server.port)
+            try client.send("POST /upload HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n"
+                            + "7;name=value\r\nHello, \r\n5\r\nworld\r\n0\r\nX-Trailer: yes\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == "POST /upload query= body=Hello, world")
+            // The connection is still usable after the trailer.
+            try client.send(get("/after"))
+            #expect(try client.readResponse().status == 200)
+        }
+    }
+
+    @Test("sends 100 Continue to a client that expects it, then reads the body")
+    func expectContinue() throws {
+        try withServer { server in
+            let client = try RawClient(port: server.port)
+            try client.send("PUT /x HTTP/1.1\r\nHost: test\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n")
+            #expect(try client.readResponse().status == 100)
+            try client.send("abc")
+            #expect(try client.readResponse().text == "PUT /x query= body=abc")
+        }
+    }
+
+    @Test("answers a bad request line with 400 and closes the connection")
+    func badRequestLine() throws {
+        try withServer { server in
+            let client = try RawClient(port: server.port)
+            try client.send("GARBAGE\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 400)
+            #expect(response.errorCode == "bad_request")
+            #expect(response.header("Connection") == "close")
+            #expect(try client.isClosedByServer())
+        }
+    }
+
+    @Test("answers headers over the limit with 431 and closes")
+    func headersTooLarge() throws {
+        try withServer(.test { $0.maxHeaderBytes = 1024 }) { server in
+            let client = try RawClient(port: server.port)
+            try client.send("GET / HTTP/1.1\r\nHost: test\r\nX-Big: \(String(repeating: "a", count: 2000))\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 431)
+            #expect(try client.isClosedByServer())
+        }
+    }
+
+    @Test("answers a body over the limit with 413 from its Content-Length, without waiting for it")
+    func bodyTooLarge() throws {
+        try withServer(.test { $0.maxBodyBytes = 1024 }) { server in
+            let client = try RawClient(port: server.port)
+            // Ten megabytes announced, none sent: the answer cannot depend on reading them.
+            try client.send("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 10485760\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 413)
+            #expect(response.errorCode == "body_too_large")
+            #expect(try client.isClosedByServer())
+        }
+    }
+
+    @Test("honours Connection: close, and closes HTTP/1.0 connections unless asked to keep them")
+    func persistence() throws {
+        try withServer { server in
+            let closing = try RawClient(port: server.port)
+            try closing.send(get("/", "Connection: close\r\n"))
+            #expect(try closing.readResponse().header("Connection") == "close")
+            #expect(try closing.isClosedByServer())
+
+            let old = try RawClient(port: server.port)
+            try old.send("GET / HTTP/1.0\r\n\r\n")
+            #expect(try old.readResponse().status == 200)
+            #expect(try old.isClosedByServer())
+
+            let oldKeepAlive = try RawClient(port: server.port)
+            for _ in 0..<2 {
+                try oldKeepAlive.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+                #expect(try oldKeepAlive.readResponse().header("Connection") == "keep-alive")
+            }
+        }
+    }
+
+    @Test("answers HEAD with the GET headers and no body")
+    func head() throws {
+        try withServer { server in
+            let client = try RawClient(port: server.port)
+            try client.send("HEAD /thing HTTP/1.1\r\nHost: test\r\n\r\n")
+            let response = try client.readResponse(head: true)
+            #expect(response.status == 200)
+            #expect(Int(response.header("Content-Length") ?? "") == "HEAD /thing query= body=".utf8.count)
+            try client.send(get("/next"))
+            #expect(try client.readResponse().text.hasPrefix("GET /next"))
+        }
+    }
+
+    @Test("answers a request that does not arrive within the read timeout with 408, while serving others")
+    func slowClient() throws {
+        try withServer(.test { $0.readTimeout = .milliseconds(300) }) { server in
+            let slow = try RawClient(port: server.port)
+            try slow.send("GET /slow HTTP/1.1\r\nHost: te")
+            let other = try RawClient(port: server.port)
+            for _ in 0..<3 {
+                try other.send(get("/fast"))
+                #expect(try other.readResponse().status == 200)
+            }
+            let response = try slow.readResponse()
+            #expect(response.status == 408)
+            #expect(response.errorCode == "request_timeout")
+            #expect(try slow.isClosedByServer())
+            try other.send(get("/still-served"))
+            #expect(try other.readResponse().status == 200)
+        }
+    }
+
+    @Test("closes a keep-alive connection left idle past the idle timeout, without a response")
+    func idleTimeout() throws {
+        try withServer(.test { $0.idleTimeout = .milliseconds(500) }) { server in
+            let client = try RawClient(port: server.port)
+            try client.send(get("/"))
+            #expect(try client.readResponse().status == 200)
+            #expect(try client.isClosedByServer())
+        }
+    }
+
+    @Test("serves 200 concurrent connections doing several requests each")
+    func manyConnections() throws {
+        let metrics = Metrics()
+        try withServer(metrics: metrics) { server in
+            let clients = try (0..<200).map { _ in try RawClient(port: server.port) }
+            for round in 0..<3 {
+                for (index, client) in clients.enumerated() { try client.send(get("/c/\(index)/\(round)")) }
+                for (index, client) in clients.enumerated() {
+                    #expect(try client.readResponse().text.hasPrefix("GET /c/\(index)/\(round) "))
+                }
+            }
+            #expect(metrics.gauge("http_connections_open", help: "").value() == 200)
+            let late = try RawClient(port: server.port)
+            try late.send(get("/late"))
+            #expect(try late.readResponse().status == 200)
+        }
+    }
+
+    @Test("over the connection limit, answers 503 and closes, and serves again once below it")
+    func connectionLimit() throws {
+        try withServer(.test { $0.maxConnections = 2 }) { server in
+            let first = try RawClient(port: server.port)
+            let second = try RawClient(port: server.port)
+            for client in [first, second] {
+                try client.send(get("/"))
+                #expect(try client.readResponse().status == 200)
+            }
+            let third = try RawClient(port: server.port)
+            let response = try third.readResponse()
+            #expect(response.status == 503)
+            #expect(response.errorCode == "overloaded")
+            #expect(try third.isClosedByServer())
+
+            try first.send(get("/", "Connection: close\r\n"))
+            _ = try first.readResponse()
+            #expect(try first.isClosedByServer())
+            // The slot is released when the server closes; a new client may still race it, so retry briefly.
+            var status = 0
+            for _ in 0..<50 where status != 200 {
+                let fourth = try RawClient(port: server.port)
+                try? fourth.send(get("/"))
+                status = (try? fourth.readResponse().status) ?? 0
+                if status != 200 { usleep(10_000) }
+            }
+            #expect(status == 200)
+        }
+    }
+}
