@@ -38,9 +38,11 @@ let package = Package(
         .target(name: "SubledgerLedger", dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
         // A small HTTP/1.1 server on epoll with a worker pool, a router, bearer auth and metrics.
         .target(name: "SubledgerHTTP", dependencies: ["CEpoll"]),
+        // The ledger over HTTP: the App Store webhook, the read API, metrics and the dashboard.
+        .target(name: "SubledgerServer", dependencies: ["SubledgerHTTP", "SubledgerLedger", "SubledgerLog"]),
 
         // Executables
-        .executableTarget(name: "subledger", dependencies: ["SubledgerLog", "SubledgerLedger"]),
+        .executableTarget(name: "subledger", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerServer", "SubledgerHTTP"]),
         .executableTarget(name: "subledger-bench", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "CSQLite"], path: "Tools/Bench"),
         .executableTarget(name: "subledger-crash", dependencies: ["SubledgerLog"], path: "Tools/Crash"),
 
@@ -58,6 +60,9 @@ let package = Package(
             dependencies: ["SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"],
             exclude: ["Golden"]),
         .testTarget(name: "SubledgerHTTPTests", dependencies: ["SubledgerHTTP"]),
+        .testTarget(
+            name: "SubledgerServerTests",
+            dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

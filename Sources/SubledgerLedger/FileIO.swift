@@ -3,8 +3,8 @@ import Glibc
 #endif
 
 /// Small whole-file helpers for configuration files (not for the logs).
-enum FileIO {
-    static func read(_ path: String) -> [UInt8]? {
+public enum FileIO {
+    public static func read(_ path: String) -> [UInt8]? {
         guard let file = fopen(path, "rb") else { return nil }
         defer { fclose(file) }
         var bytes: [UInt8] = []

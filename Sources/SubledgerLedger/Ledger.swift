@@ -83,6 +83,13 @@ public final class Ledger: @unchecked Sendable {
         try ingestion.withLock { _ in try ingestLocked(lines, recordedAt: recordedAt, quarantining: true) }
     }
 
+    /// One message, as the webhook receives them: verified on the caller's thread (so
+    /// concurrent requests verify in parallel), then stored under the ingestion lock.
+    public func ingest(_ line: IngestLine, recordedAt: Int64) throws -> IngestOutcome {
+        let prepared = preparer.prepare(line)
+        return try ingestion.withLock { _ in try store([prepared], lines: [line][...], recordedAt: recordedAt, quarantining: true)[0] }
+    }
+
     /// Lines per verification chunk: verifying chunk k + 1 overlaps storing chunk k.
     static let chunkSize = 256
 

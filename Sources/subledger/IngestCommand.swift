@@ -35,7 +35,7 @@ enum IngestCommand {
             var capacity = 0
             func flush() throws {
                 guard !batch.isEmpty else { return }
-                let outcomes = try ledger.ingest(batch, recordedAt: Clock.nowMillis())
+                let outcomes = try ledger.ingest(batch, recordedAt: WallTime.nowMillis())
                 for (line, outcome) in zip(batch, outcomes) {
                     switch outcome {
                     case .appended(let position):
@@ -77,13 +77,5 @@ enum IngestCommand {
             }
         }
         return rejections.isEmpty ? .success : .failure
-    }
-}
-
-enum Clock {
-    static func nowMillis() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }

@@ -20,7 +20,7 @@ enum QuarantineCommand {
             }
             return .success
         case "retry":
-            let results = try ledger.retryQuarantine(recordedAt: Clock.nowMillis())
+            let results = try ledger.retryQuarantine(recordedAt: WallTime.nowMillis())
             var still = 0
             let rows: [JSON] = results.map { entry, outcome in
                 let status: String

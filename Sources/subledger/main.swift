@@ -24,6 +24,7 @@ let usage = """
                   [--small-business] [--catalog FILE]: write the data directory's configuration
       ingest      [FILE|-]...: verify and append App Store notifications / signed transactions
       quarantine  list | retry: rejected input kept with its reason
+      serve       [--listen HOST:PORT] [--token-file F]: the App Store webhook and read API
       verify      check every frame of the log and the segment hash chain (exit 3 on damage)
       stats       sizes and counts of the data directory
       demo        append a synthetic stream to a temporary log, reopen, verify and print figures
@@ -56,6 +57,7 @@ func run(_ argv: [String]) -> ExitCode {
         case "init": return try InitCommand.run(arguments, data)
         case "ingest": return try IngestCommand.run(arguments, data)
         case "quarantine": return try QuarantineCommand.run(arguments, data)
+        case "serve": return try ServeCommand.run(arguments, data)
         case "verify": return try VerifyCommand.run(arguments, data)
         case "stats": return try StatsCommand.run(arguments, data)
         case "demo": return try DemoCommand.run(arguments)

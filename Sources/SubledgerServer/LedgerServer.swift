@@ -1,0 +1,81 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SubledgerHTTP
+import SubledgerLedger
+import SubledgerLog
+
+/// The ledger over HTTP: the App Store webhook, health, metrics and the read API.
+///
+/// The webhook answers 200 only after the message is durable, 422 (quarantined) when it fails
+/// verification, so the App Store does not retry a forgery, and 503 when it could not be stored,
+/// so the App Store retries it.
+public struct LedgerServer: Sendable {
+    public let ledger: Ledger
+    public let metrics: Metrics
+    let authenticator: BearerTokenAuthenticator?
+    let ingested: Metrics.Counter
+    let appendLatency: Metrics.Histogram
+
+    public init(ledger: Ledger, token: String?, metrics: Metrics = Metrics()) {
+        self.ledger = ledger
+        self.metrics = metrics
+        authenticator = token.map(BearerTokenAuthenticator.init(token:))
+        ingested = metrics.counter("subledger_notifications_total", help: "App Store messages received over HTTP, by outcome", labelNames: ["outcome"])
+        appendLatency = metrics.histogram(
+            "subledger_append_duration_seconds", help: "Verification and durable append of one webhook message",
+            buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1])
+    }
+
+    public var router: Router {
+        var router = Router()
+        router.post("/v1/notifications/appstore") { request in try self.receive(request) }
+        router.get("/healthz") { _ in .text("ok\n") }
+        router.get("/metrics", protected { _ in self.renderMetrics() })
+        return router
+    }
+
+    /// Read routes need the bearer token when one is configured (always, off loopback).
+    func protected(_ handler: @escaping Router.Handler) -> Router.Handler {
+        guard let authenticator else { return handler }
+        return authenticator.protect(handler)
+    }
+
+    func receive(_ request: HTTPRequest) throws -> HTTPResponse {
+        let started = WallTime.monotonicSeconds()
+        let outcome: IngestOutcome
+        do {
+            outcome = try ledger.ingest(IngestLine(bytes: request.body, line: 1, source: "http"), recordedAt: WallTime.nowMillis())
+        } catch {
+            ingested.increment(labels: ["unavailable"])
+            throw HTTPError(.serviceUnavailable, code: "storage_unavailable", detail: "the message was not stored (\(error)); the App Store will retry")
+        }
+        appendLatency.observe(WallTime.monotonicSeconds() - started)
+        switch outcome {
+        case .appended(let position):
+            ingested.increment(labels: ["appended"])
+            return .json(JSON.object([("status", .string("appended")), ("position", .string(position))]).serialized())
+        case .duplicate:
+            ingested.increment(labels: ["duplicate"])
+            return .json(JSON.object([("status", .string("duplicate"))]).serialized())
+        case .rejected(let reason, let detail):
+            ingested.increment(labels: [reason])
+            // Bad JSON or not a JWS is the sender's mistake (400); a failed verification is 422.
+            let status: HTTPStatus = reason == "malformed_json" || reason == "not_jws" ? .badRequest : .unprocessableContent
+            throw HTTPError(status, code: reason, detail: detail)
+        }
+    }
+
+    func renderMetrics() -> HTTPResponse {
+        let gauges: [(String, String, Double)] = [
+            ("subledger_log_bytes", "Bytes in the event log", Double((try? LogReader(directory: ledger.directory + "/log").summary().bytes) ?? 0)),
+            ("subledger_evidence_bytes", "Bytes in the evidence log", Double((try? LogReader(directory: ledger.directory + "/evidence").summary().bytes) ?? 0)),
+            ("subledger_events", "Events in the log", Double((try? LogReader(directory: ledger.directory + "/log").summary().records) ?? 0)),
+            ("subledger_quarantined", "Rejected messages kept in quarantine", Double((try? Ledger.quarantinedCount(directory: ledger.directory)) ?? 0)),
+        ]
+        for (name, help, value) in gauges { metrics.gauge(name, help: help).set(value) }
+        var response = HTTPResponse.text(metrics.render())
+        response.headers.set("Content-Type", Metrics.contentType)
+        return response
+    }
+}

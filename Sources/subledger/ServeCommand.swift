@@ -1,0 +1,34 @@
+import SubledgerHTTP
+import SubledgerLedger
+import SubledgerServer
+
+/// `subledger serve`: the HTTP server until SIGTERM/SIGINT, then a graceful shutdown.
+enum ServeCommand {
+    static func run(_ arguments: Arguments, _ data: DataDirectory) throws -> ExitCode {
+        try arguments.allow(options: ["--listen", "--token-file"])
+        try data.requireExisting()
+        let listen = arguments.value("--listen") ?? "127.0.0.1:8080"
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else {
+            throw UsageError("--listen takes HOST:PORT, not '\(listen)'")
+        }
+        let host = String(listen[..<colon].filter { $0 != "[" && $0 != "]" })
+        var token: String?
+        if let file = arguments.value("--token-file") {
+            guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the token file \(file)") }
+            let text = String(decoding: bytes.filter { $0 != 0x0A && $0 != 0x0D && $0 != 0x20 && $0 != 0x09 }, as: UTF8.self)
+            guard !text.isEmpty else { throw UsageError("the token file \(file) is empty") }
+            token = text
+        }
+        guard token != nil || isLoopback(host: host) else {
+            throw UsageError("refusing to listen on \(host) without --token-file: the read API would be open to the network")
+        }
+        let ledger = try Ledger(directory: data.path)
+        let service = LedgerServer(ledger: ledger, token: token)
+        let server = try HTTPServer(configuration: HTTPServer.Configuration(host: host, port: port), metrics: service.metrics, handler: service.router)
+        Output.diagnostic("serve: listening on \(host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
+        let signal = try server.runUntilSignal()
+        ledger.close()
+        Output.diagnostic("serve: stopped (signal \(signal)); the log is synced and closed")
+        return .success
+    }
+}

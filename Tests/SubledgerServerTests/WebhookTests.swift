@@ -1,0 +1,114 @@
+import Foundation
+import SubledgerHTTP
+import SubledgerJWS
+import SubledgerLedger
+import SubledgerLog
+import SubledgerServer
+import SubledgerTestSupport
+import Testing
+
+/// A ledger trusting a fresh test PKI, served by `LedgerServer`'s router (no socket: the
+/// protocol is SubledgerHTTP's business, tested there).
+struct WebhookFixture {
+    let directory = TemporaryDirectory()
+    let pki: TestPKI
+    let fixtures: AppStoreFixtures
+    let server: LedgerServer
+
+    init(token: String? = nil) throws {
+        let start: Int64 = 1_767_225_600_000
+        pki = try TestPKI(validity: (start - 86_400_000)...(start + 400 * 86_400_000))
+        fixtures = AppStoreFixtures(pki: pki, environment: .production)
+        let root = directory.file("root.cer")
+        try Data(pki.rootDER).write(to: URL(fileURLWithPath: root))
+        _ = try Ledger.initialize(directory: directory.file("data"), bundleId: fixtures.bundleId, appAppleId: fixtures.appAppleId, environments: ["Production"], rootFiles: [root], smallBusiness: false, catalogFile: nil)
+        server = LedgerServer(ledger: try Ledger(directory: directory.file("data")), token: token)
+    }
+
+    func notification(_ index: Int = 1) -> [UInt8] {
+        let transaction = fixtures.transaction(transactionId: String(2_000_000_000_000_000 + index))
+        return fixtures.notification(.didRenew, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
+    }
+
+    func post(_ body: [UInt8]) throws -> (status: Int, json: [String: Any]) {
+        try respond(HTTPRequest(method: "POST", target: "/v1/notifications/appstore", body: body))
+    }
+
+    func respond(_ request: HTTPRequest) throws -> (status: Int, json: [String: Any]) {
+        let response: HTTPResponse
+        do {
+            response = try server.router.respond(to: request)
+        } catch let error as HTTPError {
+            response = .error(error.status, code: error.code, detail: error.detail)
+        }
+        let json = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
+        return (response.status.code, json)
+    }
+}
+
+@Suite("App Store webhook")
+struct WebhookTests {
+    @Test("a genuine notification is 200 appended once it is in the log; sending it again is 200 duplicate")
+    func appendThenDuplicate() throws {
+        let fixture = try WebhookFixture()
+        defer { fixture.server.ledger.close() }
+        let body = fixture.notification()
+        let first = try fixture.post(body)
+        #expect(first.status == 200)
+        #expect(first.json["status"] as? String == "appended")
+        let position = try #require((first.json["position"] as? String).flatMap { LogPosition($0) })
+        let record = try LogReader(directory: fixture.directory.file("data/log")).record(at: position)
+        #expect(record.kind == Ledger.eventKind)
+        let again = try fixture.post(body)
+        #expect(again.status == 200)
+        #expect(again.json["status"] as? String == "duplicate")
+    }
+
+    @Test("a forged notification is 422 with the reason, and quarantined")
+    func forgedIs422() throws {
+        let fixture = try WebhookFixture()
+        defer { fixture.server.ledger.close() }
+        let other = AppStoreFixtures(pki: try TestPKI(validity: 1_700_000_000_000...1_900_000_000_000), environment: .production)
+        let transaction = other.transaction()
+        let forged = other.notification(.didRenew, transaction: transaction, renewal: other.renewalInfo(for: transaction)).webhookBody
+        let response = try fixture.post(forged)
+        #expect(response.status == 422)
+        #expect(response.json["error"] as? String == "chain_untrusted")
+        #expect(try fixture.server.ledger.quarantined().count == 1)
+    }
+
+    @Test("bad JSON and non-JWS bodies are 400")
+    func badBodiesAre400() throws {
+        let fixture = try WebhookFixture()
+        defer { fixture.server.ledger.close() }
+        #expect(try fixture.post(Array("{\"signedPayload\":".utf8)).status == 400)
+        #expect(try fixture.post(Array("{\"signedPayload\":\"abc\"}".utf8)).status == 400)
+    }
+
+    @Test("storage that is unavailable answers 503 so the App Store retries")
+    func closedLogIs503() throws {
+        let fixture = try WebhookFixture()
+        fixture.server.ledger.close()
+        let response = try fixture.post(fixture.notification())
+        #expect(response.status == 503)
+        #expect(response.json["error"] as? String == "storage_unavailable")
+    }
+
+    @Test("metrics need the token when one is configured and count webhook outcomes; healthz never does")
+    func metricsAndHealth() throws {
+        let fixture = try WebhookFixture(token: "s3cret")
+        defer { fixture.server.ledger.close() }
+        _ = try fixture.post(fixture.notification())
+        #expect(try fixture.respond(HTTPRequest(method: "GET", target: "/metrics")).status == 401)
+        var headers = HTTPHeaders()
+        headers.add("Authorization", "Bearer wrong")
+        #expect(try fixture.respond(HTTPRequest(method: "GET", target: "/metrics", headers: headers)).status == 401)
+        headers = HTTPHeaders()
+        headers.add("Authorization", "Bearer s3cret")
+        let response = try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/metrics", headers: headers))
+        let text = String(decoding: response.body, as: UTF8.self)
+        #expect(text.contains("subledger_notifications_total{outcome=\"appended\"} 1"))
+        #expect(text.contains("subledger_events 1"))
+        #expect(try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/healthz")).status.code == 200)
+    }
+}
