@@ -28,6 +28,8 @@ let package = Package(
         // App Store payloads: a fast JSON scanner into typed values, their JSON encoding, and the
         // mapping of verified notifications and transactions to domain events.
         .target(name: "SubledgerAppStore", dependencies: ["SubledgerEvents"]),
+        // Workload simulator: signed App Store notifications and the ground truth of its own model.
+        .target(name: "SubledgerSimulator", dependencies: ["SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
         // A thin, safe wrapper over liblmdb for projection snapshots.
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
 
@@ -43,6 +45,7 @@ let package = Package(
         .testTarget(name: "SubledgerJWSTests", dependencies: ["SubledgerJWS", "SubledgerCrypto"]),
         .testTarget(name: "SubledgerAppStoreTests", dependencies: ["SubledgerAppStore", "SubledgerEvents", "SubledgerJWS"]),
         .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB"]),
+        .testTarget(name: "SubledgerSimulatorTests", dependencies: ["SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

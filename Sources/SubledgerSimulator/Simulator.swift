@@ -1,0 +1,246 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SubledgerCrypto
+import SubledgerJWS
+
+/// Generates a realistic, signed App Store workload for one app and the ground truth of what
+/// happened, from the simulation's own model.
+///
+/// `run(to:progress:)` writes into a directory:
+/// - `notifications.jsonl`: one `{"signedPayload":"<JWS>"}` line per delivered notification,
+///   ordered by `signedDate` apart from the configured late deliveries and duplicates;
+/// - `root.cer`: the DER root certificate of the test PKI that signed everything;
+/// - `config.json`: `{"bundleId":…,"appAppleId":…,"environment":"Production"}`;
+/// - `expected.json`: the contract's ground truth (customer states at the end, revenue, MRR at
+///   each month end, churn), computed from the model, never from the notifications.
+///
+/// Determinism: the same configuration gives a byte-identical `expected.json` and the same
+/// notifications: every JWS's header and payload parts are identical, only the ECDSA signatures
+/// differ (libcrypto randomizes them), and so does the test PKI's key material. Customers are
+/// simulated one by one (each from its own random stream), signed in batches on every core and
+/// parked on disk by day, so memory stays bounded however many notifications a run makes.
+public struct Simulator: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        public var customers: Int
+        public var months: Int
+        public var seed: UInt64
+        /// The first simulated UTC day, `YYYY-MM-DD`; the simulation covers `months` calendar
+        /// months from its midnight.
+        public var start: String
+        /// Probability that a notification is delivered twice.
+        public var duplicates: Double
+        /// Probability that a notification is delivered late.
+        public var reorder: Double
+        /// How many positions a late or repeated delivery moves at most.
+        public var maximumDelay: Int
+        public var rates: Rates
+        public var bundleId: String
+        public var appAppleId: Int64
+        public var bundleVersion: String
+
+        public init(customers: Int = 300, months: Int = 6, seed: UInt64 = 1, start: String = "2026-01-01",
+                    duplicates: Double = 0, reorder: Double = 0, maximumDelay: Int = 50, rates: Rates = Rates(),
+                    bundleId: String = "com.example.subledger", appAppleId: Int64 = 1_234_567_890, bundleVersion: String = "42") {
+            self.customers = customers
+            self.months = months
+            self.seed = seed
+            self.start = start
+            self.duplicates = duplicates
+            self.reorder = reorder
+            self.maximumDelay = maximumDelay
+            self.rates = rates
+            self.bundleId = bundleId
+            self.appAppleId = appAppleId
+            self.bundleVersion = bundleVersion
+        }
+    }
+
+    /// Where a run is; reported after each signing batch and each delivered day.
+    public struct Progress: Sendable {
+        public enum Phase: Sendable {
+            /// Simulating customers and signing their notifications.
+            case simulating
+            /// Writing `notifications.jsonl` in delivery order.
+            case writing
+        }
+
+        public var phase: Phase
+        public var customersDone: Int
+        public var customers: Int
+        public var notificationsSigned: Int
+        public var linesWritten: Int
+    }
+
+    /// What a run wrote.
+    public struct Summary: Sendable {
+        public var customers: Int
+        /// Subscriptions in `expected.json` (purchased and family-shared).
+        public var subscriptions: Int
+        /// Distinct notifications (`expected.json`'s `notifications`).
+        public var notifications: Int
+        /// Lines in `notifications.jsonl`: the distinct notifications plus duplicates.
+        public var lines: Int
+        public var duplicateLines: Int
+        public var delayedLines: Int
+        /// Distinct notifications by `TYPE` or `TYPE/SUBTYPE`.
+        public var notificationTypes: [String: Int]
+        public var notificationsPath: String
+        public var rootCertificatePath: String
+        public var configPath: String
+        public var expectedPath: String
+    }
+
+    /// Notifications signed per batch: enough to keep every core busy, little enough (about
+    /// 40 MB of lines) to bound memory.
+    static let signingBatch = 4096
+
+    public let configuration: Configuration
+    let context: SimulationContext
+
+    public init(configuration: Configuration) throws(SimulatorError) {
+        func invalid(_ message: String) -> SimulatorError { SimulatorError(.invalidConfiguration, message) }
+        guard let start = UTC.parseDay(configuration.start) else {
+            throw invalid("start \"\(configuration.start)\" is not a UTC day; write it as YYYY-MM-DD")
+        }
+        guard configuration.customers >= 1 else { throw invalid("customers must be at least 1 (got \(configuration.customers))") }
+        guard (1...600).contains(configuration.months) else { throw invalid("months must be 1...600 (got \(configuration.months))") }
+        guard configuration.maximumDelay >= 1 else { throw invalid("maximumDelay must be at least 1 (got \(configuration.maximumDelay))") }
+        let probabilities = [("duplicates", configuration.duplicates), ("reorder", configuration.reorder)] + configuration.rates.probabilities
+        for (name, value) in probabilities where !(0...1).contains(value) {
+            throw invalid("\(name) is a probability and must be within 0...1 (got \(value))")
+        }
+        for (name, values) in configuration.rates.weightGroups
+        where values.contains(where: { !($0 >= 0) }) || !(values.reduce(0, +) > 0) {
+            throw invalid("\(name) must be non-negative with a positive sum (got \(values))")
+        }
+        for (name, value) in [("consumablesPerMonth", configuration.rates.consumablesPerMonth), ("passPerMonth", configuration.rates.passPerMonth)]
+        where !(0...1).contains(value) {
+            throw invalid("\(name) is a monthly chance and must be within 0...1 (got \(value))")
+        }
+        self.configuration = configuration
+        let end = UTC.adding(months: configuration.months, to: start)
+        context = SimulationContext(seed: configuration.seed, start: start, end: end, rates: configuration.rates,
+                                    bundleId: configuration.bundleId, appAppleId: configuration.appAppleId,
+                                    bundleVersion: configuration.bundleVersion, grid: MonthGrid(start: start, end: end))
+    }
+
+    /// Simulates and writes the four files into `directory` (created if missing; files of the
+    /// same names are replaced). `progress` is called on the calling thread.
+    public func run(to directory: String, progress: (Progress) -> Void = { _ in }) throws(SimulatorError) -> Summary {
+        try FileSystem.makeDirectory(directory)
+        let pki: TestPKI
+        do {
+            let year = 365 * UTC.millisecondsPerDay
+            pki = try TestPKI(validity: (context.start - year)...(context.end + 3 * year))
+        } catch {
+            throw SimulatorError(.crypto, "creating the test PKI failed: \(error)")
+        }
+        let rootPath = directory + "/root.cer"
+        let configPath = directory + "/config.json"
+        let notificationsPath = directory + "/notifications.jsonl"
+        let expectedPath = directory + "/expected.json"
+        try FileSystem.write(pki.rootDER, to: rootPath)
+        try FileSystem.write(configJSON.bytes + [UInt8(ascii: "\n")], to: configPath)
+
+        let work = directory + "/.simulate-\(getpid())"
+        try FileSystem.makeDirectory(work)
+        let spill = DaySpill(directory: work, start: context.start, end: context.end)
+        let customersPath = work + "/customers.json"
+        defer {
+            spill.removeAll()
+            FileSystem.remove(customersPath)
+            FileSystem.removeDirectory(work)
+        }
+
+        // Simulate customer by customer; sign in batches; park lines by day.
+        let signer = NoticeSigner(signer: pki.signer)
+        var truth = GroundTruth(grid: context.grid)
+        var customers = try BufferedWriter(creating: customersPath)
+        var pending: [Notice] = []
+        var notificationTypes: [String: Int] = [:]
+        var subscriptions = 0
+        var signed = 0
+        for index in 0..<configuration.customers {
+            let outcome = CustomerSimulation(index: index, context: context).run()
+            truth.add(outcome)
+            for subscription in outcome.subscriptions {
+                var fragment: [UInt8] = subscriptions == 0 ? [] : Array(",\n".utf8)
+                JSONValue.string(subscription.customerId).write(into: &fragment)
+                fragment.append(contentsOf: #":{"subscriptions":{"#.utf8)
+                JSONValue.optional(subscription.transaction.originalTransactionId).write(into: &fragment)
+                fragment.append(UInt8(ascii: ":"))
+                subscription.json.write(into: &fragment)
+                fragment.append(contentsOf: "}}".utf8)
+                try customers.append(fragment)
+                subscriptions += 1
+            }
+            for notice in outcome.notices {
+                let type = notice.notification.notificationType?.rawValue ?? ""
+                notificationTypes[notice.notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type, default: 0] += 1
+            }
+            pending.append(contentsOf: outcome.notices)
+            if pending.count >= Self.signingBatch || index == configuration.customers - 1 {
+                for (notice, line) in zip(pending, signer.lines(for: pending)) {
+                    try spill.append(notice, line: line)
+                }
+                signed += pending.count
+                pending.removeAll(keepingCapacity: true)
+                progress(Progress(phase: .simulating, customersDone: index + 1, customers: configuration.customers,
+                                  notificationsSigned: signed, linesWritten: 0))
+            }
+        }
+        try spill.flush()
+        try customers.flush()
+
+        // Deliver day by day in signedDate order, with the configured disorder.
+        var delivery = try Delivery(path: notificationsPath, seed: configuration.seed, reorder: configuration.reorder,
+                                    duplicates: configuration.duplicates, maximumDelay: configuration.maximumDelay)
+        for day in 0..<spill.dayCount {
+            for record in try spill.records(day: day) {
+                try delivery.deliver(record.line)
+            }
+            progress(Progress(phase: .writing, customersDone: configuration.customers, customers: configuration.customers,
+                              notificationsSigned: signed, linesWritten: delivery.lines))
+        }
+        try delivery.finish()
+
+        try writeExpected(to: expectedPath, truth: truth, notifications: signed,
+                          customers: try OpenFile(path: customersPath, flags: 0).readAll())
+        return Summary(customers: configuration.customers, subscriptions: subscriptions, notifications: signed,
+                       lines: delivery.lines, duplicateLines: delivery.duplicateLines, delayedLines: delivery.delayedLines,
+                       notificationTypes: notificationTypes, notificationsPath: notificationsPath, rootCertificatePath: rootPath,
+                       configPath: configPath, expectedPath: expectedPath)
+    }
+
+    private var configJSON: JSONValue {
+        .object([("bundleId", .string(configuration.bundleId)), ("appAppleId", .integer(configuration.appAppleId)),
+                 ("environment", .string("Production"))])
+    }
+
+    /// `expected.json`: the contract's members in its order, one customer, revenue row, MRR
+    /// snapshot or churn row per line.
+    private func writeExpected(to path: String, truth: GroundTruth, notifications: Int, customers: [UInt8]) throws(SimulatorError) {
+        var writer = try BufferedWriter(creating: path)
+        let generator = JSONValue.object([
+            ("seed", .unsigned(configuration.seed)), ("customers", .int(configuration.customers)),
+            ("months", .int(configuration.months)), ("start", .string(configuration.start)),
+        ])
+        try writer.append(#"{"generator":"#)
+        try writer.append(generator.bytes)
+        try writer.append(",\n\"notifications\":\(notifications),\n\"customers\":{\n")
+        try writer.append(customers)
+        try writer.append("\n},\n")
+        for (name, value) in [("revenue", truth.revenueJSON), ("mrr", truth.mrrJSON), ("churn", truth.churnJSON)] {
+            try writer.append("\"\(name)\":[")
+            if case .array(let elements) = value {
+                for (index, element) in elements.enumerated() {
+                    try writer.append(index == 0 ? "\n" : ",\n")
+                    try writer.append(element.bytes)
+                }
+            }
+            try writer.append(name == "churn" ? "\n]}\n" : "\n],\n")
+        }
+        try writer.flush()
+    }
+}
