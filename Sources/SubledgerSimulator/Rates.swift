@@ -47,12 +47,12 @@ public struct Rates: Sendable, Equatable {
     /// Redeeming an offer code for the next month (OFFER_REDEEMED), monthly products.
     public var offerCodePerMonth = 0.01
     /// The developer extending the renewal date by 7 or 14 days (RENEWAL_EXTENDED).
-    public var renewalExtensionPerMonth = 0.006
+    public var renewalExtensionPerMonth = 0.01
     /// A price increase that needs consent (PRICE_INCREASE / PENDING), at most once.
-    public var priceIncreasePerMonth = 0.02
+    public var priceIncreasePerMonth = 0.03
     /// Chance the customer consents before the renewal (PRICE_INCREASE / ACCEPTED); otherwise
     /// the subscription expires with EXPIRED / PRICE_INCREASE.
-    public var priceIncreaseAccepted = 0.7
+    public var priceIncreaseAccepted = 0.65
     /// Chance a renewal finds the product no longer for sale (EXPIRED / PRODUCT_NOT_FOR_SALE).
     public var productNotForSale = 0.002
 
@@ -69,27 +69,27 @@ public struct Rates: Sendable, Equatable {
     // MARK: Refunds
 
     /// Chance a paid purchase leads to a refund request within 14 days.
-    public var refundRequest = 0.03
+    public var refundRequest = 0.035
     /// Chance the App Store asks for consumption data first (CONSUMPTION_REQUEST).
     public var consumptionRequest = 0.6
     /// Chance the refund is granted (REFUND), else REFUND_DECLINED.
     public var refundGranted = 0.7
     /// Chance a granted subscription refund is prorated (REFUND_PRORATED) rather than full.
-    public var proratedRefund = 0.3
+    public var proratedRefund = 0.4
     /// Chance a refund is reversed a few days later (REFUND_REVERSED).
-    public var refundReversed = 0.2
+    public var refundReversed = 0.25
 
     // MARK: After expiry
 
     /// Chance an expired or refunded customer comes back (SUBSCRIBED / RESUBSCRIBE).
     public var resubscribe = 0.3
     /// Chance a returning customer eligible for one uses a win-back offer.
-    public var winBack = 0.4
+    public var winBack = 0.5
 
     // MARK: Family sharing
 
     /// Chance a first pro purchase is shared with one family member (FAMILY_SHARED copies).
-    public var familySharing = 0.12
+    public var familySharing = 0.15
     /// The purchaser stopping sharing (REVOKE for the family member).
     public var familyRevokePerMonth = 0.04
 

@@ -127,15 +127,13 @@ public struct Simulator: Sendable {
 
     /// Simulates and writes the four files into `directory` (created if missing; files of the
     /// same names are replaced). `progress` is called on the calling thread.
-    public func run(to directory: String, progress: (Progress) -> Void = { _ in }) throws(SimulatorError) -> Summary {
+    ///
+    /// - Parameter pki: the hierarchy to sign with; by default a fresh one valid from a year
+    ///   before the start to three years after the end. Passing the same one to two runs of
+    ///   one configuration makes every JWS header and payload part identical between them.
+    public func run(to directory: String, pki: TestPKI? = nil, progress: (Progress) -> Void = { _ in }) throws(SimulatorError) -> Summary {
         try FileSystem.makeDirectory(directory)
-        let pki: TestPKI
-        do {
-            let year = 365 * UTC.millisecondsPerDay
-            pki = try TestPKI(validity: (context.start - year)...(context.end + 3 * year))
-        } catch {
-            throw SimulatorError(.crypto, "creating the test PKI failed: \(error)")
-        }
+        let pki = if let pki { pki } else { try makePKI() }
         let rootPath = directory + "/root.cer"
         let configPath = directory + "/config.json"
         let notificationsPath = directory + "/notifications.jsonl"
@@ -211,6 +209,16 @@ public struct Simulator: Sendable {
                        lines: delivery.lines, duplicateLines: delivery.duplicateLines, delayedLines: delivery.delayedLines,
                        notificationTypes: notificationTypes, notificationsPath: notificationsPath, rootCertificatePath: rootPath,
                        configPath: configPath, expectedPath: expectedPath)
+    }
+
+    /// A fresh test hierarchy valid from a year before the start to three years after the end.
+    public func makePKI() throws(SimulatorError) -> TestPKI {
+        let year = 365 * UTC.millisecondsPerDay
+        do {
+            return try TestPKI(validity: (context.start - year)...(context.end + 3 * year))
+        } catch {
+            throw SimulatorError(.crypto, "creating the test PKI failed: \(error)")
+        }
     }
 
     private var configJSON: JSONValue {
