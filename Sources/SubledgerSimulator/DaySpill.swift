@@ -1,19 +1,27 @@
-/// Signed notifications parked on disk, one file per UTC day of their `signedDate`, so that the
-/// delivery order (by `signedDate`) is produced by sorting one day at a time: memory holds a
-/// signing batch and one day, never the whole workload.
+import SubledgerAppStore
+
+/// Unsigned notifications parked on disk, one file per UTC day of their `signedDate`, so the
+/// delivery order (by `signedDate`) is produced by sorting one day at a time: memory holds one
+/// customer's notifications and a day or a signing batch, never the whole workload. Parking the
+/// payload JSON rather than signed lines keeps the files about seven times smaller (each signed
+/// line repeats the certificate chain three times).
 ///
-/// A record is `signedDate` (Int64), customer (Int64), sequence (Int32) and line length (Int32),
-/// little-endian, then the line.
+/// A record is `signedDate` (Int64), customer (Int64), sequence (Int32) and the lengths of the
+/// notification, transaction and renewal-info JSON (Int32 each), little-endian, then the three.
 final class DaySpill {
     struct Record {
         var signedDate: Int64
         var customer: Int64
         var sequence: Int32
-        var line: [UInt8]
+        /// The notification without its two signed strings.
+        var notification: [UInt8]
+        /// Empty when the notification carries none.
+        var transaction: [UInt8]
+        var renewalInfo: [UInt8]
     }
 
-    private static let flushThreshold = 32 << 20
-    private static let headerSize = 24
+    private static let flushThreshold = 16 << 20
+    private static let headerSize = 32
 
     private let directory: String
     private let start: Int64
@@ -32,14 +40,24 @@ final class DaySpill {
         "\(directory)/day-\(day).bin"
     }
 
-    func append(_ notice: Notice, line: [UInt8]) throws(SimulatorError) {
+    func append(_ notice: Notice) throws(SimulatorError) {
         let day = Int((notice.signedDate - start) / UTC.millisecondsPerDay)
-        withUnsafeBytes(of: notice.signedDate.littleEndian) { buffers[day].append(contentsOf: $0) }
-        withUnsafeBytes(of: Int64(notice.customer).littleEndian) { buffers[day].append(contentsOf: $0) }
-        withUnsafeBytes(of: notice.sequence.littleEndian) { buffers[day].append(contentsOf: $0) }
-        withUnsafeBytes(of: Int32(line.count).littleEndian) { buffers[day].append(contentsOf: $0) }
-        buffers[day].append(contentsOf: line)
-        bufferedBytes += Self.headerSize + line.count
+        let notification = notice.notification.jsonBytes()
+        let transaction = notice.transaction?.jsonBytes() ?? []
+        let renewalInfo = notice.renewalInfo?.jsonBytes() ?? []
+        var record = buffers[day]
+        buffers[day] = []
+        withUnsafeBytes(of: notice.signedDate.littleEndian) { record.append(contentsOf: $0) }
+        withUnsafeBytes(of: Int64(notice.customer).littleEndian) { record.append(contentsOf: $0) }
+        withUnsafeBytes(of: notice.sequence.littleEndian) { record.append(contentsOf: $0) }
+        for part in [notification, transaction, renewalInfo] {
+            withUnsafeBytes(of: Int32(part.count).littleEndian) { record.append(contentsOf: $0) }
+        }
+        record.append(contentsOf: notification)
+        record.append(contentsOf: transaction)
+        record.append(contentsOf: renewalInfo)
+        bufferedBytes += Self.headerSize + notification.count + transaction.count + renewalInfo.count
+        buffers[day] = record
         if bufferedBytes >= Self.flushThreshold { try flush() }
     }
 
@@ -58,7 +76,7 @@ final class DaySpill {
         do {
             bytes = try OpenFile(path: path, flags: 0).readAll()
         } catch {
-            return []  // No notification was signed that day.
+            return []  // Nothing happened that day.
         }
         FileSystem.remove(path)
         var records: [Record] = []
@@ -67,13 +85,18 @@ final class DaySpill {
             let signedDate = Int64(littleEndian: Self.load(Int64.self, bytes, offset))
             let customer = Int64(littleEndian: Self.load(Int64.self, bytes, offset + 8))
             let sequence = Int32(littleEndian: Self.load(Int32.self, bytes, offset + 16))
-            let length = Int(Int32(littleEndian: Self.load(Int32.self, bytes, offset + 20)))
+            let lengths = (0..<3).map { Int(Int32(littleEndian: Self.load(Int32.self, bytes, offset + 20 + 4 * $0))) }
             offset += Self.headerSize
-            guard offset + length <= bytes.count else {
+            guard offset + lengths.reduce(0, +) <= bytes.count else {
                 throw SimulatorError(.io, "\(path) is truncated; another process may be writing to the output directory")
             }
-            records.append(Record(signedDate: signedDate, customer: customer, sequence: sequence, line: Array(bytes[offset..<(offset + length)])))
-            offset += length
+            var parts: [[UInt8]] = []
+            for length in lengths {
+                parts.append(Array(bytes[offset..<(offset + length)]))
+                offset += length
+            }
+            records.append(Record(signedDate: signedDate, customer: customer, sequence: sequence,
+                                  notification: parts[0], transaction: parts[1], renewalInfo: parts[2]))
         }
         records.sort { ($0.signedDate, $0.customer, $0.sequence) < ($1.signedDate, $1.customer, $1.sequence) }
         return records

@@ -45,9 +45,8 @@ final class OpenFile {
         if let failure { throw failure }
     }
 
-    /// The whole file from its current offset.
-    func readAll() throws(SimulatorError) -> [UInt8] {
-        var bytes: [UInt8] = []
+    /// Passes the file from its current offset to `body` in chunks of up to 1 MiB.
+    func forEachChunk(_ body: ([UInt8]) throws(SimulatorError) -> Void) throws(SimulatorError) {
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -55,9 +54,16 @@ final class OpenFile {
                 if errno == EINTR { continue }
                 throw Self.failure("read", path)
             }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[..<count])
+            if count == 0 { return }
+            try body(Array(chunk[..<count]))
         }
+    }
+
+    /// The whole file from its current offset.
+    func readAll() throws(SimulatorError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try forEachChunk { chunk throws(SimulatorError) in bytes.append(contentsOf: chunk) }
+        return bytes
     }
 
     static func failure(_ call: String, _ path: String) -> SimulatorError {

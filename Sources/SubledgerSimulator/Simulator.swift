@@ -16,10 +16,11 @@ import SubledgerJWS
 ///   each month end, churn), computed from the model, never from the notifications.
 ///
 /// Determinism: the same configuration gives a byte-identical `expected.json` and the same
-/// notifications: every JWS's header and payload parts are identical, only the ECDSA signatures
-/// differ (libcrypto randomizes them), and so does the test PKI's key material. Customers are
-/// simulated one by one (each from its own random stream), signed in batches on every core and
-/// parked on disk by day, so memory stays bounded however many notifications a run makes.
+/// notifications: every JWS's payload is identical, only the ECDSA signatures differ (libcrypto
+/// randomizes them), and so does the test PKI unless the same one is passed in. Customers are
+/// simulated one by one (each from its own random stream) and their notifications parked on
+/// disk by day, then signed in delivery order in batches on every core, so memory stays bounded
+/// however many notifications a run makes.
 public struct Simulator: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var customers: Int
@@ -56,7 +57,8 @@ public struct Simulator: Sendable {
         }
     }
 
-    /// Where a run is; reported after each signing batch and each delivered day.
+    /// Where a run is; reported every few hundred customers while simulating and after each
+    /// signing batch while writing.
     public struct Progress: Sendable {
         public enum Phase: Sendable {
             /// Simulating customers and signing their notifications.
@@ -68,6 +70,8 @@ public struct Simulator: Sendable {
         public var phase: Phase
         public var customersDone: Int
         public var customers: Int
+        /// Distinct notifications simulated so far.
+        public var notifications: Int
         public var notificationsSigned: Int
         public var linesWritten: Int
     }
@@ -92,8 +96,10 @@ public struct Simulator: Sendable {
     }
 
     /// Notifications signed per batch: enough to keep every core busy, little enough (about
-    /// 40 MB of lines) to bound memory.
+    /// 60 MB of signed lines) to bound memory.
     static let signingBatch = 4096
+    /// Customers between two progress reports while simulating.
+    static let progressInterval = 256
 
     public let configuration: Configuration
     let context: SimulationContext
@@ -151,14 +157,12 @@ public struct Simulator: Sendable {
             FileSystem.removeDirectory(work)
         }
 
-        // Simulate customer by customer; sign in batches; park lines by day.
-        let signer = NoticeSigner(signer: pki.signer)
+        // Simulate customer by customer, parking the unsigned notifications by day.
         var truth = GroundTruth(grid: context.grid)
         var customers = try BufferedWriter(creating: customersPath)
-        var pending: [Notice] = []
         var notificationTypes: [String: Int] = [:]
         var subscriptions = 0
-        var signed = 0
+        var simulated = 0
         for index in 0..<configuration.customers {
             let outcome = CustomerSimulation(index: index, context: context).run()
             truth.add(outcome)
@@ -176,36 +180,39 @@ public struct Simulator: Sendable {
             for notice in outcome.notices {
                 let type = notice.notification.notificationType?.rawValue ?? ""
                 notificationTypes[notice.notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type, default: 0] += 1
+                try spill.append(notice)
             }
-            pending.append(contentsOf: outcome.notices)
-            if pending.count >= Self.signingBatch || index == configuration.customers - 1 {
-                for (notice, line) in zip(pending, signer.lines(for: pending)) {
-                    try spill.append(notice, line: line)
-                }
-                signed += pending.count
-                pending.removeAll(keepingCapacity: true)
+            simulated += outcome.notices.count
+            if (index + 1) % Self.progressInterval == 0 || index == configuration.customers - 1 {
                 progress(Progress(phase: .simulating, customersDone: index + 1, customers: configuration.customers,
-                                  notificationsSigned: signed, linesWritten: 0))
+                                  notifications: simulated, notificationsSigned: 0, linesWritten: 0))
             }
         }
         try spill.flush()
         try customers.flush()
 
-        // Deliver day by day in signedDate order, with the configured disorder.
+        // Day by day in signedDate order: sign in batches on every core, then deliver with the
+        // configured disorder.
+        let signer = NoticeSigner(signer: pki.signer)
         var delivery = try Delivery(path: notificationsPath, seed: configuration.seed, reorder: configuration.reorder,
                                     duplicates: configuration.duplicates, maximumDelay: configuration.maximumDelay)
+        var batch: [DaySpill.Record] = []
+        var signed = 0
         for day in 0..<spill.dayCount {
-            for record in try spill.records(day: day) {
-                try delivery.deliver(record.line)
+            batch.append(contentsOf: try spill.records(day: day))
+            guard batch.count >= Self.signingBatch || day == spill.dayCount - 1 else { continue }
+            for line in signer.lines(for: batch) {
+                try delivery.deliver(line)
             }
+            signed += batch.count
+            batch.removeAll(keepingCapacity: true)
             progress(Progress(phase: .writing, customersDone: configuration.customers, customers: configuration.customers,
-                              notificationsSigned: signed, linesWritten: delivery.lines))
+                              notifications: simulated, notificationsSigned: signed, linesWritten: delivery.lines))
         }
         try delivery.finish()
 
-        try writeExpected(to: expectedPath, truth: truth, notifications: signed,
-                          customers: try OpenFile(path: customersPath, flags: 0).readAll())
-        return Summary(customers: configuration.customers, subscriptions: subscriptions, notifications: signed,
+        try writeExpected(to: expectedPath, truth: truth, notifications: simulated, customers: try OpenFile(path: customersPath, flags: 0))
+        return Summary(customers: configuration.customers, subscriptions: subscriptions, notifications: simulated,
                        lines: delivery.lines, duplicateLines: delivery.duplicateLines, delayedLines: delivery.delayedLines,
                        notificationTypes: notificationTypes, notificationsPath: notificationsPath, rootCertificatePath: rootPath,
                        configPath: configPath, expectedPath: expectedPath)
@@ -228,7 +235,7 @@ public struct Simulator: Sendable {
 
     /// `expected.json`: the contract's members in its order, one customer, revenue row, MRR
     /// snapshot or churn row per line.
-    private func writeExpected(to path: String, truth: GroundTruth, notifications: Int, customers: [UInt8]) throws(SimulatorError) {
+    private func writeExpected(to path: String, truth: GroundTruth, notifications: Int, customers: OpenFile) throws(SimulatorError) {
         var writer = try BufferedWriter(creating: path)
         let generator = JSONValue.object([
             ("seed", .unsigned(configuration.seed)), ("customers", .int(configuration.customers)),
@@ -237,7 +244,7 @@ public struct Simulator: Sendable {
         try writer.append(#"{"generator":"#)
         try writer.append(generator.bytes)
         try writer.append(",\n\"notifications\":\(notifications),\n\"customers\":{\n")
-        try writer.append(customers)
+        try customers.forEachChunk { chunk throws(SimulatorError) in try writer.append(chunk) }
         try writer.append("\n},\n")
         for (name, value) in [("revenue", truth.revenueJSON), ("mrr", truth.mrrJSON), ("churn", truth.churnJSON)] {
             try writer.append("\"\(name)\":[")

@@ -63,12 +63,6 @@ enum UTC {
         return "\(pad(date.year, 4))-\(pad(date.month, 2))"
     }
 
-    /// `2026-03-01`.
-    static func dayLabel(_ instant: Int64) -> String {
-        let date = civil(days: split(instant).day)
-        return "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))"
-    }
-
     /// Midnight of a `YYYY-MM-DD` day, or `nil` when the text is not a valid date.
     static func parseDay(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
