@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "SubledgerAppStore", dependencies: ["SubledgerEvents"]),
         // Signed, Apple-shaped App Store notifications built from a TestPKI, for tests and simulations.
         .target(name: "SubledgerTestSupport", dependencies: ["SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
+        // Workload simulator: signed App Store notifications and the ground truth of its own model.
+        .target(name: "SubledgerSimulator", dependencies: ["SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
         // A thin, safe wrapper over liblmdb for projection snapshots.
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
         // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine.
@@ -42,7 +44,7 @@ let package = Package(
         .target(name: "SubledgerServer", dependencies: ["SubledgerHTTP", "SubledgerLedger", "SubledgerLog"]),
 
         // Executables
-        .executableTarget(name: "subledger", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerServer", "SubledgerHTTP"]),
+        .executableTarget(name: "subledger", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerServer", "SubledgerHTTP", "SubledgerSimulator"]),
         .executableTarget(name: "subledger-bench", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "CSQLite"], path: "Tools/Bench"),
         .executableTarget(name: "subledger-crash", dependencies: ["SubledgerLog"], path: "Tools/Crash"),
 
@@ -63,6 +65,7 @@ let package = Package(
         .testTarget(
             name: "SubledgerServerTests",
             dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerTestSupport"]),
+        .testTarget(name: "SubledgerSimulatorTests", dependencies: ["SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

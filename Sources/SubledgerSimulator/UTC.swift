@@ -1,0 +1,98 @@
+/// UTC calendar arithmetic on epoch milliseconds, exact and without Foundation's calendars.
+enum UTC {
+    static let millisecondsPerDay: Int64 = 86_400_000
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant, "chrono-compatible
+    /// low-level date algorithms", days_from_civil).
+    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date of a day number (civil_from_days).
+    static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+        let next = month == 12 ? days(year: year + 1, month: 1, day: 1) : days(year: year, month: month + 1, day: 1)
+        return next - days(year: year, month: month, day: 1)
+    }
+
+    /// `instant` moved by whole calendar months, keeping the time of day and clamping the day to
+    /// the target month's length (Jan 31 + 1 month = Feb 28), as App Store renewal dates do.
+    static func adding(months: Int, to instant: Int64) -> Int64 {
+        let (day, timeOfDay) = split(instant)
+        let date = civil(days: day)
+        let monthIndex = date.year * 12 + (date.month - 1) + Int64(months)
+        let year = floorDivide(monthIndex, 12).quotient
+        let month = monthIndex - year * 12 + 1
+        let clamped = min(date.day, daysInMonth(year: year, month: month))
+        return days(year: year, month: month, day: clamped) * millisecondsPerDay + timeOfDay
+    }
+
+    /// Midnight of the first day of the month holding `instant`.
+    static func startOfMonth(containing instant: Int64) -> Int64 {
+        let date = civil(days: split(instant).day)
+        return days(year: date.year, month: date.month, day: 1) * millisecondsPerDay
+    }
+
+    /// `2026-03-01T00:00:00.000Z`.
+    static func iso8601(_ instant: Int64) -> String {
+        let (day, timeOfDay) = split(instant)
+        let date = civil(days: day)
+        let seconds = timeOfDay / 1000
+        return "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(timeOfDay % 1000, 3))Z"
+    }
+
+    /// `2026-03`, the label of report periods.
+    static func monthLabel(_ instant: Int64) -> String {
+        let date = civil(days: split(instant).day)
+        return "\(pad(date.year, 4))-\(pad(date.month, 2))"
+    }
+
+    /// Midnight of a `YYYY-MM-DD` day, or `nil` when the text is not a valid date.
+    static func parseDay(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month)
+        else { return nil }
+        return days(year: year, month: month, day: day) * millisecondsPerDay
+    }
+
+    private static func split(_ instant: Int64) -> (day: Int64, timeOfDay: Int64) {
+        let (day, timeOfDay) = floorDivide(instant, millisecondsPerDay)
+        return (day, timeOfDay)
+    }
+
+    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let remainder = value % divisor
+        return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}
