@@ -35,6 +35,7 @@ enum Output {
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { i, cell in cell + String(repeating: " ", count: widths[i] - cell.count) }.joined(separator: "  ")
         }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+        let lines = header.allSatisfy(\.isEmpty) ? rows.map(line) : [line(header)] + rows.map(line)
+        return lines.joined(separator: "\n")
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import SubledgerLedger
 import SubledgerLog
+import SubledgerSimulator
 
 let version = "0.1.0"
 
@@ -25,6 +26,8 @@ let usage = """
       ingest      [FILE|-]...: verify and append App Store notifications / signed transactions
       quarantine  list | retry: rejected input kept with its reason
       serve       [--listen HOST:PORT] [--token-file F]: the App Store webhook and read API
+      simulate    --customers N --months M --seed S --out DIR [--start DAY] [--duplicates P]
+                  [--reorder P]: a realistic signed workload with its ground truth
       verify      check every frame of the log and the segment hash chain (exit 3 on damage)
       stats       sizes and counts of the data directory
       demo        append a synthetic stream to a temporary log, reopen, verify and print figures
@@ -58,6 +61,7 @@ func run(_ argv: [String]) -> ExitCode {
         case "ingest": return try IngestCommand.run(arguments, data)
         case "quarantine": return try QuarantineCommand.run(arguments, data)
         case "serve": return try ServeCommand.run(arguments, data)
+        case "simulate": return try SimulateCommand.run(arguments)
         case "verify": return try VerifyCommand.run(arguments, data)
         case "stats": return try StatsCommand.run(arguments, data)
         case "demo": return try DemoCommand.run(arguments)
@@ -68,6 +72,9 @@ func run(_ argv: [String]) -> ExitCode {
     } catch let error as UsageError {
         Output.diagnostic("subledger \(command): \(error.message)")
         return .usage
+    } catch let error as SimulatorError {
+        Output.diagnostic("subledger \(command): \(error)")
+        return .failure
     } catch let error as LedgerError {
         Output.diagnostic("subledger \(command): \(error)")
         return .failure
