@@ -7,59 +7,80 @@ import SubledgerCrypto
 ///
 /// The JWS headers of App Store messages hold the whole x5c chain (about 3.5 KB of base64 each)
 /// and repeat in every message signed with the same chain. Each distinct header is stored once
-/// (an evidence record of kind `headerKind`) and referenced by its log position; the outer
-/// payload is stored decoded (base64url costs a third) with every nested JWS header replaced
-/// by a reference. Rebuilding re-encodes, so it is exact only for canonical base64url, which is
-/// checked when storing: a message that would not come back byte-identical is stored verbatim.
+/// (an evidence record of kind `headerKind`) and referenced by its log position; payloads and
+/// signatures are stored decoded (base64url costs a third), the nested JWS of a notification
+/// included. Rebuilding re-encodes, so it is exact only for canonical base64url, which is
+/// checked when storing: what would not come back byte-identical is kept as it was.
 ///
-/// Record layout (kind `messageKind`): format (u8: 0 verbatim, 1 compact), dedup key (varint
-/// length + UTF-8), then for format 0 the message bytes; for format 1: outer header reference
-/// (varint position), signature (varint length + base64url text), and the outer payload JSON in
-/// which each nested header is replaced by byte 0x01 followed by its varint position (raw 0x01
-/// cannot occur in JSON).
+/// Record layout (kind `messageKind`): format (u8), dedup key (varint length + UTF-8), then
+/// - format 0: the message bytes, verbatim;
+/// - format 1 (read only, written by the first version): outer header reference (varint
+///   position), signature (varint length + base64url text), the outer payload JSON in which each
+///   nested header is byte 0x01 followed by its varint position;
+/// - format 2: outer header reference, signature (varint length + raw bytes), the outer payload
+///   JSON in which each nested JWS is byte 0x02, its header reference, its payload (varint
+///   length + raw bytes) and its signature (varint length + raw bytes).
+/// Raw 0x01 and 0x02 cannot occur in JSON, so the markers are unambiguous.
 enum Evidence {
     static let messageKind: UInt8 = 2
     static let headerKind: UInt8 = 3
-    static let marker: UInt8 = 0x01
+    static let headerMarker: UInt8 = 0x01
+    static let jwsMarker: UInt8 = 0x02
 
-    /// The parts of a message the encoder needs; `headerPosition` maps a header's base64url
-    /// text to the position of its header record (appended beforehand).
-    static func encode(key: String, message: [UInt8], outerPayload: [UInt8], nestedHeaders: [[UInt8]], headerPosition: ([UInt8]) -> UInt64) -> [UInt8] {
+    /// `nested` are the nested JWS strings of a notification; `headerPosition` maps a header's
+    /// base64url text to the position of its header record (appended beforehand).
+    static func encode(key: String, message: [UInt8], outerPayload: [UInt8], nested: [[UInt8]], headerPosition: ([UInt8]) -> UInt64) -> [UInt8] {
         var record: [UInt8] = []
-        let parts = message.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        let canonical = parts.count == 3 && Base64URL.encode(outerPayload) == Array(parts[1]) && !outerPayload.contains(marker)
-        guard canonical else {
+        guard let outer = CanonicalJWS(message, payload: outerPayload), !outerPayload.contains(headerMarker), !outerPayload.contains(jwsMarker) else {
             record.append(0)
             record.appendString(key)
             record += message
             return record
         }
-        record.append(1)
+        record.append(2)
         record.appendString(key)
-        record.appendVarint(headerPosition(Array(parts[0])))
-        record.appendVarint(UInt64(parts[2].count))
-        record += parts[2]
-        // Nested headers in the order they occur (the generic `firstRange(of:)` is far slower).
-        var found: [(offset: Int, header: [UInt8])] = []
-        var distinct: [[UInt8]] = []
-        for header in nestedHeaders where !distinct.contains(header) { distinct.append(header) }
-        for header in distinct {
+        record.appendVarint(headerPosition(outer.header))
+        record.appendBytes(outer.signature)
+        // Each nested JWS where it occurs (the generic `firstRange(of:)` is far slower).
+        var found: [(offset: Int, jws: [UInt8], parts: CanonicalJWS)] = []
+        for jws in nested {
+            guard let parts = CanonicalJWS(jws), found.allSatisfy({ $0.jws != jws }) else { continue }
             var from = 0
-            while let offset = firstOffset(of: header, in: outerPayload, from: from) {
-                found.append((offset, header))
-                from = offset + header.count
+            while let offset = firstOffset(of: jws, in: outerPayload, from: from) {
+                found.append((offset, jws, parts))
+                from = offset + jws.count
             }
         }
         found.sort { $0.offset < $1.offset }
         var copied = 0
-        for (offset, header) in found where offset >= copied {
+        for (offset, jws, parts) in found where offset >= copied {
             record += outerPayload[copied..<offset]
-            record.append(marker)
-            record.appendVarint(headerPosition(header))
-            copied = offset + header.count
+            record.append(jwsMarker)
+            record.appendVarint(headerPosition(parts.header))
+            record.appendBytes(parts.payload)
+            record.appendBytes(parts.signature)
+            copied = offset + jws.count
         }
         record += outerPayload[copied...]
         return record
+    }
+
+    /// A compact JWS whose payload and signature re-encode to exactly the text they came from.
+    struct CanonicalJWS {
+        var header: [UInt8]
+        var payload: [UInt8]
+        var signature: [UInt8]
+
+        init?(_ jws: [UInt8], payload decodedPayload: [UInt8]? = nil) {
+            let parts = jws.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+            guard parts.count == 3,
+                  let payload = decodedPayload ?? Base64URL.decode(Array(parts[1])), Base64URL.encode(payload) == Array(parts[1]),
+                  let signature = Base64URL.decode(Array(parts[2])), Base64URL.encode(signature) == Array(parts[2])
+            else { return nil }
+            header = Array(parts[0])
+            self.payload = payload
+            self.signature = signature
+        }
     }
 
     /// `memchr(3)` for the first byte, `memcmp(3)` for the rest.
@@ -90,31 +111,32 @@ enum Evidence {
         var reader = ByteReader(record)
         let format = try reader.byte()
         let key = try reader.string()
-        if format == 0 { return Decoded(key: key, message: Array(reader.rest())) }
-        guard format == 1 else { throw LedgerError.storage("evidence record has unknown format \(format); upgrade Subledger") }
-        var message = try header(reader.varint())
-        message.append(UInt8(ascii: "."))
-        let signatureLength = Int(try reader.varint())
-        let signature = try reader.bytes(signatureLength)
-        var payload: [UInt8] = []
-        let body = reader.rest()
-        var index = body.startIndex
-        while index < body.endIndex {
-            if body[index] == marker {
-                var sub = ByteReader(Array(body[(index + 1)...]))
-                let position = try sub.varint()
-                payload += try header(position)
-                index += 1 + sub.offset
-            } else {
-                let next = body[index...].firstIndex(of: marker) ?? body.endIndex
-                payload += body[index..<next]
-                index = next
+        switch format {
+        case 0:
+            return Decoded(key: key, message: Array(reader.rest()))
+        case 1, 2:
+            let outerHeader = try header(reader.varint())
+            let signature = format == 1 ? try reader.bytes(Int(try reader.varint())) : Base64URL.encode(try reader.readBytes())
+            var payload: [UInt8] = []
+            while !reader.atEnd {
+                let byte = try reader.byte()
+                switch (format, byte) {
+                case (1, headerMarker):
+                    payload += try header(reader.varint())
+                case (2, jwsMarker):
+                    payload += try header(reader.varint())
+                    payload.append(UInt8(ascii: "."))
+                    payload += Base64URL.encode(try reader.readBytes())
+                    payload.append(UInt8(ascii: "."))
+                    payload += Base64URL.encode(try reader.readBytes())
+                default:
+                    payload.append(byte)
+                }
             }
+            return Decoded(key: key, message: outerHeader + [UInt8(ascii: ".")] + Base64URL.encode(payload) + [UInt8(ascii: ".")] + signature)
+        default:
+            throw LedgerError.storage("evidence record has unknown format \(format); upgrade Subledger")
         }
-        message += Base64URL.encode(payload)
-        message.append(UInt8(ascii: "."))
-        message += signature
-        return Decoded(key: key, message: message)
     }
 
     /// The dedup key of a message record, without rebuilding it.
@@ -145,6 +167,12 @@ extension Array where Element == UInt8 {
             v >>= 7
         }
         append(UInt8(v))
+    }
+
+    /// Varint length, then the bytes.
+    mutating func appendBytes(_ bytes: [UInt8]) {
+        appendVarint(UInt64(bytes.count))
+        self += bytes
     }
 
     mutating func appendString(_ text: String) {
@@ -193,6 +221,11 @@ struct ByteReader {
         let raw = try bytes(8)
         return raw.reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
     }
+
+    /// Varint length, then the bytes.
+    mutating func readBytes() throws -> [UInt8] { try bytes(Int(try varint())) }
+
+    var atEnd: Bool { offset >= bytes.count }
 
     func rest() -> ArraySlice<UInt8> { bytes[offset...] }
 }

@@ -31,7 +31,8 @@ struct PreparedMessage {
     var key: String
     var message: [UInt8]
     var outerPayload: [UInt8]
-    var nestedHeaders: [[UInt8]]
+    /// The nested JWS strings of a notification.
+    var nested: [[UInt8]]
     var makeEvent: @Sendable (EvidenceRef) -> Event
 }
 
@@ -79,19 +80,19 @@ struct MessagePreparer: Sendable {
         }
         var transaction: TransactionPayload?
         var renewal: RenewalInfoPayload?
-        var nestedHeaders: [[UInt8]] = []
+        var nestedTexts: [[UInt8]] = []
         var nested: [(CompactJWS, Int64?)] = []
         if let text = notification.data?.signedTransactionInfo {
             let (inner, payload) = try nestedJWS(text, as: TransactionPayload.self, name: "signedTransactionInfo")
             transaction = payload
             nested.append((inner, payload.signedDate))
-            nestedHeaders.append(header(of: text))
+            nestedTexts.append(Array(text.utf8))
         }
         if let text = notification.data?.signedRenewalInfo {
             let (inner, payload) = try nestedJWS(text, as: RenewalInfoPayload.self, name: "signedRenewalInfo")
             renewal = payload
             nested.append((inner, payload.signedDate))
-            nestedHeaders.append(header(of: text))
+            nestedTexts.append(Array(text.utf8))
         }
         // One rule dates the event and checks the certificates: a notification without
         // signedDate (early 2022 format) uses its nested transaction's (docs/ingestion.md).
@@ -106,7 +107,7 @@ struct MessagePreparer: Sendable {
         if let transaction { try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, appAppleId: nil) }
 
         let (verifiedTransaction, verifiedRenewal) = (transaction, renewal)
-        return PreparedMessage(key: "n:" + uuid, message: message, outerPayload: jws.payload, nestedHeaders: nestedHeaders) { evidence in
+        return PreparedMessage(key: "n:" + uuid, message: message, outerPayload: jws.payload, nested: nestedTexts) { evidence in
             EventMapping.event(notification: notification, transaction: verifiedTransaction, renewal: verifiedRenewal, evidence: evidence)
         }
     }
@@ -119,7 +120,7 @@ struct MessagePreparer: Sendable {
         try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, appAppleId: nil)
         // Same transactionId with identical signed content is a duplicate; new content is new.
         let digest = SHA256.hash(jws.payload).prefix(16).map { String($0, radix: 16).leftPadded(2) }.joined()
-        return PreparedMessage(key: "t:" + transaction.transactionId! + ":" + digest, message: message, outerPayload: jws.payload, nestedHeaders: []) { evidence in
+        return PreparedMessage(key: "t:" + transaction.transactionId! + ":" + digest, message: message, outerPayload: jws.payload, nested: []) { evidence in
             EventMapping.event(backfilled: transaction, evidence: evidence)
         }
     }
@@ -132,10 +133,6 @@ struct MessagePreparer: Sendable {
         do { return (inner, try Payload.decode(inner.payload)) } catch {
             throw VerificationError(.payloadInvalid, "\(name) does not decode: \(error)")
         }
-    }
-
-    private func header(of jws: String) -> [UInt8] {
-        Array(jws.utf8.prefix { $0 != UInt8(ascii: ".") })
     }
 
     private func checkApp(bundleId: String?, environment: String?, appAppleId: Int64?) throws(VerificationError) {

@@ -172,7 +172,8 @@ public final class Ledger: @unchecked Sendable {
         var newHeaders: [[UInt8]] = []
         for message in messages {
             let outer = Array(message.message.prefix { $0 != UInt8(ascii: ".") })
-            for header in [outer] + message.nestedHeaders where headers[HeaderKey(header)] == nil && !newHeaders.contains(header) {
+            let nestedHeaders = message.nested.map { Array($0.prefix { $0 != UInt8(ascii: ".") }) }
+            for header in [outer] + nestedHeaders where headers[HeaderKey(header)] == nil && !newHeaders.contains(header) {
                 newHeaders.append(header)
             }
         }
@@ -182,7 +183,7 @@ public final class Ledger: @unchecked Sendable {
             state.withLock { $0.headers = headers }
         }
         let records = messages.map { message in
-            LogRecord(kind: Evidence.messageKind, payload: Evidence.encode(key: message.key, message: message.message, outerPayload: message.outerPayload, nestedHeaders: message.nestedHeaders) { headers[HeaderKey($0)]! })
+            LogRecord(kind: Evidence.messageKind, payload: Evidence.encode(key: message.key, message: message.message, outerPayload: message.outerPayload, nested: message.nested) { headers[HeaderKey($0)]! })
         }
         let evidencePositions = try evidence.append(records)
         var eventRecords: [LogRecord] = []
