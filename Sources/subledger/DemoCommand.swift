@@ -1,52 +1,47 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
-import SubledgerLog
+import SubledgerLedger
+import SubledgerSimulator
 
-/// `subledger demo`: for now, the log alone — append a synthetic stream durably, reopen,
-/// scan, verify, and print what it measured.
+/// `subledger demo`: simulate a small app's year, set up a ledger for it, ingest everything
+/// (duplicates and late deliveries included), then show what the ledger knows and where to look.
 enum DemoCommand {
     static func run(_ arguments: Arguments) throws -> ExitCode {
         try arguments.allow()
         let directory = arguments.dataDirectory ?? makeTemporaryDirectory()
-        let log = directory + "/log"
-        let total = 200_000
-        let batch = 1000
-        Output.diagnostic("demo: appending \(total) records of 200 bytes, \(batch) per durable batch, to \(log)")
-        var payload = [UInt8](repeating: 0, count: 200)
-        let start = DispatchTime.now()
-        do {
-            let writer = try LogWriter(directory: log)
-            for first in stride(from: 0, to: total, by: batch) {
-                let records = (first..<(first + batch)).map { i -> LogRecord in
-                    withUnsafeBytes(of: UInt64(i).littleEndian) { for k in 0..<8 { payload[k] = $0[k] } }
-                    return LogRecord(kind: 1, payload: payload)
-                }
-                _ = try writer.append(records)
-                if (first / batch) % 50 == 0 { Output.progress("demo: \(first + batch) / \(total) appended") }
-            }
-            writer.close()
-        }
-        Output.endProgress()
-        let appendSeconds = seconds(since: start)
-        let scanStart = DispatchTime.now()
-        var scanned = 0
-        try LogReader(directory: log).scan { _ in
-            scanned += 1
-            return true
-        }
-        let scanSeconds = seconds(since: scanStart)
-        let report = try LogReader(directory: log).verify()
+        let workload = directory + "/workload"
+        let data = directory + "/ledger"
+        let started = WallTime.monotonicSeconds()
+
+        Output.diagnostic("demo: simulating 2000 customers over 12 months into \(workload)")
+        let configuration = Simulator.Configuration(customers: 2000, months: 12, seed: 2026, start: "2025-12-01", duplicates: 0.02, reorder: 0.05)
+        let summary = try SimulateCommand.simulate(configuration, to: workload)
+
+        Output.diagnostic("demo: a ledger for \(configuration.bundleId) in \(data), trusting the simulation's root")
+        _ = try Ledger.initialize(directory: data, bundleId: configuration.bundleId, appAppleId: configuration.appAppleId, environments: ["Production"],
+                                  rootFiles: [summary.rootCertificatePath], smallBusiness: false, catalogFile: nil)
+        let ledger = try Ledger(directory: data)
+        let result = try IngestCommand.ingest(files: [summary.notificationsPath], into: ledger)
+        ledger.close()
+
         Output.print("""
-            appended  \(total) records durably in \(format(appendSeconds)) s (\(Int(Double(total) / appendSeconds)) records/s)
-            scanned   \(scanned) records in \(format(scanSeconds)) s (\(Int(Double(scanned) / scanSeconds)) records/s, CRC checked)
-            verified  \(report.ok ? "ok" : "DAMAGED"): \(report.segments) segment(s), \(report.bytes) bytes
-            data      \(directory)
-            next      subledger --data \(directory) verify --json
-                      subledger --data \(directory) stats
+            Subledger demo — \(summary.customers) customers, \(configuration.months) months, \(summary.notifications) signed notifications \
+            (\(summary.duplicateLines) delivered twice, \(summary.delayedLines) late)
+
+            ingested  \(result.read) lines: \(result.appended) appended, \(result.duplicates) duplicates, \(result.rejections.count) rejected \
+            (every JWS verified against the simulation's root)
+            took      \(String(format: WallTime.monotonicSeconds() - started)) s in all
+
+            data      \(data)
+            workload  \(workload)   (expected.json is the simulation's own ground truth)
+
+            try next
+              subledger --data \(data) stats
+              subledger --data \(data) verify
+              subledger --data \(data) serve          # then POST App Store notifications to /v1/notifications/appstore
             """)
-        return report.ok ? .success : .corruption
+        return result.rejections.isEmpty ? .success : .failure
     }
 
     private static func makeTemporaryDirectory() -> String {
@@ -54,12 +49,11 @@ enum DemoCommand {
         guard mkdtemp(&template) != nil else { return "./subledger-demo" }
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+}
 
-    private static func seconds(since start: DispatchTime) -> Double {
-        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-    }
-
-    private static func format(_ value: Double) -> String {
-        String(Double(Int(value * 1000)) / 1000)
+extension String {
+    /// Seconds with one decimal.
+    init(format seconds: Double) {
+        self = String(Double(Int(seconds * 10)) / 10)
     }
 }

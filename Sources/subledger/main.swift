@@ -30,7 +30,7 @@ let usage = """
                   [--reorder P]: a realistic signed workload with its ground truth
       verify      check every frame of the log and the segment hash chain (exit 3 on damage)
       stats       sizes and counts of the data directory
-      demo        append a synthetic stream to a temporary log, reopen, verify and print figures
+      demo        [--data DIR]: simulate a small app's year, ingest it, show what the ledger knows
 
     global options:
       --data DIR  the data directory (default: $SUBLEDGER_DATA, else ./subledger-data)
