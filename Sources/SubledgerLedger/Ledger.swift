@@ -30,6 +30,8 @@ public final class Ledger: @unchecked Sendable {
     let state = Mutex(State())
     /// One ingestion batch at a time, so input order is storage order.
     let ingestion = Mutex(())
+    /// Webhook messages verified and waiting for the next group commit.
+    let waiting = Mutex<[StoreSlot]>([])
 
     public init(directory: String) throws {
         self.directory = directory
@@ -84,10 +86,35 @@ public final class Ledger: @unchecked Sendable {
     }
 
     /// One message, as the webhook receives them: verified on the caller's thread (so
-    /// concurrent requests verify in parallel), then stored under the ingestion lock.
+    /// concurrent requests verify in parallel), then stored with every message queued meanwhile
+    /// in one batch (one evidence sync and one event sync for all of them: group commit).
     public func ingest(_ line: IngestLine, recordedAt: Int64) throws -> IngestOutcome {
-        let prepared = preparer.prepare(line)
-        return try ingestion.withLock { _ in try store([prepared], lines: [line][...], recordedAt: recordedAt, quarantining: true)[0] }
+        let slot = StoreSlot(line: line, prepared: preparer.prepare(line))
+        waiting.withLock { $0.append(slot) }
+        try ingestion.withLock { _ in
+            guard slot.outcome == nil else { return }  // an earlier holder stored it
+            let batch = waiting.withLock { queue in defer { queue.removeAll() }; return queue }
+            do {
+                let outcomes = try store(batch.map(\.prepared), lines: batch.map(\.line)[...], recordedAt: recordedAt, quarantining: true)
+                for (queued, outcome) in zip(batch, outcomes) { queued.outcome = .success(outcome) }
+            } catch {
+                for queued in batch { queued.outcome = .failure(error) }
+            }
+        }
+        return try slot.outcome!.get()
+    }
+
+    /// A webhook message waiting to be stored. `outcome` is written and read only while holding
+    /// `ingestion`, which orders the accesses.
+    final class StoreSlot: @unchecked Sendable {
+        let line: IngestLine
+        let prepared: Result<PreparedMessage, VerificationError>
+        var outcome: Result<IngestOutcome, any Error>?
+
+        init(line: IngestLine, prepared: Result<PreparedMessage, VerificationError>) {
+            self.line = line
+            self.prepared = prepared
+        }
     }
 
     /// Lines per verification chunk: verifying chunk k + 1 overlaps storing chunk k.

@@ -5,6 +5,7 @@ import SubledgerLedger
 import SubledgerLog
 import SubledgerServer
 import SubledgerTestSupport
+import Synchronization
 import Testing
 
 /// A ledger trusting a fresh test PKI, served by `LedgerServer`'s router (no socket: the
@@ -110,5 +111,27 @@ struct WebhookTests {
         #expect(text.contains("subledger_notifications_total{outcome=\"appended\"} 1"))
         #expect(text.contains("subledger_events 1"))
         #expect(try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/healthz")).status.code == 200)
+    }
+}
+
+@Suite("App Store webhook under concurrency")
+struct WebhookConcurrencyTests {
+    @Test("concurrent deliveries are each stored once; concurrent copies of one message give one append and duplicates")
+    func concurrentDeliveries() throws {
+        let fixture = try WebhookFixture()
+        defer { fixture.server.ledger.close() }
+        let bodies = (0..<48).map { fixture.notification($0) }
+        let copy = fixture.notification(999)
+        let statuses = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 64) { i in
+            let body = i < 48 ? bodies[i] : copy
+            let status = (try? fixture.post(body).json["status"] as? String) ?? "error"
+            statuses.withLock { $0.append(i < 48 ? "distinct:" + status : "copy:" + status) }
+        }
+        let all = statuses.withLock { $0 }
+        #expect(all.filter { $0 == "distinct:appended" }.count == 48)
+        #expect(all.filter { $0 == "copy:appended" }.count == 1)
+        #expect(all.filter { $0 == "copy:duplicate" }.count == 15)
+        #expect(try LogReader(directory: fixture.directory.file("data/log")).summary().records == 49)
     }
 }
