@@ -50,7 +50,7 @@ let package = Package(
 
         // Tests
         .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerLog", "SubledgerTestSupport"]),
-        .testTarget(name: "SubledgerEventsTests", dependencies: ["SubledgerEvents"], exclude: ["Golden"]),
+        .testTarget(name: "SubledgerEventsTests", dependencies: ["SubledgerEvents", "SubledgerTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "SubledgerCryptoTests", dependencies: ["SubledgerCrypto", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerJWSTests", dependencies: ["SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"]),
         .testTarget(

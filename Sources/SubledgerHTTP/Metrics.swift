@@ -86,6 +86,18 @@ public final class Metrics: Sendable {
 }
 
 extension Metrics {
+    /// One counter or gauge family: header, then a line per label set (a bare 0 when unlabelled
+    /// and never set, so the series exists from the start).
+    static func renderSeries(name: String, help: String, type: String, labelNames: [String], values: [[String]: Double], into out: inout String) {
+        header(name: name, help: help, type: type, into: &out)
+        if values.isEmpty && labelNames.isEmpty {
+            out += "\(name) 0\n"
+        }
+        for labels in values.keys.sorted(by: labelOrder) {
+            out += "\(name)\(labelSet(labelNames, labels)) \(format(values[labels]!))\n"
+        }
+    }
+
     /// A value that only goes up, such as requests served.
     public final class Counter: Sendable {
         public let name: String
@@ -111,14 +123,7 @@ extension Metrics {
         }
 
         func render(into out: inout String) {
-            let values = series.withLock { $0 }
-            Metrics.header(name: name, help: help, type: "counter", into: &out)
-            if values.isEmpty && labelNames.isEmpty {
-                out += "\(name) 0\n"
-            }
-            for labels in values.keys.sorted(by: Metrics.labelOrder) {
-                out += "\(name)\(Metrics.labelSet(labelNames, labels)) \(Metrics.format(values[labels]!))\n"
-            }
+            Metrics.renderSeries(name: name, help: help, type: "counter", labelNames: labelNames, values: series.withLock { $0 }, into: &out)
         }
     }
 
@@ -155,14 +160,7 @@ extension Metrics {
         }
 
         func render(into out: inout String) {
-            let values = series.withLock { $0 }
-            Metrics.header(name: name, help: help, type: "gauge", into: &out)
-            if values.isEmpty && labelNames.isEmpty {
-                out += "\(name) 0\n"
-            }
-            for labels in values.keys.sorted(by: Metrics.labelOrder) {
-                out += "\(name)\(Metrics.labelSet(labelNames, labels)) \(Metrics.format(values[labels]!))\n"
-            }
+            Metrics.renderSeries(name: name, help: help, type: "gauge", labelNames: labelNames, values: series.withLock { $0 }, into: &out)
         }
     }
 

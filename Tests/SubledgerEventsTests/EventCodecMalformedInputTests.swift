@@ -1,4 +1,5 @@
 import SubledgerEvents
+import SubledgerTestSupport
 import Testing
 
 @Suite("Event codec rejects malformed input with a clear error")
@@ -33,7 +34,7 @@ struct EventCodecMalformedInputTests {
 
     @Test("random corruption either decodes or throws, and never crashes")
     func corruptedBytesNeverCrash() {
-        var rng = SplitMix64(seed: 99)
+        var rng = SeededGenerator(state: 99)
         var events = RandomEvents(seed: 98)
         for _ in 0..<2_000 {
             var bytes = EventCodec.encoded(events.event())

@@ -1,30 +1,14 @@
 import SubledgerEvents
-
-/// SplitMix64: a tiny, fast, seedable generator so every run produces the same events.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import SubledgerTestSupport
 
 /// Random events that reach every corner of the encoding: each optional field present or
 /// absent, extreme integers, long and non-ASCII strings, identifiers that must and must not be
 /// stored as numbers, UUIDs in every case, Apple values known and unknown.
 struct RandomEvents {
-    var rng: SplitMix64
+    var rng: SeededGenerator
 
     init(seed: UInt64) {
-        rng = SplitMix64(seed: seed)
+        rng = SeededGenerator(state: seed)
     }
 
     mutating func event() -> Event {
