@@ -29,6 +29,8 @@ let package = Package(
         .target(name: "SubledgerAppStore"),
         // A thin, safe wrapper over liblmdb for projection snapshots.
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
+        // Per-subscription timelines folded from events: customer state, reports, LMDB snapshots.
+        .target(name: "SubledgerProjections", dependencies: ["SubledgerEvents", "SubledgerLMDB", "SubledgerLog"]),
 
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerLog"]),
@@ -42,6 +44,9 @@ let package = Package(
         .testTarget(name: "SubledgerJWSTests", dependencies: ["SubledgerJWS", "SubledgerCrypto"]),
         .testTarget(name: "SubledgerAppStoreTests", dependencies: ["SubledgerAppStore"]),
         .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB"]),
+        .testTarget(
+            name: "SubledgerProjectionsTests",
+            dependencies: ["SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog"]),
     ],
     swiftLanguageModes: [.v6]
 )
