@@ -11,8 +11,8 @@ extension Projection {
     ///   - atPosition: only events whose record lies before this position (the log's end then).
     ///   - environment: only that environment's subscriptions and purchases; nil for all.
     ///   - catalog: maps product ids to entitlements.
-    /// - Returns: nil when no customer has this id. The id is resolved on everything folded; a
-    ///   customer known but without a purchase by `asOf` comes back with empty lists.
+    /// - Returns: nil when no customer has this id, or none of its events is visible (signed by
+    ///   `asOf`, before `atPosition`). The id itself is resolved on everything folded.
     public func customer(
         _ id: String, asOf: Int64, atPosition: LogPosition? = nil, environment: AppStoreEnvironment? = nil,
         catalog: ProductCatalog? = nil
@@ -23,6 +23,7 @@ extension Projection {
             members = members.filter { timelines[Int($0)].key.environment == code }
         }
         let visibility = Visibility(beforePosition: atPosition?.rawValue ?? .max, notAfter: asOf)
+        guard members.contains(where: { timelines[Int($0)].facts.contains(where: visibility.admits) }) else { return nil }
         var subscriptions: [SubscriptionState] = []
         var purchases: [(state: PurchaseState, entitles: Bool)] = []
         for member in members {

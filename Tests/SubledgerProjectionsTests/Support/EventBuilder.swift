@@ -56,14 +56,19 @@ struct Subscriber {
 }
 
 /// Builds notification events the way the mapper does (classification by Apple's type).
+/// Each notification's UUID is derived from its content, so separately built notifications
+/// never collide and a notification built twice is the same notification.
 struct Notifier {
-    private var counter: UInt64 = 0
-
-    mutating func nextUUID() -> String {
-        counter += 1
-        let hex = String(counter, radix: 16)
-        let padded = String(repeating: "0", count: 12 - hex.count) + hex
-        return "7e3c1d2a-0000-4000-8000-" + padded
+    static func uuid(for content: String) -> String {
+        var high: UInt64 = 0xcbf2_9ce4_8422_2325
+        var low: UInt64 = 0x8422_2325_cbf2_9ce4
+        for byte in content.utf8 {
+            high = (high ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            low = (low ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 &+ 1
+        }
+        let hex = String(high, radix: 16).leftPadded(16) + String(low, radix: 16).leftPadded(16)
+        let characters = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }
 
     /// A notification signed at `signed`; the transaction and renewal keep their own signed
@@ -79,7 +84,8 @@ struct Notifier {
         let monthly = transaction?.billingPlanType == "MONTHLY" && transaction?.commitment != nil
         return Event(
             type: EventType.classify(notificationType: type, subtype: subtype, isMonthlyCommitmentRenewal: monthly),
-            effectiveAt: signed, evidence: EvidenceRef(position: 0, length: 0), notificationUUID: uuid ?? nextUUID(),
+            effectiveAt: signed, evidence: EvidenceRef(position: 0, length: 0),
+            notificationUUID: uuid ?? Self.uuid(for: "\(type)|\(subtype ?? "")|\(signed)|\(environment)|\(String(describing: transaction))|\(String(describing: renewal))"),
             notificationType: type, subtype: subtype, environment: environment, transaction: transaction,
             renewal: renewal)
     }
@@ -89,6 +95,12 @@ struct Notifier {
         Event(
             type: .transactionBackfilled, effectiveAt: transaction.signedDate!, evidence: EvidenceRef(position: 0, length: 0),
             environment: environment, transaction: transaction)
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
 
