@@ -8,6 +8,9 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
         case undecodableEvent(position: LogPosition, detail: String)
         /// The log could not be read (I/O error or corruption); the log's own error says which.
         case logUnreadable(detail: String)
+        /// The projection's checkpoint is not a record of this log (the log was replaced or
+        /// restored from an older backup).
+        case logMismatch
         /// A snapshot file or directory could not be written, renamed or synced.
         case snapshotIO(path: String, errno: Int32, operation: String)
         /// LMDB refused an operation on a snapshot.
@@ -27,6 +30,8 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
                 + "upgrade subledger if a newer build wrote it, else run `subledger verify`"
         case .logUnreadable(let detail):
             return "the log could not be read: \(detail); run `subledger verify`"
+        case .logMismatch:
+            return "the projection snapshot does not belong to this log; run `subledger rebuild`"
         case .snapshotIO(let path, let code, let operation):
             return "could not \(operation) \(path) (errno \(code)); check free space and permissions, "
                 + "then run `subledger rebuild`"
