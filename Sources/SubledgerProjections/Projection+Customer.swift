@@ -64,12 +64,12 @@ extension Projection {
         }
         guard let identifier = identifier(lookingUp: id) else { return nil }
         for environment in environmentIDs {
-            if let index = timelineIndex[TimelineKey(environment: environment, originalTransactionId: identifier)] {
+            if let index = timelineIndex[TimelineKey(environment: environment, originalTransactionId: identifier).packed] {
                 return customer(of: index)
             }
         }
         for environment in environmentIDs {
-            if let index = transactionIndex[TransactionKey(environment: environment, transactionId: identifier)] {
+            if let index = transactionIndex[TransactionKey(environment: environment, transactionId: identifier).packed] {
                 return customer(of: index)
             }
         }
@@ -83,7 +83,7 @@ extension Projection {
         if let token = timeline.customerToken { return (tokenText(token), tokenIndex[token] ?? [index]) }
         let original = timeline.key.originalTransactionId
         let members = environmentIDs.compactMap { environment -> Int32? in
-            guard let member = timelineIndex[TimelineKey(environment: environment, originalTransactionId: original)],
+            guard let member = timelineIndex[TimelineKey(environment: environment, originalTransactionId: original).packed],
                 timelines[Int(member)].customerToken == nil
             else { return nil }
             return member

@@ -11,19 +11,16 @@ extension Projection {
         var notification: NotificationKey?
         if let uuid = event.notificationUUID {
             let key = notificationKey(interning: uuid)
-            if notifications[key] != nil { return }
+            guard notifications.claim(key) else { return }
             notification = key
         }
         let transaction = event.transaction
         let renewal = event.renewal
-        guard let originalTransactionId = transaction?.originalTransactionId ?? renewal?.originalTransactionId else {
-            if let notification { notifications[notification] = -1 }
-            return
-        }
+        guard let originalTransactionId = transaction?.originalTransactionId ?? renewal?.originalTransactionId else { return }
         let environment = event.environment.map { strings.intern($0) } ?? 0
         let key = TimelineKey(environment: environment, originalTransactionId: identifier(interning: originalTransactionId))
         let index = timelineIndex(for: key)
-        if let notification { notifications[notification] = index }
+        if let notification { notifications.set(notification, index) }
 
         let type = event.type
         var fact = Fact(
@@ -37,16 +34,16 @@ extension Projection {
             fact.transactionSignedAt = transaction.signedDate ?? event.effectiveAt
         }
         if let renewal {
-            fact.renewal = addSnapshot(RenewalSnapshot(renewal, strings: &strings), to: index)
+            fact.renewal = timelines[Int(index)].add(RenewalSnapshot(renewal, strings: &strings))
         }
-        insert(fact, into: index, deduplicate: notification == nil)
+        timelines[Int(index)].insert(fact, deduplicate: notification == nil)
     }
 
     private mutating func timelineIndex(for key: TimelineKey) -> Int32 {
-        if let index = timelineIndex[key] { return index }
+        if let index = timelineIndex[key.packed] { return index }
         let index = Int32(timelines.count)
         timelines.append(Timeline(key: key))
-        timelineIndex[key] = index
+        timelineIndex.set(key.packed, index)
         if !environmentIDs.contains(key.environment) {
             environmentIDs.append(key.environment)
             environmentIDs.sort()
@@ -54,49 +51,24 @@ extension Projection {
         return index
     }
 
+    /// The index of `version` in its timeline, adding it when new. The transaction index tells
+    /// whether the transaction id is new (the usual renewal), which saves the scan for an
+    /// equal version.
     private mutating func addVersion(_ version: TransactionVersion, to index: Int32) -> Int32 {
         let timeline = Int(index)
-        if let existing = timelines[timeline].transactions.lastIndex(of: version) { return Int32(existing) }
-        timelines[timeline].transactions.append(version)
-        let environment = timelines[timeline].key.environment
         if !version.transactionId.isAbsent {
-            transactionIndex[TransactionKey(environment: environment, transactionId: version.transactionId)] = index
+            let key = TransactionKey(environment: timelines[timeline].key.environment, transactionId: version.transactionId)
+            if transactionIndex.insertIfAbsent(key.packed, index) != nil,
+                let existing = timelines[timeline].index(of: version)
+            {
+                return existing
+            }
+        } else if let existing = timelines[timeline].index(of: version) {
+            return existing
         }
+        timelines[timeline].append(version)
         if let token = version.token { noteCustomerToken(token, purchasedAt: version.purchaseDate, in: index) }
         return Int32(timelines[timeline].transactions.count - 1)
-    }
-
-    private mutating func addSnapshot(_ snapshot: RenewalSnapshot, to index: Int32) -> Int32 {
-        let timeline = Int(index)
-        if let existing = timelines[timeline].renewals.lastIndex(of: snapshot) { return Int32(existing) }
-        timelines[timeline].renewals.append(snapshot)
-        return Int32(timelines[timeline].renewals.count - 1)
-    }
-
-    /// Inserts keeping (time, position) order; replay is nearly time-ordered, so this is
-    /// usually an append. Without a notification UUID to deduplicate by, an identical fact at
-    /// the same time is a duplicate (a bare transaction fed twice).
-    private mutating func insert(_ fact: Fact, into index: Int32, deduplicate: Bool) {
-        let timeline = Int(index)
-        var slot = timelines[timeline].facts.count
-        while slot > 0 {
-            let previous = timelines[timeline].facts[slot - 1]
-            if previous.time < fact.time || (previous.time == fact.time && previous.position <= fact.position) { break }
-            slot -= 1
-        }
-        if deduplicate {
-            var probe = slot
-            while probe > 0, timelines[timeline].facts[probe - 1].time == fact.time {
-                if timelines[timeline].facts[probe - 1].isSameStatement(as: fact) { return }
-                probe -= 1
-            }
-            probe = slot
-            while probe < timelines[timeline].facts.count, timelines[timeline].facts[probe].time == fact.time {
-                if timelines[timeline].facts[probe].isSameStatement(as: fact) { return }
-                probe += 1
-            }
-        }
-        timelines[timeline].facts.insert(fact, at: slot)
     }
 
     /// The customer id is the token of the earliest-purchased transaction carrying one (ties
@@ -157,6 +129,65 @@ extension Projection {
     }
 }
 
+extension Timeline {
+    /// The index of a version equal to `version`, if any.
+    func index(of version: TransactionVersion) -> Int32? {
+        var index = transactions.count
+        while index > 0 {
+            index -= 1
+            if transactions[index].transactionId == version.transactionId && transactions[index] == version {
+                return Int32(index)
+            }
+        }
+        return nil
+    }
+
+    mutating func append(_ version: TransactionVersion) {
+        if transactions.capacity == 0 { transactions.reserveCapacity(8) }
+        transactions.append(version)
+    }
+
+    /// The index of `snapshot`, adding it when new. Only the last few are compared: the same
+    /// info arrives again in neighbouring notifications, and a rare copy stored twice changes
+    /// no answer.
+    mutating func add(_ snapshot: RenewalSnapshot) -> Int32 {
+        var index = renewals.count
+        while index > max(0, renewals.count - 4) {
+            index -= 1
+            if renewals[index].signedDate == snapshot.signedDate && renewals[index] == snapshot { return Int32(index) }
+        }
+        if renewals.capacity == 0 { renewals.reserveCapacity(8) }
+        renewals.append(snapshot)
+        return Int32(renewals.count - 1)
+    }
+
+    /// Inserts keeping (time, position) order; replay is nearly time-ordered, so this is
+    /// usually an append. Without a notification UUID to deduplicate by, an identical fact at
+    /// the same time is a duplicate (a bare transaction fed twice).
+    mutating func insert(_ fact: Fact, deduplicate: Bool) {
+        var slot = facts.count
+        while slot > 0 {
+            let previous = facts[slot - 1]
+            if previous.time < fact.time || (previous.time == fact.time && previous.position <= fact.position) { break }
+            slot -= 1
+        }
+        if deduplicate {
+            var probe = slot
+            while probe > 0, facts[probe - 1].time == fact.time {
+                if facts[probe - 1].isSameStatement(as: fact) { return }
+                probe -= 1
+            }
+            probe = slot
+            while probe < facts.count, facts[probe].time == fact.time {
+                if facts[probe].isSameStatement(as: fact) { return }
+                probe += 1
+            }
+        }
+        if facts.capacity == 0 { facts.reserveCapacity(8) }
+        facts.insert(fact, at: slot)
+    }
+}
+
 extension Fact {
     /// The same event said twice: everything but where and when it was recorded is equal.
     func isSameStatement(as other: Fact) -> Bool {
@@ -166,8 +197,11 @@ extension Fact {
 }
 
 extension StringTable {
+    /// Interns a field read in place. Goes through `TextRef.string` (a static string for Apple's
+    /// known values, no allocation for short text) rather than the generic `withUTF8`, whose
+    /// unspecialised call costs a metadata look-up per field on the replay path.
     mutating func intern(_ text: TextRef) -> UInt32 {
-        text.withUTF8 { intern($0) }
+        intern(text.string)
     }
 }
 

@@ -14,12 +14,14 @@ import SubledgerLog
 public struct Projection: Sendable {
     var strings = Known.stringTable()
     var timelines: [Timeline] = []
-    var timelineIndex: [TimelineKey: Int32] = [:]
-    var transactionIndex: [TransactionKey: Int32] = [:]
+    /// `TimelineKey.packed` → index into `timelines`.
+    var timelineIndex = HashIndex()
+    /// `TransactionKey.packed` → the timeline holding that transaction.
+    var transactionIndex = HashIndex()
     /// Customer tokens → the timelines whose customer id is that token, ascending.
     var tokenIndex: [CustomerToken: [Int32]] = [:]
     /// Every notification folded → its timeline, or -1 when it touches none (e.g. TEST).
-    var notifications: [NotificationKey: Int32] = [:]
+    var notifications = NotificationIndex()
     /// Interned names of the environments seen, ascending.
     var environmentIDs: [UInt32] = []
     /// Scratch for encoding `Event`s on the way in.
@@ -31,6 +33,14 @@ public struct Projection: Sendable {
     public internal(set) var lastPosition: LogPosition?
 
     public init() {}
+
+    /// An empty projection with its indexes sized for about `expectedEvents` events, which
+    /// spares a rebuild their repeated growth.
+    public init(expectedEvents: Int) {
+        timelineIndex = HashIndex(capacity: expectedEvents / 8)
+        transactionIndex = HashIndex(capacity: expectedEvents)
+        notifications.uuids = HashIndex(capacity: expectedEvents)
+    }
 
     /// Subscriptions and one-time purchases known.
     public var timelineCount: Int { timelines.count }

@@ -131,7 +131,9 @@ public final class ProjectionStore {
     public func rebuild() throws(ProjectionError) -> RebuildSummary {
         let clock = ContinuousClock()
         let start = clock.now
-        var fresh = Projection()
+        // Every record may be an event: size the indexes for all of them.
+        let records = (try? LogReader(directory: logDirectory).summary().records).map { Int(clamping: $0) } ?? 0
+        var fresh = Projection(expectedEvents: records)
         try Self.fold(log: logDirectory, into: &fresh, after: nil)
         projection = fresh
         let bytes = try saveSnapshot()

@@ -33,8 +33,16 @@ enum ProjectionSnapshot {
             timelineKeys.append((projection.keyBytes(timeline.key), index, start..<encoded.bytes.count))
         }
         timelineKeys.sort { $0.key.lexicographicallyPrecedes($1.key) }
-        let transactions = projection.transactionIndex.sorted { projection.precedes($0.key, $1.key) }
-        let notifications = projection.notifications.sorted { projection.precedes($0.key, $1.key) }
+        var transactions: [(key: TransactionKey, value: Int32)] = []
+        transactions.reserveCapacity(projection.transactionIndex.count)
+        projection.transactionIndex.forEach { transactions.append((TransactionKey(packed: $0), $1)) }
+        transactions.sort { projection.precedes($0.key, $1.key) }
+        var notifications: [(key: NotificationKey, value: Int32)] = []
+        notifications.reserveCapacity(projection.notifications.count)
+        projection.notifications.uuids.forEach { notifications.append((NotificationKey(isText: false, bits: $0), $1)) }
+        notifications.sort { $0.key.bits < $1.key.bits }
+        notifications += projection.notifications.texts.map { (NotificationKey(isText: true, bits: UInt128($0.key)), $0.value) }
+            .sorted { projection.precedes($0.key, $1.key) }
         let tokens = projection.tokenIndex.sorted { projection.precedes($0.key, $1.key) }
 
         // Generous: LMDB reserves address space only; running out would redo the transaction.
@@ -107,7 +115,6 @@ enum ProjectionSnapshot {
             let stored = storedSchema.withUnsafeBytes { UInt32(bigEndian: $0.loadUnaligned(as: UInt32.self)) }
             guard stored == schemaVersion else { throw SchemaMismatch(stored: stored) }
 
-            var projection = Projection()
             var strings = StringTable()
             var expectedID: UInt32 = 1
             try txn.forEach(in: databases[1]) { key, value in
@@ -121,38 +128,48 @@ enum ProjectionSnapshot {
             guard Known.values.indices.allSatisfy({ $0 + 1 < Int(expectedID) && strings.string(UInt32($0 + 1)) == Known.values[$0] }) else {
                 throw SnapshotDamage("the string table does not start with the known values")
             }
-            projection.strings = strings
-
+            // Closures below read `table` (a constant) and mutate only what they build.
+            let table = strings
+            var timelines: [Timeline] = []
+            timelines.reserveCapacity(try txn.entryCount(in: databases[2]))
+            var timelineIndex = HashIndex(capacity: timelines.capacity)
             try txn.forEach(in: databases[2]) { key, value in
                 var keyReader = ByteReader(key)
-                let timelineKey = try projection.decodeTimelineKey(&keyReader)
-                guard keyReader.isAtEnd, projection.timelineIndex[timelineKey] == nil else { throw SnapshotDamage("a bad timeline key") }
+                let timelineKey = try table.decodeTimelineKey(&keyReader)
+                guard keyReader.isAtEnd, timelineIndex.insertIfAbsent(timelineKey.packed, Int32(timelines.count)) == nil else {
+                    throw SnapshotDamage("a bad timeline key")
+                }
                 var reader = ByteReader(value)
-                projection.adopt(try TimelineCodec.decode(&reader, key: timelineKey))
+                timelines.append(try TimelineCodec.decode(&reader, key: timelineKey))
                 return true
             }
+            var notifications = NotificationIndex()
+            notifications.uuids = HashIndex(capacity: try txn.entryCount(in: databases[5]))
             try txn.forEach(in: databases[5]) { key, value in
                 var keyReader = ByteReader(key)
-                let notification = try projection.decodeNotificationKey(&keyReader)
+                let notification = try table.decodeNotificationKey(&keyReader)
                 var reader = ByteReader(value)
                 var index: Int32 = -1
                 if !reader.isAtEnd {
-                    guard let found = projection.timelineIndex[try projection.decodeTimelineKey(&reader)] else {
+                    guard let found = timelineIndex[try table.decodeTimelineKey(&reader).packed] else {
                         throw SnapshotDamage("a notification of an unknown timeline")
                     }
                     index = found
                 }
                 guard reader.isAtEnd, keyReader.isAtEnd else { throw SnapshotDamage("a bad notification entry") }
-                projection.notifications[notification] = index
+                notifications.set(notification, index)
                 return true
             }
+            var lastPosition: LogPosition?
             if let checkpoint = try txn.get(Array("checkpoint".utf8), in: databases[0]) {
                 guard checkpoint.count == 8 else { throw SnapshotDamage("a bad checkpoint") }
-                projection.lastPosition = LogPosition(rawValue: checkpoint.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) })
+                lastPosition = LogPosition(rawValue: checkpoint.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) })
             }
             guard let events = try txn.get(Array("events".utf8), in: databases[0]), events.count == 8 else {
                 throw SnapshotDamage("no event count")
             }
+            var projection = Projection(strings: table, timelines: timelines, timelineIndex: timelineIndex, notifications: notifications)
+            projection.lastPosition = lastPosition
             projection.eventsFolded = Int(events.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) })
             return projection
         }
@@ -169,19 +186,25 @@ struct SchemaMismatch: Error {
 }
 
 extension Projection {
-    /// Adds a timeline read from a snapshot, with its index entries.
-    mutating func adopt(_ timeline: Timeline) {
-        let index = Int32(timelines.count)
-        timelines.append(timeline)
-        timelineIndex[timeline.key] = index
-        if !environmentIDs.contains(timeline.key.environment) {
-            environmentIDs.append(timeline.key.environment)
-            environmentIDs.sort()
+    /// A projection read from a snapshot: the indexes not stored with the timelines are derived
+    /// from them.
+    init(strings: StringTable, timelines: [Timeline], timelineIndex: HashIndex, notifications: NotificationIndex) {
+        self.init()
+        self.strings = strings
+        self.timelines = timelines
+        self.timelineIndex = timelineIndex
+        self.notifications = notifications
+        transactionIndex = HashIndex(capacity: timelines.reduce(0) { $0 + $1.transactions.count })
+        var environments = Set<UInt32>()
+        for (index, timeline) in timelines.enumerated() {
+            let environment = timeline.key.environment
+            environments.insert(environment)
+            for version in timeline.transactions where !version.transactionId.isAbsent {
+                _ = transactionIndex.insertIfAbsent(TransactionKey(environment: environment, transactionId: version.transactionId).packed, Int32(index))
+            }
+            if let token = timeline.customerToken { tokenIndex[token, default: []].append(Int32(index)) }
         }
-        for version in timeline.transactions where !version.transactionId.isAbsent {
-            transactionIndex[TransactionKey(environment: timeline.key.environment, transactionId: version.transactionId)] = index
-        }
-        if let token = timeline.customerToken { tokenIndex[token, default: []].append(index) }
+        environmentIDs = environments.sorted()
     }
 
     // MARK: - Keys
@@ -225,9 +248,12 @@ extension Projection {
         }
     }
 
+}
+
+extension StringTable {
     func decodeTimelineKey(_ reader: inout ByteReader) throws(SnapshotDamage) -> TimelineKey {
         let environment = try reader.bigEndian(UInt32.self)
-        guard environment <= UInt32(strings.count) else { throw SnapshotDamage("an unknown environment") }
+        guard environment <= UInt32(count) else { throw SnapshotDamage("an unknown environment") }
         return TimelineKey(environment: environment, originalTransactionId: try decodeIdentifier(&reader))
     }
 
@@ -238,7 +264,7 @@ extension Projection {
             guard number < Identifier.textFlag else { throw SnapshotDamage("an identifier out of range") }
             return Identifier(number: number)
         case 1:
-            guard let id = strings.lookUp(try reader.bytes(reader.buffer.count - reader.offset)) else {
+            guard let id = lookUp(try reader.bytes(reader.buffer.count - reader.offset)) else {
                 throw SnapshotDamage("an identifier that is not in the string table")
             }
             return Identifier(text: id)
@@ -252,7 +278,7 @@ extension Projection {
         case 0:
             return NotificationKey(isText: false, bits: try reader.bigEndian(UInt128.self))
         case 1:
-            guard let id = strings.lookUp(try reader.bytes(reader.buffer.count - reader.offset)) else {
+            guard let id = lookUp(try reader.bytes(reader.buffer.count - reader.offset)) else {
                 throw SnapshotDamage("a notification id that is not in the string table")
             }
             return NotificationKey(isText: true, bits: UInt128(id))
@@ -261,6 +287,9 @@ extension Projection {
         }
     }
 
+}
+
+extension Projection {
     // MARK: - Key order (byte order of the encodings above, without building them)
 
     func precedes(_ a: Identifier, _ b: Identifier) -> Bool {
