@@ -7,7 +7,7 @@ public struct CohortReport: Sendable, Equatable {
     public var rows: [CohortRow]
 }
 
-public struct CohortRow: Sendable, Equatable {
+public struct CohortRow: Sendable, Equatable, Encodable {
     /// `2026-01`: the month of the members' first paid transaction.
     public var cohort: String
     public var size: Int

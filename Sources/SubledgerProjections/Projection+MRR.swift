@@ -6,7 +6,7 @@ public struct MRRReport: Sendable, Equatable {
     public var rows: [MRRRow]
 }
 
-public struct MRRRow: Sendable, Equatable {
+public struct MRRRow: Sendable, Equatable, Encodable {
     public var currency: String
     /// The exact monthly sum, rounded half away from zero once.
     public var mrr: Int64
