@@ -78,6 +78,11 @@ struct ByteReader {
         return Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
     }
 
+    /// The next byte without consuming it; nil at the end.
+    func peek() -> UInt8? {
+        offset < buffer.count ? buffer[offset] : nil
+    }
+
     mutating func byte() throws(SnapshotDamage) -> UInt8 {
         guard offset < buffer.count else { throw SnapshotDamage("a value ends early") }
         offset += 1

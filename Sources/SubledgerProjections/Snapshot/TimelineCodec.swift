@@ -1,16 +1,24 @@
 /// The stored form of a timeline: compact, deterministic, and read back exactly.
 ///
 /// Value layout (format 1): the base instant (zigzag; the first fact's time), the transaction
-/// versions, the renewal snapshots, the facts, then the customer token. Every date is a zigzag
-/// difference from the base, so most take three or four bytes; every optional field of a
-/// version or snapshot has a presence bit and takes no byte when absent; strings are interned
-/// ids (the `strings` database holds their text); facts are delta-coded in their stored order.
+/// versions, the renewal snapshots, the facts, then the customer token. Every optional field of
+/// a version or snapshot has a presence bit and takes no byte when absent; strings are interned
+/// ids (the `strings` database holds their text). Numbers are zigzag differences from what
+/// usually predicts them, so a renewal costs a few bytes: a version's transaction id and
+/// original purchase date from the previous version's, its purchase date from the previous
+/// version's expiry (a renewal starts where the last period ended), its expiry and revocation
+/// from its own purchase date, and its token is "same as the previous version" when it is;
+/// snapshot dates from the base; facts from the fact before.
 enum TimelineCodec {
     static func encode(_ timeline: Timeline, into writer: inout ByteWriter) {
         let base = timeline.facts.first?.time ?? 0
         writer.zigzag(base)
         writer.varint(timeline.transactions.count)
-        for version in timeline.transactions { encode(version, base: base, into: &writer) }
+        var previous: TransactionVersion?
+        for version in timeline.transactions {
+            encode(version, after: previous, base: base, into: &writer)
+            previous = version
+        }
         writer.varint(timeline.renewals.count)
         for snapshot in timeline.renewals { encode(snapshot, base: base, into: &writer) }
         writer.varint(timeline.facts.count)
@@ -37,7 +45,9 @@ enum TimelineCodec {
         let base = try reader.zigzag()
         let transactionCount = try reader.count()
         timeline.transactions.reserveCapacity(transactionCount)
-        for _ in 0..<transactionCount { timeline.transactions.append(try decodeVersion(&reader, base: base)) }
+        for _ in 0..<transactionCount {
+            timeline.transactions.append(try decodeVersion(&reader, after: timeline.transactions.last, base: base))
+        }
         let renewalCount = try reader.count()
         timeline.renewals.reserveCapacity(renewalCount)
         for _ in 0..<renewalCount { timeline.renewals.append(try decodeSnapshot(&reader, base: base)) }
@@ -80,7 +90,26 @@ enum TimelineCodec {
         var bit: UInt64 { 1 << UInt64(rawValue) }
     }
 
-    private static func encode(_ v: TransactionVersion, base: Int64, into writer: inout ByteWriter) {
+    /// What a version's numbers are coded against.
+    private struct Anchors {
+        let transactionId: UInt64
+        let originalPurchaseDate: Int64
+        let purchaseDate: Int64
+        let commitmentExpiresDate: Int64
+        let token: CustomerToken?
+
+        init(after previous: TransactionVersion?, base: Int64) {
+            func present(_ value: Int64?) -> Int64 { value.flatMap(\.present) ?? base }
+            transactionId = previous?.transactionId.raw ?? 0
+            originalPurchaseDate = present(previous?.originalPurchaseDate)
+            purchaseDate = present(previous?.expiresDate)
+            commitmentExpiresDate = present(previous?.commitmentExpiresDate)
+            token = previous?.token
+        }
+    }
+
+    private static func encode(_ v: TransactionVersion, after previous: TransactionVersion?, base: Int64, into writer: inout ByteWriter) {
+        let anchors = Anchors(after: previous, base: base)
         var bits: UInt64 = 0
         func mark(_ present: Bool, _ field: VersionField) {
             if present { bits |= field.bit }
@@ -110,7 +139,7 @@ enum TimelineCodec {
         mark(v.commitmentPrice != .absent, .commitmentPrice)
         mark(v.token != nil, .token)
         writer.varint(bits)
-        if !v.transactionId.isAbsent { writer.varint(v.transactionId.raw) }
+        if !v.transactionId.isAbsent { writer.zigzag(Int64(bitPattern: v.transactionId.raw &- anchors.transactionId)) }
         for id in [v.productId, v.subscriptionGroup, v.type, v.currency, v.storefront] where id != 0 {
             writer.varint(UInt64(id))
         }
@@ -118,18 +147,27 @@ enum TimelineCodec {
             writer.varint(UInt64(id))
         }
         for value in [v.offerType, v.commitmentPeriod, v.commitmentTotal] where value != -1 { writer.zigzag(Int64(value)) }
-        if v.purchaseDate != .absent { writer.zigzag(v.purchaseDate &- base) }
-        if v.originalPurchaseDate != .absent { writer.zigzag(v.originalPurchaseDate &- base) }
-        if v.expiresDate != .absent { writer.zigzag(v.expiresDate &- base) }
+        let purchase = v.purchaseDate.present ?? base
+        if v.purchaseDate != .absent { writer.zigzag(v.purchaseDate &- anchors.purchaseDate) }
+        if v.originalPurchaseDate != .absent { writer.zigzag(v.originalPurchaseDate &- anchors.originalPurchaseDate) }
+        if v.expiresDate != .absent { writer.zigzag(v.expiresDate &- purchase) }
         if v.price != .absent { writer.zigzag(v.price) }
-        if v.revocationDate != .absent { writer.zigzag(v.revocationDate &- base) }
+        if v.revocationDate != .absent { writer.zigzag(v.revocationDate &- purchase) }
         if v.revocationPercentage != .absent { writer.zigzag(v.revocationPercentage) }
-        if v.commitmentExpiresDate != .absent { writer.zigzag(v.commitmentExpiresDate &- base) }
+        if v.commitmentExpiresDate != .absent { writer.zigzag(v.commitmentExpiresDate &- anchors.commitmentExpiresDate) }
         if v.commitmentPrice != .absent { writer.zigzag(v.commitmentPrice) }
-        if v.token != nil { encode(v.token, into: &writer) }
+        if let token = v.token {
+            if token == anchors.token { writer.byte(sameTokenAsPrevious) } else { encode(token, into: &writer) }
+        }
     }
 
-    private static func decodeVersion(_ reader: inout ByteReader, base: Int64) throws(SnapshotDamage) -> TransactionVersion {
+    /// The token byte meaning "the previous version's token".
+    private static let sameTokenAsPrevious: UInt8 = 3
+
+    private static func decodeVersion(
+        _ reader: inout ByteReader, after previous: TransactionVersion?, base: Int64
+    ) throws(SnapshotDamage) -> TransactionVersion {
+        let anchors = Anchors(after: previous, base: base)
         let bits = try reader.varint()
         guard bits >> UInt64(VersionField.allCases.count) == 0 else { throw SnapshotDamage("unknown transaction fields") }
         func has(_ field: VersionField) -> Bool { bits & field.bit != 0 }
@@ -142,14 +180,17 @@ enum TimelineCodec {
         func small(_ field: VersionField, _ reader: inout ByteReader) throws(SnapshotDamage) -> Int32 {
             has(field) ? Int32(truncatingIfNeeded: try reader.zigzag()) : -1
         }
-        func date(_ field: VersionField, _ reader: inout ByteReader) throws(SnapshotDamage) -> Int64 {
-            has(field) ? base &+ (try reader.zigzag()) : .absent
+        func date(_ field: VersionField, from anchor: Int64, _ reader: inout ByteReader) throws(SnapshotDamage) -> Int64 {
+            has(field) ? anchor &+ (try reader.zigzag()) : .absent
         }
         func amount(_ field: VersionField, _ reader: inout ByteReader) throws(SnapshotDamage) -> Int64 {
             has(field) ? try reader.zigzag() : .absent
         }
         var v = TransactionVersion()
-        if has(.transactionId) { v.transactionId = Identifier(raw: try reader.varint()) }
+        if has(.transactionId) {
+            v.transactionId = Identifier(raw: anchors.transactionId &+ UInt64(bitPattern: try reader.zigzag()))
+            guard !v.transactionId.isAbsent else { throw SnapshotDamage("a transaction id out of range") }
+        }
         v.productId = try string(.productId, &reader)
         v.subscriptionGroup = try string(.subscriptionGroup, &reader)
         v.type = try string(.type, &reader)
@@ -164,17 +205,24 @@ enum TimelineCodec {
         v.commitmentPeriod = try small(.commitmentPeriod, &reader)
         v.commitmentTotal = try small(.commitmentTotal, &reader)
         v.isUpgraded = has(.isUpgraded)
-        v.purchaseDate = try date(.purchaseDate, &reader)
-        v.originalPurchaseDate = try date(.originalPurchaseDate, &reader)
-        v.expiresDate = try date(.expiresDate, &reader)
+        v.purchaseDate = try date(.purchaseDate, from: anchors.purchaseDate, &reader)
+        let purchase = v.purchaseDate.present ?? base
+        v.originalPurchaseDate = try date(.originalPurchaseDate, from: anchors.originalPurchaseDate, &reader)
+        v.expiresDate = try date(.expiresDate, from: purchase, &reader)
         v.price = try amount(.price, &reader)
-        v.revocationDate = try date(.revocationDate, &reader)
+        v.revocationDate = try date(.revocationDate, from: purchase, &reader)
         v.revocationPercentage = try amount(.revocationPercentage, &reader)
-        v.commitmentExpiresDate = try date(.commitmentExpiresDate, &reader)
+        v.commitmentExpiresDate = try date(.commitmentExpiresDate, from: anchors.commitmentExpiresDate, &reader)
         v.commitmentPrice = try amount(.commitmentPrice, &reader)
         if has(.token) {
-            guard let token = try decodeToken(&reader) else { throw SnapshotDamage("a transaction token is missing") }
-            v.token = token
+            if reader.peek() == sameTokenAsPrevious {
+                _ = try reader.byte()
+                guard let token = anchors.token else { throw SnapshotDamage("a repeated token with none before") }
+                v.token = token
+            } else {
+                guard let token = try decodeToken(&reader) else { throw SnapshotDamage("a transaction token is missing") }
+                v.token = token
+            }
         }
         return v
     }
