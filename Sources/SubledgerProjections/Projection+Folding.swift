@@ -2,8 +2,8 @@ import SubledgerEvents
 
 extension Projection {
     /// Folds one event read in place. This is the replay hot path: fields are read from the
-    /// record without materialising an `Event`, strings are interned without allocating when
-    /// already known, and a fact is inserted near the end of its (time-sorted) timeline.
+    /// record without materialising an `Event`, look-ups go through open-addressing indexes, and
+    /// a fact is inserted near the end of its (time-sorted) timeline.
     mutating func apply(_ event: EventView, position: UInt64, recordedAt: Int64) {
         eventsFolded += 1
         if lastPosition.map({ position > $0.rawValue }) ?? true { lastPosition = .init(rawValue: position) }

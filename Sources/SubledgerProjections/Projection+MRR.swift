@@ -91,7 +91,7 @@ extension Projection {
             return listed.monthlyTwelfths
         }
         let end = period.baseExpiresDate.present ?? version.expiresDate.present ?? version.purchaseDate
-        return BillingPeriod(nearestTo: end - version.purchaseDate).monthlyTwelfths
+        return BillingPeriod(nearestTo: end &- version.purchaseDate).monthlyTwelfths
     }
 }
 

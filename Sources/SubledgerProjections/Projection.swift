@@ -5,7 +5,10 @@ import SubledgerLog
 /// with the indexes that find them by customer id, `originalTransactionId`, `transactionId`
 /// and `notificationUUID`. Customer state and every report are computed from it on demand.
 ///
-/// A value type: copy it to query a stable state while folding goes on elsewhere.
+/// A value type: a copy answers from a stable state while the original goes on folding. Copies
+/// are cheap, but the first fold after one duplicates the large buffers (copy-on-write), so a
+/// server should not copy per request while ingesting: serialise queries and folds instead
+/// (e.g. in one actor) or hand out copies at intervals.
 ///
 /// Point in time, without replaying: every fact keeps its log position and its signed time, so
 /// "as of instant T" (`asOf`) keeps the facts signed at or before T and "as the ledger knew it
@@ -96,8 +99,6 @@ public struct Projection: Sendable {
 struct Visibility: Sendable {
     var beforePosition: UInt64 = .max
     var notAfter: Int64 = .max
-
-    static let everything = Visibility()
 
     @inline(__always)
     func admits(_ fact: Fact) -> Bool {

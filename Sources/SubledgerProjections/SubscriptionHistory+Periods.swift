@@ -84,7 +84,9 @@ extension SubscriptionHistory {
         if instant < expires { return (period, .active) }
         let grace = graceEnd(after: period, notAfter: instant)
         if let grace, instant < grace { return (period, .gracePeriod(endsAt: grace)) }
-        if isInBillingRetry(after: period, at: instant), instant < max(expires, grace ?? expires) + billingRetryLimit {
+        let lapse = max(expires, grace ?? expires)
+        let retryEnds = lapse > Int64.max - billingRetryLimit ? Int64.max : lapse + billingRetryLimit
+        if isInBillingRetry(after: period, at: instant), instant < retryEnds {
             return (period, .billingRetry)
         }
         return (period, .expired(expirationReason(after: period, notAfter: instant)))
@@ -112,8 +114,8 @@ extension SubscriptionHistory {
         let version = periods[period].version
         let until = min(notAfter, nextStart(after: period) == .max ? .max : nextStart(after: period) - 1)
         let window = { (time: Int64) in time >= version.purchaseDate && time <= until }
-        if let snapshot = renewals.last(where: { window($0.signedDate) && $0.expirationIntent >= 0 }) {
-            return ExpirationReason(expirationIntent: Int(snapshot.expirationIntent))
+        if let latest = renewals.last(where: { window($0.signedDate) }), latest.expirationIntent >= 0 {
+            return ExpirationReason(expirationIntent: Int(latest.expirationIntent))
         }
         if let note = notes.last(where: { $0.type == .expired && window($0.time) }) {
             return ExpirationReason(expiredSubtype: note.subtype)
@@ -143,11 +145,6 @@ extension SubscriptionHistory {
             }
         }
         return nil
-    }
-
-    /// The latest renewal snapshot signed at or before `instant`.
-    func latestRenewal(notAfter instant: Int64) -> RenewalSnapshot? {
-        renewals.last { $0.signedDate <= instant }
     }
 
     /// Every stretch of entitlement, in time order and never overlapping.

@@ -38,7 +38,7 @@ extension SubscriptionHistory {
             if !version.isTrial {
                 let paidEnd = period.baseExpiresDate.present ?? version.expiresDate.present ?? version.purchaseDate
                 let end = min(paidEnd, nextStart(after: index), revocation)
-                paidService += max(0, end - version.purchaseDate)
+                paidService &+= max(0, end &- version.purchaseDate)
             }
             let entitlementEnd = min(version.expiresDate.present ?? .max, revocation)
             entitledUntil = max(entitledUntil ?? .min, entitlementEnd)

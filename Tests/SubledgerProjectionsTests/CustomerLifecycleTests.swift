@@ -209,6 +209,20 @@ struct CustomerLifecycleTests {
                                transaction: first, renewal: sub.renewal(signed: at("2026-01-10"), autoRenew: false)),
         ])
         #expect(withoutIntent.subscription("7000", at: at("2026-02-02"))?.expirationReason == .voluntary)
+
+        // Turned back on, the stale intent no longer explains an expiry.
+        var again = Notifier()
+        let reenabled = TestLedger([
+            again.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"), transaction: first,
+                               renewal: sub.renewal(signed: at("2026-01-01"))),
+            again.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: at("2026-01-10"),
+                               transaction: first, renewal: sub.renewal(signed: at("2026-01-10"), autoRenew: false,
+                                                                        expirationIntent: 1)),
+            again.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", signed: at("2026-01-12"),
+                               transaction: first, renewal: sub.renewal(signed: at("2026-01-12"))),
+        ])
+        #expect(reenabled.subscription("7000", at: at("2026-01-20"))?.autoRenew == true)
+        #expect(reenabled.subscription("7000", at: at("2026-02-02"))?.expirationReason == .other)
     }
 
     @Test("a refund ends entitlement at its revocation date; the state before it is unchanged")

@@ -95,12 +95,6 @@ struct ByteReader {
         return T(bigEndian: buffer.loadUnaligned(fromByteOffset: offset, as: T.self))
     }
 
-    /// The rest of the buffer as UTF-8.
-    mutating func remainingText() -> String {
-        defer { offset = buffer.count }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[offset...]), as: UTF8.self)
-    }
-
     mutating func bytes(_ count: Int) throws(SnapshotDamage) -> UnsafeRawBufferPointer {
         guard count >= 0, offset + count <= buffer.count else { throw SnapshotDamage("a value ends early") }
         defer { offset += count }
