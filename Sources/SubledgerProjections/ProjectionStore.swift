@@ -53,34 +53,47 @@ public final class ProjectionStore {
         self.directory = directory
         self.logDirectory = logDirectory
         self.schemaVersion = schemaVersion
-        let snapshots = SnapshotDirectory(path: directory)
-        var reason: RebuildReason?
-        var loaded = Projection()
-        if let path = try snapshots.current() {
-            do {
-                loaded = try ProjectionSnapshot.read(from: path, schemaVersion: schemaVersion)
-                snapshotPath = path
-            } catch let mismatch as SchemaMismatch {
-                reason = .schemaChanged(stored: mismatch.stored, current: schemaVersion)
-            } catch {
-                reason = .damaged(String(describing: error))
-            }
-        } else {
-            reason = .missing
-        }
+        let (loaded, path, reason) = try Self.load(directory: directory, logDirectory: logDirectory, schemaVersion: schemaVersion)
         projection = loaded
-        if reason == nil {
-            do { try Self.fold(log: logDirectory, into: &projection, after: projection.lastPosition) } catch {
-                guard error.kind == .logMismatch else { throw error }
-                reason = .logMismatch
-            }
-        }
+        snapshotPath = path
         if let reason {
             opening = .rebuilt(reason)
             _ = try rebuild()
         } else {
             opening = .loaded
         }
+    }
+
+    /// The projection as of the log's end without writing anything, for a process beside the one
+    /// that owns the snapshots (e.g. a CLI command while the server runs): the current snapshot
+    /// and the log after its checkpoint, or, with no usable snapshot, the whole log folded in
+    /// memory.
+    public static func read(directory: String, logDirectory: String) throws(ProjectionError) -> Projection {
+        let (loaded, _, reason) = try load(directory: directory, logDirectory: logDirectory, schemaVersion: schemaVersion)
+        guard reason != nil else { return loaded }
+        var fresh = Projection()
+        try fold(log: logDirectory, into: &fresh, after: nil)
+        return fresh
+    }
+
+    /// The current snapshot caught up with the log, or why it cannot be used.
+    private static func load(
+        directory: String, logDirectory: String, schemaVersion: UInt32
+    ) throws(ProjectionError) -> (Projection, path: String?, unusable: RebuildReason?) {
+        guard let path = try SnapshotDirectory(path: directory).current() else { return (Projection(), nil, .missing) }
+        var projection: Projection
+        do {
+            projection = try ProjectionSnapshot.read(from: path, schemaVersion: schemaVersion)
+        } catch let mismatch as SchemaMismatch {
+            return (Projection(), nil, .schemaChanged(stored: mismatch.stored, current: schemaVersion))
+        } catch {
+            return (Projection(), nil, .damaged(String(describing: error)))
+        }
+        do { try fold(log: logDirectory, into: &projection, after: projection.lastPosition) } catch {
+            guard error.kind == .logMismatch else { throw error }
+            return (Projection(), nil, .logMismatch)
+        }
+        return (projection, path, nil)
     }
 
     /// Folds the log records written since the last fold. Returns the number of records folded.

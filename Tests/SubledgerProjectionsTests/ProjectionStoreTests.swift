@@ -184,6 +184,23 @@ struct ProjectionStoreTests {
         #expect(reopened.projection.eventsFolded == 5)
     }
 
+    @Test("a read-only open catches up in memory and writes nothing")
+    func readOnly() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(Array(events[..<10]))
+        #expect(try ProjectionStore.read(directory: data.projections, logDirectory: data.log).eventsFolded == 10)
+        #expect(!FileManager.default.fileExists(atPath: data.projections))
+
+        _ = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        try data.append(Array(events[10...]))
+        let before = try data.entries()
+        let projection = try ProjectionStore.read(directory: data.projections, logDirectory: data.log)
+        #expect(projection.eventsFolded == events.count)
+        #expect(try data.entries() == before)
+        #expect(Answers(projection, ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+    }
+
     @Test("records of other kinds are skipped; an event record that does not decode is an error")
     func recordKinds() throws {
         let data = try DataDirectory()
