@@ -17,7 +17,6 @@ public final class ProjectionStore {
 
     public let directory: String
     public let logDirectory: String
-    let schemaVersion: UInt32
     public private(set) var projection: Projection
     /// How `init` obtained the projection.
     public let opening: Opening
@@ -45,15 +44,10 @@ public final class ProjectionStore {
     /// Opens the projection kept in `directory` for the log in `logDirectory`: loads the current
     /// snapshot and folds the log records after its checkpoint; with no usable snapshot (none,
     /// another schema version, damaged, or not from this log) rebuilds one from the whole log.
-    public convenience init(directory: String, logDirectory: String) throws(ProjectionError) {
-        try self.init(directory: directory, logDirectory: logDirectory, schemaVersion: Self.schemaVersion)
-    }
-
-    init(directory: String, logDirectory: String, schemaVersion: UInt32) throws(ProjectionError) {
+    public init(directory: String, logDirectory: String) throws(ProjectionError) {
         self.directory = directory
         self.logDirectory = logDirectory
-        self.schemaVersion = schemaVersion
-        let (loaded, path, reason) = try Self.load(directory: directory, logDirectory: logDirectory, schemaVersion: schemaVersion)
+        let (loaded, path, reason) = try Self.load(directory: directory, logDirectory: logDirectory)
         projection = loaded
         snapshotPath = path
         if let reason {
@@ -69,7 +63,7 @@ public final class ProjectionStore {
     /// and the log after its checkpoint, or, with no usable snapshot, the whole log folded in
     /// memory.
     public static func read(directory: String, logDirectory: String) throws(ProjectionError) -> Projection {
-        let (loaded, _, reason) = try load(directory: directory, logDirectory: logDirectory, schemaVersion: schemaVersion)
+        let (loaded, _, reason) = try load(directory: directory, logDirectory: logDirectory)
         guard reason != nil else { return loaded }
         var fresh = Projection()
         try fold(log: logDirectory, into: &fresh, after: nil)
@@ -78,7 +72,7 @@ public final class ProjectionStore {
 
     /// The current snapshot caught up with the log, or why it cannot be used.
     private static func load(
-        directory: String, logDirectory: String, schemaVersion: UInt32
+        directory: String, logDirectory: String
     ) throws(ProjectionError) -> (Projection, path: String?, unusable: RebuildReason?) {
         guard let path = try SnapshotDirectory(path: directory).current() else { return (Projection(), nil, .missing) }
         var projection: Projection
@@ -114,7 +108,7 @@ public final class ProjectionStore {
     public func saveSnapshot() throws(ProjectionError) -> Int {
         var size = 0
         let state = projection
-        let version = schemaVersion
+        let version = Self.schemaVersion
         do {
             snapshotPath = try SnapshotDirectory(path: directory).replace { path in
                 size = try ProjectionSnapshot.write(state, schemaVersion: version, to: path)
