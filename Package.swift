@@ -36,15 +36,17 @@ let package = Package(
         .target(name: "SubledgerSimulator", dependencies: ["SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
         // A thin, safe wrapper over liblmdb for projection snapshots.
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
-        // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine.
-        .target(name: "SubledgerLedger", dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
+        // Per-subscription timelines folded from events: customer state, reports, LMDB snapshots.
+        .target(name: "SubledgerProjections", dependencies: ["SubledgerEvents", "SubledgerLMDB", "SubledgerLog"]),
+        // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine, projections.
+        .target(name: "SubledgerLedger", dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerProjections"]),
         // A small HTTP/1.1 server on epoll with a worker pool, a router, bearer auth and metrics.
         .target(name: "SubledgerHTTP", dependencies: ["CEpoll"]),
         // The ledger over HTTP: the App Store webhook, the read API, metrics and the dashboard.
         .target(name: "SubledgerServer", dependencies: ["SubledgerHTTP", "SubledgerLedger", "SubledgerLog"]),
 
         // Executables
-        .executableTarget(name: "subledger", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerServer", "SubledgerHTTP", "SubledgerSimulator"]),
+        .executableTarget(name: "subledger", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerServer", "SubledgerHTTP", "SubledgerSimulator", "SubledgerProjections"]),
         .executableTarget(name: "subledger-bench", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "CSQLite"], path: "Tools/Bench"),
         .executableTarget(name: "subledger-crash", dependencies: ["SubledgerLog"], path: "Tools/Crash"),
 
@@ -66,6 +68,9 @@ let package = Package(
             name: "SubledgerServerTests",
             dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerSimulatorTests", dependencies: ["SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
+        .testTarget(
+            name: "SubledgerProjectionsTests",
+            dependencies: ["SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,139 @@
+/// A hash map from 128-bit keys to timeline indexes, for the fold's hot look-ups (a timeline by
+/// its key, a transaction id, a notification UUID): open addressing with linear probing and a
+/// multiplicative mix instead of `Dictionary`'s seeded SipHash, which dominated replay profiles.
+///
+/// Values are `Int32`; `Int32.min` marks an empty slot and cannot be stored. Entries are never
+/// removed: timelines, transactions and notifications only ever come in.
+struct HashIndex: Sendable {
+    /// Key and value side by side, so a probe touches one cache line; the key is split in two
+    /// words so that a slot takes 24 bytes rather than the 32 a 16-byte-aligned `UInt128` needs.
+    private struct Slot {
+        var low: UInt64
+        var high: UInt64
+        var value: Int32
+
+        init(key: UInt128, value: Int32) {
+            low = UInt64(truncatingIfNeeded: key)
+            high = UInt64(truncatingIfNeeded: key >> 64)
+            self.value = value
+        }
+
+        var key: UInt128 { UInt128(high) << 64 | UInt128(low) }
+
+        @inline(__always)
+        func holds(_ low: UInt64, _ high: UInt64) -> Bool { self.low == low && self.high == high }
+    }
+
+    private var slots: [Slot]
+    private(set) var count = 0
+
+    private static let empty = Int32.min
+
+    init(capacity: Int = 0) {
+        var size = 16
+        while size * 3 < capacity * 4 { size *= 2 }
+        slots = [Slot](repeating: Slot(key: 0, value: Self.empty), count: size)
+    }
+
+    subscript(key: UInt128) -> Int32? {
+        let slot = find(key)
+        return slots[slot].value == Self.empty ? nil : slots[slot].value
+    }
+
+    /// Stores `value` under `key`, replacing what was there.
+    mutating func set(_ key: UInt128, _ value: Int32) {
+        _ = insert(key, value, replacing: true)
+    }
+
+    /// Stores `value` under `key` unless the key is present; returns the value already there.
+    mutating func insertIfAbsent(_ key: UInt128, _ value: Int32) -> Int32? {
+        insert(key, value, replacing: false)
+    }
+
+    private mutating func insert(_ key: UInt128, _ value: Int32, replacing: Bool) -> Int32? {
+        precondition(value != Self.empty, "Int32.min cannot be stored in a HashIndex")
+        let slot = find(key)
+        let existing = slots[slot].value
+        if existing != Self.empty {
+            if replacing { slots[slot].value = value }
+            return existing
+        }
+        slots[slot] = Slot(key: key, value: value)
+        count += 1
+        if count * 4 > slots.count * 3 { grow() }
+        return nil
+    }
+
+    /// Every entry, in no particular order.
+    func forEach(_ body: (UInt128, Int32) throws -> Void) rethrows {
+        for slot in slots where slot.value != Self.empty { try body(slot.key, slot.value) }
+    }
+
+    @inline(__always)
+    private func find(_ key: UInt128) -> Int {
+        let low = UInt64(truncatingIfNeeded: key)
+        let high = UInt64(truncatingIfNeeded: key >> 64)
+        return slots.withUnsafeBufferPointer { slots in
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: Self.hash(low, high)) & mask
+            while slots[slot].value != Self.empty && !slots[slot].holds(low, high) { slot = (slot + 1) & mask }
+            return slot
+        }
+    }
+
+    private mutating func grow() {
+        let old = slots
+        slots = [Slot](repeating: Slot(key: 0, value: Self.empty), count: old.count * 2)
+        for slot in old where slot.value != Self.empty { slots[find(slot.key)] = slot }
+    }
+
+    @inline(__always)
+    private static func hash(_ low: UInt64, _ high: UInt64) -> UInt64 {
+        var x = low ^ (high &* 0x9E37_79B9_7F4A_7C15)
+        x = (x ^ (x >> 33)) &* 0xFF51_AFD7_ED55_8CCD
+        x = (x ^ (x >> 33)) &* 0xC4CE_B9FE_1A85_EC53
+        return x ^ (x >> 33)
+    }
+}
+
+extension TimelineKey {
+    var packed: UInt128 { UInt128(environment) << 64 | UInt128(originalTransactionId.raw) }
+
+    init(packed: UInt128) {
+        self.init(environment: UInt32(truncatingIfNeeded: packed >> 64), originalTransactionId: Identifier(raw: UInt64(truncatingIfNeeded: packed)))
+    }
+}
+
+extension TransactionKey {
+    var packed: UInt128 { UInt128(environment) << 64 | UInt128(transactionId.raw) }
+
+    init(packed: UInt128) {
+        self.init(environment: UInt32(truncatingIfNeeded: packed >> 64), transactionId: Identifier(raw: UInt64(truncatingIfNeeded: packed)))
+    }
+}
+
+/// Folded notifications → their timeline (-1 for none): UUIDs in a `HashIndex`, the rare
+/// non-UUID ids by interned text.
+struct NotificationIndex: Sendable {
+    var uuids = HashIndex()
+    var texts: [UInt32: Int32] = [:]
+
+    var count: Int { uuids.count + texts.count }
+
+    subscript(key: NotificationKey) -> Int32? {
+        key.isText ? texts[UInt32(truncatingIfNeeded: key.bits)] : uuids[key.bits]
+    }
+
+    mutating func set(_ key: NotificationKey, _ value: Int32) {
+        if key.isText { texts[UInt32(truncatingIfNeeded: key.bits)] = value } else { uuids.set(key.bits, value) }
+    }
+
+    /// Records `key` (with no timeline yet) unless it is known; returns whether it was new.
+    mutating func claim(_ key: NotificationKey) -> Bool {
+        guard key.isText else { return uuids.insertIfAbsent(key.bits, -1) == nil }
+        let id = UInt32(truncatingIfNeeded: key.bits)
+        guard texts[id] == nil else { return false }
+        texts[id] = -1
+        return true
+    }
+}

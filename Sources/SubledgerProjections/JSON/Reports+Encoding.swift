@@ -1,0 +1,103 @@
+/// The contract's `report ... --json` documents. Fields beyond the contract (`environment`,
+/// `from`, `to`, `by` where the contract shows only `rows`) are additions, never renames.
+extension RevenueReport: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case from, to, by, refunds, environment, rows
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(from.description, forKey: .from)
+        try container.encode(to.description, forKey: .to)
+        try container.encode(by, forKey: .by)
+        try container.encode(refunds, forKey: .refunds)
+        try container.encode(environment, forKey: .environment)
+        try container.encode(rows, forKey: .rows)
+    }
+}
+
+extension RevenueRow: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case period, currency, productId, grossSales, refunds, net, proceeds, transactions, refundedTransactions
+    }
+
+    /// `productId` appears only in reports by product.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(period, forKey: .period)
+        try container.encode(currency, forKey: .currency)
+        try container.encodeIfPresent(productId, forKey: .productId)
+        try container.encode(grossSales, forKey: .grossSales)
+        try container.encode(refunds, forKey: .refunds)
+        try container.encode(net, forKey: .net)
+        try container.encode(proceeds, forKey: .proceeds)
+        try container.encode(transactions, forKey: .transactions)
+        try container.encode(refundedTransactions, forKey: .refundedTransactions)
+    }
+}
+
+extension MRRReport: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case at, environment, rows
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeInstant(at, forKey: .at)
+        try container.encode(environment, forKey: .environment)
+        try container.encode(rows, forKey: .rows)
+    }
+}
+
+extension ChurnReport: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case from, to, by, environment, rows
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(from.description, forKey: .from)
+        try container.encode(to.description, forKey: .to)
+        try container.encode(by, forKey: .by)
+        try container.encode(environment, forKey: .environment)
+        try container.encode(rows, forKey: .rows)
+    }
+}
+
+extension ChurnRow: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case period, activeAtStart, newPaid, churned, churnRate, byReason, reactivated, trialsStarted
+        case trialsConverted, trialConversionRate, commitmentsStarted, commitmentsCompleted, commitmentsDefaulted
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(period, forKey: .period)
+        try container.encode(activeAtStart, forKey: .activeAtStart)
+        try container.encode(newPaid, forKey: .newPaid)
+        try container.encode(churned, forKey: .churned)
+        try container.encodeOrNull(churnRate, forKey: .churnRate)
+        try container.encode(byReason, forKey: .byReason)
+        try container.encode(reactivated, forKey: .reactivated)
+        try container.encode(trialsStarted, forKey: .trialsStarted)
+        try container.encode(trialsConverted, forKey: .trialsConverted)
+        try container.encodeOrNull(trialConversionRate, forKey: .trialConversionRate)
+        try container.encode(commitmentsStarted, forKey: .commitmentsStarted)
+        try container.encode(commitmentsCompleted, forKey: .commitmentsCompleted)
+        try container.encode(commitmentsDefaulted, forKey: .commitmentsDefaulted)
+    }
+}
+
+extension CohortReport: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case from, to, environment, rows
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(from.description, forKey: .from)
+        try container.encode(to.description, forKey: .to)
+        try container.encode(environment, forKey: .environment)
+        try container.encode(rows, forKey: .rows)
+    }
+}

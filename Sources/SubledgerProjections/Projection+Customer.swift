@@ -1,0 +1,180 @@
+import SubledgerEvents
+import SubledgerLog
+
+extension Projection {
+    /// The state of a customer at `asOf`, from the facts signed at or before it (and, with
+    /// `atPosition`, recorded before that log position).
+    ///
+    /// - Parameters:
+    ///   - id: an `appAccountToken` in any case, an `originalTransactionId` or a `transactionId`.
+    ///   - asOf: the instant, epoch milliseconds; pass the wall clock for "now".
+    ///   - atPosition: only events whose record lies before this position (the log's end then).
+    ///   - environment: only that environment's subscriptions and purchases; nil for all.
+    ///   - catalog: maps product ids to entitlements.
+    /// - Returns: nil when no customer has this id, or none of its events is visible (signed by
+    ///   `asOf`, before `atPosition`). The id itself is resolved on everything folded.
+    public func customer(
+        _ id: String, asOf: Int64, atPosition: LogPosition? = nil, environment: AppStoreEnvironment? = nil,
+        catalog: ProductCatalog? = nil
+    ) -> CustomerState? {
+        guard var (customerId, members) = customerTimelines(id) else { return nil }
+        if let environment {
+            guard let code = strings.lookUp(environment.rawValue) else { return nil }
+            members = members.filter { timelines[Int($0)].key.environment == code }
+        }
+        let visibility = Visibility(beforePosition: atPosition?.rawValue ?? .max, notAfter: asOf)
+        guard members.contains(where: { timelines[Int($0)].facts.contains(where: visibility.admits) }) else { return nil }
+        var subscriptions: [SubscriptionState] = []
+        var purchases: [(state: PurchaseState, entitles: Bool)] = []
+        for member in members {
+            let timeline = timelines[Int(member)]
+            let history = SubscriptionHistory(timeline, visibility: visibility)
+            if let state = subscriptionState(history, of: timeline, at: asOf) { subscriptions.append(state) }
+            for purchase in history.purchases where purchase.version.purchaseDate <= asOf {
+                purchases.append(purchaseState(purchase, at: asOf))
+            }
+        }
+        subscriptions.sort { ($0.firstPurchaseAt ?? .max, $0.originalTransactionId) < ($1.firstPurchaseAt ?? .max, $1.originalTransactionId) }
+        purchases.sort { ($0.state.purchasedAt ?? .max, $0.state.transactionId) < ($1.state.purchasedAt ?? .max, $1.state.transactionId) }
+
+        var entitlements = Set<String>()
+        let entitledProducts = subscriptions.filter(\.entitled).compactMap(\.productId)
+            + purchases.filter(\.entitles).compactMap(\.state.productId)
+        for productId in entitledProducts {
+            entitlements.formUnion(catalog?.entitlements(of: productId) ?? [productId])
+        }
+        let environments = Set(members.map { timelines[Int($0)].key.environment })
+        let shownEnvironment = environments.contains(Known.production) ? Known.production : environments.min()
+        if customerId.isEmpty { customerId = id }
+        return CustomerState(
+            customerId: customerId, asOf: asOf,
+            environment: shownEnvironment.flatMap { $0 == 0 ? nil : strings.string($0) },
+            entitlements: entitlements.sorted(), subscriptions: subscriptions, purchases: purchases.map(\.state))
+    }
+
+    /// The customer id and timelines for a look-up id: a token (any case) first, then an
+    /// `originalTransactionId`, then a `transactionId`.
+    func customerTimelines(_ id: String) -> (customerId: String, timelines: [Int32])? {
+        let lowered = id.lowercased()
+        if let bits = parseUUID(lowered), let members = tokenIndex[CustomerToken(kind: .uuid, bits: bits)] {
+            return (formatUUID(bits), members)
+        }
+        if let text = strings.lookUp(lowered), let members = tokenIndex[CustomerToken(kind: .text, bits: UInt128(text))] {
+            return (lowered, members)
+        }
+        guard let identifier = identifier(lookingUp: id) else { return nil }
+        for environment in environmentIDs {
+            if let index = timelineIndex[TimelineKey(environment: environment, originalTransactionId: identifier).packed] {
+                return customer(of: index)
+            }
+        }
+        for environment in environmentIDs {
+            if let index = transactionIndex[TransactionKey(environment: environment, transactionId: identifier).packed] {
+                return customer(of: index)
+            }
+        }
+        return nil
+    }
+
+    /// The customer a timeline belongs to: its token's, or (without a token) its
+    /// `originalTransactionId`'s, in every environment.
+    private func customer(of index: Int32) -> (customerId: String, timelines: [Int32]) {
+        let timeline = timelines[Int(index)]
+        if let token = timeline.customerToken { return (tokenText(token), tokenIndex[token] ?? [index]) }
+        let original = timeline.key.originalTransactionId
+        let members = environmentIDs.compactMap { environment -> Int32? in
+            guard let member = timelineIndex[TimelineKey(environment: environment, originalTransactionId: original).packed],
+                timelines[Int(member)].customerToken == nil
+            else { return nil }
+            return member
+        }
+        return (identifierText(original), members)
+    }
+
+    private func subscriptionState(_ history: SubscriptionHistory, of timeline: Timeline, at instant: Int64) -> SubscriptionState? {
+        guard let (period, status) = history.status(at: instant) else { return nil }
+        let version = history.periods[period].version
+        let renewal = history.renewals.last
+        var state = SubscriptionState(
+            originalTransactionId: identifierText(timeline.key.originalTransactionId),
+            productId: text(version.productId), subscriptionGroupId: text(version.subscriptionGroup),
+            environment: text(timeline.key.environment), status: .active, entitled: true,
+            periodType: version.periodType, expiresAt: version.expiresDate.present, gracePeriodExpiresAt: nil,
+            autoRenew: renewal.flatMap { $0.autoRenewStatus >= 0 ? $0.autoRenewStatus == 1 : nil },
+            autoRenewProductId: renewal.flatMap { text($0.autoRenewProductId) }, expirationReason: nil,
+            revocation: nil, revokedAt: nil, priceIncrease: history.priceIncrease,
+            billingPlan: version.isMonthlyCommitment ? .monthlyCommitment : .upfront,
+            commitment: version.commitmentState, ownership: version.isFamilyShared ? .familyShared : .purchased,
+            lastTransactionId: identifierText(version.transactionId), price: version.price.present,
+            currency: text(version.currency), storefront: text(version.storefront),
+            firstPurchaseAt: history.periods[...period].map(\.version.firstPurchaseDate).min(),
+            paidPeriods: history.periods[...period].count { $0.version.isPaidPeriod(at: instant) })
+        switch status {
+        case .active:
+            break
+        case .gracePeriod(let endsAt):
+            state.status = .gracePeriod
+            state.gracePeriodExpiresAt = endsAt
+        case .billingRetry:
+            state.status = .billingRetry
+            state.entitled = false
+        case .expired(let reason):
+            state.status = .expired
+            state.entitled = false
+            state.expirationReason = reason
+        case .revoked(let revocation, let at):
+            state.status = .revoked
+            state.entitled = false
+            state.revocation = revocation
+            state.revokedAt = at
+        }
+        return state
+    }
+
+    private func purchaseState(_ purchase: ResolvedTransaction, at instant: Int64) -> (state: PurchaseState, entitles: Bool) {
+        let version = purchase.version
+        let revoked = version.revocationDate != .absent && version.revocationDate <= instant
+        let state = PurchaseState(
+            transactionId: identifierText(version.transactionId), productId: text(version.productId),
+            type: text(version.type), purchasedAt: version.purchaseDate.present, price: version.price.present,
+            currency: text(version.currency), refunded: revoked && version.isRefund)
+        return (state, version.type == Known.nonConsumable && !revoked)
+    }
+
+    /// The interned string, or nil for 0.
+    func text(_ id: UInt32) -> String? {
+        id == 0 ? nil : strings.string(id)
+    }
+}
+
+extension TransactionVersion {
+    var periodType: PeriodType {
+        if isTrial { return .trial }
+        switch offerType {
+        case 1: return .intro
+        case 2...: return .offer
+        default: return .normal
+        }
+    }
+
+    var commitmentState: CommitmentState? {
+        guard commitmentPeriod >= 0 || commitmentTotal >= 0 || commitmentExpiresDate != .absent || commitmentPrice != .absent else {
+            return nil
+        }
+        return CommitmentState(
+            billingPeriodNumber: commitmentPeriod >= 0 ? Int(commitmentPeriod) : nil,
+            totalBillingPeriods: commitmentTotal >= 0 ? Int(commitmentTotal) : nil,
+            expiresAt: commitmentExpiresDate.present, price: commitmentPrice.present)
+    }
+
+    var firstPurchaseDate: Int64 {
+        originalPurchaseDate == .absent ? purchaseDate : min(originalPurchaseDate, purchaseDate)
+    }
+
+    /// Paid (not a free trial), purchased by `instant` and not fully refunded by then.
+    func isPaidPeriod(at instant: Int64) -> Bool {
+        guard !isTrial, purchaseDate <= instant else { return false }
+        let fullyRefunded = isRefund && revocationDate <= instant && revocationType != Known.refundProrated
+        return !fullyRefunded
+    }
+}

@@ -1,0 +1,310 @@
+import SubledgerEvents
+
+extension Projection {
+    /// Folds one event read in place. This is the replay hot path: fields are read from the
+    /// record without materialising an `Event`, look-ups go through open-addressing indexes, and
+    /// a fact is inserted near the end of its (time-sorted) timeline.
+    mutating func apply(_ event: EventView, position: UInt64, recordedAt: Int64) {
+        eventsFolded += 1
+        if lastPosition.map({ position > $0.rawValue }) ?? true { lastPosition = .init(rawValue: position) }
+
+        var notification: NotificationKey?
+        if let uuid = event.notificationUUID {
+            let key = notificationKey(interning: uuid)
+            guard notifications.claim(key) else { return }
+            notification = key
+        }
+        let transaction = event.transaction
+        let renewal = event.renewal
+        guard let originalTransactionId = transaction?.originalTransactionId ?? renewal?.originalTransactionId else { return }
+        let environment = event.environment.map { strings.intern($0) } ?? 0
+        let key = TimelineKey(environment: environment, originalTransactionId: identifier(interning: originalTransactionId))
+        let index = timelineIndex(for: key)
+        if let notification { notifications.set(notification, index) }
+
+        let type = event.type
+        var fact = Fact(
+            time: event.effectiveAt, position: position, recordedAt: recordedAt,
+            transactionSignedAt: event.effectiveAt, transaction: -1, renewal: -1, type: type.code,
+            subtype: event.subtype.map { strings.intern($0) } ?? 0)
+        if let transaction {
+            // A reversal restores the transaction, whatever revocation fields its copy repeats.
+            let version = TransactionVersion(transaction, strings: &strings, restored: type == .refundReversed)
+            fact.transaction = addVersion(version, to: index)
+            fact.transactionSignedAt = transaction.signedDate ?? event.effectiveAt
+        }
+        if let renewal {
+            fact.renewal = timelines[Int(index)].add(RenewalSnapshot(renewal, strings: &strings))
+        }
+        timelines[Int(index)].insert(fact, deduplicate: notification == nil)
+    }
+
+    private mutating func timelineIndex(for key: TimelineKey) -> Int32 {
+        if let index = timelineIndex[key.packed] { return index }
+        let index = Int32(timelines.count)
+        timelines.append(Timeline(key: key))
+        timelineIndex.set(key.packed, index)
+        if !environmentIDs.contains(key.environment) {
+            environmentIDs.append(key.environment)
+            environmentIDs.sort()
+        }
+        return index
+    }
+
+    /// The index of `version` in its timeline, adding it when new. The transaction index tells
+    /// whether the transaction id is new (the usual renewal), which saves the scan for an
+    /// equal version.
+    private mutating func addVersion(_ version: TransactionVersion, to index: Int32) -> Int32 {
+        let timeline = Int(index)
+        if !version.transactionId.isAbsent {
+            let key = TransactionKey(environment: timelines[timeline].key.environment, transactionId: version.transactionId)
+            if transactionIndex.insertIfAbsent(key.packed, index) != nil,
+                let existing = timelines[timeline].index(of: version)
+            {
+                return existing
+            }
+        } else if let existing = timelines[timeline].index(of: version) {
+            return existing
+        }
+        timelines[timeline].append(version)
+        if let token = version.token { noteCustomerToken(token, purchasedAt: version.purchaseDate, in: index) }
+        return Int32(timelines[timeline].transactions.count - 1)
+    }
+
+    /// The customer id is the token of the earliest-purchased transaction carrying one (ties
+    /// broken by the token itself, so arrival order never decides).
+    private mutating func noteCustomerToken(_ token: CustomerToken, purchasedAt: Int64, in index: Int32) {
+        let timeline = Int(index)
+        let purchase = purchasedAt == .absent ? Int64.max : purchasedAt
+        let current = timelines[timeline].customerToken
+        let currentPurchase = timelines[timeline].customerTokenPurchaseDate
+        if let current {
+            if current == token { return }
+            let earlier = purchase < currentPurchase
+                || (purchase == currentPurchase && tokenText(token) < tokenText(current))
+            guard earlier else { return }
+            tokenIndex[current]?.removeAll { $0 == index }
+            if tokenIndex[current]?.isEmpty == true { tokenIndex[current] = nil }
+        }
+        timelines[timeline].customerToken = token
+        timelines[timeline].customerTokenPurchaseDate = purchase
+        var list = tokenIndex[token] ?? []
+        list.insert(index, at: list.firstIndex { $0 > index } ?? list.count)
+        tokenIndex[token] = list
+    }
+
+    // MARK: - Keys
+
+    mutating func identifier(interning text: TextRef) -> Identifier {
+        if let number = text.number { return Identifier(number: number) }
+        return Identifier(text: strings.intern(text))
+    }
+
+    private mutating func notificationKey(interning text: TextRef) -> NotificationKey {
+        if let uuid = text.uuid { return NotificationKey(isText: false, bits: uuid) }
+        return NotificationKey(isText: true, bits: UInt128(strings.intern(text)))
+    }
+
+    func notificationKey(lookingUp text: String) -> NotificationKey? {
+        if let uuid = parseUUID(text) { return NotificationKey(isText: false, bits: uuid) }
+        return strings.lookUp(text).map { NotificationKey(isText: true, bits: UInt128($0)) }
+    }
+
+    /// The identifier for `text` if it can be known: numbers always, other text if interned.
+    func identifier(lookingUp text: String) -> Identifier? {
+        if let number = canonicalNumber(text) { return Identifier(number: number) }
+        return strings.lookUp(text).map { Identifier(text: $0) }
+    }
+
+    func identifierText(_ identifier: Identifier) -> String {
+        if let number = identifier.number { return String(number) }
+        return identifier.textID.map { strings.string($0) } ?? ""
+    }
+
+    func tokenText(_ token: CustomerToken) -> String {
+        switch token.kind {
+        case .uuid: formatUUID(token.bits)
+        case .text: strings.string(UInt32(truncatingIfNeeded: token.bits))
+        }
+    }
+}
+
+extension Timeline {
+    /// The index of a version equal to `version`, if any.
+    func index(of version: TransactionVersion) -> Int32? {
+        var index = transactions.count
+        while index > 0 {
+            index -= 1
+            if transactions[index].transactionId == version.transactionId && transactions[index] == version {
+                return Int32(index)
+            }
+        }
+        return nil
+    }
+
+    mutating func append(_ version: TransactionVersion) {
+        if transactions.capacity == 0 { transactions.reserveCapacity(8) }
+        transactions.append(version)
+    }
+
+    /// The index of `snapshot`, adding it when new. Only the last few are compared: the same
+    /// info arrives again in neighbouring notifications, and a rare copy stored twice changes
+    /// no answer.
+    mutating func add(_ snapshot: RenewalSnapshot) -> Int32 {
+        var index = renewals.count
+        while index > max(0, renewals.count - 4) {
+            index -= 1
+            if renewals[index].signedDate == snapshot.signedDate && renewals[index] == snapshot { return Int32(index) }
+        }
+        if renewals.capacity == 0 { renewals.reserveCapacity(8) }
+        renewals.append(snapshot)
+        return Int32(renewals.count - 1)
+    }
+
+    /// Inserts keeping (time, position) order; replay is nearly time-ordered, so this is
+    /// usually an append. Without a notification UUID to deduplicate by, an identical fact at
+    /// the same time is a duplicate (a bare transaction fed twice).
+    mutating func insert(_ fact: Fact, deduplicate: Bool) {
+        var slot = facts.count
+        while slot > 0 {
+            let previous = facts[slot - 1]
+            if previous.time < fact.time || (previous.time == fact.time && previous.position <= fact.position) { break }
+            slot -= 1
+        }
+        if deduplicate {
+            var probe = slot
+            while probe > 0, facts[probe - 1].time == fact.time {
+                if facts[probe - 1].isSameStatement(as: fact) { return }
+                probe -= 1
+            }
+            probe = slot
+            while probe < facts.count, facts[probe].time == fact.time {
+                if facts[probe].isSameStatement(as: fact) { return }
+                probe += 1
+            }
+        }
+        if facts.capacity == 0 { facts.reserveCapacity(8) }
+        facts.insert(fact, at: slot)
+    }
+}
+
+extension Fact {
+    /// The same event said twice: everything but where and when it was recorded is equal.
+    func isSameStatement(as other: Fact) -> Bool {
+        time == other.time && type == other.type && subtype == other.subtype && transaction == other.transaction
+            && renewal == other.renewal && transactionSignedAt == other.transactionSignedAt
+    }
+}
+
+extension StringTable {
+    /// Interns a field read in place. Goes through `TextRef.string` (a static string for Apple's
+    /// known values, no allocation for short text) rather than the generic `withUTF8`, whose
+    /// unspecialised call costs a metadata look-up per field on the replay path.
+    mutating func intern(_ text: TextRef) -> UInt32 {
+        intern(text.string)
+    }
+}
+
+extension TransactionVersion {
+    init(_ t: TransactionView, strings: inout StringTable, restored: Bool) {
+        if let id = t.transactionId {
+            transactionId = id.number.map(Identifier.init(number:)) ?? Identifier(text: strings.intern(id))
+        }
+        productId = t.productId.map { strings.intern($0) } ?? 0
+        subscriptionGroup = t.subscriptionGroupIdentifier.map { strings.intern($0) } ?? 0
+        type = t.type.map { strings.intern($0) } ?? 0
+        currency = t.currency.map { strings.intern($0) } ?? 0
+        storefront = t.storefront.map { strings.intern($0) } ?? 0
+        offerDiscountType = t.offerDiscountType.map { strings.intern($0) } ?? 0
+        offerPeriod = t.offerPeriod.map { strings.intern($0) } ?? 0
+        ownership = t.ownership.map { strings.intern($0) } ?? 0
+        billingPlanType = t.billingPlanType.map { strings.intern($0) } ?? 0
+        offerType = t.offerType.map { Int32(clamping: $0) } ?? -1
+        isUpgraded = t.isUpgraded ?? false
+        purchaseDate = t.purchaseDate ?? .absent
+        originalPurchaseDate = t.originalPurchaseDate ?? .absent
+        expiresDate = t.expiresDate ?? .absent
+        price = t.price ?? .absent
+        if !restored, let revocationDate = t.revocationDate {
+            self.revocationDate = revocationDate
+            revocationType = t.revocationType.map { strings.intern($0) } ?? 0
+            revocationPercentage = t.revocationPercentage.map(Int64.init) ?? .absent
+        }
+        if let commitment = t.commitment {
+            commitmentPeriod = commitment.billingPeriodNumber.map { Int32(clamping: $0) } ?? -1
+            commitmentTotal = commitment.totalBillingPeriods.map { Int32(clamping: $0) } ?? -1
+            commitmentExpiresDate = commitment.commitmentExpiresDate ?? .absent
+            commitmentPrice = commitment.commitmentPrice ?? .absent
+        }
+        if let token = t.appAccountToken {
+            if let uuid = token.uuid {
+                self.token = CustomerToken(kind: .uuid, bits: uuid)
+            } else {
+                let lowered = token.string.lowercased()
+                self.token = parseUUID(lowered).map { CustomerToken(kind: .uuid, bits: $0) }
+                    ?? CustomerToken(kind: .text, bits: UInt128(strings.intern(lowered)))
+            }
+        }
+    }
+}
+
+extension RenewalSnapshot {
+    init(_ r: RenewalView, strings: inout StringTable) {
+        signedDate = r.signedDate ?? .absent
+        gracePeriodExpiresDate = r.gracePeriodExpiresDate ?? .absent
+        autoRenewProductId = r.autoRenewProductId.map { strings.intern($0) } ?? 0
+        autoRenewStatus = r.autoRenewStatus.map { Int8(clamping: $0) } ?? -1
+        expirationIntent = r.expirationIntent.map { Int8(clamping: $0) } ?? -1
+        billingRetry = r.isInBillingRetryPeriod.map { $0 ? 1 : 0 } ?? -1
+        priceIncreaseStatus = r.priceIncreaseStatus.map { Int8(clamping: $0) } ?? -1
+    }
+}
+
+/// The value of a canonical decimal (no sign, no leading zero, below 2^63), as the event codec
+/// stores identifiers.
+func canonicalNumber(_ text: String) -> UInt64? {
+    let utf8 = text.utf8
+    guard let first = utf8.first, (1...19).contains(utf8.count), first != UInt8(ascii: "0") || utf8.count == 1 else {
+        return nil
+    }
+    var value: UInt64 = 0
+    for byte in utf8 {
+        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+        value = value &* 10 &+ UInt64(byte - UInt8(ascii: "0"))
+    }
+    return value < 1 << 63 ? value : nil
+}
+
+/// The 128 bits of `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in either case; nil otherwise.
+func parseUUID(_ text: String) -> UInt128? {
+    let utf8 = Array(text.utf8)
+    guard utf8.count == 36 else { return nil }
+    var bits: UInt128 = 0
+    for (offset, byte) in utf8.enumerated() {
+        if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+            guard byte == UInt8(ascii: "-") else { return nil }
+            continue
+        }
+        let digit: UInt8
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+        bits = bits << 4 | UInt128(digit)
+    }
+    return bits
+}
+
+/// Lowercase `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
+func formatUUID(_ bits: UInt128) -> String {
+    let hex = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(36)
+    for nibble in 0..<32 {
+        if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { text.append(UInt8(ascii: "-")) }
+        text.append(hex[Int(bits >> UInt128(124 - nibble * 4) & 0xf)])
+    }
+    return String(decoding: text, as: UTF8.self)
+}

@@ -1,0 +1,107 @@
+import SubledgerEvents
+import SubledgerLog
+
+/// The folded state of the ledger: one timeline per subscription (and per one-time purchase),
+/// with the indexes that find them by customer id, `originalTransactionId`, `transactionId`
+/// and `notificationUUID`. Customer state and every report are computed from it on demand.
+///
+/// A value type: a copy answers from a stable state while the original goes on folding. Copies
+/// are cheap, but the first fold after one duplicates the large buffers (copy-on-write), so a
+/// server should not copy per request while ingesting: serialise queries and folds instead
+/// (e.g. in one actor) or hand out copies at intervals.
+///
+/// Point in time, without replaying: every fact keeps its log position and its signed time, so
+/// "as of instant T" (`asOf`) keeps the facts signed at or before T and "as the ledger knew it
+/// at position P" (`atPosition`) keeps the facts recorded before P; both are filters applied
+/// while a timeline is resolved (see `Visibility`).
+public struct Projection: Sendable {
+    var strings = Known.stringTable()
+    var timelines: [Timeline] = []
+    /// `TimelineKey.packed` → index into `timelines`.
+    var timelineIndex = HashIndex()
+    /// `TransactionKey.packed` → the timeline holding that transaction.
+    var transactionIndex = HashIndex()
+    /// Customer tokens → the timelines whose customer id is that token, ascending.
+    var tokenIndex: [CustomerToken: [Int32]] = [:]
+    /// Every notification folded → its timeline, or -1 when it touches none (e.g. TEST).
+    var notifications = NotificationIndex()
+    /// Interned names of the environments seen, ascending.
+    var environmentIDs: [UInt32] = []
+    /// Scratch for encoding `Event`s on the way in.
+    private var encodingBuffer: [UInt8] = []
+
+    /// Events folded, duplicates included.
+    public internal(set) var eventsFolded = 0
+    /// The highest position folded: the checkpoint.
+    public internal(set) var lastPosition: LogPosition?
+
+    public init() {}
+
+    /// An empty projection with its indexes sized for about `expectedEvents` events, which
+    /// spares a rebuild their repeated growth.
+    public init(expectedEvents: Int) {
+        timelineIndex = HashIndex(capacity: expectedEvents / 8)
+        transactionIndex = HashIndex(capacity: expectedEvents)
+        notifications.uuids = HashIndex(capacity: expectedEvents)
+    }
+
+    /// Subscriptions and one-time purchases known.
+    public var timelineCount: Int { timelines.count }
+
+    /// Distinct notifications folded.
+    public var notificationCount: Int { notifications.count }
+
+    /// Distinct customers: tokens, plus timelines without one.
+    public var customerCount: Int {
+        tokenIndex.count + timelines.lazy.filter { $0.customerToken == nil }.count
+    }
+
+    /// The environments that have at least one timeline, by name.
+    public var environments: [AppStoreEnvironment] {
+        environmentIDs.filter { $0 != 0 }.map { AppStoreEnvironment(rawValue: strings.string($0)) }
+    }
+
+    /// Whether a notification with this `notificationUUID` was folded (any case of a UUID).
+    public func containsNotification(_ notificationUUID: String) -> Bool {
+        notificationKey(lookingUp: notificationUUID).map { notifications[$0] != nil } ?? false
+    }
+
+    /// Folds one event. Events must arrive in increasing position order (replay order); an
+    /// event already folded (same `notificationUUID`, or a bare transaction with identical
+    /// content) changes nothing.
+    public mutating func apply(_ input: ProjectionInput) {
+        var buffer = encodingBuffer
+        buffer.removeAll(keepingCapacity: true)
+        EventCodec.encode(input.event, into: &buffer)
+        buffer.withUnsafeBytes { bytes in
+            // The codec reads back what it wrote; a failure here is a codec bug.
+            let view = try! EventView(bytes)
+            apply(view, position: input.position.rawValue, recordedAt: input.recordedAtMillis)
+        }
+        encodingBuffer = buffer
+    }
+
+    /// Folds one event record's payload (see `EventRecord`).
+    public mutating func apply(recordPayload payload: UnsafeRawBufferPointer, at position: LogPosition) throws(ProjectionError) {
+        guard let (recordedAt, bytes) = EventRecord.split(payload) else {
+            throw ProjectionError(.undecodableEvent(position: position, detail: "the record is shorter than its header"))
+        }
+        let view: EventView
+        do { view = try EventView(bytes) } catch {
+            throw ProjectionError(.undecodableEvent(position: position, detail: error.description))
+        }
+        apply(view, position: position.rawValue, recordedAt: recordedAt)
+    }
+}
+
+/// What to take into account when answering: facts recorded before a log position, and facts
+/// signed at or before an instant.
+struct Visibility: Sendable {
+    var beforePosition: UInt64 = .max
+    var notAfter: Int64 = .max
+
+    @inline(__always)
+    func admits(_ fact: Fact) -> Bool {
+        fact.position < beforePosition && fact.time <= notAfter
+    }
+}

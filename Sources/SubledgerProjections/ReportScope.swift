@@ -1,0 +1,69 @@
+import SubledgerEvents
+import SubledgerLog
+
+/// What every report is computed over: one environment, optionally the ledger as it was when
+/// the log ended at a position, and the catalog.
+public struct ReportScope: Sendable {
+    public var environment: AppStoreEnvironment
+    /// Only events whose record starts before this position: pass the log's end position at
+    /// the moment of interest (one past a record's position includes that record).
+    public var atPosition: LogPosition?
+    public var catalog: ProductCatalog?
+
+    public init(environment: AppStoreEnvironment, atPosition: LogPosition? = nil, catalog: ProductCatalog? = nil) {
+        self.environment = environment
+        self.atPosition = atPosition
+        self.catalog = catalog
+    }
+
+    var visibility: Visibility {
+        Visibility(beforePosition: atPosition?.rawValue ?? .max, notAfter: .max)
+    }
+}
+
+/// How report rows are bucketed in time.
+public enum ReportGranularity: String, Sendable, Codable, CaseIterable {
+    case day, month
+
+    /// The bucket number containing `instant`: a day number or a month number.
+    func bucket(containing instant: Int64) -> Int64 {
+        switch self {
+        case .day: UTCCalendar.day(containing: instant)
+        case .month: Int64(UTCCalendar.month(containing: instant))
+        }
+    }
+
+    func start(ofBucket bucket: Int64) -> Int64 {
+        switch self {
+        case .day: UTCCalendar.start(ofDay: bucket)
+        case .month: UTCCalendar.start(ofMonth: Int(bucket))
+        }
+    }
+
+    /// `2026-03-01` or `2026-03`.
+    func label(ofBucket bucket: Int64) -> String {
+        switch self {
+        case .day: UTCDay(number: bucket).description
+        case .month: UTCMonth(number: Int(bucket)).description
+        }
+    }
+}
+
+extension Projection {
+    /// Resolves every timeline of the scope's environment; nothing when it has none.
+    func histories(in scope: ReportScope) -> [(timeline: Timeline, history: SubscriptionHistory)] {
+        guard let environment = strings.lookUp(scope.environment.rawValue) else { return [] }
+        let visibility = scope.visibility
+        return timelines.lazy.filter { $0.key.environment == environment }.map {
+            ($0, SubscriptionHistory($0, visibility: visibility))
+        }
+    }
+
+    /// The environment reports use by default: Production when it has data, else the only
+    /// (or first) environment present, else Production.
+    public var defaultReportEnvironment: AppStoreEnvironment {
+        let present = environments
+        if present.contains(.production) || present.isEmpty { return .production }
+        return present[0]
+    }
+}

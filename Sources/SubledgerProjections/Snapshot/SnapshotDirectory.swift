@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The directory that holds projection snapshots, and the atomic switch between them.
+///
+/// Layout: `CURRENT` names the snapshot in use (`snapshot-<n>`, one line); each snapshot is an
+/// LMDB environment in its own directory. A new snapshot is written side by side in
+/// `projections.new-<n>`, flushed, renamed to `snapshot-<n>`, and only then does `CURRENT`
+/// switch to it (written to `CURRENT.tmp`, flushed, renamed over `CURRENT`, directory
+/// flushed). Readers keep the old snapshot until the switch; a crash at any step leaves
+/// `CURRENT` naming a complete snapshot, and the leftovers are removed by the next write.
+/// The snapshot that was current before the switch is kept (a reader in another process may
+/// have just opened it); older ones are removed.
+///
+/// One process writes snapshots at a time (the one that holds the log's writer lock).
+struct SnapshotDirectory {
+    let path: String
+    static let pointerName = "CURRENT"
+    static let snapshotPrefix = "snapshot-"
+    static let inProgressPrefix = "projections.new-"
+
+    /// The snapshot `CURRENT` names, as a path; nil when there is none.
+    func current() throws(ProjectionError) -> String? {
+        guard let name = try readPointer() else { return nil }
+        return path + "/" + name
+    }
+
+    /// Writes a new snapshot with `write` (given the directory to write into) and switches
+    /// `CURRENT` to it. Returns the new snapshot's path.
+    func replace(_ write: (String) throws -> Void) throws -> String {
+        try makeDirectory(path)
+        let entries = try list()
+        let previous = try readPointer()
+        for entry in entries where entry.hasPrefix(Self.inProgressPrefix) { try removeTree(path + "/" + entry) }
+        let number = entries.compactMap(Self.number(of:)).max().map { $0 + 1 } ?? 1
+        let inProgress = path + "/" + Self.inProgressPrefix + String(number)
+        let name = Self.snapshotPrefix + String(number)
+        try makeDirectory(inProgress)
+        try write(inProgress)
+        try syncPath(inProgress, directory: true)
+        try move(inProgress, to: path + "/" + name)
+        try syncPath(path, directory: true)
+        try writePointer(name)
+        for entry in entries where entry.hasPrefix(Self.snapshotPrefix) && entry != previous && entry != name {
+            try removeTree(path + "/" + entry)
+        }
+        return path + "/" + name
+    }
+
+    private static func number(of entry: String) -> Int? {
+        for prefix in [snapshotPrefix, inProgressPrefix] where entry.hasPrefix(prefix) {
+            return Int(entry.dropFirst(prefix.count))
+        }
+        return nil
+    }
+
+    private func readPointer() throws(ProjectionError) -> String? {
+        let file = path + "/" + Self.pointerName
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw ProjectionError(.snapshotIO(path: file, errno: errno, operation: "open"))
+        }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count >= 0 else { throw ProjectionError(.snapshotIO(path: file, errno: errno, operation: "read")) }
+        let name = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        // Anything else is not a pointer this code wrote: treat it as no snapshot.
+        guard name.hasPrefix(Self.snapshotPrefix), Self.number(of: name) != nil else { return nil }
+        return name
+    }
+
+    private func writePointer(_ name: String) throws(ProjectionError) {
+        let temporary = path + "/" + Self.pointerName + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ProjectionError(.snapshotIO(path: temporary, errno: errno, operation: "create")) }
+        let bytes = Array((name + "\n").utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = written == bytes.count && fsync(fd) == 0
+        let code = errno
+        close(fd)
+        guard synced else { throw ProjectionError(.snapshotIO(path: temporary, errno: code, operation: "write")) }
+        try move(temporary, to: path + "/" + Self.pointerName)
+        try syncPath(path, directory: true)
+    }
+
+    private func list() throws(ProjectionError) -> [String] {
+        guard let directory = opendir(path) else {
+            throw ProjectionError(.snapshotIO(path: path, errno: errno, operation: "list"))
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    private func makeDirectory(_ directory: String) throws(ProjectionError) {
+        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
+            throw ProjectionError(.snapshotIO(path: directory, errno: errno, operation: "create directory"))
+        }
+    }
+
+    private func move(_ source: String, to destination: String) throws(ProjectionError) {
+        guard rename(source, destination) == 0 else {
+            throw ProjectionError(.snapshotIO(path: source, errno: errno, operation: "rename to \(destination)"))
+        }
+    }
+
+    /// `fsync` of a file or a directory (a directory's entries: created and renamed names).
+    private func syncPath(_ target: String, directory: Bool) throws(ProjectionError) {
+        let fd = open(target, (directory ? O_DIRECTORY : 0) | O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ProjectionError(.snapshotIO(path: target, errno: errno, operation: "open to sync")) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw ProjectionError(.snapshotIO(path: target, errno: errno, operation: "sync")) }
+    }
+
+    /// Removes a snapshot directory: LMDB's files, then the directory.
+    private func removeTree(_ directory: String) throws(ProjectionError) {
+        let inner = SnapshotDirectory(path: directory)
+        for entry in try inner.list() {
+            guard unlink(directory + "/" + entry) == 0 || errno == ENOENT else {
+                throw ProjectionError(.snapshotIO(path: directory + "/" + entry, errno: errno, operation: "remove"))
+            }
+        }
+        guard rmdir(directory) == 0 || errno == ENOENT else {
+            throw ProjectionError(.snapshotIO(path: directory, errno: errno, operation: "remove"))
+        }
+    }
+}

@@ -1,0 +1,291 @@
+/// The stored form of a timeline: compact, deterministic, and read back exactly.
+///
+/// Value layout (format 1): the base instant (zigzag; the first fact's time), the transaction
+/// versions, the renewal snapshots, the facts, then the customer token. Every optional field of
+/// a version or snapshot has a presence bit and takes no byte when absent; strings are interned
+/// ids (the `strings` database holds their text). Numbers are zigzag differences from what
+/// usually predicts them, so a renewal costs a few bytes: a version's transaction id and
+/// original purchase date from the previous version's, its purchase date from the previous
+/// version's expiry (a renewal starts where the last period ended), its expiry and revocation
+/// from its own purchase date, and its token is "same as the previous version" when it is;
+/// snapshot dates from the base; facts from the fact before.
+enum TimelineCodec {
+    static func encode(_ timeline: Timeline, into writer: inout ByteWriter) {
+        let base = timeline.facts.first?.time ?? 0
+        writer.zigzag(base)
+        writer.varint(timeline.transactions.count)
+        var previous: TransactionVersion?
+        for version in timeline.transactions {
+            encode(version, after: previous, base: base, into: &writer)
+            previous = version
+        }
+        writer.varint(timeline.renewals.count)
+        for snapshot in timeline.renewals { encode(snapshot, base: base, into: &writer) }
+        writer.varint(timeline.facts.count)
+        var previousTime = base
+        var previousPosition: UInt64 = 0
+        for fact in timeline.facts {
+            writer.zigzag(fact.time &- previousTime)
+            writer.zigzag(Int64(bitPattern: fact.position &- previousPosition))
+            writer.zigzag(fact.recordedAt &- fact.time)
+            writer.zigzag(fact.transactionSignedAt &- fact.time)
+            writer.varint(UInt64(fact.type))
+            writer.varint(UInt64(fact.subtype))
+            writer.varint(UInt64(fact.transaction + 1))
+            writer.varint(UInt64(fact.renewal + 1))
+            previousTime = fact.time
+            previousPosition = fact.position
+        }
+        encode(timeline.customerToken, into: &writer)
+        if timeline.customerToken != nil { writer.zigzag(timeline.customerTokenPurchaseDate) }
+    }
+
+    static func decode(_ reader: inout ByteReader, key: TimelineKey) throws(SnapshotDamage) -> Timeline {
+        var timeline = Timeline(key: key)
+        let base = try reader.zigzag()
+        let transactionCount = try reader.count()
+        timeline.transactions.reserveCapacity(transactionCount)
+        for _ in 0..<transactionCount {
+            timeline.transactions.append(try decodeVersion(&reader, after: timeline.transactions.last, base: base))
+        }
+        let renewalCount = try reader.count()
+        timeline.renewals.reserveCapacity(renewalCount)
+        for _ in 0..<renewalCount { timeline.renewals.append(try decodeSnapshot(&reader, base: base)) }
+        let factCount = try reader.count()
+        timeline.facts.reserveCapacity(factCount)
+        var previousTime = base
+        var previousPosition: UInt64 = 0
+        for _ in 0..<factCount {
+            let time = previousTime &+ (try reader.zigzag())
+            let position = previousPosition &+ UInt64(bitPattern: try reader.zigzag())
+            let recordedAt = time &+ (try reader.zigzag())
+            let signedAt = time &+ (try reader.zigzag())
+            let type = try reader.varint()
+            let subtype = try reader.varint()
+            let transaction = Int64(bitPattern: try reader.varint()) - 1
+            let renewal = Int64(bitPattern: try reader.varint()) - 1
+            guard type <= UInt64(UInt16.max), subtype <= UInt64(UInt32.max),
+                transaction < Int64(transactionCount), renewal < Int64(renewalCount)
+            else { throw SnapshotDamage("a fact refers to something the timeline does not hold") }
+            timeline.facts.append(Fact(
+                time: time, position: position, recordedAt: recordedAt, transactionSignedAt: signedAt,
+                transaction: Int32(transaction), renewal: Int32(renewal), type: UInt16(type), subtype: UInt32(subtype)))
+            previousTime = time
+            previousPosition = position
+        }
+        timeline.customerToken = try decodeToken(&reader)
+        if timeline.customerToken != nil { timeline.customerTokenPurchaseDate = try reader.zigzag() }
+        guard reader.isAtEnd else { throw SnapshotDamage("bytes after the end of a timeline") }
+        return timeline
+    }
+
+    // MARK: - Transaction versions
+
+    private enum VersionField: Int, CaseIterable {
+        case transactionId, productId, subscriptionGroup, type, currency, storefront, offerDiscountType, offerPeriod
+        case ownership, revocationType, billingPlanType, offerType, commitmentPeriod, commitmentTotal, isUpgraded
+        case purchaseDate, originalPurchaseDate, expiresDate, price, revocationDate, revocationPercentage
+        case commitmentExpiresDate, commitmentPrice, token
+
+        var bit: UInt64 { 1 << UInt64(rawValue) }
+    }
+
+    /// What a version's numbers are coded against.
+    private struct Anchors {
+        let transactionId: UInt64
+        let originalPurchaseDate: Int64
+        let purchaseDate: Int64
+        let commitmentExpiresDate: Int64
+        let token: CustomerToken?
+
+        init(after previous: TransactionVersion?, base: Int64) {
+            func present(_ value: Int64?) -> Int64 { value.flatMap(\.present) ?? base }
+            transactionId = previous?.transactionId.raw ?? 0
+            originalPurchaseDate = present(previous?.originalPurchaseDate)
+            purchaseDate = present(previous?.expiresDate)
+            commitmentExpiresDate = present(previous?.commitmentExpiresDate)
+            token = previous?.token
+        }
+    }
+
+    private static func encode(_ v: TransactionVersion, after previous: TransactionVersion?, base: Int64, into writer: inout ByteWriter) {
+        let anchors = Anchors(after: previous, base: base)
+        var bits: UInt64 = 0
+        func mark(_ present: Bool, _ field: VersionField) {
+            if present { bits |= field.bit }
+        }
+        mark(!v.transactionId.isAbsent, .transactionId)
+        mark(v.productId != 0, .productId)
+        mark(v.subscriptionGroup != 0, .subscriptionGroup)
+        mark(v.type != 0, .type)
+        mark(v.currency != 0, .currency)
+        mark(v.storefront != 0, .storefront)
+        mark(v.offerDiscountType != 0, .offerDiscountType)
+        mark(v.offerPeriod != 0, .offerPeriod)
+        mark(v.ownership != 0, .ownership)
+        mark(v.revocationType != 0, .revocationType)
+        mark(v.billingPlanType != 0, .billingPlanType)
+        mark(v.offerType != -1, .offerType)
+        mark(v.commitmentPeriod != -1, .commitmentPeriod)
+        mark(v.commitmentTotal != -1, .commitmentTotal)
+        mark(v.isUpgraded, .isUpgraded)
+        mark(v.purchaseDate != .absent, .purchaseDate)
+        mark(v.originalPurchaseDate != .absent, .originalPurchaseDate)
+        mark(v.expiresDate != .absent, .expiresDate)
+        mark(v.price != .absent, .price)
+        mark(v.revocationDate != .absent, .revocationDate)
+        mark(v.revocationPercentage != .absent, .revocationPercentage)
+        mark(v.commitmentExpiresDate != .absent, .commitmentExpiresDate)
+        mark(v.commitmentPrice != .absent, .commitmentPrice)
+        mark(v.token != nil, .token)
+        writer.varint(bits)
+        if !v.transactionId.isAbsent { writer.zigzag(Int64(bitPattern: v.transactionId.raw &- anchors.transactionId)) }
+        for id in [v.productId, v.subscriptionGroup, v.type, v.currency, v.storefront] where id != 0 {
+            writer.varint(UInt64(id))
+        }
+        for id in [v.offerDiscountType, v.offerPeriod, v.ownership, v.revocationType, v.billingPlanType] where id != 0 {
+            writer.varint(UInt64(id))
+        }
+        for value in [v.offerType, v.commitmentPeriod, v.commitmentTotal] where value != -1 { writer.zigzag(Int64(value)) }
+        let purchase = v.purchaseDate.present ?? base
+        if v.purchaseDate != .absent { writer.zigzag(v.purchaseDate &- anchors.purchaseDate) }
+        if v.originalPurchaseDate != .absent { writer.zigzag(v.originalPurchaseDate &- anchors.originalPurchaseDate) }
+        if v.expiresDate != .absent { writer.zigzag(v.expiresDate &- purchase) }
+        if v.price != .absent { writer.zigzag(v.price) }
+        if v.revocationDate != .absent { writer.zigzag(v.revocationDate &- purchase) }
+        if v.revocationPercentage != .absent { writer.zigzag(v.revocationPercentage) }
+        if v.commitmentExpiresDate != .absent { writer.zigzag(v.commitmentExpiresDate &- anchors.commitmentExpiresDate) }
+        if v.commitmentPrice != .absent { writer.zigzag(v.commitmentPrice) }
+        if let token = v.token {
+            if token == anchors.token { writer.byte(sameTokenAsPrevious) } else { encode(token, into: &writer) }
+        }
+    }
+
+    /// The token byte meaning "the previous version's token".
+    private static let sameTokenAsPrevious: UInt8 = 3
+
+    private static func decodeVersion(
+        _ reader: inout ByteReader, after previous: TransactionVersion?, base: Int64
+    ) throws(SnapshotDamage) -> TransactionVersion {
+        let anchors = Anchors(after: previous, base: base)
+        let bits = try reader.varint()
+        guard bits >> UInt64(VersionField.allCases.count) == 0 else { throw SnapshotDamage("unknown transaction fields") }
+        func has(_ field: VersionField) -> Bool { bits & field.bit != 0 }
+        func string(_ field: VersionField, _ reader: inout ByteReader) throws(SnapshotDamage) -> UInt32 {
+            guard has(field) else { return 0 }
+            let id = try reader.varint()
+            guard id <= UInt64(UInt32.max) else { throw SnapshotDamage("a string id out of range") }
+            return UInt32(id)
+        }
+        func small(_ field: VersionField, _ reader: inout ByteReader) throws(SnapshotDamage) -> Int32 {
+            has(field) ? Int32(truncatingIfNeeded: try reader.zigzag()) : -1
+        }
+        func date(_ field: VersionField, from anchor: Int64, _ reader: inout ByteReader) throws(SnapshotDamage) -> Int64 {
+            has(field) ? anchor &+ (try reader.zigzag()) : .absent
+        }
+        func amount(_ field: VersionField, _ reader: inout ByteReader) throws(SnapshotDamage) -> Int64 {
+            has(field) ? try reader.zigzag() : .absent
+        }
+        var v = TransactionVersion()
+        if has(.transactionId) {
+            v.transactionId = Identifier(raw: anchors.transactionId &+ UInt64(bitPattern: try reader.zigzag()))
+            guard !v.transactionId.isAbsent else { throw SnapshotDamage("a transaction id out of range") }
+        }
+        v.productId = try string(.productId, &reader)
+        v.subscriptionGroup = try string(.subscriptionGroup, &reader)
+        v.type = try string(.type, &reader)
+        v.currency = try string(.currency, &reader)
+        v.storefront = try string(.storefront, &reader)
+        v.offerDiscountType = try string(.offerDiscountType, &reader)
+        v.offerPeriod = try string(.offerPeriod, &reader)
+        v.ownership = try string(.ownership, &reader)
+        v.revocationType = try string(.revocationType, &reader)
+        v.billingPlanType = try string(.billingPlanType, &reader)
+        v.offerType = try small(.offerType, &reader)
+        v.commitmentPeriod = try small(.commitmentPeriod, &reader)
+        v.commitmentTotal = try small(.commitmentTotal, &reader)
+        v.isUpgraded = has(.isUpgraded)
+        v.purchaseDate = try date(.purchaseDate, from: anchors.purchaseDate, &reader)
+        let purchase = v.purchaseDate.present ?? base
+        v.originalPurchaseDate = try date(.originalPurchaseDate, from: anchors.originalPurchaseDate, &reader)
+        v.expiresDate = try date(.expiresDate, from: purchase, &reader)
+        v.price = try amount(.price, &reader)
+        v.revocationDate = try date(.revocationDate, from: purchase, &reader)
+        v.revocationPercentage = try amount(.revocationPercentage, &reader)
+        v.commitmentExpiresDate = try date(.commitmentExpiresDate, from: anchors.commitmentExpiresDate, &reader)
+        v.commitmentPrice = try amount(.commitmentPrice, &reader)
+        if has(.token) {
+            if reader.peek() == sameTokenAsPrevious {
+                _ = try reader.byte()
+                guard let token = anchors.token else { throw SnapshotDamage("a repeated token with none before") }
+                v.token = token
+            } else {
+                guard let token = try decodeToken(&reader) else { throw SnapshotDamage("a transaction token is missing") }
+                v.token = token
+            }
+        }
+        return v
+    }
+
+    // MARK: - Renewal snapshots
+
+    private static func encode(_ s: RenewalSnapshot, base: Int64, into writer: inout ByteWriter) {
+        var bits: UInt64 = 0
+        if s.signedDate != .absent { bits |= 1 }
+        if s.gracePeriodExpiresDate != .absent { bits |= 2 }
+        if s.autoRenewProductId != 0 { bits |= 4 }
+        if s.autoRenewStatus != -1 { bits |= 8 }
+        if s.expirationIntent != -1 { bits |= 16 }
+        if s.billingRetry != -1 { bits |= 32 }
+        if s.priceIncreaseStatus != -1 { bits |= 64 }
+        writer.varint(bits)
+        if s.signedDate != .absent { writer.zigzag(s.signedDate &- base) }
+        if s.gracePeriodExpiresDate != .absent { writer.zigzag(s.gracePeriodExpiresDate &- base) }
+        if s.autoRenewProductId != 0 { writer.varint(UInt64(s.autoRenewProductId)) }
+        for value in [s.autoRenewStatus, s.expirationIntent, s.billingRetry, s.priceIncreaseStatus] where value != -1 {
+            writer.zigzag(Int64(value))
+        }
+    }
+
+    private static func decodeSnapshot(_ reader: inout ByteReader, base: Int64) throws(SnapshotDamage) -> RenewalSnapshot {
+        let bits = try reader.varint()
+        guard bits >> 7 == 0 else { throw SnapshotDamage("unknown renewal fields") }
+        var s = RenewalSnapshot()
+        if bits & 1 != 0 { s.signedDate = base &+ (try reader.zigzag()) }
+        if bits & 2 != 0 { s.gracePeriodExpiresDate = base &+ (try reader.zigzag()) }
+        if bits & 4 != 0 {
+            let id = try reader.varint()
+            guard id <= UInt64(UInt32.max) else { throw SnapshotDamage("a string id out of range") }
+            s.autoRenewProductId = UInt32(id)
+        }
+        func small(_ bit: UInt64, _ reader: inout ByteReader) throws(SnapshotDamage) -> Int8 {
+            bits & bit != 0 ? Int8(truncatingIfNeeded: try reader.zigzag()) : -1
+        }
+        s.autoRenewStatus = try small(8, &reader)
+        s.expirationIntent = try small(16, &reader)
+        s.billingRetry = try small(32, &reader)
+        s.priceIncreaseStatus = try small(64, &reader)
+        return s
+    }
+
+    // MARK: - Tokens
+
+    /// 0 for none; 1 and the UUID's 16 bytes; 2 and the interned id.
+    static func encode(_ token: CustomerToken?, into writer: inout ByteWriter) {
+        guard let token else { return writer.byte(0) }
+        writer.byte(token.kind.rawValue)
+        switch token.kind {
+        case .uuid: writer.bigEndian(token.bits)
+        case .text: writer.varint(UInt64(truncatingIfNeeded: token.bits))
+        }
+    }
+
+    static func decodeToken(_ reader: inout ByteReader) throws(SnapshotDamage) -> CustomerToken? {
+        switch try reader.byte() {
+        case 0: return nil
+        case CustomerToken.Kind.uuid.rawValue: return CustomerToken(kind: .uuid, bits: try reader.bigEndian(UInt128.self))
+        case CustomerToken.Kind.text.rawValue: return CustomerToken(kind: .text, bits: UInt128(try reader.varint()))
+        default: throw SnapshotDamage("an unknown token kind")
+        }
+    }
+}

@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Interned strings: every product id, currency, storefront and Apple value the timelines keep is
+/// stored once and referred to by a small id, so timelines stay compact and compare by integer.
+///
+/// Ids are handed out in order of first appearance, starting at 1 (0 means "absent"); folding the
+/// same log therefore gives the same ids, which keeps snapshots byte-identical. Look-ups hash the
+/// UTF-8 bytes in place, so interning a string that is already known allocates nothing.
+struct StringTable: Sendable {
+    private(set) var strings: [String] = [""]
+    /// The UTF-8 of every string, back to back; `ranges[id]` locates one.
+    private var arena: [UInt8] = []
+    private var ranges: [Range<Int>] = [0..<0]
+    /// Open addressing over ids (0 = empty slot); the capacity is a power of two.
+    private var slots: [UInt32] = Array(repeating: 0, count: 64)
+
+    var count: Int { strings.count - 1 }
+
+    func string(_ id: UInt32) -> String {
+        strings[Int(id)]
+    }
+
+    /// The id of `bytes`, adding them when new.
+    mutating func intern(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        let hash = Self.hash(bytes)
+        var slot = Int(truncatingIfNeeded: hash) & (slots.count - 1)
+        while true {
+            let id = slots[slot]
+            if id == 0 { break }
+            if matches(id, bytes) { return id }
+            slot = (slot + 1) & (slots.count - 1)
+        }
+        let id = UInt32(strings.count)
+        let start = arena.count
+        arena.append(contentsOf: bytes)
+        ranges.append(start..<arena.count)
+        strings.append(String(decoding: bytes, as: UTF8.self))
+        slots[slot] = id
+        if strings.count * 2 > slots.count { grow() }
+        return id
+    }
+
+    mutating func intern(_ string: String) -> UInt32 {
+        var string = string
+        return string.withUTF8 { intern(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The id of `bytes` if they were interned, without adding them.
+    func lookUp(_ bytes: UnsafeRawBufferPointer) -> UInt32? {
+        var slot = Int(truncatingIfNeeded: Self.hash(bytes)) & (slots.count - 1)
+        while true {
+            let id = slots[slot]
+            if id == 0 { return nil }
+            if matches(id, bytes) { return id }
+            slot = (slot + 1) & (slots.count - 1)
+        }
+    }
+
+    func lookUp(_ string: String) -> UInt32? {
+        var string = string
+        return string.withUTF8 { lookUp(UnsafeRawBufferPointer($0)) }
+    }
+
+    private func matches(_ id: UInt32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        let range = ranges[Int(id)]
+        guard range.count == bytes.count else { return false }
+        return arena.withUnsafeBytes { arena in
+            bytes.count == 0 || memcmp(arena.baseAddress! + range.lowerBound, bytes.baseAddress!, bytes.count) == 0
+        }
+    }
+
+    private mutating func grow() {
+        var bigger = [UInt32](repeating: 0, count: slots.count * 2)
+        let mask = bigger.count - 1
+        arena.withUnsafeBytes { arena in
+            for id in 1..<strings.count {
+                let range = ranges[id]
+                var slot = Int(truncatingIfNeeded: Self.hash(UnsafeRawBufferPointer(rebasing: arena[range]))) & mask
+                while bigger[slot] != 0 { slot = (slot + 1) & mask }
+                bigger[slot] = UInt32(id)
+            }
+        }
+        slots = bigger
+    }
+
+    /// FNV-1a, 64-bit: plenty for a few thousand short strings.
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return hash ^ (hash >> 29)
+    }
+}

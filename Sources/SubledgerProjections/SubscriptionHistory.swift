@@ -1,0 +1,177 @@
+import SubledgerEvents
+
+/// A timeline resolved under a `Visibility`: each transaction at its latest signed version, in
+/// purchase order, the renewal snapshots in signed order, and the notifications that carry
+/// state of their own (price increases, expiries). Every rule of the contract's Semantics is
+/// answered from here, both for one customer (`status(at:)`) and for reports (`segments()`).
+struct SubscriptionHistory {
+    /// Auto-renewable transactions with a purchase date, by (purchaseDate, transactionId).
+    var periods: [ResolvedTransaction] = []
+    /// Everything else (consumables, non-consumables, non-renewing), by purchase date.
+    var purchases: [ResolvedTransaction] = []
+    /// Visible renewal snapshots, by signed date.
+    var renewals: [RenewalSnapshot] = []
+    /// Visible PRICE_INCREASE and EXPIRED notifications, by time.
+    var notes: [Note] = []
+
+    struct Note {
+        let time: Int64
+        let type: EventType
+        let subtype: UInt32
+        /// The snapshot the notification carried, if any.
+        let renewal: RenewalSnapshot?
+    }
+
+    init(_ timeline: Timeline, visibility: Visibility) {
+        var sightings: [Sighting] = []
+        sightings.reserveCapacity(timeline.facts.count)
+        var renewalSeen = [Bool](repeating: false, count: timeline.renewals.count)
+        for fact in timeline.facts where visibility.admits(fact) {
+            if fact.transaction >= 0 {
+                sightings.append(Sighting(
+                    transactionId: timeline.transactions[Int(fact.transaction)].transactionId.raw,
+                    signedAt: fact.transactionSignedAt, time: fact.time, version: fact.transaction))
+            }
+            if fact.renewal >= 0 { renewalSeen[Int(fact.renewal)] = true }
+            if fact.type == EventType.priceIncrease.code || fact.type == EventType.expired.code {
+                notes.append(Note(
+                    time: fact.time, type: EventType(code: fact.type)!, subtype: fact.subtype,
+                    renewal: fact.renewal >= 0 ? timeline.renewals[Int(fact.renewal)] : nil))
+            }
+        }
+        for (index, seen) in renewalSeen.enumerated() where seen { renewals.append(timeline.renewals[index]) }
+        renewals.sort { $0.ordersBefore($1) }
+
+        sightings.sort { a, b in
+            if a.transactionId != b.transactionId { return a.transactionId < b.transactionId }
+            if a.signedAt != b.signedAt { return a.signedAt < b.signedAt }
+            if a.time != b.time { return a.time < b.time }
+            let (x, y) = (timeline.transactions[Int(a.version)], timeline.transactions[Int(b.version)])
+            return x != y ? x.ordersBefore(y) : a.version < b.version
+        }
+        var start = 0
+        while start < sightings.count {
+            var end = start + 1
+            while end < sightings.count, sightings[end].transactionId == sightings[start].transactionId { end += 1 }
+            let resolved = ResolvedTransaction(sightings[start..<end], versions: timeline.transactions)
+            if resolved.version.isSubscription {
+                if resolved.version.purchaseDate != .absent { periods.append(resolved) }
+            } else {
+                purchases.append(resolved)
+            }
+            start = end
+        }
+        periods.sort { a, b in
+            a.version.purchaseDate != b.version.purchaseDate
+                ? a.version.purchaseDate < b.version.purchaseDate
+                : a.version.transactionId.raw < b.version.transactionId.raw
+        }
+        purchases.sort { $0.version.purchaseDate < $1.version.purchaseDate }
+    }
+
+    fileprivate struct Sighting {
+        let transactionId: UInt64
+        let signedAt: Int64
+        let time: Int64
+        let version: Int32
+    }
+}
+
+/// One transaction as last signed, with what its earlier versions tell: the expiry before any
+/// renewal-date extension, and the refunds and reversals it went through.
+struct ResolvedTransaction {
+    let version: TransactionVersion
+    /// The smallest `expiresDate` seen: the paid end before extensions moved it.
+    let baseExpiresDate: Int64
+    let refundChanges: [RefundChange]
+
+    enum RefundChange {
+        /// Revoked at `at` (its `revocationDate`) for `amount`; `familyRevoke` is not a refund.
+        case refunded(at: Int64, amount: Int64, familyRevoke: Bool)
+        /// The revocation was undone at `at` (when the restored version was signed).
+        case reversed(at: Int64, amount: Int64, familyRevoke: Bool)
+    }
+
+    fileprivate init(_ sightings: ArraySlice<SubscriptionHistory.Sighting>, versions: [TransactionVersion]) {
+        var changes: [RefundChange] = []
+        var baseExpires = Int64.max
+        var revoked: RefundChange?
+        for sighting in sightings {
+            let version = versions[Int(sighting.version)]
+            if version.expiresDate != .absent { baseExpires = min(baseExpires, version.expiresDate) }
+            if version.revocationDate != .absent {
+                if revoked == nil {
+                    let change = RefundChange.refunded(
+                        at: version.revocationDate, amount: version.refundedAmount,
+                        familyRevoke: version.revocationType == Known.familyRevoke)
+                    changes.append(change)
+                    revoked = change
+                }
+            } else if case .refunded(_, let amount, let family) = revoked {
+                changes.append(.reversed(at: sighting.time, amount: amount, familyRevoke: family))
+                revoked = nil
+            }
+        }
+        version = versions[Int(sightings.last!.version)]
+        baseExpiresDate = baseExpires == .max ? .absent : baseExpires
+        refundChanges = changes
+    }
+}
+
+extension TransactionVersion {
+    var isSubscription: Bool {
+        type == Known.autoRenewable || (type == 0 && expiresDate != .absent)
+    }
+
+    /// A free trial: offerDiscountType FREE_TRIAL, or (older payloads without it) an
+    /// introductory offer at price 0.
+    var isTrial: Bool {
+        offerDiscountType == Known.freeTrial || (offerDiscountType == 0 && offerType == 1 && price == 0)
+    }
+
+    var isFamilyShared: Bool { ownership == Known.familyShared }
+
+    var isMonthlyCommitment: Bool { billingPlanType == Known.monthly }
+
+    /// Revenue: a unique transaction with price > 0, purchased (not family-shared).
+    var isRevenue: Bool { price != .absent && price > 0 && !isFamilyShared }
+
+    var isRefund: Bool { revocationDate != .absent && revocationType != Known.familyRevoke }
+
+    /// `price × revocationPercentage / 100000` for a prorated refund, else the price.
+    var refundedAmount: Int64 {
+        let price = self.price == .absent ? 0 : self.price
+        guard revocationType == Known.refundProrated, revocationPercentage != .absent else { return price }
+        return divideRoundingHalfAwayFromZero(price * revocationPercentage, 100_000)
+    }
+
+    /// A deterministic order between different versions with the same signed time: the one
+    /// that says more (revoked, later expiry) counts as the later.
+    func ordersBefore(_ other: TransactionVersion) -> Bool {
+        let mine = (revocationDate != .absent ? 1 : 0, revocationDate, expiresDate, purchaseDate, price, isUpgraded ? 1 : 0)
+        let theirs = (
+            other.revocationDate != .absent ? 1 : 0, other.revocationDate, other.expiresDate, other.purchaseDate,
+            other.price, other.isUpgraded ? 1 : 0
+        )
+        return mine < theirs
+    }
+}
+
+extension RenewalSnapshot {
+    func ordersBefore(_ other: RenewalSnapshot) -> Bool {
+        let mine = (signedDate, gracePeriodExpiresDate, Int(expirationIntent), Int(billingRetry), Int(autoRenewStatus), Int(priceIncreaseStatus))
+        let theirs = (
+            other.signedDate, other.gracePeriodExpiresDate, Int(other.expirationIntent), Int(other.billingRetry),
+            Int(other.autoRenewStatus), Int(other.priceIncreaseStatus)
+        )
+        return mine < theirs
+    }
+}
+
+/// `a / b` rounded half away from zero (`b` > 0).
+func divideRoundingHalfAwayFromZero(_ a: Int64, _ b: Int64) -> Int64 {
+    let quotient = a / b
+    let remainder = a % b
+    guard remainder.magnitude * 2 >= b.magnitude else { return quotient }
+    return a < 0 ? quotient - 1 : quotient + 1
+}

@@ -1,0 +1,175 @@
+import Testing
+
+@testable import SubledgerProjections
+
+@Suite("Index structures")
+struct IndexStructureTests {
+    @Test("the hash index agrees with a Dictionary through growth, replacement and colliding keys")
+    func hashIndex() {
+        var rng = SplitMix64(seed: 9)
+        var index = HashIndex()
+        var reference: [UInt128: Int32] = [:]
+        for step in 0..<50_000 {
+            // Half random 128-bit keys, half keys differing only in the high word.
+            let key = step % 2 == 0
+                ? UInt128(rng.next()) << 64 | UInt128(rng.next())
+                : UInt128(UInt64(step % 97)) << 64 | 42
+            let value = Int32(truncatingIfNeeded: rng.next() % 1_000_000)
+            if step % 3 == 0 {
+                let previous = index.insertIfAbsent(key, value)
+                #expect(previous == reference[key])
+                if reference[key] == nil { reference[key] = value }
+            } else {
+                index.set(key, value)
+                reference[key] = value
+            }
+        }
+        #expect(index.count == reference.count)
+        for (key, value) in reference { #expect(index[key] == value) }
+        #expect(index[UInt128.max] == nil)
+        var seen = 0
+        index.forEach { key, value in
+            seen += 1
+            #expect(reference[key] == value)
+        }
+        #expect(seen == reference.count)
+    }
+
+    @Test("the string table hands out ids in order of first appearance and finds them again")
+    func stringTable() {
+        var table = StringTable()
+        let words = (0..<5000).map { "product.\($0 * 7919 % 5000)" }
+        var ids: [String: UInt32] = [:]
+        for word in words {
+            let id = table.intern(word)
+            if let known = ids[word] { #expect(id == known) } else { ids[word] = id }
+        }
+        #expect(table.count == ids.count)
+        #expect(table.intern("product.0") == ids["product.0"])
+        #expect(table.lookUp("absent") == nil)
+        for (word, id) in ids {
+            #expect(table.string(id) == word)
+            #expect(table.lookUp(word) == id)
+        }
+        #expect(ids.values.sorted() == Array(1...UInt32(ids.count)))
+    }
+}
+
+@Suite("Timeline codec")
+struct TimelineCodecTests {
+    /// Random values that reach every branch: absent fields, extreme and negative numbers,
+    /// text identifiers, tokens that change and repeat.
+    struct Randomness {
+        var rng: SplitMix64
+
+        mutating func chance(_ percent: UInt64) -> Bool { rng.next() % 100 < percent }
+
+        mutating func date() -> Int64 {
+            switch rng.next() % 4 {
+            case 0: return .absent
+            case 1: return Int64.max - Int64(rng.next() % 1000)
+            case 2: return Int64(bitPattern: rng.next())
+            default: return 1_770_000_000_000 + Int64(rng.next() % 100_000_000_000)
+            }
+        }
+
+        mutating func small() -> Int32 { chance(30) ? -1 : Int32(truncatingIfNeeded: rng.next()) }
+
+        mutating func version() -> TransactionVersion {
+            var v = TransactionVersion()
+            v.transactionId = chance(10) ? .absent : chance(20) ? Identifier(text: UInt32(rng.next() % 1000))
+                : Identifier(number: rng.next() >> 1)
+            v.productId = UInt32(rng.next() % 3)
+            v.subscriptionGroup = UInt32(rng.next() % 2)
+            v.currency = chance(50) ? 0 : UInt32.max
+            v.revocationType = UInt32(rng.next() % 4)
+            v.offerType = small()
+            v.commitmentPeriod = small()
+            v.commitmentTotal = small()
+            v.isUpgraded = chance(20)
+            v.purchaseDate = date()
+            v.originalPurchaseDate = date()
+            v.expiresDate = date()
+            v.price = chance(30) ? .absent : Int64(bitPattern: rng.next())
+            v.revocationDate = date()
+            v.revocationPercentage = chance(70) ? .absent : Int64(rng.next() % 100_001)
+            v.commitmentExpiresDate = date()
+            v.commitmentPrice = chance(50) ? .absent : Int64(rng.next() % 1_000_000)
+            switch rng.next() % 3 {
+            case 0: v.token = nil
+            case 1: v.token = CustomerToken(kind: .uuid, bits: UInt128(rng.next() % 3) << 100)
+            default: v.token = CustomerToken(kind: .text, bits: UInt128(rng.next() % 3))
+            }
+            return v
+        }
+
+        mutating func snapshot() -> RenewalSnapshot {
+            RenewalSnapshot(
+                signedDate: date(), gracePeriodExpiresDate: date(), autoRenewProductId: UInt32(rng.next() % 3),
+                autoRenewStatus: chance(30) ? -1 : Int8(rng.next() % 2), expirationIntent: chance(50) ? -1 : Int8(rng.next() % 6),
+                billingRetry: chance(30) ? -1 : Int8(rng.next() % 2), priceIncreaseStatus: chance(50) ? -1 : Int8(rng.next() % 2))
+        }
+    }
+
+    @Test("any timeline reads back exactly as it was written")
+    func roundTrip() throws {
+        var random = Randomness(rng: SplitMix64(seed: 2026))
+        for _ in 0..<300 {
+            var timeline = Timeline(key: TimelineKey(environment: 1, originalTransactionId: Identifier(number: 1)))
+            timeline.transactions = (0..<Int(random.rng.next() % 6)).map { _ in random.version() }
+            timeline.renewals = (0..<Int(random.rng.next() % 4)).map { _ in random.snapshot() }
+            var time = Int64(bitPattern: random.rng.next()) / 2
+            timeline.facts = (0..<Int(random.rng.next() % 8)).map { _ in
+                time &+= Int64(random.rng.next() % 10_000_000_000)
+                return Fact(
+                    time: time, position: random.rng.next(), recordedAt: Int64(bitPattern: random.rng.next()),
+                    transactionSignedAt: random.date(),
+                    transaction: timeline.transactions.isEmpty ? -1 : Int32(random.rng.next() % UInt64(timeline.transactions.count)),
+                    renewal: timeline.renewals.isEmpty ? -1 : Int32(random.rng.next() % UInt64(timeline.renewals.count)),
+                    type: UInt16(random.rng.next() % 28), subtype: UInt32(random.rng.next() % 5))
+            }
+            if random.chance(50) {
+                timeline.customerToken = CustomerToken(kind: .uuid, bits: UInt128(random.rng.next()))
+                timeline.customerTokenPurchaseDate = random.date()
+            }
+            var writer = ByteWriter()
+            TimelineCodec.encode(timeline, into: &writer)
+            let decoded = try writer.bytes.withUnsafeBytes { bytes in
+                var reader = ByteReader(bytes)
+                return try TimelineCodec.decode(&reader, key: timeline.key)
+            }
+            #expect(decoded.transactions == timeline.transactions)
+            #expect(decoded.renewals == timeline.renewals)
+            #expect(decoded.facts == timeline.facts)
+            #expect(decoded.customerToken == timeline.customerToken)
+            if timeline.customerToken != nil {
+                #expect(decoded.customerTokenPurchaseDate == timeline.customerTokenPurchaseDate)
+            }
+        }
+    }
+
+    @Test("a truncated or extended timeline value is refused, never misread")
+    func damage() throws {
+        var random = Randomness(rng: SplitMix64(seed: 7))
+        var timeline = Timeline(key: TimelineKey(environment: 1, originalTransactionId: Identifier(number: 1)))
+        timeline.transactions = [random.version(), random.version()]
+        timeline.renewals = [random.snapshot()]
+        timeline.facts = [Fact(time: 5, position: 9, recordedAt: 6, transactionSignedAt: 5, transaction: 1, renewal: 0, type: 3, subtype: 0)]
+        var writer = ByteWriter()
+        TimelineCodec.encode(timeline, into: &writer)
+        for cut in [writer.bytes.count - 1, writer.bytes.count / 2, 1] {
+            #expect(throws: SnapshotDamage.self) {
+                try Array(writer.bytes[..<cut]).withUnsafeBytes { bytes in
+                    var reader = ByteReader(bytes)
+                    _ = try TimelineCodec.decode(&reader, key: timeline.key)
+                }
+            }
+        }
+        #expect(throws: SnapshotDamage.self) {
+            try (writer.bytes + [0]).withUnsafeBytes { bytes in
+                var reader = ByteReader(bytes)
+                _ = try TimelineCodec.decode(&reader, key: timeline.key)
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import SubledgerEvents
+import SubledgerLog
+import SubledgerProjections
+import Testing
+
+/// Everything a ledger answers, for comparing two ledgers.
+struct Answers: Equatable {
+    var customers: [CustomerState?] = []
+    var revenue: [RevenueReport] = []
+    var mrr: [MRRReport] = []
+    var churn: ChurnReport?
+    var cohorts: CohortReport?
+
+    static let instants = ["2026-01-15", "2026-02-01", "2026-03-01", "2026-03-10", "2026-03-26", "2026-04-05", "2026-06-01"]
+        .map { at($0) }
+
+    init(_ projection: Projection, ids: [String], atPosition: LogPosition? = nil) {
+        let scope = ReportScope(environment: .production, atPosition: atPosition)
+        for id in ids {
+            for instant in Self.instants {
+                customers.append(projection.customer(id, asOf: instant, atPosition: atPosition))
+            }
+        }
+        let from = UTCDay("2025-12-01")!
+        let to = UTCDay("2026-05-31")!
+        for convention in RefundConvention.allCases {
+            revenue.append(projection.revenue(from: from, to: to, byProduct: true, refunds: convention, scope: scope))
+        }
+        mrr = Self.instants.map { projection.mrr(at: $0, scope: scope) }
+        churn = projection.churn(from: from, to: to, scope: scope)
+        cohorts = projection.cohorts(from: UTCMonth("2025-12")!, to: UTCMonth("2026-05")!, now: at("2026-06-01"), scope: scope)
+    }
+}
+
+/// The March scenario plus refunds, reversals, upgrades and backfilled transactions.
+func mixedEvents() -> (events: [Event], ids: [String]) {
+    var events = MarchScenario().events
+    var apple = Notifier()
+    let sub = Subscriber("mixed", token: "0B6A1C3E-2222-4F00-9ABC-0123456789AB")
+    let first = sub.transaction("m1", purchased: at("2026-01-03"), expires: at("2026-02-03"))
+    let second = sub.transaction("m2", purchased: at("2026-02-03"), expires: at("2026-03-03"), price: 12990, product: "pro.plus")
+    var refunded = second
+    refunded.revocationDate = at("2026-02-14")
+    refunded.revocationType = "REFUND_PRORATED"
+    refunded.revocationPercentage = 33333
+    refunded.signedDate = at("2026-02-14")
+    var restored = second
+    restored.signedDate = at("2026-02-28")
+    events.append(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-03"), transaction: first,
+                                     renewal: sub.renewal(signed: at("2026-01-03"))))
+    events.append(apple.notification("PRICE_INCREASE", "PENDING", signed: at("2026-01-20"), transaction: first,
+                                     renewal: sub.renewal(signed: at("2026-01-20"), priceIncreaseStatus: 0)))
+    events.append(apple.notification("DID_RENEW", signed: at("2026-02-03"), transaction: second,
+                                     renewal: sub.renewal(signed: at("2026-02-03"), priceIncreaseStatus: 1)))
+    events.append(apple.notification("REFUND", signed: at("2026-02-14"), transaction: refunded))
+    events.append(apple.notification("REFUND_REVERSED", signed: at("2026-02-28"), transaction: restored))
+    // The same renewal fed again from transaction history, and a later backfill.
+    let backfilled = sub.transaction("m3", purchased: at("2026-03-03"), expires: at("2026-04-03"), price: 12990,
+                                     product: "pro.plus", signed: at("2026-03-05"))
+    events.append(apple.backfill(backfilled))
+    events.append(apple.backfill(backfilled))
+    var test = apple.notification("TEST", signed: at("2026-03-01"))
+    test.environment = .production
+    events.append(test)
+    return (events, MarchScenario.ids + ["mixed", "m2", "0b6a1c3e-2222-4f00-9abc-0123456789ab"])
+}
+
+@Suite("Order independence and points in time")
+struct PointInTimeTests {
+    @Test("the same events in random orders, with duplicates, give identical state and reports")
+    func orderIndependence() throws {
+        let (events, ids) = mixedEvents()
+        let baseline = Answers(TestLedger(events).projection, ids: ids)
+        #expect(baseline.customers.contains { $0?.subscriptions.first?.status == .revoked })
+        var rng = SplitMix64(seed: 42)
+        for round in 0..<20 {
+            var shuffled = events.shuffled(using: &rng)
+            for _ in 0..<(events.count / 3) {
+                let duplicate = events.randomElement(using: &rng)!
+                shuffled.insert(duplicate, at: Int.random(in: 0...shuffled.count, using: &rng))
+            }
+            let ledger = TestLedger(shuffled)
+            #expect(Answers(ledger.projection, ids: ids) == baseline, "round \(round)")
+            #expect(ledger.projection.notificationCount == TestLedger(events).projection.notificationCount)
+        }
+    }
+
+    @Test("a report at a position equals the report of a ledger that stopped just before it")
+    func atPosition() throws {
+        let (events, ids) = mixedEvents()
+        let full = TestLedger(events)
+        for cut in [0, 5, 17, 30, events.count - 3, events.count] {
+            let prefix = TestLedger(Array(events[..<cut]))
+            let position = cut < full.positions.count ? full.positions[cut] : LogPosition(rawValue: .max)
+            #expect(Answers(full.projection, ids: ids, atPosition: position) == Answers(prefix.projection, ids: ids),
+                    "cut at \(cut)")
+        }
+    }
+
+    @Test("as of an instant, facts signed later are unknown even when they arrived earlier")
+    func asOfUsesSignedTimes() throws {
+        var apple = Notifier()
+        let sub = Subscriber("late")
+        let first = sub.transaction("l1", purchased: at("2026-01-01"), expires: at("2026-02-01"))
+        let graceNotice = apple.notification(
+            "DID_FAIL_TO_RENEW", "GRACE_PERIOD", signed: at("2026-02-03"), transaction: first,
+            renewal: sub.renewal(signed: at("2026-02-03"), expirationIntent: 2, billingRetry: true, graceEnds: at("2026-02-17")))
+        let ledger = TestLedger([
+            graceNotice,
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"), transaction: first,
+                               renewal: sub.renewal(signed: at("2026-01-01"))),
+        ])
+        // On Feb 2 the grace period was not yet signed: past its expiry, the period had ended.
+        #expect(ledger.subscription("late", at: at("2026-02-02"))?.status == .expired)
+        #expect(ledger.subscription("late", at: at("2026-02-04"))?.status == .gracePeriod)
+        // Before anything about the customer was signed, the customer is not known.
+        #expect(ledger.customer("late", at: at("2025-12-31")) == nil)
+        // Reports look back with everything the ledger knows: Feb 2 was in the grace period.
+        let mrr = ledger.projection.mrr(at: at("2026-02-02"), scope: ReportScope(environment: .production))
+        #expect(mrr.rows.map(\.activeSubscriptions) == [1])
+    }
+
+    @Test("a customer is found by any case of the token, by originalTransactionId and by transactionId")
+    func lookUps() throws {
+        var apple = Notifier()
+        let token = "0B6A1C3E-2222-4F00-9ABC-0123456789AB"
+        let sub = Subscriber("4242", token: token)
+        let ledger = TestLedger([
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"),
+                               transaction: sub.transaction("4242", purchased: at("2026-01-01"), expires: at("2026-02-01")),
+                               uuid: "7e3c1d2a-0000-4000-8000-000000000001"),
+            apple.notification("DID_RENEW", signed: at("2026-02-01"),
+                               transaction: sub.transaction("4243", purchased: at("2026-02-01"), expires: at("2026-03-01"))),
+        ])
+        for id in [token, token.lowercased(), "4242", "4243"] {
+            let customer = try #require(ledger.customer(id, at: at("2026-02-10")), "look-up by \(id)")
+            #expect(customer.customerId == token.lowercased())
+            #expect(customer.subscriptions.map(\.originalTransactionId) == ["4242"])
+        }
+        #expect(ledger.customer("9999", at: at("2026-02-10")) == nil)
+        #expect(ledger.projection.containsNotification("7E3C1D2A-0000-4000-8000-000000000001"))
+        #expect(!ledger.projection.containsNotification("7e3c1d2a-0000-4000-8000-0000000000ff"))
+    }
+
+    @Test("the customer id is the token of the earliest transaction carrying one, whatever arrives first")
+    func earliestTokenWins() throws {
+        var apple = Notifier()
+        var late = Subscriber("777", token: "bbbbbbbb-0000-4000-8000-000000000000")
+        let renewal = late.transaction("778", purchased: at("2026-02-01"), expires: at("2026-03-01"))
+        late.token = "aaaaaaaa-0000-4000-8000-000000000000"
+        let initial = late.transaction("777", purchased: at("2026-01-01"), expires: at("2026-02-01"))
+        let ledger = TestLedger([
+            apple.notification("DID_RENEW", signed: at("2026-02-01"), transaction: renewal),
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"), transaction: initial),
+        ])
+        #expect(ledger.customer("777", at: at("2026-02-10"))?.customerId == "aaaaaaaa-0000-4000-8000-000000000000")
+        #expect(ledger.customer("bbbbbbbb-0000-4000-8000-000000000000", at: at("2026-02-10")) == nil)
+        // Without any token the customer id is the originalTransactionId.
+        let plain = TestLedger([apple.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"),
+            transaction: Subscriber("555").transaction("555", purchased: at("2026-01-01"), expires: at("2026-02-01")))])
+        #expect(plain.customer("555", at: at("2026-01-10"))?.customerId == "555")
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import SubledgerEvents
+import SubledgerLMDB
+import SubledgerLog
+import SubledgerProjections
+import Testing
+
+/// A data directory for one test: a log and a projections directory, removed afterwards.
+final class DataDirectory {
+    let path: String
+    var log: String { path + "/log" }
+    var projections: String { path + "/projections" }
+    private var writer: LogWriter?
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("subledger-projections-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path + "/log", withIntermediateDirectories: true)
+    }
+
+    deinit {
+        writer?.close()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Appends `events` as event records (recorded one second after they were signed).
+    func append(_ events: [Event]) throws {
+        if writer == nil { writer = try LogWriter(directory: log, options: LogOptions(segmentSize: 64 * 1024)) }
+        _ = try writer!.append(events.map { EventRecord.logRecord(for: $0, recordedAtMillis: $0.effectiveAt + 1000) })
+    }
+
+    func appendRaw(_ record: LogRecord) throws {
+        if writer == nil { writer = try LogWriter(directory: log) }
+        _ = try writer!.append([record])
+    }
+
+    func entries() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: projections).sorted()
+    }
+
+    func current() throws -> String {
+        try String(contentsOfFile: projections + "/CURRENT", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// Every key and value of every database of the snapshot at `path`, in cursor order.
+func dumpSnapshot(_ path: String) throws -> [String: [[UInt8]]] {
+    let environment = try LMDBEnvironment(path: path, mapSize: 1 << 20, options: [.readOnly])
+    var dump: [String: [[UInt8]]] = [:]
+    for name in ["meta", "strings", "timelines", "tokens", "transactions", "notifications"] {
+        let database = try environment.openDatabase(named: name, create: false)
+        try environment.read { txn in
+            var entries: [[UInt8]] = []
+            try txn.forEach(in: database) { key, value in
+                entries.append(Array(key))
+                entries.append(Array(value))
+                return true
+            }
+            dump[name] = entries
+        }
+    }
+    return dump
+}
+
+@Suite("Projection store: snapshots, restarts and rebuilds")
+struct ProjectionStoreTests {
+    @Test("a snapshot of half the log plus catching up on the rest equals one pass, byte for byte")
+    func restartCatchUp() throws {
+        let (events, ids) = mixedEvents()
+        let half = events.count / 2
+        let data = try DataDirectory()
+        try data.append(Array(events[..<half]))
+        let first = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        #expect(first.opening == .rebuilt(.missing))
+        #expect(first.projection.eventsFolded == half)
+
+        try data.append(Array(events[half...]))
+        let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        #expect(reopened.opening == .loaded)
+        #expect(reopened.projection.eventsFolded == events.count)
+        #expect(Answers(reopened.projection, ids: ids) == Answers(TestLedger(events).projection, ids: ids))
+        try reopened.saveSnapshot()
+
+        // Two independent rebuilds of the same log, and the caught-up snapshot, hold the same bytes.
+        let other = try DataDirectory()
+        try other.append(events)
+        let rebuilt = try ProjectionStore(directory: other.projections, logDirectory: other.log)
+        let again = try ProjectionStore(directory: other.projections + "-again", logDirectory: other.log)
+        let caughtUpDump = try dumpSnapshot(try #require(reopened.snapshotPath))
+        #expect(try dumpSnapshot(try #require(rebuilt.snapshotPath)) == caughtUpDump)
+        #expect(try dumpSnapshot(try #require(again.snapshotPath)) == caughtUpDump)
+        #expect(caughtUpDump["notifications"]?.count == 2 * reopened.projection.notificationCount)
+    }
+
+    @Test("catching up folds only what was appended since the last fold")
+    func catchUpIncrementally() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(Array(events[..<10]))
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        #expect(try store.catchUp() == 0)
+        try data.append(Array(events[10...]))
+        #expect(try store.catchUp() == events.count - 10)
+        #expect(try store.catchUp() == 0)
+        #expect(Answers(store.projection, ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+    }
+
+    @Test("saving switches CURRENT to a new snapshot and keeps only the previous one besides it")
+    func switching() throws {
+        let data = try DataDirectory()
+        try data.append(MarchScenario().events)
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        #expect(try data.current() == "snapshot-1")
+        try store.saveSnapshot()
+        #expect(try data.current() == "snapshot-2")
+        try store.saveSnapshot()
+        #expect(try data.current() == "snapshot-3")
+        #expect(try data.entries() == ["CURRENT", "snapshot-2", "snapshot-3"])
+        #expect(store.snapshotPath == data.projections + "/snapshot-3")
+    }
+
+    @Test("a snapshot written with another schema version is rebuilt from the log")
+    func schemaChange() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(events)
+        let path = try #require(try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath)
+        do {
+            let environment = try LMDBEnvironment(path: path, mapSize: 1 << 26)
+            let meta = try environment.openDatabase(named: "meta", create: false)
+            try environment.write { try $0.put(key: Array("schema".utf8), value: [0, 0, 0x03, 0xe7], in: meta) }
+        }
+        let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        #expect(reopened.opening == .rebuilt(.schemaChanged(stored: 999, current: ProjectionStore.schemaVersion)))
+        #expect(try data.current() == "snapshot-2")
+        #expect(Answers(reopened.projection, ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+        #expect(try ProjectionStore(directory: data.projections, logDirectory: data.log).opening == .loaded)
+    }
+
+    @Test("a damaged snapshot is rebuilt from the log")
+    func damagedSnapshot() throws {
+        let data = try DataDirectory()
+        try data.append(MarchScenario().events)
+        let path = try #require(try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath)
+        try Data(repeating: 0x5a, count: 16384).write(to: URL(fileURLWithPath: path + "/data.mdb"))
+        let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        guard case .rebuilt(.damaged) = reopened.opening else {
+            Issue.record("expected a rebuild for damage, got \(reopened.opening)")
+            return
+        }
+        #expect(reopened.projection.eventsFolded == MarchScenario().events.count)
+    }
+
+    @Test("a crash in the middle of a rebuild leaves the old snapshot in use; the next save clears the debris")
+    func crashMidRebuild() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(events)
+        let first = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        let served = try #require(first.snapshotPath)
+        let debris = data.projections + "/projections.new-7"
+        try FileManager.default.createDirectory(atPath: debris, withIntermediateDirectories: true)
+        try Data(repeating: 0, count: 8192).write(to: URL(fileURLWithPath: debris + "/data.mdb"))
+
+        let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        #expect(reopened.opening == .loaded)
+        #expect(reopened.snapshotPath == served)
+        #expect(Answers(reopened.projection, ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+
+        try reopened.rebuild()
+        #expect(try data.current() == "snapshot-8")
+        #expect(try data.entries() == ["CURRENT", "snapshot-1", "snapshot-8"])
+    }
+
+    @Test("a snapshot from another log is detected and rebuilt")
+    func logMismatch() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(events)
+        _ = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        let shorter = try DataDirectory()
+        try shorter.append(Array(events[..<5]))
+        let reopened = try ProjectionStore(directory: data.projections, logDirectory: shorter.log)
+        #expect(reopened.opening == .rebuilt(.logMismatch))
+        #expect(reopened.projection.eventsFolded == 5)
+    }
+
+    @Test("a read-only open catches up in memory and writes nothing")
+    func readOnly() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(Array(events[..<10]))
+        #expect(try ProjectionStore.read(directory: data.projections, logDirectory: data.log).eventsFolded == 10)
+        #expect(!FileManager.default.fileExists(atPath: data.projections))
+
+        _ = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        try data.append(Array(events[10...]))
+        let before = try data.entries()
+        let projection = try ProjectionStore.read(directory: data.projections, logDirectory: data.log)
+        #expect(projection.eventsFolded == events.count)
+        #expect(try data.entries() == before)
+        #expect(Answers(projection, ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+    }
+
+    @Test("records of other kinds are skipped; an event record that does not decode is an error")
+    func recordKinds() throws {
+        let data = try DataDirectory()
+        try data.appendRaw(LogRecord(kind: 2, payload: Array("verbatim signed payload".utf8)))
+        try data.append(Array(MarchScenario().events.prefix(3)))
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        #expect(store.projection.eventsFolded == 3)
+
+        try data.appendRaw(LogRecord(kind: EventRecord.kind, payload: [1, 2, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 1]))
+        #expect(throws: ProjectionError.self) { try store.catchUp() }
+    }
+}
