@@ -2,6 +2,7 @@ import Dispatch
 import SubledgerEvents
 import SubledgerJWS
 import SubledgerLog
+import SubledgerProjections
 import Synchronization
 
 /// The ledger facade over a data directory: `log/` (events), `evidence/` (signed messages),
@@ -12,7 +13,7 @@ import Synchronization
 /// state (the dedup index and header table) is guarded by `state`; the logs have their own
 /// locking; hence `@unchecked Sendable`.
 public final class Ledger: @unchecked Sendable {
-    public static let eventKind: UInt8 = 1
+    public static let eventKind = EventRecord.kind
 
     public let directory: String
     public let configuration: LedgerConfiguration
@@ -20,6 +21,9 @@ public final class Ledger: @unchecked Sendable {
     let evidence: LogWriter
     let quarantine: Quarantine
     let preparer: MessagePreparer
+    /// Folded after every stored batch; snapshotted to LMDB when the ledger closes.
+    let projections: Mutex<ProjectionStore>
+    let catalog: ProductCatalog?
 
     struct State {
         /// Dedup keys of messages with an event, and the header table of the evidence log.
@@ -44,13 +48,30 @@ public final class Ledger: @unchecked Sendable {
         events = try LogWriter(directory: directory + "/log")
         evidence = try LogWriter(directory: directory + "/evidence")
         quarantine = try Quarantine(directory: directory + "/quarantine")
+        projections = Mutex(try ProjectionStore(directory: directory + "/projections", logDirectory: directory + "/log"))
+        catalog = try LedgerReader.loadCatalog(directory: directory, configuration: configuration)
         try loadIndexes()
     }
 
+    /// Closes the logs (flushing what is queued) and writes a projection snapshot, so the next
+    /// open replays only what comes after it.
     public func close() {
         events.close()
         evidence.close()
         quarantine.close()
+        projections.withLock { _ = try? $0.saveSnapshot() }
+    }
+
+    /// Runs `body` with the current projection (reads block folding only while they run).
+    public func read<T>(_ body: (LedgerReader) throws -> T) throws -> T {
+        try projections.withLock { store in
+            try body(LedgerReader(projection: store.projection, directory: directory, configuration: configuration, catalog: catalog))
+        }
+    }
+
+    /// Folds the whole log into a fresh snapshot and switches to it.
+    public func rebuildProjections() throws -> ProjectionStore.RebuildSummary {
+        try projections.withLock { try $0.rebuild() }
     }
 
     /// Rebuilds the dedup index and header table: a message counts as known only when an event
@@ -217,12 +238,11 @@ public final class Ledger: @unchecked Sendable {
         eventRecords.reserveCapacity(messages.count)
         for (index, message) in messages.enumerated() {
             let event = message.makeEvent(EvidenceRef(position: evidencePositions[index].rawValue, length: UInt32(records[index].payload.count)))
-            var payload: [UInt8] = []
-            withUnsafeBytes(of: recordedAt.littleEndian) { payload += $0 }
-            EventCodec.encode(event, into: &payload)
-            eventRecords.append(LogRecord(kind: Self.eventKind, version: event.type.currentVersion, payload: payload))
+            eventRecords.append(EventRecord.logRecord(for: event, recordedAtMillis: recordedAt))
         }
-        return try events.append(eventRecords)
+        let positions = try events.append(eventRecords)
+        _ = try projections.withLock { try $0.catchUp() }
+        return positions
     }
 
     /// The verbatim signed message stored at an evidence position.

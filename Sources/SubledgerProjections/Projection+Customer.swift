@@ -116,8 +116,10 @@ extension Projection {
             state.status = .gracePeriod
             state.gracePeriodExpiresAt = endsAt
         case .billingRetry:
+            // The period has ended for a failed charge: that is the reason, while Apple retries.
             state.status = .billingRetry
             state.entitled = false
+            state.expirationReason = .billingError
         case .expired(let reason):
             state.status = .expired
             state.entitled = false

@@ -76,7 +76,8 @@ extension Projection {
                     case .refunded(let at, let amount, let familyRevoke) where !familyRevoke:
                         entries.append((at, 0, amount, 1))
                     case .reversed(let at, let amount, let familyRevoke) where !familyRevoke:
-                        entries.append((at, 0, -amount, 0))
+                        // Undoes the refund where it is booked: money and count alike.
+                        entries.append((at, 0, -amount, -1))
                     default:
                         break
                     }

@@ -28,6 +28,12 @@ let usage = """
       serve       [--listen HOST:PORT] [--token-file F]: the App Store webhook and read API
       simulate    --customers N --months M --seed S --out DIR [--start DAY] [--duplicates P]
                   [--reorder P]: a realistic signed workload with its ground truth
+      customer    ID [--as-of INSTANT] [--environment E]: one customer's state
+      history     ID [--from INSTANT] [--to INSTANT] [--raw]: its events, with the signed evidence
+      report      revenue --from DAY --to DAY [--by day|month] [--by-product] [--refunds refund-date|original]
+                  mrr [--at INSTANT] | churn --from DAY --to DAY [--by month] | cohorts --from MONTH --to MONTH
+                  (every report: [--environment E] [--at-position P])
+      rebuild     [--projection customers]: fold the log into a fresh snapshot and switch to it
       verify      check every frame of the log and the segment hash chain (exit 3 on damage)
       stats       sizes and counts of the data directory
       demo        [--data DIR]: simulate a small app's year, ingest it, show what the ledger knows
@@ -62,6 +68,10 @@ func run(_ argv: [String]) -> ExitCode {
         case "quarantine": return try QuarantineCommand.run(arguments, data)
         case "serve": return try ServeCommand.run(arguments, data)
         case "simulate": return try SimulateCommand.run(arguments)
+        case "customer": return try ReadCommands.customer(arguments, data)
+        case "history": return try ReadCommands.history(arguments, data)
+        case "report": return try ReadCommands.report(arguments, data)
+        case "rebuild": return try ReadCommands.rebuild(arguments, data)
         case "verify": return try VerifyCommand.run(arguments, data)
         case "stats": return try StatsCommand.run(arguments, data)
         case "demo": return try DemoCommand.run(arguments)

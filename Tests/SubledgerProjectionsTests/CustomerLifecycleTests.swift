@@ -128,7 +128,7 @@ struct CustomerLifecycleTests {
         #expect(retry.status == .billingRetry)
         #expect(!retry.entitled)
         #expect(retry.gracePeriodExpiresAt == nil)
-        #expect(retry.expirationReason == nil)
+        #expect(retry.expirationReason == .billingError)
 
         let expired = try #require(ledger.subscription("4000", at: at("2026-03-21")))
         #expect(expired.status == .expired)
@@ -150,7 +150,7 @@ struct CustomerLifecycleTests {
         let retry = try #require(ledger.subscription("5000", at: at("2026-02-02")))
         #expect(retry.status == .billingRetry)
         #expect(!retry.entitled)
-        #expect(retry.expirationReason == nil)
+        #expect(retry.expirationReason == .billingError)
         #expect(retry.autoRenew == true)
 
         let stillRetrying = try #require(ledger.subscription("5000", at: at("2026-02-01") + 60 * day - 1))

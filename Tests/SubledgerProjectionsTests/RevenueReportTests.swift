@@ -132,7 +132,7 @@ struct RevenueReportTests {
         #expect(byRefundDate.rows.map(\.refunds) == [0, 5000, -5000])
         #expect(byRefundDate.rows.map(\.net) == [10000, -5000, 5000])
         #expect(byRefundDate.rows.map(\.proceeds) == [7000, -3500, 3500])
-        #expect(byRefundDate.rows.map(\.refundedTransactions) == [0, 1, 0])
+        #expect(byRefundDate.rows.map(\.refundedTransactions) == [0, 1, -1])  // the reversal undoes the count where it is booked
 
         let original = ledger.projection.revenue(
             from: UTCDay("2026-01-01")!, to: UTCDay("2026-03-31")!, refunds: .original, scope: production)
