@@ -32,7 +32,27 @@ public struct LedgerServer: Sendable {
         router.post("/v1/notifications/appstore") { request in try self.receive(request) }
         router.get("/healthz") { _ in .text("ok\n") }
         router.get("/metrics", protected { _ in self.renderMetrics() })
+        router.get("/v1/customers/{id}", protected { request in
+            try self.query(request) { reader, parameters in try reader.customer(request.pathParameters["id"]!, parameters, now: WallTime.nowMillis()) }
+        })
+        router.get("/v1/customers/{id}/history", protected { request in
+            try self.query(request) { reader, parameters in try reader.history(request.pathParameters["id"]!, parameters) }
+        })
+        router.get("/v1/reports/{name}", protected { request in
+            try self.query(request) { reader, parameters in try reader.report(request.pathParameters["name"]!, parameters, now: WallTime.nowMillis()) }
+        })
         return router
+    }
+
+    /// Answers a read with the same query layer (and parameter names) as the CLI.
+    func query(_ request: HTTPRequest, _ answer: (LedgerReader, [String: String]) throws -> String) throws -> HTTPResponse {
+        var parameters: [String: String] = [:]
+        for item in request.query { parameters[item.name] = item.value }
+        do {
+            return .json(try ledger.read { try answer($0, parameters) })
+        } catch let error as QueryError {
+            throw HTTPError(error.kind == .notFound ? .notFound : .badRequest, code: error.code, detail: error.detail)
+        }
     }
 
     /// Read routes need the bearer token when one is configured (always, off loopback).

@@ -135,3 +135,38 @@ struct WebhookConcurrencyTests {
         #expect(try LogReader(directory: fixture.directory.file("data/log")).summary().records == 49)
     }
 }
+
+@Suite("Read API")
+struct ReadAPITests {
+    @Test("customer, history and reports answer as the contract says, need the token, and name bad parameters")
+    func readRoutes() throws {
+        let fixture = try WebhookFixture(token: "t0ken")
+        defer { fixture.server.ledger.close() }
+        let start: Int64 = 1_767_225_600_000
+        let transaction = fixture.fixtures.transaction(transactionId: "2000000000000777", purchaseDate: start)
+        #expect(try fixture.post(fixture.fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixture.fixtures.renewalInfo(for: transaction)).webhookBody).status == 200)
+        var headers = HTTPHeaders()
+        headers.add("Authorization", "Bearer t0ken")
+        func get(_ target: String, authorized: Bool = true) throws -> (status: Int, json: [String: Any]) {
+            try fixture.respond(HTTPRequest(method: "GET", target: target, headers: authorized ? headers : HTTPHeaders()))
+        }
+        for target in ["/v1/customers/2000000000000777", "/v1/customers/2000000000000777/history", "/v1/reports/mrr", "/metrics"] {
+            #expect(try get(target, authorized: false).status == 401, "\(target)")
+        }
+        let customer = try get("/v1/customers/2000000000000777?asOf=2026-01-15T00:00:00Z")
+        #expect(customer.status == 200)
+        let subscription = try #require((customer.json["subscriptions"] as? [[String: Any]])?.first)
+        #expect(subscription["status"] as? String == "active")
+        #expect(subscription["expiresAt"] as? String == "2026-01-31T00:00:00.000Z")
+        let history = try get("/v1/customers/2000000000000777/history?raw=1")
+        let event = try #require((history.json["events"] as? [[String: Any]])?.first)
+        #expect(event["type"] as? String == "subscriptionStarted")
+        #expect((event["signedPayload"] as? String)?.split(separator: ".").count == 3)
+        let revenue = try get("/v1/reports/revenue?from=2026-01-01&to=2026-01-31")
+        #expect(revenue.status == 200)
+        #expect((revenue.json["rows"] as? [[String: Any]])?.first?["grossSales"] as? Int == 9990)
+        #expect(try get("/v1/customers/nobody").status == 404)
+        #expect(try get("/v1/reports/revenue?from=yesterday&to=2026-01-31").status == 400)
+        #expect(try get("/v1/reports/weather").status == 404)
+    }
+}
