@@ -180,3 +180,11 @@ extension TransactionVersion {
         return !fullyRefunded
     }
 }
+
+extension Projection {
+    /// The customer whose subscription has the most facts: a good example to show (the demo).
+    public func busiestCustomer() -> String? {
+        guard let index = timelines.indices.max(by: { timelines[$0].facts.count < timelines[$1].facts.count }) else { return nil }
+        return customer(of: Int32(index)).customerId
+    }
+}

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FoundationEssentials
 import SubledgerLedger
 import SubledgerSimulator
 
@@ -23,7 +24,20 @@ enum DemoCommand {
                                   rootFiles: [summary.rootCertificatePath], smallBusiness: false, catalogFile: nil)
         let ledger = try Ledger(directory: data)
         let result = try IngestCommand.ingest(files: [summary.notificationsPath], into: ledger)
+        let end = "2026-11-30"
+        let (revenue, mrr, churn, customer, history, customerId) = try ledger.read { reader in
+            // A customer with a long story: the one with the most events.
+            let id = reader.projection.busiestCustomer() ?? ""
+            return (try reader.report("revenue", ["from": configuration.start, "to": end], now: 0),
+                    try reader.report("mrr", ["at": "2026-12-01"], now: 0),
+                    try reader.report("churn", ["from": configuration.start, "to": end], now: 0),
+                    try reader.customer(id, [:], now: 1_796_083_200_000),
+                    try reader.history(id, [:]), id)
+        }
         ledger.close()
+        func show(_ title: String, _ document: String) -> String {
+            (try? Tabular.render(JSONDecoder().decode(Tabular.Value.self, from: Data(document.utf8)))).map { "\(title)\n\($0)\n" } ?? ""
+        }
 
         Output.print("""
             Subledger demo — \(summary.customers) customers, \(configuration.months) months, \(summary.notifications) signed notifications \
@@ -33,10 +47,19 @@ enum DemoCommand {
             (every JWS verified against the simulation's root)
             took      \(String(format: WallTime.monotonicSeconds() - started)) s in all
 
+            \(show("== revenue by month (milliunits of each currency)", revenue))
+            \(show("== MRR on 2026-12-01", mrr))
+            \(show("== churn by month", churn))
+            \(show("== customer \(customerId) on 2026-12-01", customer))
+            \(show("== its history (with --raw, each event's verbatim Apple-signed evidence)", history))
+
             data      \(data)
             workload  \(workload)   (expected.json is the simulation's own ground truth)
 
             try next
+              subledger --data \(data) customer \(customerId) --as-of 2026-06-01 --json
+              subledger --data \(data) history \(customerId) --raw --json
+              subledger --data \(data) report churn --from 2025-12-01 --to 2026-11-30 --json
               subledger --data \(data) stats
               subledger --data \(data) verify
               subledger --data \(data) serve          # then POST App Store notifications to /v1/notifications/appstore

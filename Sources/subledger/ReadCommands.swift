@@ -92,7 +92,8 @@ enum Tabular {
 
         init(from decoder: any Decoder) throws {
             if let container = try? decoder.container(keyedBy: Key.self) {
-                self = .object(try container.allKeys.map { ($0.stringValue, try container.decode(Value.self, forKey: $0)) })
+                let keys = container.allKeys.map(\.stringValue).sorted(by: Tabular.columnOrder)
+                self = .object(try keys.map { ($0, try container.decode(Value.self, forKey: Key(stringValue: $0))) })
             } else if var container = try? decoder.unkeyedContainer() {
                 var values: [Value] = []
                 while !container.isAtEnd { values.append(try container.decode(Value.self)) }
@@ -102,7 +103,7 @@ enum Tabular {
                 if single.decodeNil() { self = .scalar("-") }
                 else if let bool = try? single.decode(Bool.self) { self = .scalar(String(bool)) }
                 else if let int = try? single.decode(Int64.self) { self = .scalar(String(int)) }
-                else if let double = try? single.decode(Double.self) { self = .scalar(String(double)) }
+                else if let double = try? single.decode(Double.self) { self = .scalar(String((double * 10_000).rounded() / 10_000)) }
                 else { self = .scalar(try single.decode(String.self)) }
             }
         }
@@ -112,6 +113,17 @@ enum Tabular {
             var intValue: Int? { nil }
             init(stringValue: String) { self.stringValue = stringValue }
             init?(intValue: Int) { nil }
+        }
+    }
+
+    /// Identifying columns first, then the rest alphabetically.
+    static func columnOrder(_ a: String, _ b: String) -> Bool {
+        let first = ["customerId", "period", "cohort", "at", "currency", "productId", "originalTransactionId", "position", "type", "status"]
+        switch (first.firstIndex(of: a), first.firstIndex(of: b)) {
+        case let (x?, y?): return x < y
+        case (.some, nil): return true
+        case (nil, .some): return false
+        case (nil, nil): return a < b
         }
     }
 

@@ -1,4 +1,5 @@
 import SubledgerLedger
+import SubledgerProjections
 import SubledgerLog
 
 /// `subledger stats`: sizes and counts of the data directory.
@@ -11,6 +12,9 @@ enum StatsCommand {
         let segments = (events?.segments ?? 0) + (evidence?.segments ?? 0)
         let messages = try Ledger.messageCount(evidenceDirectory: data.evidence)
         let quarantined = try Ledger.quarantinedCount(directory: data.path)
+        // Read-only: the snapshot plus the log after it (the ledger folds every stored batch
+        // before acknowledging it, so a projection is never behind the log: lag 0).
+        let projection = try LedgerReader.open(directory: data.path).projection
         if arguments.json {
             Output.print(JSON.object([
                 ("messages", .int(messages)),
@@ -19,7 +23,13 @@ enum StatsCommand {
                 ("evidenceBytes", .int(evidence?.bytes ?? 0)),
                 ("segments", .int(segments)),
                 ("lastPosition", .optional(events?.lastPosition?.description)),
+                ("customers", .int(projection.customerCount)),
                 ("quarantined", .int(quarantined)),
+                ("projections", .array([.object([
+                    ("name", .string("customers")), ("version", .int(ProjectionStore.schemaVersion)),
+                    ("checkpoint", .optional(projection.lastPosition?.description)), ("lag", .int(0)),
+                    ("events", .int(projection.eventsFolded)),
+                ])])),
             ]).serialized())
         } else {
             Output.print(Output.table(["", ""], [
@@ -29,7 +39,9 @@ enum StatsCommand {
                 ["evidence bytes", String(evidence?.bytes ?? 0)],
                 ["segments", String(segments)],
                 ["last position", events?.lastPosition?.description ?? "-"],
+                ["customers", String(projection.customerCount)],
                 ["quarantined", String(quarantined)],
+                ["projection", "customers v\(ProjectionStore.schemaVersion) at \(projection.lastPosition?.description ?? "-"), lag 0"],
             ]))
         }
         return .success
