@@ -20,7 +20,7 @@ public struct LogRecord: Sendable {
 public struct LogOptions: Sendable {
     /// A segment is sealed and a new one started when an append would take it past this size.
     public var segmentSize: Int64 = 64 << 20
-    /// The active segment grows by this much at a time (`fallocate`).
+    /// The active segment grows by this much at a time (zeros written ahead of appends).
     public var preallocationStep: Int64 = 4 << 20
 
     public init(segmentSize: Int64 = 64 << 20, preallocationStep: Int64 = 4 << 20) {
@@ -295,11 +295,12 @@ public final class LogWriter: @unchecked Sendable {
             if fileSize + Int64(buffer.count) > allocatedSize {
                 let step = max(options.preallocationStep, Int64(buffer.count))
                 do {
-                    try SystemCalls.fallocate(fd, allocatedSize, fileSize + step - allocatedSize)
+                    try SystemCalls.preallocate(fd, allocatedSize, fileSize + step - allocatedSize)
                     allocatedSize = fileSize + step
                 } catch where error.isNoSpace && step > Int64(buffer.count) {
                     // Nearly full: a whole step does not fit, but this batch may.
-                    try SystemCalls.fallocate(fd, allocatedSize, fileSize + Int64(buffer.count) - allocatedSize)
+                    try SystemCalls.ftruncate(fd, allocatedSize)
+                    try SystemCalls.preallocate(fd, allocatedSize, fileSize + Int64(buffer.count) - allocatedSize)
                     allocatedSize = fileSize + Int64(buffer.count)
                 }
             }

