@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(
             name: "SubledgerServerTests",
             dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerTestSupport"]),
-        .testTarget(name: "SubledgerSimulatorTests", dependencies: ["SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
+        .testTarget(name: "SubledgerSimulatorTests", dependencies: ["SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"]),
         .testTarget(
             name: "SubledgerProjectionsTests",
             dependencies: ["SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog"]),
