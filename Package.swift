@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "SubledgerSimulatorTests", dependencies: ["SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"]),
         .testTarget(
             name: "SubledgerProjectionsTests",
-            dependencies: ["SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog"]),
+            dependencies: ["SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "SubledgerTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import SubledgerTestSupport
 import Testing
 
 @testable import SubledgerProjections
@@ -6,7 +7,7 @@ import Testing
 struct IndexStructureTests {
     @Test("the hash index agrees with a Dictionary through growth, replacement and colliding keys")
     func hashIndex() {
-        var rng = SplitMix64(seed: 9)
+        var rng = SeededGenerator(state: 9)
         var index = HashIndex()
         var reference: [UInt128: Int32] = [:]
         for step in 0..<50_000 {
@@ -60,7 +61,7 @@ struct TimelineCodecTests {
     /// Random values that reach every branch: absent fields, extreme and negative numbers,
     /// text identifiers, tokens that change and repeat.
     struct Randomness {
-        var rng: SplitMix64
+        var rng: SeededGenerator
 
         mutating func chance(_ percent: UInt64) -> Bool { rng.next() % 100 < percent }
 
@@ -113,7 +114,7 @@ struct TimelineCodecTests {
 
     @Test("any timeline reads back exactly as it was written")
     func roundTrip() throws {
-        var random = Randomness(rng: SplitMix64(seed: 2026))
+        var random = Randomness(rng: SeededGenerator(state: 2026))
         for _ in 0..<300 {
             var timeline = Timeline(key: TimelineKey(environment: 1, originalTransactionId: Identifier(number: 1)))
             timeline.transactions = (0..<Int(random.rng.next() % 6)).map { _ in random.version() }
@@ -150,7 +151,7 @@ struct TimelineCodecTests {
 
     @Test("a truncated or extended timeline value is refused, never misread")
     func damage() throws {
-        var random = Randomness(rng: SplitMix64(seed: 7))
+        var random = Randomness(rng: SeededGenerator(state: 7))
         var timeline = Timeline(key: TimelineKey(environment: 1, originalTransactionId: Identifier(number: 1)))
         timeline.transactions = [random.version(), random.version()]
         timeline.renewals = [random.snapshot()]

@@ -1,6 +1,7 @@
 import SubledgerEvents
 import SubledgerLog
 import SubledgerProjections
+import SubledgerTestSupport
 import Testing
 
 /// Everything a ledger answers, for comparing two ledgers.
@@ -72,7 +73,7 @@ struct PointInTimeTests {
         let (events, ids) = mixedEvents()
         let baseline = Answers(TestLedger(events).projection, ids: ids)
         #expect(baseline.customers.contains { $0?.subscriptions.first?.status == .revoked })
-        var rng = SplitMix64(seed: 42)
+        var rng = SeededGenerator(state: 42)
         for round in 0..<20 {
             var shuffled = events.shuffled(using: &rng)
             for _ in 0..<(events.count / 3) {
