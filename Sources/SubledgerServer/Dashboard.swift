@@ -61,7 +61,7 @@ struct Dashboard {
         html += selectors(customerId: customerId)
         if let customerId, !customerId.isEmpty { html += customerSection(customerId) }
         html += mrrSections()
-        html += revenueSection()
+        html += revenueSection() + "</div>"
         html += churnSections()
         html += cohortSection()
         return html + "</main></body></html>"
@@ -129,7 +129,7 @@ struct Dashboard {
             title: "Committed revenue remaining at each month end", labels: labels,
             series: [Series(name: "Committed revenue remaining", color: "#7c3aed", values: reports.map { Double($0.2?.committedRevenueRemaining ?? 0) })],
             stacked: false, format: formatAxisMoney)
-        return html + "</section></div>"
+        return html + "</section>"
     }
 
     private func revenueSection() -> String {
@@ -198,7 +198,10 @@ struct Dashboard {
     }
 
     private func cohortSection() -> String {
-        let report = projection.cohorts(from: months[0], to: months[11], now: now, scope: scope)
+        // Measured up to the end of the range, so a range in the past is not padded with months
+        // after its data.
+        let measuredUntil = min(now, UTCMonth(number: months[11].number + 1).start)
+        let report = projection.cohorts(from: months[0], to: months[11], now: measuredUntil, scope: scope)
         let width = report.rows.map(\.retained.count).max() ?? 0
         var html = "<section id=\"cohorts\" class=\"chart-section\"><h2>Cohort retention</h2>"
         html += "<svg class=\"key\" viewBox=\"0 0 200 12\" role=\"img\" aria-label=\"0 to 100 %\"><defs><linearGradient id=\"heat\"><stop offset=\"0\" stop-color=\"\(Self.heat(0))\"/><stop offset=\"1\" stop-color=\"\(Self.heat(1))\"/></linearGradient></defs><rect width=\"200\" height=\"12\" fill=\"url(#heat)\"/></svg><span class=\"muted\"> 0 → 100 % of the cohort paid at the start of month +k</span>"
@@ -209,7 +212,7 @@ struct Dashboard {
             for offset in 0..<width {
                 guard offset < row.retained.count, row.size > 0 else { html += "<td></td>"; continue }
                 let share = Double(row.retained[offset]) / Double(row.size)
-                html += "<td style=\"background:\(Self.heat(share))\" title=\"\(row.retained[offset]) of \(row.size)\">\(escape(formatPercent(share)))</td>"
+                html += "<td style=\"background:\(Self.heat(share))\(share > 0.55 ? ";color:#fff" : "")\" title=\"\(row.retained[offset]) of \(row.size)\">\(escape(formatPercent(share)))</td>"
             }
             html += "</tr>"
         }
