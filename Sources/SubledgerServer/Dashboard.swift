@@ -226,7 +226,7 @@ struct Dashboard {
             return html + "<p class=\"notice\">No customer, originalTransactionId or transactionId \(escape(id)).</p></section>"
         }
         let base = "/v1/customers/\(percentEncode(state.customerId))"
-        html += "<p class=\"muted\">\(escape(state.customerId)) · entitlements: \(escape(state.entitlements.joined(separator: ", ")))</p>"
+        html += "<p class=\"muted\">\(escape(state.customerId)) · entitlements: \(escape(state.entitlements.isEmpty ? "none" : state.entitlements.joined(separator: ", ")))</p>"
         html += table(
             ["Subscription", "Product", "Status", "Period", "Expires", "Auto-renew", "Price", "Plan"],
             state.subscriptions.map { subscription in
