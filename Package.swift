@@ -43,7 +43,7 @@ let package = Package(
         // A small HTTP/1.1 server on epoll with a worker pool, a router, bearer auth and metrics.
         .target(name: "SubledgerHTTP", dependencies: ["CEpoll"]),
         // The ledger over HTTP: the App Store webhook, the read API, metrics and the dashboard.
-        .target(name: "SubledgerServer", dependencies: ["SubledgerHTTP", "SubledgerLedger", "SubledgerLog"]),
+        .target(name: "SubledgerServer", dependencies: ["SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerProjections", "SubledgerEvents"]),
 
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerServer", "SubledgerHTTP", "SubledgerSimulator", "SubledgerProjections"]),

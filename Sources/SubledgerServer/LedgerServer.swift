@@ -30,6 +30,7 @@ public struct LedgerServer: Sendable {
     public var router: Router {
         var router = Router()
         router.post("/v1/notifications/appstore") { request in try self.receive(request) }
+        router.get("/") { request in try self.dashboard(request) }
         router.get("/healthz") { _ in .text("ok\n") }
         router.get("/metrics", protected { _ in self.renderMetrics() })
         router.get("/v1/customers/{id}", protected { request in
@@ -59,6 +60,31 @@ public struct LedgerServer: Sendable {
     func protected(_ handler: @escaping Router.Handler) -> Router.Handler {
         guard let authenticator else { return handler }
         return authenticator.protect(handler)
+    }
+
+    /// The dashboard; `/?token=T` logs a browser in: a 303 back to `/` (keeping the other
+    /// parameters) that sets the token as an HttpOnly cookie, so it leaves the address bar.
+    func dashboard(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard let token = request.query["token"] else {
+            return try protected { request in
+                let html = try self.ledger.read { reader in
+                    Dashboard(reader: reader, query: request.query, now: WallTime.nowMillis()).render(customerId: request.query["customer"])
+                }
+                return .html(html)
+            }(request)
+        }
+        var response = HTTPResponse(status: .seeOther)
+        if let authenticator {
+            var probe = request
+            probe.headers = ["Authorization": "Bearer " + token]
+            guard authenticator.isAuthorized(probe) else {
+                throw HTTPError(.unauthorized, code: "unauthorized", detail: "the token is not the server's API token")
+            }
+            response.headers.set("Set-Cookie", "\(BearerTokenAuthenticator.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict")
+        }
+        let rest = request.query.filter { $0.name != "token" }.map { percentEncode($0.name) + "=" + percentEncode($0.value) }
+        response.headers.set("Location", rest.isEmpty ? "/" : "/?" + rest.joined(separator: "&"))
+        return response
     }
 
     func receive(_ request: HTTPRequest) throws -> HTTPResponse {

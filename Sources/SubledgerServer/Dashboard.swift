@@ -1,0 +1,365 @@
+import SubledgerEvents
+import SubledgerHTTP
+import SubledgerLedger
+import SubledgerProjections
+
+/// The browser dashboard (`GET /`): server-rendered HTML with inline CSS and SVG, over the
+/// twelve months ending at the latest month with revenue (or now).
+///
+/// Every figure is computed by the same projection functions, with the same defaults, as the
+/// JSON reports, and carries `data-metric` / `data-period` / `data-currency` / `data-value`
+/// (milliunits or counts) attributes so a test can compare it with the API.
+struct Dashboard {
+    let projection: Projection
+    let catalog: ProductCatalog?
+    let smallBusiness: Bool
+    let now: Int64
+    let environment: AppStoreEnvironment
+    let environments: [AppStoreEnvironment]
+    let currency: String
+    let currencies: [String]
+    let months: [UTCMonth]
+
+    init(reader: LedgerReader, query: QueryParameters, now: Int64) {
+        projection = reader.projection
+        catalog = reader.catalog
+        smallBusiness = reader.configuration.smallBusiness
+        self.now = now
+        let present = projection.environments
+        environment = query["environment"].map(AppStoreEnvironment.init(rawValue:)) ?? projection.defaultReportEnvironment
+        environments = present.contains(environment) ? present : present + [environment]
+        let scope = ReportScope(environment: environment, catalog: catalog)
+        // All revenue ever, to find the latest month with data and the currencies present.
+        let everything = projection.revenue(
+            from: UTCDay(number: 0), to: UTCDay(number: UTCCalendar.day(containing: now) + 3660), smallBusiness: smallBusiness, scope: scope)
+        let last = everything.rows.compactMap { UTCMonth($0.period) }.max() ?? UTCMonth(containing: now)
+        months = (0..<12).map { UTCMonth(number: last.number - 11 + $0) }
+        var seen = Set(everything.rows.map(\.currency))
+        seen.formUnion(projection.mrr(at: Self.monthEnd(last, now: now), scope: scope).rows.map(\.currency))
+        let requested = query["currency"].flatMap { $0.isEmpty ? nil : $0 }
+        currency = requested ?? (seen.contains("USD") || seen.isEmpty ? "USD" : seen.sorted()[0])
+        seen.insert(currency)
+        currencies = seen.sorted()
+    }
+
+    /// The instant a month's figures are taken at: its last millisecond, or now in the current month.
+    static func monthEnd(_ month: UTCMonth, now: Int64) -> Int64 {
+        month == UTCMonth(containing: now) ? now : UTCMonth(number: month.number + 1).start - 1
+    }
+
+    var scope: ReportScope { ReportScope(environment: environment, catalog: catalog) }
+    var firstDay: UTCDay { UTCDay(containing: months[0].start) }
+    var lastDay: UTCDay { UTCDay(number: UTCCalendar.day(containing: UTCMonth(number: months[11].number + 1).start) - 1) }
+
+    func render(customerId: String?) -> String {
+        var html = """
+            <!doctype html><html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Subledger</title><style>\(Self.css)</style></head><body><main>
+            <header><h1>Subledger</h1><p class="muted">\(escape(environment.rawValue)) · \(escape(currency)) · \(escape(months[0].description)) to \(escape(months[11].description))</p></header>
+            """
+        html += selectors(customerId: customerId)
+        if let customerId, !customerId.isEmpty { html += customerSection(customerId) }
+        html += mrrSections()
+        html += revenueSection() + "</div>"
+        html += churnSections()
+        html += cohortSection()
+        return html + "</main></body></html>"
+    }
+
+    // MARK: Sections
+
+    private func selectors(customerId: String?) -> String {
+        let environmentOptions = environments.map { option($0.rawValue, selected: $0 == environment) }.joined()
+        let currencyOptions = currencies.map { option($0, selected: $0 == currency) }.joined()
+        return """
+            <form class="controls" method="get" action="/">
+            <label>Environment <select name="environment">\(environmentOptions)</select></label>
+            <label>Currency <select name="currency">\(currencyOptions)</select></label>
+            <label>Customer <input name="customer" value="\(escape(customerId ?? ""))" placeholder="appAccountToken or transaction id"></label>
+            <button type="submit">Show</button></form>
+            """
+    }
+
+    private func option(_ value: String, selected: Bool) -> String {
+        "<option value=\"\(escape(value))\"\(selected ? " selected" : "")>\(escape(value))</option>"
+    }
+
+    private func mrrSections() -> String {
+        let reports = months.map { month in
+            (month, Self.monthEnd(month, now: now), projection.mrr(at: Self.monthEnd(month, now: now), scope: scope).rows.first { $0.currency == currency })
+        }
+        let labels = months.map(\.description)
+        let latest = reports[11]
+        let row = latest.2 ?? MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
+        let at = UTCCalendar.iso8601(latest.1)
+        func card(_ title: String, _ metric: String, _ value: Int64, money: Bool) -> String {
+            "<div class=\"card\"><span class=\"muted\">\(escape(title))</span><strong data-metric=\"\(metric)\" data-currency=\"\(escape(currency))\" data-at=\"\(at)\" data-value=\"\(value)\">\(escape(money ? formatMoney(value) : String(value)))</strong></div>"
+        }
+        var html = "<section id=\"summary\"><h2>At \(escape(at))</h2><div class=\"cards\">"
+        html += card("MRR", "mrr", row.mrr, money: true)
+        html += card("ARR", "arr", row.arr, money: true)
+        html += card("Active subscriptions", "activeSubscriptions", Int64(row.activeSubscriptions), money: false)
+        html += card("Active trials", "activeTrials", Int64(row.activeTrials), money: false)
+        html += "</div></section>"
+        html += "<div class=\"grid\"><section id=\"mrr\" class=\"chart-section\"><h2>MRR at each month end</h2>"
+        html += Self.lineChart(
+            title: "MRR in \(currency) at each month end", labels: labels,
+            series: [Series(name: "MRR", color: "#2563eb", values: reports.map { Double($0.2?.mrr ?? 0) })], format: formatAxisMoney)
+        html += table(["Month end", "MRR", "Active", "Trials"], reports.map { month, at, row in
+            [
+                escape(UTCCalendar.iso8601(at)),
+                metricCell("mrr", month, row?.mrr ?? 0, money: true),
+                metricCell("activeSubscriptions", month, Int64(row?.activeSubscriptions ?? 0), money: false),
+                metricCell("activeTrials", month, Int64(row?.activeTrials ?? 0), money: false),
+            ]
+        })
+        html += "</section><section id=\"subscriptions\" class=\"chart-section\"><h2>Active subscriptions at each month end</h2>"
+        html += Self.barChart(
+            title: "Active subscriptions and trials at each month end", labels: labels,
+            series: [
+                Series(name: "Paid", color: "#0d9488", values: reports.map { Double($0.2?.activeSubscriptions ?? 0) }),
+                Series(name: "Trials", color: "#a3a3a3", values: reports.map { Double($0.2?.activeTrials ?? 0) }),
+            ], stacked: true, format: formatCount)
+        html += "</section><section id=\"commitments\" class=\"chart-section\"><h2>Commitments</h2><div class=\"cards\">"
+        html += card("Active commitments", "activeCommitments", Int64(row.activeCommitments), money: false)
+        html += card("Committed revenue remaining", "committedRevenueRemaining", row.committedRevenueRemaining, money: true)
+        html += "</div>"
+        html += Self.barChart(
+            title: "Committed revenue remaining at each month end", labels: labels,
+            series: [Series(name: "Committed revenue remaining", color: "#7c3aed", values: reports.map { Double($0.2?.committedRevenueRemaining ?? 0) })],
+            stacked: false, format: formatAxisMoney)
+        return html + "</section>"
+    }
+
+    private func revenueSection() -> String {
+        let report = projection.revenue(from: firstDay, to: lastDay, smallBusiness: smallBusiness, scope: scope)
+        let rows = months.map { month in report.rows.first { $0.period == month.description && $0.currency == currency } }
+        var html = "<section id=\"revenue\" class=\"chart-section\"><h2>Revenue by month</h2>"
+        html += Self.barChart(
+            title: "Gross sales and refunds in \(currency) by month", labels: months.map(\.description),
+            series: [
+                Series(name: "Gross", color: "#16a34a", values: rows.map { Double($0?.grossSales ?? 0) }),
+                Series(name: "Refunds", color: "#dc2626", values: rows.map { Double($0?.refunds ?? 0) }),
+            ], stacked: false, format: formatAxisMoney)
+        html += table(["Month", "Gross", "Refunds", "Net", "Proceeds"], zip(months, rows).map { month, row in
+            [
+                escape(month.description),
+                metricCell("gross", month, row?.grossSales ?? 0, money: true),
+                metricCell("refunds", month, row?.refunds ?? 0, money: true),
+                metricCell("net", month, row?.net ?? 0, money: true),
+                metricCell("proceeds", month, row?.proceeds ?? 0, money: true),
+            ]
+        })
+        return html + "</section>"
+    }
+
+    private func churnSections() -> String {
+        let report = projection.churn(from: firstDay, to: lastDay, scope: scope)
+        let rows = months.map { month in report.rows.first { $0.period == month.description } }
+        let reasons: [(String, String, KeyPath<ChurnReasons, Int>)] = [
+            ("Voluntary", "#f59e0b", \.voluntary), ("Billing error", "#dc2626", \.billingError),
+            ("Price increase", "#7c3aed", \.priceIncrease), ("Not for sale", "#0891b2", \.productNotForSale),
+            ("Refund", "#be185d", \.refund), ("Other", "#737373", \.other),
+        ]
+        // Each reason's share of the churn rate: churned for it over active at the start.
+        let series = reasons.map { name, color, path in
+            Series(name: name, color: color, values: rows.map { row in
+                guard let row, row.activeAtStart > 0 else { return 0 }
+                return Double(row.byReason[keyPath: path]) / Double(row.activeAtStart)
+            })
+        }
+        var html = "<div class=\"grid\"><section id=\"churn\" class=\"chart-section\"><h2>Churn rate by month, by reason</h2>"
+        html += Self.barChart(title: "Churn rate by month, stacked by reason", labels: months.map(\.description), series: series, stacked: true, format: formatPercent)
+        html += table(["Month", "Active at start", "Churned", "Churn rate"], zip(months, rows).map { month, row in
+            [
+                escape(month.description), String(row?.activeAtStart ?? 0),
+                metricCell("churned", month, Int64(row?.churned ?? 0), money: false),
+                escape(row?.churnRate.map(formatPercent) ?? "—"),
+            ]
+        })
+        html += "</section><section id=\"trials\" class=\"chart-section\"><h2>Trial conversion by month</h2>"
+        html += Self.barChart(
+            title: "Trials started and converted by month", labels: months.map(\.description),
+            series: [
+                Series(name: "Started", color: "#a3a3a3", values: rows.map { Double($0?.trialsStarted ?? 0) }),
+                Series(name: "Converted", color: "#16a34a", values: rows.map { Double($0?.trialsConverted ?? 0) }),
+            ], stacked: false, format: formatCount)
+        html += table(["Month", "Started", "Converted", "Rate", "Commitments started / completed / defaulted"], zip(months, rows).map { month, row in
+            [
+                escape(month.description),
+                metricCell("trialsStarted", month, Int64(row?.trialsStarted ?? 0), money: false),
+                metricCell("trialsConverted", month, Int64(row?.trialsConverted ?? 0), money: false),
+                escape(row?.trialConversionRate.map(formatPercent) ?? "—"),
+                "\(row?.commitmentsStarted ?? 0) / \(row?.commitmentsCompleted ?? 0) / \(row?.commitmentsDefaulted ?? 0)",
+            ]
+        })
+        return html + "</section></div>"
+    }
+
+    private func cohortSection() -> String {
+        // Measured up to the end of the range, so a range in the past is not padded with months
+        // after its data.
+        let measuredUntil = min(now, UTCMonth(number: months[11].number + 1).start)
+        let report = projection.cohorts(from: months[0], to: months[11], now: measuredUntil, scope: scope)
+        let width = report.rows.map(\.retained.count).max() ?? 0
+        var html = "<section id=\"cohorts\" class=\"chart-section\"><h2>Cohort retention</h2>"
+        html += "<svg class=\"key\" viewBox=\"0 0 200 12\" role=\"img\" aria-label=\"0 to 100 %\"><defs><linearGradient id=\"heat\"><stop offset=\"0\" stop-color=\"\(Self.heat(0))\"/><stop offset=\"1\" stop-color=\"\(Self.heat(1))\"/></linearGradient></defs><rect width=\"200\" height=\"12\" fill=\"url(#heat)\"/></svg><span class=\"muted\"> 0 → 100 % of the cohort paid at the start of month +k</span>"
+        html += "<div class=\"scroll\"><table class=\"heat\"><thead><tr><th>Cohort</th><th>Size</th>"
+        html += (0..<width).map { "<th>+\($0 + 1)</th>" }.joined() + "</tr></thead><tbody>"
+        for row in report.rows {
+            html += "<tr><th>\(escape(row.cohort))</th><td data-metric=\"cohortSize\" data-period=\"\(escape(row.cohort))\" data-value=\"\(row.size)\">\(row.size)</td>"
+            for offset in 0..<width {
+                guard offset < row.retained.count, row.size > 0 else { html += "<td></td>"; continue }
+                let share = Double(row.retained[offset]) / Double(row.size)
+                html += "<td style=\"background:\(Self.heat(share))\(share > 0.55 ? ";color:#fff" : "")\" title=\"\(row.retained[offset]) of \(row.size)\">\(escape(formatPercent(share)))</td>"
+            }
+            html += "</tr>"
+        }
+        if report.rows.isEmpty { html += "<tr><td colspan=\"2\">No cohort in these months.</td></tr>" }
+        return html + "</tbody></table></div></section>"
+    }
+
+    private func customerSection(_ id: String) -> String {
+        var html = "<section id=\"customer\"><h2>Customer \(escape(id))</h2>"
+        guard let state = projection.customer(id, asOf: now, catalog: catalog), let history = projection.history(id) else {
+            return html + "<p class=\"notice\">No customer, originalTransactionId or transactionId \(escape(id)).</p></section>"
+        }
+        let base = "/v1/customers/\(percentEncode(state.customerId))"
+        html += "<p class=\"muted\">\(escape(state.customerId)) · entitlements: \(escape(state.entitlements.isEmpty ? "none" : state.entitlements.joined(separator: ", ")))</p>"
+        html += table(
+            ["Subscription", "Product", "Status", "Period", "Expires", "Auto-renew", "Price", "Plan"],
+            state.subscriptions.map { subscription in
+                [
+                    escape(subscription.originalTransactionId), escape(subscription.productId ?? "—"),
+                    "<span data-metric=\"status\">\(escape(subscription.status.rawValue))</span>" + (subscription.expirationReason.map { " (\(escape($0.rawValue)))" } ?? ""),
+                    escape(subscription.periodType.rawValue),
+                    escape(subscription.expiresAt.map(UTCCalendar.iso8601) ?? "—"),
+                    subscription.autoRenew.map { $0 ? "on" : "off" } ?? "—",
+                    escape(subscription.price.map { formatMoney($0, currency: subscription.currency ?? "") } ?? "—"),
+                    escape(subscription.billingPlan.rawValue) + (subscription.commitment.map { " \($0.billingPeriodNumber ?? 0)/\($0.totalBillingPeriods ?? 0)" } ?? ""),
+                ]
+            }, open: true)
+        if !state.purchases.isEmpty {
+            html += table(["Purchase", "Product", "Purchased", "Price", "Refunded"], state.purchases.map { purchase in
+                [
+                    escape(purchase.transactionId), escape(purchase.productId ?? "—"),
+                    escape(purchase.purchasedAt.map(UTCCalendar.iso8601) ?? "—"),
+                    escape(purchase.price.map { formatMoney($0, currency: purchase.currency ?? "") } ?? "—"),
+                    purchase.refunded ? "yes" : "no",
+                ]
+            }, open: true)
+        }
+        html += "<h3>History <a href=\"\(base)/history?raw=1\">(all raw evidence)</a></h3>"
+        html += table(["Effective", "Event", "Transaction", "Evidence"], history.events.map { entry in
+            let at = UTCCalendar.iso8601(entry.effectiveAt)
+            return [
+                escape(at), escape(entry.type.name + (entry.subtype.map { " · \($0)" } ?? "")), escape(entry.transactionId ?? entry.originalTransactionId),
+                "<a href=\"\(base)/history?raw=1&amp;from=\(percentEncode(at))&amp;to=\(percentEncode(at))\">signed payload</a>",
+            ]
+        }, open: true)
+        return html + "</section>"
+    }
+
+    // MARK: Pieces
+
+    private func metricCell(_ metric: String, _ month: UTCMonth, _ value: Int64, money: Bool) -> String {
+        "<td data-metric=\"\(metric)\" data-period=\"\(month.description)\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\">\(escape(money ? formatMoney(value) : String(value)))</td>"
+    }
+
+    /// A table of already-escaped cells, folded away under the chart unless `open`.
+    private func table(_ headers: [String], _ rows: [[String]], open: Bool = false) -> String {
+        var html = open ? "<div class=\"scroll\"><table>" : "<details><summary>Numbers</summary><div class=\"scroll\"><table>"
+        html += "<thead><tr>" + headers.map { "<th>\(escape($0))</th>" }.joined() + "</tr></thead><tbody>"
+        // A cell that is already a <td> (a metric cell, with its attributes) is kept as is.
+        for row in rows { html += "<tr>" + row.map { $0.hasPrefix("<td") ? $0 : "<td>\($0)</td>" }.joined() + "</tr>" }
+        return html + "</tbody></table></div>" + (open ? "" : "</details>")
+    }
+
+    private func formatMoney(_ milliunits: Int64) -> String { formatMoney(milliunits, currency: currency) }
+
+    private func formatMoney(_ milliunits: Int64, currency: String) -> String {
+        Self.majorUnits(milliunits) + (currency.isEmpty ? "" : " " + currency)
+    }
+
+    private func formatAxisMoney(_ milliunits: Double) -> String { Self.majorUnits(Int64(milliunits.rounded())) }
+
+    private func formatCount(_ value: Double) -> String { String(Int64(value.rounded())) }
+
+    private func formatPercent(_ fraction: Double) -> String {
+        let tenths = Int64((fraction * 1000).rounded())
+        return "\(tenths / 10).\(tenths % 10) %"
+    }
+
+    /// Milliunits as major units with two decimals, rounded half away from zero.
+    static func majorUnits(_ milliunits: Int64) -> String {
+        let cents = (milliunits.magnitude + 5) / 10
+        let fraction = cents % 100
+        return (milliunits < 0 ? "-" : "") + "\(cents / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+    }
+
+    /// White to blue as retention goes from 0 to 1.
+    static func heat(_ share: Double) -> String {
+        let clamped = min(1, max(0, share))
+        func channel(_ from: Double, _ to: Double) -> Int { Int((from + (to - from) * clamped).rounded()) }
+        return "rgb(\(channel(239, 30)),\(channel(246, 64)),\(channel(255, 175)))"
+    }
+
+    static let css = """
+        :root{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#111827;background:#f3f4f6}
+        main{max-width:1200px;margin:0 auto;padding:1rem}
+        h1{margin:.2rem 0}h2{font-size:1.05rem;margin:.2rem 0 .6rem}h3{font-size:.95rem}
+        .muted{color:#6b7280;font-size:.9rem}
+        section{background:#fff;border-radius:10px;padding:1rem;margin:0 0 1rem;box-shadow:0 1px 2px rgba(0,0,0,.06);min-width:0}
+        .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,480px),1fr));gap:1rem}
+        .grid section{margin:0}.grid{margin-bottom:1rem}
+        .controls{display:flex;flex-wrap:wrap;gap:.6rem;align-items:end;margin:0 0 1rem}
+        .controls label{display:flex;flex-direction:column;font-size:.8rem;color:#374151}
+        .controls input,.controls select,.controls button{font:inherit;padding:.35rem .5rem;border:1px solid #d1d5db;border-radius:6px;background:#fff}
+        .controls input{min-width:16rem}.controls button{background:#2563eb;color:#fff;border-color:#2563eb}
+        .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:.6rem;margin-bottom:.6rem}
+        .card{border:1px solid #e5e7eb;border-radius:8px;padding:.6rem}.card strong{display:block;font-size:1.3rem;margin-top:.2rem}
+        svg.chart{width:100%;height:auto;display:block}svg.key{width:200px;height:12px;vertical-align:middle}
+        .grid line,.chart line{stroke:#e5e7eb}.tick{font-size:11px;fill:#6b7280}
+        .legend{display:flex;flex-wrap:wrap;gap:.8rem;font-size:.8rem;margin:.3rem 0}
+        .legend i{display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.3rem;vertical-align:-1px}
+        .scroll{overflow-x:auto}table{border-collapse:collapse;font-size:.85rem;width:100%}
+        th,td{padding:.3rem .45rem;border-bottom:1px solid #f0f0f0;text-align:left;white-space:nowrap}
+        table.heat td{text-align:center;font-variant-numeric:tabular-nums}
+        details summary{cursor:pointer;color:#2563eb;font-size:.85rem;margin-top:.4rem}
+        .notice{background:#fef3c7;padding:.6rem;border-radius:6px}
+        """
+}
+
+/// `text` with the five characters that matter in HTML text and quoted attributes escaped.
+func escape(_ text: String) -> String {
+    var escaped = ""
+    escaped.reserveCapacity(text.utf8.count)
+    for character in text {
+        switch character {
+        case "&": escaped += "&amp;"
+        case "<": escaped += "&lt;"
+        case ">": escaped += "&gt;"
+        case "\"": escaped += "&quot;"
+        case "'": escaped += "&#39;"
+        default: escaped.append(character)
+        }
+    }
+    return escaped
+}
+
+/// Percent-encodes all but RFC 3986's unreserved characters, for a path segment or query value.
+func percentEncode(_ text: String) -> String {
+    var encoded = ""
+    for byte in text.utf8 {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            encoded.unicodeScalars.append(Unicode.Scalar(byte))
+        default:
+            let hex = Array("0123456789ABCDEF".utf8)
+            encoded += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
+        }
+    }
+    return encoded
+}

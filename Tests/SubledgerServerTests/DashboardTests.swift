@@ -1,0 +1,131 @@
+import Foundation
+import SubledgerHTTP
+import SubledgerServer
+import Testing
+
+@Suite("Dashboard")
+struct DashboardTests {
+    static let token = "dash-t0ken"
+    static let january: Int64 = 1_767_225_600_000  // 2026-01-01T00:00:00Z
+    static let day: Int64 = 86_400_000
+
+    /// Three USD subscriptions started in January, February and March, one EUR one in February,
+    /// and each January one renewed in February.
+    static func ledgerWithSubscriptions() throws -> WebhookFixture {
+        let fixture = try WebhookFixture(token: token)
+        let fixtures = fixture.fixtures
+        let starts: [(id: String, at: Int64, currency: String, price: Int64)] = [
+            ("2000000000000101", january + 2 * day, "USD", 9990),
+            ("2000000000000102", january + 33 * day, "USD", 4990),
+            ("2000000000000103", january + 40 * day, "EUR", 8990),
+            ("2000000000000104", january + 65 * day, "USD", 19990),
+        ]
+        for start in starts {
+            let transaction = fixtures.transaction(transactionId: start.id, purchaseDate: start.at, price: start.price, currency: start.currency)
+            let body = fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
+            #expect(try fixture.post(body).status == 200)
+        }
+        let renewal = fixtures.transaction(
+            transactionId: "2000000000000201", originalTransactionId: "2000000000000101", purchaseDate: january + 32 * day, price: 9990)
+        let body = fixtures.notification(.didRenew, transaction: renewal, renewal: fixtures.renewalInfo(for: renewal)).webhookBody
+        #expect(try fixture.post(body).status == 200)
+        return fixture
+    }
+
+    static func get(_ fixture: WebhookFixture, _ target: String, cookie: String? = token) throws -> HTTPResponse {
+        var headers = HTTPHeaders()
+        if let cookie { headers.add("Cookie", "theme=dark; subledger_token=\(cookie)") }
+        let request = try HTTPRequest(method: "GET", target: target, headers: headers)
+        do {
+            return try fixture.server.router.respond(to: request)
+        } catch let error as HTTPError {
+            return error.response
+        }
+    }
+
+    static func json(_ fixture: WebhookFixture, _ target: String) throws -> [String: Any] {
+        let response = try get(fixture, target)
+        #expect(response.status.code == 200, "\(target)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+    }
+
+    /// `(metric, period, currency, value)` of every element with `data-period`.
+    static func periodMetrics(_ html: String) throws -> [(metric: String, period: String, currency: String, value: Int64)] {
+        let pattern = try NSRegularExpression(pattern: #"data-metric="(\w+)" data-period="([^"]*)" data-currency="([^"]*)" data-value="(-?\d+)""#)
+        return pattern.matches(in: html, range: NSRange(html.startIndex..., in: html)).map { match in
+            func group(_ index: Int) -> String { String(html[Range(match.range(at: index), in: html)!]) }
+            return (group(1), group(2), group(3), Int64(group(4))!)
+        }
+    }
+
+    @Test("the dashboard needs the token: 401 without it, 200 HTML with the cookie; /?token= sets that cookie and redirects")
+    func needsToken() throws {
+        let fixture = try WebhookFixture(token: Self.token)
+        defer { fixture.server.ledger.close() }
+        #expect(try Self.get(fixture, "/", cookie: nil).status.code == 401)
+        #expect(try Self.get(fixture, "/", cookie: "wrong").status.code == 401)
+        let page = try Self.get(fixture, "/")
+        #expect(page.status.code == 200)
+        #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true)
+        #expect(String(decoding: page.body, as: UTF8.self).hasPrefix("<!doctype html>"))
+
+        let login = try Self.get(fixture, "/?token=\(Self.token)&currency=EUR", cookie: nil)
+        #expect(login.status.code == 303)
+        #expect(login.headers["Location"] == "/?currency=EUR")
+        let cookie = try #require(login.headers["Set-Cookie"])
+        #expect(cookie.hasPrefix("subledger_token=\(Self.token);"))
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        #expect(try Self.get(fixture, "/?token=guess", cookie: nil).status.code == 401)
+    }
+
+    @Test("after ingesting notifications, every chart section has an SVG and its numbers equal the JSON reports")
+    func numbersMatchTheAPI() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        let html = String(decoding: try Self.get(fixture, "/?currency=USD&environment=Production").body, as: UTF8.self)
+        for section in ["mrr", "subscriptions", "commitments", "revenue", "churn", "trials", "cohorts"] {
+            let start = try #require(html.range(of: "<section id=\"\(section)\""), "section \(section)")
+            let end = try #require(html.range(of: "</section>", range: start.upperBound..<html.endIndex))
+            #expect(html[start.lowerBound..<end.lowerBound].contains("<svg"), "section \(section) has a chart")
+        }
+        #expect(html.contains("<option value=\"EUR\">EUR</option>"), "the currencies present are offered")
+
+        let metrics = try Self.periodMetrics(html)
+        let gross = metrics.filter { $0.metric == "gross" }
+        #expect(gross.count == 12)
+        #expect(gross.last?.period == "2026-03", "the range ends at the latest month with data")
+        let revenue = try Self.json(fixture, "/v1/reports/revenue?from=2025-04-01&to=2026-03-31")
+        let rows = try #require(revenue["rows"] as? [[String: Any]])
+        for cell in gross {
+            let row = rows.first { $0["period"] as? String == cell.period && $0["currency"] as? String == "USD" }
+            #expect(cell.value == Int64(row?["grossSales"] as? Int ?? 0), "gross \(cell.period)")
+        }
+        #expect(gross.contains { $0.period == "2026-02" && $0.value == 9990 + 4990 }, "February: a renewal and a new subscription")
+
+        let summary = try NSRegularExpression(pattern: #"data-metric="mrr" data-currency="USD" data-at="([^"]+)" data-value="(-?\d+)""#)
+        let match = try #require(summary.firstMatch(in: html, range: NSRange(html.startIndex..., in: html)))
+        let at = String(html[Range(match.range(at: 1), in: html)!])
+        let shown = Int64(html[Range(match.range(at: 2), in: html)!])!
+        #expect(at == "2026-03-31T23:59:59.999Z")
+        let mrr = try Self.json(fixture, "/v1/reports/mrr?at=\(at)")
+        let usd = try #require((mrr["rows"] as? [[String: Any]])?.first { $0["currency"] as? String == "USD" })
+        #expect(shown == Int64(try #require(usd["mrr"] as? Int)))
+        #expect(shown > 0)
+        #expect(html.contains(String(format: "%.2f USD", Double(shown) / 1000)), "amounts are shown in major units with the currency")
+    }
+
+    @Test("a customer id is escaped wherever the look-up shows it")
+    func escapesCustomerId() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        let id = "<script>alert(\"x\")</script>"
+        let target = "/?customer=" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let html = String(decoding: try Self.get(fixture, target).body, as: UTF8.self)
+        #expect(!html.contains("<script"))
+        #expect(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"))
+
+        let known = String(decoding: try Self.get(fixture, "/?customer=2000000000000101").body, as: UTF8.self)
+        #expect(known.contains("data-metric=\"status\">active<") || known.contains("data-metric=\"status\">expired<"))
+        #expect(known.contains("href=\"/v1/customers/2000000000000101/history?raw=1\""))
+    }
+}
