@@ -21,6 +21,7 @@ demo: release
 test: build
 	$(SWIFT) test -j $(JOBS) --parallel
 	Tools/cli-check
+	Tools/dashboard-screenshot
 	Tools/crash-log --runs 20
 
 bench: release
