@@ -23,12 +23,14 @@ test: build
 	Tools/cli-check
 	Tools/dashboard-screenshot
 	Tools/crash-log --runs 20
+	python3 Tools/crash-http.py .build/debug/subledger --runs 10
 
 bench: release
 	.build/release/subledger-bench
 
 crash: build
-	Tools/crash-log --runs 200
+	Tools/crash-log --runs 20
+	python3 Tools/crash-http.py .build/debug/subledger --runs 100
 
 clean:
 	rm -rf .build

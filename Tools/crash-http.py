@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""kill -9 test of the webhook: a client posts signed notifications and records every 200; the
+server is killed at a random moment; after a restart, every acknowledged notification must be in
+the ledger (re-posting it answers "duplicate") and `verify` must pass. Loopback only, bounded.
+
+Usage: crash-http.py SUBLEDGER_BINARY --runs N
+"""
+import http.client, json, os, random, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+def start(binary, data, port):
+    server = subprocess.Popen([binary, "--data", data, "serve", "--listen", f"127.0.0.1:{port}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2); c.request("GET", "/healthz")
+            if c.getresponse().status == 200: return server
+        except OSError:
+            time.sleep(0.05)
+    server.kill(); raise SystemExit("crash-http: the server did not start")
+
+def post(connection, body):
+    connection.request("POST", "/v1/notifications/appstore", body=body, headers={"Content-Type": "application/json"})
+    response = connection.getresponse()
+    return response.status, json.loads(response.read() or b"{}")
+
+def main():
+    binary, runs = sys.argv[1], int(sys.argv[sys.argv.index("--runs") + 1])
+    work = tempfile.mkdtemp(prefix="subledger-crash-http-")
+    try:
+        subprocess.run([binary, "simulate", "--customers", "300", "--months", "6", "--seed", "3", "--out", work + "/sim"], check=True, capture_output=True)
+        data = work + "/data"
+        subprocess.run([binary, "--data", data, "init", "--bundle-id", "com.example.subledger", "--app-apple-id", "1234567890",
+                        "--root", work + "/sim/root.cer"], check=True, capture_output=True)
+        bodies = [line for line in open(work + "/sim/notifications.jsonl").read().split("\n") if line]
+        acknowledged, next_line, passed, failed = [], 0, 0, 0
+        for run in range(runs):
+            port = free_port()
+            server = start(binary, data, port)
+            killer = threading.Timer(random.uniform(0.05, 0.6), lambda: os.kill(server.pid, signal.SIGKILL))
+            killer.start()
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            try:
+                while next_line < len(bodies):
+                    status, answer = post(connection, bodies[next_line])
+                    if status == 200: acknowledged.append(next_line)
+                    next_line += 1
+            except (OSError, http.client.HTTPException):
+                pass  # killed mid-request: that one was not acknowledged
+            killer.cancel(); server.wait()
+            # Restart: everything acknowledged must be there (a re-post is a duplicate).
+            server = start(binary, data, port)
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            missing = [i for i in acknowledged if post(connection, bodies[i])[1].get("status") != "duplicate"]
+            server.send_signal(signal.SIGTERM); server.wait()
+            verify = subprocess.run([binary, "--data", data, "verify", "--json"], capture_output=True, text=True)
+            if missing or verify.returncode != 0:
+                failed += 1
+                print(f"crash-http: run {run + 1}: {len(missing)} acknowledged notifications missing; verify exit {verify.returncode}", file=sys.stderr)
+            else:
+                passed += 1
+            if next_line >= len(bodies): next_line = 0
+        print(f"crash-http: {len(acknowledged)} acknowledgements checked after {runs} kills")
+        print(f"crash-http: {passed} passed, {failed} failed")
+        return 0 if failed == 0 else 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+if __name__ == "__main__":
+    sys.exit(main())
