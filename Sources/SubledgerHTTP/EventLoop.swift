@@ -18,6 +18,8 @@ final class EventLoop {
         let listener: Int32
         let inbox: LoopInbox
         let pool: WorkerPool
+        /// GET and HEAD go here when present.
+        let readPool: WorkerPool?
         let metrics: ServerMetrics
     }
 
@@ -29,6 +31,7 @@ final class EventLoop {
     private var listener: Int32?
     private let inbox: LoopInbox
     private let pool: WorkerPool
+    private let readPool: WorkerPool?
     private let metrics: ServerMetrics
     private let limits: RequestParser.Limits
     private let clock = ContinuousClock()
@@ -60,6 +63,7 @@ final class EventLoop {
         listener = parts.listener
         inbox = parts.inbox
         pool = parts.pool
+        readPool = parts.readPool
         metrics = parts.metrics
         limits = RequestParser.Limits(maxHeaderBytes: configuration.maxHeaderBytes,
                                       maxHeaderCount: configuration.maxHeaderCount,
@@ -93,6 +97,7 @@ final class EventLoop {
             }
         }
         pool.stopAndJoin()
+        readPool?.stopAndJoin()
         if let listener { SystemCalls.close(listener) }
     }
 
@@ -243,7 +248,8 @@ final class EventLoop {
         if !keepAlive || stopping { connection.closeAfterResponse = true }
         setInterest(connection, 0)
         inFlight += 1
-        pool.submit(WorkerPool.Job(connectionID: connection.id, request: request))
+        let isRead = request.method == "GET" || request.method == "HEAD"
+        (isRead ? readPool ?? pool : pool).submit(WorkerPool.Job(connectionID: connection.id, request: request))
     }
 
     // MARK: Writing

@@ -27,6 +27,9 @@ extension HTTPServer {
         /// Threads that call the handler. Handlers may block (on `fsync`, on a lock), so this is
         /// the number of requests that can be in progress at once.
         public var workerThreads: Int
+        /// Threads of their own for GET and HEAD, so reads never wait behind slow writes (such
+        /// as signature checks and syncs); 0 sends every request to the one pool.
+        public var readWorkerThreads: Int
         /// Pending connections the kernel queues before the server accepts them (`listen(2)`).
         public var backlog: Int
         public var accessLog: AccessLog
@@ -35,7 +38,8 @@ extension HTTPServer {
                     maxHeaderBytes: Int = 16 * 1024, maxHeaderCount: Int = 100, maxBodyBytes: Int = 1024 * 1024,
                     readTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60),
                     writeTimeout: Duration = .seconds(30), shutdownTimeout: Duration = .seconds(30),
-                    workerThreads: Int = 8, backlog: Int = 1024, accessLog: AccessLog = .standardError) {
+                    workerThreads: Int = 8, backlog: Int = 1024, accessLog: AccessLog = .standardError,
+                    readWorkerThreads: Int = 2) {
             self.host = host
             self.port = port
             self.maxConnections = maxConnections
@@ -47,6 +51,7 @@ extension HTTPServer {
             self.writeTimeout = writeTimeout
             self.shutdownTimeout = shutdownTimeout
             self.workerThreads = workerThreads
+            self.readWorkerThreads = readWorkerThreads
             self.backlog = backlog
             self.accessLog = accessLog
         }
@@ -56,6 +61,7 @@ extension HTTPServer {
             precondition(maxHeaderBytes >= 64 && maxHeaderCount > 0, "header limits must allow a request line and some headers")
             precondition(maxBodyBytes >= 0, "maxBodyBytes must not be negative")
             precondition(workerThreads > 0, "workerThreads must be positive")
+            precondition(readWorkerThreads >= 0, "readWorkerThreads must not be negative")
             for timeout in [readTimeout, idleTimeout, writeTimeout, shutdownTimeout] {
                 precondition(timeout > .zero, "timeouts must be positive")
             }

@@ -50,6 +50,7 @@ public final class HTTPServer: Sendable {
                                                       backlog: Int32(clamping: configuration.backlog))
         self.port = port
         var pool: WorkerPool?
+        var readPool: WorkerPool?
         do throws(HTTPServerError) {
             let inbox = try LoopInbox()
             self.inbox = inbox
@@ -59,8 +60,11 @@ public final class HTTPServer: Sendable {
                 throw HTTPServerError(errno: errno, context: "epoll_ctl")
             }
             pool = try WorkerPool(count: configuration.workerThreads, handler: handler, inbox: inbox)
+            if configuration.readWorkerThreads > 0 {
+                readPool = try WorkerPool(count: configuration.readWorkerThreads, handler: handler, inbox: inbox)
+            }
             let parts = EventLoop.Parts(configuration: configuration, epoll: epoll, listener: listener, inbox: inbox,
-                                        pool: pool!, metrics: ServerMetrics(metrics))
+                                        pool: pool!, readPool: readPool, metrics: ServerMetrics(metrics))
             let finished = self.finished
             finished.enter()
             do throws(HTTPServerError) {
@@ -74,6 +78,7 @@ public final class HTTPServer: Sendable {
             }
         } catch {
             pool?.stopAndJoin()
+            readPool?.stopAndJoin()
             SystemCalls.close(listener)
             throw error
         }

@@ -223,3 +223,31 @@ struct ServerBehaviourTests {
         first.shutdown()
     }
 }
+
+@Suite("Server: reads have workers of their own")
+struct ReadWorkerTests {
+    @Test("with every write worker blocked, GET requests are still answered")
+    func readsDoNotWaitForWrites() throws {
+        let hold = Gate()
+        let entered = Gate()
+        var router = Router()
+        router.post("/slow") { _ in
+            entered.open()
+            hold.wait()
+            return .text("written")
+        }
+        router.get("/fast") { _ in .text("read") }
+        try withServer(.test { $0.workerThreads = 1; $0.readWorkerThreads = 1 }, handler: router) { server in
+            let writer = try RawClient(port: server.port)
+            try writer.send("POST /slow HTTP/1.1\r\nHost: test\r\nContent-Length: 1\r\n\r\nx")
+            #expect(entered.wait())
+            let reader = try RawClient(port: server.port)
+            for _ in 0..<3 {
+                try reader.send(get("/fast"))
+                #expect(try reader.readResponse().text == "read")
+            }
+            hold.open()
+            #expect(try writer.readResponse().text == "written")
+        }
+    }
+}
