@@ -47,7 +47,10 @@ let package = Package(
 
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerServer", "SubledgerHTTP", "SubledgerSimulator", "SubledgerProjections"]),
-        .executableTarget(name: "subledger-bench", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "CSQLite"], path: "Tools/Bench"),
+        .executableTarget(
+            name: "subledger-bench",
+            dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerProjections", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "CSQLite"],
+            path: "Tools/Bench"),
         .executableTarget(name: "subledger-crash", dependencies: ["SubledgerLog"], path: "Tools/Crash"),
 
         // Tests

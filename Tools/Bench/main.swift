@@ -192,6 +192,7 @@ await concurrentAppendBenchmark(tasks: 256, perTask: quick ? 50 : 400)
 scanBenchmark(count: quick ? 200_000 : 2_000_000)
 
 let ingest = try! IngestBenchmark.run(count: quick ? 2_000 : 20_000)
+let rebuild = try! RebuildBenchmark.run(events: quick ? 200_000 : 2_000_000)
 
 let header = ["benchmark", "unit", "Subledger", "SQLite", "ratio"]
 var table = [header]
@@ -216,3 +217,5 @@ if let python = ingest.pythonPerSecond {
     print("Apple's Python library: not installed (run Tools/setup-python) — comparison skipped")
 }
 print("stored evidence: \(Int(ingest.evidenceBytesPerNotification)) bytes per notification")
+print("projection rebuild, \(rebuild.events) events: log → fold → LMDB snapshot \(rate(rebuild.rebuildPerSecond)) events/s; fold from the log \(rate(rebuild.foldFromLogPerSecond)) events/s vs the same fold from SQLite \(rate(rebuild.sqlitePerSecond)) events/s (ratio \(fmt(rebuild.foldFromLogPerSecond / rebuild.sqlitePerSecond))x)")
+print("customer look-up on the projection: p50 \(fmt(rebuild.lookupP50Microseconds)) µs, p99 \(fmt(rebuild.lookupP99Microseconds)) µs; snapshot \(rebuild.snapshotBytes / 1_000_000) MB")
