@@ -112,7 +112,7 @@ public final class Ledger: @unchecked Sendable {
     public func ingest(_ line: IngestLine, recordedAt: Int64) throws -> IngestOutcome {
         let slot = StoreSlot(line: line, prepared: preparer.prepare(line))
         waiting.withLock { $0.append(slot) }
-        try ingestion.withLock { _ in
+        ingestion.withLock { _ in
             guard slot.outcome == nil else { return }  // an earlier holder stored it
             let batch = waiting.withLock { queue in defer { queue.removeAll() }; return queue }
             do {
