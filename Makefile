@@ -24,6 +24,7 @@ test: build
 	Tools/dashboard-screenshot
 	Tools/crash-log --runs 20
 	python3 Tools/crash-http.py .build/debug/subledger --runs 10
+	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40
 
 bench: release
 	.build/release/subledger-bench
@@ -31,6 +32,7 @@ bench: release
 crash: build
 	Tools/crash-log --runs 20
 	python3 Tools/crash-http.py .build/debug/subledger --runs 100
+	python3 Tools/corrupt-log.py .build/debug/subledger --runs 1000
 
 clean:
 	rm -rf .build
