@@ -3,7 +3,8 @@
 byte, a zeroed range, a truncation) and require that `subledger verify` finds and locates it:
 exit 3 with a problem naming the damaged file, except a truncation exactly at a frame boundary of
 the last segment, which is indistinguishable from a shorter log (exit 0 then, fewer records).
-Reading must never crash. Bounded, local files only.
+Damage to the LMDB projection snapshot must be detected and rebuilt from the log: the ledger's
+answers stay the same. Reading must never crash. Bounded, local files only.
 
 Usage: corrupt-log.py SUBLEDGER_BINARY --runs N [--seed S]
 """
@@ -22,12 +23,26 @@ def main():
         subprocess.run([binary, "--data", pristine, "ingest", work + "/sim/notifications.jsonl"], check=True, capture_output=True)
         clean = json.loads(subprocess.run([binary, "--data", pristine, "verify", "--json"], capture_output=True, text=True).stdout)
         assert clean["ok"], "the pristine ledger does not verify"
+        clean_mrr = subprocess.run([binary, "--data", pristine, "report", "mrr", "--at", "2026-04-01", "--json"], capture_output=True, text=True).stdout
         passed = failed = 0
         kinds = {}
         for run in range(runs):
             data = work + "/run"
             shutil.rmtree(data, ignore_errors=True)
             shutil.copytree(pristine, data)
+            if rng.random() < 0.25:
+                current = open(f"{data}/projections/CURRENT").read().strip()
+                snapshot = f"{data}/projections/{current}/data.mdb"
+                with open(snapshot, "r+b") as f:
+                    size = os.path.getsize(snapshot); offset = rng.randrange(size)
+                    f.seek(offset); byte = f.read(1)[0]; f.seek(offset); f.write(bytes([byte ^ 0x40]))
+                answer = subprocess.run([binary, "--data", data, "report", "mrr", "--at", "2026-04-01", "--json"], capture_output=True, text=True)
+                if answer.returncode == 0 and answer.stdout == clean_mrr:
+                    passed += 1; kinds["snapshot byte, rebuilt"] = kinds.get("snapshot byte, rebuilt", 0) + 1
+                else:
+                    failed += 1
+                    print(f"corrupt-log: run {run + 1}: snapshot damage at {offset} changed the answer or failed (exit {answer.returncode}): {answer.stderr.strip()[:200]}", file=sys.stderr)
+                continue
             log = rng.choice(["log", "evidence"])
             segment = sorted(f for f in os.listdir(f"{data}/{log}") if f.endswith(".seg"))[-1]
             path = f"{data}/{log}/{segment}"

@@ -129,6 +129,8 @@ struct ProjectionStoreTests {
             let meta = try environment.openDatabase(named: "meta", create: false)
             try environment.write { try $0.put(key: Array("schema".utf8), value: [0, 0, 0x03, 0xe7], in: meta) }
         }
+        // As another version would have left it: its own checksum (here: none, which is accepted).
+        try FileManager.default.removeItem(atPath: path + "/CHECKSUM")
         let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
         #expect(reopened.opening == .rebuilt(.schemaChanged(stored: 999, current: ProjectionStore.schemaVersion)))
         #expect(try data.current() == "snapshot-2")
@@ -148,6 +150,25 @@ struct ProjectionStoreTests {
             return
         }
         #expect(reopened.projection.eventsFolded == MarchScenario().events.count)
+    }
+
+    @Test("one flipped byte inside the snapshot's data file is caught by its checksum before LMDB reads it, and rebuilt")
+    func flippedSnapshotByte() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(events)
+        let path = try #require(try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath)
+        let file = URL(fileURLWithPath: path + "/data.mdb")
+        var bytes = try Data(contentsOf: file)
+        bytes[bytes.count / 2] ^= 0x10
+        try bytes.write(to: file)
+        let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        guard case .rebuilt(.damaged(let reason)) = reopened.opening else {
+            Issue.record("expected a rebuild for damage, got \(reopened.opening)")
+            return
+        }
+        #expect(reason.contains("checksum"))
+        #expect(Answers(reopened.projection, ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
     }
 
     @Test("a crash in the middle of a rebuild leaves the old snapshot in use; the next save clears the debris")

@@ -106,6 +106,8 @@ enum ProjectionSnapshot {
     /// Reads the snapshot at `path`. Throws `SchemaMismatch` when it was written by another
     /// schema version and `SnapshotDamage` when anything in it does not read back.
     static func read(from path: String, schemaVersion: UInt32) throws -> Projection {
+        // Before LMDB maps a page: LMDB has no page checksums and may abort on a damaged one.
+        try SnapshotChecksum.check(path)
         let environment = try LMDBEnvironment(path: path, mapSize: 1 << 20, maxDatabases: databaseNames.count, options: [.readOnly])
         let databases = try databaseNames.map { try environment.openDatabase(named: $0, create: false) }
         return try environment.read { txn in

@@ -40,6 +40,7 @@ struct SnapshotDirectory {
         let name = Self.snapshotPrefix + String(number)
         try makeDirectory(inProgress)
         try write(inProgress)
+        try SnapshotChecksum.seal(inProgress)
         try syncPath(inProgress, directory: true)
         try move(inProgress, to: path + "/" + name)
         try syncPath(path, directory: true)
