@@ -76,13 +76,10 @@ public final class LogWriter: @unchecked Sendable {
         var requests: [Request] = []
         var flushing = false
         var closed = false
-        var endPosition: UInt64 = 0
     }
 
     private let pending = Mutex(Queue())
 
-    /// The position after the last durable record: the next append starts here.
-    public var endPosition: LogPosition { LogPosition(rawValue: pending.withLock { $0.endPosition }) }
 
     /// Opens (creating if needed) the log in `directory` for writing: takes the writer lock,
     /// checks the sealed segments' headers and footers, walks the last segment and truncates a
@@ -142,7 +139,6 @@ public final class LogWriter: @unchecked Sendable {
         }
         recovery = report
         previousFooterHash = previousHash
-        defer { pending.withLock { $0.endPosition = segmentFirstPosition + UInt64(fileSize) } }
         if let active {
             fd = active.fd
             segmentFirstPosition = active.first
@@ -317,8 +313,6 @@ public final class LogWriter: @unchecked Sendable {
         fileSize += Int64(buffer.count)
         segmentRecordCount += count
         buffer.withUnsafeBytes { segmentHasher.update($0) }
-        let end = segmentFirstPosition + UInt64(fileSize)
-        pending.withLock { $0.endPosition = end }
         for (request, these) in zip(batch, positions) { request.completion(.success(these)) }
     }
 

@@ -22,8 +22,6 @@ struct SegmentWalk {
     var tornTail: (offset: Int64, bytes: Int64)?
     /// Preallocated zero bytes at the end of the file.
     var zeroTail: Int64 = 0
-    /// Position of the last record in the valid prefix.
-    var lastRecordOffset: Int64?
 
     init(file: String, bytes: [UInt8]) {
         bytes.withUnsafeBytes { raw in walk(file: file, raw) }
@@ -60,7 +58,6 @@ struct SegmentWalk {
                     } else {
                         recordsHasher.update(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + size)]))
                         recordCount += 1
-                        lastRecordOffset = Int64(offset)
                     }
                     if inValidPrefix { validEnd = Int64(offset + size) }
                 }
