@@ -25,6 +25,7 @@ test: build
 	Tools/crash-log --runs 20
 	python3 Tools/crash-http.py .build/debug/subledger --runs 10
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40
+	Tools/fuzz --inputs 50000
 
 bench: release
 	.build/release/subledger-bench
@@ -33,6 +34,7 @@ crash: build
 	Tools/crash-log --runs 20
 	python3 Tools/crash-http.py .build/debug/subledger --runs 100
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 1000
+	Tools/fuzz --inputs 1000000
 
 clean:
 	rm -rf .build
