@@ -26,6 +26,7 @@ test: build
 	python3 Tools/crash-http.py .build/debug/subledger --runs 10
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40
 	Tools/fuzz --inputs 50000
+	python3 Tools/disk-full-http.py .build/debug/subledger
 
 bench: release
 	.build/release/subledger-bench

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Disk-full campaign: the data directory on a small tmpfs (mounted by this script; needs root).
+`subledger serve` receives signed notifications until the disk fills: it must answer 503 (so the
+App Store retries), stay up, leave no partial frame (`verify` passes), and accept the refused
+notifications with 200 once space returns (the tmpfs is grown). Loopback only, bounded.
+
+Usage: disk-full-http.py SUBLEDGER_BINARY
+"""
+import http.client, json, os, signal, socket, subprocess, sys, tempfile, time
+
+def main():
+    binary = sys.argv[1]
+    if os.geteuid() != 0:
+        print("disk-full-http: needs root to mount a tmpfs; skipped")
+        print("disk-full-http: 0 passed, 0 failed")
+        return 0
+    work = tempfile.mkdtemp(prefix="subledger-diskfull-")
+    mount = work + "/mnt"
+    os.mkdir(mount)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mount], check=True)
+    server = None
+    checks = []
+    try:
+        subprocess.run([binary, "simulate", "--customers", "400", "--months", "6", "--seed", "4", "--out", work + "/sim"], check=True, capture_output=True)
+        data = mount + "/data"
+        subprocess.run([binary, "--data", data, "init", "--bundle-id", "com.example.subledger", "--app-apple-id", "1234567890",
+                        "--root", work + "/sim/root.cer"], check=True, capture_output=True)
+        bodies = [line for line in open(work + "/sim/notifications.jsonl").read().split("\n") if line]
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]
+        server = subprocess.Popen([binary, "--data", data, "serve", "--listen", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        def post(body):
+            connection.request("POST", "/v1/notifications/appstore", body=body)
+            response = connection.getresponse()
+            return response.status, json.loads(response.read() or b"{}")
+        refused, accepted = [], 0
+        for index, body in enumerate(bodies):
+            status, answer = post(body)
+            if status == 200: accepted += 1
+            elif status == 503: refused.append(index)
+            else: raise SystemExit(f"disk-full-http: unexpected {status} {answer}")
+            if len(refused) >= 20: break
+        checks.append(("the full disk is answered with 503", len(refused) > 0))
+        connection.request("GET", "/healthz"); checks.append(("the server stays up", connection.getresponse().read() == b"ok\n"))
+        subprocess.run(["mount", "-o", "remount,size=256m", mount], check=True)
+        statuses = [post(bodies[index])[1].get("status") for index in refused]
+        checks.append(("refused notifications are appended once space returns", all(s in ("appended", "duplicate") for s in statuses) and "appended" in statuses))
+        server.send_signal(signal.SIGTERM); server.wait(timeout=30); server = None
+        verify = subprocess.run([binary, "--data", data, "verify", "--json"], capture_output=True, text=True)
+        checks.append(("no partial frame: verify passes", verify.returncode == 0))
+        stats = json.loads(subprocess.run([binary, "--data", data, "stats", "--json"], capture_output=True, text=True).stdout)
+        checks.append(("every acknowledged notification is stored", stats["messages"] >= accepted))
+        print(f"disk-full-http: {accepted} accepted before the disk filled, {len(refused)} answered 503, then accepted after it grew")
+    finally:
+        if server: server.kill(); server.wait()
+        subprocess.run(["umount", mount])
+        subprocess.run(["rm", "-rf", work])
+    failed = [name for name, ok in checks if not ok]
+    for name in failed: print(f"disk-full-http: FAILED: {name}", file=sys.stderr)
+    print(f"disk-full-http: {len(checks) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+if __name__ == "__main__":
+    sys.exit(main())
