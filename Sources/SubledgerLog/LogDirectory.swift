@@ -61,19 +61,31 @@ final class WriterLock {
         } catch {
             throw .io(error)
         }
-        let acquired: Bool
-        do {
-            acquired = try SystemCalls.tryLockExclusive(fd)
-        } catch {
-            SystemCalls.close(fd)
-            throw .io(error)
-        }
-        guard acquired else {
+        // A lock whose pid file names no live process is held only for an instant: by a child
+        // this process forked for something else, between fork and exec (flock locks belong to
+        // the open file, which the child shares until exec closes it), or by a writer that has
+        // not written its pid yet. Those are waited out (up to a second); a named, live holder
+        // is refused at once.
+        var attempts = 0
+        while true {
+            let acquired: Bool
+            do {
+                acquired = try SystemCalls.tryLockExclusive(fd)
+            } catch {
+                SystemCalls.close(fd)
+                throw .io(error)
+            }
+            if acquired { break }
             var buffer = [UInt8](repeating: 0, count: 32)
             let n = (try? SystemCalls.pread(fd, into: &buffer, 0)) ?? 0
-            SystemCalls.close(fd)
-            let text = String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: " \n")
-            throw .locked(directory: directory, holderPID: Int32(text))
+            let holder = Int32(String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: " \n"))
+            attempts += 1
+            let holderIsLive = holder.map { $0 == getpid() || kill($0, 0) == 0 } ?? false
+            if holderIsLive || attempts >= 100 {
+                SystemCalls.close(fd)
+                throw .locked(directory: directory, holderPID: holder)
+            }
+            usleep(10_000)
         }
         held = true
         let pid = Array("\(getpid())\n".utf8)
