@@ -4,7 +4,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 JOBS ?= $(shell nproc)
 
-.PHONY: setup build release demo test bench crash clean
+.PHONY: setup build release demo test bench prove clean
 
 setup:
 	@Tools/setup
@@ -31,11 +31,13 @@ test: build
 bench: release
 	.build/release/subledger-bench
 
-crash: build
-	Tools/crash-log --runs 20
+# The campaigns at length (docs/reliability.md); `make test` runs short versions.
+prove: build
+	Tools/crash-log --runs 200
 	python3 Tools/crash-http.py .build/debug/subledger --runs 100
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 1000
 	Tools/fuzz --inputs 1000000
+	python3 Tools/disk-full-http.py .build/debug/subledger
 
 clean:
 	rm -rf .build
