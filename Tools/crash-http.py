@@ -52,7 +52,10 @@ def main():
                     next_line += 1
             except (OSError, http.client.HTTPException):
                 pass  # killed mid-request: that one was not acknowledged
-            killer.cancel(); server.wait()
+            killer.cancel()
+            if server.poll() is None:
+                server.kill()  # the bodies ran out before the timer: kill now
+            server.wait()
             # Restart: what this run acknowledged must be there (a re-post is a duplicate); the
             # last run checks every acknowledgement of the campaign.
             server = start(binary, data, port)
