@@ -113,10 +113,11 @@ public struct LedgerServer: Sendable {
     }
 
     func renderMetrics() -> HTTPResponse {
+        let log = try? LogReader(directory: ledger.directory + "/log").summary()
         let gauges: [(String, String, Double)] = [
-            ("subledger_log_bytes", "Bytes in the event log", Double((try? LogReader(directory: ledger.directory + "/log").summary().bytes) ?? 0)),
+            ("subledger_log_bytes", "Bytes in the event log", Double(log?.bytes ?? 0)),
             ("subledger_evidence_bytes", "Bytes in the evidence log", Double((try? LogReader(directory: ledger.directory + "/evidence").summary().bytes) ?? 0)),
-            ("subledger_events", "Events in the log", Double((try? LogReader(directory: ledger.directory + "/log").summary().records) ?? 0)),
+            ("subledger_events", "Events in the log", Double(log?.records ?? 0)),
             ("subledger_quarantined", "Rejected messages kept in quarantine", Double((try? Ledger.quarantinedCount(directory: ledger.directory)) ?? 0)),
         ]
         for (name, help, value) in gauges { metrics.gauge(name, help: help).set(value) }
