@@ -36,6 +36,20 @@ public struct TextRef {
         return UInt128(high) << 64 | UInt128(low)
     }
 
+    /// The UTF-8 in place when the text is stored as text (not as a number, UUID or known value).
+    @inlinable
+    public var storedUTF8: UnsafeRawBufferPointer? {
+        form == .utf8 ? UnsafeRawBufferPointer(start: pointer, count: Int(value)) : nil
+    }
+
+    /// A number below 4096 naming the known Apple value this text is (the same value gives the
+    /// same number), or nil when it is not one: lets a caller cache per value.
+    @inlinable
+    public var knownValueCode: Int? {
+        guard case .vocabulary(let vocabulary) = form, value < 256 else { return nil }
+        return Int(vocabulary) << 8 | Int(value)
+    }
+
     /// The text as a `String` (allocates unless it is short or a known Apple value).
     public var string: String {
         switch form {

@@ -53,10 +53,10 @@ extension Projection {
 
     /// The index of `version` in its timeline, adding it when new. The transaction index tells
     /// whether the transaction id is new (the usual renewal), which saves the scan for an
-    /// equal version.
+    /// equal version; while it is deferred, the scan alone decides.
     private mutating func addVersion(_ version: TransactionVersion, to index: Int32) -> Int32 {
         let timeline = Int(index)
-        if !version.transactionId.isAbsent {
+        if !version.transactionId.isAbsent && !transactionIndexDeferred {
             let key = TransactionKey(environment: timelines[timeline].key.environment, transactionId: version.transactionId)
             if transactionIndex.insertIfAbsent(key.packed, index) != nil,
                 let existing = timelines[timeline].index(of: version)
@@ -197,11 +197,16 @@ extension Fact {
 }
 
 extension StringTable {
-    /// Interns a field read in place. Goes through `TextRef.string` (a static string for Apple's
-    /// known values, no allocation for short text) rather than the generic `withUTF8`, whose
-    /// unspecialised call costs a metadata look-up per field on the replay path.
+    /// Interns a field read in place: text from its bytes where they lie, a known Apple value
+    /// through a cache by value, so the replay path neither allocates nor hashes those.
     mutating func intern(_ text: TextRef) -> UInt32 {
-        intern(text.string)
+        if let bytes = text.storedUTF8 { return intern(bytes) }
+        if let code = text.knownValueCode {
+            if knownValueIDs.isEmpty { knownValueIDs = [UInt32](repeating: 0, count: 4096) }
+            if knownValueIDs[code] == 0 { knownValueIDs[code] = intern(text.string) }
+            return knownValueIDs[code]
+        }
+        return intern(text.string)
     }
 }
 

@@ -21,6 +21,11 @@ public struct Projection: Sendable {
     var timelineIndex = HashIndex()
     /// `TransactionKey.packed` → the timeline holding that transaction.
     var transactionIndex = HashIndex()
+    /// Whether `transactionIndex` is left empty while folding, to be built by
+    /// `indexTransactions()`: a rebuild does so on a second core while it writes the snapshot,
+    /// since one random insert per event into a table far larger than the cache was a fifth of
+    /// the fold.
+    var transactionIndexDeferred = false
     /// Customer tokens → the timelines whose customer id is that token, ascending.
     var tokenIndex: [CustomerToken: [Int32]] = [:]
     /// Every notification folded → its timeline, or -1 when it touches none (e.g. TEST).
@@ -43,6 +48,26 @@ public struct Projection: Sendable {
         timelineIndex = HashIndex(capacity: expectedEvents / 8)
         transactionIndex = HashIndex(capacity: expectedEvents)
         notifications.uuids = HashIndex(capacity: expectedEvents)
+    }
+
+    /// An empty projection for a rebuild of about `expectedEvents` events whose transaction
+    /// index is built after the fold, by `indexTransactions()`.
+    init(rebuildingFrom expectedEvents: Int) {
+        timelineIndex = HashIndex(capacity: expectedEvents / 8)
+        notifications.uuids = HashIndex(capacity: expectedEvents)
+        transactionIndexDeferred = true
+    }
+
+    /// Builds the transaction index from the timelines, which hold every transaction.
+    mutating func indexTransactions() {
+        transactionIndex = HashIndex(capacity: timelines.reduce(0) { $0 + $1.transactions.count })
+        for (index, timeline) in timelines.enumerated() {
+            for version in timeline.transactions where !version.transactionId.isAbsent {
+                let key = TransactionKey(environment: timeline.key.environment, transactionId: version.transactionId)
+                _ = transactionIndex.insertIfAbsent(key.packed, Int32(index))
+            }
+        }
+        transactionIndexDeferred = false
     }
 
     /// Subscriptions and one-time purchases known.

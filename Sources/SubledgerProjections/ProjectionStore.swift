@@ -1,6 +1,8 @@
+import Dispatch
 import SubledgerEvents
 import SubledgerLMDB
 import SubledgerLog
+import Synchronization
 
 /// Keeps the projection in memory and on disk: loads the current LMDB snapshot (or rebuilds it
 /// from the log), catches up with the log after the snapshot's checkpoint, folds new events, and
@@ -13,7 +15,7 @@ import SubledgerLog
 public final class ProjectionStore {
     /// The version of what snapshots hold and mean. Raise it whenever the stored layout or the
     /// fold changes: a snapshot of another version is rebuilt from the log on open.
-    public static let schemaVersion: UInt32 = 1
+    public static let schemaVersion: UInt32 = 2
 
     public let directory: String
     public let logDirectory: String
@@ -106,19 +108,24 @@ public final class ProjectionStore {
     /// Writes the current state as a fresh snapshot and switches to it. Returns its size in bytes.
     @discardableResult
     public func saveSnapshot() throws(ProjectionError) -> Int {
+        let (path, size) = try Self.writeSnapshot(of: projection, in: directory)
+        snapshotPath = path
+        return size
+    }
+
+    /// Writes `state` as a fresh snapshot in `directory` and switches to it.
+    private static func writeSnapshot(of state: Projection, in directory: String) throws(ProjectionError) -> (path: String, size: Int) {
         var size = 0
-        let state = projection
-        let version = Self.schemaVersion
         do {
-            snapshotPath = try SnapshotDirectory(path: directory).replace { path in
-                size = try ProjectionSnapshot.write(state, schemaVersion: version, to: path)
+            let path = try SnapshotDirectory(path: directory).replace { path in
+                size = try ProjectionSnapshot.write(state, schemaVersion: schemaVersion, to: path)
             }
+            return (path, size)
         } catch let error as ProjectionError {
             throw error
         } catch {
             throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
         }
-        return size
     }
 
     /// What a rebuild did, as `rebuild --json` reports it.
@@ -140,10 +147,24 @@ public final class ProjectionStore {
         let start = clock.now
         // Every record may be an event: size the indexes for all of them.
         let records = (try? LogReader(directory: logDirectory).summary().records).map { Int(clamping: $0) } ?? 0
-        var fresh = Projection(expectedEvents: records)
+        var fresh = Projection(rebuildingFrom: records)
         try Self.fold(log: logDirectory, into: &fresh, after: nil)
-        projection = fresh
-        let bytes = try saveSnapshot()
+        // The snapshot does not store the transaction index: build it on the other core meanwhile.
+        let folded = fresh
+        let indexed = Mutex(fresh)
+        let written = Mutex<Result<(path: String, size: Int), ProjectionError>?>(nil)
+        let directory = directory
+        DispatchQueue.concurrentPerform(iterations: 2) { part in
+            if part == 0 {
+                let result = Result { () throws(ProjectionError) in try Self.writeSnapshot(of: folded, in: directory) }
+                written.withLock { $0 = result }
+            } else {
+                indexed.withLock { $0.indexTransactions() }
+            }
+        }
+        projection = indexed.withLock { $0 }
+        let (path, bytes) = try written.withLock { $0! }.get()
+        snapshotPath = path
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         return RebuildSummary(

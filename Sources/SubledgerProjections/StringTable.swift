@@ -17,6 +17,8 @@ struct StringTable: Sendable {
     private var ranges: [Range<Int>] = [0..<0]
     /// Open addressing over ids (0 = empty slot); the capacity is a power of two.
     private var slots: [UInt32] = Array(repeating: 0, count: 64)
+    /// `TextRef.knownValueCode` → id (0 = not interned yet); filled by `intern(_: TextRef)`.
+    var knownValueIDs: [UInt32] = []
 
     var count: Int { strings.count - 1 }
 
@@ -87,11 +89,19 @@ struct StringTable: Sendable {
         slots = bigger
     }
 
-    /// FNV-1a, 64-bit: plenty for a few thousand short strings.
+    /// Eight bytes per multiply (then the tail byte by byte): product ids and the like are
+    /// hashed on every replayed event, and a byte-at-a-time hash showed in profiles.
     private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(bytes.count)
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+            hash ^= hash >> 32
+            offset += 8
+        }
+        while offset < bytes.count {
+            hash = (hash ^ UInt64(bytes[offset])) &* 0x0000_0100_0000_01b3
+            offset += 1
         }
         return hash ^ (hash >> 29)
     }

@@ -1,6 +1,8 @@
+import Dispatch
 import FoundationEssentials
 import SubledgerLMDB
 import SubledgerLog
+import Synchronization
 
 /// One LMDB environment holding a whole projection, written in one transaction with every key
 /// in order (`MDB_APPEND`), so pages are packed full and the same log always gives the same
@@ -14,29 +16,21 @@ import SubledgerLog
 /// | `strings` | id (u32) | the interned string's UTF-8 |
 /// | `timelines` | environment id (u32) ‖ originalTransactionId | `TimelineCodec` bytes |
 /// | `tokens` | 1 ‖ UUID (16) or 2 ‖ lowercased text | the customer's timeline keys, each length-prefixed |
-/// | `transactions` | environment id (u32) ‖ transactionId | the originalTransactionId key |
 /// | `notifications` | 0 ‖ UUID (16) or 1 ‖ text | the timeline key, empty for none |
+///
+/// The transaction index is not stored: it is derived from the timelines on load, and writing
+/// one entry per transaction made up half of a rebuild's snapshot time and size.
 ///
 /// An identifier in a key is 0 ‖ its number (u64) when Apple's decimal, else 1 ‖ its UTF-8.
 enum ProjectionSnapshot {
-    static let databaseNames = ["meta", "strings", "timelines", "tokens", "transactions", "notifications"]
+    static let databaseNames = ["meta", "strings", "timelines", "tokens", "notifications"]
 
     /// Writes `projection` into a new environment at `path` (a directory that must not hold an
     /// environment yet) and flushes it to disk. Returns the data file's size in bytes.
     static func write(_ projection: Projection, schemaVersion: UInt32, to path: String) throws -> Int {
-        var encoded = ByteWriter(capacity: projection.timelines.count * 512)
-        var timelineKeys: [(key: [UInt8], index: Int, range: Range<Int>)] = []
-        timelineKeys.reserveCapacity(projection.timelines.count)
-        for (index, timeline) in projection.timelines.enumerated() {
-            let start = encoded.bytes.count
-            TimelineCodec.encode(timeline, into: &encoded)
-            timelineKeys.append((projection.keyBytes(timeline.key), index, start..<encoded.bytes.count))
-        }
+        let encoded = encodeTimelines(projection)
+        var timelineKeys = encoded.flatMap(\.entries)
         timelineKeys.sort { $0.key.lexicographicallyPrecedes($1.key) }
-        var transactions: [(key: TransactionKey, value: Int32)] = []
-        transactions.reserveCapacity(projection.transactionIndex.count)
-        projection.transactionIndex.forEach { transactions.append((TransactionKey(packed: $0), $1)) }
-        transactions.sort { projection.precedes($0.key, $1.key) }
         var notifications: [(key: NotificationKey, value: Int32)] = []
         notifications.reserveCapacity(projection.notifications.count)
         projection.notifications.uuids.forEach { notifications.append((NotificationKey(isText: false, bits: $0), $1)) }
@@ -46,12 +40,12 @@ enum ProjectionSnapshot {
         let tokens = projection.tokenIndex.sorted { projection.precedes($0.key, $1.key) }
 
         // Generous: LMDB reserves address space only; running out would redo the transaction.
-        let estimate = encoded.bytes.count + (transactions.count + notifications.count) * 96 + timelineKeys.count * 64
+        let estimate = encoded.reduce(0) { $0 + $1.bytes.count } + notifications.count * 96 + timelineKeys.count * 64
         let environment = try LMDBEnvironment(
             path: path, mapSize: max(64 << 20, estimate * 3), maxDatabases: databaseNames.count, options: [.noSync])
         let databases = try databaseNames.map { try environment.openDatabase(named: $0, create: true) }
-        let (meta, strings, timelineDatabase, tokenDatabase, transactionDatabase, notificationDatabase) =
-            (databases[0], databases[1], databases[2], databases[3], databases[4], databases[5])
+        let (meta, strings, timelineDatabase, tokenDatabase, notificationDatabase) =
+            (databases[0], databases[1], databases[2], databases[3], databases[4])
 
         try environment.write { txn in
             var key = ByteWriter(capacity: 64)
@@ -65,10 +59,9 @@ enum ProjectionSnapshot {
             for id in 1...UInt32(projection.strings.count) {
                 try txn.put(key: bigEndianBytes(id), value: Array(projection.strings.string(id).utf8), in: strings, options: .append)
             }
-            try encoded.bytes.withUnsafeBytes { all in
-                for entry in timelineKeys {
-                    try txn.put(key: entry.key, value: UnsafeRawBufferPointer(rebasing: all[entry.range]), in: timelineDatabase,
-                                options: .append)
+            for entry in timelineKeys {
+                try encoded[entry.part].bytes.withUnsafeBytes { part in
+                    try txn.put(key: entry.key, value: UnsafeRawBufferPointer(rebasing: part[entry.range]), in: timelineDatabase, options: .append)
                 }
             }
             for (token, members) in tokens {
@@ -82,14 +75,6 @@ enum ProjectionSnapshot {
                 }
                 try txn.put(key: key.bytes, value: value.bytes, in: tokenDatabase, options: .append)
             }
-            for (transaction, index) in transactions {
-                key.bytes.removeAll(keepingCapacity: true)
-                key.bigEndian(transaction.environment)
-                projection.appendKey(transaction.transactionId, to: &key)
-                value.bytes.removeAll(keepingCapacity: true)
-                projection.appendKey(projection.timelines[Int(index)].key.originalTransactionId, to: &value)
-                try txn.put(key: key.bytes, value: value.bytes, in: transactionDatabase, options: .append)
-            }
             for (notification, index) in notifications {
                 key.bytes.removeAll(keepingCapacity: true)
                 projection.appendKey(notification, to: &key)
@@ -101,6 +86,33 @@ enum ProjectionSnapshot {
         try environment.sync(force: true)
         let info = try environment.info()
         return (info.lastPageNumber + 1) * (try environment.statistics().pageSize)
+    }
+
+    /// Timelines encoded side by side, a part of them per core (encoding is most of a
+    /// snapshot's time); each entry locates one timeline's bytes in its part.
+    struct EncodedPart: Sendable {
+        var bytes: [UInt8] = []
+        var entries: [(key: [UInt8], part: Int, range: Range<Int>)] = []
+    }
+
+    static func encodeTimelines(_ projection: Projection) -> [EncodedPart] {
+        let timelines = projection.timelines
+        let partCount = max(1, min(16, timelines.count / 1024))
+        let parts = Mutex([EncodedPart](repeating: EncodedPart(), count: partCount))
+        DispatchQueue.concurrentPerform(iterations: partCount) { part in
+            let range = (timelines.count * part / partCount)..<(timelines.count * (part + 1) / partCount)
+            var writer = ByteWriter(capacity: range.count * 512)
+            var entries: [(key: [UInt8], part: Int, range: Range<Int>)] = []
+            entries.reserveCapacity(range.count)
+            for timeline in timelines[range] {
+                let start = writer.bytes.count
+                TimelineCodec.encode(timeline, into: &writer)
+                entries.append((projection.keyBytes(timeline.key), part, start..<writer.bytes.count))
+            }
+            let encoded = EncodedPart(bytes: writer.bytes, entries: entries)
+            parts.withLock { $0[part] = encoded }
+        }
+        return parts.withLock { $0 }
     }
 
     /// Reads the snapshot at `path`. Throws `SchemaMismatch` when it was written by another
@@ -146,8 +158,8 @@ enum ProjectionSnapshot {
                 return true
             }
             var notifications = NotificationIndex()
-            notifications.uuids = HashIndex(capacity: try txn.entryCount(in: databases[5]))
-            try txn.forEach(in: databases[5]) { key, value in
+            notifications.uuids = HashIndex(capacity: try txn.entryCount(in: databases[4]))
+            try txn.forEach(in: databases[4]) { key, value in
                 var keyReader = ByteReader(key)
                 let notification = try table.decodeNotificationKey(&keyReader)
                 var reader = ByteReader(value)
@@ -196,17 +208,13 @@ extension Projection {
         self.timelines = timelines
         self.timelineIndex = timelineIndex
         self.notifications = notifications
-        transactionIndex = HashIndex(capacity: timelines.reduce(0) { $0 + $1.transactions.count })
         var environments = Set<UInt32>()
         for (index, timeline) in timelines.enumerated() {
-            let environment = timeline.key.environment
-            environments.insert(environment)
-            for version in timeline.transactions where !version.transactionId.isAbsent {
-                _ = transactionIndex.insertIfAbsent(TransactionKey(environment: environment, transactionId: version.transactionId).packed, Int32(index))
-            }
+            environments.insert(timeline.key.environment)
             if let token = timeline.customerToken { tokenIndex[token, default: []].append(Int32(index)) }
         }
         environmentIDs = environments.sorted()
+        indexTransactions()
     }
 
     // MARK: - Keys
@@ -301,10 +309,6 @@ extension Projection {
         case (nil, .some): return false
         case (nil, nil): return identifierText(a).utf8.lexicographicallyPrecedes(identifierText(b).utf8)
         }
-    }
-
-    func precedes(_ a: TransactionKey, _ b: TransactionKey) -> Bool {
-        a.environment != b.environment ? a.environment < b.environment : precedes(a.transactionId, b.transactionId)
     }
 
     func precedes(_ a: NotificationKey, _ b: NotificationKey) -> Bool {
