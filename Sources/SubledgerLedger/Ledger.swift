@@ -21,8 +21,21 @@ public final class Ledger: @unchecked Sendable {
     let evidence: LogWriter
     let quarantine: Quarantine
     let preparer: MessagePreparer
-    /// Folded after every stored batch; snapshotted to LMDB when the ledger closes.
+    /// Folded in the background after stored batches (on `folding`), and by a read that finds
+    /// it behind what was acknowledged; snapshotted to LMDB now and then and on close.
     let projections: Mutex<ProjectionStore>
+    /// Runs folds and snapshot writes, one at a time, off the ingestion path.
+    let folding = DispatchQueue(label: "subledger.projections")
+    let foldScheduled = Atomic(false)
+    /// The position of the last event appended, so a read knows whether it must fold first.
+    let appendedEnd = Atomic<UInt64>(0)
+    /// Events folded, for the projection lag metric without taking the projection's lock.
+    let eventsFolded = Atomic(0)
+    let lastSnapshot = Mutex((events: 0, at: ContinuousClock.now))
+    /// A background snapshot is written after this many events folded, or after ten minutes
+    /// with any: it bounds what a restart after a crash folds again.
+    let snapshotEveryEvents: Int
+    static let snapshotEvery = Duration.seconds(600)
     let catalog: ProductCatalog?
 
     struct State {
@@ -37,8 +50,9 @@ public final class Ledger: @unchecked Sendable {
     /// Webhook messages verified and waiting for the next group commit.
     let waiting = Mutex<[StoreSlot]>([])
 
-    public init(directory: String) throws {
+    public init(directory: String, snapshotEveryEvents: Int = 500_000) throws {
         self.directory = directory
+        self.snapshotEveryEvents = snapshotEveryEvents
         configuration = try LedgerConfiguration.load(from: directory)
         let roots = try configuration.loadRoots(from: directory)
         guard !roots.isEmpty else {
@@ -48,30 +62,78 @@ public final class Ledger: @unchecked Sendable {
         events = try LogWriter(directory: directory + "/log")
         evidence = try LogWriter(directory: directory + "/evidence")
         quarantine = try Quarantine(directory: directory + "/quarantine")
-        projections = Mutex(try ProjectionStore(directory: directory + "/projections", logDirectory: directory + "/log"))
+        let store = try ProjectionStore(directory: directory + "/projections", logDirectory: directory + "/log")
+        eventsFolded.store(store.projection.eventsFolded, ordering: .relaxed)
+        appendedEnd.store(store.projection.lastPosition?.rawValue ?? 0, ordering: .relaxed)
+        lastSnapshot.withLock { $0.events = store.projection.eventsFolded }
+        projections = Mutex(store)
         catalog = try LedgerReader.loadCatalog(directory: directory, configuration: configuration)
         try loadIndexes()
     }
 
-    /// Closes the logs (flushing what is queued) and writes a projection snapshot, so the next
-    /// open replays only what comes after it.
+    /// Closes the logs (flushing what is queued), folds what is left and writes a projection
+    /// snapshot, so the next open replays only what comes after it.
     public func close() {
         events.close()
         evidence.close()
         quarantine.close()
-        projections.withLock { _ = try? $0.saveSnapshot() }
-    }
-
-    /// Runs `body` with the current projection (reads block folding only while they run).
-    public func read<T>(_ body: (LedgerReader) throws -> T) throws -> T {
-        try projections.withLock { store in
-            try body(LedgerReader(projection: store.projection, directory: directory, configuration: configuration, catalog: catalog))
+        folding.sync {
+            projections.withLock { store in
+                _ = try? store.catchUp()
+                _ = try? store.saveSnapshot()
+            }
         }
     }
 
+    /// Runs `body` with the projection as of every event acknowledged so far: if the background
+    /// fold has not reached them yet, this read folds them first. Reads never hold up ingestion.
+    public func read<T>(_ body: (LedgerReader) throws -> T) throws -> T {
+        try projections.withLock { store in
+            if (store.projection.lastPosition?.rawValue ?? 0) < appendedEnd.load(ordering: .acquiring) {
+                try store.catchUp()
+                eventsFolded.store(store.projection.eventsFolded, ordering: .relaxed)
+            }
+            return try body(LedgerReader(projection: store.projection, directory: directory, configuration: configuration, catalog: catalog))
+        }
+    }
+
+    /// Events the in-memory projection has folded (the log's event count minus this is its lag).
+    public var foldedEvents: Int { eventsFolded.load(ordering: .relaxed) }
+
     /// Folds the whole log into a fresh snapshot and switches to it.
     public func rebuildProjections() throws -> ProjectionStore.RebuildSummary {
-        try projections.withLock { try $0.rebuild() }
+        try folding.sync {
+            try projections.withLock { store in
+                let summary = try store.rebuild()
+                eventsFolded.store(store.projection.eventsFolded, ordering: .relaxed)
+                lastSnapshot.withLock { $0 = (store.projection.eventsFolded, .now) }
+                return summary
+            }
+        }
+    }
+
+    /// Has the background queue fold what was just appended (once, however many batches asked),
+    /// and write a snapshot when enough has changed since the last one. The snapshot is written
+    /// from a copy, outside the lock, so reads go on meanwhile.
+    private func scheduleFold() {
+        guard !foldScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        folding.async { [self] in
+            foldScheduled.store(false, ordering: .releasing)
+            let due: Projection? = projections.withLock { store in
+                _ = try? store.catchUp()
+                let folded = store.projection.eventsFolded
+                eventsFolded.store(folded, ordering: .relaxed)
+                let last = lastSnapshot.withLock { $0 }
+                let changed = folded - last.events
+                guard changed >= snapshotEveryEvents || (changed > 0 && ContinuousClock.now - last.at >= Self.snapshotEvery) else { return nil }
+                return store.projection
+            }
+            guard let due else { return }
+            if let path = try? ProjectionStore.writeSnapshot(of: due, in: directory + "/projections").path {
+                projections.withLock { $0.adoptSnapshot(at: path) }
+                lastSnapshot.withLock { $0 = (due.eventsFolded, .now) }
+            }
+        }
     }
 
     /// Rebuilds the dedup index and header table: a message counts as known only when an event
@@ -159,14 +221,17 @@ public final class Ledger: @unchecked Sendable {
         var outcomes = [IngestOutcome?](repeating: nil, count: prepared.count)
         var accepted: [(index: Int, message: PreparedMessage)] = []
         var batchKeys = Set<String>()
-        let known = state.withLock { $0.known }
+        // Looked up under the lock: a copy of the set would be copied whole by the insert below.
+        let duplicates = state.withLock { state in
+            prepared.map { result in (try? result.get()).map { state.known.contains($0.key) } ?? false }
+        }
         for (index, (result, line)) in zip(prepared, lines).enumerated() {
             switch result {
             case .failure(let error):
                 outcomes[index] = .rejected(reason: error.reason.rawValue, detail: error.detail)
                 if quarantining { try quarantine.add(line, reason: error.reason.rawValue, detail: error.detail, at: recordedAt) }
             case .success(let message):
-                if known.contains(message.key) || !batchKeys.insert(message.key).inserted {
+                if duplicates[index] || !batchKeys.insert(message.key).inserted {
                     outcomes[index] = .duplicate
                 } else {
                     accepted.append((index, message))
@@ -241,7 +306,8 @@ public final class Ledger: @unchecked Sendable {
             eventRecords.append(EventRecord.logRecord(for: event, recordedAtMillis: recordedAt))
         }
         let positions = try events.append(eventRecords)
-        _ = try projections.withLock { try $0.catchUp() }
+        if let last = positions.last { appendedEnd.store(last.rawValue, ordering: .releasing) }
+        scheduleFold()
         return positions
     }
 

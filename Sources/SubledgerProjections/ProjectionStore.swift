@@ -72,6 +72,13 @@ public final class ProjectionStore {
         return fresh
     }
 
+    /// What the current snapshot in `directory` holds: its checkpoint and the events folded
+    /// into it (what a restart does not replay); nil when there is none or it is unusable.
+    public static func snapshotCheckpoint(directory: String) -> (checkpoint: LogPosition?, events: Int)? {
+        guard let path = try? SnapshotDirectory(path: directory).current() else { return nil }
+        return try? ProjectionSnapshot.readCheckpoint(from: path)
+    }
+
     /// The current snapshot caught up with the log, or why it cannot be used.
     private static func load(
         directory: String, logDirectory: String
@@ -113,8 +120,15 @@ public final class ProjectionStore {
         return size
     }
 
-    /// Writes `state` as a fresh snapshot in `directory` and switches to it.
-    private static func writeSnapshot(of state: Projection, in directory: String) throws(ProjectionError) -> (path: String, size: Int) {
+    /// Records that `path` (written by `writeSnapshot(of:in:)` from an earlier copy of
+    /// `projection`) is the snapshot in use.
+    public func adoptSnapshot(at path: String) {
+        snapshotPath = path
+    }
+
+    /// Writes `state` as a fresh snapshot in `directory` and switches to it. For an owner that
+    /// writes from a copy of `projection` outside its lock; only one writer at a time.
+    public static func writeSnapshot(of state: Projection, in directory: String) throws(ProjectionError) -> (path: String, size: Int) {
         var size = 0
         do {
             let path = try SnapshotDirectory(path: directory).replace { path in

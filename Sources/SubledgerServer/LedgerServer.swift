@@ -118,6 +118,8 @@ public struct LedgerServer: Sendable {
             ("subledger_log_bytes", "Bytes in the event log", Double(log?.bytes ?? 0)),
             ("subledger_evidence_bytes", "Bytes in the evidence log", Double((try? LogReader(directory: ledger.directory + "/evidence").summary().bytes) ?? 0)),
             ("subledger_events", "Events in the log", Double(log?.records ?? 0)),
+            ("subledger_projection_lag_events", "Events in the log not folded into the projection yet",
+             Double(max(0, Int(log?.records ?? 0) - ledger.foldedEvents))),
             ("subledger_quarantined", "Rejected messages kept in quarantine", Double((try? Ledger.quarantinedCount(directory: ledger.directory)) ?? 0)),
         ]
         for (name, help, value) in gauges { metrics.gauge(name, help: help).set(value) }

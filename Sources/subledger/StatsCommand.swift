@@ -12,9 +12,11 @@ enum StatsCommand {
         let segments = (events?.segments ?? 0) + (evidence?.segments ?? 0)
         let messages = try Ledger.messageCount(evidenceDirectory: data.evidence)
         let quarantined = try Ledger.quarantinedCount(directory: data.path)
-        // Read-only: the snapshot plus the log after it (the ledger folds every stored batch
-        // before acknowledging it, so a projection is never behind the log: lag 0).
+        // Read-only: the snapshot plus the log after it. The checkpoint and lag are the
+        // snapshot's: events a restart would fold again (a server writes snapshots now and then).
         let projection = try LedgerReader.open(directory: data.path).projection
+        let snapshot = ProjectionStore.snapshotCheckpoint(directory: data.path + "/projections")
+        let lag = max(0, Int(events?.records ?? 0) - (snapshot?.events ?? 0))
         if arguments.json {
             Output.print(JSON.object([
                 ("messages", .int(messages)),
@@ -27,7 +29,7 @@ enum StatsCommand {
                 ("quarantined", .int(quarantined)),
                 ("projections", .array([.object([
                     ("name", .string("customers")), ("version", .int(ProjectionStore.schemaVersion)),
-                    ("checkpoint", .optional(projection.lastPosition?.description)), ("lag", .int(0)),
+                    ("checkpoint", .optional(snapshot?.checkpoint?.description)), ("lag", .int(lag)),
                     ("events", .int(projection.eventsFolded)),
                 ])])),
             ]).serialized())
@@ -41,7 +43,7 @@ enum StatsCommand {
                 ["last position", events?.lastPosition?.description ?? "-"],
                 ["customers", String(projection.customerCount)],
                 ["quarantined", String(quarantined)],
-                ["projection", "customers v\(ProjectionStore.schemaVersion) at \(projection.lastPosition?.description ?? "-"), lag 0"],
+                ["projection", "customers v\(ProjectionStore.schemaVersion), snapshot at \(snapshot?.checkpoint?.description ?? "-"), lag \(lag)"],
             ]))
         }
         return .success

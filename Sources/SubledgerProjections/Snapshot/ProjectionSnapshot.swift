@@ -115,6 +115,21 @@ enum ProjectionSnapshot {
         return parts.withLock { $0 }
     }
 
+    /// The checkpoint and event count stored in the snapshot at `path`, without loading it.
+    static func readCheckpoint(from path: String) throws -> (checkpoint: LogPosition?, events: Int) {
+        try SnapshotChecksum.check(path)
+        let environment = try LMDBEnvironment(path: path, mapSize: 1 << 20, maxDatabases: databaseNames.count, options: [.readOnly])
+        let meta = try environment.openDatabase(named: "meta", create: false)
+        return try environment.read { txn in
+            let checkpoint = try txn.get(Array("checkpoint".utf8), in: meta)
+            guard let events = try txn.get(Array("events".utf8), in: meta), events.count == 8, checkpoint.map({ $0.count == 8 }) ?? true else {
+                throw SnapshotDamage("no event count or a bad checkpoint")
+            }
+            func number(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) } }
+            return (checkpoint.map { LogPosition(rawValue: number($0)) }, Int(number(events)))
+        }
+    }
+
     /// Reads the snapshot at `path`. Throws `SchemaMismatch` when it was written by another
     /// schema version and `SnapshotDamage` when anything in it does not read back.
     static func read(from path: String, schemaVersion: UInt32) throws -> Projection {

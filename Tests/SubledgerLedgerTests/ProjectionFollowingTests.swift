@@ -1,0 +1,79 @@
+import Dispatch
+import Synchronization
+import Foundation
+import SubledgerProjections
+import SubledgerSimulator
+import SubledgerTestSupport
+import Testing
+@testable import SubledgerLedger
+
+/// The projection follows ingestion in the background: reads see every acknowledged message,
+/// a read in progress never holds up an acknowledgement, and snapshots are written as it goes.
+@Suite("Ledger: projections follow ingestion")
+struct ProjectionFollowingTests {
+    let directory = TemporaryDirectory()
+    let lines: [[UInt8]]
+
+    init() throws {
+        let configuration = Simulator.Configuration(customers: 30, months: 3, seed: 11, start: "2026-01-01", duplicates: 0, reorder: 0)
+        _ = try Simulator(configuration: configuration).run(to: directory.file("sim"))
+        lines = try String(contentsOfFile: directory.file("sim/notifications.jsonl"), encoding: .utf8).split(separator: "\n").map { Array($0.utf8) }
+    }
+
+    func ledger(snapshotEveryEvents: Int = 500_000) throws -> Ledger {
+        let data = directory.file("data")
+        if !FileManager.default.fileExists(atPath: data) {
+            _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                      rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+        }
+        return try Ledger(directory: data, snapshotEveryEvents: snapshotEveryEvents)
+    }
+
+    func webhook(_ ledger: Ledger, _ index: Int) throws -> IngestOutcome {
+        try ledger.ingest(IngestLine(bytes: lines[index], line: index + 1, source: "test"), recordedAt: 0)
+    }
+
+    @Test("a read right after an acknowledgement sees the message, even while the background fold is held up")
+    func readYourWrites() throws {
+        let ledger = try ledger()
+        defer { ledger.close() }
+        let release = DispatchSemaphore(value: 0)
+        ledger.folding.async { release.wait() }  // the background fold cannot run until released
+        for index in 0..<lines.count { _ = try webhook(ledger, index) }
+        let folded = try ledger.read { $0.projection.notificationCount }
+        #expect(folded == lines.count)
+        release.signal()
+    }
+
+    @Test("a webhook message is acknowledged while a read holds the projection")
+    func readsDoNotBlockIngestion() throws {
+        let ledger = try ledger()
+        defer { ledger.close() }
+        let acknowledged = DispatchSemaphore(value: 0)
+        let outcome = Mutex<IngestOutcome?>(nil)
+        let line = lines[0]
+        let finished = try ledger.read { _ in
+            DispatchQueue.global().async {
+                let result = try? ledger.ingest(IngestLine(bytes: line, line: 1, source: "test"), recordedAt: 0)
+                outcome.withLock { $0 = result }
+                acknowledged.signal()
+            }
+            return acknowledged.wait(timeout: .now() + 20) == .success
+        }
+        #expect(finished, "the acknowledgement waited for the read to end")
+        #expect(outcome.withLock { $0 }.map { if case .appended = $0 { true } else { false } } == true)
+    }
+
+    @Test("the background fold writes a snapshot once enough events came in, so a restart without a close replays only what followed")
+    func backgroundSnapshots() throws {
+        let ledger = try ledger(snapshotEveryEvents: 50)
+        for index in 0..<lines.count { _ = try webhook(ledger, index) }
+        ledger.folding.sync {}  // the fold scheduled by the last batch, and its snapshot
+        let snapshot = try #require(ProjectionStore.snapshotCheckpoint(directory: directory.file("data/projections")))
+        #expect(snapshot.events >= 50)
+        #expect(ledger.foldedEvents == lines.count)
+        // Without a close (as after a crash), a reader starts from that snapshot and catches up.
+        #expect(try LedgerReader.open(directory: directory.file("data")).projection.notificationCount == lines.count)
+        ledger.close()
+    }
+}
