@@ -18,8 +18,8 @@ function init(args)
 end
 
 function request()
-    index = index + 1
     local body = bodies[(index % #bodies) + 1]
+    index = index + 1
     return wrk.format("POST", "/v1/notifications/appstore", {["Content-Type"] = "application/json"}, body)
 end
 
