@@ -1,4 +1,62 @@
 import SubledgerEvents
+import SubledgerLog
+
+/// One event made ready to fold: its fields read from the record and its strings interned.
+/// Making steps needs only the string table, so a rebuild makes them on one core while another
+/// folds the steps before them (see `ProjectionStore.rebuild`).
+struct FoldStep: Sendable {
+    var position: UInt64
+    var recordedAt: Int64
+    var effectiveAt: Int64
+    var type: EventType
+    var subtype: UInt32
+    var notification: NotificationKey?
+    /// Nil for an event that touches no timeline (e.g. a TEST notification).
+    var key: TimelineKey?
+    var transaction: TransactionVersion?
+    var transactionSignedAt: Int64
+    var renewal: RenewalSnapshot?
+
+    init(_ event: EventView, position: UInt64, recordedAt: Int64, strings: inout StringTable) {
+        self.position = position
+        self.recordedAt = recordedAt
+        effectiveAt = event.effectiveAt
+        type = event.type
+        subtype = event.subtype.map { strings.intern($0) } ?? 0
+        transactionSignedAt = event.effectiveAt
+        if let uuid = event.notificationUUID {
+            notification = uuid.uuid.map { NotificationKey(isText: false, bits: $0) }
+                ?? NotificationKey(isText: true, bits: UInt128(strings.intern(uuid)))
+        }
+        let transaction = event.transaction
+        let renewal = event.renewal
+        guard let originalTransactionId = transaction?.originalTransactionId ?? renewal?.originalTransactionId else { return }
+        let environment = event.environment.map { strings.intern($0) } ?? 0
+        key = TimelineKey(
+            environment: environment,
+            originalTransactionId: originalTransactionId.number.map(Identifier.init(number:)) ?? Identifier(text: strings.intern(originalTransactionId)))
+        if let transaction {
+            // A reversal restores the transaction, whatever revocation fields its copy repeats.
+            self.transaction = TransactionVersion(transaction, strings: &strings, restored: type == .refundReversed)
+            transactionSignedAt = transaction.signedDate ?? event.effectiveAt
+        }
+        if let renewal { self.renewal = RenewalSnapshot(renewal, strings: &strings) }
+    }
+}
+
+extension FoldStep {
+    /// The step for one event record's payload (see `EventRecord`).
+    init(recordPayload payload: UnsafeRawBufferPointer, at position: LogPosition, strings: inout StringTable) throws(ProjectionError) {
+        guard let (recordedAt, bytes) = EventRecord.split(payload) else {
+            throw ProjectionError(.undecodableEvent(position: position, detail: "the record is shorter than its header"))
+        }
+        let view: EventView
+        do { view = try EventView(bytes) } catch {
+            throw ProjectionError(.undecodableEvent(position: position, detail: error.description))
+        }
+        self.init(view, position: position.rawValue, recordedAt: recordedAt, strings: &strings)
+    }
+}
 
 extension Projection {
     /// Folds one event read in place. This is the replay hot path: fields are read from the
@@ -39,6 +97,25 @@ extension Projection {
         timelines[Int(index)].insert(fact, deduplicate: notification == nil)
     }
 
+    /// Folds a step made with this projection's string table (or one it was since replaced by).
+    mutating func apply(_ step: FoldStep) {
+        eventsFolded += 1
+        if lastPosition.map({ step.position > $0.rawValue }) ?? true { lastPosition = .init(rawValue: step.position) }
+        if let notification = step.notification {
+            guard notifications.claim(notification) else { return }
+        }
+        guard let key = step.key else { return }
+        let index = timelineIndex(for: key)
+        if let notification = step.notification { notifications.set(notification, index) }
+
+        var fact = Fact(
+            time: step.effectiveAt, position: step.position, recordedAt: step.recordedAt,
+            transactionSignedAt: step.transactionSignedAt, transaction: -1, renewal: -1, type: step.type.code, subtype: step.subtype)
+        if let version = step.transaction { fact.transaction = addVersion(version, to: index) }
+        if let renewal = step.renewal { fact.renewal = timelines[Int(index)].add(renewal) }
+        timelines[Int(index)].insert(fact, deduplicate: step.notification == nil)
+    }
+
     private mutating func timelineIndex(for key: TimelineKey) -> Int32 {
         if let index = timelineIndex[key.packed] { return index }
         let index = Int32(timelines.count)
@@ -53,10 +130,10 @@ extension Projection {
 
     /// The index of `version` in its timeline, adding it when new. The transaction index tells
     /// whether the transaction id is new (the usual renewal), which saves the scan for an
-    /// equal version; while it is deferred, the scan alone decides.
+    /// equal version.
     private mutating func addVersion(_ version: TransactionVersion, to index: Int32) -> Int32 {
         let timeline = Int(index)
-        if !version.transactionId.isAbsent && !transactionIndexDeferred {
+        if !version.transactionId.isAbsent {
             let key = TransactionKey(environment: timelines[timeline].key.environment, transactionId: version.transactionId)
             if transactionIndex.insertIfAbsent(key.packed, index) != nil,
                 let existing = timelines[timeline].index(of: version)
@@ -198,9 +275,14 @@ extension Fact {
 
 extension StringTable {
     /// Interns a field read in place: text from its bytes where they lie, a known Apple value
-    /// through a cache by value, so the replay path neither allocates nor hashes those.
+    /// through a cache by value and a number (e.g. a subscription group id) through a cache of
+    /// the last one, so the replay path neither allocates nor hashes those.
     mutating func intern(_ text: TextRef) -> UInt32 {
         if let bytes = text.storedUTF8 { return intern(bytes) }
+        if let number = text.number {
+            if number != lastNumber.value || lastNumber.id == 0 { lastNumber = (number, intern(text.string)) }
+            return lastNumber.id
+        }
         if let code = text.knownValueCode {
             if knownValueIDs.isEmpty { knownValueIDs = [UInt32](repeating: 0, count: 4096) }
             if knownValueIDs[code] == 0 { knownValueIDs[code] = intern(text.string) }

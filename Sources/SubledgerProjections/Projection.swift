@@ -21,11 +21,6 @@ public struct Projection: Sendable {
     var timelineIndex = HashIndex()
     /// `TransactionKey.packed` → the timeline holding that transaction.
     var transactionIndex = HashIndex()
-    /// Whether `transactionIndex` is left empty while folding, to be built by
-    /// `indexTransactions()`: a rebuild does so on a second core while it writes the snapshot,
-    /// since one random insert per event into a table far larger than the cache was a fifth of
-    /// the fold.
-    var transactionIndexDeferred = false
     /// Customer tokens → the timelines whose customer id is that token, ascending.
     var tokenIndex: [CustomerToken: [Int32]] = [:]
     /// Every notification folded → its timeline, or -1 when it touches none (e.g. TEST).
@@ -50,15 +45,8 @@ public struct Projection: Sendable {
         notifications.uuids = HashIndex(capacity: expectedEvents)
     }
 
-    /// An empty projection for a rebuild of about `expectedEvents` events whose transaction
-    /// index is built after the fold, by `indexTransactions()`.
-    init(rebuildingFrom expectedEvents: Int) {
-        timelineIndex = HashIndex(capacity: expectedEvents / 8)
-        notifications.uuids = HashIndex(capacity: expectedEvents)
-        transactionIndexDeferred = true
-    }
-
-    /// Builds the transaction index from the timelines, which hold every transaction.
+    /// Builds the transaction index from the timelines, which hold every transaction (a
+    /// snapshot does not store it).
     mutating func indexTransactions() {
         transactionIndex = HashIndex(capacity: timelines.reduce(0) { $0 + $1.transactions.count })
         for (index, timeline) in timelines.enumerated() {
@@ -67,7 +55,6 @@ public struct Projection: Sendable {
                 _ = transactionIndex.insertIfAbsent(key.packed, Int32(index))
             }
         }
-        transactionIndexDeferred = false
     }
 
     /// Subscriptions and one-time purchases known.

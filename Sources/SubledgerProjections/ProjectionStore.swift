@@ -1,8 +1,6 @@
-import Dispatch
 import SubledgerEvents
 import SubledgerLMDB
 import SubledgerLog
-import Synchronization
 
 /// Keeps the projection in memory and on disk: loads the current LMDB snapshot (or rebuilds it
 /// from the log), catches up with the log after the snapshot's checkpoint, folds new events, and
@@ -153,32 +151,19 @@ public final class ProjectionStore {
         public var snapshotBytes: Int
     }
 
-    /// Folds the whole log into a fresh projection, writes it as a new snapshot and switches to
-    /// it. The previous snapshot keeps serving readers until the switch.
+    /// Folds the whole log into a fresh projection (on two cores, see `foldPipelined`), writes it
+    /// as a new snapshot and switches to it. The previous snapshot keeps serving readers until
+    /// the switch.
     @discardableResult
     public func rebuild() throws(ProjectionError) -> RebuildSummary {
         let clock = ContinuousClock()
         let start = clock.now
         // Every record may be an event: size the indexes for all of them.
         let records = (try? LogReader(directory: logDirectory).summary().records).map { Int(clamping: $0) } ?? 0
-        var fresh = Projection(rebuildingFrom: records)
-        try Self.fold(log: logDirectory, into: &fresh, after: nil)
-        // The snapshot does not store the transaction index: build it on the other core meanwhile.
-        let folded = fresh
-        let indexed = Mutex(fresh)
-        let written = Mutex<Result<(path: String, size: Int), ProjectionError>?>(nil)
-        let directory = directory
-        DispatchQueue.concurrentPerform(iterations: 2) { part in
-            if part == 0 {
-                let result = Result { () throws(ProjectionError) in try Self.writeSnapshot(of: folded, in: directory) }
-                written.withLock { $0 = result }
-            } else {
-                indexed.withLock { $0.indexTransactions() }
-            }
-        }
-        projection = indexed.withLock { $0 }
-        let (path, bytes) = try written.withLock { $0! }.get()
-        snapshotPath = path
+        var fresh = Projection(expectedEvents: records)
+        try Self.foldPipelined(log: logDirectory, into: &fresh)
+        projection = fresh
+        let bytes = try saveSnapshot()
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         return RebuildSummary(
@@ -205,13 +190,17 @@ public final class ProjectionStore {
                 }
                 return true
             }
-        } catch let error as LogError {
-            if case .noRecord = error { throw ProjectionError(.logMismatch) }
-            throw ProjectionError(.logUnreadable(detail: error.description))
         } catch {
-            throw ProjectionError(.logUnreadable(detail: String(describing: error)))
+            throw readFailure(error)
         }
         if let failure { throw failure }
         guard foundCheckpoint else { throw ProjectionError(.logMismatch) }
+    }
+
+    /// What a failed log scan means for a projection.
+    static func readFailure(_ error: any Error) -> ProjectionError {
+        guard let error = error as? LogError else { return ProjectionError(.logUnreadable(detail: String(describing: error))) }
+        if case .noRecord = error { return ProjectionError(.logMismatch) }
+        return ProjectionError(.logUnreadable(detail: error.description))
     }
 }

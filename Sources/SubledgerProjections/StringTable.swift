@@ -19,6 +19,8 @@ struct StringTable: Sendable {
     private var slots: [UInt32] = Array(repeating: 0, count: 64)
     /// `TextRef.knownValueCode` → id (0 = not interned yet); filled by `intern(_: TextRef)`.
     var knownValueIDs: [UInt32] = []
+    /// The last number interned by `intern(_: TextRef)` and its id (0 = none yet).
+    var lastNumber: (value: UInt64, id: UInt32) = (0, 0)
 
     var count: Int { strings.count - 1 }
 
