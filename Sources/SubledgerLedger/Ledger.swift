@@ -89,8 +89,9 @@ public final class Ledger: @unchecked Sendable {
     /// fold has not reached them yet, this read folds them first. Reads never hold up ingestion.
     public func read<T>(_ body: (LedgerReader) throws -> T) throws -> T {
         try projections.withLock { store in
-            if (store.projection.lastPosition?.rawValue ?? 0) < appendedEnd.load(ordering: .acquiring) {
-                try store.catchUp()
+            let appended = appendedEnd.load(ordering: .acquiring)
+            if (store.projection.lastPosition?.rawValue ?? 0) < appended {
+                try store.catchUp(through: LogPosition(rawValue: appended))
                 eventsFolded.store(store.projection.eventsFolded, ordering: .relaxed)
             }
             return try body(LedgerReader(projection: store.projection, directory: directory, configuration: configuration, catalog: catalog))
@@ -119,8 +120,9 @@ public final class Ledger: @unchecked Sendable {
         guard !foldScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         folding.async { [self] in
             foldScheduled.store(false, ordering: .releasing)
+            let appended = LogPosition(rawValue: appendedEnd.load(ordering: .acquiring))
             let due: Projection? = projections.withLock { store in
-                _ = try? store.catchUp()
+                _ = try? store.catchUp(through: appended)
                 let folded = store.projection.eventsFolded
                 eventsFolded.store(folded, ordering: .relaxed)
                 let last = lastSnapshot.withLock { $0 }

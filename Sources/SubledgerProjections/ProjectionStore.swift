@@ -97,11 +97,17 @@ public final class ProjectionStore {
         return (projection, path, nil)
     }
 
-    /// Folds the log records written since the last fold. Returns the number of records folded.
+    /// Folds the log records written since the last fold, up to and including the record at
+    /// `last` when given. Returns the number of records folded.
+    ///
+    /// A process that appends while it folds passes the last position it has appended: the scan
+    /// then never reads past it into an append in progress, whose half-written frame it would
+    /// otherwise take for damage.
     @discardableResult
-    public func catchUp() throws(ProjectionError) -> Int {
+    public func catchUp(through last: LogPosition? = nil) throws(ProjectionError) -> Int {
         let before = projection.eventsFolded
-        try Self.fold(log: logDirectory, into: &projection, after: projection.lastPosition)
+        if let last, let folded = projection.lastPosition, folded >= last { return 0 }
+        try Self.fold(log: logDirectory, into: &projection, after: projection.lastPosition, through: last)
         return projection.eventsFolded - before
     }
 
@@ -171,13 +177,15 @@ public final class ProjectionStore {
             eventsPerSecond: seconds > 0 ? Double(fresh.eventsFolded) / seconds : 0, snapshotBytes: bytes)
     }
 
-    /// Folds every event record after `checkpoint` (all of them with nil). The record at the
-    /// checkpoint must exist: otherwise the projection is not from this log.
-    static func fold(log: String, into projection: inout Projection, after checkpoint: LogPosition?) throws(ProjectionError) {
+    /// Folds every event record after `checkpoint` (all of them with nil), up to `last`. The
+    /// record at the checkpoint must exist: otherwise the projection is not from this log.
+    static func fold(
+        log: String, into projection: inout Projection, after checkpoint: LogPosition?, through last: LogPosition? = nil
+    ) throws(ProjectionError) {
         var foundCheckpoint = checkpoint == nil
         var failure: ProjectionError?
         do {
-            try LogReader(directory: log).scan(from: checkpoint ?? .start) { entry in
+            try LogReader(directory: log).scan(from: checkpoint ?? .start, to: last.map { LogPosition(rawValue: $0.rawValue + 1) }) { entry in
                 if let checkpoint, entry.position <= checkpoint {
                     foundCheckpoint = foundCheckpoint || entry.position == checkpoint
                     return true

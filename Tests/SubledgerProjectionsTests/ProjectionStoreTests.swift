@@ -23,9 +23,23 @@ final class DataDirectory {
     }
 
     /// Appends `events` as event records (recorded one second after they were signed).
-    func append(_ events: [Event]) throws {
+    @discardableResult
+    func append(_ events: [Event]) throws -> [LogPosition] {
         if writer == nil { writer = try LogWriter(directory: log, options: LogOptions(segmentSize: 64 * 1024)) }
-        _ = try writer!.append(events.map { EventRecord.logRecord(for: $0, recordedAtMillis: $0.effectiveAt + 1000) })
+        return try writer!.append(events.map { EventRecord.logRecord(for: $0, recordedAtMillis: $0.effectiveAt + 1000) })
+    }
+
+    /// Flips a byte inside the payload of the record at `position`, in its segment file.
+    func damagePayload(at position: LogPosition) throws {
+        let segments = try FileManager.default.contentsOfDirectory(atPath: log).filter { $0.hasSuffix(".seg") }
+        let first = segments.compactMap { UInt64($0.dropLast(4)) }.filter { $0 <= position.rawValue }.max()!
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: log + "/" + String(first).leftPadded(20) + ".seg"))
+        defer { try? file.close() }
+        let offset = position.rawValue - first + 10 + 2  // past the 10-byte frame header
+        try file.seek(toOffset: offset)
+        let byte = try file.read(upToCount: 1)![0]
+        try file.seek(toOffset: offset)
+        file.write(Data([byte ^ 0x40]))
     }
 
     func appendRaw(_ record: LogRecord) throws {
@@ -158,6 +172,21 @@ struct ProjectionStoreTests {
         let error = try #require(throws: ProjectionError.self) { try store.rebuild() }
         guard case .undecodableEvent = error.kind else { Issue.record("\(error)"); return }
         #expect(try data.current() == before)
+    }
+
+    @Test("catching up through the last acknowledged record never reads the append in progress after it")
+    func catchUpStopsAtAcknowledged() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(Array(events.prefix(2)))
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        let acknowledged = try data.append(Array(events[2..<5]))
+        // The next append, as a reader racing its write could see it: a frame that does not check.
+        let inProgress = try data.append([events[5]])
+        try data.damagePayload(at: inProgress[0])
+        #expect(try store.catchUp(through: acknowledged.last!) == 3)
+        #expect(store.projection.lastPosition == acknowledged.last)
+        #expect(throws: ProjectionError.self) { try store.catchUp() }
     }
 
     @Test("catching up folds only what was appended since the last fold")
