@@ -51,7 +51,8 @@ let package = Package(
         .executableTarget(name: "subledger", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerServer", "SubledgerHTTP", "SubledgerSimulator", "SubledgerProjections"]),
         .executableTarget(
             name: "subledger-bench",
-            dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerProjections", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "CSQLite"],
+            dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerProjections", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "SubledgerLMDB",
+                           "CSQLite", "CPostgres"],
             path: "Tools/Bench"),
         .executableTarget(name: "subledger-crash", dependencies: ["SubledgerLog"], path: "Tools/Crash"),
         .executableTarget(name: "subledger-fuzz", dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS"], path: "Tools/Fuzz"),

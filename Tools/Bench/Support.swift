@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Dispatch
+
+func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+func temporaryDirectory(_ name: String) -> String {
+    var template = Array("/tmp/subledger-bench-\(name)-XXXXXX".utf8CString)
+    guard mkdtemp(&template) != nil else { fatalError("mkdtemp failed: \(String(cString: strerror(errno)))") }
+    return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+func removeTree(_ path: String) {
+    _ = system("rm -rf '\(path)'")
+}
+
+/// Deterministic 200-byte records.
+func record(_ i: Int) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: 200)
+    var x = UInt64(i) &* 0x9E37_79B9_7F4A_7C15
+    for k in 0..<200 {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17
+        bytes[k] = UInt8(truncatingIfNeeded: x)
+    }
+    return bytes
+}
+
+@inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
+
+/// A progress line on stdout, flushed at once so a long run shows where it is.
+func progress(_ line: String) {
+    print("  " + line)
+    fflush(stdout)
+}
+
+func fileSize(_ path: String) -> Int {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int(info.st_size) : 0
+}
+
+func readTextFile(_ path: String) -> String? {
+    guard let file = fopen(path, "r") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = fread(&buffer, 1, buffer.count, file)
+        if count <= 0 { break }
+        bytes += buffer[0..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+func writeFile(_ path: String, _ bytes: [UInt8]) {
+    guard let file = fopen(path, "wb") else { fatalError("cannot write \(path): \(String(cString: strerror(errno)))") }
+    fwrite(bytes, 1, bytes.count, file)
+    fclose(file)
+}
+
+/// One figure measured once per run: the report shows the median and the range.
+struct Samples {
+    private(set) var values: [Double] = []
+
+    init(_ values: [Double] = []) { self.values = values }
+
+    mutating func add(_ value: Double) { values.append(value) }
+
+    var median: Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    var min: Double { values.min() ?? .nan }
+    var max: Double { values.max() ?? .nan }
+}
+
+/// Runs `body` `runs` times; each call returns the figure of that run.
+func measure(runs: Int, _ body: () throws -> Double) rethrows -> Samples {
+    var samples = Samples()
+    for _ in 0..<runs { samples.add(try body()) }
+    return samples
+}
+
+/// Latency percentiles of one run, in microseconds.
+func percentiles(_ latencies: [Double]) -> (p50: Double, p99: Double) {
+    let sorted = latencies.sorted()
+    return (sorted[sorted.count / 2], sorted[sorted.count * 99 / 100])
+}
