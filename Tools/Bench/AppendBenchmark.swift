@@ -9,7 +9,7 @@ enum AppendBenchmark {
         let records = (0..<count).map(record)
         let batches = stride(from: 0, to: count, by: batch).map { records[$0..<min(count, $0 + batch)] }
         var comparison = Comparison("\(batch) record\(batch == 1 ? "" : "s") per transaction", unit: .perSecond("records"))
-        comparison.subledger = try measure(runs: runs) {
+        let subledger: () throws -> Double = {
             let directory = temporaryDirectory("append-log")
             defer { removeTree(directory) }
             let writer = try LogWriter(directory: directory)
@@ -18,7 +18,7 @@ enum AppendBenchmark {
             for slice in batches { _ = try writer.append(slice.map { LogRecord(kind: 1, payload: $0) }) }
             return Double(count) / (now() - start)
         }
-        comparison.sqlite = measure(runs: runs) {
+        let sqlite: () throws -> Double = {
             let directory = temporaryDirectory("append-sqlite")
             defer { removeTree(directory) }
             let db = SQLiteDatabase(path: directory + "/events.db")
@@ -36,8 +36,8 @@ enum AppendBenchmark {
             }
             return Double(count) / (now() - start)
         }
-        if let postgres {
-            comparison.postgres = try measure(runs: runs) {
+        let postgresRun: (() throws -> Double)? = postgres.map { postgres in
+            {
                 try postgres.execute("DROP TABLE IF EXISTS append_events")
                 try postgres.execute("CREATE TABLE append_events (position bigserial PRIMARY KEY, kind smallint NOT NULL, payload bytea NOT NULL)")
                 try postgres.prepare("append_one", "INSERT INTO append_events (kind, payload) VALUES (1, $1)")
@@ -59,6 +59,8 @@ enum AppendBenchmark {
                 return Double(count) / (now() - start)
             }
         }
+        let samples = try interleave(runs: runs, [subledger, sqlite, postgresRun])
+        (comparison.subledger, comparison.sqlite, comparison.postgres) = (samples[0], samples[1], samples[2])
         return comparison
     }
 

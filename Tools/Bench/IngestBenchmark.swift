@@ -45,7 +45,7 @@ enum IngestBenchmark {
 
         var evidenceBytes = 0
         var eventBytes = 0
-        let subledger = try measure(runs: runs) {
+        let subledger: () throws -> Double = {
             let directory = temporaryDirectory("ingest")
             defer { removeTree(directory) }
             _ = try Ledger.initialize(directory: directory, bundleId: fixtures.bundleId, appAppleId: fixtures.appAppleId, environments: ["Production"],
@@ -67,9 +67,9 @@ enum IngestBenchmark {
         defer { removeTree(directory) }
         let pythonCount = min(count, pythonCount)
         let verifier = try PythonVerifier(bodies: Array(bodies.prefix(pythonCount)), root: root, directory: directory)
+        let samples = try interleave(runs: runs, [subledger, verifier.map { verifier in { Double(pythonCount) / (try verifier.run()) } }])
         return Result(
-            notifications: count, subledger: subledger, pythonNotifications: pythonCount,
-            python: try verifier.map { verifier in try measure(runs: runs) { Double(pythonCount) / (try verifier.run()) } },
+            notifications: count, subledger: samples[0]!, pythonNotifications: pythonCount, python: samples[1],
             pythonMissing: verifier == nil ? "Apple's Python library is not installed (Tools/setup-python installs it in \(PythonVerifier.python))" : nil,
             evidenceBytesPerNotification: Double(evidenceBytes) / Double(count), eventBytesPerNotification: Double(eventBytes) / Double(count))
     }

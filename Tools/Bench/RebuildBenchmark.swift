@@ -91,19 +91,17 @@ final class RebuildBenchmark {
     func measure(runs: Int, lookups: Int) throws -> SizeResult {
         let count = generator.made
         let millions = "\(Double(count) / 1e6) M"
-        var fold = Comparison("same fold, \(millions) events", unit: .perSecond("events"))
-        progress("\(millions) events: fold from the log")
-        fold.subledger = try Samples((0..<runs).map { _ in Double(count) / (try foldFromLog(count)) })
-        progress("\(millions) events: fold from SQLite")
-        fold.sqlite = try Samples((0..<runs).map { _ in Double(count) / (try foldFromSQLite(count)) })
-        if let postgres {
-            progress("\(millions) events: fold from PostgreSQL")
-            fold.postgres = try Samples((0..<runs).map { _ in Double(count) / (try foldFromPostgres(postgres, count)) })
-        }
-        progress("\(millions) events: peak memory of a rebuild (child process)")
+        progress("  \(millions) events: the same fold from the log, SQLite\(postgres == nil ? "" : " and PostgreSQL")")
+        let folds = try interleave(runs: runs, [
+            { Double(count) / (try self.foldFromLog(count)) },
+            { Double(count) / (try self.foldFromSQLite(count)) },
+            postgres.map { postgres in { Double(count) / (try self.foldFromPostgres(postgres, count)) } },
+        ])
+        let fold = Comparison("same fold, \(millions) events", unit: .perSecond("events"), subledger: folds[0], sqlite: folds[1], postgres: folds[2])
+        progress("  \(millions) events: peak memory of a rebuild (child process)")
         let peakMemory = RebuildMemoryProbe.measure(log: log)
 
-        progress("\(millions) events: rebuild on open")
+        progress("  \(millions) events: rebuild on open")
         let projections = directory + "/projections"
         var store: ProjectionStore?
         var rebuild = Samples()
@@ -118,7 +116,7 @@ final class RebuildBenchmark {
         }
         guard let store, let snapshot = store.snapshotPath else { fatalError("no snapshot after a rebuild") }
 
-        progress("\(millions) events: customer look-ups")
+        progress("  \(millions) events: customer look-ups")
         var result = SizeResult(
             events: count, customers: generator.customers.count, rebuild: rebuild, fold: fold,
             lookupP50: Comparison("customer look-up p50, \(millions) events", unit: .microseconds),

@@ -37,7 +37,8 @@ struct Report {
 
             One run on one machine: Subledger beside SQLite (embedded, same records and batching) and \
             PostgreSQL (a private cluster on loopback, same records and batching). Each figure is the median \
-            of \(setup.runs) run\(setup.runs == 1 ? "" : "s"), the lowest and highest in brackets; the \
+            of \(setup.runs) run\(setup.runs == 1 ? "" : "s"), the lowest and highest in brackets; the runs take \
+            turns (Subledger, SQLite, PostgreSQL, then again), so a slow spell of the machine falls on all alike. The \
             "vs" columns divide medians and say how many times faster (or smaller) Subledger is — below 1× it is slower.
 
             \(markdownTable(["", ""], [

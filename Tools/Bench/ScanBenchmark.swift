@@ -51,16 +51,19 @@ enum ScanBenchmark {
         _ = scanSQLite(db)
         if let postgres { _ = try scanPostgres(postgres) }
 
-        var comparison = Comparison("sequential scan, warm", unit: .perSecond("records"))
         var gigabytes = Samples()
-        comparison.subledger = try measure(runs: runs) {
-            let seconds = try scanLog(reader)
-            gigabytes.add(logBytes / seconds / 1e9)
-            return Double(count) / seconds
-        }
-        let limit = measure(runs: runs) { readAndChecksum(log) }
-        comparison.sqlite = measure(runs: runs) { Double(count) / scanSQLite(db) }
-        if let postgres { comparison.postgres = try measure(runs: runs) { Double(count) / (try scanPostgres(postgres)) } }
+        let samples = try interleave(runs: runs, [
+            {
+                let seconds = try scanLog(reader)
+                gigabytes.add(logBytes / seconds / 1e9)
+                return Double(count) / seconds
+            },
+            { readAndChecksum(log) },
+            { Double(count) / scanSQLite(db) },
+            postgres.map { postgres in { Double(count) / (try scanPostgres(postgres)) } },
+        ])
+        let comparison = Comparison("sequential scan, warm", unit: .perSecond("records"), subledger: samples[0], sqlite: samples[2], postgres: samples[3])
+        let limit = samples[1]!
         return Result(records: comparison, logGigabytesPerSecond: gigabytes, readAndChecksumGigabytesPerSecond: limit)
     }
 

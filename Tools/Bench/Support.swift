@@ -28,9 +28,13 @@ func record(_ i: Int) -> [UInt8] {
 
 @inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
 
-/// A progress line on stdout, flushed at once so a long run shows where it is.
+/// When the run started (main touches it first thing).
+let benchStart = now()
+
+/// A progress line on stdout with the minutes since the start, flushed at once so a long run
+/// shows where it is and at what pace.
 func progress(_ line: String) {
-    print("  " + line)
+    print("\(line)  [\(fixed((now() - benchStart) / 60, 1)) min]")
     fflush(stdout)
 }
 
@@ -76,10 +80,16 @@ struct Samples {
     var max: Double { values.max() ?? .nan }
 }
 
-/// Runs `body` `runs` times; each call returns the figure of that run.
-func measure(runs: Int, _ body: () throws -> Double) rethrows -> Samples {
-    var samples = Samples()
-    for _ in 0..<runs { samples.add(try body()) }
+/// Runs every body once per run, in turn (A B C, A B C, ...), so that a slow spell of the
+/// shared machine (another process flushing the disk, say) falls on every system alike. Each
+/// call returns the figure of that run; nil bodies give nil samples.
+func interleave(runs: Int, _ bodies: [(() throws -> Double)?]) throws -> [Samples?] {
+    var samples: [Samples?] = bodies.map { $0 == nil ? nil : Samples() }
+    for _ in 0..<runs {
+        for (i, body) in bodies.enumerated() {
+            if let body { samples[i]!.add(try body()) }
+        }
+    }
     return samples
 }
 

@@ -72,7 +72,7 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == RebuildMemoryPr
 }
 
 let options = BenchOptions(CommandLine.arguments)
-let began = now()
+let began = benchStart
 let runs = options.runs
 let quick = options.quick
 
@@ -105,25 +105,25 @@ var report = Report(setup: Report.Setup(
     appendCounts: appendCounts, groupCommit: groupCommit, scanRecords: scanRecords, lookups: lookups))
 
 print("subledger-bench: \(runs) run\(runs == 1 ? "" : "s") per figure; PostgreSQL: \(postgresDescription)")
-print("durable append")
+progress("durable append")
 for (batch, count) in appendCounts.sorted(by: { $0.key < $1.key }) {
-    progress("\(count) records in batches of \(batch)")
+    progress("  \(grouped(count)) records in batches of \(batch)")
     report.append.append(try AppendBenchmark.run(batch: batch, count: count, runs: runs, postgres: postgres))
 }
-progress("group commit")
+progress("  group commit")
 report.append.append(try await AppendBenchmark.groupCommit(tasks: groupCommit.tasks, perTask: groupCommit.perTask, runs: runs))
 
-print("verified ingest")
-report.ingest = try IngestBenchmark.run(count: quick ? 500 : 20_000, pythonCount: quick ? 200 : 2_000, runs: runs)
+progress("verified ingest")
+report.ingest = try IngestBenchmark.run(count: quick ? 500 : 20_000, pythonCount: quick ? 200 : 1_000, runs: runs)
 
-print("scan")
+progress("scan")
 report.scan = try ScanBenchmark.run(count: scanRecords, runs: runs, postgres: postgres)
 
-print("rebuild, replay and look-up at \(options.sizes.map { "\(Double($0) / 1e6) M" }.joined(separator: ", ")) events")
+progress("rebuild, replay and look-up at \(options.sizes.map { "\(Double($0) / 1e6) M" }.joined(separator: ", ")) events")
 do {
     let rebuild = try RebuildBenchmark(postgres: postgres)
     for size in options.sizes {
-        progress("growing the log to \(Double(size) / 1e6) M events (and the SQLite and PostgreSQL tables)")
+        progress("  growing the log to \(Double(size) / 1e6) M events (and the SQLite and PostgreSQL tables)")
         try rebuild.grow(to: size)
         report.sizes.append(try rebuild.measure(runs: runs, lookups: lookups))
     }
