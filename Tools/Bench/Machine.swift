@@ -8,7 +8,7 @@ struct Machine {
     var cores: Int
     var memoryBytes: Int
     var kernel: String
-    /// The file system the benchmark's files live on (they are made under /tmp).
+    /// The file system the benchmark's files live on (`scratchRoot`).
     var temporaryFileSystem: String
 
     static func current() -> Machine {
@@ -25,7 +25,7 @@ struct Machine {
         return Machine(
             cpu: cpu, cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), memoryBytes: memory,
             kernel: "\(text(names.sysname)) \(text(names.release)) \(text(names.machine))",
-            temporaryFileSystem: fileSystem(of: "/tmp"))
+            temporaryFileSystem: fileSystem(of: scratchRoot))
     }
 
     /// "<type> on <device> (mounted at <point>)" for the /proc/mounts entry holding `path`.

@@ -47,7 +47,7 @@ struct Report {
                 ["CPU", "\(machine.cpu), \(machine.cores) cores"],
                 ["memory", byteCount(Double(machine.memoryBytes))],
                 ["kernel", machine.kernel],
-                ["file system of /tmp (all files of the run)", machine.temporaryFileSystem],
+                ["file system of the run's files", machine.temporaryFileSystem],
                 ["toolchain", "\(setup.toolchain), release build"],
                 ["SQLite", setup.sqlite],
                 ["PostgreSQL", setup.postgres],

@@ -5,8 +5,15 @@ import Dispatch
 
 func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
+/// Where the run's files go: `$TMPDIR` (Tools/bench points it at a directory it removes at
+/// exit, so an interrupted run leaves nothing behind), else /tmp.
+let scratchRoot: String = {
+    guard let value = getenv("TMPDIR"), value.pointee != 0 else { return "/tmp" }
+    return String(cString: value)
+}()
+
 func temporaryDirectory(_ name: String) -> String {
-    var template = Array("/tmp/subledger-bench-\(name)-XXXXXX".utf8CString)
+    var template = Array("\(scratchRoot)/subledger-bench-\(name)-XXXXXX".utf8CString)
     guard mkdtemp(&template) != nil else { fatalError("mkdtemp failed: \(String(cString: strerror(errno)))") }
     return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
