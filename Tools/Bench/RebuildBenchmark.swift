@@ -24,6 +24,8 @@ final class RebuildBenchmark {
     struct SizeResult {
         var events: Int
         var customers: Int
+        /// One figure per store: the growth to this size is done once.
+        var append: Comparison
         /// Events per second of a rebuild on open.
         var rebuild: Samples
         var fold: Comparison
@@ -50,7 +52,7 @@ final class RebuildBenchmark {
         directory = temporaryDirectory("rebuild")
         writer = try LogWriter(directory: directory + "/log")
         sqlite = SQLiteDatabase(path: directory + "/events.db")
-        sqlite.execute("PRAGMA journal_mode=WAL; CREATE TABLE events (position INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
+        sqlite.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE events (position INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
         insert = sqlite.prepare("INSERT INTO events VALUES (?, ?)")
         self.postgres = postgres
         try postgres?.execute("DROP TABLE IF EXISTS replay_events; CREATE TABLE replay_events (position bigint PRIMARY KEY, payload bytea NOT NULL)")
@@ -62,33 +64,50 @@ final class RebuildBenchmark {
         removeTree(directory)
     }
 
-    /// Appends events until the log holds `count`, the same records to SQLite and PostgreSQL.
-    func grow(to count: Int) throws {
+    /// Appends events until the log holds `count`, the same records to SQLite and PostgreSQL,
+    /// in durable transactions of 20,000 events; returns each store's append rate meanwhile
+    /// (making the events not included).
+    func grow(to count: Int) throws -> Comparison {
+        let added = count - generator.made
+        var seconds = (log: 0.0, sqlite: 0.0, postgres: 0.0)
         while generator.made < count {
             let records = (0..<min(20_000, count - generator.made)).map { _ in generator.next() }
+            var start = now()
             let positions = try writer.append(records)
+            seconds.log += now() - start
+
+            start = now()
             sqlite.execute("BEGIN")
-            var stream = PostgresCopyStream(capacity: records.count * 400)
             for (record, position) in zip(records, positions) {
                 insert.bind(1, Int64(position.rawValue))
-                record.payload.withUnsafeBytes { payload in
-                    insert.bind(2, payload)
-                    insert.run()
-                    stream.beginTuple(fields: 2)
-                    stream.field(Int64(position.rawValue))
-                    stream.field(payload)
-                }
+                record.payload.withUnsafeBytes { insert.bind(2, $0) }
+                insert.run()
             }
             sqlite.execute("COMMIT")
-            try postgres?.copy("COPY replay_events (position, payload) FROM STDIN (FORMAT binary)", stream.finish())
+            seconds.sqlite += now() - start
+
+            guard let postgres else { continue }
+            start = now()
+            var stream = PostgresCopyStream(capacity: records.count * 400)
+            for (record, position) in zip(records, positions) {
+                stream.beginTuple(fields: 2)
+                stream.field(Int64(position.rawValue))
+                record.payload.withUnsafeBytes { stream.field($0) }
+            }
+            try postgres.copy("COPY replay_events (position, payload) FROM STDIN (FORMAT binary)", stream.finish())
+            seconds.postgres += now() - start
         }
         sqlite.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         // Statistics for the planner, hint bits set, dirty pages written: the timed reads only read.
         try postgres?.execute("VACUUM ANALYZE replay_events")
         try postgres?.execute("CHECKPOINT")
+        return Comparison(
+            "durable append of \(added) events growing to \(count)", unit: .perSecond("events"),
+            subledger: Samples([Double(added) / seconds.log]), sqlite: Samples([Double(added) / seconds.sqlite]),
+            postgres: postgres == nil ? nil : Samples([Double(added) / seconds.postgres]))
     }
 
-    func measure(runs: Int, lookups: Int) throws -> SizeResult {
+    func measure(runs: Int, lookups: Int, append: Comparison) throws -> SizeResult {
         let count = generator.made
         let millions = "\(Double(count) / 1e6) M"
         progress("  \(millions) events: the same fold from the log, SQLite\(postgres == nil ? "" : " and PostgreSQL")")
@@ -118,7 +137,7 @@ final class RebuildBenchmark {
 
         progress("  \(millions) events: customer look-ups")
         var result = SizeResult(
-            events: count, customers: generator.customers.count, rebuild: rebuild, fold: fold,
+            events: count, customers: generator.customers.count, append: append, rebuild: rebuild, fold: fold,
             lookupP50: Comparison("customer look-up p50, \(millions) events", unit: .microseconds),
             lookupP99: Comparison("customer look-up p99, \(millions) events", unit: .microseconds),
             logBytes: Int(try LogReader(directory: log).summary().bytes), snapshotBytes: fileSize(snapshot + "/data.mdb"),

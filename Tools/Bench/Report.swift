@@ -175,6 +175,8 @@ struct Report {
         let columns: [(String, (RebuildBenchmark.SizeResult) -> Samples?)] = [
             ("rebuild on open", { $0.rebuild }), ("fold: log", { $0.fold.subledger }),
             ("fold: SQLite", { $0.fold.sqlite }), ("fold: PostgreSQL", { $0.fold.postgres }),
+            ("append: log", { $0.append.subledger }), ("append: SQLite", { $0.append.sqlite }),
+            ("append: PostgreSQL", { $0.append.postgres }),
         ]
         var throughput = sizes.indices.map { [millions(sizes[$0].events)] }
         for (_, pick) in columns {
@@ -204,7 +206,10 @@ struct Report {
             ## Scaling
 
             The same measurements at each size of one growing log (medians). "Linear" means the figure per event at \
-            the largest size is within ±20% of the smallest: time and space grow in proportion to the events.
+            the largest size is within ±20% of the smallest: time and space grow in proportion to the events. The \
+            "append" columns time the growth to each size (once, 20,000 events per durable transaction: a log \
+            `append`, an SQLite transaction, a PostgreSQL `COPY`), so they show how appending behaves as each store \
+            fills.
 
             Events per second:
 

@@ -124,8 +124,8 @@ do {
     let rebuild = try RebuildBenchmark(postgres: postgres)
     for size in options.sizes {
         progress("  growing the log to \(Double(size) / 1e6) M events (and the SQLite and PostgreSQL tables)")
-        try rebuild.grow(to: size)
-        report.sizes.append(try rebuild.measure(runs: runs, lookups: lookups))
+        let append = try rebuild.grow(to: size)
+        report.sizes.append(try rebuild.measure(runs: runs, lookups: lookups, append: append))
     }
 }
 
