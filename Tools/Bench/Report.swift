@@ -41,7 +41,7 @@ struct Report {
             turns (Subledger, SQLite, PostgreSQL, then again), so a slow spell of the machine falls on all alike. The \
             "vs" columns divide medians and say how many times faster (or smaller) Subledger is — below 1× it is slower.
 
-            \(markdownTable(["", ""], [
+            \(markdownTable(["setting", "value"], [
                 ["date", setup.date],
                 ["command", "`\(setup.command)`"],
                 ["CPU", "\(machine.cpu), \(machine.cores) cores"],
