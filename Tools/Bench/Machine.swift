@@ -28,6 +28,11 @@ struct Machine {
             temporaryFileSystem: fileSystem(of: scratchRoot))
     }
 
+    /// The one-minute load average, from /proc/loadavg: how busy the shared machine was.
+    static func loadAverage() -> String {
+        (readTextFile("/proc/loadavg") ?? "?").split(separator: " ").first.map(String.init) ?? "?"
+    }
+
     /// "<type> on <device> (mounted at <point>)" for the /proc/mounts entry holding `path`.
     static func fileSystem(of path: String) -> String {
         let target = realpath(path, nil).map { resolved in

@@ -109,7 +109,7 @@ final class RebuildBenchmark {
 
     func measure(runs: Int, lookups: Int, append: Comparison) throws -> SizeResult {
         let count = generator.made
-        let millions = "\(Double(count) / 1e6) M"
+        let millions = millionsLabel(count)
         progress("  \(millions) events: the same fold from the log, SQLite\(postgres == nil ? "" : " and PostgreSQL")")
         let folds = try interleave(runs: runs, [
             { Double(count) / (try self.foldFromLog(count)) },

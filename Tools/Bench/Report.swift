@@ -13,6 +13,8 @@ struct Report {
         var groupCommit: (tasks: Int, perTask: Int)
         var scanRecords: Int
         var lookups: Int
+        /// Other work on the machine when the run began (`/proc/loadavg`).
+        var loadAtStart: String
     }
 
     var setup: Setup
@@ -53,6 +55,7 @@ struct Report {
                 ["PostgreSQL", setup.postgres],
                 ["Apple's Python library", setup.python],
                 ["run time", "\(fixed(seconds / 60, 1)) min (the benchmarks; build and PostgreSQL start not included)"],
+                ["load average (1 min) at start / end", "\(setup.loadAtStart) / \(Machine.loadAverage())"],
             ]))
             """
     }
@@ -264,9 +267,12 @@ struct Report {
         return significant(value / divisor) + prefix
     }
 
-    private func millions(_ events: Int) -> String {
-        significant(Double(events) / 1e6).replacingZeros() + " M"
-    }
+    private func millions(_ events: Int) -> String { millionsLabel(events) }
+}
+
+/// "10 M", "0.05 M".
+func millionsLabel(_ events: Int) -> String {
+    significant(Double(events) / 1e6).replacingZeros() + " M"
 }
 
 extension String {

@@ -102,7 +102,7 @@ var report = Report(setup: Report.Setup(
     machine: Machine.current(), date: utcTimestamp(), command: options.command, toolchain: options.toolchain, runs: runs,
     sqlite: "\(SQLiteDatabase.version), WAL, synchronous=FULL", postgres: postgresDescription,
     python: requirements.map { "\($0.replacingOccurrences("==", " ")), in .build/python" } ?? "unknown version",
-    appendCounts: appendCounts, groupCommit: groupCommit, scanRecords: scanRecords, lookups: lookups))
+    appendCounts: appendCounts, groupCommit: groupCommit, scanRecords: scanRecords, lookups: lookups, loadAtStart: Machine.loadAverage()))
 
 print("subledger-bench: \(runs) run\(runs == 1 ? "" : "s") per figure; PostgreSQL: \(postgresDescription)")
 progress("durable append")
@@ -119,11 +119,11 @@ report.ingest = try IngestBenchmark.run(count: quick ? 500 : 20_000, pythonCount
 progress("scan")
 report.scan = try ScanBenchmark.run(count: scanRecords, runs: runs, postgres: postgres)
 
-progress("rebuild, replay and look-up at \(options.sizes.map { "\(Double($0) / 1e6) M" }.joined(separator: ", ")) events")
+progress("rebuild, replay and look-up at \(options.sizes.map(millionsLabel).joined(separator: ", ")) events")
 do {
     let rebuild = try RebuildBenchmark(postgres: postgres)
     for size in options.sizes {
-        progress("  growing the log to \(Double(size) / 1e6) M events (and the SQLite and PostgreSQL tables)")
+        progress("  growing the log to \(millionsLabel(size)) events (and the SQLite and PostgreSQL tables)")
         let append = try rebuild.grow(to: size)
         report.sizes.append(try rebuild.measure(runs: runs, lookups: lookups, append: append))
     }
