@@ -231,7 +231,12 @@ final class RebuildBenchmark {
         removeTree(lookupPath)
         removeTree(lookupPath + "-wal")
         let lookupDB = SQLiteDatabase(path: lookupPath)
-        try rows.load(into: lookupDB, postgres: postgres)
+        do {
+            try rows.load(into: lookupDB, postgres: postgres)
+        } catch let error as SnapshotLayoutError {
+            result.lookupNote = "the snapshot layout is not the one this benchmark knows (\(error)); SQLite and PostgreSQL look-ups skipped"
+            return
+        }
         let byTimeline = lookupDB.prepare("SELECT value FROM timelines WHERE key = ?")
         let byToken = lookupDB.prepare("SELECT t.value FROM token_timelines m JOIN timelines t ON t.key = m.timeline WHERE m.token = ?")
         let sqliteRuns = try latencyRuns(runs, keys) { key in
@@ -405,12 +410,14 @@ struct SnapshotRows {
                     var length = 0
                     var shift = 0
                     while true {
+                        guard offset < value.count, shift < 64 else { throw SnapshotLayoutError(description: "a token's value is not a list of keys") }
                         let byte = value[offset]
                         offset += 1
                         length |= Int(byte & 0x7F) << shift
                         if byte < 0x80 { break }
                         shift += 7
                     }
+                    guard length <= value.count - offset else { throw SnapshotLayoutError(description: "a token's key runs past its value") }
                     let member = UnsafeRawBufferPointer(rebasing: value[offset..<offset + length])
                     offset += length
                     insertToken.bind(1, key)
