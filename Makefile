@@ -28,8 +28,9 @@ test: build
 	Tools/fuzz --inputs 50000
 	python3 Tools/disk-full-http.py .build/debug/subledger
 
+# docs/benchmarks.md, regenerated; e.g. `make bench BENCH_ARGS="--runs 5"` (Tools/bench lists the options).
 bench: release
-	.build/release/subledger-bench
+	BENCH_COMMAND="make bench$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" Tools/bench $(BENCH_ARGS)
 
 # The campaigns at length (docs/reliability.md); `make test` runs short versions.
 prove: build

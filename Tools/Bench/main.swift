@@ -1,221 +1,146 @@
-// subledger-bench: release-build benchmarks, each printed side by side with SQLite measured in
-// the same run on the same records and batching. `make bench` runs it.
+// subledger-bench: release-build benchmarks, each printed side by side with SQLite and
+// PostgreSQL measured in the same run on the same records and batching. `make bench` runs it
+// through Tools/bench, which starts the PostgreSQL cluster and writes docs/benchmarks.md.
 #if canImport(Glibc)
-import Glibc
+@preconcurrency import Glibc
 #endif
-import CSQLite
-import Dispatch
-import SubledgerLog
-import Synchronization
 
-func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+let usage = """
+    usage: subledger-bench [--runs R] [--scale 1,2,5,10] [--quick] [--report FILE]
+                           [--postgres CONNINFO | --postgres-skipped REASON]
+                           [--command TEXT] [--toolchain TEXT]
 
-func temporaryDirectory(_ name: String) -> String {
-    var template = Array("/tmp/subledger-bench-\(name)-XXXXXX".utf8CString)
-    guard mkdtemp(&template) != nil else { fatalError("mkdtemp failed") }
-    return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-}
+      --runs R        each figure is the median of R runs (default 3)
+      --scale LIST    rebuild sizes in millions of events (default 1,2,5,10; 0.05,0.1 with --quick)
+      --quick         small counts everywhere, for development (seconds, not minutes)
+      --report FILE   also write the report (Markdown) to FILE
+      --postgres      libpq connection string of the PostgreSQL to compare with
+      --postgres-skipped  why there is no PostgreSQL (shown in the report)
+      --command, --toolchain  how the run was started and built, for the report
+    """
 
-func removeTree(_ path: String) {
-    _ = path.withCString { p in system("rm -rf '\(String(cString: p))'") }
-}
+struct BenchOptions {
+    var runs = 3
+    var scale: [Double]?
+    var quick = false
+    var report: String?
+    var postgres: String?
+    var postgresSkipped: String?
+    var command = CommandLine.arguments.joined(separator: " ")
+    var toolchain = "unknown"
 
-func fmt(_ value: Double, _ digits: Int = 2) -> String {
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let rounded = (value * scale).rounded() / scale
-    return String(rounded)
-}
-
-func rate(_ value: Double) -> String {
-    value >= 1e6 ? fmt(value / 1e6) + " M" : value >= 1e3 ? fmt(value / 1e3, 1) + " k" : fmt(value, 0)
-}
-
-/// Deterministic 200-byte records.
-func record(_ i: Int) -> [UInt8] {
-    var bytes = [UInt8](repeating: 0, count: 200)
-    var x = UInt64(i) &* 0x9E37_79B9_7F4A_7C15
-    for k in 0..<200 {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17
-        bytes[k] = UInt8(truncatingIfNeeded: x)
-    }
-    return bytes
-}
-
-// MARK: SQLite, the baseline
-
-final class SQLiteLog {
-    var db: OpaquePointer?
-    var insert: OpaquePointer?
-
-    init(path: String) {
-        guard sqlite3_open(path, &db) == SQLITE_OK else { fatalError("sqlite3_open failed") }
-        exec("PRAGMA journal_mode=WAL")
-        exec("PRAGMA synchronous=FULL")
-        exec("CREATE TABLE IF NOT EXISTS events (position INTEGER PRIMARY KEY, kind INTEGER, payload BLOB)")
-        sqlite3_prepare_v2(db, "INSERT INTO events (kind, payload) VALUES (1, ?)", -1, &insert, nil)
-    }
-
-    deinit {
-        sqlite3_finalize(insert)
-        sqlite3_close(db)
-    }
-
-    func exec(_ sql: String) {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { fatalError("sqlite: \(sql): \(String(cString: sqlite3_errmsg(db)))") }
-    }
-
-    func append(_ records: ArraySlice<[UInt8]>) {
-        exec("BEGIN")
-        for payload in records {
-            payload.withUnsafeBytes { _ = sqlite3_bind_blob(insert, 1, $0.baseAddress, Int32($0.count), nil) }
-            guard sqlite3_step(insert) == SQLITE_DONE else { fatalError("sqlite insert failed") }
-            sqlite3_reset(insert)
+    init(_ arguments: [String]) {
+        var rest = arguments.dropFirst()
+        func value(_ flag: String) -> String {
+            guard let value = rest.popFirst() else { fail("\(flag) needs a value") }
+            return value
         }
-        exec("COMMIT")
-    }
-
-    func scan() -> (records: Int, bytes: Int) {
-        var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, "SELECT kind, payload FROM events ORDER BY position", -1, &statement, nil)
-        defer { sqlite3_finalize(statement) }
-        var records = 0
-        var bytes = 0
-        var checksum: UInt32 = 0
-        while sqlite3_step(statement) == SQLITE_ROW {
-            let count = Int(sqlite3_column_bytes(statement, 1))
-            if let blob = sqlite3_column_blob(statement, 1) { checksum ^= UnsafeRawPointer(blob).load(as: UInt8.self).hashValue == 0 ? 1 : 0 }
-            records += 1
-            bytes += count
-        }
-        blackHole(checksum)
-        return (records, bytes)
-    }
-}
-
-@inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
-
-// MARK: Benchmarks
-
-struct Row {
-    var name: String
-    var subledger: Double
-    var sqlite: Double
-    var unit: String
-}
-
-var rows: [Row] = []
-
-@MainActor func appendBenchmark(batch: Int, count: Int) {
-    let records = (0..<count).map(record)
-    let logDir = temporaryDirectory("log")
-    let sqliteDir = temporaryDirectory("sqlite")
-    defer { removeTree(logDir); removeTree(sqliteDir) }
-
-    let writer = try! LogWriter(directory: logDir)
-    var start = now()
-    for first in stride(from: 0, to: count, by: batch) {
-        _ = try! writer.append(records[first..<min(count, first + batch)].map { LogRecord(kind: 1, payload: $0) })
-    }
-    let ours = Double(count) / (now() - start)
-    writer.close()
-
-    let sqlite = SQLiteLog(path: sqliteDir + "/events.db")
-    start = now()
-    for first in stride(from: 0, to: count, by: batch) { sqlite.append(records[first..<min(count, first + batch)]) }
-    let theirs = Double(count) / (now() - start)
-    rows.append(Row(name: "durable append, batch \(batch)", subledger: ours, sqlite: theirs, unit: "records/s"))
-}
-
-/// Batch size 1 from many concurrent appenders (async tasks, as the HTTP server's requests):
-/// group commit shares one write and one fdatasync among everything queued meanwhile.
-@MainActor func concurrentAppendBenchmark(tasks: Int, perTask: Int) async {
-    let logDir = temporaryDirectory("group")
-    defer { removeTree(logDir) }
-    let writer = try! LogWriter(directory: logDir)
-    let payload = record(1)
-    let start = now()
-    await withTaskGroup(of: Void.self) { group in
-        for _ in 0..<tasks {
-            group.addTask {
-                for _ in 0..<perTask { _ = try! await writer.append(LogRecord(kind: 1, payload: payload)) }
+        while let flag = rest.popFirst() {
+            switch flag {
+            case "--runs":
+                guard let runs = Int(value(flag)), runs >= 1 else { fail("--runs needs a whole number ≥ 1") }
+                self.runs = runs
+            case "--scale":
+                let sizes = value(flag).split(separator: ",").map { Double($0) }
+                guard !sizes.isEmpty, sizes.allSatisfy({ ($0 ?? 0) > 0 }) else { fail("--scale needs sizes in millions, e.g. 1,2,5,10") }
+                scale = sizes.map { $0! }.sorted()
+            case "--quick": quick = true
+            case "--report": report = value(flag)
+            case "--postgres": postgres = value(flag)
+            case "--postgres-skipped": postgresSkipped = value(flag)
+            case "--command": command = value(flag)
+            case "--toolchain": toolchain = value(flag)
+            case "--help", "-h":
+                print(usage)
+                exit(0)
+            default: fail("unknown argument \(flag)")
             }
         }
     }
-    let ours = Double(tasks * perTask) / (now() - start)
-    writer.close()
-    rows.append(Row(name: "durable append, batch 1, \(tasks) concurrent writers (group commit)", subledger: ours, sqlite: .nan, unit: "records/s"))
+
+    var sizes: [Int] { (scale ?? (quick ? [0.05, 0.1] : [1, 2, 5, 10])).map { Int(($0 * 1e6).rounded()) } }
 }
 
-@MainActor func scanBenchmark(count: Int) {
-    let records = (0..<count).map(record)
-    let logDir = temporaryDirectory("scan")
-    let sqliteDir = temporaryDirectory("sqlite-scan")
-    defer { removeTree(logDir); removeTree(sqliteDir) }
-    let writer = try! LogWriter(directory: logDir)
-    for first in stride(from: 0, to: count, by: 10_000) {
-        _ = try! writer.append(records[first..<min(count, first + 10_000)].map { LogRecord(kind: 1, payload: $0) })
-    }
-    writer.close()
-    let sqlite = SQLiteLog(path: sqliteDir + "/events.db")
-    for first in stride(from: 0, to: count, by: 10_000) { sqlite.append(records[first..<min(count, first + 10_000)]) }
+func fail(_ message: String) -> Never {
+    fputs("subledger-bench: \(message)\n\n\(usage)\n", stderr)
+    exit(2)
+}
 
-    let reader = LogReader(directory: logDir)
-    let summary = try! reader.summary()
-    var best = 0.0
-    var bestSQLite = 0.0
-    for _ in 0..<3 {  // warm: the files are in the page cache after the first pass
-        var seen = 0
-        var start = now()
-        try! reader.scan { entry in
-            seen &+= entry.payload.count
-            return true
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == RebuildMemoryProbe.flag {
+    try RebuildMemoryProbe.runChild(log: CommandLine.arguments[2])
+    exit(0)
+}
+
+let options = BenchOptions(CommandLine.arguments)
+let began = benchStart
+let runs = options.runs
+let quick = options.quick
+
+var postgres: PostgresConnection?
+var postgresDescription: String
+if let conninfo = options.postgres {
+    do {
+        let connection = try PostgresConnection(conninfo)
+        let settings = try ["fsync", "synchronous_commit", "wal_level", "shared_buffers", "max_wal_size"].map { name in
+            "\(name)=\(try connection.execute("SHOW \(name)").text(row: 0, column: 0))"
         }
-        best = max(best, Double(summary.bytes) / (now() - start))
-        start = now()
-        let result = sqlite.scan()
-        bestSQLite = max(bestSQLite, Double(result.records) / (now() - start))
-        blackHole(seen)
+        postgres = connection
+        postgresDescription = "\(connection.serverVersion), private cluster on 127.0.0.1 (TCP), \(settings.joined(separator: ", "))"
+    } catch {
+        postgresDescription = "not measured: \(error)"
     }
-    let recordsPerSecond = best / (Double(summary.bytes) / Double(count))
-    rows.append(Row(name: "sequential scan with CRC check", subledger: recordsPerSecond, sqlite: bestSQLite, unit: "records/s"))
-    rows.append(Row(name: "sequential scan with CRC check", subledger: best / 1e9, sqlite: .nan, unit: "GB/s"))
-}
-
-let quick = CommandLine.arguments.contains("--quick")
-print("subledger-bench: 200-byte records; SQLite in WAL mode with synchronous=FULL, same batches")
-print("machine: \(ProcessInfo.cores) cores; each figure from one run in this process\n")
-appendBenchmark(batch: 1, count: quick ? 500 : 5_000)
-appendBenchmark(batch: 100, count: quick ? 20_000 : 200_000)
-appendBenchmark(batch: 1000, count: quick ? 100_000 : 1_000_000)
-await concurrentAppendBenchmark(tasks: 256, perTask: quick ? 50 : 400)
-scanBenchmark(count: quick ? 200_000 : 2_000_000)
-
-let ingest = try! IngestBenchmark.run(count: quick ? 2_000 : 20_000)
-let rebuild = try! RebuildBenchmark.run(events: quick ? 200_000 : 2_000_000)
-
-let header = ["benchmark", "unit", "Subledger", "SQLite", "ratio"]
-var table = [header]
-for row in rows {
-    table.append([row.name, row.unit, rate(row.subledger), row.sqlite.isNaN ? "-" : rate(row.sqlite), row.sqlite.isNaN ? "-" : fmt(row.subledger / row.sqlite) + "x"])
-}
-var widths = header.map { _ in 0 }
-for line in table { for (i, cell) in line.enumerated() { widths[i] = max(widths[i], cell.count) } }
-for line in table {
-    print(line.enumerated().map { i, cell in cell + String(repeating: " ", count: widths[i] - cell.count) }.joined(separator: "  "))
-}
-
-enum ProcessInfo {
-    static var cores: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
-}
-
-print("")
-print("verified durable ingest (3 ES256 JWS per notification, \(ProcessInfo.cores) cores): \(rate(ingest.notificationsPerSecond)) notifications/s")
-if let python = ingest.pythonPerSecond {
-    print("Apple's app-store-server-library (Python) verifying the same JWS: \(rate(python)) notifications/s; ratio \(fmt(ingest.notificationsPerSecond / python))x")
 } else {
-    print("Apple's Python library: not installed (run Tools/setup-python) — comparison skipped")
+    postgresDescription = "not measured: \(options.postgresSkipped ?? "no --postgres given (Tools/bench starts a private cluster)")"
 }
-print("stored evidence: \(Int(ingest.evidenceBytesPerNotification)) bytes per notification")
-print("projection rebuild, \(rebuild.events) events: log → fold → LMDB snapshot \(rate(rebuild.rebuildPerSecond)) events/s; fold from the log \(rate(rebuild.foldFromLogPerSecond)) events/s vs the same fold from SQLite \(rate(rebuild.sqlitePerSecond)) events/s (ratio \(fmt(rebuild.foldFromLogPerSecond / rebuild.sqlitePerSecond))x)")
-print("customer look-up on the projection: p50 \(fmt(rebuild.lookupP50Microseconds)) µs, p99 \(fmt(rebuild.lookupP99Microseconds)) µs; snapshot \(rebuild.snapshotBytes / 1_000_000) MB")
+
+let appendCounts = quick ? [1: 200, 100: 10_000, 1000: 50_000] : [1: 5_000, 100: 200_000, 1000: 1_000_000]
+let groupCommit = quick ? (tasks: 256, perTask: 10) : (tasks: 256, perTask: 400)
+let scanRecords = quick ? 100_000 : 2_000_000
+let lookups = quick ? 2_000 : 20_000
+let requirements = readTextFile("Tools/python/requirements.txt")?.split(separator: "\n").first { $0.hasPrefix("app-store-server-library==") }
+var report = Report(setup: Report.Setup(
+    machine: Machine.current(), date: utcTimestamp(), command: options.command, toolchain: options.toolchain, runs: runs,
+    sqlite: "\(SQLiteDatabase.version), WAL, synchronous=FULL", postgres: postgresDescription,
+    python: requirements.map { "\($0.replacingOccurrences("==", " ")), in .build/python" } ?? "unknown version",
+    appendCounts: appendCounts, groupCommit: groupCommit, scanRecords: scanRecords, lookups: lookups, loadAtStart: Machine.loadAverage()))
+
+print("subledger-bench: \(runs) run\(runs == 1 ? "" : "s") per figure; PostgreSQL: \(postgresDescription)")
+progress("durable append")
+for (batch, count) in appendCounts.sorted(by: { $0.key < $1.key }) {
+    progress("  \(grouped(count)) records in batches of \(batch)")
+    report.append.append(try AppendBenchmark.run(batch: batch, count: count, runs: runs, postgres: postgres))
+}
+progress("  group commit")
+report.append.append(try await AppendBenchmark.groupCommit(tasks: groupCommit.tasks, perTask: groupCommit.perTask, runs: runs))
+
+progress("verified ingest")
+report.ingest = try IngestBenchmark.run(count: quick ? 500 : 20_000, pythonCount: quick ? 200 : 1_000, runs: runs)
+
+progress("scan")
+report.scan = try ScanBenchmark.run(count: scanRecords, runs: runs, postgres: postgres)
+
+progress("rebuild, replay and look-up at \(options.sizes.map(millionsLabel).joined(separator: ", ")) events")
+do {
+    let rebuild = try RebuildBenchmark(postgres: postgres)
+    for size in options.sizes {
+        progress("  growing the log to \(millionsLabel(size)) events (and the SQLite and PostgreSQL tables)")
+        let append = try rebuild.grow(to: size)
+        report.sizes.append(try rebuild.measure(runs: runs, lookups: lookups, append: append))
+    }
+}
+
+report.seconds = now() - began
+let markdown = report.markdown()
+print("")
+print(markdown)
+if let path = options.report {
+    writeFile(path, Array(markdown.utf8))
+    print("report written to \(path)")
+}
+print("subledger-bench: done in \(fixed(report.seconds / 60, 1)) min")
+
+extension Substring {
+    func replacingOccurrences(_ target: String, _ replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}
