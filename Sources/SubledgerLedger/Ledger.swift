@@ -45,8 +45,18 @@ public final class Ledger: @unchecked Sendable {
     }
 
     let state = Mutex(State())
-    /// One ingestion batch at a time, so input order is storage order.
-    let ingestion = Mutex(())
+    /// One ingestion batch at a time, so input order is storage order. A semaphore rather than a
+    /// `Mutex`: webhook threads wait here through a whole group commit (an fdatasync), and
+    /// `Mutex` spins before it sleeps, which took 8% of the CPU that verification needs (profiled
+    /// under wrk).
+    let ingestion = DispatchSemaphore(value: 1)
+
+    /// Runs `body` holding `ingestion`.
+    func ingesting<T>(_ body: () throws -> T) rethrows -> T {
+        ingestion.wait()
+        defer { ingestion.signal() }
+        return try body()
+    }
     /// Webhook messages verified and waiting for the next group commit.
     let waiting = Mutex<[StoreSlot]>([])
 
@@ -167,7 +177,7 @@ public final class Ledger: @unchecked Sendable {
     /// Verifies, deduplicates and durably appends `lines`; rejected lines are quarantined.
     /// Outcomes come back in input order.
     public func ingest(_ lines: [IngestLine], recordedAt: Int64) throws -> [IngestOutcome] {
-        try ingestion.withLock { _ in try ingestLocked(lines, recordedAt: recordedAt, quarantining: true) }
+        try ingesting { try ingestLocked(lines, recordedAt: recordedAt, quarantining: true) }
     }
 
     /// One message, as the webhook receives them: verified on the caller's thread (so
@@ -176,7 +186,7 @@ public final class Ledger: @unchecked Sendable {
     public func ingest(_ line: IngestLine, recordedAt: Int64) throws -> IngestOutcome {
         let slot = StoreSlot(line: line, prepared: preparer.prepare(line))
         waiting.withLock { $0.append(slot) }
-        ingestion.withLock { _ in
+        ingesting {
             guard slot.outcome == nil else { return }  // an earlier holder stored it
             let batch = waiting.withLock { queue in defer { queue.removeAll() }; return queue }
             do {

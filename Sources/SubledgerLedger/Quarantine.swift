@@ -79,7 +79,7 @@ extension Ledger {
     /// duplicates are marked resolved, the others stay (not quarantined twice).
     public func retryQuarantine(recordedAt: Int64) throws -> [(QuarantineEntry, IngestOutcome)] {
         let entries = try quarantined()
-        let outcomes = try ingestion.withLock { _ in
+        let outcomes = try ingesting {
             try ingestLocked(entries.map { IngestLine(bytes: $0.bytes, line: $0.line, source: $0.source) }, recordedAt: recordedAt, quarantining: false)
         }
         var resolved: [UInt64] = []
