@@ -10,7 +10,7 @@ struct Arguments {
 
     /// Options that take a value; every other `--name` is a flag.
     static let valued: Set<String> = [
-        "--data", "--bundle-id", "--app-apple-id", "--environment", "--root", "--catalog", "--listen", "--token-file",
+        "--data", "--bundle-id", "--app-apple-id", "--environment", "--root", "--catalog", "--listen", "--token-file", "--snapshot-every",
         "--as-of", "--from", "--to", "--by", "--refunds", "--at", "--at-position", "--projection",
         "--customers", "--months", "--seed", "--out", "--start", "--duplicates", "--reorder",
     ]

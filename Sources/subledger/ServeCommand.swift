@@ -5,7 +5,7 @@ import SubledgerServer
 /// `subledger serve`: the HTTP server until SIGTERM/SIGINT, then a graceful shutdown.
 enum ServeCommand {
     static func run(_ arguments: Arguments, _ data: DataDirectory) throws -> ExitCode {
-        try arguments.allow(options: ["--listen", "--token-file"])
+        try arguments.allow(options: ["--listen", "--token-file", "--snapshot-every"])
         try data.requireExisting()
         let listen = arguments.value("--listen") ?? "127.0.0.1:8080"
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else {
@@ -22,7 +22,13 @@ enum ServeCommand {
         guard token != nil || isLoopback(host: host) else {
             throw UsageError("refusing to listen on \(host) without --token-file: the read API would be open to the network")
         }
-        let ledger = try Ledger(directory: data.path)
+        // Events between background snapshots: what a restart after a crash folds again.
+        var snapshotEvery = 500_000
+        if let text = arguments.value("--snapshot-every") {
+            guard let value = Int(text), value > 0 else { throw UsageError("--snapshot-every takes a number of events, not '\(text)'") }
+            snapshotEvery = value
+        }
+        let ledger = try Ledger(directory: data.path, snapshotEveryEvents: snapshotEvery)
         let service = LedgerServer(ledger: ledger, token: token)
         let server = try HTTPServer(configuration: HTTPServer.Configuration(host: host, port: port), metrics: service.metrics, handler: service.router)
         Output.diagnostic("serve: listening on \(host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")

@@ -25,7 +25,7 @@ let usage = """
                   [--small-business] [--catalog FILE]: write the data directory's configuration
       ingest      [FILE|-]...: verify and append App Store notifications / signed transactions
       quarantine  list | retry: rejected input kept with its reason
-      serve       [--listen HOST:PORT] [--token-file F]: the App Store webhook and read API
+      serve       [--listen HOST:PORT] [--token-file F] [--snapshot-every EVENTS]: the App Store webhook and read API
       simulate    --customers N --months M --seed S --out DIR [--start DAY] [--duplicates P]
                   [--reorder P]: a realistic signed workload with its ground truth
       customer    ID [--as-of INSTANT] [--environment E]: one customer's state
