@@ -27,18 +27,20 @@ test: build
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40
 	Tools/fuzz --inputs 50000
 	python3 Tools/disk-full-http.py .build/debug/subledger
+	Tools/load-http --seconds 6 --build debug
 
 # docs/benchmarks.md, regenerated; e.g. `make bench BENCH_ARGS="--runs 5"` (Tools/bench lists the options).
 bench: release
 	BENCH_COMMAND="make bench$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" Tools/bench $(BENCH_ARGS)
 
 # The campaigns at length (docs/reliability.md); `make test` runs short versions.
-prove: build
+prove: build release
 	Tools/crash-log --runs 200
 	python3 Tools/crash-http.py .build/debug/subledger --runs 100
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 1000
 	Tools/fuzz --inputs 1000000
 	python3 Tools/disk-full-http.py .build/debug/subledger
+	Tools/load-http --seconds 120
 
 clean:
 	rm -rf .build
