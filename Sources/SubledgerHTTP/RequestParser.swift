@@ -144,7 +144,9 @@ package struct RequestParser {
                 }
                 if index >= 3 && buffer[index - 2] == HTTPSyntax.lf { return .success(.complete(index + 1)) }
             } else if byte == HTTPSyntax.cr {
-                if index + 1 == buffer.count { break }
+                // A CR in the last byte that may be read: its LF is unseen (not yet received, or past
+                // the limit), whether or not more bytes arrived, so the answer cannot depend on reads.
+                if index + 1 == limit { break }
                 guard buffer[index + 1] == HTTPSyntax.lf else {
                     return .failure(Self.badRequest("the request head contains a bare CR"))
                 }
