@@ -25,7 +25,7 @@ test: build
 	Tools/crash-log --runs 20
 	python3 Tools/crash-http.py .build/debug/subledger --runs 10
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40
-	Tools/fuzz --inputs 50000
+	Tools/fuzz --inputs 20000
 	python3 Tools/disk-full-http.py .build/debug/subledger
 
 bench: release
@@ -36,7 +36,8 @@ prove: build
 	Tools/crash-log --runs 200
 	python3 Tools/crash-http.py .build/debug/subledger --runs 100
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 1000
-	Tools/fuzz --inputs 1000000
+	Tools/fuzz --build release --inputs 1000000
+	for target in messages base64 events log http; do Tools/fuzz --libfuzzer $$target --runs 1000000 --seconds 300 || exit 1; done
 	python3 Tools/disk-full-http.py .build/debug/subledger
 
 clean:

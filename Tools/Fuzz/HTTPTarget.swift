@@ -233,8 +233,9 @@ struct HTTPTarget: FuzzTarget {
                 throw InvariantViolation("a chunked body was parsed as \(request.body.count) bytes; an independent decoder disagrees")
             }
         } else if !lengths.isEmpty {
-            let values = Set(lengths.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map(Self.trimmed))
-            guard values.count == 1, let length = Int(values.first!), request.body.count == length, body.count == length else {
+            // Repeated values must agree as numbers (`5, 05` is one length).
+            let values = Set(lengths.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { Int(Self.trimmed($0)) })
+            guard values.count == 1, let length = values.first!, request.body.count == length, body.count == length else {
                 throw InvariantViolation("Content-Length \(lengths) but a \(request.body.count)-byte body from \(body.count) bytes")
             }
         } else {
