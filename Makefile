@@ -37,7 +37,7 @@ prove: build
 	python3 Tools/crash-http.py .build/debug/subledger --runs 100
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 1000
 	Tools/fuzz --build release --inputs 1000000
-	for target in messages base64 events log http; do Tools/fuzz --libfuzzer $$target --runs 1000000 --seconds 300 || exit 1; done
+	for target in messages base64 events log http; do Tools/fuzz --libfuzzer $$target --runs 5000000 --seconds 300 || exit 1; done
 	python3 Tools/disk-full-http.py .build/debug/subledger
 
 clean:

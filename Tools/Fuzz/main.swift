@@ -137,7 +137,7 @@ if libFuzzer {
 }
 
 /// The log target puts one input in this many on disk as well.
-let logDiskShare = 100
+let logDiskShare = 10
 var failed = 0
 for name in names {
     var target = makeTarget(name, seedLines: seedLines, diskShare: logDiskShare)
