@@ -9,11 +9,25 @@ import SubledgerHTTP
 ///   must agree on where each request ends);
 /// - every completed request was framed as its head says: its bytes are the head (within the
 ///   header limits, lines ending in CRLF) followed by exactly `Content-Length` body bytes, or a
-///   chunked body that an independent decoder reads to the same bytes; never both framings.
+///   chunked body that an independent decoder reads to the same bytes; never both framings;
+/// - routed with the server's patterns (percent-decoded path segments), a request is answered
+///   by its handler or with 400, 404 or 405.
 struct HTTPTarget: FuzzTarget {
     static let name = "http"
     let corpus: [[UInt8]]
     private(set) var tally = Tally()
+    /// The routes `subledger serve` has, each handler echoing what it matched.
+    private let router: Router = {
+        var router = Router()
+        router.post("/v1/notifications/appstore") { _ in .text("notification") }
+        router.get("/") { _ in .text("dashboard") }
+        router.get("/healthz") { _ in .text("ok") }
+        router.get("/metrics") { _ in .text("metrics") }
+        for pattern in ["/v1/customers/{id}", "/v1/customers/{id}/history", "/v1/reports/{name}", "/v1/reports/mrr"] {
+            router.get(pattern) { request in .text(request.pathParameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined()) }
+        }
+        return router
+    }()
 
     /// The server's defaults, small limits that inputs hit often, and the smallest allowed.
     static let defaultLimits = RequestParser.Limits(maxHeaderBytes: 16 * 1024, maxHeaderCount: 100, maxBodyBytes: 1024 * 1024)
@@ -23,9 +37,9 @@ struct HTTPTarget: FuzzTarget {
     static let chunkSizeLineLimit = 4096
 
     init() {
-        let get = "GET /v1/customers/cust-42?from=2024-01-01&to=2024-12-31&q=a%20b+c HTTP/1.1\r\nHost: localhost:8080\r\nAuthorization: Bearer s3cr3t\r\nAccept: application/json\r\n\r\n"
+        let get = "GET /v1/customers/cust%2D42/history?from=2024-01-01&to=2024-12-31&q=a%20b+c HTTP/1.1\r\nHost: localhost:8080\r\nAuthorization: Bearer s3cr3t\r\nAccept: application/json\r\n\r\n"
         let json = #"{"signedPayload":"eyJhbGciOiJFUzI1NiJ9.eyJhIjoxfQ.c2ln"}"#
-        let post = "POST /v1/notifications HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\n\r\n\(json)"
+        let post = "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\n\r\n\(json)"
         let chunked = "POST /v1/notifications HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n7;name=value\r\n, world\r\n0\r\nX-Checksum: abc\r\n\r\n"
         let close = "GET /metrics HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
         var seeds = [
@@ -192,6 +206,7 @@ struct HTTPTarget: FuzzTarget {
                     break parsing
                 case .request(let request, let keepAlive):
                     try check(request, bytes: input[requestStart..<consumed], limits)
+                    try route(request)
                     transcript.requests.append(Transcript.Request(method: request.method, target: request.target, version: request.version,
                                                                   headers: request.headers, body: request.body, keepAlive: keepAlive))
                     requestStart = consumed
@@ -241,6 +256,18 @@ struct HTTPTarget: FuzzTarget {
         } else {
             guard request.body.isEmpty, body.isEmpty else { throw InvariantViolation("a request without a framed body has one") }
         }
+    }
+
+    private func route(_ request: HTTPRequest) throws(InvariantViolation) {
+        let response: HTTPResponse
+        do {
+            response = try router.respond(to: request)
+        } catch let error as HTTPError where [400, 404, 405].contains(error.status.code) {
+            return  // a malformed escape, an unknown path, another method: answers, not failures
+        } catch {
+            throw InvariantViolation("routing \(request.method) \(request.target) threw \(error)")
+        }
+        guard response.status == .ok else { throw InvariantViolation("a handler's 200 came back as \(response.status)") }
     }
 
     /// RFC 9112 §7.1 written plainly: the body of a chunked message that is exactly `bytes`, or nil.
