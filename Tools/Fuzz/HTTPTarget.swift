@@ -40,17 +40,17 @@ struct HTTPTarget: FuzzTarget {
         let get = "GET /v1/customers/cust%2D42/history?from=2024-01-01&to=2024-12-31&q=a%20b+c HTTP/1.1\r\nHost: localhost:8080\r\nAuthorization: Bearer s3cr3t\r\nAccept: application/json\r\n\r\n"
         let json = #"{"signedPayload":"eyJhbGciOiJFUzI1NiJ9.eyJhIjoxfQ.c2ln"}"#
         let post = "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\n\r\n\(json)"
-        let chunked = "POST /v1/notifications HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n7;name=value\r\n, world\r\n0\r\nX-Checksum: abc\r\n\r\n"
+        let chunked = "POST /v1/notifications/appstore HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n7;name=value\r\n, world\r\n0\r\nX-Checksum: abc\r\n\r\n"
         let close = "GET /metrics HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
         var seeds = [
             get, post, chunked, close,
             get + post + chunked + close,  // pipelined
-            "GET /health HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /health HTTP/1.0\r\n\r\n",
-            "POST /v1/notifications HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\nbody",
+            "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /v1/reports/mrr?from=2024-01 HTTP/1.0\r\n\r\n",
+            "POST /v1/notifications/appstore HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\nbody",
             "\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n",
             "GET /v1/customers/a%2Fb/history?limit=10&x HTTP/1.1\r\nHost: h\r\n\r\n",
             "POST /v1/echo HTTP/1.1\r\nHost: h\r\nContent-Length: 3, 3\r\n\r\nabc",
-            "PUT /v1/x HTTP/1.1\r\nHost: h\r\ncontent-length: 0\r\n\r\n",
+            "PUT /v1/reports/mrr HTTP/1.1\r\nHost: h\r\ncontent-length: 0\r\n\r\n",
         ].map { Array($0.utf8) }
         // At and one past each limit of the small profile, and the header limits of the defaults.
         for limits in [Self.smallLimits, Self.defaultLimits] {
