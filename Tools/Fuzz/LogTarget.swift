@@ -11,8 +11,8 @@ import SubledgerLog
 /// then opened by `LogWriter` (torn-tail recovery).
 ///
 /// Beyond "no crash": frames and problems lie inside the file; a walk without problems accounts
-/// for every byte (valid frames, torn tail, preallocated zeros); a scan reads the records a walk
-/// finds; and a log the writer agreed to open has no damaged frame left and scans every record.
+/// for every byte (valid frames, torn tail, preallocated zeros) and holds the records that
+/// `Frame.parse` finds frame by frame; a scan reads the same records; and a log the writer agreed to open has no damaged frame left and scans every record.
 struct LogTarget: FuzzTarget {
     static let name = "log"
     let corpus: [[UInt8]]
@@ -85,7 +85,7 @@ struct LogTarget: FuzzTarget {
     mutating func feed(_ input: [UInt8], _ random: inout Random) throws(InvariantViolation) {
         let frames = try walkFrames(input)
         let walk = SegmentWalk(file: "fuzz.seg", bytes: input)
-        try check(walk, size: input.count)
+        try check(walk, size: input.count, frames: frames)
         tally.count(walk.problems.isEmpty ? (walk.tornTail == nil ? "clean walks" : "torn tails") : "damage found")
         fed += 1
         if let directory, fed % diskShare == 0 {
@@ -122,7 +122,7 @@ struct LogTarget: FuzzTarget {
         } }.get()
     }
 
-    private func check(_ walk: SegmentWalk, size: Int) throws(InvariantViolation) {
+    private func check(_ walk: SegmentWalk, size: Int, frames: Int) throws(InvariantViolation) {
         let size = Int64(size)
         guard walk.validEnd <= size, walk.recordCount <= walk.recordsFound, walk.zeroTail >= 0, walk.zeroTail <= size,
               walk.problems.allSatisfy({ $0.offset >= 0 && $0.offset < size }) else {
@@ -138,6 +138,10 @@ struct LogTarget: FuzzTarget {
             let torn = walk.tornTail ?? (walk.validEnd, 0)
             guard torn.offset == walk.validEnd, walk.validEnd + torn.bytes + walk.zeroTail == size else {
                 throw InvariantViolation("a walk without problems does not account for every byte: valid \(walk.validEnd), torn \(torn), zeros \(walk.zeroTail), size \(size)")
+            }
+            // Recovery and scans must agree on which records the segment holds.
+            guard walk.recordCount == frames else {
+                throw InvariantViolation("SegmentWalk finds \(walk.recordCount) records where Frame.parse, frame by frame, finds \(frames)")
             }
         }
     }
