@@ -25,7 +25,7 @@ test: build
 	Tools/crash-log --runs 20
 	python3 Tools/crash-http.py .build/debug/subledger --runs 10
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40
-	Tools/fuzz --inputs 50000
+	Tools/fuzz --inputs 20000
 	python3 Tools/disk-full-http.py .build/debug/subledger
 	Tools/load-http --seconds 6 --build debug
 
@@ -38,7 +38,8 @@ prove: build release
 	Tools/crash-log --runs 200
 	python3 Tools/crash-http.py .build/debug/subledger --runs 100
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 1000
-	Tools/fuzz --inputs 1000000
+	Tools/fuzz --build release --inputs 1000000
+	for target in messages base64 events log http; do Tools/fuzz --libfuzzer $$target --runs 5000000 --seconds 300 || exit 1; done
 	python3 Tools/disk-full-http.py .build/debug/subledger
 	Tools/load-http --seconds 120
 

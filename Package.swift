@@ -55,7 +55,10 @@ let package = Package(
                            "CSQLite", "CPostgres"],
             path: "Tools/Bench"),
         .executableTarget(name: "subledger-crash", dependencies: ["SubledgerLog"], path: "Tools/Crash"),
-        .executableTarget(name: "subledger-fuzz", dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS"], path: "Tools/Fuzz"),
+        .executableTarget(
+            name: "subledger-fuzz",
+            dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerHTTP"],
+            path: "Tools/Fuzz"),
 
         // Tests
         .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerLog", "SubledgerTestSupport"]),

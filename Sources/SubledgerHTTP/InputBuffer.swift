@@ -1,11 +1,11 @@
 /// Bytes received on a connection and not yet consumed by the parser; indices are relative to
 /// the first unconsumed byte.
-struct InputBuffer {
+package struct InputBuffer {
     private var storage: [UInt8] = []
     private var start = 0
 
-    var count: Int { storage.count - start }
-    var isEmpty: Bool { count == 0 }
+    package var count: Int { storage.count - start }
+    package var isEmpty: Bool { count == 0 }
 
     subscript(offset: Int) -> UInt8 { storage[start + offset] }
 
@@ -20,7 +20,9 @@ struct InputBuffer {
         return storage[start..<end].firstIndex(of: byte).map { $0 - start }
     }
 
-    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package init() {}
+
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         storage.append(contentsOf: bytes)
     }
 

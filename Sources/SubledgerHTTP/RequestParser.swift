@@ -5,17 +5,23 @@
 /// origin-form targets are accepted; lines end with CRLF (bare CR or LF is an error); obs-fold,
 /// whitespace before a header's colon, control characters in values, conflicting
 /// `Content-Length` values and `Content-Length` together with `Transfer-Encoding` are rejected.
-struct RequestParser {
-    struct Limits {
+package struct RequestParser {
+    package struct Limits {
         /// The request line and header section, CRLFs included; also the budget for chunked trailers.
-        var maxHeaderBytes: Int
+        package var maxHeaderBytes: Int
         /// Header lines; also the budget for chunked trailer lines.
-        var maxHeaderCount: Int
+        package var maxHeaderCount: Int
         /// The body after any chunked decoding.
-        var maxBodyBytes: Int
+        package var maxBodyBytes: Int
+
+        package init(maxHeaderBytes: Int, maxHeaderCount: Int, maxBodyBytes: Int) {
+            self.maxHeaderBytes = maxHeaderBytes
+            self.maxHeaderCount = maxHeaderCount
+            self.maxBodyBytes = maxBodyBytes
+        }
     }
 
-    enum Outcome {
+    package enum Outcome {
         /// The buffer holds no complete request yet.
         case needMoreData
         /// The client sent `Expect: 100-continue` and waits for the interim response before the
@@ -51,18 +57,18 @@ struct RequestParser {
         case chunked
     }
 
-    let limits: Limits
+    package let limits: Limits
     private var state = State.head(scanned: 0)
     /// The decoded body of a chunked request, kept outside `state` so appends don't copy it.
     private var chunkedBody: [UInt8] = []
 
-    init(limits: Limits) {
+    package init(limits: Limits) {
         self.limits = limits
     }
 
     /// Consumes bytes of the next request from `buffer`; bytes after a complete request are left
     /// for the next call (pipelining).
-    mutating func parse(_ buffer: inout InputBuffer) -> Outcome {
+    package mutating func parse(_ buffer: inout InputBuffer) -> Outcome {
         switch state {
         case .head(let scanned):
             return parseHead(&buffer, scanned: scanned)
@@ -138,7 +144,9 @@ struct RequestParser {
                 }
                 if index >= 3 && buffer[index - 2] == HTTPSyntax.lf { return .success(.complete(index + 1)) }
             } else if byte == HTTPSyntax.cr {
-                if index + 1 == buffer.count { break }
+                // A CR in the last byte that may be read: its LF is unseen (not yet received, or past
+                // the limit), whether or not more bytes arrived, so the answer cannot depend on reads.
+                if index + 1 == limit { break }
                 guard buffer[index + 1] == HTTPSyntax.lf else {
                     return .failure(Self.badRequest("the request head contains a bare CR"))
                 }

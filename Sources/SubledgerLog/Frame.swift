@@ -1,7 +1,7 @@
 /// Encoding and parsing of frames and segment headers; shared by the writer, reader and verifier.
-enum Frame {
+package enum Frame {
     /// Appends one frame to `buffer`.
-    static func append(kind: UInt8, version: UInt8, payload: UnsafeRawBufferPointer, to buffer: inout [UInt8]) {
+    package static func append(kind: UInt8, version: UInt8, payload: UnsafeRawBufferPointer, to buffer: inout [UInt8]) {
         let start = buffer.count
         buffer.appendLE(UInt32(payload.count))
         buffer.appendLE(UInt32(0))
@@ -14,7 +14,7 @@ enum Frame {
         }
     }
 
-    enum Parsed {
+    package enum Parsed {
         /// A valid frame: its kind, version, the payload's range in the buffer and the frame size.
         case frame(kind: UInt8, version: UInt8, payload: Range<Int>, size: Int)
         /// The buffer ends inside the frame (it may continue in bytes not yet read).
@@ -28,7 +28,7 @@ enum Frame {
 
     /// Parses the frame at `offset`; `available` bytes of the buffer from `offset` are valid.
     @inline(__always)
-    static func parse(_ buffer: UnsafeRawBufferPointer, at offset: Int) -> Parsed {
+    package static func parse(_ buffer: UnsafeRawBufferPointer, at offset: Int) -> Parsed {
         let available = buffer.count - offset
         if available < LogFormat.frameHeaderSize { return .incomplete(needed: LogFormat.frameHeaderSize) }
         let length = Int(buffer.loadLE(UInt32.self, at: offset))
@@ -46,7 +46,7 @@ enum Frame {
         return .frame(kind: kind, version: buffer[offset + 9], payload: (offset + LogFormat.frameHeaderSize)..<(offset + size), size: size)
     }
 
-    static func segmentHeader(firstPosition: UInt64, previousFooterHash: [UInt8]) -> [UInt8] {
+    package static func segmentHeader(firstPosition: UInt64, previousFooterHash: [UInt8]) -> [UInt8] {
         var header = LogFormat.magic
         header.appendLE(LogFormat.formatVersion)
         header.appendLE(UInt16(0))
@@ -57,7 +57,7 @@ enum Frame {
         return header
     }
 
-    struct SegmentHeader {
+    package struct SegmentHeader {
         var firstPosition: UInt64
         var previousFooterHash: [UInt8]
     }
@@ -72,7 +72,7 @@ enum Frame {
         return SegmentHeader(firstPosition: bytes.loadLE(UInt64.self, at: 12), previousFooterHash: Array(bytes[20..<52]))
     }
 
-    struct Footer: Equatable {
+    package struct Footer: Equatable {
         var recordCount: UInt64
         var recordsHash: [UInt8]
         var previousFooterHash: [UInt8]

@@ -17,14 +17,14 @@
 /// count (u64), SHA-256 of every frame byte between the header and the footer, the previous
 /// footer hash (32), and this footer's hash = SHA-256(first position ‖ record count ‖ records
 /// hash ‖ previous footer hash). Footer hashes chain the sealed segments together.
-enum LogFormat {
+package enum LogFormat {
     static let magic: [UInt8] = Array("SLEDGLOG".utf8)
     static let formatVersion: UInt16 = 1
-    static let segmentHeaderSize = 56
-    static let frameHeaderSize = 10
-    static let footerKind: UInt8 = 255
+    package static let segmentHeaderSize = 56
+    package static let frameHeaderSize = 10
+    package static let footerKind: UInt8 = 255
     static let footerVersion: UInt8 = 1
-    static let footerPayloadSize = 104
+    package static let footerPayloadSize = 104
     static let footerFrameSize = frameHeaderSize + footerPayloadSize
     /// Larger payloads are refused on append and reported as `bad_length` on read.
     public static let maxPayloadSize = 16 << 20

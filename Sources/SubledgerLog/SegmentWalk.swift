@@ -4,26 +4,26 @@ import Glibc
 
 /// A full walk over one segment file held in memory, classifying every problem. Used where
 /// thoroughness matters more than speed: writer recovery of the last segment, and `verify`.
-struct SegmentWalk {
-    var header: Frame.SegmentHeader?
+package struct SegmentWalk {
+    package var header: Frame.SegmentHeader?
     /// Records (frames of kinds 1...254) in the valid prefix.
-    var recordCount: UInt64 = 0
+    package var recordCount: UInt64 = 0
     /// Valid records anywhere in the segment, also after damage.
-    var recordsFound: UInt64 = 0
+    package var recordsFound: UInt64 = 0
     /// SHA-256 of the valid prefix's frames (excluding the footer).
     let recordsHasher = SHA256Hasher()
     /// End of the valid prefix: the file offset just after the last good frame.
-    var validEnd: Int64 = 0
-    var footer: Frame.Footer?
-    var footerOffset: Int64?
+    package var validEnd: Int64 = 0
+    package var footer: Frame.Footer?
+    package var footerOffset: Int64?
     /// Problems that have valid frames after them (never repaired silently).
-    var problems: [LogProblem] = []
+    package var problems: [LogProblem] = []
     /// The damaged tail with nothing valid after it: (offset, bytes).
-    var tornTail: (offset: Int64, bytes: Int64)?
+    package var tornTail: (offset: Int64, bytes: Int64)?
     /// Preallocated zero bytes at the end of the file.
-    var zeroTail: Int64 = 0
+    package var zeroTail: Int64 = 0
 
-    init(file: String, bytes: [UInt8]) {
+    package init(file: String, bytes: [UInt8]) {
         bytes.withUnsafeBytes { raw in walk(file: file, raw) }
     }
 

@@ -187,4 +187,19 @@ struct RequestParserTests {
         let trailers = (0..<5).map { "T\($0): v\r\n" }.joined()
         #expect(failureStatus("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\(trailers)\r\n", limits: limits) == 431)
     }
+
+    /// Found by Tools/fuzz: with the whole input buffered the parser read one byte past the limit
+    /// (400, bare CR); arriving byte by byte it stopped at the limit (431).
+    @Test("answers a CR in the last byte of the header limit the same however the bytes arrive")
+    func crAtHeaderLimit() {
+        let limits = RequestParser.Limits(maxHeaderBytes: 64, maxHeaderCount: 10, maxBodyBytes: 100)
+        let start = "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: "
+        let input = start + String(repeating: "p", count: 63 - start.utf8.count) + "\rzz\r\n\r\n"
+        let statuses = [Int.max, 1].map { pieceSize in
+            parse(input, pieceSize: pieceSize, limits: limits).compactMap { outcome -> Int? in
+                if case .failure(let error, _) = outcome { return error.status.code } else { return nil }
+            }
+        }
+        #expect(statuses == [[431], [431]])
+    }
 }

@@ -1,164 +1,155 @@
-// subledger-fuzz: a bounded random-input harness (no libFuzzer needed). It mutates real inputs
-// (Apple's signed corpus, simulated notifications, encoded events, log segments) and feeds them
-// to the parsers that face the outside: compact JWS, the App Store JSON decoders, the event
-// codec and the log's frame reader. A crash or hang is a failure (the process dies or times out).
-//   subledger-fuzz --inputs N [--seed S] SEED_FILE...   (lines of JWS or webhook bodies)
+// subledger-fuzz: fuzzing of the parsers that face the outside, one target at a time.
+//   messages  webhook bodies, compact JWS and the App Store payload JSON decoders
+//   base64    the base64 and base64url codecs
+//   events    the binary event codec and its in-place view
+//   log       the log's frame reader and segment walk (in memory; a share also on disk)
+//   http      the HTTP/1.1 request parser, whole and split into reads
+// The bounded harness mutates each target's corpus N times; built by `Tools/fuzz --libfuzzer`
+// (with -sanitize=fuzzer) the same targets run under coverage-guided libFuzzer instead.
+//   subledger-fuzz [--target NAME|all] [--inputs N] [--seed S] [--artifacts DIR] SEED_FILE...
+//   subledger-fuzz --target NAME --replay FILE...            feed saved inputs again
+//   subledger-fuzz --target NAME --libfuzzer SEED_FILE... -- LIBFUZZER_ARGS   (libFuzzer build)
 #if canImport(Glibc)
 import Glibc
 #endif
-import SubledgerAppStore
-import SubledgerEvents
-import SubledgerJWS
-import SubledgerLog
 
-struct Random {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { n <= 1 ? 0 : Int(next() % UInt64(n)) }
+let targetNames = [MessagesTarget.name, Base64Target.name, EventsTarget.name, LogTarget.name, HTTPTarget.name]
+let usage = "usage: subledger-fuzz [--target \(targetNames.joined(separator: "|"))|all] [--inputs N] [--seed S] [--artifacts DIR] [--replay FILE... | --libfuzzer] SEED_FILE... [-- LIBFUZZER_ARGS]"
+
+func fail(_ message: String) -> Never {
+    print("subledger-fuzz: \(message)")
+    exit(2)
 }
 
-/// One to four random edits: flip a bit, set an interesting byte, delete, duplicate or truncate.
-func mutate(_ input: [UInt8], _ random: inout Random) -> [UInt8] {
-    var bytes = input
-    for _ in 0...random.below(4) {
-        guard !bytes.isEmpty else { return [UInt8(truncatingIfNeeded: random.next())] }
-        let at = random.below(bytes.count)
-        switch random.below(6) {
-        case 0: bytes[at] ^= UInt8(1 << random.below(8))
-        case 1: bytes[at] = [0, 0xFF, 0x7F, 0x80, 0x22, 0x5C, 0x2E, 0x7B, 0x7D, 0x30][random.below(10)]
-        case 2: bytes.remove(at: at)
-        case 3: bytes.insert(contentsOf: bytes[at..<min(bytes.count, at + 1 + random.below(16))], at: at)
-        case 4: bytes.removeSubrange(at...)
-        default: bytes.insert(UInt8(truncatingIfNeeded: random.next()), at: at)
-        }
+var selected = "all"
+var inputs = 20_000
+var seed: UInt64 = 1
+var artifacts = "/tmp"
+var replay = false
+var libFuzzer = false
+var files: [String] = []
+var libFuzzerArguments: [String] = []
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--target": selected = arguments.popFirst() ?? ""
+    case "--inputs": inputs = arguments.popFirst().flatMap { Int($0) } ?? -1
+    case "--seed": seed = arguments.popFirst().flatMap { UInt64($0) } ?? 0
+    case "--artifacts": artifacts = arguments.popFirst() ?? "."
+    case "--replay": replay = true
+    case "--libfuzzer": libFuzzer = true
+    case "--":
+        libFuzzerArguments = Array(arguments)
+        arguments = []
+    case let flag where flag.hasPrefix("--"): fail(usage)
+    default: files.append(argument)
     }
+}
+guard selected == "all" || targetNames.contains(selected), inputs >= 0 else { fail(usage) }
+let names = selected == "all" ? targetNames : [selected]
+
+func makeTarget(_ name: String, seedLines: [[UInt8]], diskShare: Int) -> any FuzzTarget {
+    switch name {
+    case MessagesTarget.name: return MessagesTarget(seedLines: seedLines)
+    case Base64Target.name: return Base64Target()
+    case EventsTarget.name: return EventsTarget(seedLines: seedLines)
+    case LogTarget.name: return LogTarget(seedLines: seedLines, diskShare: diskShare)
+    default: return HTTPTarget()
+    }
+}
+
+func now() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+func readFile(_ path: String) -> [UInt8]? {
+    guard let file = fopen(path, "rb") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while case let count = fread(&chunk, 1, chunk.count, file), count > 0 { bytes += chunk[..<count] }
     return bytes
 }
 
-func readLines(_ path: String) -> [[UInt8]] {
-    guard let file = fopen(path, "rb") else { return [] }
-    defer { fclose(file) }
-    var lines: [[UInt8]] = []
-    var line: UnsafeMutablePointer<CChar>?
-    var capacity = 0
-    while getline(&line, &capacity, file) > 0 {
-        let bytes = Array(UnsafeRawBufferPointer(start: line, count: strlen(line!))).filter { $0 != 0x0A }
-        if !bytes.isEmpty { lines.append(bytes) }
-    }
-    free(line)
-    return lines
+func writeFile(_ path: String, _ bytes: [UInt8]) {
+    guard let file = fopen(path, "wb") else { return }
+    _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+    fclose(file)
 }
 
-/// Feeds a possibly broken message through everything ingestion would do before verification.
-func parse(_ input: [UInt8]) {
-    // The payload decoders see the bytes directly as well (a payload is JSON once base64 is gone).
-    _ = try? NotificationPayload.decode(input)
-    _ = try? TransactionPayload.decode(input)
-    _ = try? RenewalInfoPayload.decode(input)
-    var message = input
-    if message.first == UInt8(ascii: "{") {
-        guard let body = try? ResponseBodyV2.decode(message), let signed = body.signedPayload else { return }
-        message = Array(signed.utf8)
+/// Feeds one input with the generator its own bytes seed, so a saved input replays exactly.
+func feed(_ target: inout some FuzzTarget, _ input: [UInt8]) throws(InvariantViolation) {
+    let fed = input.withUnsafeBytes { raw in
+        CrashCapture.input = raw
+        var random = Random(hashing: raw)
+        return Result { () throws(InvariantViolation) in try target.feed(input, &random) }
     }
-    guard let jws = try? CompactJWS(message) else { return }
-    if let notification = try? NotificationPayload.decode(jws.payload) {
-        for nested in [notification.data?.signedTransactionInfo, notification.data?.signedRenewalInfo].compactMap({ $0 }) {
-            if let inner = try? CompactJWS(Array(nested.utf8)) {
-                _ = try? TransactionPayload.decode(inner.payload)
-                _ = try? RenewalInfoPayload.decode(inner.payload)
-            }
-        }
-    }
-    _ = try? TransactionPayload.decode(jws.payload)
-    _ = try? RenewalInfoPayload.decode(jws.payload)
+    CrashCapture.progress += 1
+    try fed.get()
 }
 
-let arguments = CommandLine.arguments
-guard let inputsIndex = arguments.firstIndex(of: "--inputs"), inputsIndex + 1 < arguments.count, let total = Int(arguments[inputsIndex + 1]) else {
-    print("usage: subledger-fuzz --inputs N [--seed S] SEED_FILE...")
-    exit(2)
-}
-var random = Random(state: arguments.firstIndex(of: "--seed").flatMap { UInt64(arguments[$0 + 1]) } ?? 1)
-let seedFiles = arguments.dropFirst().enumerated().filter { index, word in
-    !word.hasPrefix("--") && !(index > 0 && arguments.dropFirst()[index].hasPrefix("--"))
-}.map(\.element).filter { access($0, R_OK) == 0 && Int($0) == nil }
-var seeds = seedFiles.flatMap(readLines)
-// Decoded payload JSON is a seed too: the scanner sees it without the JWS around it.
-seeds += seeds.compactMap { line -> [UInt8]? in
-    let text = line.first == UInt8(ascii: "{") ? (try? ResponseBodyV2.decode(line))?.signedPayload.map { Array($0.utf8) } : line
-    return text.flatMap { try? CompactJWS($0).payload }
-}
-guard !seeds.isEmpty else { print("subledger-fuzz: no seed inputs"); exit(2) }
-
-// Encoded events: decode them from mutated bytes, by the full decoder and the zero-copy view.
-var events: [[UInt8]] = []
-/// The transaction a seed carries: a bare signed transaction, or a notification's nested one.
-func transaction(in seed: [UInt8]) -> TransactionPayload? {
-    var message = seed
-    if message.first == UInt8(ascii: "{") {
-        guard let signed = (try? ResponseBodyV2.decode(message))?.signedPayload else { return nil }
-        message = Array(signed.utf8)
+@MainActor
+func runBounded(_ target: inout some FuzzTarget, random: inout Random) -> Bool {
+    let name = type(of: target).name
+    CrashCapture.arm(crashPath: "\(artifacts)/fuzz-\(name)-crash.bin", hangPath: "\(artifacts)/fuzz-\(name)-hang.bin")
+    defer { CrashCapture.disarm() }
+    for index in 0..<inputs {
+        let input = target.generate(&random)
+        do { try feed(&target, input) } catch {
+            let path = "\(artifacts)/fuzz-\(name)-violation.bin"
+            writeFile(path, input)
+            print("subledger-fuzz \(name): FAILED at input \(index) (seed \(seed)): \(error)")
+            print("subledger-fuzz \(name): the input is saved in \(path); replay it with --target \(name) --replay \(path)")
+            return false
+        }
     }
-    guard let jws = try? CompactJWS(message) else { return nil }
-    if let nested = (try? NotificationPayload.decode(jws.payload))?.data?.signedTransactionInfo,
-       let inner = try? CompactJWS(Array(nested.utf8)) {
-        return try? TransactionPayload.decode(inner.payload)
-    }
-    return try? TransactionPayload.decode(jws.payload)
-}
-for seed in seeds {
-    guard events.count < 100, let transaction = transaction(in: seed), transaction.transactionId != nil else { continue }
-    var bytes: [UInt8] = []
-    EventCodec.encode(EventMapping.event(backfilled: transaction, evidence: EvidenceRef(position: 1, length: 2)), into: &bytes)
-    events.append(bytes)
+    return true
 }
 
-var parsed = 0, decodedEvents = 0, segments = 0
-for index in 0..<total {
-    switch index % 10 {
-    case 0..<7:
-        parse(mutate(seeds[random.below(seeds.count)], &random))
-        parsed += 1
-    case 7, 8:
-        guard !events.isEmpty else { continue }
-        let bytes = mutate(events[random.below(events.count)], &random)
-        bytes.withUnsafeBytes { raw in
-            _ = try? EventCodec.decode(raw)
-            if let view = try? EventView(raw) { _ = view.transaction?.price; _ = view.effectiveAt }
+@MainActor
+func runReplay(_ target: inout some FuzzTarget) -> Bool {
+    let name = type(of: target).name
+    for path in files {
+        guard let input = readFile(path) else { fail("cannot read \(path)") }
+        do { try feed(&target, input) } catch {
+            print("subledger-fuzz \(name): \(path): \(error)")
+            return false
         }
-        decodedEvents += 1
-    default:
-        // A log segment with damage: the reader and the verifier must report, never crash.
-        if index % 1000 != 9 { continue }
-        var template = Array("/tmp/subledger-fuzz-XXXXXX".utf8CString)
-        guard mkdtemp(&template) != nil else { continue }
-        let directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if let writer = try? LogWriter(directory: directory) {
-            _ = try? writer.append((0..<20).map { LogRecord(kind: 1, payload: mutate(seeds[$0 % seeds.count], &random)) })
-            writer.close()
-        }
-        let path = directory + "/" + "00000000000000000000.seg"
-        if let file = fopen(path, "r+b") {
-            fseek(file, 0, SEEK_END)
-            let size = ftell(file)
-            for _ in 0..<(1 + random.below(3)) where size > 0 {
-                fseek(file, random.below(size), SEEK_SET)
-                fputc(Int32(random.below(256)), file)
-            }
-            fclose(file)
-        }
-        _ = try? LogReader(directory: directory).verify()
-        _ = try? LogReader(directory: directory).scan { _ in true }
-        _ = try? LogWriter(directory: directory)
-        _ = system("rm -rf '\(directory)'")
-        segments += 1
     }
+    print("subledger-fuzz \(name): \(files.count) inputs replayed: \(target.tally)")
+    return true
 }
-print("subledger-fuzz: \(parsed) messages, \(decodedEvents) encoded events, \(segments) damaged segments fed; no crash")
-print("subledger-fuzz: \(total) passed, 0 failed")
+
+if replay {
+    guard names.count == 1 else { fail("--replay needs one --target") }
+    var target = makeTarget(names[0], seedLines: [], diskShare: 1)
+    exit(runReplay(&target) ? 0 : 1)
+}
+
+let seedLines = readSeedLines(files)
+guard !seedLines.isEmpty else { fail("no seed inputs (pass files of JWS or webhook body lines)") }
+
+if libFuzzer {
+    guard names.count == 1 else { fail("--libfuzzer needs one --target") }
+    runLibFuzzer(makeTarget(names[0], seedLines: seedLines, diskShare: 0), arguments: libFuzzerArguments)
+}
+
+/// The log target puts one input in this many on disk as well.
+let logDiskShare = 10
+var failed = 0
+for name in names {
+    var target = makeTarget(name, seedLines: seedLines, diskShare: logDiskShare)
+    var random = Random(state: seed ^ Array(name.utf8).withUnsafeBytes { Random(hashing: $0).state })
+    let start = now()
+    let passed = runBounded(&target, random: &random)
+    let seconds = now() - start
+    (target as? LogTarget)?.finish()
+    let padded = name + String(repeating: " ", count: max(0, 8 - name.count))
+    let disk = name == LogTarget.name ? " (1 in \(logDiskShare) also as a log directory on disk)" : ""
+    print("subledger-fuzz \(padded) \(inputs) inputs in \((seconds * 10).rounded() / 10) s\(disk): \(target.tally)\(passed ? "; invariants held" : "")")
+    if !passed { failed += 1 }
+}
+print("subledger-fuzz: \(names.count - failed) targets passed, \(failed) failed (seed \(seed))")
+exit(failed == 0 ? 0 : 1)
