@@ -1,5 +1,5 @@
 // Linux calls that Swift's Glibc module map leaves out: epoll and eventfd, whose headers it does
-// not include, and two GNU extensions it hides because it is built without _GNU_SOURCE (the
+// not include, and three GNU extensions it hides because it is built without _GNU_SOURCE (the
 // prototypes below are glibc's own).
 #include <pthread.h>
 #include <sys/epoll.h>
@@ -8,3 +8,4 @@
 
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 extern int pthread_setname_np(pthread_t thread, const char *name);
+extern pid_t gettid(void);

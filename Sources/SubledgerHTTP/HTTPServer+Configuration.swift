@@ -30,6 +30,10 @@ extension HTTPServer {
         /// Threads of their own for GET and HEAD, so reads never wait behind slow writes (such
         /// as signature checks and syncs); 0 sends every request to the one pool.
         public var readWorkerThreads: Int
+        /// How much lower the priority of the other workers is when reads have their own
+        /// (`nice` steps): under load the signature checks of writes fill every core, and reads,
+        /// a few microseconds each, should not queue behind them for the CPU.
+        public var writeWorkerNiceness: Int32 = 5
         /// Pending connections the kernel queues before the server accepts them (`listen(2)`).
         public var backlog: Int
         public var accessLog: AccessLog

@@ -59,9 +59,10 @@ public final class HTTPServer: Sendable {
                   epoll.add(inbox.wakeDescriptor, id: EventLoop.inboxID, events: Epoll.readable) else {
                 throw HTTPServerError(errno: errno, context: "epoll_ctl")
             }
-            pool = try WorkerPool(count: configuration.workerThreads, handler: handler, inbox: inbox)
+            pool = try WorkerPool(count: configuration.workerThreads, handler: handler, inbox: inbox,
+                                  niceness: configuration.readWorkerThreads > 0 ? configuration.writeWorkerNiceness : 0)
             if configuration.readWorkerThreads > 0 {
-                readPool = try WorkerPool(count: configuration.readWorkerThreads, handler: handler, inbox: inbox)
+                readPool = try WorkerPool(count: configuration.readWorkerThreads, handler: handler, inbox: inbox, name: "http-reader")
             }
             let parts = EventLoop.Parts(configuration: configuration, epoll: epoll, listener: listener, inbox: inbox,
                                         pool: pool!, readPool: readPool, metrics: ServerMetrics(metrics))

@@ -1,3 +1,4 @@
+import CEpoll
 import Dispatch
 import Synchronization
 
@@ -43,12 +44,14 @@ final class WorkerPool: Sendable {
     private let queue = Queue()
     private let threads: [PosixThread]
 
-    init(count: Int, handler: any HTTPHandler, inbox: LoopInbox) throws(HTTPServerError) {
+    /// Starts `count` threads; with a `niceness` above 0 they run at that lower priority.
+    init(count: Int, handler: any HTTPHandler, inbox: LoopInbox, name: String = "http-worker", niceness: Int32 = 0) throws(HTTPServerError) {
         let queue = self.queue
         var threads: [PosixThread] = []
         do throws(HTTPServerError) {
             for index in 0..<count {
-                threads.append(try PosixThread.spawn(name: "http-worker-\(index)") {
+                threads.append(try PosixThread.spawn(name: "\(name)-\(index)") {
+                    if niceness > 0 { SystemCalls.lowerPriority(of: gettid(), by: niceness) }
                     while let job = queue.pop() {
                         inbox.post(Self.run(handler, job))
                     }
