@@ -95,7 +95,7 @@ struct WebhookTests {
         #expect(response.json["error"] as? String == "storage_unavailable")
     }
 
-    @Test("metrics need the token when one is configured and count webhook outcomes; healthz never does")
+    @Test("metrics need the token when one is configured, count webhook outcomes and show the projection lag; healthz never does")
     func metricsAndHealth() throws {
         let fixture = try WebhookFixture(token: "s3cret")
         defer { fixture.server.ledger.close() }
@@ -110,6 +110,10 @@ struct WebhookTests {
         let text = String(decoding: response.body, as: UTF8.self)
         #expect(text.contains("subledger_notifications_total{outcome=\"appended\"} 1"))
         #expect(text.contains("subledger_events 1"))
+        // A read folds what was acknowledged, so the projection is no longer behind the log.
+        _ = try fixture.server.ledger.read { $0.projection.eventsFolded }
+        let after = String(decoding: try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/metrics", headers: headers)).body, as: UTF8.self)
+        #expect(after.contains("subledger_projection_lag_events 0"))
         #expect(try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/healthz")).status.code == 200)
     }
 }
