@@ -125,7 +125,9 @@ func runReplay(_ target: inout some FuzzTarget) -> Bool {
 if replay {
     guard names.count == 1 else { fail("--replay needs one --target") }
     var target = makeTarget(names[0], seedLines: [], diskShare: 1)
-    exit(runReplay(&target) ? 0 : 1)
+    let passed = runReplay(&target)
+    (target as? LogTarget)?.finish()
+    exit(passed ? 0 : 1)
 }
 
 let seedLines = readSeedLines(files)
