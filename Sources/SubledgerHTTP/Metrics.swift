@@ -98,12 +98,12 @@ extension Metrics {
         }
     }
 
-    /// A value that only goes up, such as requests served.
-    public final class Counter: Sendable {
-        public let name: String
-        public let help: String
-        public let labelNames: [String]
-        private let series = Mutex<[[String]: Double]>([:])
+    /// The labelled values behind a counter or a gauge, and their exposition.
+    struct LabelledValues: ~Copyable, Sendable {
+        let name: String
+        let help: String
+        let labelNames: [String]
+        private let values = Mutex<[[String]: Double]>([:])
 
         init(name: String, help: String, labelNames: [String]) {
             Metrics.checkNames(name, labelNames)
@@ -112,43 +112,62 @@ extension Metrics {
             self.labelNames = labelNames
         }
 
+        func update(_ labels: [String], _ body: (inout Double) -> Void) {
+            Metrics.checkLabels(labels, of: name, count: labelNames.count)
+            values.withLock { body(&$0[labels, default: 0]) }
+        }
+
+        func value(_ labels: [String]) -> Double {
+            values.withLock { $0[labels] ?? 0 }
+        }
+
+        func render(type: String, into out: inout String) {
+            Metrics.renderSeries(name: name, help: help, type: type, labelNames: labelNames, values: values.withLock { $0 }, into: &out)
+        }
+    }
+
+    /// A value that only goes up, such as requests served.
+    public final class Counter: Sendable {
+        private let series: LabelledValues
+        public var name: String { series.name }
+        public var help: String { series.help }
+        public var labelNames: [String] { series.labelNames }
+
+        init(name: String, help: String, labelNames: [String]) {
+            series = LabelledValues(name: name, help: help, labelNames: labelNames)
+        }
+
         public func increment(by amount: Double = 1, labels: [String] = []) {
             precondition(amount >= 0, "counter \(name) can only increase")
-            Metrics.checkLabels(labels, of: name, count: labelNames.count)
-            series.withLock { $0[labels, default: 0] += amount }
+            series.update(labels) { $0 += amount }
         }
 
         public func value(labels: [String] = []) -> Double {
-            series.withLock { $0[labels] ?? 0 }
+            series.value(labels)
         }
 
         func render(into out: inout String) {
-            Metrics.renderSeries(name: name, help: help, type: "counter", labelNames: labelNames, values: series.withLock { $0 }, into: &out)
+            series.render(type: "counter", into: &out)
         }
     }
 
     /// A value that goes up and down, such as open connections.
     public final class Gauge: Sendable {
-        public let name: String
-        public let help: String
-        public let labelNames: [String]
-        private let series = Mutex<[[String]: Double]>([:])
+        private let series: LabelledValues
+        public var name: String { series.name }
+        public var help: String { series.help }
+        public var labelNames: [String] { series.labelNames }
 
         init(name: String, help: String, labelNames: [String]) {
-            Metrics.checkNames(name, labelNames)
-            self.name = name
-            self.help = help
-            self.labelNames = labelNames
+            series = LabelledValues(name: name, help: help, labelNames: labelNames)
         }
 
         public func set(_ value: Double, labels: [String] = []) {
-            Metrics.checkLabels(labels, of: name, count: labelNames.count)
-            series.withLock { $0[labels] = value }
+            series.update(labels) { $0 = value }
         }
 
         public func increment(by amount: Double = 1, labels: [String] = []) {
-            Metrics.checkLabels(labels, of: name, count: labelNames.count)
-            series.withLock { $0[labels, default: 0] += amount }
+            series.update(labels) { $0 += amount }
         }
 
         public func decrement(by amount: Double = 1, labels: [String] = []) {
@@ -156,11 +175,11 @@ extension Metrics {
         }
 
         public func value(labels: [String] = []) -> Double {
-            series.withLock { $0[labels] ?? 0 }
+            series.value(labels)
         }
 
         func render(into out: inout String) {
-            Metrics.renderSeries(name: name, help: help, type: "gauge", labelNames: labelNames, values: series.withLock { $0 }, into: &out)
+            series.render(type: "gauge", into: &out)
         }
     }
 
