@@ -62,6 +62,9 @@ extension Projection {
     /// Folds one event read in place. This is the replay hot path: fields are read from the
     /// record without materialising an `Event`, look-ups go through open-addressing indexes, and
     /// a fact is inserted near the end of its (time-sorted) timeline.
+    ///
+    /// The incremental folds take this path; a rebuild copies each event into a `FoldStep`
+    /// first, which only pays off when another thread makes the steps.
     mutating func apply(_ event: EventView, position: UInt64, recordedAt: Int64) {
         eventsFolded += 1
         if lastPosition.map({ position > $0.rawValue }) ?? true { lastPosition = .init(rawValue: position) }

@@ -111,11 +111,6 @@ public final class ProjectionStore {
         return projection.eventsFolded - before
     }
 
-    /// Folds one event the ingestion layer has made durable (in position order).
-    public func apply(_ input: ProjectionInput) {
-        projection.apply(input)
-    }
-
     /// Writes the current state as a fresh snapshot and switches to it. Returns its size in bytes.
     @discardableResult
     public func saveSnapshot() throws(ProjectionError) -> Int {
