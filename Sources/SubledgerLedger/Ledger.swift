@@ -73,16 +73,16 @@ public final class Ledger: @unchecked Sendable {
         evidence = try LogWriter(directory: directory + "/evidence")
         quarantine = try Quarantine(directory: directory + "/quarantine")
         let store = try ProjectionStore(directory: directory + "/projections", logDirectory: directory + "/log")
-        eventsFolded.store(store.projection.eventsFolded, ordering: .relaxed)
-        appendedEnd.store(store.projection.lastPosition?.rawValue ?? 0, ordering: .relaxed)
-        lastSnapshot.withLock { $0.events = store.projection.eventsFolded }
+        eventsFolded.store(store.eventsFolded, ordering: .relaxed)
+        appendedEnd.store(store.lastPosition?.rawValue ?? 0, ordering: .relaxed)
+        lastSnapshot.withLock { $0.events = store.eventsFolded }
         projections = Mutex(store)
         catalog = try LedgerReader.loadCatalog(directory: directory, configuration: configuration)
         try loadIndexes()
     }
 
-    /// Closes the logs (flushing what is queued), folds what is left and writes a projection
-    /// snapshot, so the next open replays only what comes after it.
+    /// Closes the logs (flushing what is queued), folds what is left and seals the projection
+    /// database, so the next open folds only what comes after it and can check it for damage.
     public func close() {
         events.close()
         evidence.close()
@@ -90,22 +90,25 @@ public final class Ledger: @unchecked Sendable {
         folding.sync {
             projections.withLock { store in
                 _ = try? store.catchUp()
-                _ = try? store.saveSnapshot()
+                try? store.seal()
             }
         }
     }
 
     /// Runs `body` with the projection as of every event acknowledged so far: if the background
-    /// fold has not reached them yet, this read folds them first. Reads never hold up ingestion.
+    /// fold has not reached them yet, this read folds them first. `body` runs without any lock
+    /// (it reads the projection database through LMDB read transactions), so a long report or
+    /// page holds up neither ingestion nor other reads.
     public func read<T>(_ body: (LedgerReader) throws -> T) throws -> T {
-        try projections.withLock { store in
+        let reader = try projections.withLock { store in
             let appended = appendedEnd.load(ordering: .acquiring)
-            if (store.projection.lastPosition?.rawValue ?? 0) < appended {
+            if (store.lastPosition?.rawValue ?? 0) < appended {
                 try store.catchUp(through: LogPosition(rawValue: appended))
-                eventsFolded.store(store.projection.eventsFolded, ordering: .relaxed)
+                eventsFolded.store(store.eventsFolded, ordering: .relaxed)
             }
-            return try body(LedgerReader(projection: store.projection, directory: directory, configuration: configuration, catalog: catalog))
+            return store.reader
         }
+        return try body(LedgerReader(projections: reader, directory: directory, configuration: configuration, catalog: catalog))
     }
 
     /// Events the in-memory projection has folded (the log's event count minus this is its lag).
@@ -116,34 +119,29 @@ public final class Ledger: @unchecked Sendable {
         try folding.sync {
             try projections.withLock { store in
                 let summary = try store.rebuild()
-                eventsFolded.store(store.projection.eventsFolded, ordering: .relaxed)
-                lastSnapshot.withLock { $0 = (store.projection.eventsFolded, .now) }
+                eventsFolded.store(store.eventsFolded, ordering: .relaxed)
+                lastSnapshot.withLock { $0 = (store.eventsFolded, .now) }
                 return summary
             }
         }
     }
 
     /// Has the background queue fold what was just appended (once, however many batches asked),
-    /// and write a snapshot when enough has changed since the last one. The snapshot is written
-    /// from a copy, outside the lock, so reads go on meanwhile.
+    /// and flush the projection database when enough has changed since the last flush: commits
+    /// do not flush, so this bounds what a system crash makes a restart fold again.
     private func scheduleFold() {
         guard !foldScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         folding.async { [self] in
             foldScheduled.store(false, ordering: .releasing)
             let appended = LogPosition(rawValue: appendedEnd.load(ordering: .acquiring))
-            let due: Projection? = projections.withLock { store in
+            projections.withLock { store in
                 _ = try? store.catchUp(through: appended)
-                let folded = store.projection.eventsFolded
+                let folded = store.eventsFolded
                 eventsFolded.store(folded, ordering: .relaxed)
                 let last = lastSnapshot.withLock { $0 }
                 let changed = folded - last.events
-                guard changed >= snapshotEveryEvents || (changed > 0 && ContinuousClock.now - last.at >= Self.snapshotEvery) else { return nil }
-                return store.projection
-            }
-            guard let due else { return }
-            if let path = try? ProjectionStore.writeSnapshot(of: due, in: directory + "/projections").path {
-                projections.withLock { $0.adoptSnapshot(at: path) }
-                lastSnapshot.withLock { $0 = (due.eventsFolded, .now) }
+                guard changed >= snapshotEveryEvents || (changed > 0 && ContinuousClock.now - last.at >= Self.snapshotEvery) else { return }
+                if (try? store.sync()) != nil { lastSnapshot.withLock { $0 = (folded, .now) } }
             }
         }
     }

@@ -13,17 +13,17 @@ public struct QueryError: Error, Sendable, CustomStringConvertible {
     public var description: String { detail }
 }
 
-/// Answers the contract's read queries (customer, history, reports) from a projection, as JSON
-/// text. The CLI and the HTTP API both go through it, so parameters and output are the same:
+/// Answers the contract's read queries (customer, history, reports) from the projection
+/// database, as JSON text. The CLI and the HTTP API both go through it, so parameters and output are the same:
 /// parameters use the HTTP names (`asOf`, `atPosition`, `byProduct`, ...), the CLI maps its flags.
 public struct LedgerReader {
-    public let projection: Projection
+    public let projections: ProjectionReader
     public let directory: String
     public let configuration: LedgerConfiguration
     public let catalog: ProductCatalog?
 
-    init(projection: Projection, directory: String, configuration: LedgerConfiguration, catalog: ProductCatalog?) {
-        self.projection = projection
+    init(projections: ProjectionReader, directory: String, configuration: LedgerConfiguration, catalog: ProductCatalog?) {
+        self.projections = projections
         self.directory = directory
         self.configuration = configuration
         self.catalog = catalog
@@ -40,19 +40,21 @@ public struct LedgerReader {
         }
     }
 
-    /// Opens a read-only view of a data directory: the current snapshot plus the log after it
-    /// (nothing is written, so it works beside a running server).
+    /// Opens the projection database of a data directory for reading, after folding into it
+    /// what the log holds beyond its checkpoint (beside a running server, LMDB serialises the two
+    /// writers and each folds only past the checkpoint it reads).
     public static func open(directory: String) throws -> LedgerReader {
         let configuration = try LedgerConfiguration.load(from: directory)
-        let projection = try ProjectionStore.read(directory: directory + "/projections", logDirectory: directory + "/log")
-        return LedgerReader(projection: projection, directory: directory, configuration: configuration, catalog: try loadCatalog(directory: directory, configuration: configuration))
+        let store = try ProjectionStore(directory: directory + "/projections", logDirectory: directory + "/log")
+        try store.seal()
+        return LedgerReader(projections: store.reader, directory: directory, configuration: configuration, catalog: try loadCatalog(directory: directory, configuration: configuration))
     }
 
     // MARK: Queries
 
     public func customer(_ id: String, _ parameters: [String: String], now: Int64) throws -> String {
         let asOf = try parameters["asOf"].map { try Self.instant($0, "asOf") } ?? now
-        guard let state = projection.customer(id, asOf: asOf, environment: try environment(parameters, required: false), catalog: catalog) else {
+        guard let state = try projections.customer(id, asOf: asOf, environment: try environment(parameters, required: false), catalog: catalog) else {
             throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(id) as of \(UTCCalendar.iso8601(asOf))")
         }
         return try Self.json(state)
@@ -62,7 +64,7 @@ public struct LedgerReader {
         let from = try parameters["from"].map { try Self.instant($0, "from") }
         let to = try parameters["to"].map { try Self.instant($0, "to") }
         let raw = ["1", "true", ""].contains(parameters["raw"] ?? "no")
-        guard let history = projection.history(id, from: from, to: to) else {
+        guard let history = try projections.history(id, from: from, to: to) else {
             throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(id)")
         }
         let reader = LogReader(directory: directory + "/log")
@@ -101,14 +103,14 @@ public struct LedgerReader {
                 return convention
             } ?? .refundDate
             let byProduct = ["1", "true", ""].contains(parameters["byProduct"] ?? "no")
-            return try Self.json(projection.revenue(from: try day(parameters, "from"), to: try day(parameters, "to"), by: by, byProduct: byProduct, refunds: refunds, smallBusiness: configuration.smallBusiness, scope: scope))
+            return try Self.json(projections.revenue(from: try day(parameters, "from"), to: try day(parameters, "to"), by: by, byProduct: byProduct, refunds: refunds, smallBusiness: configuration.smallBusiness, scope: scope))
         case "mrr":
             let at = try parameters["at"].map { try Self.instant($0, "at") } ?? now
-            return try Self.json(projection.mrr(at: at, scope: scope))
+            return try Self.json(projections.mrr(at: at, scope: scope))
         case "churn":
-            return try Self.json(projection.churn(from: try day(parameters, "from"), to: try day(parameters, "to"), by: try granularity(parameters), scope: scope))
+            return try Self.json(projections.churn(from: try day(parameters, "from"), to: try day(parameters, "to"), by: try granularity(parameters), scope: scope))
         case "cohorts":
-            return try Self.json(projection.cohorts(from: try month(parameters, "from"), to: try month(parameters, "to"), now: now, scope: scope))
+            return try Self.json(projections.cohorts(from: try month(parameters, "from"), to: try month(parameters, "to"), now: now, scope: scope))
         default:
             throw QueryError(kind: .notFound, code: "unknown_report", detail: "no report \(name); reports are revenue, mrr, churn and cohorts")
         }
@@ -118,7 +120,7 @@ public struct LedgerReader {
 
     private func environment(_ parameters: [String: String], required: Bool) throws -> AppStoreEnvironment? {
         if let value = parameters["environment"] { return AppStoreEnvironment(rawValue: value) }
-        return required ? projection.defaultReportEnvironment : nil
+        return required ? try projections.defaultReportEnvironment() : nil
     }
 
     private func position(_ parameters: [String: String]) throws -> LogPosition? {

@@ -6,11 +6,10 @@ import SubledgerProjections
 /// The browser dashboard (`GET /`): server-rendered HTML with inline CSS and SVG, over the
 /// twelve months ending at the latest month with revenue (or now).
 ///
-/// Every figure is computed by the same projection functions, with the same defaults, as the
-/// JSON reports, and carries `data-metric` / `data-period` / `data-currency` / `data-value`
+/// Every figure is read (in `init`, before anything renders) through the same report queries,
+/// with the same defaults, as the JSON reports, and carries `data-metric` / `data-period` / `data-currency` / `data-value`
 /// (milliunits or counts) attributes so a test can compare it with the API.
 struct Dashboard {
-    let projection: Projection
     let catalog: ProductCatalog?
     let smallBusiness: Bool
     let now: Int64
@@ -19,27 +18,53 @@ struct Dashboard {
     let currency: String
     let currencies: [String]
     let months: [UTCMonth]
+    let mrr: [(month: UTCMonth, at: Int64, row: MRRRow?)]
+    let revenue: RevenueReport
+    let churn: ChurnReport
+    let cohorts: CohortReport
+    let customer: (state: CustomerState, history: CustomerHistory)?
 
-    init(reader: LedgerReader, query: QueryParameters, now: Int64) {
-        projection = reader.projection
+    init(reader: LedgerReader, query: QueryParameters, now: Int64) throws {
+        let projection = reader.projections
         catalog = reader.catalog
         smallBusiness = reader.configuration.smallBusiness
         self.now = now
-        let present = projection.environments
-        environment = query["environment"].map(AppStoreEnvironment.init(rawValue:)) ?? projection.defaultReportEnvironment
+        let present = try projection.summary().environments
+        let fallback = try projection.defaultReportEnvironment()
+        environment = query["environment"].map(AppStoreEnvironment.init(rawValue:)) ?? fallback
         environments = present.contains(environment) ? present : present + [environment]
         let scope = ReportScope(environment: environment, catalog: catalog)
         // All revenue ever, to find the latest month with data and the currencies present.
-        let everything = projection.revenue(
+        let everything = try projection.revenue(
             from: UTCDay(number: 0), to: UTCDay(number: UTCCalendar.day(containing: now) + 3660), smallBusiness: smallBusiness, scope: scope)
         let last = everything.rows.compactMap { UTCMonth($0.period) }.max() ?? UTCMonth(containing: now)
         months = (0..<12).map { UTCMonth(number: last.number - 11 + $0) }
         var seen = Set(everything.rows.map(\.currency))
-        seen.formUnion(projection.mrr(at: Self.monthEnd(last, now: now), scope: scope).rows.map(\.currency))
+        seen.formUnion(try projection.mrr(at: Self.monthEnd(last, now: now), scope: scope).rows.map(\.currency))
         let requested = query["currency"].flatMap { $0.isEmpty ? nil : $0 }
         currency = requested ?? (seen.contains("USD") || seen.isEmpty ? "USD" : seen.sorted()[0])
         seen.insert(currency)
         currencies = seen.sorted()
+        let currency = currency
+        mrr = try months.map { month in
+            let at = Self.monthEnd(month, now: now)
+            return (month, at, try projection.mrr(at: at, scope: scope).rows.first { $0.currency == currency })
+        }
+        let firstDay = UTCDay(containing: months[0].start)
+        let lastDay = UTCDay(number: UTCCalendar.day(containing: UTCMonth(number: months[11].number + 1).start) - 1)
+        revenue = try projection.revenue(from: firstDay, to: lastDay, smallBusiness: smallBusiness, scope: scope)
+        churn = try projection.churn(from: firstDay, to: lastDay, scope: scope)
+        // Measured up to the end of the range, so a range in the past is not padded with months
+        // after its data.
+        let measuredUntil = min(now, UTCMonth(number: months[11].number + 1).start)
+        cohorts = try projection.cohorts(from: months[0], to: months[11], now: measuredUntil, scope: scope)
+        if let id = query["customer"], !id.isEmpty, let state = try projection.customer(id, asOf: now, catalog: catalog),
+            let history = try projection.history(id)
+        {
+            customer = (state, history)
+        } else {
+            customer = nil
+        }
     }
 
     /// The instant a month's figures are taken at: its last millisecond, or now in the current month.
@@ -86,9 +111,7 @@ struct Dashboard {
     }
 
     private func mrrSections() -> String {
-        let reports = months.map { month in
-            (month, Self.monthEnd(month, now: now), projection.mrr(at: Self.monthEnd(month, now: now), scope: scope).rows.first { $0.currency == currency })
-        }
+        let reports = mrr
         let labels = months.map(\.description)
         let latest = reports[11]
         let row = latest.2 ?? MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
@@ -133,7 +156,7 @@ struct Dashboard {
     }
 
     private func revenueSection() -> String {
-        let report = projection.revenue(from: firstDay, to: lastDay, smallBusiness: smallBusiness, scope: scope)
+        let report = revenue
         let rows = months.map { month in report.rows.first { $0.period == month.description && $0.currency == currency } }
         var html = "<section id=\"revenue\" class=\"chart-section\"><h2>Revenue by month</h2>"
         html += Self.barChart(
@@ -155,7 +178,7 @@ struct Dashboard {
     }
 
     private func churnSections() -> String {
-        let report = projection.churn(from: firstDay, to: lastDay, scope: scope)
+        let report = churn
         let rows = months.map { month in report.rows.first { $0.period == month.description } }
         let reasons: [(String, String, KeyPath<ChurnReasons, Int>)] = [
             ("Voluntary", "#f59e0b", \.voluntary), ("Billing error", "#dc2626", \.billingError),
@@ -198,10 +221,7 @@ struct Dashboard {
     }
 
     private func cohortSection() -> String {
-        // Measured up to the end of the range, so a range in the past is not padded with months
-        // after its data.
-        let measuredUntil = min(now, UTCMonth(number: months[11].number + 1).start)
-        let report = projection.cohorts(from: months[0], to: months[11], now: measuredUntil, scope: scope)
+        let report = cohorts
         let width = report.rows.map(\.retained.count).max() ?? 0
         var html = "<section id=\"cohorts\" class=\"chart-section\"><h2>Cohort retention</h2>"
         html += "<svg class=\"key\" viewBox=\"0 0 200 12\" role=\"img\" aria-label=\"0 to 100 %\"><defs><linearGradient id=\"heat\"><stop offset=\"0\" stop-color=\"\(Self.heat(0))\"/><stop offset=\"1\" stop-color=\"\(Self.heat(1))\"/></linearGradient></defs><rect width=\"200\" height=\"12\" fill=\"url(#heat)\"/></svg><span class=\"muted\"> 0 → 100 % of the cohort paid at the start of month +k</span>"
@@ -222,7 +242,7 @@ struct Dashboard {
 
     private func customerSection(_ id: String) -> String {
         var html = "<section id=\"customer\"><h2>Customer \(escape(id))</h2>"
-        guard let state = projection.customer(id, asOf: now, catalog: catalog), let history = projection.history(id) else {
+        guard let (state, history) = customer else {
             return html + "<p class=\"notice\">No customer, originalTransactionId or transactionId \(escape(id)).</p></section>"
         }
         let base = "/v1/customers/\(percentEncode(state.customerId))"

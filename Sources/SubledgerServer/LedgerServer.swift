@@ -68,7 +68,7 @@ public struct LedgerServer: Sendable {
         guard let token = request.query["token"] else {
             return try protected { request in
                 let html = try self.ledger.read { reader in
-                    Dashboard(reader: reader, query: request.query, now: WallTime.nowMillis()).render(customerId: request.query["customer"])
+                    try Dashboard(reader: reader, query: request.query, now: WallTime.nowMillis()).render(customerId: request.query["customer"])
                 }
                 return .html(html)
             }(request)

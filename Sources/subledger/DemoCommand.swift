@@ -27,7 +27,7 @@ enum DemoCommand {
         let end = "2026-11-30"
         let (revenue, mrr, churn, customer, history, customerId) = try ledger.read { reader in
             // A customer with a long story: the one with the most events.
-            let id = reader.projection.busiestCustomer() ?? ""
+            let id = try reader.projections.materialized().busiestCustomer() ?? ""
             return (try reader.report("revenue", ["from": configuration.start, "to": end], now: 0),
                     try reader.report("mrr", ["at": "2026-12-01"], now: 0),
                     try reader.report("churn", ["from": configuration.start, "to": end], now: 0),

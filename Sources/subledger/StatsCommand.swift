@@ -12,11 +12,10 @@ enum StatsCommand {
         let segments = (events?.segments ?? 0) + (evidence?.segments ?? 0)
         let messages = try Ledger.messageCount(evidenceDirectory: data.evidence)
         let quarantined = try Ledger.quarantinedCount(directory: data.path)
-        // Read-only: the snapshot plus the log after it. The checkpoint and lag are the
-        // snapshot's: events a restart would fold again (a server writes snapshots now and then).
-        let projection = try LedgerReader.open(directory: data.path).projection
-        let snapshot = ProjectionStore.snapshotCheckpoint(directory: data.path + "/projections")
-        let lag = max(0, Int(events?.records ?? 0) - (snapshot?.events ?? 0))
+        // The projection database after folding what the log holds beyond its checkpoint; lag is
+        // what it has not folded (a running server folds it moments after each acknowledgement).
+        let projection = try LedgerReader.open(directory: data.path).projections.summary()
+        let lag = max(0, Int(events?.records ?? 0) - projection.events)
         if arguments.json {
             Output.print(JSON.object([
                 ("messages", .int(messages)),
@@ -25,12 +24,12 @@ enum StatsCommand {
                 ("evidenceBytes", .int(evidence?.bytes ?? 0)),
                 ("segments", .int(segments)),
                 ("lastPosition", .optional(events?.lastPosition?.description)),
-                ("customers", .int(projection.customerCount)),
+                ("customers", .int(projection.customers)),
                 ("quarantined", .int(quarantined)),
                 ("projections", .array([.object([
                     ("name", .string("customers")), ("version", .int(ProjectionStore.schemaVersion)),
-                    ("checkpoint", .optional(snapshot?.checkpoint?.description)), ("lag", .int(lag)),
-                    ("events", .int(projection.eventsFolded)),
+                    ("checkpoint", .optional(projection.checkpoint?.description)), ("lag", .int(lag)),
+                    ("events", .int(projection.events)),
                 ])])),
             ]).serialized())
         } else {
@@ -41,9 +40,9 @@ enum StatsCommand {
                 ["evidence bytes", String(evidence?.bytes ?? 0)],
                 ["segments", String(segments)],
                 ["last position", events?.lastPosition?.description ?? "-"],
-                ["customers", String(projection.customerCount)],
+                ["customers", String(projection.customers)],
                 ["quarantined", String(quarantined)],
-                ["projection", "customers v\(ProjectionStore.schemaVersion), snapshot at \(snapshot?.checkpoint?.description ?? "-"), lag \(lag)"],
+                ["projection", "customers v\(ProjectionStore.schemaVersion), checkpoint \(projection.checkpoint?.description ?? "-"), lag \(lag)"],
             ]))
         }
         return .success

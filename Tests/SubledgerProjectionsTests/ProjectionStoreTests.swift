@@ -60,7 +60,7 @@ final class DataDirectory {
 func dumpSnapshot(_ path: String) throws -> [String: [[UInt8]]] {
     let environment = try LMDBEnvironment(path: path, mapSize: 1 << 20, options: [.readOnly])
     var dump: [String: [[UInt8]]] = [:]
-    for name in ["meta", "strings", "timelines", "tokens", "notifications"] {
+    for name in ["meta", "strings", "timelines", "tokens", "notifications", "transactions", "rollups"] {
         let database = try environment.openDatabase(named: name, create: false)
         try environment.read { txn in
             var entries: [[UInt8]] = []
@@ -77,32 +77,37 @@ func dumpSnapshot(_ path: String) throws -> [String: [[UInt8]]] {
 
 @Suite("Projection store: snapshots, restarts and rebuilds")
 struct ProjectionStoreTests {
-    @Test("a snapshot of half the log plus catching up on the rest equals one pass, byte for byte")
+    @Test("a database of half the log plus catching up on the rest holds what one pass writes, entry for entry")
     func restartCatchUp() throws {
         let (events, ids) = mixedEvents()
         let half = events.count / 2
         let data = try DataDirectory()
         try data.append(Array(events[..<half]))
-        let first = try ProjectionStore(directory: data.projections, logDirectory: data.log)
-        #expect(first.opening == .rebuilt(.missing))
-        #expect(first.projection.eventsFolded == half)
+        try {
+            let first = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+            #expect(first.opening == .rebuilt(.missing))
+            #expect(first.eventsFolded == half)
+        }()
 
         try data.append(Array(events[half...]))
-        let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
-        #expect(reopened.opening == .loaded)
-        #expect(reopened.projection.eventsFolded == events.count)
-        #expect(Answers(reopened.projection, ids: ids) == Answers(TestLedger(events).projection, ids: ids))
-        try reopened.saveSnapshot()
+        let caughtUpPath: String = try {
+            let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+            #expect(reopened.opening == .loaded)
+            #expect(reopened.eventsFolded == events.count)
+            #expect(Answers(try reopened.reader.materialized(), ids: ids) == Answers(TestLedger(events).projection, ids: ids))
+            try reopened.seal()
+            return reopened.snapshotPath
+        }()
 
-        // Two independent rebuilds of the same log, and the caught-up snapshot, hold the same bytes.
+        // Two independent rebuilds of the same log, and the caught-up database, hold the same entries.
         let other = try DataDirectory()
         try other.append(events)
-        let rebuilt = try ProjectionStore(directory: other.projections, logDirectory: other.log)
-        let again = try ProjectionStore(directory: other.projections + "-again", logDirectory: other.log)
-        let caughtUpDump = try dumpSnapshot(try #require(reopened.snapshotPath))
-        #expect(try dumpSnapshot(try #require(rebuilt.snapshotPath)) == caughtUpDump)
-        #expect(try dumpSnapshot(try #require(again.snapshotPath)) == caughtUpDump)
-        #expect(caughtUpDump["notifications"]?.count == 2 * reopened.projection.notificationCount)
+        let rebuiltPath = try ProjectionStore(directory: other.projections, logDirectory: other.log).snapshotPath
+        let againPath = try ProjectionStore(directory: other.projections + "-again", logDirectory: other.log).snapshotPath
+        let caughtUpDump = try dumpSnapshot(caughtUpPath)
+        #expect(try dumpSnapshot(rebuiltPath) == caughtUpDump)
+        #expect(try dumpSnapshot(againPath) == caughtUpDump)
+        #expect(caughtUpDump["notifications"]?.count == 2 * TestLedger(events).projection.notificationCount)
     }
 
     @Test("a rebuild (transaction index built after the fold) finds every customer by any transaction id, as event-by-event folding does")
@@ -116,13 +121,13 @@ struct ProjectionStoreTests {
         #expect(transactionIds.count > 5)
         let instant = at("2026-06-01")
         for id in transactionIds {
-            let rebuilt = store.projection.customer(id, asOf: instant)
+            let rebuilt = (try store.reader.materialized()).customer(id, asOf: instant)
             #expect(rebuilt != nil, "transaction \(id) not found after a rebuild")
             #expect(rebuilt == folded.customer(id, asOf: instant))
         }
         // Later events go through the index kept while folding.
         let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
-        for id in transactionIds { #expect(reopened.projection.customer(id, asOf: instant) == folded.customer(id, asOf: instant)) }
+        for id in transactionIds { #expect((try reopened.reader.materialized()).customer(id, asOf: instant) == folded.customer(id, asOf: instant)) }
     }
 
     @Test("a rebuild's two-core fold, over many batches, answers exactly as folding event by event")
@@ -153,12 +158,12 @@ struct ProjectionStoreTests {
         let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
         #expect(store.opening == .rebuilt(.missing))
         let sequential = TestLedger(events).projection
-        #expect(store.projection.eventsFolded == events.count)
-        #expect(store.projection.notificationCount == sequential.notificationCount)
-        #expect(store.projection.customerCount == sequential.customerCount)
-        for id in ids { #expect(store.projection.customer(id, asOf: at("2026-05-01")) == sequential.customer(id, asOf: at("2026-05-01")), "\(id)") }
+        #expect(store.eventsFolded == events.count)
+        #expect(try store.reader.summary().notifications == sequential.notificationCount)
+        #expect(try store.reader.summary().customers == sequential.customerCount)
+        for id in ids { #expect((try store.reader.materialized()).customer(id, asOf: at("2026-05-01")) == sequential.customer(id, asOf: at("2026-05-01")), "\(id)") }
         let scope = ReportScope(environment: .production)
-        #expect(store.projection.revenue(from: UTCDay("2026-01-01")!, to: UTCDay("2026-06-30")!, byProduct: true, refunds: .refundDate, scope: scope)
+        #expect((try store.reader.materialized()).revenue(from: UTCDay("2026-01-01")!, to: UTCDay("2026-06-30")!, byProduct: true, refunds: .refundDate, scope: scope)
                 == sequential.revenue(from: UTCDay("2026-01-01")!, to: UTCDay("2026-06-30")!, byProduct: true, refunds: .refundDate, scope: scope))
     }
 
@@ -185,7 +190,7 @@ struct ProjectionStoreTests {
         let inProgress = try data.append([events[5]])
         try data.damagePayload(at: inProgress[0])
         #expect(try store.catchUp(through: acknowledged.last!) == 3)
-        #expect(store.projection.lastPosition == acknowledged.last)
+        #expect(store.lastPosition == acknowledged.last)
         #expect(throws: ProjectionError.self) { try store.catchUp() }
     }
 
@@ -199,18 +204,18 @@ struct ProjectionStoreTests {
         try data.append(Array(events[10...]))
         #expect(try store.catchUp() == events.count - 10)
         #expect(try store.catchUp() == 0)
-        #expect(Answers(store.projection, ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+        #expect(Answers((try store.reader.materialized()), ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
     }
 
-    @Test("saving switches CURRENT to a new snapshot and keeps only the previous one besides it")
+    @Test("a rebuild switches CURRENT to a new database and keeps only the previous one besides it")
     func switching() throws {
         let data = try DataDirectory()
         try data.append(MarchScenario().events)
         let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
         #expect(try data.current() == "snapshot-1")
-        try store.saveSnapshot()
+        try store.rebuild()
         #expect(try data.current() == "snapshot-2")
-        try store.saveSnapshot()
+        try store.rebuild()
         #expect(try data.current() == "snapshot-3")
         #expect(try data.entries() == ["CURRENT", "snapshot-2", "snapshot-3"])
         #expect(store.snapshotPath == data.projections + "/snapshot-3")
@@ -221,7 +226,7 @@ struct ProjectionStoreTests {
         let events = MarchScenario().events
         let data = try DataDirectory()
         try data.append(events)
-        let path = try #require(try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath)
+        let path = try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath
         do {
             let environment = try LMDBEnvironment(path: path, mapSize: 1 << 26)
             let meta = try environment.openDatabase(named: "meta", create: false)
@@ -229,10 +234,12 @@ struct ProjectionStoreTests {
         }
         // As another version would have left it: its own checksum (here: none, which is accepted).
         try FileManager.default.removeItem(atPath: path + "/CHECKSUM")
-        let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
-        #expect(reopened.opening == .rebuilt(.schemaChanged(stored: 999, current: ProjectionStore.schemaVersion)))
-        #expect(try data.current() == "snapshot-2")
-        #expect(Answers(reopened.projection, ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+        try {
+            let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+            #expect(reopened.opening == .rebuilt(.schemaChanged(stored: 999, current: ProjectionStore.schemaVersion)))
+            #expect(try data.current() == "snapshot-2")
+            #expect(Answers(try reopened.reader.materialized(), ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+        }()
         #expect(try ProjectionStore(directory: data.projections, logDirectory: data.log).opening == .loaded)
     }
 
@@ -240,14 +247,14 @@ struct ProjectionStoreTests {
     func damagedSnapshot() throws {
         let data = try DataDirectory()
         try data.append(MarchScenario().events)
-        let path = try #require(try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath)
+        let path = try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath
         try Data(repeating: 0x5a, count: 16384).write(to: URL(fileURLWithPath: path + "/data.mdb"))
         let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
         guard case .rebuilt(.damaged) = reopened.opening else {
             Issue.record("expected a rebuild for damage, got \(reopened.opening)")
             return
         }
-        #expect(reopened.projection.eventsFolded == MarchScenario().events.count)
+        #expect(reopened.eventsFolded == MarchScenario().events.count)
     }
 
     @Test("one flipped byte inside the snapshot's data file is caught by its checksum before LMDB reads it, and rebuilt")
@@ -255,7 +262,7 @@ struct ProjectionStoreTests {
         let events = MarchScenario().events
         let data = try DataDirectory()
         try data.append(events)
-        let path = try #require(try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath)
+        let path = try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath
         let file = URL(fileURLWithPath: path + "/data.mdb")
         var bytes = try Data(contentsOf: file)
         bytes[bytes.count / 2] ^= 0x10
@@ -266,16 +273,15 @@ struct ProjectionStoreTests {
             return
         }
         #expect(reason.contains("checksum"))
-        #expect(Answers(reopened.projection, ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+        #expect(Answers((try reopened.reader.materialized()), ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
     }
 
-    @Test("a crash in the middle of a rebuild leaves the old snapshot in use; the next save clears the debris")
+    @Test("a crash in the middle of a rebuild leaves the old database in use; the next rebuild clears the debris")
     func crashMidRebuild() throws {
         let events = MarchScenario().events
         let data = try DataDirectory()
         try data.append(events)
-        let first = try ProjectionStore(directory: data.projections, logDirectory: data.log)
-        let served = try #require(first.snapshotPath)
+        let served = try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath
         let debris = data.projections + "/projections.new-7"
         try FileManager.default.createDirectory(atPath: debris, withIntermediateDirectories: true)
         try Data(repeating: 0, count: 8192).write(to: URL(fileURLWithPath: debris + "/data.mdb"))
@@ -283,7 +289,7 @@ struct ProjectionStoreTests {
         let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
         #expect(reopened.opening == .loaded)
         #expect(reopened.snapshotPath == served)
-        #expect(Answers(reopened.projection, ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+        #expect(Answers((try reopened.reader.materialized()), ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
 
         try reopened.rebuild()
         #expect(try data.current() == "snapshot-8")
@@ -300,24 +306,22 @@ struct ProjectionStoreTests {
         try shorter.append(Array(events[..<5]))
         let reopened = try ProjectionStore(directory: data.projections, logDirectory: shorter.log)
         #expect(reopened.opening == .rebuilt(.logMismatch))
-        #expect(reopened.projection.eventsFolded == 5)
+        #expect(reopened.eventsFolded == 5)
     }
 
-    @Test("a read-only open catches up in memory and writes nothing")
-    func readOnly() throws {
+    @Test("opening folds the log beyond the checkpoint into the same database, in place")
+    func catchUpInPlace() throws {
         let events = MarchScenario().events
         let data = try DataDirectory()
         try data.append(Array(events[..<10]))
-        #expect(try ProjectionStore.read(directory: data.projections, logDirectory: data.log).eventsFolded == 10)
-        #expect(!FileManager.default.fileExists(atPath: data.projections))
-
-        _ = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        #expect(try ProjectionStore(directory: data.projections, logDirectory: data.log).eventsFolded == 10)
         try data.append(Array(events[10...]))
         let before = try data.entries()
-        let projection = try ProjectionStore.read(directory: data.projections, logDirectory: data.log)
-        #expect(projection.eventsFolded == events.count)
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        #expect(store.opening == .loaded)
+        #expect(store.eventsFolded == events.count)
         #expect(try data.entries() == before)
-        #expect(Answers(projection, ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+        #expect(Answers(try store.reader.materialized(), ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
     }
 
     @Test("records of other kinds are skipped; an event record that does not decode is an error")
@@ -326,7 +330,7 @@ struct ProjectionStoreTests {
         try data.appendRaw(LogRecord(kind: 2, payload: Array("verbatim signed payload".utf8)))
         try data.append(Array(MarchScenario().events.prefix(3)))
         let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
-        #expect(store.projection.eventsFolded == 3)
+        #expect(store.eventsFolded == 3)
 
         try data.appendRaw(LogRecord(kind: EventRecord.kind, payload: [1, 2, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 1]))
         #expect(throws: ProjectionError.self) { try store.catchUp() }

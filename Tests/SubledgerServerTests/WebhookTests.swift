@@ -111,7 +111,7 @@ struct WebhookTests {
         #expect(text.contains("subledger_notifications_total{outcome=\"appended\"} 1"))
         #expect(text.contains("subledger_events 1"))
         // A read folds what was acknowledged, so the projection is no longer behind the log.
-        _ = try fixture.server.ledger.read { $0.projection.eventsFolded }
+        _ = try fixture.server.ledger.read { try $0.projections.summary().events }
         let after = String(decoding: try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/metrics", headers: headers)).body, as: UTF8.self)
         #expect(after.contains("subledger_projection_lag_events 0"))
         #expect(try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/healthz")).status.code == 200)

@@ -130,10 +130,10 @@ final class RebuildBenchmark {
             let start = now()
             let opened = try ProjectionStore(directory: projections, logDirectory: log)
             rebuild.add(Double(count) / (now() - start))
-            precondition(opened.opening == .rebuilt(.missing) && opened.projection.eventsFolded == count, "the store did not rebuild all \(count) events")
+            precondition(opened.opening == .rebuilt(.missing) && opened.eventsFolded == count, "the store did not rebuild all \(count) events")
             store = opened
         }
-        guard let store, let snapshot = store.snapshotPath else { fatalError("no snapshot after a rebuild") }
+        guard let store, case let snapshot = store.snapshotPath else { fatalError("no snapshot after a rebuild") }
 
         progress("  \(millions) events: customer look-ups")
         var result = SizeResult(
@@ -207,7 +207,7 @@ final class RebuildBenchmark {
             latencies.reserveCapacity(count)
             for id in sample {
                 let began = now()
-                let state = store.projection.customer(id, asOf: asOf)
+                let state = try store.reader.customer(id, asOf: asOf)
                 latencies.append((now() - began) * 1e6)
                 precondition(state != nil, "customer \(id) not found")
             }

@@ -3,10 +3,14 @@ import Glibc
 #endif
 import SubledgerLog
 
-/// A CRC32C of a finished snapshot's `data.mdb`, kept in `CHECKSUM` beside it and checked before
+/// A CRC32C of a projection database's `data.mdb`, kept in `CHECKSUM` beside it and checked before
 /// LMDB opens the file: LMDB pages carry no checksums, and a damaged B-tree page can make
-/// liblmdb abort the process instead of returning an error. A mismatch makes the snapshot
+/// liblmdb abort the process instead of returning an error. A mismatch makes the database
 /// "damaged", and the store rebuilds it from the log.
+///
+/// The fold updates the database in place, so the checksum is removed before the first write
+/// after an open (`unseal`) and written again at a clean close (`seal`). A database left unsealed
+/// by a crash is opened on LMDB's own crash safety (copy-on-write pages, two meta pages).
 enum SnapshotChecksum {
     static let fileName = "CHECKSUM"
 
@@ -19,6 +23,16 @@ enum SnapshotChecksum {
         guard fwrite(bytes, 1, bytes.count, file) == bytes.count, fflush(file) == 0, fsync(fileno(file)) == 0 else {
             throw SnapshotDamage("cannot write \(directory)/\(fileName)")
         }
+    }
+
+    /// Removes `CHECKSUM` (durably) before the database in `directory` is written in place.
+    static func unseal(_ directory: String) throws(ProjectionError) {
+        let file = directory + "/" + fileName
+        guard unlink(file) == 0 || errno == ENOENT else { throw ProjectionError(.snapshotIO(path: file, errno: errno, operation: "remove")) }
+        let fd = open(directory, O_DIRECTORY | O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ProjectionError(.snapshotIO(path: directory, errno: errno, operation: "open to sync")) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw ProjectionError(.snapshotIO(path: directory, errno: errno, operation: "sync")) }
     }
 
     /// Throws `SnapshotDamage` when `data.mdb` no longer matches its `CHECKSUM`. A snapshot

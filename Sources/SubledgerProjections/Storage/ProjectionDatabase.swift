@@ -1,0 +1,269 @@
+import Dispatch
+import SubledgerLMDB
+import SubledgerLog
+import Synchronization
+
+/// The projection kept in one LMDB environment, read in place: a question loads the few
+/// timelines it needs (a customer look-up) or reads rollup rows (a report), never the whole
+/// projection, so a process holds in memory only the string table and what one fold batch
+/// touches.
+///
+/// Databases (all keys compare as bytes; integers in keys are big-endian):
+///
+/// | database | key | value |
+/// |---|---|---|
+/// | `meta` | `checkpoint`, `events`, `schema`, `untokened`, `environments` | last folded position (u64), events folded (u64), schema version (u32), timelines without a customer token (u64), environment ids with a timeline (u32 each) |
+/// | `strings` | id (u32) | the interned string's UTF-8 |
+/// | `timelines` | environment id (u32) ‖ originalTransactionId | `TimelineCodec` bytes |
+/// | `tokens` | 1 ‖ UUID (16) or 2 ‖ lowercased text | the customer's timeline keys, each length-prefixed, ascending |
+/// | `notifications` | 0 ‖ UUID (16) or 1 ‖ text | the timeline key, empty for none |
+/// | `transactions` | environment id (u32) ‖ transactionId | the key of the first timeline that carried it |
+/// | `rollups` | `RollupKey` bytes | the row's values (see `ReadModels/`) |
+///
+/// An identifier in a key is 0 ‖ its number (u64) when Apple's decimal, else 1 ‖ its UTF-8.
+/// A rebuild writes a fresh environment in one transaction with every key in order
+/// (`MDB_APPEND`); the fold then updates it in place, one transaction per batch, the checkpoint
+/// in the same transaction as the rows it covers.
+struct ProjectionDatabase: Sendable {
+    static let databaseNames = ["meta", "strings", "timelines", "tokens", "notifications", "transactions", "rollups"]
+
+    let environment: LMDBEnvironment
+    let meta: LMDBDatabase
+    let strings: LMDBDatabase
+    let timelines: LMDBDatabase
+    let tokens: LMDBDatabase
+    let notifications: LMDBDatabase
+    let transactions: LMDBDatabase
+    let rollups: LMDBDatabase
+
+    /// Generous: LMDB reserves address space only, and grows the map when a write fills it.
+    static let initialMapSize = 1 << 32
+
+    /// Opens the environment at `path`; `create` makes it and its databases when missing.
+    init(path: String, readOnly: Bool, create: Bool = false) throws {
+        let environment = try LMDBEnvironment(
+            path: path, mapSize: Self.initialMapSize, maxDatabases: Self.databaseNames.count,
+            options: readOnly ? [.readOnly] : [.noSync])
+        self.environment = environment
+        let opened = try Self.databaseNames.map { try environment.openDatabase(named: $0, create: create) }
+        (meta, strings, timelines, tokens, notifications, transactions, rollups) =
+            (opened[0], opened[1], opened[2], opened[3], opened[4], opened[5], opened[6])
+    }
+
+    // MARK: - Meta
+
+    struct Header: Sendable, Equatable {
+        var schema: UInt32
+        var checkpoint: LogPosition?
+        var events: Int
+        var untokened: Int
+        var environments: [UInt32]
+    }
+
+    func header<A>(_ txn: borrowing LMDBTransaction<A>) throws -> Header {
+        guard let schema = try txn.get(Key.schema, in: meta), schema.count == 4 else { throw SnapshotDamage("no schema version") }
+        let checkpoint = try txn.get(Key.checkpoint, in: meta)
+        guard let events = try txn.get(Key.events, in: meta), events.count == 8, checkpoint.map({ $0.count == 8 }) ?? true else {
+            throw SnapshotDamage("no event count or a bad checkpoint")
+        }
+        let untokened = try txn.get(Key.untokened, in: meta) ?? Self.bytes(UInt64(0))
+        let environments = try txn.get(Key.environments, in: meta) ?? []
+        guard untokened.count == 8, environments.count % 4 == 0 else { throw SnapshotDamage("bad counters") }
+        return Header(
+            schema: Self.number(schema), checkpoint: checkpoint.map { LogPosition(rawValue: Self.number($0)) },
+            events: Int(Self.number(events) as UInt64), untokened: Int(Self.number(untokened) as UInt64),
+            environments: stride(from: 0, to: environments.count, by: 4).map { Self.number(Array(environments[$0..<$0 + 4])) })
+    }
+
+    func putHeader(_ header: Header, _ txn: borrowing LMDBWriteTransaction) throws {
+        if let checkpoint = header.checkpoint { try txn.put(key: Key.checkpoint, value: Self.bytes(checkpoint.rawValue), in: meta) }
+        try txn.put(key: Key.environments, value: header.environments.flatMap(Self.bytes), in: meta)
+        try txn.put(key: Key.events, value: Self.bytes(UInt64(header.events)), in: meta)
+        try txn.put(key: Key.schema, value: Self.bytes(header.schema), in: meta)
+        try txn.put(key: Key.untokened, value: Self.bytes(UInt64(header.untokened)), in: meta)
+    }
+
+    /// Keys of `meta`, in byte order (the order a bulk write appends them).
+    enum Key {
+        static let checkpoint = Array("checkpoint".utf8)
+        static let environments = Array("environments".utf8)
+        static let events = Array("events".utf8)
+        static let schema = Array("schema".utf8)
+        static let untokened = Array("untokened".utf8)
+    }
+
+    // MARK: - Strings
+
+    func loadStrings<A>(_ txn: borrowing LMDBTransaction<A>) throws -> StringTable {
+        var table = StringTable()
+        var expectedID: UInt32 = 1
+        try txn.forEach(in: strings) { key, value in
+            var reader = ByteReader(key)
+            guard try reader.bigEndian(UInt32.self) == expectedID, reader.isAtEnd, table.intern(value) == expectedID else {
+                throw SnapshotDamage("the string table is not contiguous")
+            }
+            expectedID += 1
+            return true
+        }
+        guard Known.values.indices.allSatisfy({ $0 + 1 < Int(expectedID) && table.string(UInt32($0 + 1)) == Known.values[$0] }) else {
+            throw SnapshotDamage("the string table does not start with the known values")
+        }
+        return table
+    }
+
+    /// Stores the strings interned after the first `stored` ones.
+    func appendStrings(of table: StringTable, after stored: Int, _ txn: borrowing LMDBWriteTransaction) throws {
+        guard table.count > stored else { return }
+        for id in UInt32(stored + 1)...UInt32(table.count) {
+            try txn.put(key: Self.bytes(id), value: Array(table.string(id).utf8), in: strings, options: .append)
+        }
+    }
+
+    // MARK: - Timelines
+
+    func timeline<A>(_ key: [UInt8], _ txn: borrowing LMDBTransaction<A>, table: StringTable) throws -> Timeline? {
+        try txn.withValue(forKey: key, in: timelines) { value in
+            var keyReader = key.withUnsafeBytes { ByteReader($0) }
+            let timelineKey = try table.decodeTimelineKey(&keyReader)
+            var reader = ByteReader(value)
+            return try TimelineCodec.decode(&reader, key: timelineKey)
+        }
+    }
+
+    /// Every timeline, or those of one environment, in key order.
+    func allTimelines<A>(_ txn: borrowing LMDBTransaction<A>, table: StringTable, environment: UInt32? = nil) throws -> [Timeline] {
+        var loaded: [Timeline] = []
+        loaded.reserveCapacity(try txn.entryCount(in: timelines))
+        let body = { (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> Bool in
+            var keyReader = ByteReader(key)
+            let timelineKey = try table.decodeTimelineKey(&keyReader)
+            guard keyReader.isAtEnd else { throw SnapshotDamage("a bad timeline key") }
+            if let environment, timelineKey.environment != environment { return false }
+            var reader = ByteReader(value)
+            loaded.append(try TimelineCodec.decode(&reader, key: timelineKey))
+            return true
+        }
+        if let environment {
+            try txn.forEach(in: timelines, from: Self.bytes(environment), while: body)
+        } else {
+            try txn.forEach(in: timelines, while: body)
+        }
+        return loaded
+    }
+
+    // MARK: - Values of the index databases
+
+    /// The timeline keys listed in a `tokens` value (or a `notifications`/`transactions` value,
+    /// which holds one key unprefixed: pass `prefixed: false`).
+    static func timelineKeys(in value: UnsafeRawBufferPointer) throws -> [[UInt8]] {
+        var reader = ByteReader(value)
+        var keys: [[UInt8]] = []
+        while !reader.isAtEnd {
+            let count = try reader.count()
+            keys.append(Array(try reader.bytes(count)))
+        }
+        return keys
+    }
+
+    static func tokenValue(_ keys: [[UInt8]]) -> [UInt8] {
+        var writer = ByteWriter(capacity: keys.count * 16)
+        for key in keys {
+            writer.varint(key.count)
+            writer.bytes.append(contentsOf: key)
+        }
+        return writer.bytes
+    }
+
+    // MARK: - Bulk write
+
+    /// Writes `projection` into a new environment at `path` (a directory that
+    /// must not hold one yet) in key order, and flushes it. Returns the data file's size in bytes.
+    static func write(_ projection: Projection, schemaVersion: UInt32, to path: String) throws -> Int {
+        let encoded = encodeTimelines(projection)
+        var timelineKeys = encoded.flatMap(\.entries)
+        timelineKeys.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        var notifications: [(key: NotificationKey, value: Int32)] = []
+        notifications.reserveCapacity(projection.notifications.count)
+        projection.notifications.uuids.forEach { notifications.append((NotificationKey(isText: false, bits: $0), $1)) }
+        notifications.sort { $0.key.bits < $1.key.bits }
+        notifications += projection.notifications.texts.map { (NotificationKey(isText: true, bits: UInt128($0.key)), $0.value) }
+            .sorted { projection.precedes($0.key, $1.key) }
+        let tokens = projection.tokenIndex.sorted { projection.precedes($0.key, $1.key) }
+        var transactions: [(key: [UInt8], timeline: Int32)] = []
+        projection.transactionIndex.forEach { packed, timeline in
+            let key = TransactionKey(packed: packed)
+            transactions.append((projection.keyBytes(TimelineKey(environment: key.environment, originalTransactionId: key.transactionId)), timeline))
+        }
+        transactions.sort { $0.key.lexicographicallyPrecedes($1.key) }
+
+        let database = try ProjectionDatabase(path: path, readOnly: false, create: true)
+        try database.environment.write { txn in
+            let header = Header(
+                schema: schemaVersion, checkpoint: projection.lastPosition, events: projection.eventsFolded,
+                untokened: projection.timelines.count { $0.customerToken == nil }, environments: projection.environmentIDs)
+            try database.putHeader(header, txn)
+            try database.appendStrings(of: projection.strings, after: 0, txn)
+            for entry in timelineKeys {
+                try encoded[entry.part].bytes.withUnsafeBytes { part in
+                    try txn.put(key: entry.key, value: UnsafeRawBufferPointer(rebasing: part[entry.range]), in: database.timelines, options: .append)
+                }
+            }
+            var key = ByteWriter(capacity: 64)
+            for (token, members) in tokens {
+                key.bytes.removeAll(keepingCapacity: true)
+                projection.appendKey(token, to: &key)
+                let value = tokenValue(members.map { projection.keyBytes(projection.timelines[Int($0)].key) }.sorted { $0.lexicographicallyPrecedes($1) })
+                try txn.put(key: key.bytes, value: value, in: database.tokens, options: .append)
+            }
+            for (notification, index) in notifications {
+                key.bytes.removeAll(keepingCapacity: true)
+                projection.appendKey(notification, to: &key)
+                let value = index >= 0 ? projection.keyBytes(projection.timelines[Int(index)].key) : []
+                try txn.put(key: key.bytes, value: value, in: database.notifications, options: .append)
+            }
+            for (transaction, timeline) in transactions {
+                try txn.put(key: transaction, value: projection.keyBytes(projection.timelines[Int(timeline)].key), in: database.transactions, options: .append)
+            }
+        }
+        try database.environment.sync(force: true)
+        let info = try database.environment.info()
+        return (info.lastPageNumber + 1) * (try database.environment.statistics().pageSize)
+    }
+
+    /// Timelines encoded side by side, a part of them per core (encoding is most of a bulk
+    /// write's time); each entry locates one timeline's bytes in its part.
+    struct EncodedPart: Sendable {
+        var bytes: [UInt8] = []
+        var entries: [(key: [UInt8], part: Int, range: Range<Int>)] = []
+    }
+
+    static func encodeTimelines(_ projection: Projection) -> [EncodedPart] {
+        let timelines = projection.timelines
+        let partCount = max(1, min(16, timelines.count / 1024))
+        let parts = Mutex([EncodedPart](repeating: EncodedPart(), count: partCount))
+        DispatchQueue.concurrentPerform(iterations: partCount) { part in
+            let range = (timelines.count * part / partCount)..<(timelines.count * (part + 1) / partCount)
+            var writer = ByteWriter(capacity: range.count * 512)
+            var entries: [(key: [UInt8], part: Int, range: Range<Int>)] = []
+            entries.reserveCapacity(range.count)
+            for timeline in timelines[range] {
+                let start = writer.bytes.count
+                TimelineCodec.encode(timeline, into: &writer)
+                entries.append((projection.keyBytes(timeline.key), part, start..<writer.bytes.count))
+            }
+            let encoded = EncodedPart(bytes: writer.bytes, entries: entries)
+            parts.withLock { $0[part] = encoded }
+        }
+        return parts.withLock { $0 }
+    }
+
+    // MARK: - Integers
+
+    static func bytes<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    }
+
+    static func number<T: FixedWidthInteger>(_ bytes: [UInt8]) -> T {
+        bytes.withUnsafeBytes { T(bigEndian: $0.loadUnaligned(as: T.self)) }
+    }
+}

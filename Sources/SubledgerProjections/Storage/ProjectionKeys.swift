@@ -1,0 +1,138 @@
+import SubledgerLMDB
+
+/// The database was written by a build with another projection schema.
+struct SchemaMismatch: Error {
+    let stored: UInt32
+}
+
+extension Projection {
+    /// A projection over timelines read from the database: all of them (a materialised
+    /// projection) or only those a question or a fold batch needs. `environments` are every
+    /// environment the database knows, so look-ups across environments work on a part too.
+    init(strings: StringTable, timelines: [Timeline], environments: [UInt32]) {
+        self.init()
+        self.strings = strings
+        self.timelines = timelines
+        timelineIndex = HashIndex(capacity: timelines.count)
+        for (index, timeline) in timelines.enumerated() {
+            timelineIndex.set(timeline.key.packed, Int32(index))
+            if let token = timeline.customerToken { tokenIndex[token, default: []].append(Int32(index)) }
+        }
+        environmentIDs = Set(environments + timelines.map(\.key.environment)).sorted()
+        indexTransactions()
+    }
+
+    // MARK: - Keys
+
+    func keyBytes(_ key: TimelineKey) -> [UInt8] {
+        var writer = ByteWriter(capacity: 16)
+        appendKey(key, to: &writer)
+        return writer.bytes
+    }
+
+    func appendKey(_ key: TimelineKey, to writer: inout ByteWriter) {
+        writer.bigEndian(key.environment)
+        appendKey(key.originalTransactionId, to: &writer)
+    }
+
+    func appendKey(_ identifier: Identifier, to writer: inout ByteWriter) {
+        if let number = identifier.number {
+            writer.byte(0)
+            writer.bigEndian(number)
+        } else {
+            writer.byte(1)
+            writer.utf8(identifierText(identifier))
+        }
+    }
+
+    func appendKey(_ notification: NotificationKey, to writer: inout ByteWriter) {
+        if notification.isText {
+            writer.byte(1)
+            writer.utf8(strings.string(UInt32(truncatingIfNeeded: notification.bits)))
+        } else {
+            writer.byte(0)
+            writer.bigEndian(notification.bits)
+        }
+    }
+
+    func appendKey(_ token: CustomerToken, to writer: inout ByteWriter) {
+        writer.byte(token.kind.rawValue)
+        switch token.kind {
+        case .uuid: writer.bigEndian(token.bits)
+        case .text: writer.utf8(tokenText(token))
+        }
+    }
+
+}
+
+extension StringTable {
+    func decodeTimelineKey(_ reader: inout ByteReader) throws(SnapshotDamage) -> TimelineKey {
+        let environment = try reader.bigEndian(UInt32.self)
+        guard environment <= UInt32(count) else { throw SnapshotDamage("an unknown environment") }
+        return TimelineKey(environment: environment, originalTransactionId: try decodeIdentifier(&reader))
+    }
+
+    private func decodeIdentifier(_ reader: inout ByteReader) throws(SnapshotDamage) -> Identifier {
+        switch try reader.byte() {
+        case 0:
+            let number = try reader.bigEndian(UInt64.self)
+            guard number < Identifier.textFlag else { throw SnapshotDamage("an identifier out of range") }
+            return Identifier(number: number)
+        case 1:
+            guard let id = lookUp(try reader.bytes(reader.buffer.count - reader.offset)) else {
+                throw SnapshotDamage("an identifier that is not in the string table")
+            }
+            return Identifier(text: id)
+        default:
+            throw SnapshotDamage("an unknown identifier kind")
+        }
+    }
+
+    func decodeNotificationKey(_ reader: inout ByteReader) throws(SnapshotDamage) -> NotificationKey {
+        switch try reader.byte() {
+        case 0:
+            return NotificationKey(isText: false, bits: try reader.bigEndian(UInt128.self))
+        case 1:
+            guard let id = lookUp(try reader.bytes(reader.buffer.count - reader.offset)) else {
+                throw SnapshotDamage("a notification id that is not in the string table")
+            }
+            return NotificationKey(isText: true, bits: UInt128(id))
+        default:
+            throw SnapshotDamage("an unknown notification key kind")
+        }
+    }
+
+}
+
+extension Projection {
+    // MARK: - Key order (byte order of the encodings above, without building them)
+
+    func precedes(_ a: Identifier, _ b: Identifier) -> Bool {
+        switch (a.number, b.number) {
+        case (let x?, let y?): return x < y
+        case (.some, nil): return true
+        case (nil, .some): return false
+        case (nil, nil): return identifierText(a).utf8.lexicographicallyPrecedes(identifierText(b).utf8)
+        }
+    }
+
+    func precedes(_ a: NotificationKey, _ b: NotificationKey) -> Bool {
+        switch (a.isText, b.isText) {
+        case (false, false): return a.bits < b.bits
+        case (false, true): return true
+        case (true, false): return false
+        case (true, true):
+            return strings.string(UInt32(truncatingIfNeeded: a.bits)).utf8
+                .lexicographicallyPrecedes(strings.string(UInt32(truncatingIfNeeded: b.bits)).utf8)
+        }
+    }
+
+    func precedes(_ a: CustomerToken, _ b: CustomerToken) -> Bool {
+        switch (a.kind, b.kind) {
+        case (.uuid, .uuid): return a.bits < b.bits
+        case (.uuid, .text): return true
+        case (.text, .uuid): return false
+        case (.text, .text): return tokenText(a).utf8.lexicographicallyPrecedes(tokenText(b).utf8)
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import SubledgerEvents
+import SubledgerLMDB
+import SubledgerLog
+
+/// Answers questions from the projection database through LMDB read transactions: a customer
+/// look-up reads that customer's few timelines; a report reads rollup rows. Nothing is held in
+/// memory between questions and no lock is held while answering, so any number of threads may
+/// ask while the owner folds.
+public struct ProjectionReader: Sendable {
+    let database: ProjectionDatabase
+    let strings: PublishedStrings
+
+    /// Runs `body` in one read transaction with a string table that names every id it sees.
+    func read<T>(_ body: (borrowing LMDBReadTransaction, StringTable, ProjectionDatabase.Header) throws -> T) throws(ProjectionError) -> T {
+        do {
+            return try database.environment.read { txn in
+                let table = strings.current
+                return try body(txn, table, try database.header(txn))
+            }
+        } catch let error as ProjectionError {
+            throw error
+        } catch {
+            throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
+        }
+    }
+
+    // MARK: - Customers
+
+    /// As `Projection.customer(_:asOf:atPosition:environment:catalog:)`, from the customer's
+    /// timelines only.
+    public func customer(
+        _ id: String, asOf: Int64, atPosition: LogPosition? = nil, environment: AppStoreEnvironment? = nil,
+        catalog: ProductCatalog? = nil
+    ) throws(ProjectionError) -> CustomerState? {
+        try part(for: id)?.customer(id, asOf: asOf, atPosition: atPosition, environment: environment, catalog: catalog)
+    }
+
+    /// As `Projection.history(_:from:to:)`, from the customer's timelines only.
+    public func history(_ id: String, from: Int64? = nil, to: Int64? = nil) throws(ProjectionError) -> CustomerHistory? {
+        try part(for: id)?.history(id, from: from, to: to)
+    }
+
+    /// A projection holding every timeline of the customer `id` names (a token in any case, an
+    /// `originalTransactionId` or a `transactionId`); nil when no customer has it.
+    func part(for id: String) throws(ProjectionError) -> Projection? {
+        try read { txn, table, header in
+            guard let keys = try customerKeys(id, txn, table: table, environments: header.environments) else { return nil }
+            let timelines = try keys.compactMap { try database.timeline($0, txn, table: table) }
+            return Projection(strings: table, timelines: timelines, environments: header.environments)
+        }
+    }
+
+    /// The timeline keys of the customer `id` names, resolved as `Projection.customerTimelines`
+    /// does: a token first, then an `originalTransactionId`, then a `transactionId`.
+    private func customerKeys<A>(
+        _ id: String, _ txn: borrowing LMDBTransaction<A>, table: StringTable, environments: [UInt32]
+    ) throws -> [[UInt8]]? {
+        let lowered = id.lowercased()
+        if let bits = parseUUID(lowered), let members = try tokenMembers(CustomerToken(kind: .uuid, bits: bits), txn, table: table) {
+            return members
+        }
+        if let text = table.lookUp(lowered), let members = try tokenMembers(CustomerToken(kind: .text, bits: UInt128(text)), txn, table: table) {
+            return members
+        }
+        let identifier: Identifier
+        if let number = canonicalNumber(id) {
+            identifier = Identifier(number: number)
+        } else if let text = table.lookUp(id) {
+            identifier = Identifier(text: text)
+        } else {
+            return nil
+        }
+        let keys = Projection(strings: table, timelines: [], environments: [])
+        for environment in environments {
+            let key = keys.keyBytes(TimelineKey(environment: environment, originalTransactionId: identifier))
+            if let timeline = try database.timeline(key, txn, table: table) {
+                return try customerMembers(of: timeline, txn, table: table, environments: environments)
+            }
+        }
+        for environment in environments {
+            let key = keys.keyBytes(TimelineKey(environment: environment, originalTransactionId: identifier))
+            if let owner = try txn.get(key, in: database.transactions), let timeline = try database.timeline(owner, txn, table: table) {
+                return try customerMembers(of: timeline, txn, table: table, environments: environments)
+            }
+        }
+        return nil
+    }
+
+    /// The customer a timeline belongs to: its token's timelines, or (without a token) the
+    /// token-less timelines of its `originalTransactionId` in every environment.
+    private func customerMembers<A>(
+        of timeline: Timeline, _ txn: borrowing LMDBTransaction<A>, table: StringTable, environments: [UInt32]
+    ) throws -> [[UInt8]] {
+        let keys = Projection(strings: table, timelines: [], environments: [])
+        if let token = timeline.customerToken {
+            return try tokenMembers(token, txn, table: table) ?? [keys.keyBytes(timeline.key)]
+        }
+        return try environments.compactMap { environment -> [UInt8]? in
+            let key = keys.keyBytes(TimelineKey(environment: environment, originalTransactionId: timeline.key.originalTransactionId))
+            guard let member = try database.timeline(key, txn, table: table), member.customerToken == nil else { return nil }
+            return key
+        }
+    }
+
+    private func tokenMembers<A>(_ token: CustomerToken, _ txn: borrowing LMDBTransaction<A>, table: StringTable) throws -> [[UInt8]]? {
+        var key = ByteWriter(capacity: 40)
+        Projection(strings: table, timelines: [], environments: []).appendKey(token, to: &key)
+        return try txn.withValue(forKey: key.bytes, in: database.tokens) { try ProjectionDatabase.timelineKeys(in: $0) }
+    }
+
+    /// Whether a notification with this `notificationUUID` was folded (any case of a UUID).
+    public func containsNotification(_ notificationUUID: String) throws(ProjectionError) -> Bool {
+        try read { txn, table, _ in
+            let probe = Projection(strings: table, timelines: [], environments: [])
+            guard let key = probe.notificationKey(lookingUp: notificationUUID) else { return false }
+            return try database.containsNotification(key, txn, table: table)
+        }
+    }
+
+    // MARK: - Everything
+
+    /// Every timeline (of one environment, when given) as one projection: for the audit path
+    /// (`--at-position`), questions rollups cannot answer, and tests. Costs memory and time in
+    /// proportion to history.
+    public func materialized(environment: AppStoreEnvironment? = nil) throws(ProjectionError) -> Projection {
+        try read { txn, table, header in
+            var code: UInt32?
+            if let environment {
+                guard let known = table.lookUp(environment.rawValue) else {
+                    return Projection(strings: table, timelines: [], environments: header.environments)
+                }
+                code = known
+            }
+            let timelines = try database.allTimelines(txn, table: table, environment: code)
+            var projection = Projection(strings: table, timelines: timelines, environments: header.environments)
+            projection.eventsFolded = header.events
+            projection.lastPosition = header.checkpoint
+            return projection
+        }
+    }
+
+    // MARK: - Counts
+
+    /// What the database holds, for `stats`.
+    public struct Summary: Sendable, Equatable {
+        /// Events folded, duplicates included.
+        public var events: Int
+        public var checkpoint: LogPosition?
+        /// Distinct notifications folded.
+        public var notifications: Int
+        /// Distinct customers: tokens, plus timelines without one.
+        public var customers: Int
+        /// Subscriptions and one-time purchases.
+        public var timelines: Int
+        /// The environments that have a timeline.
+        public var environments: [AppStoreEnvironment]
+    }
+
+    public func summary() throws(ProjectionError) -> Summary {
+        try read { txn, table, header in
+            Summary(
+                events: header.events, checkpoint: header.checkpoint,
+                notifications: try txn.entryCount(in: database.notifications),
+                customers: try txn.entryCount(in: database.tokens) + header.untokened,
+                timelines: try txn.entryCount(in: database.timelines),
+                environments: header.environments.filter { $0 != 0 }.map { AppStoreEnvironment(rawValue: table.string($0)) })
+        }
+    }
+
+    /// The environment reports use by default: Production when it has data, else the only (or
+    /// first) environment present, else Production.
+    public func defaultReportEnvironment() throws(ProjectionError) -> AppStoreEnvironment {
+        let present = try summary().environments
+        if present.contains(.production) || present.isEmpty { return .production }
+        return present[0]
+    }
+}

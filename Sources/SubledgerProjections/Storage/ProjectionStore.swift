@@ -1,0 +1,223 @@
+import SubledgerEvents
+import SubledgerLMDB
+import SubledgerLog
+import Synchronization
+
+/// Owns the projection database of a data directory: opens the current one (or rebuilds it from
+/// the log), folds the log records after its checkpoint into it batch by batch, and rebuilds it
+/// side by side. Questions go to `reader`, which reads the database through LMDB read
+/// transactions and may be used on any thread while this store folds.
+///
+/// Not thread-safe: one owner folds, rebuilds and closes (the `Ledger` holds it in a lock).
+public final class ProjectionStore {
+    /// The version of what the database holds and means. Raise it whenever the stored layout, the
+    /// fold or a rollup changes: a database of another version is rebuilt from the log on open.
+    public static let schemaVersion: UInt32 = 3
+
+    public let directory: String
+    public let logDirectory: String
+    /// How `init` obtained the database.
+    public private(set) var opening: Opening
+    /// The database in use and its path.
+    private(set) var database: ProjectionDatabase
+    public private(set) var snapshotPath: String
+    /// The owner's string table: every string the database holds, and those of the batch being
+    /// folded. Readers take the published copy.
+    var strings: StringTable
+    var header: ProjectionDatabase.Header
+    let published: PublishedStrings
+    /// Whether the database was written since its checksum was sealed (see `seal()`).
+    private var unsealed = false
+
+    public enum Opening: Sendable, Equatable {
+        /// Opened the current database.
+        case loaded
+        /// Rebuilt from the log because of `RebuildReason`.
+        case rebuilt(RebuildReason)
+    }
+
+    public enum RebuildReason: Sendable, Equatable {
+        /// No database yet.
+        case missing
+        /// The database was written with another schema version.
+        case schemaChanged(stored: UInt32, current: UInt32)
+        /// The database could not be read back.
+        case damaged(String)
+        /// The database's checkpoint is not a record of this log (the log was replaced).
+        case logMismatch
+    }
+
+    /// Opens the projection kept in `directory` for the log in `logDirectory` and folds the log
+    /// records after its checkpoint; with no usable database (none, another schema version,
+    /// damaged, or not from this log) rebuilds one from the whole log.
+    public init(directory: String, logDirectory: String) throws(ProjectionError) {
+        self.directory = directory
+        self.logDirectory = logDirectory
+        var reason: RebuildReason?
+        var opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header)?
+        do {
+            opened = try Self.openCurrent(directory: directory)
+            if opened == nil { reason = .missing }
+        } catch let mismatch as SchemaMismatch {
+            reason = .schemaChanged(stored: mismatch.stored, current: Self.schemaVersion)
+        } catch {
+            reason = .damaged(String(describing: error))
+        }
+        if opened == nil { opened = try Self.buildFromLog(directory: directory, logDirectory: logDirectory).opened }
+        let (database, path, strings, header) = opened!
+        self.database = database
+        snapshotPath = path
+        self.strings = strings
+        self.header = header
+        published = PublishedStrings(strings)
+        opening = reason.map(Opening.rebuilt) ?? .loaded
+        guard reason == nil else { return }
+        do { try catchUp() } catch where error.kind == .logMismatch {
+            try rebuild()
+            opening = .rebuilt(.logMismatch)
+        }
+    }
+
+    /// Answers questions from the database as of the last fold, on any thread.
+    public var reader: ProjectionReader {
+        ProjectionReader(database: database, strings: published)
+    }
+
+    /// Events folded, duplicates included.
+    public var eventsFolded: Int { header.events }
+    /// The highest position folded: the checkpoint.
+    public var lastPosition: LogPosition? { header.checkpoint }
+
+    /// The current database's checkpoint and the events folded into it (what a restart does not
+    /// fold again), without opening it for writing; nil when there is none or it is unusable.
+    public static func snapshotCheckpoint(directory: String) -> (checkpoint: LogPosition?, events: Int)? {
+        guard let (_, _, _, header) = try? openCurrent(directory: directory) else { return nil }
+        return (header.checkpoint, header.events)
+    }
+
+    /// The database `CURRENT` names, opened for writing, with its strings and header.
+    private static func openCurrent(
+        directory: String
+    ) throws -> (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header)? {
+        guard let path = try SnapshotDirectory(path: directory).current() else { return nil }
+        // Before LMDB maps a page: LMDB has no page checksums and may abort on a damaged one.
+        try SnapshotChecksum.check(path)
+        let database = try ProjectionDatabase(path: path, readOnly: false)
+        let (strings, header) = try database.environment.read { txn in
+            let header = try database.header(txn)
+            guard header.schema == schemaVersion else { throw SchemaMismatch(stored: header.schema) }
+            return (try database.loadStrings(txn), header)
+        }
+        return (database, path, strings, header)
+    }
+
+    /// Flushes the database and seals its checksum, so the next open can tell damage from a
+    /// database this build wrote. Call with nothing else writing (at close).
+    public func seal() throws(ProjectionError) {
+        guard unsealed else { return }
+        do {
+            try database.environment.sync(force: true)
+            try SnapshotChecksum.seal(snapshotPath)
+        } catch {
+            throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
+        }
+        unsealed = false
+    }
+
+    /// Flushes what the fold committed (commits do not flush: the log is the truth, and a
+    /// database a system crash damaged is rebuilt from it).
+    public func sync() throws(ProjectionError) {
+        do { try database.environment.sync(force: true) } catch {
+            throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
+        }
+    }
+
+    /// Before the first write after opening: the sealed checksum no longer describes the file.
+    func willWrite() throws(ProjectionError) {
+        guard !unsealed else { return }
+        try SnapshotChecksum.unseal(snapshotPath)
+        unsealed = true
+    }
+
+    /// What a rebuild did, as `rebuild --json` reports it.
+    public struct RebuildSummary: Sendable {
+        /// Event records folded.
+        public var events: Int
+        /// Wall-clock seconds for the fold and the database write together.
+        public var seconds: Double
+        public var eventsPerSecond: Double
+        /// The database's data file size.
+        public var snapshotBytes: Int
+    }
+
+    /// Folds the whole log into a fresh database (on two cores, see `foldPipelined`), writes it
+    /// side by side and switches to it. The previous database keeps serving readers until the
+    /// switch.
+    @discardableResult
+    public func rebuild() throws(ProjectionError) -> RebuildSummary {
+        let built = try Self.buildFromLog(directory: directory, logDirectory: logDirectory)
+        (database, snapshotPath, strings, header) = built.opened
+        published.publish(strings)
+        unsealed = false
+        return built.summary
+    }
+
+    private static func buildFromLog(
+        directory: String, logDirectory: String
+    ) throws(ProjectionError) -> (opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header), summary: RebuildSummary) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        // Every record may be an event: size the indexes for all of them.
+        let records = (try? LogReader(directory: logDirectory).summary().records).map { Int(clamping: $0) } ?? 0
+        var fresh = Projection(expectedEvents: records)
+        try foldPipelined(log: logDirectory, into: &fresh)
+        var size = 0
+        let path: String
+        do {
+            path = try SnapshotDirectory(path: directory).replace { path in
+                size = try ProjectionDatabase.write(fresh, schemaVersion: schemaVersion, to: path)
+            }
+        } catch let error as ProjectionError {
+            throw error
+        } catch {
+            throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
+        }
+        let opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header)
+        do {
+            let database = try ProjectionDatabase(path: path, readOnly: false)
+            let header = try database.environment.read { try database.header($0) }
+            opened = (database, path, fresh.strings, header)
+        } catch {
+            throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
+        }
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        return (opened, RebuildSummary(
+            events: fresh.eventsFolded, seconds: seconds,
+            eventsPerSecond: seconds > 0 ? Double(fresh.eventsFolded) / seconds : 0, snapshotBytes: size))
+    }
+
+    /// What a failed log scan means for a projection.
+    static func readFailure(_ error: any Error) -> ProjectionError {
+        guard let error = error as? LogError else { return ProjectionError(.logUnreadable(detail: String(describing: error))) }
+        if case .noRecord = error { return ProjectionError(.logMismatch) }
+        return ProjectionError(.logUnreadable(detail: error.description))
+    }
+}
+
+/// The string table readers use, published by the fold before each commit that refers to new
+/// strings: a reader that begins its LMDB transaction and then takes the table can name every
+/// string id that transaction sees.
+final class PublishedStrings: Sendable {
+    private let table: Mutex<StringTable>
+
+    init(_ table: StringTable) {
+        self.table = Mutex(table)
+    }
+
+    func publish(_ table: StringTable) {
+        self.table.withLock { $0 = table }
+    }
+
+    var current: StringTable { table.withLock { $0 } }
+}
