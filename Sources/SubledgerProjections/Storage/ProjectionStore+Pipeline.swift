@@ -3,6 +3,9 @@ import SubledgerLog
 import Synchronization
 
 extension ProjectionStore {
+    /// How often a rebuild reports progress, in events.
+    static let progressEvery = 1 << 20
+
     /// Folds the whole log on two cores: a reader thread scans the log (CRC), decodes each
     /// event and interns its strings into fold steps, batch by batch, while this thread folds
     /// the batch before. The two halves cost about the same, so a rebuild's fold takes about
@@ -11,7 +14,9 @@ extension ProjectionStore {
     /// The reader owns the string table while it runs; each batch carries the table as it was
     /// after its last step, so the folding side reads strings (token tie-breaks) from a table
     /// that holds everything its steps refer to.
-    static func foldPipelined(log: String, into projection: inout Projection) throws(ProjectionError) {
+    static func foldPipelined(
+        log: String, into projection: inout Projection, progress: (Int) -> Void = { _ in }
+    ) throws(ProjectionError) {
         let pipe = StepPipe()
         let initialStrings = projection.strings
         DispatchQueue.global().async {
@@ -43,6 +48,7 @@ extension ProjectionStore {
             let batch = pipe.receive()
             projection.strings = batch.strings
             for step in batch.steps { projection.apply(step) }
+            if projection.eventsFolded % Self.progressEvery < StepPipe.batchSize { progress(projection.eventsFolded) }
             guard !batch.isLast else {
                 if let failure = batch.failure { throw failure }
                 return

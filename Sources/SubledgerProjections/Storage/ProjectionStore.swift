@@ -1,3 +1,4 @@
+import Dispatch
 import SubledgerEvents
 import SubledgerLMDB
 import SubledgerLog
@@ -162,15 +163,27 @@ public final class ProjectionStore {
         return built.summary
     }
 
+    /// Folds the whole log in `logDirectory` into a fresh database in `directory` and switches to
+    /// it, without opening the database in use: what `subledger rebuild` runs. `progress` is
+    /// called now and then with the events folded and the log's record count.
+    public static func rebuild(
+        directory: String, logDirectory: String, progress: (@Sendable (_ folded: Int, _ records: Int) -> Void)? = nil
+    ) throws(ProjectionError) -> RebuildSummary {
+        try buildFromLog(directory: directory, logDirectory: logDirectory, progress: progress).summary
+    }
+
     private static func buildFromLog(
-        directory: String, logDirectory: String
+        directory: String, logDirectory: String, progress: (@Sendable (Int, Int) -> Void)? = nil
     ) throws(ProjectionError) -> (opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header), summary: RebuildSummary) {
         let clock = ContinuousClock()
         let start = clock.now
         // Every record may be an event: size the indexes for all of them.
         let records = (try? LogReader(directory: logDirectory).summary().records).map { Int(clamping: $0) } ?? 0
         var fresh = Projection(expectedEvents: records)
-        try foldPipelined(log: logDirectory, into: &fresh)
+        try foldPipelined(log: logDirectory, into: &fresh) { progress?($0, records) }
+        // Millions of small arrays: freeing them takes a good part of a second, which nobody
+        // needs to wait for.
+        defer { DispatchQueue.global(qos: .utility).async { [fresh] in _ = fresh.eventsFolded } }
         var size = 0
         let path: String
         do {
