@@ -74,12 +74,11 @@ extension Projection {
     /// entitlement right after — and it is not entitled at the period's end. The reason is the
     /// refund when a refund ended it, else the expiration reason of that lapse.
     public func churn(from: UTCDay, to: UTCDay, by granularity: ReportGranularity = .month, scope: ReportScope) -> ChurnReport {
-        let periods = reportPeriods(from: from, to: to, granularity: granularity)
+        let periods = granularity.periods(from: from, to: to)
         var rows = periods.map { ChurnRow(period: $0.label) }
         for (_, history) in histories(in: scope) {
-            let segments = history.segments().filter { !$0.isFamilyShared }
-            guard !segments.isEmpty else { continue }
-            let timeline = EntitlementTimeline(segments)
+            let timeline = EntitlementTimeline(history.segments())
+            guard !timeline.segments.isEmpty else { continue }
             for (index, period) in periods.enumerated() {
                 rows[index].count(history, timeline, from: period.start, to: period.end)
             }
@@ -92,17 +91,20 @@ extension Projection {
         return ChurnReport(from: from, to: to, by: granularity, environment: scope.environment.rawValue, rows: rows.filter(\.hasActivity))
     }
 
+}
+
+extension ReportGranularity {
     /// The report's periods, cut to `from`...`to`.
-    func reportPeriods(from: UTCDay, to: UTCDay, granularity: ReportGranularity) -> [(label: String, start: Int64, end: Int64)] {
+    func periods(from: UTCDay, to: UTCDay) -> [(label: String, start: Int64, end: Int64)] {
         let start = from.start
         let end = UTCDay(number: to.number + 1).start
         guard start < end else { return [] }
         var periods: [(String, Int64, Int64)] = []
-        var bucket = granularity.bucket(containing: start)
-        while granularity.start(ofBucket: bucket) < end {
-            let bucketStart = max(start, granularity.start(ofBucket: bucket))
-            let bucketEnd = min(end, granularity.start(ofBucket: bucket + 1))
-            periods.append((granularity.label(ofBucket: bucket), bucketStart, bucketEnd))
+        var bucket = self.bucket(containing: start)
+        while self.start(ofBucket: bucket) < end {
+            let bucketStart = max(start, self.start(ofBucket: bucket))
+            let bucketEnd = min(end, self.start(ofBucket: bucket + 1))
+            periods.append((label(ofBucket: bucket), bucketStart, bucketEnd))
             bucket += 1
         }
         return periods
@@ -115,7 +117,7 @@ struct EntitlementTimeline {
     let segments: [EntitlementSegment]
 
     init(_ segments: [EntitlementSegment]) {
-        self.segments = segments
+        self.segments = segments.filter { !$0.isFamilyShared }
     }
 
     func entitled(at instant: Int64) -> Bool {

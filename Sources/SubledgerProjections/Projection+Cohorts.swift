@@ -29,7 +29,7 @@ extension Projection {
     public func cohorts(from: UTCMonth, to: UTCMonth, now: Int64, scope: ReportScope) -> CohortReport {
         var rows: [Int: CohortRow] = [:]
         for (_, history) in histories(in: scope) {
-            let timeline = EntitlementTimeline(history.segments().filter { !$0.isFamilyShared })
+            let timeline = EntitlementTimeline(history.segments())
             guard let firstPaid = timeline.firstPaidStart else { continue }
             let cohort = UTCCalendar.month(containing: firstPaid)
             guard cohort >= from.number, cohort <= to.number else { continue }

@@ -45,27 +45,16 @@ extension Projection {
     public func mrr(at instant: Int64, scope: ReportScope) -> MRRReport {
         var rows: [String: (twelfths: Int64, row: MRRRow)] = [:]
         for (_, history) in histories(in: scope) {
-            let segments = history.segments()
-            guard let segment = segments.first(where: { $0.contains(instant) }), !segment.isFamilyShared else { continue }
-            if segment.isTrial {
-                let currency = text(history.periods[segment.period].version.currency) ?? ""
-                rows[currency, default: (0, MRRRow(currency: currency))].row.activeTrials += 1
-                continue
-            }
-            guard segment.isPaid, let priced = history.lastPaidPeriod(atOrBefore: segment.period) else { continue }
-            let period = history.periods[priced]
-            let version = period.version
-            let currency = text(version.currency) ?? ""
-            let price = version.price == .absent ? 0 : version.price
+            guard let segment = history.segments().first(where: { $0.contains(instant) }),
+                let share = mrrShare(of: segment, in: history, catalog: scope.catalog)
+            else { continue }
+            let currency = text(share.currency) ?? ""
             var entry = rows[currency] ?? (0, MRRRow(currency: currency))
-            entry.twelfths += price * billingTwelfths(period, catalog: scope.catalog)
-            entry.row.activeSubscriptions += 1
-            if version.isMonthlyCommitment {
-                entry.row.activeCommitments += 1
-                if version.commitmentTotal >= 0, version.commitmentPeriod >= 0 {
-                    entry.row.committedRevenueRemaining += Int64(max(0, version.commitmentTotal - version.commitmentPeriod)) * price
-                }
-            }
+            entry.twelfths += share.twelfths
+            entry.row.activeSubscriptions += share.subscriptions
+            entry.row.activeTrials += share.trials
+            entry.row.activeCommitments += share.commitments
+            entry.row.committedRevenueRemaining += share.committedRevenueRemaining
             rows[currency] = entry
         }
         let sorted = rows.values.map { entry in
@@ -75,6 +64,27 @@ extension Projection {
             return row
         }.sorted { $0.currency < $1.currency }
         return MRRReport(at: instant, environment: scope.environment.rawValue, rows: sorted)
+    }
+
+    /// What a subscription adds to MRR while `segment` lasts: nil when it counts for nothing
+    /// (family-shared, or a grace period after free trials only).
+    func mrrShare(of segment: EntitlementSegment, in history: SubscriptionHistory, catalog: ProductCatalog?) -> MRRShare? {
+        guard !segment.isFamilyShared else { return nil }
+        if segment.isTrial {
+            return MRRShare(currency: history.periods[segment.period].version.currency, trials: 1)
+        }
+        guard segment.isPaid, let priced = history.lastPaidPeriod(atOrBefore: segment.period) else { return nil }
+        let period = history.periods[priced]
+        let version = period.version
+        let price = version.price == .absent ? 0 : version.price
+        var share = MRRShare(currency: version.currency, twelfths: price * billingTwelfths(period, catalog: catalog), subscriptions: 1)
+        if version.isMonthlyCommitment {
+            share.commitments = 1
+            if version.commitmentTotal >= 0, version.commitmentPeriod >= 0 {
+                share.committedRevenueRemaining = Int64(max(0, version.commitmentTotal - version.commitmentPeriod)) * price
+            }
+        }
+        return share
     }
 
     /// Twelfths of a month that one period's price stands for.
@@ -93,6 +103,16 @@ extension Projection {
         let end = period.baseExpiresDate.present ?? version.expiresDate.present ?? version.purchaseDate
         return BillingPeriod(nearestTo: end &- version.purchaseDate).monthlyTwelfths
     }
+}
+
+/// One subscription's part of an MRR row.
+struct MRRShare {
+    var currency: UInt32
+    var twelfths: Int64 = 0
+    var subscriptions = 0
+    var trials = 0
+    var commitments = 0
+    var committedRevenueRemaining: Int64 = 0
 }
 
 extension MRRRow {

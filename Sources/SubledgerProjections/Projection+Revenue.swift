@@ -62,66 +62,19 @@ extension Projection {
         refunds convention: RefundConvention = .refundDate, smallBusiness: Bool = false, scope: ReportScope
     ) -> RevenueReport {
         let window = from.start..<UTCDay(number: to.number + 1).start
-        var rows: [RowKey: RevenueRow] = [:]
-
-        func book(_ transaction: ResolvedTransaction, rate: Int64) {
-            let version = transaction.version
-            guard version.isRevenue, version.purchaseDate != .absent else { return }
-            // Per transaction: (instant, sales, refunds, refunded count), merged by bucket below.
-            var entries: [(at: Int64, sales: Int64, refunds: Int64, refunded: Int)] = [(version.purchaseDate, version.price, 0, 0)]
-            switch convention {
-            case .refundDate:
-                for change in transaction.refundChanges {
-                    switch change {
-                    case .refunded(let at, let amount, let familyRevoke) where !familyRevoke:
-                        entries.append((at, 0, amount, 1))
-                    case .reversed(let at, let amount, let familyRevoke) where !familyRevoke:
-                        // Undoes the refund where it is booked: money and count alike.
-                        entries.append((at, 0, -amount, -1))
-                    default:
-                        break
-                    }
-                }
-            case .original:
-                if version.isRefund { entries.append((version.purchaseDate, 0, version.refundedAmount, 1)) }
-            }
-            var byBucket: [(bucket: Int64, sales: Int64, refunds: Int64, sold: Int, refunded: Int)] = []
-            for entry in entries where window.contains(entry.at) {
-                let bucket = granularity.bucket(containing: entry.at)
-                let sold = entry.sales > 0 ? 1 : 0
-                if let index = byBucket.firstIndex(where: { $0.bucket == bucket }) {
-                    byBucket[index].sales += entry.sales
-                    byBucket[index].refunds += entry.refunds
-                    byBucket[index].sold += sold
-                    byBucket[index].refunded += entry.refunded
-                } else {
-                    byBucket.append((bucket, entry.sales, entry.refunds, sold, entry.refunded))
-                }
-            }
-            for booking in byBucket {
-                let key = RowKey(
-                    bucket: booking.bucket, currency: text(version.currency) ?? "",
-                    productId: byProduct ? text(version.productId) ?? "" : nil)
-                var row = rows[key] ?? RevenueRow(
-                    period: granularity.label(ofBucket: booking.bucket), currency: key.currency, productId: key.productId,
-                    grossSales: 0, refunds: 0, net: 0, proceeds: 0, transactions: 0, refundedTransactions: 0)
-                row.grossSales += booking.sales
-                row.refunds += booking.refunds
-                row.net += booking.sales - booking.refunds
-                row.proceeds += ProceedsRate.proceeds(booking.sales - booking.refunds, rate: rate)
-                row.transactions += booking.sold
-                row.refundedTransactions += booking.refunded
-                rows[key] = row
-            }
-        }
+        var rows: [RevenueRowKey: RevenueRow] = [:]
 
         for (_, history) in histories(in: scope) {
-            let rates = smallBusiness ? [] : history.proceedsRates()
-            for (index, period) in history.periods.enumerated() {
-                book(period, rate: smallBusiness ? ProceedsRate.smallBusiness : rates[index])
-            }
-            for purchase in history.purchases {
-                book(purchase, rate: smallBusiness ? ProceedsRate.smallBusiness : ProceedsRate.firstYear)
+            history.forEachSale(smallBusiness: smallBusiness) { transaction, rate in
+                let version = transaction.version
+                for booking in transaction.revenueBookings(convention, by: granularity, in: window) {
+                    let key = RevenueRowKey(
+                        bucket: booking.bucket, currency: text(version.currency) ?? "",
+                        productId: byProduct ? text(version.productId) ?? "" : nil)
+                    var row = rows[key] ?? RevenueRow(period: granularity.label(ofBucket: booking.bucket), currency: key.currency, productId: key.productId)
+                    row.add(booking, rate: rate)
+                    rows[key] = row
+                }
             }
         }
         let sorted = rows.sorted { $0.key < $1.key }.map(\.value)
@@ -131,12 +84,29 @@ extension Projection {
     }
 }
 
-private struct RowKey: Hashable, Comparable {
+extension RevenueRow {
+    init(period: String, currency: String, productId: String?) {
+        self.init(
+            period: period, currency: currency, productId: productId, grossSales: 0, refunds: 0, net: 0, proceeds: 0,
+            transactions: 0, refundedTransactions: 0)
+    }
+
+    mutating func add(_ booking: RevenueBooking, rate: Int64) {
+        grossSales += booking.sales
+        refunds += booking.refunds
+        net += booking.sales - booking.refunds
+        proceeds += booking.proceeds(rate: rate)
+        transactions += booking.sold
+        refundedTransactions += booking.refunded
+    }
+}
+
+struct RevenueRowKey: Hashable, Comparable {
     let bucket: Int64
     let currency: String
     let productId: String?
 
-    static func < (a: RowKey, b: RowKey) -> Bool {
+    static func < (a: RevenueRowKey, b: RevenueRowKey) -> Bool {
         (a.bucket, a.currency, a.productId ?? "") < (b.bucket, b.currency, b.productId ?? "")
     }
 }

@@ -1,0 +1,22 @@
+extension Projection {
+    /// The rollup cells one timeline contributes, from everything folded into it. A store keeps
+    /// the sum over all timelines; when a fold touches a timeline, the store takes its previous
+    /// contribution back and adds the new one, so late events rewrite past periods.
+    ///
+    /// `smallBusiness` and `catalog` shape proceeds and MRR, so the cells depend on them: a store
+    /// built under other settings must be rebuilt.
+    func rollupContribution(of timeline: Timeline, smallBusiness: Bool, catalog: ProductCatalog?) -> RollupCells {
+        var cells = RollupCells()
+        let environment = timeline.key.environment
+        let history = SubscriptionHistory(timeline, visibility: Visibility())
+        cells.addRevenue(of: history, environment: environment, smallBusiness: smallBusiness)
+        let segments = history.segments()
+        for segment in segments {
+            cells.addActivity(of: segment, share: mrrShare(of: segment, in: history, catalog: catalog), in: history, environment: environment)
+        }
+        let entitlement = EntitlementTimeline(segments)
+        cells.addChurn(of: history, entitlement, environment: environment)
+        cells.addCohort(of: entitlement, environment: environment)
+        return cells
+    }
+}

@@ -1,0 +1,37 @@
+extension RollupCells {
+    /// What `segment` makes active, added where it starts and taken back where it ends
+    /// (half-open), so the sum of the changes at instants up to T is what is active at T.
+    ///
+    /// Each change is kept three times: per month and per day, both covering
+    /// `(bucket start, next bucket start]` so that a sum up to a bucket's start reads whole
+    /// buckets, and per instant for the last partial day.
+    mutating func addActivity(of segment: EntitlementSegment, share: MRRShare?, in history: SubscriptionHistory, environment: UInt32) {
+        var values = RollupValues()
+        if let share {
+            values[ActivityField.twelfths] = share.twelfths
+            values[ActivityField.subscriptions] = Int64(share.subscriptions)
+            values[ActivityField.trials] = Int64(share.trials)
+            values[ActivityField.commitments] = Int64(share.commitments)
+            values[ActivityField.committedRevenueRemaining] = share.committedRevenueRemaining
+        }
+        // As `EntitlementTimeline.paidEntitled` counts.
+        if segment.isPaid, !segment.isFamilyShared { values[ActivityField.paidEntitled] = 1 }
+        guard !values.isZero else { return }
+        let currency = share?.currency ?? history.periods[segment.period].version.currency
+        addActivityChange(values, at: segment.start, currency: currency, environment: environment, sign: 1)
+        if segment.end != .max {
+            addActivityChange(values, at: segment.end, currency: currency, environment: environment, sign: -1)
+        }
+    }
+
+    private mutating func addActivityChange(_ values: RollupValues, at instant: Int64, currency: UInt32, environment: UInt32, sign: Int64) {
+        let before = instant - 1
+        for (granularity, bucket) in [
+            (RollupGranularity.month, Int64(UTCCalendar.month(containing: before))),
+            (.day, UTCCalendar.day(containing: before)), (.instant, instant),
+        ] {
+            let key = RollupKey(family: .activity, environment: environment, granularity: granularity, bucket: bucket, currency: currency)
+            add(values, at: key, sign: sign)
+        }
+    }
+}

@@ -1,0 +1,163 @@
+/// Where a rollup cell lives: a family of cells, the environment, a time bucket and the
+/// dimensions the family splits by.
+///
+/// `bytes` sort exactly as keys compare (big-endian integers, the bucket's sign bit flipped), so
+/// a store that compares keys as bytes (LMDB's default) range-scans them in query order: by
+/// family, environment, granularity, bucket, currency, product, detail.
+///
+/// Layout, 26 bytes: family (1), environment (4), granularity (1), bucket (8), currency (4),
+/// product (4), detail (4). Environment, currency and product are `StringTable` ids.
+struct RollupKey: Hashable, Comparable, Sendable {
+    var family: RollupFamily
+    var environment: UInt32
+    var granularity: RollupGranularity
+    /// A day number, a month number, or an instant in milliseconds (see `RollupGranularity`).
+    var bucket: Int64
+    var currency: UInt32 = 0
+    var product: UInt32 = 0
+    /// What a family splits by besides time, currency and product: a cohort's month offset.
+    var detail: UInt32 = 0
+
+    static let size = 26
+
+    init(
+        family: RollupFamily, environment: UInt32, granularity: RollupGranularity, bucket: Int64, currency: UInt32 = 0,
+        product: UInt32 = 0, detail: UInt32 = 0
+    ) {
+        self.family = family
+        self.environment = environment
+        self.granularity = granularity
+        self.bucket = bucket
+        self.currency = currency
+        self.product = product
+        self.detail = detail
+    }
+
+    /// Reads a key written by `bytes`; nil when `bytes` are not one.
+    init?(bytes: UnsafeRawBufferPointer) {
+        guard bytes.count == Self.size, let family = RollupFamily(rawValue: bytes[0]),
+            let granularity = RollupGranularity(rawValue: bytes[5])
+        else { return nil }
+        func load<Integer: FixedWidthInteger>(_ offset: Int, as type: Integer.Type) -> Integer {
+            Integer(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Integer.self))
+        }
+        self.family = family
+        environment = load(1, as: UInt32.self)
+        self.granularity = granularity
+        bucket = Int64(bitPattern: load(6, as: UInt64.self) ^ Self.signBit)
+        currency = load(14, as: UInt32.self)
+        product = load(18, as: UInt32.self)
+        detail = load(22, as: UInt32.self)
+    }
+
+    /// The key's bytes, valid only inside `body`; nothing is allocated.
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        var buffer: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        return try Swift.withUnsafeMutableBytes(of: &buffer) { out in
+            out.storeBytes(of: family.rawValue, toByteOffset: 0, as: UInt8.self)
+            out.storeBytes(of: environment.bigEndian, toByteOffset: 1, as: UInt32.self)
+            out.storeBytes(of: granularity.rawValue, toByteOffset: 5, as: UInt8.self)
+            out.storeBytes(of: (UInt64(bitPattern: bucket) ^ Self.signBit).bigEndian, toByteOffset: 6, as: UInt64.self)
+            out.storeBytes(of: currency.bigEndian, toByteOffset: 14, as: UInt32.self)
+            out.storeBytes(of: product.bigEndian, toByteOffset: 18, as: UInt32.self)
+            out.storeBytes(of: detail.bigEndian, toByteOffset: 22, as: UInt32.self)
+            return try body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(out)[0..<Self.size]))
+        }
+    }
+
+    var bytes: [UInt8] {
+        withUnsafeBytes { Array($0) }
+    }
+
+    static func < (a: RollupKey, b: RollupKey) -> Bool {
+        let (x, y) = ((a.family.rawValue, a.environment, a.granularity.rawValue, a.bucket), (b.family.rawValue, b.environment, b.granularity.rawValue, b.bucket))
+        return x != y ? x < y : (a.currency, a.product, a.detail) < (b.currency, b.product, b.detail)
+    }
+
+    private static let signBit: UInt64 = 1 << 63
+}
+
+/// A kind of rollup cell, with the values each cell holds.
+enum RollupFamily: UInt8, Sendable, CaseIterable {
+    /// Sales and refunds, refunds booked at their revocation date (`RevenueField`).
+    case revenueByRefundDate = 1
+    /// Sales and refunds, refunds booked in the purchase's period (`RevenueField`).
+    case revenueByOriginalPurchase = 2
+    /// Changes of what is active, at the instants entitlement starts and ends (`ActivityField`).
+    case activity = 3
+    /// Churn report events over whole calendar periods (`ChurnField`).
+    case churn = 4
+    /// Cohort members and changes of their retention by month offset (`CohortField`).
+    case cohort = 5
+
+    var valueCount: Int {
+        switch self {
+        case .revenueByRefundDate, .revenueByOriginalPurchase: RevenueField.allCases.count
+        case .activity: ActivityField.allCases.count
+        case .churn: ChurnField.allCases.count
+        case .cohort: CohortField.allCases.count
+        }
+    }
+
+    static func revenue(_ convention: RefundConvention) -> RollupFamily {
+        switch convention {
+        case .refundDate: .revenueByRefundDate
+        case .original: .revenueByOriginalPurchase
+        }
+    }
+}
+
+/// What a key's bucket counts.
+enum RollupGranularity: UInt8, Sendable {
+    /// A month number (`UTCMonth.number`).
+    case month = 1
+    /// A day number (`UTCDay.number`).
+    case day = 2
+    /// An instant in epoch milliseconds.
+    case instant = 3
+
+    init(_ granularity: ReportGranularity) {
+        switch granularity {
+        case .day: self = .day
+        case .month: self = .month
+        }
+    }
+}
+
+/// Keys from `lower` (included) to `upper` (excluded), in key order.
+struct RollupRange: Sendable, Equatable {
+    var lower: RollupKey
+    var upper: RollupKey
+
+    func contains(_ key: RollupKey) -> Bool {
+        lower <= key && key < upper
+    }
+
+    /// Every key of one family, environment and granularity with a bucket in `buckets`.
+    static func buckets(
+        _ buckets: ClosedRange<Int64>, of family: RollupFamily, environment: UInt32, granularity: RollupGranularity
+    ) -> RollupRange {
+        let lower = RollupKey(family: family, environment: environment, granularity: granularity, bucket: buckets.lowerBound)
+        var upper = lower
+        if buckets.upperBound == .max {
+            upper.bucket = .max
+            upper.currency = .max
+            upper.product = .max
+            upper.detail = .max
+        } else {
+            upper.bucket = buckets.upperBound + 1
+        }
+        return RollupRange(lower: lower, upper: upper)
+    }
+
+    /// As `buckets(_:of:environment:granularity:)`; empty when `last` is before `first`.
+    static func buckets(
+        from first: Int64, through last: Int64, of family: RollupFamily, environment: UInt32, granularity: RollupGranularity
+    ) -> RollupRange {
+        guard first <= last else {
+            let key = RollupKey(family: family, environment: environment, granularity: granularity, bucket: first)
+            return RollupRange(lower: key, upper: key)
+        }
+        return buckets(first...last, of: family, environment: environment, granularity: granularity)
+    }
+}

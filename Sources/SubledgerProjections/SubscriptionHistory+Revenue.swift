@@ -1,0 +1,68 @@
+/// What one transaction books in one report period: the reports' unit of rounding.
+struct RevenueBooking {
+    var bucket: Int64
+    var sales: Int64
+    var refunds: Int64
+    /// 1 when the purchase itself is booked here.
+    var sold: Int
+    /// Refunds booked here, less reversals.
+    var refunded: Int
+
+    /// Proceeds are rounded per transaction and period, never on sums.
+    func proceeds(rate: Int64) -> Int64 {
+        ProceedsRate.proceeds(sales - refunds, rate: rate)
+    }
+}
+
+extension ResolvedTransaction {
+    /// The periods this transaction books money in under `convention`, counting what happens
+    /// inside `window` only; nothing unless it is revenue.
+    func revenueBookings(_ convention: RefundConvention, by granularity: ReportGranularity, in window: Range<Int64>) -> [RevenueBooking] {
+        guard version.isRevenue, version.purchaseDate != .absent else { return [] }
+        var bookings: [RevenueBooking] = []
+        func book(at instant: Int64, sales: Int64, refunds: Int64, refunded: Int) {
+            guard window.contains(instant) else { return }
+            let bucket = granularity.bucket(containing: instant)
+            let sold = sales > 0 ? 1 : 0
+            if let index = bookings.firstIndex(where: { $0.bucket == bucket }) {
+                bookings[index].sales += sales
+                bookings[index].refunds += refunds
+                bookings[index].sold += sold
+                bookings[index].refunded += refunded
+            } else {
+                bookings.append(RevenueBooking(bucket: bucket, sales: sales, refunds: refunds, sold: sold, refunded: refunded))
+            }
+        }
+        book(at: version.purchaseDate, sales: version.price, refunds: 0, refunded: 0)
+        switch convention {
+        case .refundDate:
+            for change in refundChanges {
+                switch change {
+                case .refunded(let at, let amount, let familyRevoke) where !familyRevoke:
+                    book(at: at, sales: 0, refunds: amount, refunded: 1)
+                case .reversed(let at, let amount, let familyRevoke) where !familyRevoke:
+                    // Undoes the refund where it is booked: money and count alike.
+                    book(at: at, sales: 0, refunds: -amount, refunded: -1)
+                default:
+                    break
+                }
+            }
+        case .original:
+            if version.isRefund { book(at: version.purchaseDate, sales: 0, refunds: version.refundedAmount, refunded: 1) }
+        }
+        return bookings
+    }
+}
+
+extension SubscriptionHistory {
+    /// Every transaction that may book revenue, with its proceeds rate.
+    func forEachSale(smallBusiness: Bool, _ body: (ResolvedTransaction, _ rate: Int64) -> Void) {
+        let rates = smallBusiness ? [] : proceedsRates()
+        for (index, period) in periods.enumerated() {
+            body(period, smallBusiness ? ProceedsRate.smallBusiness : rates[index])
+        }
+        for purchase in purchases {
+            body(purchase, smallBusiness ? ProceedsRate.smallBusiness : ProceedsRate.firstYear)
+        }
+    }
+}

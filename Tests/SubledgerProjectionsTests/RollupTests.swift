@@ -1,0 +1,257 @@
+import SubledgerEvents
+@testable import SubledgerProjections
+import SubledgerTestSupport
+import Testing
+
+@Suite("Reports from rollups")
+struct RollupTests {
+    let production = ReportScope(environment: .production)
+
+    @Test("every report answered from the sum of the timelines' rollups equals the fold's", arguments: [UInt64(1), 2, 3, 4, 5])
+    func reportsEqualTheFold(seed: UInt64) throws {
+        let workload = try SimulatedWorkload(seed: seed, customers: 80, months: 8)
+        let projection = workload.projection()
+        let reader = RollupReader(source: projection.rollups(), strings: projection.strings)
+        var random = SeededGenerator(state: seed)
+        let months = UTCMonth(containing: workload.start.start).number...UTCMonth(containing: workload.end.start).number
+
+        // Whole months: before the data, single months, spans, past the end.
+        var windows = [(months.lowerBound - 2, months.lowerBound - 1), (months.lowerBound, months.upperBound), (months.upperBound - 1, months.upperBound + 2)]
+        for _ in 0..<3 {
+            let first = Int.random(in: months, using: &random)
+            windows.append((first, min(months.upperBound, first + Int.random(in: 0...2, using: &random))))
+        }
+        for (first, last) in windows {
+            let from = UTCDay(containing: UTCMonth(number: first).start)
+            let to = UTCDay(number: UTCDay(containing: UTCMonth(number: last + 1).start).number - 1)
+            for granularity in ReportGranularity.allCases {
+                for byProduct in [false, true] {
+                    for convention in RefundConvention.allCases {
+                        let folded = projection.revenue(from: from, to: to, by: granularity, byProduct: byProduct, refunds: convention, scope: production)
+                        let rolled = reader.revenue(from: from, to: to, by: granularity, byProduct: byProduct, refunds: convention, environment: .production)
+                        #expect(rolled == folded, "revenue \(from)...\(to) by \(granularity), by product \(byProduct), \(convention)")
+                    }
+                }
+                #expect(reader.churn(from: from, to: to, by: granularity, environment: .production) == projection.churn(from: from, to: to, by: granularity, scope: production), "churn \(from)...\(to) by \(granularity)")
+            }
+        }
+        let whole = (from: workload.start, to: UTCDay(number: workload.end.number - 1))
+        let revenue = projection.revenue(from: whole.from, to: whole.to, scope: production)
+        let churn = projection.churn(from: whole.from, to: whole.to, scope: production)
+        #expect(revenue.rows.contains { $0.refunds > 0 } && churn.rows.contains { $0.churned > 0 && $0.reactivated + $0.trialsConverted > 0 })
+        // Any days, by day.
+        for _ in 0..<4 {
+            let from = UTCDay(number: Int64.random(in: workload.start.number...workload.end.number, using: &random))
+            let to = UTCDay(number: from.number + Int64.random(in: 0...70, using: &random))
+            #expect(reader.revenue(from: from, to: to, by: .day, environment: .production) == projection.revenue(from: from, to: to, by: .day, scope: production))
+            #expect(reader.churn(from: from, to: to, by: .day, environment: .production) == projection.churn(from: from, to: to, by: .day, scope: production))
+        }
+
+        // MRR at month starts, at instants inside days, and on both sides of entitlement edges.
+        var instants = (months.lowerBound...months.upperBound + 1).map { UTCCalendar.start(ofMonth: $0) }
+        instants += (0..<25).map { _ in Int64.random(in: workload.start.start...workload.end.start, using: &random) }
+        let edges = projection.timelines.flatMap { timeline in
+            SubscriptionHistory(timeline, visibility: Visibility()).segments().flatMap { [$0.start, $0.end] }
+        }.filter { $0 != .max }
+        #expect(!edges.isEmpty)
+        for _ in 0..<25 {
+            let edge = edges.randomElement(using: &random)!
+            instants += [edge - 1, edge, edge + 1]
+        }
+        for instant in instants {
+            #expect(reader.mrr(at: instant, environment: .production) == projection.mrr(at: instant, scope: production), "MRR at \(UTCCalendar.iso8601(instant))")
+        }
+
+        for now in [workload.start.start, UTCCalendar.start(ofMonth: months.lowerBound + 3) + 5 * hour, workload.end.start, UTCCalendar.start(ofMonth: months.upperBound + 4)] {
+            let from = UTCMonth(number: months.lowerBound - 1)
+            let to = UTCMonth(number: months.upperBound)
+            #expect(reader.cohorts(from: from, to: to, now: now, environment: .production) == projection.cohorts(from: from, to: to, now: now, scope: production), "cohorts at \(UTCCalendar.iso8601(now))")
+        }
+        #expect(reader.revenue(from: workload.start, to: UTCDay(number: workload.end.number - 1), environment: .sandbox)?.rows == [])
+    }
+
+    @Test("a subscription's entitlement segments never overlap, so changes at their edges sum to what is active")
+    func segmentsDoNotOverlap() throws {
+        let projection = try SimulatedWorkload(seed: 21, customers: 120, months: 12).projection()
+        var checked = 0
+        for timeline in projection.timelines {
+            let segments = SubscriptionHistory(timeline, visibility: Visibility()).segments()
+            for (segment, next) in zip(segments, segments.dropFirst()) {
+                #expect(segment.start < segment.end && segment.end <= next.start)
+                checked += 1
+            }
+        }
+        #expect(checked > 100)
+    }
+
+    @Test("proceeds under the Small Business Program and MRR under a catalog follow the settings the rollups were built with")
+    func settingsShapeTheCells() throws {
+        let workload = try SimulatedWorkload(seed: 12, customers: 80, months: 6)
+        let projection = workload.projection()
+        let products = Set(projection.timelines.flatMap { $0.transactions.map(\.productId) }).compactMap { projection.text($0) }.sorted()
+        let periods = ["P1W", "P1M", "P3M", "P1Y"]
+        let catalog = ProductCatalog(products: products.enumerated().map { .init(productId: $1, period: periods[$0 % periods.count]) })
+        let reader = RollupReader(source: projection.rollups(smallBusiness: true, catalog: catalog), strings: projection.strings)
+        let scope = ReportScope(environment: .production, catalog: catalog)
+        let from = workload.start
+        let to = UTCDay(number: workload.end.number - 1)
+        #expect(reader.revenue(from: from, to: to, environment: .production) == projection.revenue(from: from, to: to, smallBusiness: true, scope: scope))
+        for month in UTCMonth(containing: from.start).number...UTCMonth(containing: to.start).number {
+            let instant = UTCCalendar.start(ofMonth: month) + 3 * day + 7 * hour
+            #expect(reader.mrr(at: instant, environment: .production) == projection.mrr(at: instant, scope: scope))
+        }
+        let plain = RollupReader(source: projection.rollups(), strings: projection.strings)
+        #expect(plain.revenue(from: from, to: to, environment: .production) != reader.revenue(from: from, to: to, environment: .production))
+    }
+
+    @Test("after each chunk of the log, taking back the touched timelines' old contributions and adding their new ones gives the whole fold's cells",
+          arguments: [UInt64(7), 8, 9])
+    func incrementalMaintenance(seed: UInt64) throws {
+        let workload = try SimulatedWorkload(seed: seed, customers: 80, months: 8)
+        var random = SeededGenerator(state: seed)
+        var cuts = (0..<3).map { _ in Int.random(in: 0...workload.inputs.count, using: &random) }
+        cuts = [0] + cuts.sorted() + [workload.inputs.count]
+        var projection = Projection()
+        var cells = RollupCells()
+        var rewritten = 0
+        for (start, end) in zip(cuts, cuts.dropFirst()) {
+            let before = projection
+            for input in workload.inputs[start..<end] { projection.apply(input) }
+            for index in projection.timelines.indices {
+                let isNew = index >= before.timelines.count
+                guard isNew || projection.timelines[index].facts != before.timelines[index].facts else { continue }
+                if !isNew {
+                    cells.add(before.rollupContribution(of: before.timelines[index], smallBusiness: false, catalog: nil), sign: -1)
+                    rewritten += 1
+                }
+                cells.add(projection.rollupContribution(of: projection.timelines[index], smallBusiness: false, catalog: nil))
+            }
+        }
+        let whole = workload.projection().rollups()
+        #expect(rewritten > 0)
+        #expect(whole.count > 0)
+        #expect(cells == whole)
+    }
+
+    @Test("a month cut by from or to cannot be answered from month cells; whole months and any days can")
+    func unalignedMonthsFallBack() {
+        var apple = Notifier()
+        let sub = Subscriber("cut")
+        let ledger = TestLedger([
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-05"), transaction: sub.transaction("cut.1", purchased: at("2026-01-05"), expires: at("2026-02-05"))),
+        ])
+        let reader = RollupReader(source: ledger.projection.rollups(), strings: ledger.projection.strings)
+        for (from, to) in [("2026-01-02", "2026-01-31"), ("2026-01-01", "2026-01-30"), ("2026-01-15", "2026-02-14")] {
+            #expect(reader.revenue(from: UTCDay(from)!, to: UTCDay(to)!, by: .month, environment: .production) == nil)
+            #expect(reader.churn(from: UTCDay(from)!, to: UTCDay(to)!, by: .month, environment: .production) == nil)
+            #expect(reader.revenue(from: UTCDay(from)!, to: UTCDay(to)!, by: .day, environment: .production) != nil)
+            #expect(reader.churn(from: UTCDay(from)!, to: UTCDay(to)!, by: .day, environment: .production) != nil)
+        }
+        let whole = reader.revenue(from: UTCDay("2026-01-01")!, to: UTCDay("2026-02-28")!, by: .month, environment: .production)
+        #expect(whole?.rows.map(\.grossSales) == [9990])
+        #expect(reader.churn(from: UTCDay("2026-01-01")!, to: UTCDay("2026-02-28")!, by: .month, environment: .production)?.rows.map(\.churned) == [0, 1])
+    }
+
+    @Test("entitlement starting or ending exactly at midnight counts at that instant as the fold counts it")
+    func edgesAtMidnight() {
+        var apple = Notifier()
+        func buy(_ id: String, _ purchased: Int64, _ expires: Int64, trial: Bool = false) -> Event {
+            let sub = Subscriber(id)
+            return apple.notification(
+                "SUBSCRIBED", "INITIAL_BUY", signed: purchased, transaction: sub.transaction(id + ".1", purchased: purchased, expires: expires, trial: trial))
+        }
+        let renewing = Subscriber("renewing")
+        let ledger = TestLedger([
+            buy("renewing", at("2026-01-01"), at("2026-02-01")),
+            apple.notification("DID_RENEW", signed: at("2026-02-01"), transaction: renewing.transaction("renewing.2", purchased: at("2026-02-01"), expires: at("2026-03-01"))),
+            buy("starts", at("2026-02-01"), at("2026-02-10", 6)),
+            buy("ends", at("2026-01-12", 15), at("2026-02-01")),
+            buy("trial", at("2026-01-25"), at("2026-02-01"), trial: true),
+        ])
+        let projection = ledger.projection
+        let reader = RollupReader(source: projection.rollups(), strings: projection.strings)
+        for instant in [at("2026-01-01"), at("2026-01-25"), at("2026-02-01"), at("2026-02-10", 6), at("2026-03-01")].flatMap({ [$0 - 1, $0, $0 + 1] }) {
+            #expect(reader.mrr(at: instant, environment: .production) == projection.mrr(at: instant, scope: production), "MRR at \(UTCCalendar.iso8601(instant))")
+        }
+        for granularity in ReportGranularity.allCases {
+            let (from, to) = (UTCDay("2026-01-01")!, UTCDay("2026-03-31")!)
+            let folded = projection.churn(from: from, to: to, by: granularity, scope: production)
+            #expect(reader.churn(from: from, to: to, by: granularity, environment: .production) == folded)
+        }
+        let february = projection.churn(from: UTCDay("2026-02-01")!, to: UTCDay("2026-02-28")!, scope: production)
+        #expect(february.rows.map(\.activeAtStart) == [2])
+        for now in [at("2026-02-01"), at("2026-03-01"), at("2026-04-01")] {
+            let (from, to) = (UTCMonth("2026-01")!, UTCMonth("2026-03")!)
+            #expect(reader.cohorts(from: from, to: to, now: now, environment: .production) == projection.cohorts(from: from, to: to, now: now, scope: production))
+        }
+    }
+
+    @Test("a refund reversed within its own day still gives that day a row, as the fold does")
+    func refundReversedSameDay() {
+        var apple = Notifier()
+        let sub = Subscriber("undo")
+        let bought = sub.transaction("undo.1", purchased: at("2026-01-05"), expires: at("2026-02-05"))
+        var refunded = bought
+        refunded.revocationDate = at("2026-01-20", 10)
+        refunded.revocationReason = 0
+        refunded.revocationType = "REFUND_FULL"
+        refunded.signedDate = at("2026-01-20", 10)
+        var restored = bought
+        restored.signedDate = at("2026-01-20", 12)
+        let ledger = TestLedger([
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-05"), transaction: bought),
+            apple.notification("REFUND", signed: at("2026-01-20", 10), transaction: refunded),
+            apple.notification("REFUND_REVERSED", signed: at("2026-01-20", 12), transaction: restored),
+        ])
+        let reader = RollupReader(source: ledger.projection.rollups(), strings: ledger.projection.strings)
+        let (from, to) = (UTCDay("2026-01-01")!, UTCDay("2026-01-31")!)
+        let folded = ledger.projection.revenue(from: from, to: to, by: .day, scope: production)
+        #expect(folded.rows.map(\.period) == ["2026-01-05", "2026-01-20"])
+        #expect(reader.revenue(from: from, to: to, by: .day, environment: .production) == folded)
+    }
+
+    @Test("key bytes sort as keys do and read back as the same key")
+    func keyBytesOrder() {
+        var random = SeededGenerator(state: 3)
+        func pick<T: FixedWidthInteger>(_ values: [T]) -> T { values.randomElement(using: &random)! }
+        let keys = (0..<2000).map { _ in
+            RollupKey(
+                family: RollupFamily.allCases.randomElement(using: &random)!, environment: pick([0, 1, 2, 70_000]),
+                granularity: [.month, .day, .instant].randomElement(using: &random)!,
+                bucket: pick([Int64.min, -86_400_000, -1, 0, 1, 20_454, 1_767_225_600_000, Int64.max]), currency: pick([0, 5, 256, .max]),
+                product: pick([0, 9, 65_536]), detail: pick([0, 1, 12, 300]))
+        }
+        #expect(keys.map { $0.bytes.count } == Array(repeating: RollupKey.size, count: keys.count))
+        #expect(keys.sorted().map(\.bytes) == keys.map(\.bytes).sorted { $0.lexicographicallyPrecedes($1) })
+        for key in keys {
+            #expect(key.withUnsafeBytes { RollupKey(bytes: $0) } == key)
+        }
+    }
+
+    @Test("values read back from their bytes, and adding a contribution then taking it back leaves nothing")
+    func valuesRoundTrip() throws {
+        let projection = try SimulatedWorkload(seed: 31, customers: 40, months: 4).projection()
+        var cells = projection.rollups()
+        for (key, values) in cells.sorted() {
+            var bytes: [UInt8] = []
+            values.write(count: key.family.valueCount, into: &bytes)
+            #expect(bytes.withUnsafeBytes { RollupValues(bytes: $0) } == values)
+        }
+        #expect(cells.count > 0)
+        for timeline in projection.timelines {
+            cells.add(projection.rollupContribution(of: timeline, smallBusiness: false, catalog: nil), sign: -1)
+        }
+        #expect(cells.count == 0)
+    }
+}
+
+extension Projection {
+    /// The sum of every timeline's contribution: what a store holds after a rebuild.
+    func rollups(smallBusiness: Bool = false, catalog: ProductCatalog? = nil) -> RollupCells {
+        var cells = RollupCells()
+        for timeline in timelines {
+            cells.add(rollupContribution(of: timeline, smallBusiness: smallBusiness, catalog: catalog))
+        }
+        return cells
+    }
+}
