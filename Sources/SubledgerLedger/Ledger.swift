@@ -72,12 +72,14 @@ public final class Ledger: @unchecked Sendable {
         events = try LogWriter(directory: directory + "/log")
         evidence = try LogWriter(directory: directory + "/evidence")
         quarantine = try Quarantine(directory: directory + "/quarantine")
-        let store = try ProjectionStore(directory: directory + "/projections", logDirectory: directory + "/log")
+        catalog = try LedgerReader.loadCatalog(directory: directory, configuration: configuration)
+        let store = try ProjectionStore(
+            directory: directory + "/projections", logDirectory: directory + "/log",
+            settings: RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog))
         eventsFolded.store(store.eventsFolded, ordering: .relaxed)
         appendedEnd.store(store.lastPosition?.rawValue ?? 0, ordering: .relaxed)
         lastSnapshot.withLock { $0.events = store.eventsFolded }
         projections = Mutex(store)
-        catalog = try LedgerReader.loadCatalog(directory: directory, configuration: configuration)
         try loadIndexes()
     }
 

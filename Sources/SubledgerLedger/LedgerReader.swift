@@ -45,9 +45,12 @@ public struct LedgerReader {
     /// writers and each folds only past the checkpoint it reads).
     public static func open(directory: String) throws -> LedgerReader {
         let configuration = try LedgerConfiguration.load(from: directory)
-        let store = try ProjectionStore(directory: directory + "/projections", logDirectory: directory + "/log")
+        let catalog = try loadCatalog(directory: directory, configuration: configuration)
+        let store = try ProjectionStore(
+            directory: directory + "/projections", logDirectory: directory + "/log",
+            settings: RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog))
         try store.seal()
-        return LedgerReader(projections: store.reader, directory: directory, configuration: configuration, catalog: try loadCatalog(directory: directory, configuration: configuration))
+        return LedgerReader(projections: store.reader, directory: directory, configuration: configuration, catalog: catalog)
     }
 
     // MARK: Queries

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// | database | key | value |
 /// |---|---|---|
-/// | `meta` | `checkpoint`, `events`, `schema`, `untokened`, `environments` | last folded position (u64), events folded (u64), schema version (u32), timelines without a customer token (u64), environment ids with a timeline (u32 each) |
+/// | `meta` | `checkpoint`, `environments`, `events`, `schema`, `settings`, `untokened` | last folded position (u64), environment ids with a timeline (u32 each), events folded (u64), schema version (u32), the `RollupSettings` fingerprint, timelines without a customer token (u64) |
 /// | `strings` | id (u32) | the interned string's UTF-8 |
 /// | `timelines` | environment id (u32) ‖ originalTransactionId | `TimelineCodec` bytes |
 /// | `tokens` | 1 ‖ UUID (16) or 2 ‖ lowercased text | the customer's timeline keys, each length-prefixed, ascending |
@@ -58,6 +58,7 @@ struct ProjectionDatabase: Sendable {
         var events: Int
         var untokened: Int
         var environments: [UInt32]
+        var settings: [UInt8]
     }
 
     func header<A>(_ txn: borrowing LMDBTransaction<A>) throws -> Header {
@@ -68,11 +69,13 @@ struct ProjectionDatabase: Sendable {
         }
         let untokened = try txn.get(Key.untokened, in: meta) ?? Self.bytes(UInt64(0))
         let environments = try txn.get(Key.environments, in: meta) ?? []
+        let settings = try txn.get(Key.settings, in: meta) ?? []
         guard untokened.count == 8, environments.count % 4 == 0 else { throw SnapshotDamage("bad counters") }
         return Header(
             schema: Self.number(schema), checkpoint: checkpoint.map { LogPosition(rawValue: Self.number($0)) },
             events: Int(Self.number(events) as UInt64), untokened: Int(Self.number(untokened) as UInt64),
-            environments: stride(from: 0, to: environments.count, by: 4).map { Self.number(Array(environments[$0..<$0 + 4])) })
+            environments: stride(from: 0, to: environments.count, by: 4).map { Self.number(Array(environments[$0..<$0 + 4])) },
+            settings: settings)
     }
 
     func putHeader(_ header: Header, _ txn: borrowing LMDBWriteTransaction) throws {
@@ -80,6 +83,7 @@ struct ProjectionDatabase: Sendable {
         try txn.put(key: Key.environments, value: header.environments.flatMap(Self.bytes), in: meta)
         try txn.put(key: Key.events, value: Self.bytes(UInt64(header.events)), in: meta)
         try txn.put(key: Key.schema, value: Self.bytes(header.schema), in: meta)
+        try txn.put(key: Key.settings, value: header.settings, in: meta)
         try txn.put(key: Key.untokened, value: Self.bytes(UInt64(header.untokened)), in: meta)
     }
 
@@ -89,6 +93,7 @@ struct ProjectionDatabase: Sendable {
         static let environments = Array("environments".utf8)
         static let events = Array("events".utf8)
         static let schema = Array("schema".utf8)
+        static let settings = Array("settings".utf8)
         static let untokened = Array("untokened".utf8)
     }
 
@@ -176,10 +181,11 @@ struct ProjectionDatabase: Sendable {
 
     // MARK: - Bulk write
 
-    /// Writes `projection` into a new environment at `path` (a directory that
+    /// Writes `projection` and its rollups into a new environment at `path` (a directory that
     /// must not hold one yet) in key order, and flushes it. Returns the data file's size in bytes.
-    static func write(_ projection: Projection, schemaVersion: UInt32, to path: String) throws -> Int {
+    static func write(_ projection: Projection, settings: RollupSettings, schemaVersion: UInt32, to path: String) throws -> Int {
         let encoded = encodeTimelines(projection)
+        let rollups = projection.rollups(settings)
         var timelineKeys = encoded.flatMap(\.entries)
         timelineKeys.sort { $0.key.lexicographicallyPrecedes($1.key) }
         var notifications: [(key: NotificationKey, value: Int32)] = []
@@ -200,7 +206,8 @@ struct ProjectionDatabase: Sendable {
         try database.environment.write { txn in
             let header = Header(
                 schema: schemaVersion, checkpoint: projection.lastPosition, events: projection.eventsFolded,
-                untokened: projection.timelines.count { $0.customerToken == nil }, environments: projection.environmentIDs)
+                untokened: projection.timelines.count { $0.customerToken == nil }, environments: projection.environmentIDs,
+                settings: settings.fingerprint)
             try database.putHeader(header, txn)
             try database.appendStrings(of: projection.strings, after: 0, txn)
             for entry in timelineKeys {
@@ -224,6 +231,7 @@ struct ProjectionDatabase: Sendable {
             for (transaction, timeline) in transactions {
                 try txn.put(key: transaction, value: projection.keyBytes(projection.timelines[Int(timeline)].key), in: database.transactions, options: .append)
             }
+            try database.append(rollups, txn)
         }
         try database.environment.sync(force: true)
         let info = try database.environment.info()

@@ -82,15 +82,21 @@ extension ProjectionStore {
                 part.lastPosition = header.checkpoint
                 for key in known { part.notifications.set(key, -1) }
                 let before = loaded.map { (transactions: $0.transactions.count, token: $0.customerToken) }
+                // Late events rewrite past periods: take back what the touched timelines
+                // contributed, then add what they contribute now.
+                let previous = part.rollups(settings)
                 for record in records {
                     try record.payload.withUnsafeBytes { bytes in try part.apply(recordPayload: bytes, at: record.position) }
                 }
+                var change = part.rollups(settings)
+                change.add(previous, sign: -1)
+                try database.add(change, txn)
                 let untokened = try write(part, loadedBefore: before, known: Set(known), txn)
                 // Before the commit, so a reader that sees these rows can name their strings.
                 published.publish(part.strings)
                 let next = ProjectionDatabase.Header(
                     schema: header.schema, checkpoint: part.lastPosition, events: part.eventsFolded,
-                    untokened: header.untokened + untokened, environments: part.environmentIDs)
+                    untokened: header.untokened + untokened, environments: part.environmentIDs, settings: header.settings)
                 try database.putHeader(next, txn)
                 try database.appendStrings(of: part.strings, after: storedStrings, txn)
                 return (part.strings, next)

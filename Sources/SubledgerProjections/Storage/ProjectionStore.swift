@@ -17,6 +17,8 @@ public final class ProjectionStore {
 
     public let directory: String
     public let logDirectory: String
+    /// What the rollups depend on besides the events.
+    public let settings: RollupSettings
     /// How `init` obtained the database.
     public private(set) var opening: Opening
     /// The database in use and its path.
@@ -42,6 +44,9 @@ public final class ProjectionStore {
         case missing
         /// The database was written with another schema version.
         case schemaChanged(stored: UInt32, current: UInt32)
+        /// The database's rollups were computed under other settings (Small Business Program,
+        /// the catalog's billing periods).
+        case settingsChanged
         /// The database could not be read back.
         case damaged(String)
         /// The database's checkpoint is not a record of this log (the log was replaced).
@@ -51,20 +56,25 @@ public final class ProjectionStore {
     /// Opens the projection kept in `directory` for the log in `logDirectory` and folds the log
     /// records after its checkpoint; with no usable database (none, another schema version,
     /// damaged, or not from this log) rebuilds one from the whole log.
-    public init(directory: String, logDirectory: String) throws(ProjectionError) {
+    public init(directory: String, logDirectory: String, settings: RollupSettings = RollupSettings()) throws(ProjectionError) {
         self.directory = directory
         self.logDirectory = logDirectory
+        self.settings = settings
         var reason: RebuildReason?
         var opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header)?
         do {
             opened = try Self.openCurrent(directory: directory)
             if opened == nil { reason = .missing }
+            if let header = opened?.3, header.settings != settings.fingerprint {
+                opened = nil
+                reason = .settingsChanged
+            }
         } catch let mismatch as SchemaMismatch {
             reason = .schemaChanged(stored: mismatch.stored, current: Self.schemaVersion)
         } catch {
             reason = .damaged(String(describing: error))
         }
-        if opened == nil { opened = try Self.buildFromLog(directory: directory, logDirectory: logDirectory).opened }
+        if opened == nil { opened = try Self.buildFromLog(directory: directory, logDirectory: logDirectory, settings: settings).opened }
         let (database, path, strings, header) = opened!
         self.database = database
         snapshotPath = path
@@ -156,7 +166,7 @@ public final class ProjectionStore {
     /// switch.
     @discardableResult
     public func rebuild() throws(ProjectionError) -> RebuildSummary {
-        let built = try Self.buildFromLog(directory: directory, logDirectory: logDirectory)
+        let built = try Self.buildFromLog(directory: directory, logDirectory: logDirectory, settings: settings)
         (database, snapshotPath, strings, header) = built.opened
         published.publish(strings)
         unsealed = false
@@ -167,13 +177,14 @@ public final class ProjectionStore {
     /// it, without opening the database in use: what `subledger rebuild` runs. `progress` is
     /// called now and then with the events folded and the log's record count.
     public static func rebuild(
-        directory: String, logDirectory: String, progress: (@Sendable (_ folded: Int, _ records: Int) -> Void)? = nil
+        directory: String, logDirectory: String, settings: RollupSettings,
+        progress: (@Sendable (_ folded: Int, _ records: Int) -> Void)? = nil
     ) throws(ProjectionError) -> RebuildSummary {
-        try buildFromLog(directory: directory, logDirectory: logDirectory, progress: progress).summary
+        try buildFromLog(directory: directory, logDirectory: logDirectory, settings: settings, progress: progress).summary
     }
 
     private static func buildFromLog(
-        directory: String, logDirectory: String, progress: (@Sendable (Int, Int) -> Void)? = nil
+        directory: String, logDirectory: String, settings: RollupSettings, progress: (@Sendable (Int, Int) -> Void)? = nil
     ) throws(ProjectionError) -> (opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header), summary: RebuildSummary) {
         let clock = ContinuousClock()
         let start = clock.now
@@ -188,7 +199,7 @@ public final class ProjectionStore {
         let path: String
         do {
             path = try SnapshotDirectory(path: directory).replace { path in
-                size = try ProjectionDatabase.write(fresh, schemaVersion: schemaVersion, to: path)
+                size = try ProjectionDatabase.write(fresh, settings: settings, schemaVersion: schemaVersion, to: path)
             }
         } catch let error as ProjectionError {
             throw error

@@ -1,0 +1,103 @@
+import Dispatch
+import SubledgerLMDB
+import Synchronization
+
+/// What the rollups depend on besides the events: proceeds rates (Small Business Program) and
+/// the catalog's billing periods (MRR). A database built under other settings is rebuilt.
+public struct RollupSettings: Sendable, Equatable {
+    public var smallBusiness: Bool
+    public var catalog: ProductCatalog?
+
+    public init(smallBusiness: Bool = false, catalog: ProductCatalog? = nil) {
+        self.smallBusiness = smallBusiness
+        self.catalog = catalog
+    }
+
+    /// What `meta` stores: only what changes a rollup (entitlements and ranks do not).
+    var fingerprint: [UInt8] {
+        let periods = (catalog?.products ?? []).map { "\($0.productId)=\($0.period ?? "")" }.sorted()
+        return Array((["smallBusiness=\(smallBusiness)"] + periods).joined(separator: "\n").utf8)
+    }
+}
+
+extension ProjectionDatabase {
+    /// Adds `cells` to the stored rows, dropping rows that reach zero.
+    func add(_ cells: RollupCells, _ txn: borrowing LMDBWriteTransaction) throws {
+        var encoded: [UInt8] = []
+        for (key, values) in cells.sorted() {
+            var sum = values
+            try key.withUnsafeBytes { keyBytes in
+                if let stored = try txn.withValue(forKey: keyBytes, in: rollups, { RollupValues(bytes: $0) }) {
+                    guard let stored else { throw SnapshotDamage("a rollup row of the wrong size") }
+                    sum.add(stored)
+                }
+                if sum.isZero {
+                    _ = try txn.delete(key: keyBytes, in: rollups)
+                } else {
+                    encoded.removeAll(keepingCapacity: true)
+                    sum.write(count: key.family.valueCount, into: &encoded)
+                    try txn.put(key: keyBytes, value: encoded, in: rollups)
+                }
+            }
+        }
+    }
+
+    /// Writes `cells` into the empty `rollups` database in key order.
+    func append(_ cells: RollupCells, _ txn: borrowing LMDBWriteTransaction) throws {
+        var encoded: [UInt8] = []
+        for (key, values) in cells.sorted() {
+            encoded.removeAll(keepingCapacity: true)
+            values.write(count: key.family.valueCount, into: &encoded)
+            try key.withUnsafeBytes { try txn.put(key: $0, value: encoded, in: rollups, options: .append) }
+        }
+    }
+}
+
+extension Projection {
+    /// The rollup cells of every timeline, summed, a share of the timelines per core.
+    func rollups(_ settings: RollupSettings) -> RollupCells {
+        let partCount = max(1, min(16, timelines.count / 4096))
+        let parts = Mutex([RollupCells](repeating: RollupCells(), count: partCount))
+        DispatchQueue.concurrentPerform(iterations: partCount) { part in
+            var sum = RollupCells()
+            for index in (timelines.count * part / partCount)..<(timelines.count * (part + 1) / partCount) {
+                sum.add(rollupContribution(of: timelines[index], smallBusiness: settings.smallBusiness, catalog: settings.catalog))
+            }
+            parts.withLock { $0[part] = sum }
+        }
+        return parts.withLock { parts in parts.dropFirst().reduce(into: parts[0]) { $0.add($1) } }
+    }
+
+}
+
+/// Rollup rows read from the database, one read transaction per range.
+///
+/// A report reads a few ranges, so rows the fold commits meanwhile may show in a later range
+/// (a report taken during ingestion mixes consecutive batches, never loses an acknowledged
+/// event). Rows naming strings beyond `knownStrings` come from such a commit and are left out:
+/// the report's string table cannot name them.
+struct DatabaseRollups: RollupSource {
+    let database: ProjectionDatabase
+    let knownStrings: Int
+
+    func forEach(in range: RollupRange, _ body: (RollupKey, RollupValues) -> Void) throws(ProjectionError) {
+        do {
+            try database.environment.read { txn in
+                try range.lower.withUnsafeBytes { lower in
+                    try txn.forEach(in: database.rollups, from: lower) { keyBytes, valueBytes in
+                        guard let key = RollupKey(bytes: keyBytes), let values = RollupValues(bytes: valueBytes) else {
+                            throw SnapshotDamage("a rollup row that does not read back")
+                        }
+                        guard key < range.upper else { return false }
+                        if max(key.environment, key.currency, key.product) <= knownStrings { body(key, values) }
+                        return true
+                    }
+                }
+            }
+        } catch let error as ProjectionError {
+            throw error
+        } catch {
+            throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
+        }
+    }
+}
