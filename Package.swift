@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB"]),
         .testTarget(
             name: "SubledgerLedgerTests",
-            dependencies: ["SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator"],
+            dependencies: ["SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerProjections"],
             exclude: ["Golden"]),
         .testTarget(name: "SubledgerHTTPTests", dependencies: ["SubledgerHTTP"]),
         .testTarget(

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import FoundationEssentials
 import SubledgerLedger
+import SubledgerProjections
 import SubledgerSimulator
 
 /// `subledger demo`: simulate a small app's year, set up a ledger for it, ingest everything
@@ -28,11 +29,11 @@ enum DemoCommand {
         let (revenue, mrr, churn, customer, history, customerId) = try ledger.read { reader in
             // A customer with a long story: the one with the most events.
             let id = reader.projection.busiestCustomer() ?? ""
-            return (try reader.report("revenue", ["from": configuration.start, "to": end], now: 0),
-                    try reader.report("mrr", ["at": "2026-12-01"], now: 0),
-                    try reader.report("churn", ["from": configuration.start, "to": end], now: 0),
-                    try reader.customer(id, [:], now: 1_796_083_200_000),
-                    try reader.history(id, [:]), id)
+            return (try JSON.document(reader.revenue(RevenueQuery(["from": configuration.start, "to": end]))),
+                    try JSON.document(reader.mrr(MRRQuery(["at": "2026-12-01"], now: 0))),
+                    try JSON.document(reader.churn(ChurnQuery(["from": configuration.start, "to": end]))),
+                    try JSON.document(reader.customer(CustomerQuery(id: id, asOf: 1_796_083_200_000))),
+                    try reader.history(HistoryQuery(id: id)).json.serialized(), id)
         }
         ledger.close()
         func show(_ title: String, _ document: String) -> String {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import SubledgerLedger
 import SubledgerLog
+import SubledgerProjections
 
 /// `customer`, `history` and `report ...`: read-only views of the projections (they work beside
 /// a running server). Flags map to the HTTP API's parameter names, so both answer the same.
@@ -9,21 +10,28 @@ enum ReadCommands {
         try arguments.allow(options: ["--as-of", "--environment"])
         guard let id = arguments.positional.first else { throw UsageError("customer needs an ID (appAccountToken, originalTransactionId or transactionId)") }
         let reader = try open(data)
-        return try answer(arguments) { try reader.customer(id, parameters(arguments), now: WallTime.nowMillis()) }
+        return try answer(arguments) { try JSON.document(reader.customer(CustomerQuery(id: id, FlagSource(arguments), now: WallTime.nowMillis()))) }
     }
 
     static func history(_ arguments: Arguments, _ data: DataDirectory) throws -> ExitCode {
         try arguments.allow(options: ["--from", "--to"], flags: ["--raw"])
         guard let id = arguments.positional.first else { throw UsageError("history needs an ID (appAccountToken, originalTransactionId or transactionId)") }
         let reader = try open(data)
-        return try answer(arguments) { try reader.history(id, parameters(arguments)) }
+        return try answer(arguments) { try reader.history(HistoryQuery(id: id, FlagSource(arguments))).json.serialized() }
     }
 
     static func report(_ arguments: Arguments, _ data: DataDirectory) throws -> ExitCode {
         try arguments.allow(options: ["--from", "--to", "--by", "--refunds", "--at", "--at-position", "--environment"], flags: ["--by-product"])
         guard let name = arguments.positional.first else { throw UsageError("report takes revenue, mrr, churn or cohorts") }
         let reader = try open(data)
-        return try answer(arguments) { try reader.report(name, parameters(arguments), now: WallTime.nowMillis()) }
+        return try answer(arguments) {
+            switch try ReportQuery(name: name, FlagSource(arguments), now: WallTime.nowMillis()) {
+            case .revenue(let query): try JSON.document(reader.revenue(query))
+            case .mrr(let query): try JSON.document(reader.mrr(query))
+            case .churn(let query): try JSON.document(reader.churn(query))
+            case .cohorts(let query): try JSON.document(reader.cohorts(query))
+            }
+        }
     }
 
     static func rebuild(_ arguments: Arguments, _ data: DataDirectory) throws -> ExitCode {
@@ -51,17 +59,6 @@ enum ReadCommands {
     private static func open(_ data: DataDirectory) throws -> LedgerReader {
         try data.requireExisting()
         return try LedgerReader.open(directory: data.path)
-    }
-
-    /// CLI flags as the API's parameter names.
-    private static func parameters(_ arguments: Arguments) -> [String: String] {
-        let names = ["--as-of": "asOf", "--from": "from", "--to": "to", "--by": "by", "--refunds": "refunds", "--at": "at",
-                     "--at-position": "atPosition", "--environment": "environment"]
-        var parameters: [String: String] = [:]
-        for (flag, name) in names { if let value = arguments.value(flag) { parameters[name] = value } }
-        if arguments.flags.contains("--raw") { parameters["raw"] = "1" }
-        if arguments.flags.contains("--by-product") { parameters["byProduct"] = "1" }
-        return parameters
     }
 
     /// Prints the JSON document, or a table of it; a query error is exit 1 (not found) or 2.
