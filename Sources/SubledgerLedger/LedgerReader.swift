@@ -35,7 +35,10 @@ public struct LedgerReader {
     /// (nothing is written, so it works beside a running server).
     public static func open(directory: String) throws -> LedgerReader {
         let configuration = try LedgerConfiguration.load(from: directory)
-        let projection = try ProjectionStore.read(directory: directory + "/projections", logDirectory: directory + "/log")
+        // A ledger nothing was ingested into yet has no log: it answers zeros and empty lists.
+        let projection = FileIO.exists(directory + "/log")
+            ? try ProjectionStore.read(directory: directory + "/projections", logDirectory: directory + "/log")
+            : Projection()
         return LedgerReader(projection: projection, directory: directory, configuration: configuration, catalog: try loadCatalog(directory: directory, configuration: configuration))
     }
 

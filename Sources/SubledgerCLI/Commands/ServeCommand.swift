@@ -3,9 +3,22 @@ import SubledgerLedger
 import SubledgerServer
 
 /// `subledger serve`: the HTTP server until SIGTERM/SIGINT, then a graceful shutdown.
-enum ServeCommand {
-    static func run(_ arguments: Arguments, _ data: DataDirectory) throws -> ExitCode {
-        try arguments.allow(options: ["--listen", "--token-file", "--snapshot-every"])
+enum ServeCommand: Command {
+    static let help = CommandHelp(
+        name: "serve", summary: "the App Store webhook, the read API, metrics and the dashboard over HTTP",
+        usage: "serve [--listen HOST:PORT] [--token-file F] [--snapshot-every EVENTS]",
+        options: [
+            .init("--listen", "HOST:PORT", "where to listen (default: 127.0.0.1:8080)"),
+            .init("--token-file", "F", "the bearer token for the read API and dashboard; required off loopback"),
+            .init("--snapshot-every", "EVENTS", "events between background projection snapshots (default: 500000)"),
+        ],
+        formats: false,
+        notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM or SIGINT."],
+        example: "subledger --data /srv/subledger serve --listen 0.0.0.0:8080 --token-file /etc/subledger/token")
+
+    static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
+        try arguments.allow(help)
+        let data = context.data
         try data.requireExisting()
         let listen = arguments.value("--listen") ?? "127.0.0.1:8080"
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else {
@@ -35,6 +48,6 @@ enum ServeCommand {
         let signal = try server.runUntilSignal()
         ledger.close()
         Output.diagnostic("serve: stopped (signal \(signal)); the log is synced and closed")
-        return .success
+        return CommandResult(nil)
     }
 }

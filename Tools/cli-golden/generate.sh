@@ -4,7 +4,7 @@
 # clock pinned to 2027-01-15T08:00:00Z so `recordedAt` and other "now" defaults are fixed.
 # The simulation's signatures (ECDSA) differ from run to run, so `evidenceBytes` is dropped
 # from stats.json. GoldenOutputTests runs the same commands in process and compares bytes.
-#   Tests/SubledgerCLITests/Golden/generate.sh .build/debug/subledger OUT_DIR
+#   Tools/cli-golden/generate.sh .build/debug/subledger Tests/SubledgerCLITests/Golden
 set -euo pipefail
 bin=$1; out=$2
 here=$(cd "$(dirname "$0")" && pwd)

@@ -5,41 +5,58 @@ import SubledgerLedger
 
 /// `subledger ingest [FILE|-]...`: verifies and appends every line; rejected lines are
 /// quarantined and make the exit code 1.
-enum IngestCommand {
+enum IngestCommand: Command {
+    static let help = CommandHelp(
+        name: "ingest", summary: "verify and append App Store notifications and signed transactions",
+        usage: "ingest [FILE|-]...",
+        notes: ["Each line is a webhook body {\"signedPayload\": \"...\"}, a bare notification JWS or a signed transaction",
+                "(backfill); FILE - or none reads stdin. Every JWS is verified before it is stored; ingesting a line",
+                "again is a no-op. Exit 1 when a line was rejected (it is quarantined, the rest appended).",
+                "CSV: the rejections."],
+        example: "subledger ingest notifications.jsonl --json")
+
     /// Lines handed to the ledger at once (it pipelines verification within them).
     static let batchSize = 4096
 
-    struct Result {
-        var read = 0, appended = 0, duplicates = 0
-        var rejections: [(line: Int, source: String, reason: String, detail: String)] = []
-        var first: String?, last: String?
+    struct Rejection {
+        var line: Int, source: String, reason: String, detail: String
     }
 
-    static func run(_ arguments: Arguments, _ data: DataDirectory) throws -> ExitCode {
-        try arguments.allow()
-        try data.requireExisting()
-        let ledger = try Ledger(directory: data.path)
-        defer { ledger.close() }
-        let result = try ingest(files: arguments.positional.isEmpty ? ["-"] : arguments.positional, into: ledger)
-        let rejections = result.rejections
-        if arguments.json {
-            Output.print(JSON.object([
-                ("read", .int(result.read)), ("appended", .int(result.appended)), ("duplicates", .int(result.duplicates)), ("rejected", .int(rejections.count)),
+    struct Result: CommandOutput {
+        var read = 0, appended = 0, duplicates = 0
+        var rejections: [Rejection] = []
+        var first: String?, last: String?
+
+        func json() -> String {
+            JSON.object([
+                ("read", .int(read)), ("appended", .int(appended)), ("duplicates", .int(duplicates)), ("rejected", .int(rejections.count)),
                 ("rejections", .array(rejections.map { .object([("line", .int($0.line)), ("source", .string($0.source)), ("reason", .string($0.reason)), ("detail", .string($0.detail))]) })),
-                ("firstPosition", .optional(result.first)), ("lastPosition", .optional(result.last)),
-            ]).serialized())
-        } else {
-            Output.print("read \(result.read), appended \(result.appended), duplicates \(result.duplicates), rejected \(rejections.count)")
-            if !rejections.isEmpty {
-                Output.print(Output.table(["line", "source", "reason", "detail"], rejections.map { [String($0.line), $0.source, $0.reason, $0.detail] }))
-                Output.print("rejected lines are quarantined: `subledger quarantine list`, then `subledger quarantine retry` after fixing the configuration")
-            }
+                ("firstPosition", .optional(first)), ("lastPosition", .optional(last)),
+            ]).serialized()
         }
-        return rejections.isEmpty ? .success : .failure
+
+        var tabulation: Tabulation {
+            Tabulation(
+                facts: [("read", .count(read)), ("appended", .count(appended)), ("duplicates", .count(duplicates)), ("rejected", .count(rejections.count))],
+                tables: rejections.isEmpty ? [] : [Table(
+                    title: "rejections",
+                    columns: [.init("line", key: "line"), .init("source", key: "source", limit: 40), .init("reason", key: "reason"), .init("detail", key: "detail", limit: 72)],
+                    rows: rejections.map { [.number(Int64($0.line)), .text($0.source), .text($0.reason), .text($0.detail)] })],
+                notes: rejections.isEmpty ? [] : ["rejected lines are quarantined: `subledger quarantine list`, then `subledger quarantine retry` after fixing the configuration"])
+        }
+    }
+
+    static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
+        try arguments.allow(help)
+        try context.data.requireExisting()
+        let ledger = try Ledger(directory: context.data.path)
+        defer { ledger.close() }
+        let result = try ingest(files: arguments.positional.isEmpty ? ["-"] : arguments.positional, into: ledger, recordedAt: context.clock)
+        return CommandResult(result, result.rejections.isEmpty ? .success : .failure)
     }
 
     /// Reads every line of `files` (`-` is stdin) into the ledger, with a progress line.
-    static func ingest(files: [String], into ledger: Ledger) throws -> Result {
+    static func ingest(files: [String], into ledger: Ledger, recordedAt clock: () -> Int64) throws -> Result {
         var result = Result()
         for input in files {
             let file: UnsafeMutablePointer<FILE>
@@ -58,7 +75,7 @@ enum IngestCommand {
             var capacity = 0
             func flush() throws {
                 guard !batch.isEmpty else { return }
-                let outcomes = try ledger.ingest(batch, recordedAt: WallTime.nowMillis())
+                let outcomes = try ledger.ingest(batch, recordedAt: clock())
                 for (line, outcome) in zip(batch, outcomes) {
                     switch outcome {
                     case .appended(let position):
@@ -66,7 +83,7 @@ enum IngestCommand {
                         if result.first == nil { result.first = position }
                         result.last = position
                     case .duplicate: result.duplicates += 1
-                    case .rejected(let reason, let detail): result.rejections.append((line.line, line.source, reason, detail))
+                    case .rejected(let reason, let detail): result.rejections.append(Rejection(line: line.line, source: line.source, reason: reason, detail: detail))
                     }
                 }
                 batch.removeAll(keepingCapacity: true)

@@ -1,9 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerLedger
 
 /// Where a ledger keeps its files: `log/` (events) and `evidence/` (verbatim signed messages).
-struct DataDirectory {
+struct DataDirectory: Sendable {
     var path: String
 
     init(_ explicit: String?) {
@@ -19,12 +20,18 @@ struct DataDirectory {
     var log: String { path + "/log" }
     var evidence: String { path + "/evidence" }
 
-    var exists: Bool {
+    static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
     }
 
     func requireExisting() throws(UsageError) {
-        guard exists else { throw UsageError("no data directory at \(path); create one with `subledger init` or pass --data DIR") }
+        guard Self.exists(path) else { throw UsageError("no data directory at \(path); create one with `subledger init` or pass --data DIR") }
+    }
+
+    /// A read-only view: works beside a running server.
+    func reader() throws -> LedgerReader {
+        try requireExisting()
+        return try LedgerReader.open(directory: path)
     }
 }
