@@ -61,7 +61,7 @@ struct ExitCodeTests {
         #expect((document["problems"] as? [[String: Any]])?.first?["file"] as? String == segment)
     }
 
-    @Test("a freshly initialised ledger answers stats with zeros")
+    @Test("a freshly initialised ledger answers stats with zeros, and reports, quarantine and verify")
     func emptyLedger() throws {
         let directory = TemporaryDirectory()
         #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
@@ -71,7 +71,7 @@ struct ExitCodeTests {
         #expect(document["events"] as? Int == 0)
         #expect(document["messages"] as? Int == 0)
         #expect(document["customers"] as? Int == 0)
-        for argv in [["report", "mrr"], ["report", "revenue", "--from", "2026-01-01", "--to", "2026-01-31"], ["stats"]] {
+        for argv in [["report", "mrr"], ["report", "revenue", "--from", "2026-01-01", "--to", "2026-01-31"], ["stats"], ["quarantine", "list"], ["verify"]] {
             #expect(tool.run(["--data", directory.path] + argv).exitCode == .success, "\(argv) on an empty ledger")
         }
     }

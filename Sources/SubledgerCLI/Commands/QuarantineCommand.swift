@@ -52,9 +52,9 @@ enum QuarantineCommand: Command {
         try context.data.requireExisting()
         let action = arguments.positional.first
         guard action == "list" || action == "retry" else { throw UsageError("quarantine takes `list` or `retry`") }
+        if action == "list" { return CommandResult(Listing(entries: try Ledger.quarantined(directory: context.data.path))) }
         let ledger = try Ledger(directory: context.data.path)
         defer { ledger.close() }
-        if action == "list" { return CommandResult(Listing(entries: try ledger.quarantined())) }
         let results = try ledger.retryQuarantine(recordedAt: context.clock())
         let retry = Retry(entries: results.map { entry, outcome in
             switch outcome {
