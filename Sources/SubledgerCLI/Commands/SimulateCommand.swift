@@ -81,8 +81,9 @@ enum SimulateCommand: Command {
         do { simulator = try Simulator(configuration: configuration) } catch { throw UsageError(error.description) }
         let summary = try simulator.run(to: directory) { progress in
             switch progress.phase {
-            case .simulating: Output.progress("simulate: \(progress.customersDone) / \(progress.customers) customers, \(progress.notificationsSigned) notifications signed")
-            case .writing: Output.progress("simulate: \(progress.linesWritten) lines written")
+            // Notifications are simulated first and signed while they are written.
+            case .simulating: Output.progress("simulate: \(progress.customersDone) / \(progress.customers) customers, \(progress.notifications) notifications")
+            case .writing: Output.progress("simulate: \(progress.notificationsSigned) / \(progress.notifications) notifications signed, \(progress.linesWritten) lines written")
             }
         }
         Output.endProgress()
