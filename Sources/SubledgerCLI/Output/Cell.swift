@@ -3,7 +3,7 @@ import SubledgerProjections
 /// One value of a table, typed so that each format writes it its own way: a person reads
 /// `1,166.69 EUR`, `2026-03-01 10:00` and `264.9 MB`; a spreadsheet gets `1166.69`,
 /// `2026-03-01T10:00:00.000Z` and `264911274`.
-public enum Cell: Sendable, Equatable {
+enum Cell: Sendable, Equatable {
     /// nil: no value (`-` in a table, an empty CSV field).
     case text(String?)
     case count(Int)

@@ -1,16 +1,16 @@
 /// Prints a command's output in the format asked for: the only place stdout text is made.
-public struct Emitter: Sendable {
-    public var format: OutputFormat
+struct Emitter: Sendable {
+    var format: OutputFormat
     /// Table columns meant for `--wide` only are shown.
-    public var wide: Bool
+    var wide: Bool
 
-    public init(format: OutputFormat, wide: Bool = false) {
+    init(format: OutputFormat, wide: Bool = false) {
         self.format = format
         self.wide = wide
     }
 
     /// The text for stdout, ending in a newline.
-    public func render(_ output: some CommandOutput) throws -> String {
+    func render(_ output: some CommandOutput) throws -> String {
         switch format {
         case .json: try output.json() + "\n"
         case .table: TextTableRenderer(wide: wide).render(output.tabulation)

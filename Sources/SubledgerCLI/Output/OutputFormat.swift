@@ -1,4 +1,4 @@
 /// How a result is printed: `--format table|csv|json` (`--json` is `--format json`).
-public enum OutputFormat: String, Sendable, CaseIterable {
+enum OutputFormat: String, Sendable, CaseIterable {
     case table, csv, json
 }

@@ -2,9 +2,9 @@ import SubledgerLedger
 import SubledgerProjections
 
 extension ChurnReport: CommandOutput {
-    public func json() throws -> String { try JSON.document(self) }
+    func json() throws -> String { try JSON.document(self) }
 
-    public var tabulation: Tabulation {
+    var tabulation: Tabulation {
         let columns: [Table.Column] = [
             .init("period", key: "period"), .init("active at start", key: "activeAtStart"), .init("new paid", key: "newPaid"),
             .init("churned", key: "churned"), .init("churn", key: "churnRate"), .init("reactivated", key: "reactivated"),

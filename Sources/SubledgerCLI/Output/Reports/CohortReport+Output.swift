@@ -2,10 +2,10 @@ import SubledgerLedger
 import SubledgerProjections
 
 extension CohortReport: CommandOutput {
-    public func json() throws -> String { try JSON.document(self) }
+    func json() throws -> String { try JSON.document(self) }
 
     /// `+k`: retained at the start of month cohort + k (`+0` is the size).
-    public var tabulation: Tabulation {
+    var tabulation: Tabulation {
         let months = rows.map(\.retained.count).max() ?? 0
         let columns = [Table.Column("cohort", key: "cohort"), .init("size", key: "size")] + (0..<months).map { Table.Column("+\($0)", key: "retained.\($0)") }
         let rows: [[Cell]] = rows.map { row in

@@ -2,9 +2,9 @@ import SubledgerLedger
 import SubledgerProjections
 
 extension CustomerState: CommandOutput {
-    public func json() throws -> String { try JSON.document(self) }
+    func json() throws -> String { try JSON.document(self) }
 
-    public var tabulation: Tabulation {
+    var tabulation: Tabulation {
         let subscriptions = Table(
             title: "subscriptions",
             columns: [

@@ -3,10 +3,10 @@ import SubledgerLedger
 import SubledgerProjections
 
 extension HistoryReport: CommandOutput {
-    public func json() throws -> String { json.serialized() }
+    func json() throws -> String { json.serialized() }
 
     /// By default what a person scans: when, what, product, amount and the key detail.
-    public var tabulation: Tabulation {
+    var tabulation: Tabulation {
         var columns: [Table.Column] = [
             .init("effective", key: "effectiveAt"), .init("event", key: "type", limit: 30), .init("product", key: "productId", limit: 28),
             .init("amount", key: "price"), .init("detail", key: "detail", limit: 56),

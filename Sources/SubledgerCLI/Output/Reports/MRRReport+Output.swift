@@ -2,9 +2,9 @@ import SubledgerLedger
 import SubledgerProjections
 
 extension MRRReport: CommandOutput {
-    public func json() throws -> String { try JSON.document(self) }
+    func json() throws -> String { try JSON.document(self) }
 
-    public var tabulation: Tabulation {
+    var tabulation: Tabulation {
         let columns: [Table.Column] = [
             .init("currency", key: "currency", wide: true), .init("MRR", key: "mrr"), .init("ARR", key: "arr"),
             .init("active", key: "activeSubscriptions"), .init("trials", key: "activeTrials"),

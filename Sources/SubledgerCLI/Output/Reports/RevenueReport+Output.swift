@@ -2,9 +2,9 @@ import SubledgerLedger
 import SubledgerProjections
 
 extension RevenueReport: CommandOutput {
-    public func json() throws -> String { try JSON.document(self) }
+    func json() throws -> String { try JSON.document(self) }
 
-    public var tabulation: Tabulation {
+    var tabulation: Tabulation {
         let byProduct = rows.contains { $0.productId != nil }
         var columns: [Table.Column] = [.init("period", key: "period"), .init("currency", key: "currency", wide: true)]
         if byProduct { columns.append(.init("product", key: "productId")) }
