@@ -36,10 +36,19 @@ public struct LedgerReader {
     public static func open(directory: String) throws -> LedgerReader {
         let configuration = try LedgerConfiguration.load(from: directory)
         // A ledger nothing was ingested into yet has no log: it answers zeros and empty lists.
-        let projection = FileIO.exists(directory + "/log")
-            ? try ProjectionStore.read(directory: directory + "/projections", logDirectory: directory + "/log")
-            : Projection()
+        let projection = FileIO.exists(directory + "/log") ? try readProjection(directory: directory) : Projection()
         return LedgerReader(projection: projection, directory: directory, configuration: configuration, catalog: try loadCatalog(directory: directory, configuration: configuration))
+    }
+
+    /// The projection; a log that could not be read is checked, so damage is reported as
+    /// `LogError.corrupted` (exit 3) rather than as an unreadable log.
+    private static func readProjection(directory: String) throws -> Projection {
+        do {
+            return try ProjectionStore.read(directory: directory + "/projections", logDirectory: directory + "/log")
+        } catch let error where error.kind.isLogUnreadable {
+            if let problem = try? LogReader(directory: directory + "/log").verify().problems.first { throw LogError.corrupted(problem) }
+            throw error
+        }
     }
 
     // MARK: Queries
@@ -87,5 +96,11 @@ public struct LedgerReader {
 
     private func scope(_ filter: ReportFilter) -> ReportScope {
         ReportScope(environment: filter.environment ?? projection.defaultReportEnvironment, atPosition: filter.atPosition, catalog: catalog)
+    }
+}
+
+extension ProjectionError.Kind {
+    var isLogUnreadable: Bool {
+        if case .logUnreadable = self { true } else { false }
     }
 }

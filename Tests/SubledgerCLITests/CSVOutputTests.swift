@@ -15,10 +15,10 @@ struct CSVOutputTests {
     @Test("every report's CSV parses back with a header and a record per JSON row", arguments: reports)
     func parsesBack(argv: [String]) throws {
         let ledger = SimulatedLedger.shared
-        let (code, output) = ledger.tool.run(["--data", ledger.data] + argv + ["--format", "csv"])
+        let (code, output) = ledger.run(argv + ["--format", "csv"])
         #expect(code == .success)
         let records = try #require(CSV.parse(output), "RFC 4180")
-        let document = try JSONSerialization.jsonObject(with: Data(ledger.tool.run(["--data", ledger.data] + argv + ["--json"]).output.utf8)) as! [String: Any]
+        let document = try JSONSerialization.jsonObject(with: Data(ledger.run(argv + ["--json"]).output.utf8)) as! [String: Any]
         let rows = try #require(document["rows"] as? [[String: Any]])
         #expect(records.count == rows.count + 1)
         #expect(records.allSatisfy { $0.count == records[0].count })
@@ -31,7 +31,7 @@ struct CSVOutputTests {
     func amounts() throws {
         let ledger = SimulatedLedger.shared
         let argv = ["report", "revenue", "--from", "2026-01-01", "--to", "2026-04-30"]
-        let records = try #require(CSV.parse(ledger.tool.run(["--data", ledger.data] + argv + ["--format", "csv"]).output))
+        let records = try #require(CSV.parse(ledger.run(argv + ["--format", "csv"]).output))
         let rows = try #require(try ledger.json("report", "revenue", "--from", "2026-01-01", "--to", "2026-04-30")["rows"] as? [[String: Any]])
         let header = records[0]
         let gross = try #require(header.firstIndex(of: "grossSales"))

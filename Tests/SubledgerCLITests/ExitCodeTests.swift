@@ -15,7 +15,7 @@ struct ExitCodeTests {
         ["stats", "--format", "xml"], ["stats", "--json", "--format", "csv"], ["init"],
     ])
     func usage(argv: [String]) {
-        #expect(tool.run(["--data", SimulatedLedger.shared.data] + argv).exitCode == .usage)
+        #expect(SimulatedLedger.shared.run(argv).exitCode == .usage)
     }
 
     @Test("a data directory that does not exist is a usage error (2)")
@@ -43,7 +43,7 @@ struct ExitCodeTests {
         #expect(document["rejected"] as? Int == 1)
     }
 
-    @Test("verify exits 3 on a flipped byte in the log, naming the file")
+    @Test("verify exits 3 on a flipped byte in the log, naming the file, and so does a report that meets it")
     func corruption() throws {
         let copy = TemporaryDirectory()
         try FileManager.default.copyItem(atPath: SimulatedLedger.shared.data, toPath: copy.file("d"))
@@ -59,6 +59,9 @@ struct ExitCodeTests {
         let document = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
         #expect(document["ok"] as? Bool == false)
         #expect((document["problems"] as? [[String: Any]])?.first?["file"] as? String == segment)
+        // Without a snapshot a report folds the whole log, meets the damage and says so.
+        try FileManager.default.removeItem(atPath: copy.file("d/projections"))
+        #expect(tool.run(["--data", copy.file("d"), "report", "mrr", "--at", "2026-03-01"]).exitCode == .corruption)
     }
 
     @Test("a freshly initialised ledger answers stats with zeros, and reports, quarantine and verify")

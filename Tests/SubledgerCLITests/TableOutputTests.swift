@@ -21,7 +21,7 @@ struct TableOutputTests {
     @Test("no default table line is wider than 160 characters")
     func width() {
         for argv in Self.commands {
-            let (code, output) = SimulatedLedger.shared.tool.run(["--data", SimulatedLedger.shared.data] + argv)
+            let (code, output) = SimulatedLedger.shared.run(argv)
             #expect(code == .success, "\(argv)")
             let widest = output.split(separator: "\n").map(\.count).max() ?? 0
             #expect(widest <= Self.width, "\(argv.joined(separator: " ")) prints a line of \(widest) characters")

@@ -1,5 +1,6 @@
 import Foundation
 import SubledgerCLI
+import Synchronization
 import SubledgerTestSupport
 
 /// A ledger built by the commands themselves, in process, from the simulation the golden files
@@ -34,14 +35,22 @@ final class SimulatedLedger: Sendable {
         customerIds = Array((expected["customers"] as! [String: Any]).keys.sorted().prefix(3))
     }
 
+    /// LMDB allows one open environment per file and process, and the read commands open the
+    /// snapshot's: tests in one process take turns on this ledger, as separate processes may not need to.
+    private let turns = Mutex(())
+
     /// Runs a command against this ledger.
     func run(_ argv: String...) -> (exitCode: ExitCode, output: String) {
-        tool.run(["--data", data] + argv)
+        run(argv)
+    }
+
+    func run(_ argv: [String]) -> (exitCode: ExitCode, output: String) {
+        turns.withLock { _ in tool.run(["--data", data] + argv) }
     }
 
     /// The command's JSON document, decoded.
     func json(_ argv: String...) throws -> [String: Any] {
-        let (code, output) = tool.run(["--data", data] + argv + ["--json"])
+        let (code, output) = run(argv + ["--json"])
         guard code == .success else { throw Failure("\(argv.joined(separator: " ")) exited \(code)") }
         return try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
     }
