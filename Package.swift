@@ -47,8 +47,12 @@ let package = Package(
         // The ledger over HTTP: the App Store webhook, the read API, metrics and the dashboard.
         .target(name: "SubledgerServer", dependencies: ["SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerProjections", "SubledgerEvents"]),
 
+        // The `subledger` command as a library: commands return one typed result that a single
+        // emitter prints as a table, CSV or JSON; tests run commands in process.
+        .target(name: "SubledgerCLI", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerServer", "SubledgerHTTP", "SubledgerSimulator", "SubledgerProjections", "SubledgerEvents"]),
+
         // Executables
-        .executableTarget(name: "subledger", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerServer", "SubledgerHTTP", "SubledgerSimulator", "SubledgerProjections"]),
+        .executableTarget(name: "subledger", dependencies: ["SubledgerCLI"]),
         .executableTarget(
             name: "subledger-bench",
             dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerProjections", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "SubledgerLMDB",
@@ -71,13 +75,14 @@ let package = Package(
         .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB"]),
         .testTarget(
             name: "SubledgerLedgerTests",
-            dependencies: ["SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator"],
+            dependencies: ["SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerProjections"],
             exclude: ["Golden"]),
         .testTarget(name: "SubledgerHTTPTests", dependencies: ["SubledgerHTTP"]),
         .testTarget(
             name: "SubledgerServerTests",
             dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerSimulatorTests", dependencies: ["SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"]),
+        .testTarget(name: "SubledgerCLITests", dependencies: ["SubledgerCLI", "SubledgerProjections", "SubledgerTestSupport"], exclude: ["Golden"]),
         .testTarget(
             name: "SubledgerProjectionsTests",
             dependencies: ["SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS"]),

@@ -75,6 +75,13 @@ extension Ledger {
         try Quarantine.entries(in: quarantine.directory)
     }
 
+    /// The unresolved entries of a data directory, read without opening the ledger (so beside
+    /// a running server, and before any root is configured); none when nothing was rejected yet.
+    public static func quarantined(directory: String) throws -> [QuarantineEntry] {
+        guard FileIO.exists(directory + "/quarantine") else { return [] }
+        return try Quarantine.entries(in: directory + "/quarantine")
+    }
+
     /// Feeds every unresolved entry through ingestion again; entries that are now appended or
     /// duplicates are marked resolved, the others stay (not quarantined twice).
     public func retryQuarantine(recordedAt: Int64) throws -> [(QuarantineEntry, IngestOutcome)] {

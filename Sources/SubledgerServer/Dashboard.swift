@@ -299,23 +299,16 @@ struct Dashboard {
     private func formatMoney(_ milliunits: Int64) -> String { formatMoney(milliunits, currency: currency) }
 
     private func formatMoney(_ milliunits: Int64, currency: String) -> String {
-        Self.majorUnits(milliunits) + (currency.isEmpty ? "" : " " + currency)
+        Money(milliunits: milliunits, currency: currency).formatted
     }
 
-    private func formatAxisMoney(_ milliunits: Double) -> String { Self.majorUnits(Int64(milliunits.rounded())) }
+    private func formatAxisMoney(_ milliunits: Double) -> String { Money(milliunits: Int64(milliunits.rounded()), currency: currency).formattedAmount }
 
     private func formatCount(_ value: Double) -> String { String(Int64(value.rounded())) }
 
     private func formatPercent(_ fraction: Double) -> String {
         let tenths = Int64((fraction * 1000).rounded())
         return "\(tenths / 10).\(tenths % 10) %"
-    }
-
-    /// Milliunits as major units with two decimals, rounded half away from zero.
-    static func majorUnits(_ milliunits: Int64) -> String {
-        let cents = (milliunits.magnitude + 5) / 10
-        let fraction = cents % 100
-        return (milliunits < 0 ? "-" : "") + "\(cents / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
     }
 
     /// White to blue as retention goes from 0 to 1.

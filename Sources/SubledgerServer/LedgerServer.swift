@@ -4,6 +4,7 @@ import Glibc
 import SubledgerHTTP
 import SubledgerLedger
 import SubledgerLog
+import SubledgerProjections
 
 /// The ledger over HTTP: the App Store webhook, health, metrics and the read API.
 ///
@@ -34,23 +35,33 @@ public struct LedgerServer: Sendable {
         router.get("/healthz") { _ in .text("ok\n") }
         router.get("/metrics", protected { _ in self.renderMetrics() })
         router.get("/v1/customers/{id}", protected { request in
-            try self.query(request) { reader, parameters in try reader.customer(request.pathParameters["id"]!, parameters, now: WallTime.nowMillis()) }
+            try self.answer(request) { reader, parameters, now in
+                try JSON.document(reader.customer(CustomerQuery(id: request.pathParameters["id"]!, parameters, now: now)))
+            }
         })
         router.get("/v1/customers/{id}/history", protected { request in
-            try self.query(request) { reader, parameters in try reader.history(request.pathParameters["id"]!, parameters) }
+            try self.answer(request) { reader, parameters, _ in
+                try reader.history(HistoryQuery(id: request.pathParameters["id"]!, parameters)).json.serialized()
+            }
         })
         router.get("/v1/reports/{name}", protected { request in
-            try self.query(request) { reader, parameters in try reader.report(request.pathParameters["name"]!, parameters, now: WallTime.nowMillis()) }
+            try self.answer(request) { reader, parameters, now in
+                switch try ReportQuery(name: request.pathParameters["name"]!, parameters, now: now) {
+                case .revenue(let query): try JSON.document(reader.revenue(query))
+                case .mrr(let query): try JSON.document(reader.mrr(query))
+                case .churn(let query): try JSON.document(reader.churn(query))
+                case .cohorts(let query): try JSON.document(reader.cohorts(query))
+                }
+            }
         })
         return router
     }
 
-    /// Answers a read with the same query layer (and parameter names) as the CLI.
-    func query(_ request: HTTPRequest, _ answer: (LedgerReader, [String: String]) throws -> String) throws -> HTTPResponse {
-        var parameters: [String: String] = [:]
-        for item in request.query { parameters[item.name] = item.value }
+    /// A read: the query string parsed by the same query types as the CLI's flags, answered as
+    /// the contract's JSON; a query error becomes 400 or 404 with its code.
+    func answer(_ request: HTTPRequest, _ body: (LedgerReader, HTTPQuerySource, Int64) throws -> String) throws -> HTTPResponse {
         do {
-            return .json(try ledger.read { try answer($0, parameters) })
+            return .json(try ledger.read { try body($0, HTTPQuerySource(request.query), WallTime.nowMillis()) })
         } catch let error as QueryError {
             throw HTTPError(error.kind == .notFound ? .notFound : .badRequest, code: error.code, detail: error.detail)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SubledgerLedger
+import SubledgerProjections
 import SubledgerSimulator
 import SubledgerTestSupport
 import Testing
@@ -50,14 +51,14 @@ struct GroundTruthTests {
     /// Everything the contract's reports and customer state say, as comparable documents.
     static func answers(_ ledger: Ledger, _ run: Run) throws -> (revenue: [NSDictionary], mrr: [[NSDictionary]], churn: [NSDictionary], customers: [String: NSDictionary]) {
         try ledger.read { reader in
-            let revenue = rows(try object(reader.report("revenue", ["from": "2026-01-01", "to": run.end], now: 0)))
+            let revenue = rows(try object(JSON.document(reader.revenue(RevenueQuery(["from": "2026-01-01", "to": run.end])))))
             let mrr = try (run.expected["mrr"] as! [[String: Any]]).map { point in
-                rows(try object(reader.report("mrr", ["at": point["at"] as! String], now: 0)))
+                rows(try object(JSON.document(reader.mrr(MRRQuery(["at": point["at"] as! String], now: 0)))))
             }
-            let churn = rows(try object(reader.report("churn", ["from": "2026-01-01", "to": run.end], now: 0)))
+            let churn = rows(try object(JSON.document(reader.churn(ChurnQuery(["from": "2026-01-01", "to": run.end])))))
             var customers: [String: NSDictionary] = [:]
             for id in (run.expected["customers"] as! [String: Any]).keys {
-                let state = try object(reader.customer(id, ["asOf": run.end + "T23:59:59.999Z"], now: 0))
+                let state = try object(JSON.document(reader.customer(CustomerQuery(id: id, ["asOf": run.end + "T23:59:59.999Z"], now: 0))))
                 for subscription in state["subscriptions"] as! [[String: Any]] {
                     let fields = ["status", "entitled", "expiresAt", "autoRenew", "productId", "expirationReason", "priceIncrease", "billingPlan", "commitment", "ownership"]
                     customers[id + "/" + (subscription["originalTransactionId"] as! String)] = NSDictionary(dictionary: subscription.filter { fields.contains($0.key) })

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SubledgerEvents
 import SubledgerLMDB
 import SubledgerLog
@@ -16,6 +19,7 @@ extension ProjectionStore {
     @discardableResult
     public func catchUp(through last: LogPosition? = nil) throws(ProjectionError) -> Int {
         if let last, let folded = header.checkpoint, folded >= last { return 0 }
+        guard Self.logExists(logDirectory) else { return 0 }
         let before = header.events
         let checkpoint = header.checkpoint
         var foundCheckpoint = checkpoint == nil
@@ -164,6 +168,11 @@ extension ProjectionStore {
         try part.notifications.uuids.forEach { try store(NotificationKey(isText: false, bits: $0), $1) }
         for (text, timeline) in part.notifications.texts { try store(NotificationKey(isText: true, bits: UInt128(text)), timeline) }
         return untokened
+    }
+
+    /// A ledger nothing was ingested into has no log yet: its projection is empty.
+    static func logExists(_ directory: String) -> Bool {
+        access(directory, F_OK) == 0
     }
 
     /// The event in a record's payload, read in place (valid while `payload` is).

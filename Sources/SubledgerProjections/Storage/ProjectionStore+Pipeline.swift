@@ -17,6 +17,7 @@ extension ProjectionStore {
     static func foldPipelined(
         log: String, into projection: inout Projection, progress: (Int) -> Void = { _ in }
     ) throws(ProjectionError) {
+        guard logExists(log) else { return }
         let pipe = StepPipe()
         let initialStrings = projection.strings
         DispatchQueue.global().async {

@@ -1,0 +1,77 @@
+/// The command line after global options are taken out: `--data DIR`, `--json`,
+/// `--format F`, `--wide` and `--help` may stand anywhere, before or after the command name.
+struct Arguments {
+    var command: String?
+    var positional: [String] = []
+    var options: [String: [String]] = [:]
+    var flags: Set<String> = []
+    var dataDirectory: String?
+    var format: OutputFormat = .table
+    var wide = false
+    var help = false
+
+    /// Global options that take a value.
+    static let globalValued: Set<String> = ["--data", "--format"]
+
+    /// - Parameter valued: the options that take a value (from every command's help); every
+    ///   other `--name` is a switch.
+    init(_ argv: [String], valued: Set<String>) throws(UsageError) {
+        var json = false
+        var format: OutputFormat?
+        var index = 0
+        while index < argv.count {
+            let word = argv[index]
+            index += 1
+            guard word.hasPrefix("--") && word.count > 2 else {
+                if command == nil { command = word } else { positional.append(word) }
+                continue
+            }
+            var name = word
+            var value: String?
+            if let equals = word.firstIndex(of: "=") {
+                name = String(word[..<equals])
+                value = String(word[word.index(after: equals)...])
+            }
+            if valued.contains(name) || Self.globalValued.contains(name) {
+                if value == nil {
+                    guard index < argv.count else { throw UsageError("\(name) needs a value") }
+                    value = argv[index]
+                    index += 1
+                }
+                switch name {
+                case "--data": dataDirectory = value
+                case "--format":
+                    guard let chosen = OutputFormat(rawValue: value!) else { throw UsageError("--format is table, csv or json, not '\(value!)'") }
+                    format = chosen
+                default: options[name, default: []].append(value!)
+                }
+            } else if value != nil {
+                throw UsageError("\(name) takes no value")
+            } else {
+                switch name {
+                case "--json": json = true
+                case "--wide": wide = true
+                case "--help": help = true
+                default: flags.insert(name)
+                }
+            }
+        }
+        if json, let format, format != .json { throw UsageError("--json and --format \(format.rawValue) ask for different formats; give one") }
+        self.format = json ? .json : format ?? .table
+    }
+
+    func value(_ name: String) -> String? { options[name]?.last }
+
+    /// Rejects options and switches the command's help does not list, so a typo never goes unnoticed.
+    func allow(_ help: CommandHelp) throws(UsageError) {
+        let known = Set(help.options.map(\.name))
+        for name in options.keys where !known.contains(name) { throw UsageError("\(help.name) does not take \(name); see `subledger \(help.name) --help`") }
+        for name in flags where !known.contains(name) { throw UsageError("unknown option \(name); see `subledger \(help.name) --help`") }
+    }
+}
+
+/// A command line that cannot be run as written (exit code 2).
+struct UsageError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}

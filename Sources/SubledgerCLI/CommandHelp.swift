@@ -1,0 +1,54 @@
+/// A command's own `--help`: what it does, its usage, every option, one example. The options
+/// listed are also the ones the command accepts.
+struct CommandHelp: Sendable {
+    struct Option: Sendable {
+        var name: String
+        /// What the value is (`DAY`); nil for a switch.
+        var value: String?
+        var summary: String
+
+        init(_ name: String, _ value: String, _ summary: String) {
+            self.name = name
+            self.value = value
+            self.summary = summary
+        }
+
+        /// A switch.
+        init(_ name: String, _ summary: String) {
+            self.name = name
+            self.summary = summary
+        }
+    }
+
+    /// `ingest`, `report revenue`.
+    var name: String
+    var summary: String
+    /// After `subledger`: `ingest [FILE|-]...`.
+    var usage: String
+    var options: [Option] = []
+    /// Whether the result can be printed as a table, CSV or JSON (`--format`, `--json`).
+    var formats = true
+    /// Whether some table columns are shown only with `--wide`.
+    var wide = false
+    /// What more a user needs to know: exit codes, what CSV holds.
+    var notes: [String] = []
+    var example: String
+
+    var text: String {
+        var lines = ["subledger \(name) — \(summary)", "", "usage: subledger [--data DIR] \(usage)"]
+        var all = options
+        if wide { all.append(Option("--wide", "show every column (default: what a person scans)")) }
+        if formats {
+            all.append(Option("--format", "FORMAT", "table (default), csv or json"))
+            all.append(Option("--json", "the contract's JSON document (same as --format json)"))
+        }
+        all.append(Option("--data", "DIR", "the data directory (default: $SUBLEDGER_DATA, else ./subledger-data)"))
+        let labels = all.map { $0.name + ($0.value.map { " " + $0 } ?? "") }
+        let width = labels.map(\.count).max() ?? 0
+        lines += ["", "options:"]
+        lines += zip(labels, all).map { "  " + $0 + String(repeating: " ", count: width - $0.count) + "  " + $1.summary }
+        if !notes.isEmpty { lines += [""] + notes }
+        lines += ["", "example:", "  " + example]
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,113 @@
+import SubledgerLedger
+import SubledgerLog
+import SubledgerProjections
+import SubledgerSimulator
+
+/// The `subledger` command: parses the command line, runs one command and renders its result.
+/// It returns what goes to stdout instead of printing it, so tests run commands in process;
+/// diagnostics and progress go to stderr as they happen.
+public struct CommandLineTool: Sendable {
+    public static let version = "0.1.0"
+
+    static var commands: [(name: String, command: any Command.Type)] {
+        [
+        ("init", InitCommand.self), ("ingest", IngestCommand.self), ("quarantine", QuarantineCommand.self),
+        ("serve", ServeCommand.self), ("simulate", SimulateCommand.self), ("customer", CustomerCommand.self),
+        ("history", HistoryCommand.self), ("report", ReportCommand.self), ("rebuild", RebuildCommand.self),
+        ("verify", VerifyCommand.self), ("stats", StatsCommand.self), ("demo", DemoCommand.self),
+        ]
+    }
+
+    /// Epoch milliseconds: the wall clock unless a test fixes it.
+    public var clock: @Sendable () -> Int64
+
+    public init(clock: @escaping @Sendable () -> Int64 = WallTime.nowMillis) {
+        self.clock = clock
+    }
+
+    /// Runs `argv` (without the program name).
+    public func run(_ argv: [String]) -> (exitCode: ExitCode, output: String) {
+        let valued = Set(Self.commands.flatMap { $0.command.allHelp.flatMap { $0.options.filter { $0.value != nil }.map(\.name) } })
+        let arguments: Arguments
+        do {
+            arguments = try Arguments(argv, valued: valued)
+        } catch {
+            Output.diagnostic("subledger: \(error.message)\n\(Self.usage)")
+            return (.usage, "")
+        }
+        if arguments.flags.contains("--version") { return (.success, "subledger \(Self.version)\n") }
+        guard let name = arguments.command else {
+            if arguments.help { return (.success, Self.usage) }
+            Output.diagnostic(Self.usage)
+            return (.usage, "")
+        }
+        if name == "help" { return help(for: arguments.positional) }
+        guard let command = Self.commands.first(where: { $0.name == name })?.command else {
+            Output.diagnostic("subledger: unknown command '\(name)'\n\(Self.usage)")
+            return (.usage, "")
+        }
+        if arguments.help { return help(for: [name] + arguments.positional) }
+        let context = CommandContext(data: DataDirectory(arguments.dataDirectory), clock: clock)
+        do {
+            let result = try command.run(arguments, context)
+            guard let output = result.output else { return (result.exitCode, "") }
+            return (result.exitCode, try Emitter(format: arguments.format, wide: arguments.wide).render(output))
+        } catch {
+            return (Self.report(error, command: name), "")
+        }
+    }
+
+    /// `subledger help [COMMAND [REPORT]]`, `subledger COMMAND --help`.
+    func help(for words: [String]) -> (exitCode: ExitCode, output: String) {
+        guard let name = words.first else { return (.success, Self.usage) }
+        guard let command = Self.commands.first(where: { $0.name == name })?.command else {
+            Output.diagnostic("subledger: no command '\(name)'\n\(Self.usage)")
+            return (.usage, "")
+        }
+        let full = words.prefix(2).joined(separator: " ")
+        return (.success, (command.allHelp.first { $0.name == full } ?? command.help).text)
+    }
+
+    /// Says what went wrong on stderr and picks the contract's exit code.
+    static func report(_ error: any Error, command: String) -> ExitCode {
+        switch error {
+        case let error as UsageError:
+            Output.diagnostic("subledger \(command): \(error.message)")
+            return .usage
+        case let error as QueryError:
+            Output.diagnostic("subledger \(command): \(error.detail)")
+            return error.kind == .notFound ? .failure : .usage
+        case let error as LogError:
+            Output.diagnostic("subledger \(command): \(error)")
+            if case .corrupted = error { return .corruption }
+            return .failure
+        default:
+            Output.diagnostic("subledger \(command): \(error)")
+            return .failure
+        }
+    }
+
+    static var usage: String {
+        let width = commands.map(\.name.count).max()!
+        let lines = commands.map { "  " + $0.name + String(repeating: " ", count: width - $0.name.count) + "  " + $0.command.help.summary }
+        return """
+            subledger \(version) — an event-sourced ledger for App Store subscriptions
+
+            usage: subledger [--data DIR] COMMAND [options] [--format table|csv|json | --json]
+
+            commands:
+            \(lines.joined(separator: "\n"))
+
+            global options:
+              --data DIR        the data directory (default: $SUBLEDGER_DATA, else ./subledger-data)
+              --format FORMAT   table (default), csv or json; --json is --format json
+              --help            this text; `subledger COMMAND --help` (or `subledger help COMMAND`): that command's own
+              --version         the version
+
+            """
+    }
+}
+
+extension Command {
+    static var allHelp: [CommandHelp] { [help] }
+}

@@ -1,0 +1,24 @@
+import SubledgerLedger
+import SubledgerProjections
+
+/// `subledger customer ID`: one customer's state at an instant.
+enum CustomerCommand: Command {
+    static let help = CommandHelp(
+        name: "customer", summary: "one customer's subscriptions and purchases at an instant",
+        usage: "customer ID [--as-of INSTANT] [--environment E]",
+        options: [
+            .init("--as-of", "INSTANT", "the state then (2026-03-01 or 2026-03-01T10:00:00Z; default: now)"),
+            .init("--environment", "E", "only that environment's subscriptions (default: all)"),
+        ],
+        wide: true,
+        notes: ["ID is an appAccountToken (any case), an originalTransactionId or a transactionId.",
+                "Exit 1 when no customer has that id. CSV: the subscriptions, amounts as decimals in their currency."],
+        example: "subledger customer 1000000123456789 --as-of 2026-03-01")
+
+    static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
+        try arguments.allow(help)
+        guard let id = arguments.positional.first else { throw UsageError("customer needs an ID (appAccountToken, originalTransactionId or transactionId)") }
+        let query = try CustomerQuery(id: id, FlagSource(arguments), now: context.clock())
+        return CommandResult(try context.data.reader().customer(query))
+    }
+}

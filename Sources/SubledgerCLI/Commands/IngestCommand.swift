@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SubledgerLedger
+
+/// `subledger ingest [FILE|-]...`: verifies and appends every line; rejected lines are
+/// quarantined and make the exit code 1.
+enum IngestCommand: Command {
+    static let help = CommandHelp(
+        name: "ingest", summary: "verify and append App Store notifications and signed transactions",
+        usage: "ingest [FILE|-]...",
+        notes: ["Each line is a webhook body {\"signedPayload\": \"...\"}, a bare notification JWS or a signed transaction",
+                "(backfill); FILE - or none reads stdin. Every JWS is verified before it is stored; ingesting a line",
+                "again is a no-op. Exit 1 when a line was rejected (it is quarantined, the rest appended).",
+                "CSV: the rejections."],
+        example: "subledger ingest notifications.jsonl --json")
+
+    /// Lines handed to the ledger at once (it pipelines verification within them).
+    static let batchSize = 4096
+
+    struct Rejection {
+        var line: Int, source: String, reason: String, detail: String
+    }
+
+    struct Result: CommandOutput {
+        var read = 0, appended = 0, duplicates = 0
+        var rejections: [Rejection] = []
+        var first: String?, last: String?
+
+        func json() -> String {
+            JSON.object([
+                ("read", .int(read)), ("appended", .int(appended)), ("duplicates", .int(duplicates)), ("rejected", .int(rejections.count)),
+                ("rejections", .array(rejections.map { .object([("line", .int($0.line)), ("source", .string($0.source)), ("reason", .string($0.reason)), ("detail", .string($0.detail))]) })),
+                ("firstPosition", .optional(first)), ("lastPosition", .optional(last)),
+            ]).serialized()
+        }
+
+        var tabulation: Tabulation {
+            Tabulation(
+                facts: [("read", .count(read)), ("appended", .count(appended)), ("duplicates", .count(duplicates)), ("rejected", .count(rejections.count))],
+                tables: rejections.isEmpty ? [] : [Table(
+                    title: "rejections",
+                    columns: [.init("line", key: "line"), .init("source", key: "source", limit: 40), .init("reason", key: "reason"), .init("detail", key: "detail", limit: 72)],
+                    rows: rejections.map { [.number(Int64($0.line)), .text($0.source), .text($0.reason), .text($0.detail)] })],
+                notes: rejections.isEmpty ? [] : ["rejected lines are quarantined: `subledger quarantine list`, then `subledger quarantine retry` after fixing the configuration"])
+        }
+    }
+
+    static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
+        try arguments.allow(help)
+        try context.data.requireExisting()
+        let ledger = try Ledger(directory: context.data.path)
+        defer { ledger.close() }
+        let result = try ingest(files: arguments.positional.isEmpty ? ["-"] : arguments.positional, into: ledger, recordedAt: context.clock)
+        return CommandResult(result, result.rejections.isEmpty ? .success : .failure)
+    }
+
+    /// Reads every line of `files` (`-` is stdin) into the ledger, with a progress line.
+    static func ingest(files: [String], into ledger: Ledger, recordedAt clock: () -> Int64) throws -> Result {
+        var result = Result()
+        for input in files {
+            let file: UnsafeMutablePointer<FILE>
+            if input == "-" {
+                // A stream of its own on fd 0: the C `stdin` global is not concurrency-safe in Swift 6.
+                guard let standardInput = fdopen(0, "rb") else { throw UsageError("cannot read standard input") }
+                file = standardInput
+            } else {
+                guard let opened = fopen(input, "rb") else { throw UsageError("cannot read \(input): \(String(cString: strerror(errno)))") }
+                file = opened
+            }
+            defer { fclose(file) }
+            var batch: [IngestLine] = []
+            var lineNumber = 0
+            var buffer: UnsafeMutablePointer<CChar>?
+            var capacity = 0
+            func flush() throws {
+                guard !batch.isEmpty else { return }
+                let outcomes = try ledger.ingest(batch, recordedAt: clock())
+                for (line, outcome) in zip(batch, outcomes) {
+                    switch outcome {
+                    case .appended(let position):
+                        result.appended += 1
+                        if result.first == nil { result.first = position }
+                        result.last = position
+                    case .duplicate: result.duplicates += 1
+                    case .rejected(let reason, let detail): result.rejections.append(Rejection(line: line.line, source: line.source, reason: reason, detail: detail))
+                    }
+                }
+                batch.removeAll(keepingCapacity: true)
+                Output.progress("ingest: \(result.read) read, \(result.appended) appended, \(result.duplicates) duplicates, \(result.rejections.count) rejected")
+            }
+            while true {
+                let length = getline(&buffer, &capacity, file)
+                if length < 0 { break }
+                lineNumber += 1
+                let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { continue }
+                result.read += 1
+                batch.append(IngestLine(bytes: Array(bytes), line: lineNumber, source: input))
+                if batch.count == batchSize { try flush() }
+            }
+            free(buffer)
+            try flush()
+        }
+        Output.endProgress()
+        return result
+    }
+}

@@ -1,0 +1,61 @@
+import SubledgerLedger
+
+/// `subledger init`: writes (or updates) the data directory's configuration; never touches the log.
+enum InitCommand: Command {
+    static let help = CommandHelp(
+        name: "init", summary: "write the data directory's configuration (again: update it; the log is never touched)",
+        usage: "init --bundle-id ID [--app-apple-id N] [--environment E]... [--root CERT]... [--small-business] [--catalog FILE]",
+        options: [
+            .init("--bundle-id", "ID", "the app's bundle id, required"),
+            .init("--app-apple-id", "N", "the app's Apple id (checked in Production notifications)"),
+            .init("--environment", "E", "an environment to accept: Production (default), Sandbox, Xcode, LocalTesting; repeat for more"),
+            .init("--root", "CERT", "a root certificate to trust (DER or PEM), e.g. AppleRootCA-G3.cer; repeat for more"),
+            .init("--small-business", "proceeds at 85 % from the first day (App Store Small Business Program)"),
+            .init("--catalog", "FILE", "products' entitlements, ranks and periods (JSON)"),
+        ],
+        example: "subledger --data /srv/subledger init --bundle-id com.example.app --app-apple-id 1234567890 --root AppleRootCA-G3.cer")
+
+    struct Result: CommandOutput {
+        var data: String
+        var configuration: LedgerConfiguration
+
+        func json() -> String {
+            JSON.object([
+                ("data", .string(data)), ("bundleId", .string(configuration.bundleId)),
+                ("appAppleId", configuration.appAppleId.map { .int($0) } ?? .null),
+                ("environments", .array(configuration.environments.map { .string($0) })),
+                ("roots", .array(configuration.roots.map { .string($0) })),
+                ("smallBusiness", .bool(configuration.smallBusiness)), ("catalog", .optional(configuration.catalog)),
+            ]).serialized()
+        }
+
+        var tabulation: Tabulation {
+            Tabulation(facts: [
+                ("initialized", .text(data)), ("bundle", .text(configuration.bundleId)),
+                ("app Apple id", .text(configuration.appAppleId.map { String($0) })),
+                ("environments", .text(configuration.environments.joined(separator: ", "))),
+                ("root certificates", .count(configuration.roots.count)), ("small business", .flag(configuration.smallBusiness)),
+                ("catalog", .text(configuration.catalog)),
+            ])
+        }
+    }
+
+    static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
+        try arguments.allow(help)
+        guard let bundleId = arguments.value("--bundle-id") else { throw UsageError("init needs --bundle-id ID") }
+        var appAppleId: Int64?
+        if let text = arguments.value("--app-apple-id") {
+            guard let value = Int64(text) else { throw UsageError("--app-apple-id takes a number, not '\(text)'") }
+            appAppleId = value
+        }
+        let environments = arguments.options["--environment"] ?? ["Production"]
+        for environment in environments where !LedgerConfiguration.knownEnvironments.contains(environment) {
+            throw UsageError("unknown environment '\(environment)'; use one of \(LedgerConfiguration.knownEnvironments.joined(separator: ", "))")
+        }
+        let configuration = try Ledger.initialize(
+            directory: context.data.path, bundleId: bundleId, appAppleId: appAppleId, environments: environments,
+            rootFiles: arguments.options["--root"] ?? [], smallBusiness: arguments.flags.contains("--small-business"),
+            catalogFile: arguments.value("--catalog"))
+        return CommandResult(Result(data: context.data.path, configuration: configuration))
+    }
+}

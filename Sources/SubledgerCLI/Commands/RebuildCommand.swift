@@ -1,0 +1,43 @@
+import SubledgerLedger
+import SubledgerProjections
+
+/// `subledger rebuild`: folds the whole log into a fresh snapshot and switches to it.
+enum RebuildCommand: Command {
+    static let help = CommandHelp(
+        name: "rebuild", summary: "fold the log into a fresh projection snapshot and switch to it",
+        usage: "rebuild [--projection customers]",
+        options: [.init("--projection", "NAME", "the projection to rebuild: customers (it holds customer state and every report)")],
+        example: "subledger rebuild --json")
+
+    struct Result: CommandOutput {
+        var summary: ProjectionStore.RebuildSummary
+
+        func json() -> String {
+            JSON.object([
+                ("events", .int(summary.events)), ("seconds", .double(summary.seconds)),
+                ("eventsPerSecond", .double(summary.eventsPerSecond.rounded())), ("projections", .array([.string("customers")])),
+                ("snapshotBytes", .int(summary.snapshotBytes)),
+            ]).serialized()
+        }
+
+        var tabulation: Tabulation {
+            Tabulation(facts: [
+                ("rebuilt", .text("customers")), ("events", .count(summary.events)),
+                ("seconds", .text(String(Double(Int(summary.seconds * 10)) / 10))), ("events/s", .count(Int(summary.eventsPerSecond))),
+                ("snapshot", .bytes(Int64(summary.snapshotBytes))),
+            ])
+        }
+    }
+
+    static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
+        try arguments.allow(help)
+        if let name = arguments.value("--projection"), name != "customers" {
+            throw UsageError("the projection is `customers` (it holds customer state and every report)")
+        }
+        try context.data.requireExisting()
+        let ledger = try Ledger(directory: context.data.path)
+        defer { ledger.close() }
+        Output.diagnostic("rebuild: folding the whole log into a fresh snapshot (the old one serves until the switch)")
+        return CommandResult(Result(summary: try ledger.rebuildProjections()))
+    }
+}

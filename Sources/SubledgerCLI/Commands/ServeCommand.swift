@@ -1,0 +1,53 @@
+import SubledgerHTTP
+import SubledgerLedger
+import SubledgerServer
+
+/// `subledger serve`: the HTTP server until SIGTERM/SIGINT, then a graceful shutdown.
+enum ServeCommand: Command {
+    static let help = CommandHelp(
+        name: "serve", summary: "the App Store webhook, the read API, metrics and the dashboard over HTTP",
+        usage: "serve [--listen HOST:PORT] [--token-file F] [--snapshot-every EVENTS]",
+        options: [
+            .init("--listen", "HOST:PORT", "where to listen (default: 127.0.0.1:8080)"),
+            .init("--token-file", "F", "the bearer token for the read API and dashboard; required off loopback"),
+            .init("--snapshot-every", "EVENTS", "events between background projection snapshots (default: 500000)"),
+        ],
+        formats: false,
+        notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM or SIGINT."],
+        example: "subledger --data /srv/subledger serve --listen 0.0.0.0:8080 --token-file /etc/subledger/token")
+
+    static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
+        try arguments.allow(help)
+        let data = context.data
+        try data.requireExisting()
+        let listen = arguments.value("--listen") ?? "127.0.0.1:8080"
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else {
+            throw UsageError("--listen takes HOST:PORT, not '\(listen)'")
+        }
+        let host = String(listen[..<colon].filter { $0 != "[" && $0 != "]" })
+        var token: String?
+        if let file = arguments.value("--token-file") {
+            guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the token file \(file)") }
+            let text = String(decoding: bytes.filter { $0 != 0x0A && $0 != 0x0D && $0 != 0x20 && $0 != 0x09 }, as: UTF8.self)
+            guard !text.isEmpty else { throw UsageError("the token file \(file) is empty") }
+            token = text
+        }
+        guard token != nil || isLoopback(host: host) else {
+            throw UsageError("refusing to listen on \(host) without --token-file: the read API would be open to the network")
+        }
+        // Events between background snapshots: what a restart after a crash folds again.
+        var snapshotEvery = 500_000
+        if let text = arguments.value("--snapshot-every") {
+            guard let value = Int(text), value > 0 else { throw UsageError("--snapshot-every takes a number of events, not '\(text)'") }
+            snapshotEvery = value
+        }
+        let ledger = try Ledger(directory: data.path, snapshotEveryEvents: snapshotEvery)
+        let service = LedgerServer(ledger: ledger, token: token)
+        let server = try HTTPServer(configuration: HTTPServer.Configuration(host: host, port: port), metrics: service.metrics, handler: service.router)
+        Output.diagnostic("serve: listening on \(host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
+        let signal = try server.runUntilSignal()
+        ledger.close()
+        Output.diagnostic("serve: stopped (signal \(signal)); the log is synced and closed")
+        return CommandResult(nil)
+    }
+}

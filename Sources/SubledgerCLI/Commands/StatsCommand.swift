@@ -1,0 +1,74 @@
+import SubledgerLedger
+import SubledgerLog
+import SubledgerProjections
+
+/// `subledger stats`: sizes and counts of the data directory; zeros for a ledger nothing was
+/// ingested into yet.
+enum StatsCommand: Command {
+    static let help = CommandHelp(
+        name: "stats", summary: "sizes and counts of the data directory",
+        usage: "stats",
+        notes: ["lag: events in the log after the projection snapshot (what a restart folds again).",
+                "CSV: field,value records, sizes in bytes."],
+        example: "subledger stats --json")
+
+    struct Result: CommandOutput {
+        var messages: Int
+        var events: LogSummary?
+        var evidence: LogSummary?
+        var customers: Int
+        var quarantined: Int
+        var checkpoint: String?
+        var lag: Int
+        var eventsFolded: Int
+
+        var segments: Int { (events?.segments ?? 0) + (evidence?.segments ?? 0) }
+
+        func json() -> String {
+            JSON.object([
+                ("messages", .int(messages)),
+                ("events", .int(events?.records ?? 0)),
+                ("logBytes", .int(events?.bytes ?? 0)),
+                ("evidenceBytes", .int(evidence?.bytes ?? 0)),
+                ("segments", .int(segments)),
+                ("lastPosition", .optional(events?.lastPosition?.description)),
+                ("customers", .int(customers)),
+                ("quarantined", .int(quarantined)),
+                ("projections", .array([.object([
+                    ("name", .string("customers")), ("version", .int(ProjectionStore.schemaVersion)),
+                    ("checkpoint", .optional(checkpoint)), ("lag", .int(lag)), ("events", .int(eventsFolded)),
+                ])])),
+            ]).serialized()
+        }
+
+        var tabulation: Tabulation {
+            Tabulation(facts: [
+                ("messages", .count(messages)),
+                ("events", .count(Int(events?.records ?? 0))),
+                ("log", .bytes(Int64(events?.bytes ?? 0))),
+                ("evidence", .bytes(Int64(evidence?.bytes ?? 0))),
+                ("segments", .count(segments)),
+                ("last position", .text(events?.lastPosition?.description)),
+                ("customers", .count(customers)),
+                ("quarantined", .count(quarantined)),
+                ("projection", .text("customers v\(ProjectionStore.schemaVersion), checkpoint \(checkpoint ?? "-"), lag \(lag)")),
+            ])
+        }
+    }
+
+    static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
+        try arguments.allow(help)
+        let data = context.data
+        try data.requireExisting()
+        let events = DataDirectory.exists(data.log) ? try LogReader(directory: data.log).summary() : nil
+        let evidence = DataDirectory.exists(data.evidence) ? try LogReader(directory: data.evidence).summary() : nil
+        // The projection database after folding what the log holds beyond its checkpoint; lag is
+        // what it has not folded (a running server folds it moments after each acknowledgement).
+        let projection = try data.reader().projections.summary()
+        return CommandResult(Result(
+            messages: try Ledger.messageCount(evidenceDirectory: data.evidence), events: events, evidence: evidence,
+            customers: projection.customers, quarantined: try Ledger.quarantinedCount(directory: data.path),
+            checkpoint: projection.checkpoint?.description, lag: max(0, Int(events?.records ?? 0) - projection.events),
+            eventsFolded: projection.events))
+    }
+}

@@ -1,0 +1,54 @@
+import SubledgerLedger
+import SubledgerLog
+
+/// `subledger verify`: every frame, footer and chain link of the log and the evidence log.
+enum VerifyCommand: Command {
+    static let help = CommandHelp(
+        name: "verify", summary: "check every frame of the log and evidence and the segment hash chain",
+        usage: "verify",
+        notes: ["Exit 3 when anything is damaged; the problems name the file and offset. CSV: the problems."],
+        example: "subledger verify --json")
+
+    struct Result: CommandOutput {
+        var segments = 0
+        var records: UInt64 = 0
+        var bytes: Int64 = 0
+        var problems: [LogProblem] = []
+
+        func json() -> String {
+            JSON.object([
+                ("ok", .bool(problems.isEmpty)),
+                ("segments", .int(segments)),
+                ("records", .int(records)),
+                ("bytes", .int(bytes)),
+                ("problems", .array(problems.map { problem in
+                    .object([("file", .string(problem.file)), ("offset", .int(problem.offset)), ("kind", .string(problem.kind.rawValue)), ("detail", .string(problem.detail))])
+                })),
+            ]).serialized()
+        }
+
+        var tabulation: Tabulation {
+            Tabulation(
+                facts: [("verified", .text(problems.isEmpty ? "ok" : "DAMAGED")), ("segments", .count(segments)),
+                        ("records", .count(Int(records))), ("size", .bytes(bytes))],
+                tables: [Table(
+                    title: "problems",
+                    columns: [.init("file", key: "file", limit: 60), .init("offset", key: "offset"), .init("kind", key: "kind"), .init("detail", key: "detail", limit: 60)],
+                    rows: problems.map { [.text($0.file), .number(Int64($0.offset)), .text($0.kind.rawValue), .text($0.detail)] })])
+        }
+    }
+
+    static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
+        try arguments.allow(help)
+        try context.data.requireExisting()
+        var result = Result()
+        for directory in [context.data.log, context.data.evidence] where DataDirectory.exists(directory) {
+            let report = try LogReader(directory: directory).verify()
+            result.segments += report.segments
+            result.records += report.records
+            result.bytes += report.bytes
+            result.problems += report.problems
+        }
+        return CommandResult(result, result.problems.isEmpty ? .success : .corruption)
+    }
+}

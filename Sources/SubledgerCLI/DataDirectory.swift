@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SubledgerLedger
+
+/// Where a ledger keeps its files: `log/` (events) and `evidence/` (verbatim signed messages).
+struct DataDirectory: Sendable {
+    var path: String
+
+    init(_ explicit: String?) {
+        if let explicit {
+            path = explicit
+        } else if let variable = getenv("SUBLEDGER_DATA"), let value = String(validatingCString: variable), !value.isEmpty {
+            path = value
+        } else {
+            path = "./subledger-data"
+        }
+    }
+
+    var log: String { path + "/log" }
+    var evidence: String { path + "/evidence" }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    func requireExisting() throws(UsageError) {
+        guard Self.exists(path) else { throw UsageError("no data directory at \(path); create one with `subledger init` or pass --data DIR") }
+    }
+
+    /// A read-only view: works beside a running server.
+    func reader() throws -> LedgerReader {
+        try requireExisting()
+        return try LedgerReader.open(directory: path)
+    }
+}

@@ -1,0 +1,22 @@
+import SubledgerProjections
+
+/// Command-line flags as query parameters: the parameter `asOf` is the flag `--as-of`, and a
+/// switch such as `--raw` given without a value reads as `""`.
+struct FlagSource: QueryParameterSource {
+    let arguments: Arguments
+
+    init(_ arguments: Arguments) {
+        self.arguments = arguments
+    }
+
+    func value(_ name: String) -> String? {
+        let flag = Self.flag(name)
+        if let value = arguments.value(flag) { return value }
+        return arguments.flags.contains(flag) ? "" : nil
+    }
+
+    /// `atPosition` → `--at-position`.
+    static func flag(_ name: String) -> String {
+        "--" + name.map { $0.isUppercase ? "-" + $0.lowercased() : String($0) }.joined()
+    }
+}

@@ -1,0 +1,68 @@
+import SubledgerProjections
+
+extension Cell {
+    /// For a person: grouped digits, money in its currency's form, short UTC instants, sizes in
+    /// KB/MB/GB, rates in percent.
+    var tableText: String {
+        switch self {
+        case .text(let text): text ?? "-"
+        case .count(let count): Self.grouped(String(count.magnitude), negative: count < 0)
+        case .number(let number): String(number)
+        case .money(let money): money?.formatted ?? "-"
+        case .instant(let instant): instant.map(Self.shortInstant) ?? "-"
+        case .bytes(let bytes): Self.size(bytes)
+        case .rate(let rate): rate.map { Self.percent($0) } ?? "-"
+        case .flag(let flag): flag.map { $0 ? "yes" : "no" } ?? "-"
+        }
+    }
+
+    /// For a spreadsheet: plain numbers (money as a decimal in the currency's major unit),
+    /// ISO 8601 instants, empty when absent.
+    var csvText: String {
+        switch self {
+        case .text(let text): text ?? ""
+        case .count(let count): String(count)
+        case .number(let number): String(number)
+        case .money(let money): money?.decimal ?? ""
+        case .instant(let instant): instant.map(UTCCalendar.iso8601) ?? ""
+        case .bytes(let bytes): String(bytes)
+        case .rate(let rate): rate.map { String($0) } ?? ""
+        case .flag(let flag): flag.map { $0 ? "true" : "false" } ?? ""
+        }
+    }
+
+    /// `2026-03-01 10:00` (UTC): what a person scans; `--json` and CSV keep the milliseconds.
+    static func shortInstant(_ instant: Int64) -> String {
+        let text = UTCCalendar.iso8601(instant)
+        return text.prefix(10) + " " + text.dropFirst(11).prefix(5)
+    }
+
+    /// `264.9 MB`: decimal units, as disks are sold.
+    static func size(_ bytes: Int64) -> String {
+        let units = ["bytes", "KB", "MB", "GB", "TB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1000 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        if unit == 0 { return "\(bytes) bytes" }
+        return "\((value * 10).rounded() / 10) \(units[unit])"
+    }
+
+    /// `8.3 %`.
+    static func percent(_ fraction: Double) -> String {
+        let tenths = Int64((fraction * 1000).rounded())
+        return "\(tenths / 10).\(abs(tenths % 10)) %"
+    }
+
+    static func grouped(_ digits: String, negative: Bool) -> String {
+        var whole = Substring(digits)
+        var groups: [Substring] = []
+        while whole.count > 3 {
+            groups.insert(whole.suffix(3), at: 0)
+            whole = whole.dropLast(3)
+        }
+        return (negative ? "-" : "") + ([whole] + groups).joined(separator: ",")
+    }
+}

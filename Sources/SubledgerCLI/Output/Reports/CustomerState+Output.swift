@@ -1,0 +1,57 @@
+import SubledgerLedger
+import SubledgerProjections
+
+extension CustomerState: CommandOutput {
+    func json() throws -> String { try JSON.document(self) }
+
+    var tabulation: Tabulation {
+        let subscriptions = Table(
+            title: "subscriptions",
+            columns: [
+                .init("subscription", key: "originalTransactionId"), .init("product", key: "productId", limit: 28),
+                .init("group", key: "subscriptionGroupId", wide: true), .init("environment", key: "environment", wide: true),
+                .init("status", key: "status"), .init("entitled", key: "entitled", wide: true), .init("period", key: "periodType"),
+                .init("expires", key: "expiresAt"), .init("grace until", key: "gracePeriodExpiresAt", wide: true),
+                .init("auto-renew", key: "autoRenew"), .init("renews to", key: "autoRenewProductId", wide: true),
+                .init("expiry reason", key: "expirationReason", wide: true), .init("revocation", key: "revocation", wide: true),
+                .init("revoked", key: "revokedAt", wide: true), .init("price increase", key: "priceIncrease", wide: true),
+                .init("price", key: "price"), .init("currency", key: "currency", wide: true), .init("plan", key: "billingPlan"),
+                .init("commitment", key: "commitment", wide: true), .init("ownership", key: "ownership", wide: true),
+                .init("last transaction", key: "lastTransactionId", wide: true), .init("storefront", key: "storefront", wide: true),
+                .init("first purchase", key: "firstPurchaseAt", wide: true), .init("paid periods", key: "paidPeriods", wide: true),
+            ],
+            rows: subscriptions.map { subscription in
+                let commitment = subscription.commitment.map { "\($0.billingPeriodNumber.map(String.init) ?? "?")/\($0.totalBillingPeriods.map(String.init) ?? "?")" }
+                return [
+                    .text(subscription.originalTransactionId), .text(subscription.productId), .text(subscription.subscriptionGroupId),
+                    .text(subscription.environment),
+                    .text(subscription.status.rawValue + (subscription.expirationReason.map { " (\($0.rawValue))" } ?? "")),
+                    .flag(subscription.entitled), .text(subscription.periodType.rawValue), .instant(subscription.expiresAt),
+                    .instant(subscription.gracePeriodExpiresAt), .flag(subscription.autoRenew), .text(subscription.autoRenewProductId),
+                    .text(subscription.expirationReason?.rawValue), .text(subscription.revocation?.rawValue), .instant(subscription.revokedAt),
+                    .text(subscription.priceIncrease?.rawValue), .money(subscription.price, subscription.currency), .text(subscription.currency),
+                    .text(subscription.billingPlan.rawValue), .text(commitment), .text(subscription.ownership.rawValue),
+                    .text(subscription.lastTransactionId), .text(subscription.storefront), .instant(subscription.firstPurchaseAt),
+                    .count(subscription.paidPeriods),
+                ]
+            })
+        var tables = [subscriptions]
+        if !purchases.isEmpty {
+            tables.append(Table(
+                title: "purchases",
+                columns: [
+                    .init("transaction", key: "transactionId"), .init("product", key: "productId", limit: 28), .init("type", key: "type"),
+                    .init("purchased", key: "purchasedAt"), .init("price", key: "price"), .init("currency", key: "currency", wide: true),
+                    .init("refunded", key: "refunded"),
+                ],
+                rows: purchases.map { purchase in
+                    [.text(purchase.transactionId), .text(purchase.productId), .text(purchase.type), .instant(purchase.purchasedAt),
+                     .money(purchase.price, purchase.currency), .text(purchase.currency), .flag(purchase.refunded)]
+                }))
+        }
+        return Tabulation(
+            facts: [("customer", .text(customerId)), ("as of", .instant(asOf)), ("environment", .text(environment)),
+                    ("entitlements", .text(entitlements.isEmpty ? "none" : entitlements.joined(separator: ", ")))],
+            tables: tables)
+    }
+}

@@ -1,0 +1,29 @@
+/// Rows under named columns: what a table and CSV print. Columns marked `wide` appear only with
+/// `--wide` (and always in CSV); `limit` cuts a long cell in a table so lines stay readable.
+struct Table: Sendable, Equatable {
+    struct Column: Sendable, Equatable {
+        /// For people (table headers).
+        var title: String
+        /// For programs (CSV headers): the JSON field name.
+        var key: String
+        var wide: Bool
+        var limit: Int?
+
+        init(_ title: String, key: String, wide: Bool = false, limit: Int? = nil) {
+            self.title = title
+            self.key = key
+            self.wide = wide
+            self.limit = limit
+        }
+    }
+
+    var title: String?
+    var columns: [Column]
+    var rows: [[Cell]]
+
+    init(title: String? = nil, columns: [Column], rows: [[Cell]]) {
+        self.title = title
+        self.columns = columns
+        self.rows = rows
+    }
+}

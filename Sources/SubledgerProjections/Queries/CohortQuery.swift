@@ -1,0 +1,21 @@
+/// `report cohorts` / `GET /v1/reports/cohorts`: retention by month of first payment.
+public struct CohortQuery: Sendable, Equatable {
+    public var from: UTCMonth
+    public var to: UTCMonth
+    /// Months that have not begun by this instant get no retention figure.
+    public var now: Int64
+    public var filter: ReportFilter
+
+    public init(from: UTCMonth, to: UTCMonth, now: Int64, filter: ReportFilter = ReportFilter()) {
+        self.from = from
+        self.to = to
+        self.now = now
+        self.filter = filter
+    }
+
+    /// `from`, `to` (required months), `environment`, `atPosition`.
+    public init(_ parameters: some QueryParameterSource, now: Int64) throws(QueryError) {
+        let filter = try ReportFilter(parameters)
+        self.init(from: try parameters.month("from"), to: try parameters.month("to"), now: now, filter: filter)
+    }
+}

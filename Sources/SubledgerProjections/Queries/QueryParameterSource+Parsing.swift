@@ -1,0 +1,57 @@
+import SubledgerEvents
+import SubledgerLog
+
+/// The parameter types queries share, with the API's error codes (`invalid_from`, ...).
+extension QueryParameterSource {
+    /// A switch: present without a value, or `1` / `true`.
+    func isOn(_ name: String) -> Bool {
+        ["1", "true", ""].contains(value(name) ?? "no")
+    }
+
+    func instant(_ name: String) throws(QueryError) -> Int64? {
+        try value(name).map { text throws(QueryError) in try Self.instant(text, name) }
+    }
+
+    func day(_ name: String) throws(QueryError) -> UTCDay {
+        guard let text = value(name) else { throw QueryError(kind: .badParameter, code: "missing_\(name)", detail: "\(name) is required (a UTC day, YYYY-MM-DD)") }
+        guard let day = UTCDay(text) else { throw QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(name) is a UTC day (YYYY-MM-DD), not \(text)") }
+        return day
+    }
+
+    func month(_ name: String) throws(QueryError) -> UTCMonth {
+        guard let text = value(name) else { throw QueryError(kind: .badParameter, code: "missing_\(name)", detail: "\(name) is required (a month, YYYY-MM)") }
+        guard let month = UTCMonth(text) else { throw QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(name) is a month (YYYY-MM), not \(text)") }
+        return month
+    }
+
+    func granularity() throws(QueryError) -> ReportGranularity {
+        guard let text = value("by") else { return .month }
+        guard let granularity = ReportGranularity(rawValue: text) else { throw QueryError(kind: .badParameter, code: "invalid_by", detail: "by is day or month, not \(text)") }
+        return granularity
+    }
+
+    func environment() -> AppStoreEnvironment? {
+        value("environment").map(AppStoreEnvironment.init(rawValue:))
+    }
+
+    func position() throws(QueryError) -> LogPosition? {
+        guard let text = value("atPosition") else { return nil }
+        guard let position = LogPosition(text) else { throw QueryError(kind: .badParameter, code: "invalid_position", detail: "atPosition is a log position (a decimal number), not \(text)") }
+        return position
+    }
+
+    /// `2026-03-03`, `2026-03-03T10:00:00Z` or with milliseconds, as epoch milliseconds (UTC).
+    static func instant(_ text: String, _ name: String) throws(QueryError) -> Int64 {
+        let invalid = QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(name) is an ISO 8601 UTC instant (2026-03-01T00:00:00.000Z) or a day (2026-03-01), not \(text)")
+        guard let day = UTCDay(text.prefix(10)) else { throw invalid }
+        let rest = text.dropFirst(10)
+        if rest.isEmpty { return day.start }
+        let digits = rest.filter(\.isNumber)
+        guard rest.first == "T", rest.last == "Z", digits.count >= 6, let time = Int64(digits.prefix(6)) else { throw invalid }
+        let (hours, minutes, seconds) = (time / 10000, time / 100 % 100, time % 100)
+        guard hours < 24, minutes < 60, seconds < 60 else { throw invalid }
+        let fraction = digits.dropFirst(6)
+        let millis = fraction.isEmpty ? 0 : Int64((fraction + "00").prefix(3))!
+        return day.start + ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis
+    }
+}

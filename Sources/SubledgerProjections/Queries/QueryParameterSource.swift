@@ -1,0 +1,12 @@
+/// Where a query's parameters come from. Every parameter has one name, the HTTP API's
+/// (`asOf`, `atPosition`, `byProduct`); HTTP query strings and command-line flags adapt onto it,
+/// so both are parsed and validated by the same code.
+public protocol QueryParameterSource {
+    /// The parameter's value; `""` for a switch given without a value (`--raw`, `?raw`); nil
+    /// when absent.
+    func value(_ name: String) -> String?
+}
+
+extension Dictionary: QueryParameterSource where Key == String, Value == String {
+    public func value(_ name: String) -> String? { self[name] }
+}

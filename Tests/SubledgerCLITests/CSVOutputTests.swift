@@ -1,0 +1,61 @@
+import Foundation
+import SubledgerCLI
+import Testing
+
+/// `--format csv`: RFC 4180 that parses back, a header row of the JSON field names, one record
+/// per JSON row, amounts as decimals of the row's currency.
+@Suite("CSV")
+struct CSVOutputTests {
+    static let reports: [[String]] = [
+        ["report", "revenue", "--from", "2026-01-01", "--to", "2026-04-30", "--by-product"],
+        ["report", "mrr", "--at", "2026-03-01"], ["report", "churn", "--from", "2026-01-01", "--to", "2026-04-30"],
+        ["report", "cohorts", "--from", "2026-01", "--to", "2026-04"],
+    ]
+
+    @Test("every report's CSV parses back with a header and a record per JSON row", arguments: reports)
+    func parsesBack(argv: [String]) throws {
+        let ledger = SimulatedLedger.shared
+        let (code, output) = ledger.run(argv + ["--format", "csv"])
+        #expect(code == .success)
+        let records = try #require(CSV.parse(output), "RFC 4180")
+        let document = try JSONSerialization.jsonObject(with: Data(ledger.run(argv + ["--json"]).output.utf8)) as! [String: Any]
+        let rows = try #require(document["rows"] as? [[String: Any]])
+        #expect(records.count == rows.count + 1)
+        #expect(records.allSatisfy { $0.count == records[0].count })
+        // Scalar JSON fields keep their names as columns.
+        let scalars = Set(rows.first?.filter { !($0.value is [Any]) && !($0.value is [String: Any]) }.keys.map { $0 } ?? [])
+        #expect(scalars.isSubset(of: Set(records[0])), "columns \(records[0]) hold \(scalars)")
+    }
+
+    @Test("revenue amounts are decimals in the row's currency, counts plain numbers")
+    func amounts() throws {
+        let ledger = SimulatedLedger.shared
+        let argv = ["report", "revenue", "--from", "2026-01-01", "--to", "2026-04-30"]
+        let records = try #require(CSV.parse(ledger.run(argv + ["--format", "csv"]).output))
+        let rows = try #require(try ledger.json("report", "revenue", "--from", "2026-01-01", "--to", "2026-04-30")["rows"] as? [[String: Any]])
+        let header = records[0]
+        let gross = try #require(header.firstIndex(of: "grossSales"))
+        let transactions = try #require(header.firstIndex(of: "transactions"))
+        for (record, row) in zip(records.dropFirst(), rows) {
+            let milliunits = row["grossSales"] as! Int
+            let decimals = row["currency"] as? String == "JPY" ? 0 : 2
+            let value = try #require(Double(record[gross]))
+            #expect(abs(value - Double(milliunits) / 1000) < 0.006, "\(record[gross]) for \(milliunits)")
+            #expect(record[gross].split(separator: ".").dropFirst().first?.count ?? 0 == decimals)
+            #expect(record[transactions] == String(row["transactions"] as! Int))
+        }
+    }
+
+    @Test("stats, which has no table, is field,value records")
+    func facts() throws {
+        let records = try #require(CSV.parse(SimulatedLedger.shared.run("stats", "--format", "csv").output))
+        #expect(records.first == ["field", "value"])
+        #expect(records.contains(["events", "141"]))
+    }
+
+    @Test("--format json is --json")
+    func formatJSON() {
+        let ledger = SimulatedLedger.shared
+        #expect(ledger.run("report", "mrr", "--at", "2026-03-01", "--format", "json").output == ledger.run("report", "mrr", "--at", "2026-03-01", "--json").output)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import SubledgerCLI
+import SubledgerTestSupport
+import Testing
+
+/// The contract's exit codes: 0 success, 1 ran but failed, 2 usage, 3 corruption.
+@Suite("Exit codes")
+struct ExitCodeTests {
+    let tool = CommandLineTool(clock: { SimulatedLedger.now })
+
+    @Test("a command line that cannot run as written is a usage error (2)", arguments: [
+        [], ["frobnicate"], ["stats", "--bogus"], ["report"], ["report", "profit"], ["customer"],
+        ["report", "revenue", "--from", "2026-13-01", "--to", "2026-02-01"], ["report", "revenue", "--to", "2026-02-01"],
+        ["report", "mrr", "--at", "yesterday"], ["report", "churn", "--from", "2026-01-01", "--to", "2026-02-01", "--by", "week"],
+        ["stats", "--format", "xml"], ["stats", "--json", "--format", "csv"], ["init"],
+    ])
+    func usage(argv: [String]) {
+        #expect(SimulatedLedger.shared.run(argv).exitCode == .usage)
+    }
+
+    @Test("a data directory that does not exist is a usage error (2)")
+    func missingDirectory() {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.file("missing"), "stats"]).exitCode == .usage)
+    }
+
+    @Test("an unknown customer is a failure (1) with nothing on stdout")
+    func unknownCustomer() {
+        let (code, output) = SimulatedLedger.shared.run("customer", "no-such-customer", "--json")
+        #expect(code == .failure)
+        #expect(output.isEmpty)
+    }
+
+    @Test("ingest exits 1 when a line is rejected, and says why in its JSON")
+    func rejectedLine() throws {
+        let directory = TemporaryDirectory()
+        let root = SimulatedLedger.shared.directory.file("sim/root.cer")
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.subledger", "--root", root]).exitCode == .success)
+        try "not a jws\n".write(toFile: directory.file("bad.jsonl"), atomically: true, encoding: .utf8)
+        let (code, output) = tool.run(["--data", directory.path, "ingest", directory.file("bad.jsonl"), "--json"])
+        #expect(code == .failure)
+        let document = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        #expect(document["rejected"] as? Int == 1)
+    }
+
+    @Test("verify exits 3 on a flipped byte in the log, naming the file, and so does a report that meets it")
+    func corruption() throws {
+        let copy = TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: SimulatedLedger.shared.data, toPath: copy.file("d"))
+        let segment = copy.file("d/log/" + (try FileManager.default.contentsOfDirectory(atPath: copy.file("d/log")).sorted().first { $0.hasSuffix(".seg") }!))
+        let handle = try #require(FileHandle(forUpdatingAtPath: segment))
+        try handle.seek(toOffset: 200)
+        let original = try #require(try handle.read(upToCount: 1)?.first)
+        try handle.seek(toOffset: 200)
+        try handle.write(contentsOf: [original ^ 0xFF])
+        try handle.close()
+        let (code, output) = tool.run(["--data", copy.file("d"), "verify", "--json"])
+        #expect(code == .corruption)
+        let document = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        #expect(document["ok"] as? Bool == false)
+        #expect((document["problems"] as? [[String: Any]])?.first?["file"] as? String == segment)
+        // Without a snapshot a report folds the whole log, meets the damage and says so.
+        try FileManager.default.removeItem(atPath: copy.file("d/projections"))
+        #expect(tool.run(["--data", copy.file("d"), "report", "mrr", "--at", "2026-03-01"]).exitCode == .corruption)
+    }
+
+    @Test("a freshly initialised ledger answers stats with zeros, and reports, quarantine and verify")
+    func emptyLedger() throws {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
+        let (code, output) = tool.run(["--data", directory.path, "stats", "--json"])
+        #expect(code == .success)
+        let document = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        #expect(document["events"] as? Int == 0)
+        #expect(document["messages"] as? Int == 0)
+        #expect(document["customers"] as? Int == 0)
+        for argv in [["report", "mrr"], ["report", "revenue", "--from", "2026-01-01", "--to", "2026-01-31"], ["stats"], ["quarantine", "list"], ["verify"]] {
+            #expect(tool.run(["--data", directory.path] + argv).exitCode == .success, "\(argv) on an empty ledger")
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import SubledgerCLI
+import Testing
+
+/// `subledger COMMAND --help` and `subledger help COMMAND` print that command's own page:
+/// usage, every flag it takes, one example.
+@Suite("Help")
+struct HelpTests {
+    let tool = CommandLineTool()
+
+    static let pages: [[String]] = [
+        ["init"], ["ingest"], ["quarantine"], ["serve"], ["simulate"], ["customer"], ["history"], ["report"],
+        ["report", "revenue"], ["report", "mrr"], ["report", "churn"], ["report", "cohorts"], ["rebuild"], ["verify"], ["stats"], ["demo"],
+    ]
+
+    @Test("each command has its own page with usage, options and an example", arguments: pages)
+    func ownPage(words: [String]) {
+        let global = tool.run(["--help"])
+        let (code, page) = tool.run(words + ["--help"])
+        #expect(code == .success)
+        #expect(page != global.output)
+        #expect(page.hasPrefix("subledger \(words.joined(separator: " ")) — "))
+        #expect(page.contains("usage: subledger [--data DIR] \(words.joined(separator: " "))"))
+        #expect(page.contains("\nexample:\n  subledger "))
+        #expect(tool.run(["help"] + words).output == page)
+    }
+
+    @Test("a report's page lists the flags it accepts, and it accepts the flags its page lists")
+    func flagsMatch() {
+        let page = tool.run(["report", "revenue", "--help"]).output
+        for flag in ["--from", "--to", "--by", "--by-product", "--refunds", "--environment", "--at-position", "--format", "--json", "--wide"] {
+            #expect(page.contains("  " + flag + " "), "\(flag) on the page")
+        }
+        #expect(!page.contains("--as-of"))
+        #expect(SimulatedLedger.shared.run("report", "revenue", "--from", "2026-01-01", "--to", "2026-01-31", "--as-of", "2026-01-01").exitCode == .usage)
+    }
+
+    @Test("the global help lists every command")
+    func global() {
+        let (code, usage) = tool.run(["--help"])
+        #expect(code == .success)
+        for words in Self.pages where words.count == 1 { #expect(usage.contains("\n  \(words[0]) "), "\(words[0])") }
+    }
+}

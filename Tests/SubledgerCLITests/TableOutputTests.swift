@@ -1,0 +1,80 @@
+import Foundation
+import SubledgerCLI
+import Testing
+
+/// Default tables are for a person: money in its currency's own form, no line wider than a
+/// terminal holds; `--wide` shows everything.
+@Suite("Tables")
+struct TableOutputTests {
+    static let width = 160
+
+    static var commands: [[String]] {
+        let ids = SimulatedLedger.shared.customerIds
+        return [
+            ["report", "revenue", "--from", "2026-01-01", "--to", "2026-04-30"],
+            ["report", "revenue", "--from", "2026-01-01", "--to", "2026-04-30", "--by", "day", "--by-product"],
+            ["report", "mrr", "--at", "2026-03-01"], ["report", "churn", "--from", "2026-01-01", "--to", "2026-04-30"],
+            ["report", "cohorts", "--from", "2026-01", "--to", "2026-04"], ["stats"], ["verify"], ["quarantine", "list"],
+        ] + ids.flatMap { [["customer", $0, "--as-of", "2026-04-30"], ["history", $0]] }
+    }
+
+    @Test("no default table line is wider than 160 characters")
+    func width() {
+        for argv in Self.commands {
+            let (code, output) = SimulatedLedger.shared.run(argv)
+            #expect(code == .success, "\(argv)")
+            let widest = output.split(separator: "\n").map(\.count).max() ?? 0
+            #expect(widest <= Self.width, "\(argv.joined(separator: " ")) prints a line of \(widest) characters")
+        }
+    }
+
+    @Test("--wide shows the columns a default table leaves out")
+    func wide() throws {
+        let id = SimulatedLedger.shared.customerIds[0]
+        let narrow = SimulatedLedger.shared.run("history", id).output
+        let wide = SimulatedLedger.shared.run("history", id, "--wide").output
+        let uuid = try #require((try SimulatedLedger.shared.json("history", id)["events"] as? [[String: Any]])?.first?["notificationUUID"] as? String)
+        #expect(!narrow.contains(uuid))
+        #expect(wide.contains(uuid))
+    }
+
+    /// Written out by hand here, independently of the formatter: USD with cents, JPY without a
+    /// minor unit, thousands grouped.
+    static func readable(_ milliunits: Int, _ currency: String) -> String {
+        let decimals = currency == "JPY" ? 0 : 2
+        let minor = decimals == 0 ? (milliunits + 500) / 1000 : (milliunits + 5) / 10
+        let whole = decimals == 0 ? minor : minor / 100
+        var digits = String(whole)
+        var grouped = ""
+        while digits.count > 3 {
+            grouped = "," + digits.suffix(3) + grouped
+            digits.removeLast(3)
+        }
+        let fraction = decimals == 0 ? "" : "." + (minor % 100 < 10 ? "0" : "") + String(minor % 100)
+        return digits + grouped + fraction + " " + currency
+    }
+
+    @Test("revenue shows each row's amounts in its currency's form, never milliunits")
+    func money() throws {
+        let document = try SimulatedLedger.shared.json("report", "revenue", "--from", "2026-01-01", "--to", "2026-04-30")
+        let table = SimulatedLedger.shared.run("report", "revenue", "--from", "2026-01-01", "--to", "2026-04-30").output
+        let lines = table.split(separator: "\n")
+        let rows = try #require(document["rows"] as? [[String: Any]])
+        #expect(Set(rows.compactMap { $0["currency"] as? String }).isSuperset(of: ["USD", "JPY"]), "the simulation has USD and JPY")
+        for row in rows where row["currency"] as? String != "EUR" {
+            let currency = row["currency"] as! String
+            let gross = row["grossSales"] as! Int
+            let net = row["net"] as! Int
+            let expected = [row["period"] as! String, Self.readable(gross, currency), Self.readable(net, currency)]
+            #expect(lines.contains { line in expected.allSatisfy { line.contains($0) } }, "a line with \(expected)")
+            #expect(!table.contains(String(gross)) || gross < 1000, "\(gross) milliunits printed raw")
+        }
+    }
+
+    @Test("stats shows sizes in KB, MB or GB")
+    func sizes() {
+        let table = SimulatedLedger.shared.run("stats").output
+        #expect(table.range(of: #"log\s+\d+(\.\d)? KB"#, options: .regularExpression) != nil)
+        #expect(table.range(of: #"evidence\s+\d+(\.\d)? KB"#, options: .regularExpression) != nil)
+    }
+}
