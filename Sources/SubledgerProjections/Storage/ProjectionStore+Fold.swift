@@ -58,11 +58,20 @@ extension ProjectionStore {
     private func fold(_ records: [(position: LogPosition, payload: [UInt8])]) throws(ProjectionError) {
         try willWrite()
         let database = self.database
-        var table = strings
-        let header = self.header
-        let storedStrings = table.count
         do {
             let folded = try database.environment.write { txn in
+                // Another process (the CLI beside the server) may have folded since this one
+                // last did: extend the checkpoint the database holds, with the strings it holds.
+                var header = self.header
+                var table = strings
+                let stored = try database.header(txn)
+                if stored != header {
+                    header = stored
+                    table = try database.loadStrings(txn)
+                }
+                let storedStrings = table.count
+                let records = records.filter { record in header.checkpoint.map { record.position > $0 } ?? true }
+                guard !records.isEmpty else { return (table, header) }
                 var touched = Set<[UInt8]>()
                 var known: [NotificationKey] = []
                 for record in records {
@@ -105,9 +114,9 @@ extension ProjectionStore {
                 try database.appendStrings(of: part.strings, after: storedStrings, txn)
                 return (part.strings, next)
             }
-            table = folded.0
-            self.header = folded.1
-            strings = table
+            strings = folded.0
+            header = folded.1
+            published.publish(strings)
         } catch let error as ProjectionError {
             throw error
         } catch {
