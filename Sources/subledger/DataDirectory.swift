@@ -1,8 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerLedger
 
-/// Where a ledger keeps its files: `log/` (events) and `evidence/` (verbatim signed messages).
+/// The data directory a command works on (`--data`, else `SUBLEDGER_DATA`, else `./subledger-data`).
 struct DataDirectory {
     var path: String
 
@@ -16,8 +17,9 @@ struct DataDirectory {
         }
     }
 
-    var log: String { path + "/log" }
-    var evidence: String { path + "/evidence" }
+    var layout: DataDirectoryLayout { DataDirectoryLayout(path) }
+    var log: String { layout.log }
+    var evidence: String { layout.evidence }
 
     var exists: Bool {
         var info = stat()

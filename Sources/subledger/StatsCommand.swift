@@ -15,7 +15,7 @@ enum StatsCommand {
         // Read-only: the snapshot plus the log after it. The checkpoint and lag are the
         // snapshot's: events a restart would fold again (a server writes snapshots now and then).
         let projection = try LedgerReader.open(directory: data.path).projection
-        let snapshot = ProjectionStore.snapshotCheckpoint(directory: data.path + "/projections")
+        let snapshot = ProjectionStore.snapshotCheckpoint(directory: data.layout.projections)
         let lag = max(0, Int(events?.records ?? 0) - (snapshot?.events ?? 0))
         if arguments.json {
             Output.print(JSON.object([
