@@ -93,8 +93,8 @@ extension DedupIndex {
             // The session mark is durable before any unflushed commit can follow it.
             try storage.environment.sync()
             return .caughtUp(storage, Recovery(eventsRead: tail.eventsRead, evidenceRead: tail.evidenceRead))
-        } catch let error as LMDBError {
-            return .rebuild(.unreadable(error.description))
+        } catch let error as LMDBError where error.isSnapshotDamaged {
+            return .rebuild(.unreadable("LMDB: \(error.kind)"))
         }
     }
 
