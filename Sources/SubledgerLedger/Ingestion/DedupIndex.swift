@@ -21,7 +21,7 @@ import Synchronization
 /// system crash while the index is open can tear it, which the `session` mark reveals at the next
 /// open (the index is then rebuilt).
 ///
-/// Databases: `keys`: the first 16 bytes of SHA-256(dedup key) → nothing; `headers`: evidence
+/// Databases: `keys`: the dedup key (`indexKey`) → nothing; `headers`: evidence
 /// position (u64 big-endian) → header text; `meta`: `format` (u32), `checkpoint` (`Checkpoint`),
 /// `session` (the boot ID of the machine that has the index open; absent once closed cleanly).
 final class DedupIndex: Sendable {
@@ -74,10 +74,12 @@ final class DedupIndex: Sendable {
         state = Mutex(State(storage: storage))
     }
 
-    /// The index's key for a dedup key: fixed-size whatever the key's length (LMDB keys stop at
-    /// 511 bytes), and 128 bits make a collision negligible.
+    /// The index's key for a dedup key: its UTF-8, or for a key too long for LMDB (511 bytes; App
+    /// Store identifiers never come close) 0xFF and its SHA-256 (no UTF-8 text starts with 0xFF).
+    /// Not always hashed: a hash per lookup costs more than the lookup.
     static func indexKey(_ key: String) -> [UInt8] {
-        Array(SHA256.hash(Array(key.utf8)).prefix(16))
+        let bytes = Array(key.utf8)
+        return bytes.count <= 480 ? bytes : [0xFF] + SHA256.hash(bytes)
     }
 
     /// Whether each message was stored before; nil stands for no message (false).
