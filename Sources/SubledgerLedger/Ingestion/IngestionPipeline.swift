@@ -23,9 +23,13 @@ import SubledgerProjections
 ///   take the queue (inside it); each slot's outcome lock is taken to set or read its outcome.
 ///   Both are leaves, held for in-memory work only.
 /// - The logs order their own appends (`LogWriter`); `EvidenceStore.headers` and
-///   `DedupIndex.unsaved` are leaf locks, uncontended since only the turn changes them.
+///   `DedupIndex.state` are leaf locks, uncontended since only the turn's holder uses them.
+///   LMDB transactions of the dedup index run in the turn too: one writer, never nested.
 ///
-/// Lock order: turn → {queue, slot outcome, header table, unsaved batch, LMDB transaction,
+/// - Opening (the logs' recovery, the index's catch-up) happens in `init`, before the pipeline
+///   is shared; `close()` takes the turn, so it waits for the batch in progress.
+///
+/// Lock order: turn → {queue, slot outcome, header table, index state, LMDB transaction,
 /// `LogWriter`'s queue}; no leaf lock is held while taking another. The pipeline never touches the
 /// projection's locks: `onAppended` runs in the turn and must not block (the ledger stores the
 /// position in an atomic and schedules a fold on its own queue).
