@@ -3,7 +3,7 @@ import Glibc
 #endif
 import SubledgerLedger
 
-/// Where a ledger keeps its files: `log/` (events) and `evidence/` (verbatim signed messages).
+/// The data directory a command works on (`--data`, else `SUBLEDGER_DATA`, else `./subledger-data`).
 struct DataDirectory: Sendable {
     var path: String
 
@@ -17,8 +17,9 @@ struct DataDirectory: Sendable {
         }
     }
 
-    var log: String { path + "/log" }
-    var evidence: String { path + "/evidence" }
+    var layout: DataDirectoryLayout { DataDirectoryLayout(path) }
+    var log: String { layout.log }
+    var evidence: String { layout.evidence }
 
     static func exists(_ path: String) -> Bool {
         var info = stat()
@@ -29,7 +30,7 @@ struct DataDirectory: Sendable {
         guard Self.exists(path) else { throw UsageError("no data directory at \(path); create one with `subledger init` or pass --data DIR") }
     }
 
-    /// A read-only view: works beside a running server.
+    /// The projection database, caught up with the log: works beside a running server.
     func reader() throws -> LedgerReader {
         try requireExisting()
         return try LedgerReader.open(directory: path)

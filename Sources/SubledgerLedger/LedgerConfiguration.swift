@@ -25,7 +25,7 @@ public struct LedgerConfiguration: Codable, Sendable, Equatable {
     public static let knownEnvironments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
 
     static func load(from directory: String) throws(LedgerError) -> LedgerConfiguration {
-        let path = directory + "/config.json"
+        let path = DataDirectoryLayout(directory).configuration
         guard let data = FileIO.read(path) else {
             throw LedgerError.notInitialized("no configuration at \(path); run `subledger init --bundle-id ID --root CERT` first")
         }
@@ -41,14 +41,15 @@ public struct LedgerConfiguration: Codable, Sendable, Equatable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data: Data
         do { data = try encoder.encode(self) } catch { throw LedgerError.configuration("cannot encode the configuration: \(error)") }
-        try FileIO.writeAtomically(directory + "/config.json", Array(data))
+        try FileIO.writeAtomically(DataDirectoryLayout(directory).configuration, Array(data))
     }
 
     func loadRoots(from directory: String) throws(LedgerError) -> [Certificate] {
+        let layout = DataDirectoryLayout(directory)
         var certificates: [Certificate] = []
         for name in roots {
-            guard let bytes = FileIO.read(directory + "/" + name) else {
-                throw LedgerError.configuration("root certificate \(directory)/\(name) is missing; run `subledger init --root CERT` again")
+            guard let bytes = FileIO.read(layout.path(of: name)) else {
+                throw LedgerError.configuration("root certificate \(layout.path(of: name)) is missing; run `subledger init --root CERT` again")
             }
             do { certificates.append(try Certificate(derOrPEM: bytes)) } catch {
                 throw LedgerError.configuration("root certificate \(name) cannot be read: \(error)")
@@ -76,7 +77,8 @@ extension Ledger {
     /// directory it replaces the configuration (roots given again replace the old list) and
     /// never touches the logs.
     public static func initialize(directory: String, bundleId: String, appAppleId: Int64?, environments: [String], rootFiles: [String], smallBusiness: Bool, catalogFile: String?) throws -> LedgerConfiguration {
-        try FileIO.makeDirectory(directory + "/roots")
+        let layout = DataDirectoryLayout(directory)
+        try FileIO.makeDirectory(layout.roots)
         let previous = try? LedgerConfiguration.load(from: directory)
         var roots: [String] = rootFiles.isEmpty ? (previous?.roots ?? []) : []
         for (index, file) in rootFiles.enumerated() {
@@ -84,15 +86,15 @@ extension Ledger {
             do { _ = try Certificate(derOrPEM: bytes) } catch {
                 throw LedgerError.configuration("\(file) is not a certificate (DER or PEM): \(error)")
             }
-            let name = "roots/root-\(index + 1).cer"
-            try FileIO.writeAtomically(directory + "/" + name, bytes)
+            let name = DataDirectoryLayout.rootCertificateName(index + 1)
+            try FileIO.writeAtomically(layout.path(of: name), bytes)
             roots.append(name)
         }
         var catalog = previous?.catalog
         if let catalogFile {
             guard let bytes = FileIO.read(catalogFile) else { throw LedgerError.configuration("cannot read catalog \(catalogFile)") }
-            try FileIO.writeAtomically(directory + "/catalog.json", bytes)
-            catalog = "catalog.json"
+            try FileIO.writeAtomically(layout.path(of: DataDirectoryLayout.catalogName), bytes)
+            catalog = DataDirectoryLayout.catalogName
         }
         let configuration = LedgerConfiguration(bundleId: bundleId, appAppleId: appAppleId, environments: environments, roots: roots, smallBusiness: smallBusiness, catalog: catalog)
         try configuration.save(to: directory)

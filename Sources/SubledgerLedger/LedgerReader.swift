@@ -23,7 +23,7 @@ public struct LedgerReader: Sendable {
     /// The optional product catalog of a data directory.
     static func loadCatalog(directory: String, configuration: LedgerConfiguration) throws -> ProductCatalog? {
         guard let file = configuration.catalog else { return nil }
-        guard let bytes = FileIO.read(directory + "/" + file) else {
+        guard let bytes = FileIO.read(DataDirectoryLayout(directory).path(of: file)) else {
             throw LedgerError.configuration("the catalog \(directory)/\(file) is missing; run `subledger init --catalog FILE` again")
         }
         do { return try JSONDecoder().decode(ProductCatalog.self, from: Data(bytes)) } catch {
@@ -48,11 +48,12 @@ public struct LedgerReader: Sendable {
     /// as `LogError.corrupted` (exit 3) rather than as an unreadable log.
     private static func openProjections(directory: String, settings: RollupSettings) throws -> ProjectionReader {
         do {
-            let store = try ProjectionStore(directory: directory + "/projections", logDirectory: directory + "/log", settings: settings)
+            let layout = DataDirectoryLayout(directory)
+            let store = try ProjectionStore(directory: layout.projections, logDirectory: layout.log, settings: settings)
             try store.seal()
             return store.reader
         } catch let error where error.kind.isLogUnreadable {
-            if let problem = try? LogReader(directory: directory + "/log").verify().problems.first { throw LogError.corrupted(problem) }
+            if let problem = try? LogReader(directory: DataDirectoryLayout(directory).log).verify().problems.first { throw LogError.corrupted(problem) }
             throw error
         }
     }
@@ -71,12 +72,13 @@ public struct LedgerReader: Sendable {
         guard let history = try projections.history(query.id, from: query.from, to: query.to) else {
             throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(query.id)")
         }
-        let reader = LogReader(directory: directory + "/log")
+        let layout = DataDirectoryLayout(directory)
+        let reader = LogReader(directory: layout.log)
         let items = try history.events.map { entry in
             let record = try reader.record(at: entry.position)
             let event = try record.payload.withUnsafeBytes { try EventCodec.decode(UnsafeRawBufferPointer(rebasing: $0[8...])) }
             let signedPayload = query.raw
-                ? String(decoding: try Ledger.signedMessage(at: event.evidence.position, evidenceDirectory: directory + "/evidence"), as: UTF8.self)
+                ? String(decoding: try Ledger.signedMessage(at: event.evidence.position, evidenceDirectory: layout.evidence), as: UTF8.self)
                 : nil
             return HistoryReport.Item(entry: entry, event: event, signedPayload: signedPayload)
         }

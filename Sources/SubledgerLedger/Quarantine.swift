@@ -3,7 +3,7 @@ import SubledgerLog
 /// Rejected input, kept with its reason so nothing sent to the ledger is lost; `retry` feeds it
 /// back after the configuration is fixed. A log of its own (`DIR/quarantine/`): kind 4 holds an
 /// entry, kind 5 marks an entry resolved by a later retry.
-final class Quarantine {
+final class Quarantine: Sendable {
     static let entryKind: UInt8 = 4
     static let resolvedKind: UInt8 = 5
     /// Longer lines are kept truncated (the entry says so): the quarantine stays bounded.
@@ -72,29 +72,29 @@ public struct QuarantineEntry: Sendable {
 
 extension Ledger {
     public func quarantined() throws -> [QuarantineEntry] {
-        try Quarantine.entries(in: quarantine.directory)
+        try Quarantine.entries(in: layout.quarantine)
     }
 
     /// The unresolved entries of a data directory, read without opening the ledger (so beside
     /// a running server, and before any root is configured); none when nothing was rejected yet.
     public static func quarantined(directory: String) throws -> [QuarantineEntry] {
-        guard FileIO.exists(directory + "/quarantine") else { return [] }
-        return try Quarantine.entries(in: directory + "/quarantine")
+        let quarantine = DataDirectoryLayout(directory).quarantine
+        guard FileIO.exists(quarantine) else { return [] }
+        return try Quarantine.entries(in: quarantine)
     }
 
     /// Feeds every unresolved entry through ingestion again; entries that are now appended or
     /// duplicates are marked resolved, the others stay (not quarantined twice).
     public func retryQuarantine(recordedAt: Int64) throws -> [(QuarantineEntry, IngestOutcome)] {
         let entries = try quarantined()
-        let outcomes = try ingesting {
-            try ingestLocked(entries.map { IngestLine(bytes: $0.bytes, line: $0.line, source: $0.source) }, recordedAt: recordedAt, quarantining: false)
-        }
+        let lines = entries.map { IngestLine(bytes: $0.bytes, line: $0.line, source: $0.source) }
+        let outcomes = try pipeline.ingest(lines, recordedAt: recordedAt, quarantining: false, onAppended: projections.follow(appendedThrough:))
         var resolved: [UInt64] = []
         for (entry, outcome) in zip(entries, outcomes) {
             if case .rejected = outcome { continue }
             resolved.append(entry.position)
         }
-        try quarantine.resolve(resolved)
+        try pipeline.quarantine.resolve(resolved)
         return Array(zip(entries, outcomes))
     }
 }

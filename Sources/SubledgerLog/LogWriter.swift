@@ -104,9 +104,8 @@ public final class LogWriter: @unchecked Sendable {
         var report = RecoveryReport()
         var active: (fd: Int32, first: UInt64, size: Int64, count: UInt64, hasher: SHA256Hasher)?
         if let last = list.segments.last {
-            let bytes: [UInt8]
-            do { bytes = try readWholeFile(last.path) } catch { throw .io(error) }
-            let walk = SegmentWalk(file: last.path, bytes: bytes)
+            let walk: SegmentWalk
+            do { walk = try SegmentWalk(mappingFile: last.path) } catch { throw .io(error) }
             if let problem = walk.problems.first { throw .corrupted(problem) }
             if walk.header == nil {
                 // A crash while a new segment was being created: nothing was ever appended to it.
@@ -114,7 +113,7 @@ public final class LogWriter: @unchecked Sendable {
                     try SystemCalls.unlink(last.path)
                     try SystemCalls.syncDirectory(directory)
                 } catch { throw .io(error) }
-                report = RecoveryReport(truncatedBytes: Int64(bytes.count), file: last.path)
+                report = RecoveryReport(truncatedBytes: walk.fileSize, file: last.path)
             } else {
                 if walk.header!.previousFooterHash != previousHash || walk.header!.firstPosition != last.firstPosition {
                     throw .corrupted(LogProblem(file: last.path, offset: 0, kind: .chainMismatch, detail: "segment header does not continue the previous segment"))
@@ -122,7 +121,7 @@ public final class LogWriter: @unchecked Sendable {
                 let fd: Int32
                 do {
                     fd = try SystemCalls.open(last.path, O_RDWR)
-                    if walk.validEnd < Int64(bytes.count) {
+                    if walk.validEnd < walk.fileSize {
                         try SystemCalls.ftruncate(fd, walk.validEnd)
                         try SystemCalls.fdatasync(fd)
                     }

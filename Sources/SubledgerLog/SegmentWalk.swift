@@ -23,11 +23,31 @@ package struct SegmentWalk {
     /// Preallocated zero bytes at the end of the file.
     package var zeroTail: Int64 = 0
 
+    /// Bytes in the file walked, preallocated zeros included.
+    package var fileSize: Int64 = 0
+
     package init(file: String, bytes: [UInt8]) {
         bytes.withUnsafeBytes { raw in walk(file: file, raw) }
     }
 
+    /// Walks the file through a read-only mapping: no copy, and no zero-filled buffer, whose page
+    /// faults cost more than the walk itself for a full segment. Only for the holder of the
+    /// writer lock: a file cut short by another process while mapped would fault.
+    package init(mappingFile path: String) throws(SystemError) {
+        let fd = try SystemCalls.open(path, O_RDONLY)
+        defer { SystemCalls.close(fd) }
+        let size = Int(try SystemCalls.fileSize(fd))
+        guard size > 0 else {
+            walk(file: path, UnsafeRawBufferPointer(start: nil, count: 0))
+            return
+        }
+        let mapping = try SystemCalls.mapForReading(fd, size)
+        defer { SystemCalls.unmap(mapping) }
+        walk(file: path, mapping)
+    }
+
     private mutating func walk(file: String, _ raw: UnsafeRawBufferPointer) {
+        fileSize = Int64(raw.count)
         guard let header = Frame.parseSegmentHeader(raw) else {
             if raw.count < LogFormat.segmentHeaderSize || raw.allSatisfy({ $0 == 0 }) {
                 tornTail = (0, Int64(raw.count))

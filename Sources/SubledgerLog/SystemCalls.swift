@@ -106,6 +106,20 @@ enum SystemCalls {
         try fdatasync(fd)
     }
 
+    /// `mmap(2)` of the first `count` bytes of a file, read-only and private.
+    static func mapForReading(_ fd: Int32, _ count: Int) throws(SystemError) -> UnsafeRawBufferPointer {
+        let address = Glibc.mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0)
+        guard let address, address != UnsafeMutableRawPointer(bitPattern: -1) else {
+            throw SystemError(call: "mmap", errno: Glibc.errno)
+        }
+        return UnsafeRawBufferPointer(start: address, count: count)
+    }
+
+    /// `munmap(2)` of a mapping from `mapForReading`.
+    static func unmap(_ mapping: UnsafeRawBufferPointer) {
+        _ = Glibc.munmap(UnsafeMutableRawPointer(mutating: mapping.baseAddress), mapping.count)
+    }
+
     /// `fstat(2)`'s size.
     static func fileSize(_ fd: Int32) throws(SystemError) -> Int64 {
         var info = stat()

@@ -124,10 +124,10 @@ public struct LedgerServer: Sendable {
     }
 
     func renderMetrics() -> HTTPResponse {
-        let log = try? LogReader(directory: ledger.directory + "/log").summary()
+        let log = try? LogReader(directory: ledger.layout.log).summary()
         let gauges: [(String, String, Double)] = [
             ("subledger_log_bytes", "Bytes in the event log", Double(log?.bytes ?? 0)),
-            ("subledger_evidence_bytes", "Bytes in the evidence log", Double((try? LogReader(directory: ledger.directory + "/evidence").summary().bytes) ?? 0)),
+            ("subledger_evidence_bytes", "Bytes in the evidence log", Double((try? LogReader(directory: ledger.layout.evidence).summary().bytes) ?? 0)),
             ("subledger_events", "Events in the log", Double(log?.records ?? 0)),
             ("subledger_projection_lag_events", "Events in the log not folded into the projection yet",
              Double(max(0, Int(log?.records ?? 0) - ledger.foldedEvents))),

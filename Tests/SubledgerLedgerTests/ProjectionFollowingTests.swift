@@ -38,7 +38,7 @@ struct ProjectionFollowingTests {
         let ledger = try ledger()
         defer { ledger.close() }
         let release = DispatchSemaphore(value: 0)
-        ledger.folding.async { release.wait() }  // the background fold cannot run until released
+        ledger.projections.folding.async { release.wait() }  // the background fold cannot run until released
         for index in 0..<lines.count { _ = try webhook(ledger, index) }
         let folded = try ledger.read { try $0.projections.summary().notifications }
         #expect(folded == lines.count)
@@ -69,7 +69,7 @@ struct ProjectionFollowingTests {
         try {
             let ledger = try ledger(snapshotEveryEvents: 50)
             for index in 0..<lines.count { _ = try webhook(ledger, index) }
-            ledger.folding.sync {}  // the fold scheduled by the last batch
+            ledger.projections.folding.sync {}  // the fold scheduled by the last batch
             #expect(ledger.foldedEvents == lines.count)
         }()
         // Without a close (as after a crash), the database already holds every event.

@@ -3,31 +3,9 @@ import SubledgerCrypto
 import SubledgerEvents
 import SubledgerJWS
 
-/// One input line: a webhook body, a bare notification JWS, or a bare signedTransactionInfo.
-public struct IngestLine: Sendable {
-    public var bytes: [UInt8]
-    /// 1-based line number in its input.
-    public var line: Int
-    /// The file name, `-` for stdin, `http` for the webhook.
-    public var source: String
-
-    public init(bytes: [UInt8], line: Int, source: String) {
-        self.bytes = bytes
-        self.line = line
-        self.source = source
-    }
-}
-
-public enum IngestOutcome: Sendable, Equatable {
-    /// Durable in the log at this (event) position.
-    case appended(String)
-    case duplicate
-    case rejected(reason: String, detail: String)
-}
-
 /// A verified message, ready to store: its dedup key, evidence parts, and how to make its event
 /// once the evidence position is known.
-struct PreparedMessage {
+struct PreparedMessage: Sendable {
     var key: String
     var message: [UInt8]
     var outerPayload: [UInt8]

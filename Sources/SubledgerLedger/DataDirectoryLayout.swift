@@ -1,0 +1,37 @@
+/// The names inside a data directory: every path into one is built here.
+///
+/// | name | what |
+/// |---|---|
+/// | `config.json` | the configuration, written by `subledger init` |
+/// | `roots/root-N.cer` | root certificates copied by `init` (`config.json` lists them) |
+/// | `catalog.json` | the product catalog copied by `init --catalog` |
+/// | `log/` | the event log |
+/// | `evidence/` | the verbatim signed messages the events reference |
+/// | `quarantine/` | rejected input, with the reason |
+/// | `projections/` | projection snapshots (LMDB) |
+/// | `dedup/` | the dedup index (LMDB), derived from the logs and rebuilt from them when needed |
+public struct DataDirectoryLayout: Sendable, Hashable {
+    public let root: String
+
+    public init(_ root: String) {
+        self.root = root
+    }
+
+    public var configuration: String { path(of: "config.json") }
+    public var log: String { path(of: "log") }
+    public var evidence: String { path(of: "evidence") }
+    public var quarantine: String { path(of: "quarantine") }
+    public var projections: String { path(of: "projections") }
+    public var dedupIndex: String { path(of: "dedup") }
+    var roots: String { path(of: "roots") }
+
+    /// The name `config.json` gives the `number`th root certificate copied by `init`.
+    static func rootCertificateName(_ number: Int) -> String { "roots/root-\(number).cer" }
+    /// The name `config.json` gives a catalog copied by `init`.
+    static let catalogName = "catalog.json"
+
+    /// A file named relative to the data directory, as `config.json` names roots and the catalog.
+    public func path(of relativeName: String) -> String {
+        root + "/" + relativeName
+    }
+}

@@ -1,0 +1,96 @@
+import SubledgerEvents
+import SubledgerLog
+import Synchronization
+
+/// The evidence log (`evidence/`): the verbatim signed bytes of every stored message, encoded by
+/// `EvidenceCodec` with each distinct JWS header stored once, and the table of those headers.
+///
+/// Appends run only in the ingestion pipeline's turn (see `IngestionPipeline`); reading a stored
+/// message opens its own `LogReader` and runs beside them.
+final class EvidenceStore: Sendable {
+    let log: LogWriter
+    /// Header text → position of its header record. Only the turn's holder changes it, so the
+    /// lock is never contended; it is what lets the compiler check `Sendable`.
+    private let headers: Mutex<[HeaderKey: UInt64]>
+
+    /// `headers` is the header table of what `log` holds (the dedup index keeps it across opens).
+    init(log: LogWriter, headers: [HeaderKey: UInt64]) {
+        self.log = log
+        self.headers = Mutex(headers)
+    }
+
+    func close() { log.close() }
+
+    /// What one append stored.
+    struct Appended {
+        /// Where each message's record is, for its event.
+        var references: [EvidenceRef]
+        /// Header records the append added, to index once the events are durable.
+        var newHeaders: [(position: UInt64, bytes: [UInt8])]
+        /// The last record appended.
+        var last: LogPosition
+    }
+
+    /// Appends the messages' evidence, new headers first; durable when it returns.
+    func append(_ messages: [PreparedMessage]) throws -> Appended {
+        var table = headers.withLock { $0 }
+        var missing: [[UInt8]] = []
+        for message in messages {
+            let outer = Array(message.message.prefix { $0 != UInt8(ascii: ".") })
+            let nestedHeaders = message.nested.map { Array($0.prefix { $0 != UInt8(ascii: ".") }) }
+            for header in [outer] + nestedHeaders where table[HeaderKey(header)] == nil && !missing.contains(header) {
+                missing.append(header)
+            }
+        }
+        var added: [(position: UInt64, bytes: [UInt8])] = []
+        if !missing.isEmpty {
+            let positions = try log.append(missing.map { LogRecord(kind: EvidenceCodec.headerKind, payload: $0) })
+            for (header, position) in zip(missing, positions) {
+                table[HeaderKey(header)] = position.rawValue
+                added.append((position.rawValue, header))
+            }
+            headers.withLock { [table] in $0 = table }
+        }
+        let records = messages.map { message in
+            LogRecord(kind: EvidenceCodec.messageKind, payload: EvidenceCodec.encode(key: message.key, message: message.message, outerPayload: message.outerPayload, nested: message.nested) { table[HeaderKey($0)]! })
+        }
+        let positions = try log.append(records)
+        let references = zip(positions, records).map { EvidenceRef(position: $0.rawValue, length: UInt32($1.payload.count)) }
+        return Appended(references: references, newHeaders: added, last: positions.last!)
+    }
+
+    /// The verbatim signed message stored at an evidence position.
+    func signedMessage(at position: UInt64) throws -> [UInt8] {
+        try Self.signedMessage(at: position, in: log.directory)
+    }
+
+    static func signedMessage(at position: UInt64, in directory: String) throws -> [UInt8] {
+        let reader = LogReader(directory: directory)
+        let record = try reader.record(at: LogPosition(rawValue: position))
+        return try EvidenceCodec.decode(record.payload) { try reader.record(at: LogPosition(rawValue: $0)).payload }.message
+    }
+
+    /// Signed messages stored (header records are not messages).
+    static func messageCount(in directory: String) throws -> Int {
+        guard FileIO.exists(directory) else { return 0 }
+        var count = 0
+        try LogReader(directory: directory).scan { entry in
+            if entry.kind == EvidenceCodec.messageKind { count += 1 }
+            return true
+        }
+        return count
+    }
+}
+
+/// A JWS header as a dictionary key, hashed in bulk: `[UInt8]`'s own hashing goes byte by byte,
+/// which costs microseconds for a 3.5 KB header on every lookup.
+struct HeaderKey: Hashable, Sendable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}
+

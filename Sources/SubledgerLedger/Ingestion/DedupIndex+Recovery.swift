@@ -1,0 +1,165 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SubledgerEvents
+import SubledgerLMDB
+import SubledgerLog
+import SubledgerProjections
+
+extension DedupIndex {
+    /// What opening the index read, and why it built the index from the whole logs if it did.
+    struct Recovery: Sendable, Equatable {
+        /// Records read from each log: those after the checkpoint, or all of them when rebuilt.
+        var eventsRead = 0
+        var evidenceRead = 0
+        var rebuilt: RebuildReason?
+    }
+
+    enum RebuildReason: Sendable, Equatable, CustomStringConvertible {
+        case missing
+        case otherFormat
+        case otherLogs
+        case systemCrash
+        case unreadable(String)
+
+        var description: String {
+            switch self {
+            case .missing: "this data directory had none (written by an older version)"
+            case .otherFormat: "it was written by another version"
+            case .otherLogs: "it does not match this directory's logs (copied from elsewhere, or the logs were replaced)"
+            case .systemCrash: "the machine stopped while it was open, so it may be torn"
+            case .unreadable(let error): "it could not be read (\(error))"
+            }
+        }
+    }
+
+    /// What the logs hold after a checkpoint, or from their start.
+    struct Tail {
+        var batch = Batch()
+        var eventsRead = 0
+        var evidenceRead = 0
+    }
+
+    private enum Opening {
+        case caughtUp(Storage, Recovery)
+        case rebuild(RebuildReason)
+    }
+
+    /// The index at `path` caught up with the logs, or built anew from them (with a line on
+    /// stderr) when it cannot be trusted: never a wrong dedup.
+    static func openCaughtUp(path: String, eventLog: LogReader, evidenceLog: LogReader) throws -> (Storage, Recovery) {
+        let reason: RebuildReason
+        if FileIO.exists(path + "/data.mdb") {
+            switch try catchUp(path: path, eventLog: eventLog, evidenceLog: evidenceLog) {
+            case .caughtUp(let storage, let recovery): return (storage, recovery)
+            case .rebuild(let why): reason = why
+            }
+            try removeEnvironment(at: path)
+        } else {
+            reason = .missing
+        }
+        let started = ContinuousClock.now
+        let storage = try Storage(path: path)
+        // From the start every event matches: an event without a message record has no key.
+        let tail = try readTail(after: nil, eventLog: eventLog, evidenceLog: evidenceLog)!
+        try storage.environment.write { txn in
+            try storage.put(tail.batch, in: txn, fresh: true)
+            try storage.putSession(bootID(), in: txn)
+        }
+        try storage.environment.sync()
+        if reason != .missing || tail.eventsRead > 0 {
+            let elapsed = ContinuousClock.now - started
+            let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+            report("built the dedup index \(path) from the logs because \(reason): \(tail.eventsRead) events and \(tail.evidenceRead) evidence records read in \(milliseconds) ms")
+        }
+        return (storage, Recovery(eventsRead: tail.eventsRead, evidenceRead: tail.evidenceRead, rebuilt: reason))
+    }
+
+    private static func catchUp(path: String, eventLog: LogReader, evidenceLog: LogReader) throws -> Opening {
+        do {
+            let storage = try Storage(path: path)
+            let stamp = try storage.stamp()
+            guard let format = stamp.format else { return .rebuild(.missing) }  // the first build did not finish
+            guard format == Self.format else { return .rebuild(.otherFormat) }
+            let boot = bootID()
+            if let session = stamp.session, session != boot { return .rebuild(.systemCrash) }
+            guard let tail = try readTail(after: stamp.checkpoint, eventLog: eventLog, evidenceLog: evidenceLog) else {
+                return .rebuild(.otherLogs)
+            }
+            try storage.environment.write { txn in
+                try storage.put(tail.batch, in: txn)
+                try storage.putSession(boot, in: txn)
+            }
+            // The session mark is durable before any unflushed commit can follow it.
+            try storage.environment.sync()
+            return .caughtUp(storage, Recovery(eventsRead: tail.eventsRead, evidenceRead: tail.evidenceRead))
+        } catch let error as LMDBError where error.isSnapshotDamaged {
+            return .rebuild(.unreadable("LMDB: \(error.kind)"))
+        }
+    }
+
+    /// Reads the logs after `checkpoint` (from their start when nil): the keys of the events found
+    /// there, the header records, and the checkpoint they reach. Nil when `checkpoint` is not in
+    /// these logs, or an event there references evidence before it: the index was written for
+    /// other logs.
+    static func readTail(after checkpoint: Checkpoint?, eventLog: LogReader, evidenceLog: LogReader) throws -> Tail? {
+        var tail = Tail()
+        var keysByPosition: [UInt64: [UInt8]] = [:]
+        var lastEvidence = checkpoint?.evidence
+        var lastEvent = checkpoint.map { ($0.event, $0.eventPayload) }
+        var matches = checkpoint == nil
+        do {
+            try evidenceLog.scan(from: checkpoint?.evidence ?? .start) { entry in
+                if let checkpoint, !matches {
+                    matches = entry.position == checkpoint.evidence
+                    return matches
+                }
+                tail.evidenceRead += 1
+                lastEvidence = entry.position
+                if entry.kind == EvidenceCodec.headerKind {
+                    tail.batch.headers.append((entry.position.rawValue, Array(entry.payload)))
+                } else if entry.kind == EvidenceCodec.messageKind, let key = EvidenceCodec.key(of: entry.payload) {
+                    keysByPosition[entry.position.rawValue] = indexKey(key)
+                }
+                return true
+            }
+            guard matches else { return nil }
+            matches = checkpoint == nil
+            try eventLog.scan(from: checkpoint?.event ?? .start) { entry in
+                if let checkpoint, !matches {
+                    matches = entry.position == checkpoint.event && entry.payload.elementsEqual(checkpoint.eventPayload)
+                    return matches
+                }
+                tail.eventsRead += 1
+                guard entry.kind == EventRecord.kind, entry.payload.count > 8 else { return true }
+                lastEvent = (entry.position, Array(entry.payload))
+                let event = try EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...]))
+                if let key = keysByPosition[event.evidence.position] {
+                    tail.batch.keys.insert(key)
+                } else if checkpoint != nil {
+                    matches = false
+                }
+                return matches
+            }
+            guard matches else { return nil }
+        } catch is LogError where checkpoint != nil {
+            return nil  // not a record boundary of these logs; real damage shows again in the rebuild
+        }
+        if case let (event, payload)? = lastEvent, let lastEvidence {
+            tail.batch.checkpoint = Checkpoint(event: event, eventPayload: payload, evidence: lastEvidence)
+        }
+        return tail
+    }
+
+    /// Removes the files of an environment that cannot be trusted.
+    private static func removeEnvironment(at path: String) throws {
+        for file in [path + "/data.mdb", path + "/lock.mdb"] where unlink(file) != 0 && errno != ENOENT {
+            throw LedgerError.storage("cannot remove \(file) (\(String(cString: strerror(errno)))); remove \(path) by hand: it is rebuilt from the logs")
+        }
+    }
+
+    /// This boot of the machine, nil where the system does not say.
+    static func bootID() -> [UInt8]? {
+        FileIO.read("/proc/sys/kernel/random/boot_id").map { Array($0.prefix { $0 != UInt8(ascii: "\n") }) }
+    }
+}

@@ -1,0 +1,71 @@
+import SubledgerLMDB
+import SubledgerLog
+
+extension DedupIndex.Storage {
+    static let formatKey = Array("format".utf8)
+    static let checkpointKey = Array("checkpoint".utf8)
+    static let sessionKey = Array("session".utf8)
+
+    /// Opens (creating) the environment at `path` and its databases.
+    init(path: String) throws {
+        // Address space only; the map doubles when full.
+        environment = try LMDBEnvironment(path: path, mapSize: 1 << 30, maxDatabases: 3, options: [.noSync])
+        keys = try environment.openDatabase(named: "keys", create: true)
+        headers = try environment.openDatabase(named: "headers", create: true)
+        meta = try environment.openDatabase(named: "meta", create: true)
+    }
+
+    /// What the index says about itself.
+    struct Stamp {
+        var format: UInt32?
+        var checkpoint: DedupIndex.Checkpoint?
+        var session: [UInt8]?
+    }
+
+    func stamp() throws -> Stamp {
+        try environment.read { txn in
+            Stamp(
+                format: try txn.get(Self.formatKey, in: meta).map { $0.reduce(0) { $0 << 8 | UInt32($1) } },
+                checkpoint: try txn.get(Self.checkpointKey, in: meta).flatMap(DedupIndex.Checkpoint.init(encoded:)),
+                session: try txn.get(Self.sessionKey, in: meta))
+        }
+    }
+
+    /// Puts `batch`; `fresh` when the databases are empty, so sorted keys can be appended.
+    func put(_ batch: DedupIndex.Batch, in txn: borrowing LMDBWriteTransaction, fresh: Bool = false) throws {
+        if fresh {
+            for key in batch.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                try txn.put(key: key, value: [UInt8](), in: keys, options: .append)
+            }
+        } else {
+            for key in batch.keys { try txn.put(key: key, value: [UInt8](), in: keys) }
+        }
+        for (position, bytes) in batch.headers {
+            try txn.put(key: DedupIndex.bigEndian(position), value: bytes, in: headers)
+        }
+        if let checkpoint = batch.checkpoint {
+            try txn.put(key: Self.checkpointKey, value: checkpoint.encoded, in: meta)
+        }
+    }
+
+    /// Marks the index open on this boot of the machine (see `DedupIndex`), and says which
+    /// format it is in.
+    func putSession(_ boot: [UInt8]?, in txn: borrowing LMDBWriteTransaction) throws {
+        try txn.put(key: Self.formatKey, value: withUnsafeBytes(of: DedupIndex.format.bigEndian) { Array($0) }, in: meta)
+        try txn.put(key: Self.sessionKey, value: boot ?? [], in: meta)
+    }
+}
+
+extension DedupIndex.Checkpoint {
+    /// Event position (u64 big-endian), evidence position (u64 big-endian), the event's payload.
+    var encoded: [UInt8] {
+        DedupIndex.bigEndian(event.rawValue) + DedupIndex.bigEndian(evidence.rawValue) + eventPayload
+    }
+
+    init?(encoded bytes: [UInt8]) {
+        guard bytes.count > 16 else { return nil }
+        event = LogPosition(rawValue: DedupIndex.uint64(bytes[0..<8]))
+        evidence = LogPosition(rawValue: DedupIndex.uint64(bytes[8..<16]))
+        eventPayload = Array(bytes[16...])
+    }
+}

@@ -1,0 +1,159 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SubledgerCrypto
+import SubledgerLMDB
+import SubledgerLog
+import Synchronization
+
+/// The dedup keys of stored messages and the evidence header table, kept in an LMDB environment
+/// (`dedup/`) so that opening a ledger reads only what the logs gained since the index's last
+/// commit, not their whole history.
+///
+/// The logs are the truth and the index is derived from them. A batch's keys are put only once
+/// its events are durable, in one transaction with the checkpoint (the last event and evidence
+/// record covered): a message is known only once its event is, and evidence written just before
+/// a crash, with no event, stays unknown. Opening reads the logs after the checkpoint to catch up,
+/// and builds the index from the whole logs when it is missing, written for other logs, torn by a
+/// system crash or unreadable (`DedupIndex+Recovery.swift`).
+///
+/// Commits don't flush (`MDB_NOSYNC`): after a process crash the page cache still holds them; a
+/// system crash while the index is open can tear it, which the `session` mark reveals at the next
+/// open (the index is then rebuilt).
+///
+/// Databases: `keys`: the dedup key (`indexKey`) → nothing; `headers`: evidence
+/// position (u64 big-endian) → header text; `meta`: `format` (u32), `checkpoint` (`Checkpoint`),
+/// `session` (the boot ID of the machine that has the index open; absent once closed cleanly).
+final class DedupIndex: Sendable {
+    static let format: UInt32 = 1
+
+    let path: String
+    /// What opening read, and why it rebuilt the index if it did.
+    let recovery: Recovery
+    /// Only the turn's holder uses it (see `IngestionPipeline`), so the lock is never contended;
+    /// it is what lets the compiler check `Sendable`.
+    private let state: Mutex<State>
+
+    struct State {
+        /// Nil once closed: closing releases the environment, so that this process can open the
+        /// directory again.
+        var storage: Storage?
+        /// A batch whose commit failed, kept until one succeeds: its keys stay known meanwhile,
+        /// so a failed index write never lets a stored message in twice.
+        var unsaved = Batch()
+    }
+
+    /// The environment and its databases.
+    struct Storage: Sendable {
+        let environment: LMDBEnvironment
+        let keys: LMDBDatabase
+        let headers: LMDBDatabase
+        let meta: LMDBDatabase
+    }
+
+    /// The last records an index commit covers: the last event, with its payload (which tells this
+    /// directory's log from another's), and the last evidence record.
+    struct Checkpoint: Equatable {
+        var event: LogPosition
+        var eventPayload: [UInt8]
+        var evidence: LogPosition
+    }
+
+    /// Keys and headers to put, and the checkpoint they bring the index to.
+    struct Batch {
+        var keys: Set<[UInt8]> = []
+        var headers: [(position: UInt64, bytes: [UInt8])] = []
+        var checkpoint: Checkpoint?
+    }
+
+    /// Opens the index at `path` for the logs of one data directory, caught up with them.
+    init(path: String, eventLog: LogReader, evidenceLog: LogReader) throws {
+        self.path = path
+        let (storage, recovery) = try Self.openCaughtUp(path: path, eventLog: eventLog, evidenceLog: evidenceLog)
+        self.recovery = recovery
+        state = Mutex(State(storage: storage))
+    }
+
+    /// The index's key for a dedup key: its UTF-8, or for a key too long for LMDB (511 bytes; App
+    /// Store identifiers never come close) 0xFF and its SHA-256 (no UTF-8 text starts with 0xFF).
+    /// Not always hashed: a hash per lookup costs more than the lookup.
+    static func indexKey(_ key: String) -> [UInt8] {
+        let bytes = Array(key.utf8)
+        return bytes.count <= 480 ? bytes : [0xFF] + SHA256.hash(bytes)
+    }
+
+    /// Whether each message was stored before; nil stands for no message (false).
+    func contains(_ candidates: [String?]) throws -> [Bool] {
+        let (storage, pending) = try state.withLock { state in
+            guard let storage = state.storage else { throw LedgerError.storage("the ledger is closed; open it again to ingest") }
+            return (storage, state.unsaved.keys)
+        }
+        return try storage.environment.read { txn in
+            try candidates.map { candidate in
+                guard let candidate else { return false }
+                let key = Self.indexKey(candidate)
+                if pending.contains(key) { return true }
+                return try txn.withValue(forKey: key, in: storage.keys) { _ in true } ?? false
+            }
+        }
+    }
+
+    /// Indexes a batch whose events are durable. Never throws: the events are stored, so their
+    /// keys must count as known whatever happens here; a failed commit is retried with the next
+    /// batch and, failing that, the next open catches up from the logs.
+    func record(keys: [String], headers: [(position: UInt64, bytes: [UInt8])], through checkpoint: Checkpoint) {
+        let (storage, batch) = state.withLock { state in
+            state.unsaved.keys.formUnion(keys.map(Self.indexKey))
+            state.unsaved.headers += headers
+            state.unsaved.checkpoint = checkpoint
+            return (state.storage, state.unsaved)
+        }
+        guard let storage else { return }
+        do {
+            try storage.environment.write { txn in try storage.put(batch, in: txn) }
+            state.withLock { $0.unsaved = Batch() }
+        } catch {
+            Self.report("the dedup index \(path) could not be written (\(error)); its keys are kept in memory until a write succeeds, and the next open catches up from the logs")
+        }
+    }
+
+    /// The header table of the evidence log, as the index holds it after opening.
+    func headerTable() throws -> [HeaderKey: UInt64] {
+        guard let storage = state.withLock({ $0.storage }) else { return [:] }
+        var table: [HeaderKey: UInt64] = [:]
+        try storage.environment.read { txn in
+            try txn.forEach(in: storage.headers) { key, value in
+                table[HeaderKey(Array(value))] = Self.uint64(key)
+                return true
+            }
+        }
+        return table
+    }
+
+    /// Flushes the index, clears the session mark (a closed index is trusted at the next open
+    /// whatever happens to the machine meanwhile) and releases the environment.
+    func close() {
+        guard let storage = state.withLock({ state in defer { state.storage = nil }; return state.storage }) else { return }
+        do {
+            try storage.environment.sync()
+            try storage.environment.write { txn in _ = try txn.delete(key: Storage.sessionKey, in: storage.meta) }
+            try storage.environment.sync()
+        } catch {
+            Self.report("the dedup index \(path) could not be closed cleanly (\(error)); the next open rebuilds it if the machine restarts first")
+        }
+    }
+
+    /// One line on stderr (fd 2: the C `stderr` global is not concurrency-safe in Swift 6).
+    static func report(_ text: String) {
+        let line = "subledger: " + text + "\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    }
+
+    static func bigEndian(_ value: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    }
+
+    static func uint64(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import SubledgerLog
+import SubledgerSimulator
+import SubledgerTestSupport
+import Testing
+@testable import SubledgerLedger
+
+/// The dedup index survives restarts without reading history, heals what a crash left out, and is
+/// rebuilt from the logs whenever it cannot be trusted: a message counts as known exactly when
+/// its event is in the log.
+@Suite("Ledger: the persistent dedup index")
+struct DedupIndexTests {
+    let directory = TemporaryDirectory()
+    let lines: [IngestLine]
+
+    init() throws {
+        let configuration = Simulator.Configuration(customers: 30, months: 3, seed: 7, start: "2026-01-01", duplicates: 0, reorder: 0)
+        _ = try Simulator(configuration: configuration).run(to: directory.file("sim"))
+        lines = try String(contentsOfFile: directory.file("sim/notifications.jsonl"), encoding: .utf8)
+            .split(separator: "\n").enumerated().map { IngestLine(bytes: Array($1.utf8), line: $0 + 1, source: "sim") }
+    }
+
+    func open(_ name: String = "data") throws -> Ledger {
+        let data = directory.file(name)
+        if !FileManager.default.fileExists(atPath: data) {
+            _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                      rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+        }
+        return try Ledger(directory: data)
+    }
+
+    /// Ingests `lines` into a freshly opened ledger and closes it; returns how many were appended.
+    @discardableResult
+    func ingest(_ lines: some Collection<IngestLine>, into name: String = "data") throws -> Int {
+        let ledger = try open(name)
+        defer { ledger.close() }
+        return try ledger.ingest(Array(lines), recordedAt: 1).filter { if case .appended = $0 { true } else { false } }.count
+    }
+
+    func allDuplicates(_ lines: some Collection<IngestLine>, in ledger: Ledger) throws -> Bool {
+        try ledger.ingest(Array(lines), recordedAt: 2).allSatisfy { $0 == .duplicate }
+    }
+
+    func events(in name: String = "data") throws -> UInt64 {
+        try LogReader(directory: DataDirectoryLayout(directory.file(name)).log).summary().records
+    }
+
+    @Test("reopening a ledger dedups everything ingested before, and reads no record of either log to do so")
+    func reopenReadsNothing() throws {
+        #expect(lines.count > 60)
+        try ingest(lines.prefix(40))
+        try ingest(lines.dropFirst(40))
+        let ledger = try open()
+        defer { ledger.close() }
+        #expect(ledger.pipeline.index.recovery == DedupIndex.Recovery())
+        #expect(try allDuplicates(lines, in: ledger))
+        #expect(try events() == UInt64(lines.count))
+    }
+
+    @Test("a crash between the event append and the index commit is healed at the next open, which reads only the events after the index's checkpoint")
+    func crashBeforeIndexCommit() throws {
+        let layout = DataDirectoryLayout(directory.file("data"))
+        try ingest(lines.prefix(40))
+        let saved = directory.file("dedup-after-40")
+        try FileManager.default.copyItem(atPath: layout.dedupIndex, toPath: saved)
+        let tail = try ingest(lines.dropFirst(40))
+        // The index as it was before the second batch was committed to it.
+        try FileManager.default.removeItem(atPath: layout.dedupIndex)
+        try FileManager.default.copyItem(atPath: saved, toPath: layout.dedupIndex)
+
+        let ledger = try open()
+        defer { ledger.close() }
+        #expect(ledger.pipeline.index.recovery.rebuilt == nil)
+        #expect(ledger.pipeline.index.recovery.eventsRead == tail)
+        #expect(try allDuplicates(lines, in: ledger))
+        #expect(try events() == UInt64(lines.count))
+    }
+
+    @Test("evidence written without its event (a crash between the two appends) does not make the message known")
+    func evidenceWithoutEvent() throws {
+        try ingest(lines.prefix(10))
+        var ledger = try open()
+        let orphan = try ledger.pipeline.preparer.prepare(lines[10]).get()
+        _ = try ledger.pipeline.evidence.append([orphan])
+        ledger.close()
+
+        ledger = try open()
+        #expect(ledger.pipeline.index.recovery.evidenceRead > 0)
+        #expect(try ledger.ingest(lines[10], recordedAt: 2) != .duplicate)
+        ledger.close()
+        // Built from the whole logs, the index agrees.
+        try FileManager.default.removeItem(atPath: ledger.layout.dedupIndex)
+        ledger = try open()
+        defer { ledger.close() }
+        #expect(ledger.pipeline.index.recovery.rebuilt == .missing)
+        #expect(try allDuplicates(lines.prefix(11), in: ledger))
+        #expect(try events() == 11)
+    }
+
+    @Test("a data directory without an index (written by an older version) builds it once from the logs")
+    func olderDirectory() throws {
+        try ingest(lines)
+        try FileManager.default.removeItem(atPath: DataDirectoryLayout(directory.file("data")).dedupIndex)
+        var ledger = try open()
+        #expect(ledger.pipeline.index.recovery == DedupIndex.Recovery(eventsRead: lines.count, evidenceRead: ledger.pipeline.index.recovery.evidenceRead, rebuilt: .missing))
+        #expect(try allDuplicates(lines, in: ledger))
+        ledger.close()
+        ledger = try open()
+        defer { ledger.close() }
+        #expect(ledger.pipeline.index.recovery == DedupIndex.Recovery())
+    }
+
+    @Test("an index copied from another data directory is rebuilt from this directory's logs")
+    func indexFromAnotherDirectory() throws {
+        try ingest(lines.prefix(50), into: "a")
+        try ingest(lines.dropFirst(50), into: "b")
+        let (a, b) = (DataDirectoryLayout(directory.file("a")), DataDirectoryLayout(directory.file("b")))
+        try FileManager.default.removeItem(atPath: b.dedupIndex)
+        try FileManager.default.copyItem(atPath: a.dedupIndex, toPath: b.dedupIndex)
+
+        let ledger = try open("b")
+        defer { ledger.close() }
+        #expect(ledger.pipeline.index.recovery.rebuilt == .otherLogs)
+        #expect(try allDuplicates(lines.dropFirst(50), in: ledger))
+        #expect(try ledger.ingest(Array(lines.prefix(50)), recordedAt: 2).allSatisfy { $0 != .duplicate })
+    }
+
+    @Test("a damaged index file is rebuilt from the logs")
+    func damagedIndex() throws {
+        try ingest(lines)
+        let file = DataDirectoryLayout(directory.file("data")).dedupIndex + "/data.mdb"
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: file)))
+        for offset in stride(from: 0, to: min(bytes.count, 3 * 4096), by: 7) { bytes[offset] ^= 0x5A }  // both meta pages
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+
+        let ledger = try open()
+        defer { ledger.close() }
+        #expect(ledger.pipeline.index.recovery.rebuilt.map { if case .unreadable = $0 { true } else { false } } == true)
+        #expect(try allDuplicates(lines, in: ledger))
+    }
+
+    @Test("an index the machine stopped under (open in an earlier boot) is rebuilt; one a process crash left open on this boot is trusted")
+    func sessionMark() throws {
+        try ingest(lines)
+        let path = DataDirectoryLayout(directory.file("data")).dedupIndex
+        func markOpen(boot: [UInt8]?) throws {
+            let storage = try DedupIndex.Storage(path: path)
+            try storage.environment.write { txn in try storage.putSession(boot, in: txn) }
+        }
+        try markOpen(boot: DedupIndex.bootID())
+        var ledger = try open()
+        #expect(ledger.pipeline.index.recovery == DedupIndex.Recovery())
+        ledger.close()
+
+        try markOpen(boot: Array("an earlier boot".utf8))
+        ledger = try open()
+        defer { ledger.close() }
+        #expect(ledger.pipeline.index.recovery.rebuilt == .systemCrash)
+        #expect(try allDuplicates(lines, in: ledger))
+    }
+}

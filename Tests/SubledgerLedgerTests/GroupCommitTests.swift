@@ -1,0 +1,58 @@
+import Dispatch
+import Foundation
+import SubledgerLog
+import SubledgerSimulator
+import SubledgerTestSupport
+import Synchronization
+import Testing
+@testable import SubledgerLedger
+
+/// Webhook messages arriving together are stored together, each with its own outcome, and what
+/// they store is known after a restart like what the CLI stores.
+@Suite("Ledger: webhook group commit")
+struct GroupCommitTests {
+    let directory = TemporaryDirectory()
+    let lines: [IngestLine]
+
+    init() throws {
+        let configuration = Simulator.Configuration(customers: 20, months: 2, seed: 5, start: "2026-01-01", duplicates: 0, reorder: 0)
+        _ = try Simulator(configuration: configuration).run(to: directory.file("sim"))
+        lines = try String(contentsOfFile: directory.file("sim/notifications.jsonl"), encoding: .utf8)
+            .split(separator: "\n").enumerated().map { IngestLine(bytes: Array($1.utf8), line: $0 + 1, source: "http") }
+    }
+
+    func open() throws -> Ledger {
+        let data = directory.file("data")
+        if !FileManager.default.fileExists(atPath: data) {
+            _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                      rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+        }
+        return try Ledger(directory: data)
+    }
+
+    @Test("every message posted at once, each of them twice, is appended exactly once, and stays known after a restart")
+    func concurrentPostsOfTheSameMessages() throws {
+        let first = try open()
+        let outcomes = Mutex([IngestOutcome?](repeating: nil, count: lines.count * 2))
+        DispatchQueue.concurrentPerform(iterations: lines.count * 2) { index in
+            let outcome = try? first.ingest(lines[index % lines.count], recordedAt: 1)
+            outcomes.withLock { $0[index] = outcome }
+        }
+        let all = outcomes.withLock { $0 }
+        #expect(all.allSatisfy { $0 != nil })
+        for index in lines.indices {
+            let pair = [all[index], all[index + lines.count]]
+            #expect(pair.filter { if case .appended = $0 { true } else { false } }.count == 1, "line \(index + 1): \(pair)")
+            #expect(pair.contains(.duplicate), "line \(index + 1): \(pair)")
+        }
+        let positions = all.compactMap { if case .appended(let position)? = $0 { position } else { nil } }
+        #expect(Set(positions).count == lines.count)
+        first.close()
+
+        let ledger = try open()
+        defer { ledger.close() }
+        #expect(ledger.pipeline.index.recovery == DedupIndex.Recovery())
+        #expect(try lines.allSatisfy { try ledger.ingest($0, recordedAt: 2) == .duplicate })
+        #expect(try LogReader(directory: ledger.layout.log).summary().records == UInt64(lines.count))
+    }
+}
