@@ -7,6 +7,13 @@ extension Projection {
     /// built under other settings must be rebuilt.
     func rollupContribution(of timeline: Timeline, smallBusiness: Bool, catalog: ProductCatalog?) -> RollupCells {
         var cells = RollupCells()
+        addRollupContribution(of: timeline, smallBusiness: smallBusiness, catalog: catalog, into: &cells)
+        return cells
+    }
+
+    /// Adds the cells `timeline` contributes to `cells`, without building them apart first (a
+    /// rebuild sums every timeline's).
+    func addRollupContribution(of timeline: Timeline, smallBusiness: Bool, catalog: ProductCatalog?, into cells: inout RollupCells) {
         let environment = timeline.key.environment
         let history = SubscriptionHistory(timeline, visibility: Visibility())
         cells.addRevenue(of: history, environment: environment, smallBusiness: smallBusiness)
@@ -17,6 +24,5 @@ extension Projection {
         let entitlement = EntitlementTimeline(segments)
         cells.addChurn(of: history, entitlement, environment: environment)
         cells.addCohort(of: entitlement, environment: environment)
-        return cells
     }
 }

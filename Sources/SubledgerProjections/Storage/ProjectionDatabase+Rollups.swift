@@ -61,7 +61,7 @@ extension Projection {
         DispatchQueue.concurrentPerform(iterations: partCount) { part in
             var sum = RollupCells()
             for index in (timelines.count * part / partCount)..<(timelines.count * (part + 1) / partCount) {
-                sum.add(rollupContribution(of: timelines[index], smallBusiness: settings.smallBusiness, catalog: settings.catalog))
+                addRollupContribution(of: timelines[index], smallBusiness: settings.smallBusiness, catalog: settings.catalog, into: &sum)
             }
             parts.withLock { $0[part] = sum }
         }

@@ -195,12 +195,14 @@ struct ProjectionDatabase: Sendable {
         notifications += projection.notifications.texts.map { (NotificationKey(isText: true, bits: UInt128($0.key)), $0.value) }
             .sorted { projection.precedes($0.key, $1.key) }
         let tokens = projection.tokenIndex.sorted { projection.precedes($0.key, $1.key) }
-        var transactions: [(key: [UInt8], timeline: Int32)] = []
-        projection.transactionIndex.forEach { packed, timeline in
-            let key = TransactionKey(packed: packed)
-            transactions.append((projection.keyBytes(TimelineKey(environment: key.environment, originalTransactionId: key.transactionId)), timeline))
+        var transactions: [(key: TransactionKey, timeline: Int32)] = []
+        transactions.reserveCapacity(projection.transactionIndex.count)
+        projection.transactionIndex.forEach { transactions.append((TransactionKey(packed: $0), $1)) }
+        // In the byte order of their keys, compared without building them.
+        transactions.sort { a, b in
+            a.key.environment != b.key.environment
+                ? a.key.environment < b.key.environment : projection.precedes(a.key.transactionId, b.key.transactionId)
         }
-        transactions.sort { $0.key.lexicographicallyPrecedes($1.key) }
 
         let database = try ProjectionDatabase(path: path, readOnly: false, create: true)
         try database.environment.write { txn in
@@ -229,7 +231,9 @@ struct ProjectionDatabase: Sendable {
                 try txn.put(key: key.bytes, value: value, in: database.notifications, options: .append)
             }
             for (transaction, timeline) in transactions {
-                try txn.put(key: transaction, value: projection.keyBytes(projection.timelines[Int(timeline)].key), in: database.transactions, options: .append)
+                key.bytes.removeAll(keepingCapacity: true)
+                projection.appendKey(TimelineKey(environment: transaction.environment, originalTransactionId: transaction.transactionId), to: &key)
+                try txn.put(key: key.bytes, value: projection.keyBytes(projection.timelines[Int(timeline)].key), in: database.transactions, options: .append)
             }
             try database.append(rollups, txn)
         }
