@@ -69,6 +69,22 @@ public final class Ledger: Sendable {
         try projections.rebuild()
     }
 
+    /// What `subledger rebuild` runs: the rebuild alone. It holds the event log's writer lock
+    /// (so nothing appends meanwhile) but opens neither the evidence, the dedup index nor the
+    /// database in use. `progress` gets the events folded and the log's record count.
+    public static func rebuildProjections(
+        directory: String, progress: (@Sendable (_ folded: Int, _ records: Int) -> Void)? = nil
+    ) throws -> ProjectionStore.RebuildSummary {
+        let layout = DataDirectoryLayout(directory)
+        let configuration = try LedgerConfiguration.load(from: directory)
+        let catalog = try LedgerReader.loadCatalog(directory: directory, configuration: configuration)
+        let log = try LogWriter(directory: layout.log)
+        defer { log.close() }
+        return try ProjectionStore.rebuild(
+            directory: layout.projections, logDirectory: layout.log,
+            settings: RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog), progress: progress)
+    }
+
     /// Verifies, deduplicates and durably appends `lines`; rejected lines are quarantined.
     /// Outcomes come back in input order.
     public func ingest(_ lines: [IngestLine], recordedAt: Int64) throws -> [IngestOutcome] {

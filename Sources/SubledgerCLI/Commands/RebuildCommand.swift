@@ -1,10 +1,10 @@
 import SubledgerLedger
 import SubledgerProjections
 
-/// `subledger rebuild`: folds the whole log into a fresh snapshot and switches to it.
+/// `subledger rebuild`: folds the whole log into a fresh projection database and switches to it.
 enum RebuildCommand: Command {
     static let help = CommandHelp(
-        name: "rebuild", summary: "fold the log into a fresh projection snapshot and switch to it",
+        name: "rebuild", summary: "fold the log into a fresh projection database and switch to it",
         usage: "rebuild [--projection customers]",
         options: [.init("--projection", "NAME", "the projection to rebuild: customers (it holds customer state and every report)")],
         example: "subledger rebuild --json")
@@ -35,9 +35,11 @@ enum RebuildCommand: Command {
             throw UsageError("the projection is `customers` (it holds customer state and every report)")
         }
         try context.data.requireExisting()
-        let ledger = try Ledger(directory: context.data.path)
-        defer { ledger.close() }
-        Output.diagnostic("rebuild: folding the whole log into a fresh snapshot (the old one serves until the switch)")
-        return CommandResult(Result(summary: try ledger.rebuildProjections()))
+        Output.diagnostic("rebuild: folding the whole log into a fresh projection database (the old one serves until the switch)")
+        let summary = try Ledger.rebuildProjections(directory: context.data.path) { folded, records in
+            Output.progress("rebuild: \(folded) / \(records) events folded")
+        }
+        Output.endProgress()
+        return CommandResult(Result(summary: summary))
     }
 }
