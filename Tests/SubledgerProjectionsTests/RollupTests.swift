@@ -228,6 +228,19 @@ struct RollupTests {
         }
     }
 
+    @Test("a contribution's cells are sorted, summed per key and never all zero")
+    func contributionIsNormalised() throws {
+        let projection = try SimulatedWorkload(seed: 32, customers: 40, months: 6).projection()
+        var nonEmpty = 0
+        for timeline in projection.timelines {
+            let cells = projection.rollupContribution(of: timeline, smallBusiness: false, catalog: nil).cells
+            #expect(zip(cells, cells.dropFirst()).allSatisfy { $0.key < $1.key })
+            #expect(!cells.contains { $0.values.isZero })
+            if !cells.isEmpty { nonEmpty += 1 }
+        }
+        #expect(nonEmpty > 20)
+    }
+
     @Test("values read back from their bytes, and adding a contribution then taking it back leaves nothing")
     func valuesRoundTrip() throws {
         let projection = try SimulatedWorkload(seed: 31, customers: 40, months: 4).projection()

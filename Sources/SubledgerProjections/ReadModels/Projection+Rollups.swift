@@ -5,8 +5,8 @@ extension Projection {
     ///
     /// `smallBusiness` and `catalog` shape proceeds and MRR, so the cells depend on them: a store
     /// built under other settings must be rebuilt.
-    func rollupContribution(of timeline: Timeline, smallBusiness: Bool, catalog: ProductCatalog?) -> RollupCells {
-        var cells = RollupCells()
+    func rollupContribution(of timeline: Timeline, smallBusiness: Bool, catalog: ProductCatalog?) -> RollupContribution {
+        var cells = RollupContribution()
         let environment = timeline.key.environment
         let history = SubscriptionHistory(timeline, visibility: Visibility())
         cells.addRevenue(of: history, environment: environment, smallBusiness: smallBusiness)
@@ -17,6 +17,7 @@ extension Projection {
         let entitlement = EntitlementTimeline(segments)
         cells.addChurn(of: history, entitlement, environment: environment)
         cells.addCohort(of: entitlement, environment: environment)
+        cells.finish()
         return cells
     }
 }
