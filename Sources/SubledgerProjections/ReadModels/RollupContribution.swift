@@ -16,19 +16,20 @@ struct RollupContribution: Sendable, Equatable {
     /// Sorts the cells, sums those with the same key and drops those that sum to zero.
     mutating func finish() {
         guard !isSorted else { return }
-        cells.sort { $0.key < $1.key }
-        var kept = 0
-        for index in cells.indices {
-            if kept > 0, cells[kept - 1].key == cells[index].key {
-                cells[kept - 1].values.add(cells[index].values)
+        // Sorting indices moves 8 bytes per swap instead of a whole cell.
+        let order = cells.indices.sorted { cells[$0].key < cells[$1].key }
+        var merged: [(key: RollupKey, values: RollupValues)] = []
+        merged.reserveCapacity(cells.count)
+        for index in order {
+            if let last = merged.last, last.key == cells[index].key {
+                merged[merged.count - 1].values.add(cells[index].values)
             } else {
-                if kept > 0, cells[kept - 1].values.isZero { kept -= 1 }
-                cells[kept] = cells[index]
-                kept += 1
+                if merged.last?.values.isZero == true { merged.removeLast() }
+                merged.append(cells[index])
             }
         }
-        if kept > 0, cells[kept - 1].values.isZero { kept -= 1 }
-        cells.removeLast(cells.count - kept)
+        if merged.last?.values.isZero == true { merged.removeLast() }
+        cells = merged
         isSorted = true
     }
 
