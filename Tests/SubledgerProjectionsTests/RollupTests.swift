@@ -245,11 +245,17 @@ struct RollupTests {
     func valuesRoundTrip() throws {
         let projection = try SimulatedWorkload(seed: 31, customers: 40, months: 4).projection()
         var cells = projection.rollups()
-        for (key, values) in cells.sorted() {
+        for (_, values) in cells.sorted() {
             var bytes: [UInt8] = []
-            values.write(count: key.family.valueCount, into: &bytes)
+            values.write(into: &bytes)
             #expect(bytes.withUnsafeBytes { RollupValues(bytes: $0) } == values)
         }
+        var extremes = RollupValues()
+        for (index, value) in [Int64.min, .max, -1, 0, 1, 63, -64, 64, 1 << 40, -(1 << 40)].enumerated() { extremes[index] = value }
+        var bytes: [UInt8] = []
+        extremes.write(into: &bytes)
+        #expect(bytes.withUnsafeBytes { RollupValues(bytes: $0) } == extremes)
+        #expect([UInt8]([0x80]).withUnsafeBytes { RollupValues(bytes: $0) } == nil)
         #expect(cells.count > 0)
         for timeline in projection.timelines {
             cells.add(projection.rollupContribution(of: timeline, smallBusiness: false, catalog: nil), sign: -1)

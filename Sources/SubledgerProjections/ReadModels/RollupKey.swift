@@ -98,15 +98,6 @@ enum RollupFamily: UInt8, Sendable, CaseIterable {
     /// Cohort members and changes of their retention by month offset (`CohortField`).
     case cohort = 5
 
-    var valueCount: Int {
-        switch self {
-        case .revenueByRefundDate, .revenueByOriginalPurchase: RevenueField.allCases.count
-        case .activity: ActivityField.allCases.count
-        case .churn: ChurnField.allCases.count
-        case .cohort: CohortField.allCases.count
-        }
-    }
-
     static func revenue(_ convention: RefundConvention) -> RollupFamily {
         switch convention {
         case .refundDate: .revenueByRefundDate
