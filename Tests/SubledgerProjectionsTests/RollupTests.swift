@@ -7,7 +7,7 @@ import Testing
 struct RollupTests {
     let production = ReportScope(environment: .production)
 
-    @Test("every report answered from the sum of the timelines' rollups equals the fold's", arguments: [UInt64(1), 2, 3, 4, 5])
+    @Test("every report answered from the sum of the timelines' rollups equals the fold's", arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8])
     func reportsEqualTheFold(seed: UInt64) throws {
         let workload = try SimulatedWorkload(seed: seed, customers: 80, months: 8)
         let projection = workload.projection()
@@ -183,6 +183,31 @@ struct RollupTests {
         for now in [at("2026-02-01"), at("2026-03-01"), at("2026-04-01")] {
             let (from, to) = (UTCMonth("2026-01")!, UTCMonth("2026-03")!)
             #expect(reader.cohorts(from: from, to: to, now: now, environment: .production) == projection.cohorts(from: from, to: to, now: now, scope: production))
+        }
+    }
+
+    @Test("each environment's reports read only its own cells")
+    func environmentsApart() {
+        var apple = Notifier()
+        var sandbox = Subscriber("sandbox")
+        sandbox.environment = .sandbox
+        sandbox.currency = "EUR"
+        let production = Subscriber("production")
+        let ledger = TestLedger([
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-03"), transaction: production.transaction("production.1", purchased: at("2026-01-03"), expires: at("2026-02-03"))),
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-04"), transaction: sandbox.transaction("sandbox.1", purchased: at("2026-01-04"), expires: at("2026-02-04")), environment: .sandbox),
+        ])
+        let reader = RollupReader(source: ledger.projection.rollups(), strings: ledger.projection.strings)
+        let (from, to) = (UTCDay("2026-01-01")!, UTCDay("2026-02-28")!)
+        for environment in [AppStoreEnvironment.production, .sandbox] {
+            let scope = ReportScope(environment: environment)
+            let revenue = ledger.projection.revenue(from: from, to: to, scope: scope)
+            #expect(revenue.rows.count == 1)
+            #expect(reader.revenue(from: from, to: to, environment: environment) == revenue)
+            #expect(reader.mrr(at: at("2026-01-10"), environment: environment) == ledger.projection.mrr(at: at("2026-01-10"), scope: scope))
+            #expect(reader.churn(from: from, to: to, environment: environment) == ledger.projection.churn(from: from, to: to, scope: scope))
+            #expect(reader.cohorts(from: UTCMonth("2026-01")!, to: UTCMonth("2026-02")!, now: at("2026-03-01"), environment: environment)
+                == ledger.projection.cohorts(from: UTCMonth("2026-01")!, to: UTCMonth("2026-02")!, now: at("2026-03-01"), scope: scope))
         }
     }
 
