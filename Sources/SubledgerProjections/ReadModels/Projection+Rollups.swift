@@ -12,7 +12,8 @@ extension Projection {
         cells.addRevenue(of: history, environment: environment, smallBusiness: smallBusiness)
         let segments = history.segments()
         for segment in segments {
-            cells.addActivity(of: segment, share: mrrShare(of: segment, in: history, catalog: catalog), in: history, environment: environment)
+            let share = mrrShare(of: segment, in: history, catalog: catalog)
+            cells.addActivity(of: segment, share: share, in: history, environment: environment)
         }
         let entitlement = EntitlementTimeline(segments)
         cells.addChurn(of: history, entitlement, environment: environment)

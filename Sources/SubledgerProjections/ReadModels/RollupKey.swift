@@ -78,7 +78,9 @@ struct RollupKey: Hashable, Comparable, Sendable {
     }
 
     static func < (a: RollupKey, b: RollupKey) -> Bool {
-        let (x, y) = ((a.family.rawValue, a.environment, a.granularity.rawValue, a.bucket), (b.family.rawValue, b.environment, b.granularity.rawValue, b.bucket))
+        // Tuples compare up to six elements: the key's seven go in two steps.
+        let x = (a.family.rawValue, a.environment, a.granularity.rawValue, a.bucket)
+        let y = (b.family.rawValue, b.environment, b.granularity.rawValue, b.bucket)
         return x != y ? x < y : (a.currency, a.product, a.detail) < (b.currency, b.product, b.detail)
     }
 
