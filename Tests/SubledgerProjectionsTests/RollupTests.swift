@@ -186,6 +186,41 @@ struct RollupTests {
         }
     }
 
+    @Test("stored cells overlaid with the changes folded since answer as the cells of the whole fold")
+    func overlay() throws {
+        let workload = try SimulatedWorkload(seed: 41, customers: 60, months: 6)
+        var stored = Projection()
+        let cut = workload.inputs.count * 2 / 3
+        for input in workload.inputs[..<cut] { stored.apply(input) }
+        var projection = stored
+        for input in workload.inputs[cut...] { projection.apply(input) }
+        var changes = RollupCells()
+        for index in projection.timelines.indices {
+            if index < stored.timelines.count {
+                changes.add(stored.rollupContribution(of: stored.timelines[index], smallBusiness: false, catalog: nil), sign: -1)
+            }
+            changes.add(projection.rollupContribution(of: projection.timelines[index], smallBusiness: false, catalog: nil))
+        }
+        #expect(changes.count > 0)
+        let overlay = RollupOverlay(base: stored.rollups(), changes: changes)
+        let whole = projection.rollups()
+        for family in RollupFamily.allCases {
+            for granularity in [RollupGranularity.month, .day, .instant] {
+                let range = RollupRange.buckets(Int64.min...Int64.max, of: family, environment: 1, granularity: granularity)
+                var overlaid: [(RollupKey, RollupValues)] = []
+                overlay.forEach(in: range) { overlaid.append(($0, $1)) }
+                var expected: [(RollupKey, RollupValues)] = []
+                whole.forEach(in: range) { expected.append(($0, $1)) }
+                #expect(overlaid.map(\.0) == expected.map(\.0))
+                #expect(overlaid.map(\.1) == expected.map(\.1))
+            }
+        }
+        let reader = RollupReader(source: overlay, strings: projection.strings)
+        let (from, to) = (workload.start, UTCDay(number: workload.end.number - 1))
+        #expect(reader.revenue(from: from, to: to, environment: .production) == projection.revenue(from: from, to: to, scope: production))
+        #expect(reader.mrr(at: to.start, environment: .production) == projection.mrr(at: to.start, scope: production))
+    }
+
     @Test("each environment's reports read only its own cells")
     func environmentsApart() {
         var apple = Notifier()
