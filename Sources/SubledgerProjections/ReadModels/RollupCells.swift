@@ -7,10 +7,6 @@ struct RollupCells: Sendable, Equatable {
 
     var count: Int { cells.count }
 
-    subscript(key: RollupKey) -> RollupValues? {
-        cells[key]
-    }
-
     /// Adds `values × sign` to the cell at `key`.
     mutating func add(_ values: RollupValues, at key: RollupKey, sign: Int64 = 1) {
         guard !values.isZero else { return }

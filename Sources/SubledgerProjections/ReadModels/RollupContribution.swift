@@ -1,6 +1,6 @@
 /// The rollup cells of one timeline, in key order with no all-zero cell: built by appending
 /// (no hashing), then sorted and summed once, because a rebuild makes one per timeline.
-struct RollupContribution: Sendable, Equatable {
+struct RollupContribution: Sendable {
     private(set) var cells: [(key: RollupKey, values: RollupValues)] = []
     private var isSorted = true
 
@@ -31,9 +31,5 @@ struct RollupContribution: Sendable, Equatable {
         if merged.last?.values.isZero == true { merged.removeLast() }
         cells = merged
         isSorted = true
-    }
-
-    static func == (a: RollupContribution, b: RollupContribution) -> Bool {
-        a.cells.count == b.cells.count && zip(a.cells, b.cells).allSatisfy { $0.key == $1.key && $0.values == $1.values }
     }
 }
