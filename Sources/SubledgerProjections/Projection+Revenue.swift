@@ -71,7 +71,8 @@ extension Projection {
                     let key = RevenueRowKey(
                         bucket: booking.bucket, currency: text(version.currency) ?? "",
                         productId: byProduct ? text(version.productId) ?? "" : nil)
-                    var row = rows[key] ?? RevenueRow(period: granularity.label(ofBucket: booking.bucket), currency: key.currency, productId: key.productId)
+                    var row = rows[key]
+                        ?? RevenueRow(period: granularity.label(ofBucket: booking.bucket), currency: key.currency, productId: key.productId)
                     row.add(booking, rate: rate)
                     rows[key] = row
                 }

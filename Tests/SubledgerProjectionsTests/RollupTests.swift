@@ -7,11 +7,11 @@ import Testing
 struct RollupTests {
     let production = ReportScope(environment: .production)
 
-    @Test("every report answered from the sum of the timelines' rollups equals the fold's", arguments: [UInt64(1), 2, 3, 4, 5])
+    @Test("every report answered from the sum of the timelines' rollups equals the fold's", arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8])
     func reportsEqualTheFold(seed: UInt64) throws {
         let workload = try SimulatedWorkload(seed: seed, customers: 80, months: 8)
         let projection = workload.projection()
-        let reader = RollupReader(source: projection.rollups(), strings: projection.strings)
+        let reader = RollupReader(source: projection.rollups(RollupSettings()), strings: projection.strings)
         var random = SeededGenerator(state: seed)
         let months = UTCMonth(containing: workload.start.start).number...UTCMonth(containing: workload.end.start).number
 
@@ -91,7 +91,7 @@ struct RollupTests {
         let products = Set(projection.timelines.flatMap { $0.transactions.map(\.productId) }).compactMap { projection.text($0) }.sorted()
         let periods = ["P1W", "P1M", "P3M", "P1Y"]
         let catalog = ProductCatalog(products: products.enumerated().map { .init(productId: $1, period: periods[$0 % periods.count]) })
-        let reader = RollupReader(source: projection.rollups(smallBusiness: true, catalog: catalog), strings: projection.strings)
+        let reader = RollupReader(source: projection.rollups(RollupSettings(smallBusiness: true, catalog: catalog)), strings: projection.strings)
         let scope = ReportScope(environment: .production, catalog: catalog)
         let from = workload.start
         let to = UTCDay(number: workload.end.number - 1)
@@ -100,7 +100,7 @@ struct RollupTests {
             let instant = UTCCalendar.start(ofMonth: month) + 3 * day + 7 * hour
             #expect(reader.mrr(at: instant, environment: .production) == projection.mrr(at: instant, scope: scope))
         }
-        let plain = RollupReader(source: projection.rollups(), strings: projection.strings)
+        let plain = RollupReader(source: projection.rollups(RollupSettings()), strings: projection.strings)
         #expect(plain.revenue(from: from, to: to, environment: .production) != reader.revenue(from: from, to: to, environment: .production))
     }
 
@@ -127,7 +127,7 @@ struct RollupTests {
                 cells.add(projection.rollupContribution(of: projection.timelines[index], smallBusiness: false, catalog: nil))
             }
         }
-        let whole = workload.projection().rollups()
+        let whole = workload.projection().rollups(RollupSettings())
         #expect(rewritten > 0)
         #expect(whole.count > 0)
         #expect(cells == whole)
@@ -140,7 +140,7 @@ struct RollupTests {
         let ledger = TestLedger([
             apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-05"), transaction: sub.transaction("cut.1", purchased: at("2026-01-05"), expires: at("2026-02-05"))),
         ])
-        let reader = RollupReader(source: ledger.projection.rollups(), strings: ledger.projection.strings)
+        let reader = RollupReader(source: ledger.projection.rollups(RollupSettings()), strings: ledger.projection.strings)
         for (from, to) in [("2026-01-02", "2026-01-31"), ("2026-01-01", "2026-01-30"), ("2026-01-15", "2026-02-14")] {
             #expect(reader.revenue(from: UTCDay(from)!, to: UTCDay(to)!, by: .month, environment: .production) == nil)
             #expect(reader.churn(from: UTCDay(from)!, to: UTCDay(to)!, by: .month, environment: .production) == nil)
@@ -169,7 +169,7 @@ struct RollupTests {
             buy("trial", at("2026-01-25"), at("2026-02-01"), trial: true),
         ])
         let projection = ledger.projection
-        let reader = RollupReader(source: projection.rollups(), strings: projection.strings)
+        let reader = RollupReader(source: projection.rollups(RollupSettings()), strings: projection.strings)
         for instant in [at("2026-01-01"), at("2026-01-25"), at("2026-02-01"), at("2026-02-10", 6), at("2026-03-01")].flatMap({ [$0 - 1, $0, $0 + 1] }) {
             #expect(reader.mrr(at: instant, environment: .production) == projection.mrr(at: instant, scope: production), "MRR at \(UTCCalendar.iso8601(instant))")
         }
@@ -183,6 +183,31 @@ struct RollupTests {
         for now in [at("2026-02-01"), at("2026-03-01"), at("2026-04-01")] {
             let (from, to) = (UTCMonth("2026-01")!, UTCMonth("2026-03")!)
             #expect(reader.cohorts(from: from, to: to, now: now, environment: .production) == projection.cohorts(from: from, to: to, now: now, scope: production))
+        }
+    }
+
+    @Test("each environment's reports read only its own cells")
+    func environmentsApart() {
+        var apple = Notifier()
+        var sandbox = Subscriber("sandbox")
+        sandbox.environment = .sandbox
+        sandbox.currency = "EUR"
+        let production = Subscriber("production")
+        let ledger = TestLedger([
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-03"), transaction: production.transaction("production.1", purchased: at("2026-01-03"), expires: at("2026-02-03"))),
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-04"), transaction: sandbox.transaction("sandbox.1", purchased: at("2026-01-04"), expires: at("2026-02-04")), environment: .sandbox),
+        ])
+        let reader = RollupReader(source: ledger.projection.rollups(RollupSettings()), strings: ledger.projection.strings)
+        let (from, to) = (UTCDay("2026-01-01")!, UTCDay("2026-02-28")!)
+        for environment in [AppStoreEnvironment.production, .sandbox] {
+            let scope = ReportScope(environment: environment)
+            let revenue = ledger.projection.revenue(from: from, to: to, scope: scope)
+            #expect(revenue.rows.count == 1)
+            #expect(reader.revenue(from: from, to: to, environment: environment) == revenue)
+            #expect(reader.mrr(at: at("2026-01-10"), environment: environment) == ledger.projection.mrr(at: at("2026-01-10"), scope: scope))
+            #expect(reader.churn(from: from, to: to, environment: environment) == ledger.projection.churn(from: from, to: to, scope: scope))
+            #expect(reader.cohorts(from: UTCMonth("2026-01")!, to: UTCMonth("2026-02")!, now: at("2026-03-01"), environment: environment)
+                == ledger.projection.cohorts(from: UTCMonth("2026-01")!, to: UTCMonth("2026-02")!, now: at("2026-03-01"), scope: scope))
         }
     }
 
@@ -203,7 +228,7 @@ struct RollupTests {
             apple.notification("REFUND", signed: at("2026-01-20", 10), transaction: refunded),
             apple.notification("REFUND_REVERSED", signed: at("2026-01-20", 12), transaction: restored),
         ])
-        let reader = RollupReader(source: ledger.projection.rollups(), strings: ledger.projection.strings)
+        let reader = RollupReader(source: ledger.projection.rollups(RollupSettings()), strings: ledger.projection.strings)
         let (from, to) = (UTCDay("2026-01-01")!, UTCDay("2026-01-31")!)
         let folded = ledger.projection.revenue(from: from, to: to, by: .day, scope: production)
         #expect(folded.rows.map(\.period) == ["2026-01-05", "2026-01-20"])
@@ -228,30 +253,38 @@ struct RollupTests {
         }
     }
 
+    @Test("a contribution's cells are sorted, summed per key and never all zero")
+    func contributionIsNormalised() throws {
+        let projection = try SimulatedWorkload(seed: 32, customers: 40, months: 6).projection()
+        var nonEmpty = 0
+        for timeline in projection.timelines {
+            let cells = projection.rollupContribution(of: timeline, smallBusiness: false, catalog: nil).cells
+            #expect(zip(cells, cells.dropFirst()).allSatisfy { $0.key < $1.key })
+            #expect(!cells.contains { $0.values.isZero })
+            if !cells.isEmpty { nonEmpty += 1 }
+        }
+        #expect(nonEmpty > 20)
+    }
+
     @Test("values read back from their bytes, and adding a contribution then taking it back leaves nothing")
     func valuesRoundTrip() throws {
         let projection = try SimulatedWorkload(seed: 31, customers: 40, months: 4).projection()
-        var cells = projection.rollups()
-        for (key, values) in cells.sorted() {
+        var cells = projection.rollups(RollupSettings())
+        for (_, values) in cells.sorted() {
             var bytes: [UInt8] = []
-            values.write(count: key.family.valueCount, into: &bytes)
+            values.write(into: &bytes)
             #expect(bytes.withUnsafeBytes { RollupValues(bytes: $0) } == values)
         }
+        var extremes = RollupValues()
+        for (index, value) in [Int64.min, .max, -1, 0, 1, 63, -64, 64, 1 << 40, -(1 << 40)].enumerated() { extremes[index] = value }
+        var bytes: [UInt8] = []
+        extremes.write(into: &bytes)
+        #expect(bytes.withUnsafeBytes { RollupValues(bytes: $0) } == extremes)
+        #expect([UInt8]([0x80]).withUnsafeBytes { RollupValues(bytes: $0) } == nil)
         #expect(cells.count > 0)
         for timeline in projection.timelines {
             cells.add(projection.rollupContribution(of: timeline, smallBusiness: false, catalog: nil), sign: -1)
         }
         #expect(cells.count == 0)
-    }
-}
-
-extension Projection {
-    /// The sum of every timeline's contribution: what a store holds after a rebuild.
-    func rollups(smallBusiness: Bool = false, catalog: ProductCatalog? = nil) -> RollupCells {
-        var cells = RollupCells()
-        for timeline in timelines {
-            cells.add(rollupContribution(of: timeline, smallBusiness: smallBusiness, catalog: catalog))
-        }
-        return cells
     }
 }

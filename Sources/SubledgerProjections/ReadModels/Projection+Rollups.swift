@@ -5,24 +5,20 @@ extension Projection {
     ///
     /// `smallBusiness` and `catalog` shape proceeds and MRR, so the cells depend on them: a store
     /// built under other settings must be rebuilt.
-    func rollupContribution(of timeline: Timeline, smallBusiness: Bool, catalog: ProductCatalog?) -> RollupCells {
-        var cells = RollupCells()
-        addRollupContribution(of: timeline, smallBusiness: smallBusiness, catalog: catalog, into: &cells)
-        return cells
-    }
-
-    /// Adds the cells `timeline` contributes to `cells`, without building them apart first (a
-    /// rebuild sums every timeline's).
-    func addRollupContribution(of timeline: Timeline, smallBusiness: Bool, catalog: ProductCatalog?, into cells: inout RollupCells) {
+    func rollupContribution(of timeline: Timeline, smallBusiness: Bool, catalog: ProductCatalog?) -> RollupContribution {
+        var cells = RollupContribution()
         let environment = timeline.key.environment
         let history = SubscriptionHistory(timeline, visibility: Visibility())
         cells.addRevenue(of: history, environment: environment, smallBusiness: smallBusiness)
         let segments = history.segments()
         for segment in segments {
-            cells.addActivity(of: segment, share: mrrShare(of: segment, in: history, catalog: catalog), in: history, environment: environment)
+            let share = mrrShare(of: segment, in: history, catalog: catalog)
+            cells.addActivity(of: segment, share: share, in: history, environment: environment)
         }
         let entitlement = EntitlementTimeline(segments)
         cells.addChurn(of: history, entitlement, environment: environment)
         cells.addCohort(of: entitlement, environment: environment)
+        cells.finish()
+        return cells
     }
 }

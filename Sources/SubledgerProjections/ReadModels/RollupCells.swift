@@ -1,15 +1,11 @@
-/// Rollup cells in memory: one timeline's contribution, or the sum of many. Cells whose values
-/// are all zero are dropped, so equal sums are equal values whatever they were added from.
+/// Rollup cells in memory: the sum of timelines' contributions. Cells whose values are all zero
+/// are dropped, so equal sums are equal values whatever they were added from.
 struct RollupCells: Sendable, Equatable {
     private(set) var cells: [RollupKey: RollupValues] = [:]
 
     init() {}
 
     var count: Int { cells.count }
-
-    subscript(key: RollupKey) -> RollupValues? {
-        cells[key]
-    }
 
     /// Adds `values × sign` to the cell at `key`.
     mutating func add(_ values: RollupValues, at key: RollupKey, sign: Int64 = 1) {
@@ -19,8 +15,12 @@ struct RollupCells: Sendable, Equatable {
         cells[key] = sum.isZero ? nil : sum
     }
 
-    /// Adds every cell of `other` times `sign`: 1 to add a timeline's contribution, -1 to take it
-    /// back.
+    /// Adds a timeline's contribution times `sign`: 1 to add it, -1 to take it back.
+    mutating func add(_ contribution: RollupContribution, sign: Int64 = 1) {
+        for (key, values) in contribution.cells { add(values, at: key, sign: sign) }
+    }
+
+    /// Adds every cell of `other` times `sign` (e.g. sums built on several threads).
     mutating func add(_ other: RollupCells, sign: Int64 = 1) {
         for (key, values) in other.cells { add(values, at: key, sign: sign) }
     }

@@ -36,7 +36,8 @@ extension RollupReader {
         for range in [
             RollupRange.buckets(from: .min, through: Int64(month) - 1, of: .activity, environment: environment, granularity: .month),
             .buckets(from: firstDayOfMonth, through: day - 1, of: .activity, environment: environment, granularity: .day),
-            .buckets(from: UTCCalendar.start(ofDay: day) + 1, through: instant, of: .activity, environment: environment, granularity: .instant),
+            .buckets(
+                from: UTCCalendar.start(ofDay: day) + 1, through: instant, of: .activity, environment: environment, granularity: .instant),
         ] {
             try source.forEach(in: range) { key, values in sums[key.currency, default: RollupValues()].add(values) }
         }

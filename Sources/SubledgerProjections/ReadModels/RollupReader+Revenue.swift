@@ -16,7 +16,8 @@ extension RollupReader {
         try source.forEach(in: range) { key, values in
             guard values[RevenueField.bookings] > 0 else { return }
             let rowKey = RevenueRowKey(bucket: key.bucket, currency: name(key.currency), productId: byProduct ? name(key.product) : nil)
-            var row = rows[rowKey] ?? RevenueRow(period: granularity.label(ofBucket: key.bucket), currency: rowKey.currency, productId: rowKey.productId)
+            var row = rows[rowKey]
+                ?? RevenueRow(period: granularity.label(ofBucket: key.bucket), currency: rowKey.currency, productId: rowKey.productId)
             row.grossSales += values[RevenueField.grossSales]
             row.refunds += values[RevenueField.refunds]
             row.net += values[RevenueField.grossSales] - values[RevenueField.refunds]

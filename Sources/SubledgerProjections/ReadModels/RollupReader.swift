@@ -34,8 +34,8 @@ struct RollupReader<Source: RollupSource> {
         case .month:
             let first = UTCCalendar.month(containing: from.start)
             let last = UTCCalendar.month(containing: to.start)
-            guard UTCCalendar.start(ofMonth: first) == from.start, UTCCalendar.start(ofMonth: last + 1) == UTCDay(number: to.number + 1).start
-            else { return nil }
+            let end = UTCDay(number: to.number + 1).start
+            guard UTCCalendar.start(ofMonth: first) == from.start, UTCCalendar.start(ofMonth: last + 1) == end else { return nil }
             return Int64(first)...Int64(last)
         }
     }

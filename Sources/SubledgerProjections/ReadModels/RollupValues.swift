@@ -1,16 +1,29 @@
-/// The numbers one rollup cell holds: a fixed number per family (`RollupFamily.valueCount`),
-/// added and subtracted elementwise, inline so that summing cells allocates nothing.
+/// The numbers one rollup cell holds, named by its family's fields (`RevenueField`, …), added
+/// and subtracted elementwise, inline so that summing cells allocates nothing.
 struct RollupValues: Sendable, Equatable {
     static let capacity = 14
     private var storage = InlineArray<14, Int64>(repeating: 0)
 
     init() {}
 
-    /// Reads values written by `write(count:into:)`: little-endian Int64s.
+    /// Reads values written by `write(into:)`; nil when `bytes` are not such values.
     init?(bytes: UnsafeRawBufferPointer) {
-        guard bytes.count % 8 == 0, bytes.count / 8 <= Self.capacity else { return nil }
-        for index in 0..<bytes.count / 8 {
-            storage[index] = Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: Int64.self))
+        var index = 0
+        var offset = 0
+        while offset < bytes.count {
+            guard index < Self.capacity else { return nil }
+            var zigzag: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                guard offset < bytes.count, shift < 64 else { return nil }
+                let byte = bytes[offset]
+                offset += 1
+                zigzag |= UInt64(byte & 0x7F) << shift
+                shift += 7
+                if byte & 0x80 == 0 { break }
+            }
+            storage[index] = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+            index += 1
         }
     }
 
@@ -34,10 +47,18 @@ struct RollupValues: Sendable, Equatable {
         for index in storage.indices { storage[index] &+= other.storage[index] &* sign }
     }
 
-    /// The first `count` values as little-endian Int64s (the family's `valueCount`).
-    func write(count: Int, into bytes: inout [UInt8]) {
+    /// The values up to the last non-zero one as zigzag varints: most cells hold a few small
+    /// counts, and a store keeps millions of them.
+    func write(into bytes: inout [UInt8]) {
+        var count = Self.capacity
+        while count > 0, storage[count - 1] == 0 { count -= 1 }
         for index in 0..<count {
-            Swift.withUnsafeBytes(of: storage[index].littleEndian) { bytes.append(contentsOf: $0) }
+            var zigzag = UInt64(bitPattern: (storage[index] << 1) ^ (storage[index] >> 63))
+            while zigzag >= 0x80 {
+                bytes.append(UInt8(truncatingIfNeeded: zigzag) | 0x80)
+                zigzag >>= 7
+            }
+            bytes.append(UInt8(zigzag))
         }
     }
 

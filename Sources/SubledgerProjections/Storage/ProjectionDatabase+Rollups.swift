@@ -35,7 +35,7 @@ extension ProjectionDatabase {
                     _ = try txn.delete(key: keyBytes, in: rollups)
                 } else {
                     encoded.removeAll(keepingCapacity: true)
-                    sum.write(count: key.family.valueCount, into: &encoded)
+                    sum.write(into: &encoded)
                     try txn.put(key: keyBytes, value: encoded, in: rollups)
                 }
             }
@@ -47,7 +47,7 @@ extension ProjectionDatabase {
         var encoded: [UInt8] = []
         for (key, values) in cells.sorted() {
             encoded.removeAll(keepingCapacity: true)
-            values.write(count: key.family.valueCount, into: &encoded)
+            values.write(into: &encoded)
             try key.withUnsafeBytes { try txn.put(key: $0, value: encoded, in: rollups, options: .append) }
         }
     }
@@ -61,7 +61,7 @@ extension Projection {
         DispatchQueue.concurrentPerform(iterations: partCount) { part in
             var sum = RollupCells()
             for index in (timelines.count * part / partCount)..<(timelines.count * (part + 1) / partCount) {
-                addRollupContribution(of: timelines[index], smallBusiness: settings.smallBusiness, catalog: settings.catalog, into: &sum)
+                sum.add(rollupContribution(of: timelines[index], smallBusiness: settings.smallBusiness, catalog: settings.catalog))
             }
             parts.withLock { $0[part] = sum }
         }

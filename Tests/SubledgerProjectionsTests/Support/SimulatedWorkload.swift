@@ -23,11 +23,10 @@ struct SimulatedWorkload {
         let configuration = Simulator.Configuration(
             customers: customers, months: months, seed: seed, start: "2026-01-01", duplicates: 0.1, reorder: 0.2)
         _ = try Simulator(configuration: configuration).run(to: directory.file("sim"))
-        let text = try String(contentsOfFile: directory.file("sim/notifications.jsonl"), encoding: .utf8)
-        inputs = try text.split(separator: "\n").enumerated().map { index, line in
+        let lines = try Data(contentsOf: URL(fileURLWithPath: directory.file("sim/notifications.jsonl"))).split(separator: UInt8(ascii: "\n"))
+        inputs = try lines.enumerated().map { index, line in
             ProjectionInput(
-                position: LogPosition(rawValue: UInt64(index + 1) * 100), recordedAtMillis: 0,
-                event: try Self.event(Array(line.utf8)))
+                position: LogPosition(rawValue: UInt64(index + 1) * 100), recordedAtMillis: 0, event: try Self.event(Array(line)))
         }
         start = UTCDay("2026-01-01")!
         end = UTCDay(number: UTCDay(containing: UTCMonth(number: UTCMonth("2026-01")!.number + months).start).number)

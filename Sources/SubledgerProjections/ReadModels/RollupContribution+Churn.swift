@@ -1,12 +1,17 @@
-extension RollupCells {
+extension RollupContribution {
     /// The churn report's counts of one subscription for every whole day and month where it
     /// has any, `activeAtStart` aside (activity cells answer it at any instant).
     mutating func addChurn(of history: SubscriptionHistory, _ timeline: EntitlementTimeline, environment: UInt32) {
         guard !timeline.segments.isEmpty else { return }
         // Every count needs one of these instants in its period: a paid start, the first paid
         // start, a purchase, or a lapse (ending at `end`, counted in the period holding end − 1).
-        var instants: [Int64] = timeline.segments.flatMap { [$0.start, $0.end == .max ? $0.start : $0.end - 1] }
-        instants += history.periods.map(\.version.purchaseDate)
+        var instants: [Int64] = []
+        instants.reserveCapacity(2 * timeline.segments.count + history.periods.count)
+        for segment in timeline.segments {
+            instants.append(segment.start)
+            if segment.end != .max { instants.append(segment.end - 1) }
+        }
+        for period in history.periods { instants.append(period.version.purchaseDate) }
         for granularity in ReportGranularity.allCases {
             var buckets = instants.map { granularity.bucket(containing: $0) }
             buckets.sort()

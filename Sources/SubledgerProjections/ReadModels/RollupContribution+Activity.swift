@@ -1,4 +1,4 @@
-extension RollupCells {
+extension RollupContribution {
     /// What `segment` makes active, added where it starts and taken back where it ends
     /// (half-open), so the sum of the changes at instants up to T is what is active at T.
     ///
@@ -18,20 +18,25 @@ extension RollupCells {
         if segment.isPaid, !segment.isFamilyShared { values[ActivityField.paidEntitled] = 1 }
         guard !values.isZero else { return }
         let currency = share?.currency ?? history.periods[segment.period].version.currency
-        addActivityChange(values, at: segment.start, currency: currency, environment: environment, sign: 1)
+        addActivityChange(values, at: segment.start, currency: currency, environment: environment)
         if segment.end != .max {
-            addActivityChange(values, at: segment.end, currency: currency, environment: environment, sign: -1)
+            var ending = RollupValues()
+            ending.add(values, sign: -1)
+            addActivityChange(ending, at: segment.end, currency: currency, environment: environment)
         }
     }
 
-    private mutating func addActivityChange(_ values: RollupValues, at instant: Int64, currency: UInt32, environment: UInt32, sign: Int64) {
+    private mutating func addActivityChange(_ values: RollupValues, at instant: Int64, currency: UInt32, environment: UInt32) {
         let before = instant - 1
-        for (granularity, bucket) in [
-            (RollupGranularity.month, Int64(UTCCalendar.month(containing: before))),
-            (.day, UTCCalendar.day(containing: before)), (.instant, instant),
-        ] {
-            let key = RollupKey(family: .activity, environment: environment, granularity: granularity, bucket: bucket, currency: currency)
-            add(values, at: key, sign: sign)
-        }
+        var key = RollupKey(
+            family: .activity, environment: environment, granularity: .month, bucket: Int64(UTCCalendar.month(containing: before)),
+            currency: currency)
+        add(values, at: key)
+        key.granularity = .day
+        key.bucket = UTCCalendar.day(containing: before)
+        add(values, at: key)
+        key.granularity = .instant
+        key.bucket = instant
+        add(values, at: key)
     }
 }
