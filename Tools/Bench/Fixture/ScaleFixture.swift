@@ -95,12 +95,15 @@ struct ScaleFixture {
     }
 
     /// Original transaction ids (each names a customer to `GET /v1/customers/{id}`) picked at
-    /// even steps through all tiles' subscriptions.
+    /// even steps through all tiles' subscriptions. Only subscriptions that had begun when they
+    /// were recorded: a simulation runs ahead of the clock, and a look-up as of now does not
+    /// find a customer whose first purchase is still to come.
     private func lookupIds(_ events: [(recordedAt: Int64, event: Event)], _ identifiers: [TileIdentifiers]) -> [String] {
         var seen: Set<String> = []
         var originals: [String] = []
-        for (_, event) in events {
-            if let id = event.transaction?.originalTransactionId, seen.insert(id).inserted { originals.append(id) }
+        for (recordedAt, event) in events {
+            guard let id = event.transaction?.originalTransactionId, seen.insert(id).inserted else { continue }
+            if event.effectiveAt <= recordedAt { originals.append(id) }
         }
         let total = originals.count * identifiers.count
         let count = min(Self.sampleSize, total)
