@@ -7,14 +7,15 @@ Fixtures (cached in .build/bench-fixtures/, keyed by their parameters, reused by
 - base: `subledger simulate --customers 20000 --months 12 --seed 3`, initialised and ingested;
 - tiled: `subledger-bench fixture` writes the base's events T times with remapped identifiers
   (tiles share the base's evidence), then `subledger rebuild` makes its projections (again
-  whenever the `subledger` binary changes);
+  whenever the `subledger` binary changes; a build that cannot within the memory limit is noted
+  and its fixture measured without a snapshot). Remove .build/bench-fixtures to start afresh;
 - fresh: a separate simulation (its own test root) posted to the webhook and ingested by the CLI.
 
 At each size, on a copy of the fixture: `stats --json` (open), `rebuild --json` (wall and its
 own fold rate), then `serve`: the dashboard and the four reports over the simulation's 12
 months, customer look-ups (wrk, ~1,000/s, ids spread over all tiles) while wrk posts the fresh
 notifications to the webhook, then the server's VmRSS and VmHWM. Any `subledger` process above
-12 GiB resident is stopped and its figures marked as such. Once per run: this machine's ES256
+12 GiB resident is stopped, the step named in the table, and the next steps go on. Once per run: this machine's ES256
 limit (`openssl speed`) and `subledger ingest` of the fresh simulation into an empty ledger.
 
 Usage: Tools/bench-scaling.py [--sizes 160k,1m,10m] [--report FILE] [--command TEXT]
@@ -154,20 +155,31 @@ def fresh_simulation():
     return cached("fresh-" + key(FRESH), build) + "/sim"
 
 
-def tiled_fixture(base, tiles):
+def tiled_fixture(base, tiles, row):
+    """The fixture's directory, with projections as this build of `subledger` writes them (the
+    read side changes between builds). When this build cannot make them within the memory limit,
+    that is noted (in `row` and in the cache, so later runs of the same build do not try again)
+    and the fixture is measured without a snapshot."""
     def build(directory):
         progress(f"  tiling the base {tiles} time{'s' if tiles > 1 else ''}")
         run([BENCH, "fixture", "--base", base + "/ledger", "--tiles", str(tiles), "--out", directory + "/data",
              "--sample", directory + "/lookups.txt"])
     path = cached(f"tiled-{key(BASE)}-t{tiles}", build)
-    # Projections as this build of `subledger` writes them (the read side changes between builds).
-    stamp = os.path.join(path, "projections.sha256")
     binary = sha256_file(SUBLEDGER)
-    if not os.path.exists(stamp) or open(stamp).read() != binary:
+    made, stopped = os.path.join(path, "projections.sha256"), os.path.join(path, "projections-stopped.sha256")
+    if os.path.exists(stopped) and open(stopped).read() == binary:
+        row["stopped"].append("fixture's projections (an earlier run of this build)")
+    elif not os.path.exists(made) or open(made).read() != binary:
         progress(f"  {tiles} tile{'s' if tiles > 1 else ''}: `subledger rebuild` for this build's projections (not timed)")
-        subledger(path + "/data", "rebuild", "--json")
-        with open(stamp, "w") as file:
-            file.write(binary)
+        try:
+            subledger(path + "/data", "rebuild", "--json")
+            with open(made, "w") as file:
+                file.write(binary)
+        except MemoryLimit:
+            shutil.rmtree(path + "/data/projections", ignore_errors=True)
+            with open(stopped, "w") as file:
+                file.write(binary)
+            row["stopped"].append("fixture's projections")
     return path
 
 
@@ -226,7 +238,7 @@ def wrk_latency(text, percentile):
     return float(match.group(1)) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[match.group(2)]
 
 
-def serve_figures(data, port, lookups, notifications):
+def serve_figures(data, port, lookups, notifications, stopped):
     figures = {}
     server = Watched([SUBLEDGER, "--data", data, "serve", "--listen", f"127.0.0.1:{port}"],
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -271,8 +283,10 @@ def serve_figures(data, port, lookups, notifications):
         figures["hwm"] = status_kib(server.process.pid, "VmHWM")
         server.process.send_signal(signal.SIGTERM)
         server.wait(timeout=1800)
-    except MemoryLimit as limit:
-        figures["stopped"] = f"server {limit}"
+    except (MemoryLimit, OSError, http.client.HTTPException):
+        if not server.killed:
+            raise
+        stopped.append("server")
     finally:
         if server.process.poll() is None:
             server.process.kill()
@@ -281,28 +295,32 @@ def serve_figures(data, port, lookups, notifications):
 
 
 def measure(size, base, fresh, scratch):
+    """One size's row. Each step that passes the memory limit is named in `stopped` and the
+    next steps go on: a server may fit where a rebuild does not."""
     tiles = max(1, round(size / base["events"]))
-    fixture = tiled_fixture(base["path"], tiles)
+    # Exact by construction (cli-check proves it on a small fixture).
+    row = {"tiles": tiles, "events": tiles * base["events"], "customers": tiles * base["customers"], "stopped": []}
+    fixture = tiled_fixture(base["path"], tiles, row)
     work = os.path.join(scratch, f"ledger-t{tiles}")
     subprocess.run(["cp", "-a", fixture + "/data", work], check=True)
-    row = {"tiles": tiles}
     try:
         progress(f"  {tiles} tile{'s' if tiles > 1 else ''}: open (`stats --json`)")
-        opens = []
-        while len(opens) < 3 and (not opens or sum(opens) < SAMPLE_BUDGET_SECONDS):
-            wall, out, _ = subledger(work, "stats", "--json")
-            opens.append(wall)
-        stats = json.loads(out)
-        row.update(events=stats["events"], customers=stats["customers"], open=statistics.median(opens))
-        progress(f"  {stats['events']:,} events, {stats['customers']:,} customers: rebuild")
-        wall, out, peak = subledger(work, "rebuild", "--json")
-        rebuilt = json.loads(out)
-        row.update(rebuild_wall=wall, fold=rebuilt["eventsPerSecond"], rebuild_peak=peak)
+        try:
+            opens = []
+            while len(opens) < 3 and (not opens or sum(opens) < SAMPLE_BUDGET_SECONDS):
+                opens.append(subledger(work, "stats", "--json")[0])
+            row["open"] = statistics.median(opens)
+        except MemoryLimit:
+            row["stopped"].append("open")
+        progress(f"  {row['events']:,} events, {row['customers']:,} customers: rebuild")
+        try:
+            wall, out, peak = subledger(work, "rebuild", "--json")
+            row.update(rebuild_wall=wall, fold=json.loads(out)["eventsPerSecond"], rebuild_peak=peak)
+        except MemoryLimit:
+            row["stopped"].append("rebuild")
         init(work, base["path"] + "/sim", base["path"] + "/sim/root.cer", fresh + "/root.cer")
-        progress(f"  {stats['events']:,} events: serve (dashboard, reports, look-ups while the webhook ingests)")
-        row.update(serve_figures(work, free_port(), fixture + "/lookups.txt", fresh + "/notifications.jsonl"))
-    except MemoryLimit as limit:
-        row["stopped"] = f"{limit}"
+        progress(f"  {row['events']:,} events: serve (dashboard, reports, look-ups while the webhook ingests)")
+        row.update(serve_figures(work, free_port(), fixture + "/lookups.txt", fresh + "/notifications.jsonl", row["stopped"]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return row
@@ -349,11 +367,13 @@ def verdict(rows, pick):
     first, last = measured[0], measured[-1]
     ratio = pick(last) / pick(first)
     growth = last["events"] / first["events"]
+    # Sizes where the figure is missing (a stopped step) are not part of the verdict: say so.
+    span = "" if (first, last) == (rows[0], rows[-1]) else f", {count_cell(first['events'])} → {count_cell(last['events'])} only"
     if abs(ratio - 1) <= FLAT:
-        return f"flat ({ratio - 1:+.0%})"
+        return f"flat ({ratio - 1:+.0%}{span})"
     exponent = math.log(ratio) / math.log(growth)
     word = "falls" if ratio < 1 else "grows"
-    return f"{word} ×{ratio:.3g} for ×{growth:.3g} events (∝ events^{exponent:.2f})"
+    return f"{word} ×{ratio:.3g} for ×{growth:.3g} events (∝ events^{exponent:.2f}{span})"
 
 
 COLUMNS = [
@@ -386,7 +406,7 @@ def markdown(rows, setting, ingest):
                 count_cell(r.get("webhook")) + "/s" if r.get("webhook") else "–",
                 bytes_cell(r.get("hwm")), bytes_cell(r.get("rebuild_peak")),
                 count_cell(r["events"] / r["rebuild_wall"]) if r.get("rebuild_wall") else "–",
-                seconds_cell(r.get("ready")), r.get("stopped", "")] for r in rows]
+                seconds_cell(r.get("ready")), ", ".join(r["stopped"])] for r in rows]
     per_core, cores, limit = ingest["limit"]
     notifications, rate = ingest["cli"]
     return f"""<!-- scaling:begin (written by Tools/bench-scaling.py; the rest of this file by subledger-bench) -->
@@ -414,7 +434,7 @@ reports and the look-ups. Rebuild wall is `subledger rebuild` from process start
 the fixture's previous snapshot in place; fold is its own events/s. Open is a whole
 `subledger stats --json`.
 
-{table(["events", "tiles", "look-up p50", "look-ups", "webhook while looking up", "server VmHWM", "rebuild peak RSS", "rebuild events/s (wall)", "server ready", "stopped"], details)}
+{table(["events", "tiles", "look-up p50", "look-ups", "webhook while looking up", "server VmHWM", "rebuild peak RSS", "rebuild events/s (wall)", "server ready", f"stopped above {MEMORY_LIMIT_KIB // 1024 // 1024} GiB"], details)}
 
 Verified ingestion, `subledger ingest` of {notifications:,} fresh notifications into an empty ledger:
 **{count_cell(rate)} notifications/s**, {rate / limit:.0%} of this machine's ES256 limit of {count_cell(limit)}/s
@@ -455,7 +475,8 @@ def main():
         progress("bench-scaling: fixtures")
         path = base_fixture()
         _, out, _ = subledger(path + "/ledger", "stats", "--json")
-        base = {"path": path, "events": json.loads(out)["events"]}
+        stats = json.loads(out)
+        base = {"path": path, "events": stats["events"], "customers": stats["customers"]}
         fresh = fresh_simulation()
         progress("bench-scaling: ES256 limit (openssl speed) and `subledger ingest` of the fresh simulation")
         ingest = {"limit": es256_limit(), "cli": cli_ingest(fresh, scratch)}
