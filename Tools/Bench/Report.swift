@@ -206,7 +206,7 @@ struct Report {
         space.append([span] + spaceColumns.map { pick in verdict { size in pick(size).map { $0 / Double(size.events) } } })
 
         return """
-            ## Scaling
+            ## Scaling on synthetic monthly renewals
 
             The same measurements at each size of one growing log (medians). "Linear" means the figure per event at \
             the largest size is within ±20% of the smallest: time and space grow in proportion to the events. The \
