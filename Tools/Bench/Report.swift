@@ -35,7 +35,7 @@ struct Report {
         return """
             # Benchmarks
 
-            <!-- Written by `make bench` (Tools/bench → subledger-bench); every run rewrites this whole file. -->
+            <!-- Written by `make bench` (Tools/bench → subledger-bench); every run rewrites this whole file but the section "Scaling on the realistic mix", which Tools/bench-scaling.py writes. -->
 
             One run on one machine: Subledger beside SQLite (embedded, same records and batching) and \
             PostgreSQL (a private cluster on loopback, same records and batching). Each figure is the median \
@@ -206,7 +206,7 @@ struct Report {
         space.append([span] + spaceColumns.map { pick in verdict { size in pick(size).map { $0 / Double(size.events) } } })
 
         return """
-            ## Scaling
+            ## Scaling on synthetic monthly renewals
 
             The same measurements at each size of one growing log (medians). "Linear" means the figure per event at \
             the largest size is within ±20% of the smallest: time and space grow in proportion to the events. The \
@@ -268,6 +268,18 @@ struct Report {
     }
 
     private func millions(_ events: Int) -> String { millionsLabel(events) }
+}
+
+extension Report {
+    static let scalingBegin = "<!-- scaling:begin"
+    static let scalingEnd = "<!-- scaling:end -->\n"
+
+    /// The section Tools/bench-scaling.py wrote into `text` (the previous report), so that a run
+    /// of this benchmark keeps it.
+    static func scalingSection(in text: String) -> Substring? {
+        guard let begin = text.firstRange(of: scalingBegin), let end = text[begin.upperBound...].firstRange(of: scalingEnd) else { return nil }
+        return text[begin.lowerBound..<end.upperBound]
+    }
 }
 
 /// "10 M", "0.05 M".

@@ -9,6 +9,7 @@ let usage = """
     usage: subledger-bench [--runs R] [--scale 1,2,5,10] [--quick] [--report FILE]
                            [--postgres CONNINFO | --postgres-skipped REASON]
                            [--command TEXT] [--toolchain TEXT]
+           subledger-bench fixture --base DIR --tiles N --out DIR   (a scale fixture: fixture --help)
 
       --runs R        each figure is the median of R runs (default 3)
       --scale LIST    rebuild sizes in millions of events (default 1,2,5,10; 0.05,0.1 with --quick)
@@ -64,6 +65,10 @@ struct BenchOptions {
 func fail(_ message: String) -> Never {
     fputs("subledger-bench: \(message)\n\n\(usage)\n", stderr)
     exit(2)
+}
+
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "fixture" {
+    exit(FixtureCommand.run(Array(CommandLine.arguments.dropFirst(2))))
 }
 
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == RebuildMemoryProbe.flag {
@@ -134,7 +139,8 @@ let markdown = report.markdown()
 print("")
 print(markdown)
 if let path = options.report {
-    writeFile(path, Array(markdown.utf8))
+    let kept = readTextFile(path).flatMap(Report.scalingSection(in:)).map { "\n" + $0 } ?? ""
+    writeFile(path, Array((markdown + kept).utf8))
     print("report written to \(path)")
 }
 print("subledger-bench: done in \(fixed(report.seconds / 60, 1)) min")

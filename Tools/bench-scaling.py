@@ -1,0 +1,503 @@
+#!/usr/bin/env python3
+"""Scaling on the realistic mix: how reads, memory, rebuild and open grow with history, measured
+through Subledger's public surfaces only (the `subledger` command and `subledger serve`), so it
+measures whatever read side the build has.
+
+Fixtures (cached in .build/bench-fixtures/, keyed by their parameters, reused by later runs):
+- base: `subledger simulate --customers 20000 --months 12 --seed 3`, initialised and ingested;
+- tiled: `subledger-bench fixture` writes the base's events T times with remapped identifiers
+  (tiles share the base's evidence), then `subledger rebuild` makes its projections (again
+  whenever the `subledger` binary changes; a build that cannot within the memory limit is noted
+  and its fixture measured without a snapshot). Remove .build/bench-fixtures to start afresh;
+- fresh: a separate simulation (its own test root) posted to the webhook and ingested by the CLI.
+
+At each size, on a copy of the fixture: `stats --json` (open), `rebuild --json` (wall and its
+own fold rate), then `serve`: the dashboard and the four reports over the simulation's 12
+months, customer look-ups (wrk, ~1,000/s, ids spread over all tiles) while wrk posts the fresh
+notifications to the webhook, then the server's VmRSS and VmHWM. Any `subledger` process above
+12 GiB resident is stopped, the step named in the table, and the next steps go on. Once per run: this machine's ES256
+limit (`openssl speed`) and `subledger ingest` of the fresh simulation into an empty ledger.
+
+Usage: Tools/bench-scaling.py [--sizes 160k,1m,10m] [--report FILE] [--command TEXT]
+"""
+import argparse, hashlib, http.client, json, math, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SUBLEDGER = os.path.join(REPO, ".build/release/subledger")
+BENCH = os.path.join(REPO, ".build/release/subledger-bench")
+FIXTURES = os.path.join(REPO, ".build/bench-fixtures")
+BASE = {"customers": 20000, "months": 12, "seed": 3}
+FRESH = {"customers": 6000, "months": 12, "seed": 7}
+# The simulation's default start: reports cover its 12 months.
+FROM, TO, MRR_AT, FROM_MONTH, TO_MONTH = "2026-01-01", "2026-12-31", "2027-01-01", "2026-01", "2026-12"
+MEMORY_LIMIT_KIB = 12 * 1024 * 1024
+LOOKUP_SECONDS = 12          # ~1,000 look-ups a second (less the answers' latency): ~10 k look-ups
+SAMPLE_BUDGET_SECONDS = 20   # per figure: at most 5 samples, fewer when each is slow
+FLAT = 0.30                  # "flat": within ±30% from the smallest size to the largest
+BEGAN = time.monotonic()
+
+
+def progress(line):
+    print(f"{line}  [{(time.monotonic() - BEGAN) / 60:.1f} min]", flush=True)
+
+
+class MemoryLimit(Exception):
+    pass
+
+
+def status_kib(pid, field):
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+class Watched:
+    """A child process whose resident set is sampled every 0.1 s: it is killed above the limit."""
+
+    def __init__(self, args, **popen):
+        self.peak_kib = 0
+        self.killed = False
+        self.process = subprocess.Popen(args, **popen)
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.thread.start()
+
+    def _watch(self):
+        while self.process.poll() is None:
+            rss = status_kib(self.process.pid, "VmRSS") or 0
+            self.peak_kib = max(self.peak_kib, rss)
+            if rss > MEMORY_LIMIT_KIB:
+                self.killed = True
+                self.process.kill()
+                return
+            time.sleep(0.1)
+
+    def wait(self, timeout=None):
+        code = self.process.wait(timeout=timeout)
+        self.thread.join()
+        if self.killed:
+            raise MemoryLimit(f"stopped above {MEMORY_LIMIT_KIB // 1024 // 1024} GiB resident")
+        return code
+
+
+def run(args, timeout=3600, env=None):
+    """Runs a command to its end; returns (wall seconds from start to exit, stdout, peak RSS KiB)."""
+    started = time.monotonic()
+    child = Watched(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    out, err = child.process.communicate(timeout=timeout)
+    code = child.wait()
+    wall = time.monotonic() - started
+    if code != 0:
+        raise SystemExit(f"bench-scaling: {' '.join(args)} exited {code}:\n{err[-2000:]}")
+    return wall, out, child.peak_kib
+
+
+def subledger(data, *args, **options):
+    return run([SUBLEDGER, "--data", data, *args], **options)
+
+
+def sha256_file(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for chunk in iter(lambda: file.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def key(parameters):
+    return f"c{parameters['customers']}-m{parameters['months']}-s{parameters['seed']}"
+
+
+def simulate(parameters, out):
+    run([SUBLEDGER, "simulate", "--customers", str(parameters["customers"]), "--months", str(parameters["months"]),
+         "--seed", str(parameters["seed"]), "--out", out])
+
+
+def init(data, simulation, *roots):
+    config = json.load(open(os.path.join(simulation, "config.json")))
+    arguments = ["init", "--bundle-id", config["bundleId"], "--app-apple-id", str(config["appAppleId"])]
+    for root in roots:
+        arguments += ["--root", root]
+    subledger(data, *arguments)
+
+
+def cached(name, build):
+    """FIXTURES/name, made by build(partial directory) unless a complete one is there."""
+    path = os.path.join(FIXTURES, name)
+    if os.path.isdir(path):
+        return path
+    partial = path + ".partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    os.makedirs(partial)
+    build(partial)
+    os.rename(partial, path)
+    return path
+
+
+def base_fixture():
+    def build(directory):
+        progress(f"  base: simulating {BASE['customers']:,} customers over {BASE['months']} months (seed {BASE['seed']}), then ingesting")
+        simulate(BASE, directory + "/sim")
+        init(directory + "/ledger", directory + "/sim", directory + "/sim/root.cer")
+        subledger(directory + "/ledger", "ingest", directory + "/sim/notifications.jsonl", "--json")
+        os.remove(directory + "/sim/notifications.jsonl")  # hundreds of MB; the ledger holds it all
+    return cached("base-" + key(BASE), build)
+
+
+def fresh_simulation():
+    def build(directory):
+        progress(f"  fresh notifications: simulating {FRESH['customers']:,} customers (seed {FRESH['seed']})")
+        simulate(FRESH, directory + "/sim")
+    return cached("fresh-" + key(FRESH), build) + "/sim"
+
+
+def tiled_fixture(base, tiles, row):
+    """The fixture's directory, with projections as this build of `subledger` writes them (the
+    read side changes between builds). When this build cannot make them within the memory limit,
+    that is noted (in `row` and in the cache, so later runs of the same build do not try again)
+    and the fixture is measured without a snapshot."""
+    def build(directory):
+        progress(f"  tiling the base {tiles} time{'s' if tiles > 1 else ''}")
+        run([BENCH, "fixture", "--base", base + "/ledger", "--tiles", str(tiles), "--out", directory + "/data",
+             "--sample", directory + "/lookups.txt"])
+    path = cached(f"tiled-{key(BASE)}-t{tiles}", build)
+    binary = sha256_file(SUBLEDGER)
+    made, stopped = os.path.join(path, "projections.sha256"), os.path.join(path, "projections-stopped.sha256")
+    if os.path.exists(stopped) and open(stopped).read() == binary:
+        row["stopped"].append("fixture's projections (an earlier run of this build)")
+    elif not os.path.exists(made) or open(made).read() != binary:
+        progress(f"  {tiles} tile{'s' if tiles > 1 else ''}: `subledger rebuild` for this build's projections (not timed)")
+        try:
+            subledger(path + "/data", "rebuild", "--json")
+            with open(made, "w") as file:
+                file.write(binary)
+        except MemoryLimit:
+            shutil.rmtree(path + "/data/projections", ignore_errors=True)
+            with open(stopped, "w") as file:
+                file.write(binary)
+            row["stopped"].append("fixture's projections")
+    return path
+
+
+def parse_size(text):
+    match = re.fullmatch(r"([0-9.]+)([km]?)", text.strip().lower())
+    if not match:
+        raise SystemExit(f"bench-scaling: --sizes takes sizes like 160k,1m,10m, not '{text}'")
+    return float(match.group(1)) * {"": 1, "k": 1e3, "m": 1e6}[match.group(2)]
+
+
+def es256_limit():
+    """Verifications/s of one core (`openssl speed`), × cores ÷ 3 JWS per notification."""
+    out = subprocess.run(["openssl", "speed", "-seconds", "3", "ecdsap256"], capture_output=True, text=True).stdout
+    line = next(line for line in out.splitlines() if "nistp256" in line and "bits" in line)
+    per_core = float(line.split()[-1])
+    cores = os.cpu_count()
+    return per_core, cores, per_core * cores / 3
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(port, path, timeout=900):
+    """Seconds from sending a GET to having read the whole answer, on a fresh connection."""
+    started = time.monotonic()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    connection.request("GET", path)
+    response = connection.getresponse()
+    body = response.read()
+    seconds = time.monotonic() - started
+    connection.close()
+    if response.status != 200:
+        raise SystemExit(f"bench-scaling: GET {path} answered {response.status}: {body[:300]!r}")
+    return seconds
+
+
+def sampled(measure):
+    """The median of up to 5 samples after one warm-up, fewer when the budget runs out (at least
+    one). A warm-up slower than the whole budget is the figure: warming cannot matter at that scale."""
+    warm_up = measure()
+    if warm_up > SAMPLE_BUDGET_SECONDS:
+        return warm_up
+    samples, started = [], time.monotonic()
+    while len(samples) < 5 and (not samples or time.monotonic() - started < SAMPLE_BUDGET_SECONDS):
+        samples.append(measure())
+    return statistics.median(samples)
+
+
+def wrk_latency(text, percentile):
+    match = re.search(rf"^\s+{percentile}%\s+([0-9.]+)(us|ms|s)\s*$", text, re.M)
+    if not match:
+        return None
+    return float(match.group(1)) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[match.group(2)]
+
+
+def serve_figures(data, port, lookups, notifications, stopped):
+    figures = {}
+    server = Watched([SUBLEDGER, "--data", data, "serve", "--listen", f"127.0.0.1:{port}"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        started = time.monotonic()
+        while True:
+            if server.process.poll() is not None:
+                server.wait()
+                raise SystemExit("bench-scaling: the server stopped while opening")
+            try:
+                get(port, "/healthz", timeout=2)
+                break
+            except (OSError, http.client.HTTPException):
+                time.sleep(0.05)
+        figures["ready"] = time.monotonic() - started
+        figures["dashboard"] = sampled(lambda: get(port, "/"))
+        reports = {"revenue": f"/v1/reports/revenue?from={FROM}&to={TO}", "mrr": f"/v1/reports/mrr?at={MRR_AT}",
+                   "churn": f"/v1/reports/churn?from={FROM}&to={TO}", "cohorts": f"/v1/reports/cohorts?from={FROM_MONTH}&to={TO_MONTH}"}
+        for name, path in reports.items():
+            figures[name] = sampled(lambda: get(port, path))
+        url = f"http://127.0.0.1:{port}"
+        environment = dict(os.environ, NOTIFICATIONS=notifications, IDS=lookups)
+        with tempfile.TemporaryFile("w+") as posted:
+            posting = subprocess.Popen(["wrk", "-t1", "-c32", f"-d{LOOKUP_SECONDS + 2}s", "-s", os.path.join(REPO, "Tools/wrk-post-notifications.lua"), url],
+                                       stdout=posted, stderr=subprocess.STDOUT, env=environment)
+            time.sleep(1)
+            reads = subprocess.run(["wrk", "-t1", "-c4", f"-d{LOOKUP_SECONDS}s", "--latency", "-s", os.path.join(REPO, "Tools/wrk-lookups.lua"), url],
+                                   capture_output=True, text=True, env=environment).stdout
+            posting.wait()
+            posted.seek(0)
+            post_text = posted.read()
+        figures["lookup_p50"], figures["lookup_p99"] = wrk_latency(reads, 50), wrk_latency(reads, 99)
+        count = re.search(r"(\d+) requests in", reads)
+        figures["lookups"] = int(count.group(1)) if count else 0
+        failed = re.search(r"Non-2xx or 3xx responses: (\d+)", reads)
+        figures["lookup_errors"] = int(failed.group(1)) if failed else 0
+        webhook = re.search(r"posted (\d+) requests, (\d+) non-2xx", post_text)
+        rate = re.search(r"Requests/sec:\s+([0-9.]+)", post_text)
+        figures["webhook"] = float(rate.group(1)) if rate else None
+        figures["webhook_errors"] = int(webhook.group(2)) if webhook else None
+        figures["rss"] = status_kib(server.process.pid, "VmRSS")
+        figures["hwm"] = status_kib(server.process.pid, "VmHWM")
+        server.process.send_signal(signal.SIGTERM)
+        server.wait(timeout=1800)
+    except (MemoryLimit, OSError, http.client.HTTPException):
+        if not server.killed:
+            raise
+        stopped.append("server")
+    finally:
+        if server.process.poll() is None:
+            server.process.kill()
+            server.process.wait()
+    return figures
+
+
+def measure(size, base, fresh, scratch):
+    """One size's row. Each step that passes the memory limit is named in `stopped` and the
+    next steps go on: a server may fit where a rebuild does not."""
+    tiles = max(1, round(size / base["events"]))
+    # Exact by construction (cli-check proves it on a small fixture).
+    row = {"tiles": tiles, "events": tiles * base["events"], "customers": tiles * base["customers"], "stopped": []}
+    fixture = tiled_fixture(base["path"], tiles, row)
+    work = os.path.join(scratch, f"ledger-t{tiles}")
+    subprocess.run(["cp", "-a", fixture + "/data", work], check=True)
+    try:
+        progress(f"  {tiles} tile{'s' if tiles > 1 else ''}: open (`stats --json`)")
+        try:
+            opens = []
+            while len(opens) < 3 and (not opens or sum(opens) < SAMPLE_BUDGET_SECONDS):
+                opens.append(subledger(work, "stats", "--json")[0])
+            row["open"] = statistics.median(opens)
+        except MemoryLimit:
+            row["stopped"].append("open")
+        progress(f"  {row['events']:,} events, {row['customers']:,} customers: rebuild")
+        try:
+            wall, out, peak = subledger(work, "rebuild", "--json")
+            row.update(rebuild_wall=wall, fold=json.loads(out)["eventsPerSecond"], rebuild_peak=peak)
+        except MemoryLimit:
+            row["stopped"].append("rebuild")
+        init(work, base["path"] + "/sim", base["path"] + "/sim/root.cer", fresh + "/root.cer")
+        progress(f"  {row['events']:,} events: serve (dashboard, reports, look-ups while the webhook ingests)")
+        row.update(serve_figures(work, free_port(), fixture + "/lookups.txt", fresh + "/notifications.jsonl", row["stopped"]))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return row
+
+
+def cli_ingest(fresh, scratch):
+    data = os.path.join(scratch, "ingest")
+    init(data, fresh, fresh + "/root.cer")
+    wall, out, _ = subledger(data, "ingest", fresh + "/notifications.jsonl", "--json")
+    shutil.rmtree(data, ignore_errors=True)
+    appended = json.loads(out)["appended"]
+    return appended, appended / wall
+
+
+# Rendering
+
+def seconds_cell(value):
+    if value is None:
+        return "–"
+    if value < 1e-3:
+        return f"{value * 1e6:.0f} µs"
+    if value < 1:
+        return f"{value * 1e3:.3g} ms"
+    return f"{value:.3g} s"
+
+
+def count_cell(value):
+    if value is None:
+        return "–"
+    for divisor, suffix in ((1e6, " M"), (1e3, " k")):
+        if value >= divisor:
+            return f"{value / divisor:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def bytes_cell(kib):
+    return "–" if kib is None else f"{kib / 1024:,.0f} MB"
+
+
+def verdict(rows, pick):
+    measured = [row for row in rows if pick(row) is not None]
+    if len(measured) < 2:
+        return "–"
+    first, last = measured[0], measured[-1]
+    ratio = pick(last) / pick(first)
+    growth = last["events"] / first["events"]
+    # Sizes where the figure is missing (a stopped step) are not part of the verdict: say so.
+    span = "" if (first, last) == (rows[0], rows[-1]) else f", {count_cell(first['events'])} → {count_cell(last['events'])} only"
+    if abs(ratio - 1) <= FLAT:
+        return f"flat ({ratio - 1:+.0%}{span})"
+    exponent = math.log(ratio) / math.log(growth)
+    word = "falls" if ratio < 1 else "grows"
+    return f"{word} ×{ratio:.3g} for ×{growth:.3g} events (∝ events^{exponent:.2f}{span})"
+
+
+COLUMNS = [
+    ("dashboard `GET /`", lambda r: r.get("dashboard"), seconds_cell),
+    ("revenue", lambda r: r.get("revenue"), seconds_cell),
+    ("MRR", lambda r: r.get("mrr"), seconds_cell),
+    ("churn", lambda r: r.get("churn"), seconds_cell),
+    ("cohorts", lambda r: r.get("cohorts"), seconds_cell),
+    ("look-up p99", lambda r: r.get("lookup_p99"), seconds_cell),
+    ("server RSS", lambda r: r.get("rss"), bytes_cell),
+    ("rebuild wall", lambda r: r.get("rebuild_wall"), seconds_cell),
+    ("fold (events/s)", lambda r: r.get("fold"), count_cell),
+    ("open (`stats --json`)", lambda r: r.get("open"), seconds_cell),
+]
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def markdown(rows, setting, ingest):
+    main = [[count_cell(r.get("events")), count_cell(r.get("customers"))] + [cell(pick(r)) for _, pick, cell in COLUMNS] for r in rows]
+    verdicts = [verdict(rows, pick) for _, pick, _ in COLUMNS]
+    if len(rows) > 1:
+        main.append([f"{count_cell(rows[0].get('events'))} → {count_cell(rows[-1].get('events'))}", "verdict"] + verdicts)
+    details = [[count_cell(r.get("events")), str(r["tiles"]), seconds_cell(r.get("lookup_p50")),
+                f"{r.get('lookups', 0):,}" + (f" ({r['lookup_errors']} failed)" if r.get("lookup_errors") else ""),
+                count_cell(r.get("webhook")) + "/s" if r.get("webhook") else "–",
+                bytes_cell(r.get("hwm")), bytes_cell(r.get("rebuild_peak")),
+                count_cell(r["events"] / r["rebuild_wall"]) if r.get("rebuild_wall") else "–",
+                seconds_cell(r.get("ready")), ", ".join(r["stopped"])] for r in rows]
+    per_core, cores, limit = ingest["limit"]
+    notifications, rate = ingest["cli"]
+    return f"""<!-- scaling:begin (written by Tools/bench-scaling.py; the rest of this file by subledger-bench) -->
+## Scaling on the realistic mix
+
+The simulator's mix of lifecycles (trials, grace and billing retry, refunds and reversals, price
+increases, upgrades, commitments, family sharing, one-time purchases), not synthetic renewals:
+`subledger simulate --customers {BASE['customers']} --months {BASE['months']} --seed {BASE['seed']}`, ingested, then its
+event log written T times with remapped identifiers (`subledger-bench fixture`), times kept, so
+a report over the same 12 months sees T times the customers. The tiles share the base's
+evidence: `history --raw` of a tiled customer shows the base customer's signed message. Measured
+only through `subledger` and `subledger serve`, one figure per cell (reads: the median of up to 5
+after a warm-up, fewer when each takes long; a read slower than {SAMPLE_BUDGET_SECONDS} s is measured once).
+
+{table(["setting", "value"], setting)}
+
+{table(["events", "customers"] + [name for name, _, _ in COLUMNS], main)}
+
+"Flat" means within ±{FLAT:.0%} from the smallest size to the largest; otherwise the growth, and
+its exponent (events^1 grows in proportion to history). Reports cover {FROM} to {TO} (MRR at
+{MRR_AT}, cohorts {FROM_MONTH} to {TO_MONTH}). Look-ups are `GET /v1/customers/ID` of ids spread
+over all tiles, about 1,000 a second for {LOOKUP_SECONDS} s, while wrk posts a separate simulation's signed
+notifications to the webhook (32 connections). Server RSS is `VmRSS` after the dashboard, the
+reports and the look-ups. Rebuild wall is `subledger rebuild` from process start to exit, with
+the fixture's previous snapshot in place; fold is its own events/s. Open is a whole
+`subledger stats --json`.
+
+{table(["events", "tiles", "look-up p50", "look-ups", "webhook while looking up", "server VmHWM", "rebuild peak RSS", "rebuild events/s (wall)", "server ready", f"stopped above {MEMORY_LIMIT_KIB // 1024 // 1024} GiB"], details)}
+
+Verified ingestion, `subledger ingest` of {notifications:,} fresh notifications into an empty ledger:
+**{count_cell(rate)} notifications/s**, {rate / limit:.0%} of this machine's ES256 limit of {count_cell(limit)}/s
+(`openssl speed -seconds 3 ecdsap256`: {count_cell(per_core)} verifications/s per core × {cores} cores ÷ 3 JWS per
+notification), measured in the same run.
+<!-- scaling:end -->
+"""
+
+
+def write_section(path, section):
+    text = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
+    begin, end = text.find("<!-- scaling:begin"), text.find("<!-- scaling:end -->")
+    if begin >= 0 and end > begin:
+        text = text[:begin] + section + text[end + len("<!-- scaling:end -->\n"):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    with open(path, "w") as file:
+        file.write(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Scaling on the realistic mix (see the module docstring).")
+    parser.add_argument("--sizes", default="160k,1m,10m", help="events per size, e.g. 160k,1m (default 160k,1m,10m)")
+    parser.add_argument("--report", default=os.path.join(REPO, "docs/benchmarks.md"), help="Markdown file whose scaling section is replaced")
+    parser.add_argument("--no-report", action="store_true", help="print the section only")
+    parser.add_argument("--command", default="Tools/bench-scaling.py " + " ".join(sys.argv[1:]))
+    options = parser.parse_args()
+    sizes = sorted(parse_size(size) for size in options.sizes.split(","))
+    for binary in (SUBLEDGER, BENCH):
+        if not os.access(binary, os.X_OK):
+            raise SystemExit(f"bench-scaling: {binary} is missing: swift build -c release")
+    if shutil.which("wrk") is None:
+        raise SystemExit("bench-scaling: wrk is missing: apt-get install wrk (Tools/setup installs it)")
+    os.makedirs(FIXTURES, exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix="subledger-bench-scaling-", dir=os.environ.get("TMPDIR", "/tmp"))
+    load_at_start = open("/proc/loadavg").read().split()[0]
+    try:
+        progress("bench-scaling: fixtures")
+        path = base_fixture()
+        _, out, _ = subledger(path + "/ledger", "stats", "--json")
+        stats = json.loads(out)
+        base = {"path": path, "events": stats["events"], "customers": stats["customers"]}
+        fresh = fresh_simulation()
+        progress("bench-scaling: ES256 limit (openssl speed) and `subledger ingest` of the fresh simulation")
+        ingest = {"limit": es256_limit(), "cli": cli_ingest(fresh, scratch)}
+        rows = []
+        for size in sizes:
+            progress(f"bench-scaling: ~{count_cell(size)} events")
+            rows.append(measure(size, base, fresh, scratch))
+            print(json.dumps(rows[-1]), flush=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown")
+    setting = [["date", time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())], ["command", f"`{options.command}`"],
+               ["CPU", f"{cpu}, {os.cpu_count()} cores"], ["base", f"{base['events']:,} events"],
+               ["run time", f"{(time.monotonic() - BEGAN) / 60:.1f} min (fixtures made or reused included)"],
+               ["load average (1 min) at start / end", f"{load_at_start} / {open('/proc/loadavg').read().split()[0]}"]]
+    section = markdown(rows, setting, ingest)
+    print("\n" + section)
+    if not options.no_report:
+        write_section(options.report, section)
+        print(f"bench-scaling: section written to {options.report}")
+
+
+if __name__ == "__main__":
+    main()
