@@ -46,13 +46,7 @@ extension Projection {
     }
 
     func appendKey(_ notification: NotificationKey, to writer: inout ByteWriter) {
-        if notification.isText {
-            writer.byte(1)
-            writer.utf8(strings.string(UInt32(truncatingIfNeeded: notification.bits)))
-        } else {
-            writer.byte(0)
-            writer.bigEndian(notification.bits)
-        }
+        strings.appendKey(notification, to: &writer)
     }
 
     func appendKey(_ token: CustomerToken, to writer: inout ByteWriter) {
@@ -66,6 +60,16 @@ extension Projection {
 }
 
 extension StringTable {
+    func appendKey(_ notification: NotificationKey, to writer: inout ByteWriter) {
+        if notification.isText {
+            writer.byte(1)
+            writer.utf8(string(UInt32(truncatingIfNeeded: notification.bits)))
+        } else {
+            writer.byte(0)
+            writer.bigEndian(notification.bits)
+        }
+    }
+
     func decodeTimelineKey(_ reader: inout ByteReader) throws(SnapshotDamage) -> TimelineKey {
         let environment = try reader.bigEndian(UInt32.self)
         guard environment <= UInt32(count) else { throw SnapshotDamage("an unknown environment") }

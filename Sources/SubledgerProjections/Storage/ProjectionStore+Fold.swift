@@ -198,13 +198,7 @@ extension ProjectionStore {
 extension ProjectionDatabase {
     func containsNotification<A>(_ key: NotificationKey, _ txn: borrowing LMDBTransaction<A>, table: StringTable) throws -> Bool {
         var writer = ByteWriter(capacity: 40)
-        if key.isText {
-            writer.byte(1)
-            writer.utf8(table.string(UInt32(truncatingIfNeeded: key.bits)))
-        } else {
-            writer.byte(0)
-            writer.bigEndian(key.bits)
-        }
+        table.appendKey(key, to: &writer)
         return try txn.withValue(forKey: writer.bytes, in: notifications) { _ in true } ?? false
     }
 }
