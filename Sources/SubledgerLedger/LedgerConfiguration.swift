@@ -1,5 +1,6 @@
 import FoundationEssentials
 import SubledgerCrypto
+import SubledgerJWS
 
 /// A data directory's configuration (`DIR/config.json`), written by `subledger init`.
 public struct LedgerConfiguration: Codable, Sendable, Equatable {
@@ -81,6 +82,12 @@ extension Ledger {
         try FileIO.makeDirectory(layout.roots)
         let previous = try? LedgerConfiguration.load(from: directory)
         var roots: [String] = rootFiles.isEmpty ? (previous?.roots ?? []) : []
+        if roots.isEmpty && rootFiles.isEmpty {
+            // Nothing given and nothing trusted yet: Apple's own root, as production needs.
+            let name = DataDirectoryLayout.rootCertificateName(1)
+            try FileIO.writeAtomically(layout.path(of: name), AppleRootCertificates.rootCAG3)
+            roots.append(name)
+        }
         for (index, file) in rootFiles.enumerated() {
             guard let bytes = FileIO.read(file) else { throw LedgerError.configuration("cannot read root certificate \(file)") }
             do { _ = try Certificate(derOrPEM: bytes) } catch {

@@ -13,7 +13,7 @@ struct AppleConformanceTests {
 
     init() throws {
         directory = try #require(TestData.conformance)
-        let root = try Certificate(derOrPEM: TestData.bytes(directory.appendingPathComponent("apple/AppleRootCA-G3.cer")))
+        let root = try Certificate(derOrPEM: AppleRootCertificates.rootCAG3)
         verifier = SignedDataVerifier(trustedRoots: [root])
     }
 

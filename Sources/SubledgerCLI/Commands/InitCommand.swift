@@ -9,11 +9,11 @@ enum InitCommand: Command {
             .init("--bundle-id", "ID", "the app's bundle id, required"),
             .init("--app-apple-id", "N", "the app's Apple id (checked in Production notifications)"),
             .init("--environment", "E", "an environment to accept: Production (default), Sandbox, Xcode, LocalTesting; repeat for more"),
-            .init("--root", "CERT", "a root certificate to trust (DER or PEM), e.g. AppleRootCA-G3.cer; repeat for more"),
+            .init("--root", "CERT", "a root certificate to trust (DER or PEM); repeat for more. Without any, Apple Root CA - G3 (shipped with subledger) is trusted"),
             .init("--small-business", "proceeds at 85 % from the first day (App Store Small Business Program)"),
             .init("--catalog", "FILE", "products' entitlements, ranks and periods (JSON)"),
         ],
-        example: "subledger --data /srv/subledger init --bundle-id com.example.app --app-apple-id 1234567890 --root AppleRootCA-G3.cer")
+        example: "subledger --data /srv/subledger init --bundle-id com.example.app --app-apple-id 1234567890")
 
     struct Result: CommandOutput {
         var data: String
