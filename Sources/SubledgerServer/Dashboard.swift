@@ -35,8 +35,10 @@ struct Dashboard {
         environments = present.contains(environment) ? present : present + [environment]
         let scope = ReportScope(environment: environment, catalog: catalog)
         // All revenue ever, to find the latest month with data and the currencies present.
+        // Whole months, so that rollups answer it.
+        let horizon = UTCMonth(number: UTCMonth(containing: now).number + 121).start
         let everything = try projection.revenue(
-            from: UTCDay(number: 0), to: UTCDay(number: UTCCalendar.day(containing: now) + 3660), smallBusiness: smallBusiness, scope: scope)
+            from: UTCDay(number: 0), to: UTCDay(number: UTCCalendar.day(containing: horizon) - 1), smallBusiness: smallBusiness, scope: scope)
         let last = everything.rows.compactMap { UTCMonth($0.period) }.max() ?? UTCMonth(containing: now)
         months = (0..<12).map { UTCMonth(number: last.number - 11 + $0) }
         var seen = Set(everything.rows.map(\.currency))

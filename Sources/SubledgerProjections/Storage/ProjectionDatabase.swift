@@ -139,13 +139,21 @@ struct ProjectionDatabase: Sendable {
     func allTimelines<A>(_ txn: borrowing LMDBTransaction<A>, table: StringTable, environment: UInt32? = nil) throws -> [Timeline] {
         var loaded: [Timeline] = []
         loaded.reserveCapacity(try txn.entryCount(in: timelines))
+        try forEachTimeline(txn, table: table, environment: environment) { loaded.append($0) }
+        return loaded
+    }
+
+    /// Decodes every timeline, or those of one environment, in key order, one at a time.
+    func forEachTimeline<A>(
+        _ txn: borrowing LMDBTransaction<A>, table: StringTable, environment: UInt32? = nil, _ visit: (Timeline) throws -> Void
+    ) throws {
         let body = { (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> Bool in
             var keyReader = ByteReader(key)
             let timelineKey = try table.decodeTimelineKey(&keyReader)
             guard keyReader.isAtEnd else { throw SnapshotDamage("a bad timeline key") }
             if let environment, timelineKey.environment != environment { return false }
             var reader = ByteReader(value)
-            loaded.append(try TimelineCodec.decode(&reader, key: timelineKey))
+            try visit(try TimelineCodec.decode(&reader, key: timelineKey))
             return true
         }
         if let environment {
@@ -153,7 +161,6 @@ struct ProjectionDatabase: Sendable {
         } else {
             try txn.forEach(in: timelines, while: body)
         }
-        return loaded
     }
 
     // MARK: - Values of the index databases

@@ -1,6 +1,6 @@
 /// Reports from the rollup rows (O(periods × currencies × products) rows read, whatever the
 /// history), or, for the audit path (`atPosition`) and for a month cut by `from`/`to`, by
-/// folding the environment's timelines as the ledger knew them.
+/// folding the environment's timelines as the ledger knew them, a part at a time.
 extension ProjectionReader {
     /// As `Projection.revenue(from:to:by:byProduct:refunds:smallBusiness:scope:)`.
     public func revenue(
@@ -13,14 +13,20 @@ extension ProjectionReader {
         {
             return report
         }
-        return try materialized(environment: scope.environment).revenue(
-            from: from, to: to, by: granularity, byProduct: byProduct, refunds: convention, smallBusiness: smallBusiness, scope: scope)
+        var report = RevenueReport(from: from, to: to, by: granularity, refunds: convention, environment: scope.environment.rawValue, rows: [])
+        try forEachPart(of: scope.environment) { part in
+            report.merge(part.revenue(
+                from: from, to: to, by: granularity, byProduct: byProduct, refunds: convention, smallBusiness: smallBusiness, scope: scope))
+        }
+        return report
     }
 
     /// As `Projection.mrr(at:scope:)`.
     public func mrr(at instant: Int64, scope: ReportScope) throws(ProjectionError) -> MRRReport {
         guard scope.atPosition != nil else { return try rollups().mrr(at: instant, environment: scope.environment) }
-        return try materialized(environment: scope.environment).mrr(at: instant, scope: scope)
+        var report = MRRReport(at: instant, environment: scope.environment.rawValue, rows: [])
+        try forEachPart(of: scope.environment) { report.merge($0.mrr(at: instant, scope: scope)) }
+        return report
     }
 
     /// As `Projection.churn(from:to:by:scope:)`.
@@ -28,13 +34,17 @@ extension ProjectionReader {
         if scope.atPosition == nil, let report = try rollups().churn(from: from, to: to, by: granularity, environment: scope.environment) {
             return report
         }
-        return try materialized(environment: scope.environment).churn(from: from, to: to, by: granularity, scope: scope)
+        var report = ChurnReport(from: from, to: to, by: granularity, environment: scope.environment.rawValue, rows: [])
+        try forEachPart(of: scope.environment) { report.merge($0.churn(from: from, to: to, by: granularity, scope: scope)) }
+        return report
     }
 
     /// As `Projection.cohorts(from:to:now:scope:)`.
     public func cohorts(from: UTCMonth, to: UTCMonth, now: Int64, scope: ReportScope) throws(ProjectionError) -> CohortReport {
         guard scope.atPosition != nil else { return try rollups().cohorts(from: from, to: to, now: now, environment: scope.environment) }
-        return try materialized(environment: scope.environment).cohorts(from: from, to: to, now: now, scope: scope)
+        var report = CohortReport(from: from, to: to, environment: scope.environment.rawValue, rows: [])
+        try forEachPart(of: scope.environment) { report.merge($0.cohorts(from: from, to: to, now: now, scope: scope)) }
+        return report
     }
 
     private func rollups() -> RollupReader<DatabaseRollups> {

@@ -1,0 +1,123 @@
+import SubledgerEvents
+
+/// The exact fallback for what rollups do not answer (`--at-position`, a month cut by
+/// `from`/`to`): the environment's timelines are folded into the report a part at a time and the
+/// parts' rows added, so memory stays bounded whatever the history (time does not: it reads every
+/// timeline of the environment).
+extension ProjectionReader {
+    /// Timelines per part: a few tens of MB of memory at most.
+    static let partSize = 50_000
+
+    /// Calls `body` with the environment's timelines, `partSize` at a time, each part as a
+    /// projection.
+    func forEachPart(of environment: AppStoreEnvironment, _ body: (Projection) throws -> Void) throws(ProjectionError) {
+        try read { txn, table, header in
+            guard let code = table.lookUp(environment.rawValue) else { return }
+            var part: [Timeline] = []
+            part.reserveCapacity(Self.partSize)
+            try database.forEachTimeline(txn, table: table, environment: code) { timeline in
+                part.append(timeline)
+                if part.count == Self.partSize {
+                    try body(Projection(strings: table, timelines: part, environments: header.environments))
+                    part.removeAll(keepingCapacity: true)
+                }
+            }
+            if !part.isEmpty { try body(Projection(strings: table, timelines: part, environments: header.environments)) }
+        }
+    }
+}
+
+extension RevenueReport {
+    /// Adds the rows of the same report over other timelines.
+    mutating func merge(_ other: RevenueReport) {
+        var merged: [String: RevenueRow] = [:]
+        func key(_ row: RevenueRow) -> String { row.period + "\u{0}" + row.currency + "\u{0}" + (row.productId ?? "") }
+        for row in rows + other.rows {
+            guard var sum = merged[key(row)] else {
+                merged[key(row)] = row
+                continue
+            }
+            sum.grossSales += row.grossSales
+            sum.refunds += row.refunds
+            sum.net += row.net
+            sum.proceeds += row.proceeds
+            sum.transactions += row.transactions
+            sum.refundedTransactions += row.refundedTransactions
+            merged[key(row)] = sum
+        }
+        rows = merged.values.sorted { ($0.period, $0.currency, $0.productId ?? "") < ($1.period, $1.currency, $1.productId ?? "") }
+    }
+}
+
+extension ChurnReport {
+    /// Adds the rows of the same report over other timelines; rates are recomputed from the sums.
+    mutating func merge(_ other: ChurnReport) {
+        var merged: [String: ChurnRow] = [:]
+        for row in rows + other.rows {
+            guard var sum = merged[row.period] else {
+                merged[row.period] = row
+                continue
+            }
+            sum.activeAtStart += row.activeAtStart
+            sum.newPaid += row.newPaid
+            sum.churned += row.churned
+            sum.byReason.voluntary += row.byReason.voluntary
+            sum.byReason.billingError += row.byReason.billingError
+            sum.byReason.priceIncrease += row.byReason.priceIncrease
+            sum.byReason.productNotForSale += row.byReason.productNotForSale
+            sum.byReason.refund += row.byReason.refund
+            sum.byReason.other += row.byReason.other
+            sum.reactivated += row.reactivated
+            sum.trialsStarted += row.trialsStarted
+            sum.trialsConverted += row.trialsConverted
+            sum.commitmentsStarted += row.commitmentsStarted
+            sum.commitmentsCompleted += row.commitmentsCompleted
+            sum.commitmentsDefaulted += row.commitmentsDefaulted
+            sum.churnRate = sum.activeAtStart == 0 ? nil : Double(sum.churned) / Double(sum.activeAtStart)
+            sum.trialConversionRate = sum.trialsStarted == 0 ? nil : Double(sum.trialsConverted) / Double(sum.trialsStarted)
+            merged[row.period] = sum
+        }
+        rows = merged.values.sorted { $0.period < $1.period }
+    }
+}
+
+extension MRRReport {
+    /// Adds the rows of the same report over other timelines; MRR is rounded once, from the
+    /// exact sum (`arr` is twelve times it).
+    mutating func merge(_ other: MRRReport) {
+        var merged: [String: MRRRow] = [:]
+        for row in rows + other.rows {
+            guard var sum = merged[row.currency] else {
+                merged[row.currency] = row
+                continue
+            }
+            sum.arr += row.arr
+            sum.mrr = divideRoundingHalfAwayFromZero(sum.arr, 12)
+            sum.activeSubscriptions += row.activeSubscriptions
+            sum.activeTrials += row.activeTrials
+            sum.activeCommitments += row.activeCommitments
+            sum.committedRevenueRemaining += row.committedRevenueRemaining
+            merged[row.currency] = sum
+        }
+        rows = merged.values.sorted { $0.currency < $1.currency }
+    }
+}
+
+extension CohortReport {
+    /// Adds the rows of the same report over other timelines.
+    mutating func merge(_ other: CohortReport) {
+        var merged: [String: CohortRow] = [:]
+        for row in rows + other.rows {
+            guard var sum = merged[row.cohort] else {
+                merged[row.cohort] = row
+                continue
+            }
+            sum.size += row.size
+            for (offset, retained) in row.retained.enumerated() {
+                if offset < sum.retained.count { sum.retained[offset] += retained } else { sum.retained.append(retained) }
+            }
+            merged[row.cohort] = sum
+        }
+        rows = merged.values.sorted { $0.cohort < $1.cohort }
+    }
+}
