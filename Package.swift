@@ -26,7 +26,7 @@ let package = Package(
         // The append-only, CRC-framed, hash-chained event log.
         .target(name: "SubledgerLog", dependencies: ["CCRC32C", "COpenSSL"]),
         // Domain events, their binary codec and versions (the catalog is in Events/).
-        .target(name: "SubledgerEvents"),
+        .target(name: "SubledgerEvents", dependencies: ["SubledgerCore"]),
         // libcrypto wrappers: certificates, EC keys, ES256, SHA-256, base64/base64url.
         .target(name: "SubledgerCrypto", dependencies: ["COpenSSL"]),
         // App Store signed data: compact JWS parsing, x5c chain + ES256 verification, test signing.
@@ -41,7 +41,7 @@ let package = Package(
         // A thin, safe wrapper over liblmdb for projection snapshots.
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
         // Per-subscription timelines folded from events: customer state, reports, LMDB snapshots.
-        .target(name: "SubledgerProjections", dependencies: ["SubledgerEvents", "SubledgerLMDB", "SubledgerLog"]),
+        .target(name: "SubledgerProjections", dependencies: ["SubledgerCore", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog"]),
         // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine, projections.
         .target(name: "SubledgerLedger", dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerProjections"]),
         // A small HTTP/1.1 server on epoll with a worker pool, a router, bearer auth and metrics.
