@@ -30,7 +30,7 @@ let package = Package(
         // libcrypto wrappers: certificates, EC keys, ES256, SHA-256, base64/base64url.
         .target(name: "SubledgerCrypto", dependencies: ["COpenSSL"]),
         // App Store signed data: compact JWS parsing, x5c chain + ES256 verification, test signing.
-        .target(name: "SubledgerJWS", dependencies: ["SubledgerCrypto"]),
+        .target(name: "SubledgerJWS", dependencies: ["SubledgerCore", "SubledgerCrypto"]),
         // App Store payloads: a fast JSON scanner into typed values, their JSON encoding, and the
         // mapping of verified notifications and transactions to domain events.
         .target(name: "SubledgerAppStore", dependencies: ["SubledgerCore", "SubledgerEvents"]),
@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "SubledgerCLITests", dependencies: ["SubledgerCLI", "SubledgerProjections", "SubledgerTestSupport"], exclude: ["Golden"]),
         .testTarget(
             name: "SubledgerProjectionsTests",
-            dependencies: ["SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS"]),
+            dependencies: ["SubledgerCore", "SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS"]),
     ],
     swiftLanguageModes: [.v6]
 )
