@@ -18,30 +18,16 @@ public struct JSONWriter: Sendable {
     // MARK: Structure
 
     @inlinable
-    public mutating func beginObject() {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
-        needsComma = false
-    }
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
 
     @inlinable
-    public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
-    }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
 
     @inlinable
-    public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        needsComma = false
-    }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
 
     @inlinable
-    public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
-        needsComma = true
-    }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
 
     /// A member name known at compile time; it must be ASCII that needs no escaping.
     @inlinable
@@ -129,6 +115,19 @@ public struct JSONWriter: Sendable {
         if needsComma {
             bytes.append(UInt8(ascii: ","))
         }
+    }
+
+    @inlinable
+    mutating func open(_ bracket: UInt8) {
+        separate()
+        bytes.append(bracket)
+        needsComma = false
+    }
+
+    @inlinable
+    mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
+        needsComma = true
     }
 
     @inlinable
