@@ -57,7 +57,7 @@ let package = Package(
         .executableTarget(name: "subledger", dependencies: ["SubledgerCLI"]),
         .executableTarget(
             name: "subledger-bench",
-            dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerProjections", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "SubledgerLMDB",
+            dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerEvents", "SubledgerProjections", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "SubledgerLMDB",
                            "CSQLite", "CPostgres"],
             path: "Tools/Bench"),
         .executableTarget(name: "subledger-crash", dependencies: ["SubledgerLog"], path: "Tools/Crash"),
