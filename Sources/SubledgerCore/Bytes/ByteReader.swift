@@ -59,8 +59,9 @@ public struct ByteReader<Failure: ByteReaderError> {
     }
 
     /// For the last bytes and varints over 8 bytes. The canonical form is the shortest: a final
-    /// byte of 0 after others is rejected, so each value has one encoding.
-    @usableFromInline
+    /// byte of 0 after others is rejected, so each value has one encoding. Inlinable (not forced)
+    /// so that clients get it specialized for their error type.
+    @inlinable
     mutating func varintByteByByte() throws(Failure) -> UInt64 {
         let start = offset
         var result: UInt64 = 0
