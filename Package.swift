@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // Subledger: an event-sourced ledger for App Store subscriptions.
-// Dependencies point one way: C shims → log → events → App Store → projections/LMDB →
+// Dependencies point one way: C shims, core helpers → log → events → App Store → projections/LMDB →
 // ledger facade → HTTP server and CLI. No third-party packages: system C libraries only.
 import PackageDescription
 
@@ -21,41 +21,43 @@ let package = Package(
         // libpq, for subledger-bench's PostgreSQL baseline only.
         .systemLibrary(name: "CPostgres", path: "Tools/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
+        // Small helpers every layer shares: the JSON writer, the byte reader and writer, the UTC instant format.
+        .target(name: "SubledgerCore"),
         // The append-only, CRC-framed, hash-chained event log.
         .target(name: "SubledgerLog", dependencies: ["CCRC32C", "COpenSSL"]),
         // Domain events, their binary codec and versions (the catalog is in Events/).
-        .target(name: "SubledgerEvents"),
+        .target(name: "SubledgerEvents", dependencies: ["SubledgerCore"]),
         // libcrypto wrappers: certificates, EC keys, ES256, SHA-256, base64/base64url.
         .target(name: "SubledgerCrypto", dependencies: ["COpenSSL"]),
         // App Store signed data: compact JWS parsing, x5c chain + ES256 verification, test signing.
-        .target(name: "SubledgerJWS", dependencies: ["SubledgerCrypto"]),
+        .target(name: "SubledgerJWS", dependencies: ["SubledgerCore", "SubledgerCrypto"]),
         // App Store payloads: a fast JSON scanner into typed values, their JSON encoding, and the
         // mapping of verified notifications and transactions to domain events.
-        .target(name: "SubledgerAppStore", dependencies: ["SubledgerEvents"]),
+        .target(name: "SubledgerAppStore", dependencies: ["SubledgerCore", "SubledgerEvents"]),
         // Signed, Apple-shaped App Store notifications built from a TestPKI, for tests and simulations.
         .target(name: "SubledgerTestSupport", dependencies: ["SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
         // Workload simulator: signed App Store notifications and the ground truth of its own model.
-        .target(name: "SubledgerSimulator", dependencies: ["SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
+        .target(name: "SubledgerSimulator", dependencies: ["SubledgerCore", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
         // A thin, safe wrapper over liblmdb for projection snapshots.
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
         // Per-subscription timelines folded from events: customer state, reports, LMDB snapshots.
-        .target(name: "SubledgerProjections", dependencies: ["SubledgerEvents", "SubledgerLMDB", "SubledgerLog"]),
+        .target(name: "SubledgerProjections", dependencies: ["SubledgerCore", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog"]),
         // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine, projections.
-        .target(name: "SubledgerLedger", dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerProjections"]),
+        .target(name: "SubledgerLedger", dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerProjections"]),
         // A small HTTP/1.1 server on epoll with a worker pool, a router, bearer auth and metrics.
-        .target(name: "SubledgerHTTP", dependencies: ["CEpoll"]),
+        .target(name: "SubledgerHTTP", dependencies: ["SubledgerCore", "CEpoll"]),
         // The ledger over HTTP: the App Store webhook, the read API, metrics and the dashboard.
-        .target(name: "SubledgerServer", dependencies: ["SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerProjections", "SubledgerEvents"]),
+        .target(name: "SubledgerServer", dependencies: ["SubledgerCore", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerProjections", "SubledgerEvents"]),
 
         // The `subledger` command as a library: commands return one typed result that a single
         // emitter prints as a table, CSV or JSON; tests run commands in process.
-        .target(name: "SubledgerCLI", dependencies: ["SubledgerLog", "SubledgerLedger", "SubledgerServer", "SubledgerHTTP", "SubledgerSimulator", "SubledgerProjections", "SubledgerEvents"]),
+        .target(name: "SubledgerCLI", dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerLedger", "SubledgerServer", "SubledgerHTTP", "SubledgerSimulator", "SubledgerProjections", "SubledgerEvents"]),
 
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerCLI"]),
         .executableTarget(
             name: "subledger-bench",
-            dependencies: ["SubledgerLog", "SubledgerEvents", "SubledgerProjections", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "SubledgerLMDB",
+            dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerEvents", "SubledgerProjections", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "SubledgerLMDB",
                            "CSQLite", "CPostgres"],
             path: "Tools/Bench"),
         .executableTarget(name: "subledger-crash", dependencies: ["SubledgerLog"], path: "Tools/Crash"),
@@ -65,6 +67,7 @@ let package = Package(
             path: "Tools/Fuzz"),
 
         // Tests
+        .testTarget(name: "SubledgerCoreTests", dependencies: ["SubledgerCore"]),
         .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerLog", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerEventsTests", dependencies: ["SubledgerEvents", "SubledgerTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "SubledgerCryptoTests", dependencies: ["SubledgerCrypto", "SubledgerTestSupport"]),
@@ -75,7 +78,7 @@ let package = Package(
         .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB"]),
         .testTarget(
             name: "SubledgerLedgerTests",
-            dependencies: ["SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerProjections"],
+            dependencies: ["SubledgerCore", "SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerProjections"],
             exclude: ["Golden"]),
         .testTarget(name: "SubledgerHTTPTests", dependencies: ["SubledgerHTTP"]),
         .testTarget(
@@ -85,7 +88,7 @@ let package = Package(
         .testTarget(name: "SubledgerCLITests", dependencies: ["SubledgerCLI", "SubledgerProjections", "SubledgerTestSupport"], exclude: ["Golden"]),
         .testTarget(
             name: "SubledgerProjectionsTests",
-            dependencies: ["SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS"]),
+            dependencies: ["SubledgerCore", "SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS"]),
     ],
     swiftLanguageModes: [.v6]
 )

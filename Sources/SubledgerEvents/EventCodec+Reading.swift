@@ -1,70 +1,20 @@
-// Primitive readers of the v1 layout over borrowed bytes. Every read is bounds-checked and
-// throws; nothing here allocates.
+import SubledgerCore
 
-struct ByteReader {
-    let base: UnsafeRawPointer
-    let count: Int
-    private(set) var offset: Int
+// Readers of the v1 layout over borrowed bytes. Every read is bounds-checked and throws;
+// nothing here allocates.
 
-    init(base: UnsafeRawPointer, count: Int, offset: Int) {
-        self.base = base
-        self.count = count
-        self.offset = offset
+extension EventDecodingError: ByteReaderError {
+    public static func truncated(at offset: Int) -> EventDecodingError {
+        EventDecodingError(.truncated, at: offset)
     }
 
-    @inline(__always)
-    mutating func byte() throws(EventDecodingError) -> UInt8 {
-        guard offset < count else { throw EventDecodingError(.truncated, at: offset) }
-        defer { offset &+= 1 }
-        return base.load(fromByteOffset: offset, as: UInt8.self)
+    public static func malformedVarint(at offset: Int) -> EventDecodingError {
+        EventDecodingError(.malformedVarint, at: offset)
     }
+}
 
-    /// An unsigned LEB128 varint; eight bytes are looked at in one load where the record has
-    /// them.
-    @inline(__always)
-    mutating func varint() throws(EventDecodingError) -> UInt64 {
-        if count &- offset >= 8 {
-            let word = UInt64(littleEndian: (base + offset).loadUnaligned(as: UInt64.self))
-            if word & 0x80 == 0 {
-                offset &+= 1
-                return word & 0x7f
-            }
-            if let (value, length) = shortVarint(word) {
-                guard (word &>> UInt64((length &- 1) &* 8)) & 0xff != 0 else {
-                    throw EventDecodingError(.malformedVarint, at: offset)
-                }
-                offset &+= length
-                return value
-            }
-        }
-        return try varintByteByByte()
-    }
-
-    /// For the last bytes of a record and varints over 8 bytes. The canonical form is the
-    /// shortest: a final byte of 0 after others is rejected, so each event has one encoding.
-    private mutating func varintByteByByte() throws(EventDecodingError) -> UInt64 {
-        let start = offset
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            guard offset < count else { throw EventDecodingError(.truncated, at: start) }
-            let byte = base.load(fromByteOffset: offset, as: UInt8.self)
-            offset &+= 1
-            if shift == 63, byte > 1 { throw EventDecodingError(.malformedVarint, at: start) }
-            result |= UInt64(byte & 0x7f) &<< shift
-            if byte < 0x80 {
-                if byte == 0, shift > 0 { throw EventDecodingError(.malformedVarint, at: start) }
-                return result
-            }
-            shift &+= 7
-        }
-    }
-
-    @inline(__always)
-    mutating func zigzag() throws(EventDecodingError) -> Int64 {
-        unzigzag(try varint())
-    }
-
+/// The v1 layout's sections over the shared reader.
+extension ByteReader where Failure == EventDecodingError {
     /// A section's presence bitmap, rejecting bits the section does not define.
     @inline(__always)
     mutating func presence<F: LayoutField>(_: F.Type) throws(EventDecodingError) -> UInt64 {
@@ -147,46 +97,6 @@ struct ByteReader {
             }
         }
     }
-}
-
-/// The value and length of a varint of at most 8 bytes held in `word` (little-endian), or nil
-/// when it is longer. Branch-free: the continuation bits locate the end, then the 7-bit groups
-/// are packed together pairwise.
-@inline(__always)
-func shortVarint(_ word: UInt64) -> (value: UInt64, length: Int)? {
-    let ends = ~word & 0x8080_8080_8080_8080
-    guard ends != 0 else { return nil }
-    let endBit = ends.trailingZeroBitCount
-    let length = endBit &>> 3 &+ 1
-    var x = word & 0x7f7f_7f7f_7f7f_7f7f & (UInt64.max &>> UInt64(63 &- endBit))
-    x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) &>> 1)
-    x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) &>> 2)
-    x = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) &>> 4)
-    return (x, length)
-}
-
-/// Reads a varint the view has already checked, returning its value and length: no form
-/// checks, and the 8-byte load only where the record has 8 bytes left.
-@inline(__always)
-func checkedVarint(at pointer: UnsafeRawPointer, end: UnsafeRawPointer) -> (value: UInt64, length: Int) {
-    if end - pointer >= 8, let short = shortVarint(UInt64(littleEndian: pointer.loadUnaligned(as: UInt64.self))) {
-        return short
-    }
-    var result: UInt64 = 0
-    var shift: UInt64 = 0
-    var index = 0
-    while true {
-        let byte = pointer.load(fromByteOffset: index, as: UInt8.self)
-        result |= UInt64(byte & 0x7f) &<< shift
-        index &+= 1
-        if byte < 0x80 { return (result, index) }
-        shift &+= 7
-    }
-}
-
-@inline(__always)
-func unzigzag(_ raw: UInt64) -> Int64 {
-    Int64(bitPattern: (raw &>> 1) ^ (0 &- (raw & 1)))
 }
 
 extension LayoutField {

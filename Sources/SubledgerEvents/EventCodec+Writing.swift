@@ -1,21 +1,8 @@
-// Primitive writers of the v1 layout: LEB128 varints, zigzag integers, tagged text.
+import SubledgerCore
+
+// Writers of the v1 layout beyond the shared varints: tagged text.
 
 extension [UInt8] {
-    /// Unsigned LEB128: 7 bits a byte, least significant group first, high bit = more follows.
-    mutating func appendVarint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        append(UInt8(value))
-    }
-
-    /// Zigzag maps small magnitudes of either sign to small varints: 0, -1, 1, -2 → 0, 1, 2, 3.
-    mutating func appendZigzag(_ value: Int64) {
-        appendVarint(UInt64(bitPattern: (value &<< 1) ^ (value >> 63)))
-    }
-
     mutating func appendText(_ text: String, _ encoding: TextEncoding) {
         switch encoding {
         case .plain:

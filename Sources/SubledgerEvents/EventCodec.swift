@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// The compact, versioned binary encoding of events in the log. The byte layout is specified
 /// in `docs/event-codec.md`.
 ///

@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// An encoded event read in place, for replay. Making a view checks the whole record (it
 /// accepts exactly what `EventCodec.decode` accepts) and notes where each present field starts;
 /// each property then decodes its field on access, without allocating. Text fields come out as
@@ -63,7 +65,7 @@ public struct EventView {
         }
         self.type = type
         self.version = version
-        var reader = ByteReader(base: base, count: bytes.count, offset: 3)
+        var reader = ByteReader<EventDecodingError>(base: base, count: bytes.count, offset: 3)
         // The version switch: each readable version names the layout it was written in and, when
         // a later version changed a field's meaning, the upcast its accessors apply.
         switch version {

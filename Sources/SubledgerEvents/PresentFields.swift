@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// Where a checked record lies in memory, and the instant its dates are relative to.
 struct RecordBytes {
     let base: UnsafeRawPointer
@@ -47,11 +49,11 @@ struct PresentFields<Field: LayoutField, Offsets: FieldOffsets> {
         while before != 0 {
             switch Field.kinds[before.trailingZeroBitCount] {
             case .integer:
-                pointer += checkedVarint(at: pointer, end: record.end).length
+                pointer += Varint.unchecked(at: pointer, end: record.end).length
             case .bool:
                 pointer += 1
             case .text(let encoding):
-                let (tag, length) = checkedVarint(at: pointer, end: record.end)
+                let (tag, length) = Varint.unchecked(at: pointer, end: record.end)
                 pointer += length
                 if tag & 1 == 0 {
                     pointer += Int(tag &>> 1)
@@ -68,7 +70,7 @@ struct PresentFields<Field: LayoutField, Offsets: FieldOffsets> {
 
     @inline(__always)
     func int64(_ field: Field, in record: RecordBytes) -> Int64? {
-        contains(field) ? unzigzag(checkedVarint(at: start(field, in: record), end: record.end).value) : nil
+        contains(field) ? Varint.unzigzag(Varint.unchecked(at: start(field, in: record), end: record.end).value) : nil
     }
 
     @inline(__always)
@@ -90,7 +92,7 @@ struct PresentFields<Field: LayoutField, Offsets: FieldOffsets> {
     func text(_ field: Field, in record: RecordBytes) -> TextRef? {
         guard contains(field), case .text(let encoding) = Field.kind(field) else { return nil }
         let pointer = start(field, in: record)
-        let (tag, length) = checkedVarint(at: pointer, end: record.end)
+        let (tag, length) = Varint.unchecked(at: pointer, end: record.end)
         let payload = tag &>> 1
         let next = pointer + length
         if tag & 1 == 0 { return TextRef(form: .utf8, pointer: next, value: payload) }

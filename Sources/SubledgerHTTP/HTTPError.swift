@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// A failure to answer with a JSON error document `{"error": code, "detail": detail}`.
 ///
 /// Handlers throw it to end a request with that status; the server produces the same shape for
@@ -19,7 +21,7 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var response: HTTPResponse {
-        var response = HTTPResponse.json(#"{"error":\#(JSONText.quoted(code)),"detail":\#(JSONText.quoted(detail))}"#,
+        var response = HTTPResponse.json(#"{"error":\#(JSON.string(code).serialized()),"detail":\#(JSON.string(detail).serialized())}"#,
                                          status: status)
         for field in headers { response.headers.add(field.name, field.value) }
         return response

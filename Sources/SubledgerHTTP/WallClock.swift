@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 
 /// Wall-clock time formatted for the `Date` header and the access log (`clock_gettime`, `gmtime_r`).
 enum WallClock {
@@ -21,9 +22,7 @@ enum WallClock {
 
     /// `2026-03-01T00:00:00.000Z`.
     static func iso8601(_ now: Now) -> String {
-        let t = now.fields
-        return "\(pad(Int(t.tm_year) + 1900, 4))-\(pad(Int(t.tm_mon) + 1, 2))-\(pad(Int(t.tm_mday), 2))T"
-            + "\(pad(Int(t.tm_hour), 2)):\(pad(Int(t.tm_min), 2)):\(pad(Int(t.tm_sec), 2)).\(pad(now.milliseconds, 3))Z"
+        UTCInstant.iso8601(Int64(now.seconds) * 1000 + Int64(now.milliseconds))
     }
 
     /// The IMF-fixdate of RFC 9110 §5.6.7: `Sun, 06 Nov 1994 08:49:37 GMT`.

@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerCrypto
 import Synchronization
 
@@ -150,7 +151,7 @@ struct VerifiedChain: Sendable {
     func checkValidity(at instant: Int64) throws(VerificationError) {
         for window in certificates where !(window.notBefore <= instant && instant <= window.notAfter) {
             let relation = instant < window.notBefore ? "not yet valid" : "expired"
-            throw VerificationError(.certificateExpired, "the \(window.role) certificate (\(window.name), serial \(window.serialNumber)) is valid from \(iso8601(millis: window.notBefore)) to \(iso8601(millis: window.notAfter)); at \(iso8601(millis: instant)) it is \(relation); check the instant used (the payload's signedDate) and the machine clock")
+            throw VerificationError(.certificateExpired, "the \(window.role) certificate (\(window.name), serial \(window.serialNumber)) is valid from \(UTCInstant.iso8601(window.notBefore)) to \(UTCInstant.iso8601(window.notAfter)); at \(UTCInstant.iso8601(instant)) it is \(relation); check the instant used (the payload's signedDate) and the machine clock")
         }
     }
 }

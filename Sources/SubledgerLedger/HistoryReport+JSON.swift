@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerEvents
 import SubledgerProjections
 
@@ -12,8 +13,8 @@ extension HistoryReport.Item {
     var json: JSON {
         var members: [(String, JSON)] = [
             ("position", .string(entry.position.description)),
-            ("recordedAt", .string(UTCCalendar.iso8601(entry.recordedAt))),
-            ("effectiveAt", .string(UTCCalendar.iso8601(entry.effectiveAt))),
+            ("recordedAt", .string(UTCInstant.iso8601(entry.recordedAt))),
+            ("effectiveAt", .string(UTCInstant.iso8601(entry.effectiveAt))),
             ("type", .string(entry.type.name)),
             ("notificationType", .optional(event.notificationType)),
             ("subtype", .optional(event.subtype)),
@@ -34,9 +35,9 @@ extension HistoryReport.Item {
             members.append(("productId", .optional(transaction.productId)))
             if let price = transaction.price { members.append(("price", .int(price))) }
             members.append(("currency", .optional(transaction.currency)))
-            if let purchase = transaction.purchaseDate { members.append(("purchaseDate", .string(UTCCalendar.iso8601(purchase)))) }
-            if let expires = transaction.expiresDate { members.append(("expiresDate", .string(UTCCalendar.iso8601(expires)))) }
-            if let revoked = transaction.revocationDate { members.append(("revocationDate", .string(UTCCalendar.iso8601(revoked)))) }
+            if let purchase = transaction.purchaseDate { members.append(("purchaseDate", .string(UTCInstant.iso8601(purchase)))) }
+            if let expires = transaction.expiresDate { members.append(("expiresDate", .string(UTCInstant.iso8601(expires)))) }
+            if let revoked = transaction.revocationDate { members.append(("revocationDate", .string(UTCInstant.iso8601(revoked)))) }
             if let offer = transaction.offerDiscountType { members.append(("offerDiscountType", .string(offer))) }
             if let plan = transaction.billingPlanType { members.append(("billingPlanType", .string(plan))) }
             if let commitment = transaction.commitment, let number = commitment.billingPeriodNumber, let total = commitment.totalBillingPeriods {

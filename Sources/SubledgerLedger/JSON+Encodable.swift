@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SubledgerCore
 
 extension JSON {
     /// The contract's document for a report value (its `Encodable` conformance): keys sorted,

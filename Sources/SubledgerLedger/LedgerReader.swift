@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SubledgerCore
 import SubledgerEvents
 import SubledgerLog
 import SubledgerProjections
@@ -62,7 +63,7 @@ public struct LedgerReader: Sendable {
 
     public func customer(_ query: CustomerQuery) throws -> CustomerState {
         guard let state = try projections.customer(query.id, asOf: query.asOf, environment: query.environment, catalog: catalog) else {
-            throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(query.id) as of \(UTCCalendar.iso8601(query.asOf))")
+            throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(query.id) as of \(UTCInstant.iso8601(query.asOf))")
         }
         return state
     }

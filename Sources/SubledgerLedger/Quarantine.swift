@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerLog
 
 /// Rejected input, kept with its reason so nothing sent to the ledger is lost; `retry` feeds it
@@ -44,11 +45,11 @@ final class Quarantine: Sendable {
         var entries: [UInt64: QuarantineEntry] = [:]
         var order: [UInt64] = []
         try LogReader(directory: directory).scan { record in
-            var reader = ByteReader(Array(record.payload))
+            var reader = LedgerRecordReader(record.payload)
             if record.kind == entryKind {
                 let entry = QuarantineEntry(
                     position: record.position.rawValue, reason: try reader.string(), detail: try reader.string(),
-                    source: try reader.string(), line: Int(try reader.varint()), recordedAt: try reader.int64(), bytes: Array(reader.rest()))
+                    source: try reader.string(), line: Int(try reader.varint()), recordedAt: try reader.littleEndian(Int64.self), bytes: Array(reader.rest()))
                 entries[entry.position] = entry
                 order.append(entry.position)
             } else if record.kind == resolvedKind {

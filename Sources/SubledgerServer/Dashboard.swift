@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerEvents
 import SubledgerHTTP
 import SubledgerLedger
@@ -117,7 +118,7 @@ struct Dashboard {
         let labels = months.map(\.description)
         let latest = reports[11]
         let row = latest.2 ?? MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
-        let at = UTCCalendar.iso8601(latest.1)
+        let at = UTCInstant.iso8601(latest.1)
         func card(_ title: String, _ metric: String, _ value: Int64, money: Bool) -> String {
             "<div class=\"card\"><span class=\"muted\">\(escape(title))</span><strong data-metric=\"\(metric)\" data-currency=\"\(escape(currency))\" data-at=\"\(at)\" data-value=\"\(value)\">\(escape(money ? formatMoney(value) : String(value)))</strong></div>"
         }
@@ -133,7 +134,7 @@ struct Dashboard {
             series: [Series(name: "MRR", color: "#2563eb", values: reports.map { Double($0.2?.mrr ?? 0) })], format: formatAxisMoney)
         html += table(["Month end", "MRR", "Active", "Trials"], reports.map { month, at, row in
             [
-                escape(UTCCalendar.iso8601(at)),
+                escape(UTCInstant.iso8601(at)),
                 metricCell("mrr", month, row?.mrr ?? 0, money: true),
                 metricCell("activeSubscriptions", month, Int64(row?.activeSubscriptions ?? 0), money: false),
                 metricCell("activeTrials", month, Int64(row?.activeTrials ?? 0), money: false),
@@ -256,7 +257,7 @@ struct Dashboard {
                     escape(subscription.originalTransactionId), escape(subscription.productId ?? "—"),
                     "<span data-metric=\"status\">\(escape(subscription.status.rawValue))</span>" + (subscription.expirationReason.map { " (\(escape($0.rawValue)))" } ?? ""),
                     escape(subscription.periodType.rawValue),
-                    escape(subscription.expiresAt.map(UTCCalendar.iso8601) ?? "—"),
+                    escape(subscription.expiresAt.map(UTCInstant.iso8601) ?? "—"),
                     subscription.autoRenew.map { $0 ? "on" : "off" } ?? "—",
                     escape(subscription.price.map { formatMoney($0, currency: subscription.currency ?? "") } ?? "—"),
                     escape(subscription.billingPlan.rawValue) + (subscription.commitment.map { " \($0.billingPeriodNumber ?? 0)/\($0.totalBillingPeriods ?? 0)" } ?? ""),
@@ -266,7 +267,7 @@ struct Dashboard {
             html += table(["Purchase", "Product", "Purchased", "Price", "Refunded"], state.purchases.map { purchase in
                 [
                     escape(purchase.transactionId), escape(purchase.productId ?? "—"),
-                    escape(purchase.purchasedAt.map(UTCCalendar.iso8601) ?? "—"),
+                    escape(purchase.purchasedAt.map(UTCInstant.iso8601) ?? "—"),
                     escape(purchase.price.map { formatMoney($0, currency: purchase.currency ?? "") } ?? "—"),
                     purchase.refunded ? "yes" : "no",
                 ]
@@ -274,7 +275,7 @@ struct Dashboard {
         }
         html += "<h3>History <a href=\"\(base)/history?raw=1\">(all raw evidence)</a></h3>"
         html += table(["Effective", "Event", "Transaction", "Evidence"], history.events.map { entry in
-            let at = UTCCalendar.iso8601(entry.effectiveAt)
+            let at = UTCInstant.iso8601(entry.effectiveAt)
             return [
                 escape(at), escape(entry.type.name + (entry.subtype.map { " · \($0)" } ?? "")), escape(entry.transactionId ?? entry.originalTransactionId),
                 "<a href=\"\(base)/history?raw=1&amp;from=\(percentEncode(at))&amp;to=\(percentEncode(at))\">signed payload</a>",

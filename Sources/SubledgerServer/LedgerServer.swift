@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 import SubledgerHTTP
 import SubledgerLedger
 import SubledgerLog

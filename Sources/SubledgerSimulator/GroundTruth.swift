@@ -1,4 +1,5 @@
 import SubledgerAppStore
+import SubledgerCore
 
 /// The reports `expected.json` promises, accumulated customer by customer from the
 /// simulation's own model (access changes, purchases, revenue entries), never from the
@@ -152,8 +153,8 @@ struct GroundTruth {
 
     /// `report revenue --by month` rows: periods in order, currencies alphabetically, only
     /// rows with some activity.
-    var revenueJSON: JSONValue {
-        var rows: [JSONValue] = []
+    var revenueJSON: JSON {
+        var rows: [JSON] = []
         for (index, period) in grid.periods.enumerated() {
             for currency in Currency.allCases {
                 let row = revenue[index][currency.rawValue]
@@ -170,9 +171,9 @@ struct GroundTruth {
     }
 
     /// `report mrr` at each period's end, currencies with an active subscription or trial.
-    var mrrJSON: JSONValue {
+    var mrrJSON: JSON {
         .array(grid.periods.enumerated().map { index, period in
-            let rows = Currency.allCases.compactMap { currency -> JSONValue? in
+            let rows = Currency.allCases.compactMap { currency -> JSON? in
                 let row = mrr[index][currency.rawValue]
                 guard row.activeSubscriptions + row.activeTrials > 0 else { return nil }
                 return .object([
@@ -188,10 +189,10 @@ struct GroundTruth {
     }
 
     /// `report churn --by month` rows, one per period.
-    var churnJSON: JSONValue {
+    var churnJSON: JSON {
         .array(grid.periods.enumerated().map { index, period in
             let row = churn[index]
-            let reasons = EndReason.allCases.map { ($0.key, JSONValue.int(row.byReason[$0.rawValue])) }
+            let reasons = EndReason.allCases.map { ($0.key, JSON.int(row.byReason[$0.rawValue])) }
             return .object([
                 ("period", .string(period.label)), ("activeAtStart", .int(row.activeAtStart)), ("newPaid", .int(row.newPaid)),
                 ("churned", .int(row.churned)), ("churnRate", Self.ratio(row.churned, row.activeAtStart)),
@@ -204,14 +205,14 @@ struct GroundTruth {
         })
     }
 
-    private static func ratio(_ numerator: Int, _ denominator: Int) -> JSONValue {
-        denominator == 0 ? .null : .number(Double(numerator) / Double(denominator))
+    private static func ratio(_ numerator: Int, _ denominator: Int) -> JSON {
+        denominator == 0 ? .null : .double(Double(numerator) / Double(denominator))
     }
 }
 
 extension FinalSubscription {
     /// The contract's `customer --json` fields of this subscription at the end of the simulation.
-    var json: JSONValue {
+    var json: JSON {
         let expirationReason: String?
         switch phase {
         case .expired:
@@ -227,7 +228,7 @@ extension FinalSubscription {
         case .active, .grace, .revoked:
             expirationReason = nil
         }
-        let commitment: JSONValue
+        let commitment: JSON
         if let info = transaction.commitmentInfo {
             commitment = .object([
                 ("billingPeriodNumber", .int(info.billingPeriodNumber ?? 0)), ("totalBillingPeriods", .int(info.totalBillingPeriods ?? 0)),

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 import SubledgerCrypto
 import SubledgerJWS
 
@@ -168,9 +169,9 @@ public struct Simulator: Sendable {
             truth.add(outcome)
             for subscription in outcome.subscriptions {
                 var fragment: [UInt8] = subscriptions == 0 ? [] : Array(",\n".utf8)
-                JSONValue.string(subscription.customerId).write(into: &fragment)
+                JSON.string(subscription.customerId).write(into: &fragment)
                 fragment.append(contentsOf: #":{"subscriptions":{"#.utf8)
-                JSONValue.optional(subscription.transaction.originalTransactionId).write(into: &fragment)
+                JSON.optional(subscription.transaction.originalTransactionId).write(into: &fragment)
                 fragment.append(UInt8(ascii: ":"))
                 subscription.json.write(into: &fragment)
                 fragment.append(contentsOf: "}}".utf8)
@@ -228,7 +229,7 @@ public struct Simulator: Sendable {
         }
     }
 
-    private var configJSON: JSONValue {
+    private var configJSON: JSON {
         .object([("bundleId", .string(configuration.bundleId)), ("appAppleId", .integer(configuration.appAppleId)),
                  ("environment", .string("Production"))])
     }
@@ -237,7 +238,7 @@ public struct Simulator: Sendable {
     /// snapshot or churn row per line.
     private func writeExpected(to path: String, truth: GroundTruth, notifications: Int, customers: OpenFile) throws(SimulatorError) {
         var writer = try BufferedWriter(creating: path)
-        let generator = JSONValue.object([
+        let generator = JSON.object([
             ("seed", .unsigned(configuration.seed)), ("customers", .int(configuration.customers)),
             ("months", .int(configuration.months)), ("start", .string(configuration.start)),
         ])

@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// UTC calendar arithmetic on epoch milliseconds, exact and without Foundation's calendars.
 enum UTC {
     static let millisecondsPerDay: Int64 = 86_400_000
@@ -49,18 +51,15 @@ enum UTC {
         return days(year: date.year, month: date.month, day: 1) * millisecondsPerDay
     }
 
-    /// `2026-03-01T00:00:00.000Z`.
+    /// `2026-03-01T00:00:00.000Z`: the shared formatter, which holds no model logic.
     static func iso8601(_ instant: Int64) -> String {
-        let (day, timeOfDay) = split(instant)
-        let date = civil(days: day)
-        let seconds = timeOfDay / 1000
-        return "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(timeOfDay % 1000, 3))Z"
+        UTCInstant.iso8601(instant)
     }
 
     /// `2026-03`, the label of report periods.
     static func monthLabel(_ instant: Int64) -> String {
         let date = civil(days: split(instant).day)
-        return "\(pad(date.year, 4))-\(pad(date.month, 2))"
+        return UTCInstant.monthText(year: Int(date.year), month: Int(date.month))
     }
 
     /// Midnight of a `YYYY-MM-DD` day, or `nil` when the text is not a valid date.
@@ -89,10 +88,5 @@ enum UTC {
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
         let remainder = value % divisor
         return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SubledgerCore
 import SubledgerLedger
 import SubledgerProjections
 import SubledgerSimulator

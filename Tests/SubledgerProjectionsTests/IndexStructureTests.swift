@@ -133,10 +133,10 @@ struct TimelineCodecTests {
                 timeline.customerToken = CustomerToken(kind: .uuid, bits: UInt128(random.rng.next()))
                 timeline.customerTokenPurchaseDate = random.date()
             }
-            var writer = ByteWriter()
+            var writer: [UInt8] = []
             TimelineCodec.encode(timeline, into: &writer)
-            let decoded = try writer.bytes.withUnsafeBytes { bytes in
-                var reader = ByteReader(bytes)
+            let decoded = try writer.withUnsafeBytes { bytes in
+                var reader = SnapshotReader(bytes)
                 return try TimelineCodec.decode(&reader, key: timeline.key)
             }
             #expect(decoded.transactions == timeline.transactions)
@@ -156,19 +156,19 @@ struct TimelineCodecTests {
         timeline.transactions = [random.version(), random.version()]
         timeline.renewals = [random.snapshot()]
         timeline.facts = [Fact(time: 5, position: 9, recordedAt: 6, transactionSignedAt: 5, transaction: 1, renewal: 0, type: 3, subtype: 0)]
-        var writer = ByteWriter()
+        var writer: [UInt8] = []
         TimelineCodec.encode(timeline, into: &writer)
-        for cut in [writer.bytes.count - 1, writer.bytes.count / 2, 1] {
+        for cut in [writer.count - 1, writer.count / 2, 1] {
             #expect(throws: SnapshotDamage.self) {
-                try Array(writer.bytes[..<cut]).withUnsafeBytes { bytes in
-                    var reader = ByteReader(bytes)
+                try Array(writer[..<cut]).withUnsafeBytes { bytes in
+                    var reader = SnapshotReader(bytes)
                     _ = try TimelineCodec.decode(&reader, key: timeline.key)
                 }
             }
         }
         #expect(throws: SnapshotDamage.self) {
-            try (writer.bytes + [0]).withUnsafeBytes { bytes in
-                var reader = ByteReader(bytes)
+            try (writer + [0]).withUnsafeBytes { bytes in
+                var reader = SnapshotReader(bytes)
                 _ = try TimelineCodec.decode(&reader, key: timeline.key)
             }
         }

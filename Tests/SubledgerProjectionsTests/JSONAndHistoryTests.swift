@@ -1,4 +1,5 @@
 import Foundation
+import SubledgerCore
 import SubledgerEvents
 import SubledgerLog
 import SubledgerProjections
@@ -132,10 +133,10 @@ struct HistoryTests {
 struct UTCCalendarTests {
     @Test("instants print as ISO 8601 UTC with milliseconds, before and after the epoch")
     func iso8601() {
-        #expect(UTCCalendar.iso8601(0) == "1970-01-01T00:00:00.000Z")
-        #expect(UTCCalendar.iso8601(at("2024-02-29", 23, 59) + 59_999) == "2024-02-29T23:59:59.999Z")
-        #expect(UTCCalendar.iso8601(-1) == "1969-12-31T23:59:59.999Z")
-        #expect(UTCCalendar.iso8601(1_772_323_200_000) == "2026-03-01T00:00:00.000Z")
+        #expect(UTCInstant.iso8601(0) == "1970-01-01T00:00:00.000Z")
+        #expect(UTCInstant.iso8601(at("2024-02-29", 23, 59) + 59_999) == "2024-02-29T23:59:59.999Z")
+        #expect(UTCInstant.iso8601(-1) == "1969-12-31T23:59:59.999Z")
+        #expect(UTCInstant.iso8601(1_772_323_200_000) == "2026-03-01T00:00:00.000Z")
     }
 
     @Test("days and months parse strictly and know their first instant")

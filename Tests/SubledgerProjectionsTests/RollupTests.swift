@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerEvents
 @testable import SubledgerProjections
 import SubledgerTestSupport
@@ -59,13 +60,13 @@ struct RollupTests {
             instants += [edge - 1, edge, edge + 1]
         }
         for instant in instants {
-            #expect(reader.mrr(at: instant, environment: .production) == projection.mrr(at: instant, scope: production), "MRR at \(UTCCalendar.iso8601(instant))")
+            #expect(reader.mrr(at: instant, environment: .production) == projection.mrr(at: instant, scope: production), "MRR at \(UTCInstant.iso8601(instant))")
         }
 
         for now in [workload.start.start, UTCCalendar.start(ofMonth: months.lowerBound + 3) + 5 * hour, workload.end.start, UTCCalendar.start(ofMonth: months.upperBound + 4)] {
             let from = UTCMonth(number: months.lowerBound - 1)
             let to = UTCMonth(number: months.upperBound)
-            #expect(reader.cohorts(from: from, to: to, now: now, environment: .production) == projection.cohorts(from: from, to: to, now: now, scope: production), "cohorts at \(UTCCalendar.iso8601(now))")
+            #expect(reader.cohorts(from: from, to: to, now: now, environment: .production) == projection.cohorts(from: from, to: to, now: now, scope: production), "cohorts at \(UTCInstant.iso8601(now))")
         }
         #expect(reader.revenue(from: workload.start, to: UTCDay(number: workload.end.number - 1), environment: .sandbox)?.rows == [])
     }
@@ -171,7 +172,7 @@ struct RollupTests {
         let projection = ledger.projection
         let reader = RollupReader(source: projection.rollups(RollupSettings()), strings: projection.strings)
         for instant in [at("2026-01-01"), at("2026-01-25"), at("2026-02-01"), at("2026-02-10", 6), at("2026-03-01")].flatMap({ [$0 - 1, $0, $0 + 1] }) {
-            #expect(reader.mrr(at: instant, environment: .production) == projection.mrr(at: instant, scope: production), "MRR at \(UTCCalendar.iso8601(instant))")
+            #expect(reader.mrr(at: instant, environment: .production) == projection.mrr(at: instant, scope: production), "MRR at \(UTCInstant.iso8601(instant))")
         }
         for granularity in ReportGranularity.allCases {
             let (from, to) = (UTCDay("2026-01-01")!, UTCDay("2026-03-31")!)

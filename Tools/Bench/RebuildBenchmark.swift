@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 import SubledgerEvents
 import SubledgerLMDB
 import SubledgerLog
@@ -405,21 +406,9 @@ struct SnapshotRows {
             }
             try flush("lookup_timelines")
             try txn.forEach(in: tokens) { key, value in
-                var offset = 0
-                while offset < value.count {
-                    var length = 0
-                    var shift = 0
-                    while true {
-                        guard offset < value.count, shift < 64 else { throw SnapshotLayoutError(description: "a token's value is not a list of keys") }
-                        let byte = value[offset]
-                        offset += 1
-                        length |= Int(byte & 0x7F) << shift
-                        if byte < 0x80 { break }
-                        shift += 7
-                    }
-                    guard length <= value.count - offset else { throw SnapshotLayoutError(description: "a token's key runs past its value") }
-                    let member = UnsafeRawBufferPointer(rebasing: value[offset..<offset + length])
-                    offset += length
+                var reader = ByteReader<SnapshotLayoutError>(value)
+                while !reader.isAtEnd {
+                    let member = try reader.bytes(Int(clamping: try reader.varint()))
                     insertToken.bind(1, key)
                     insertToken.bind(2, member)
                     insertToken.run()
@@ -442,8 +431,16 @@ struct SnapshotRows {
     private func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
 }
 
-struct SnapshotLayoutError: Error, CustomStringConvertible {
+struct SnapshotLayoutError: ByteReaderError, CustomStringConvertible {
     var description: String
+
+    static func truncated(at offset: Int) -> SnapshotLayoutError {
+        SnapshotLayoutError(description: "a token's key runs past its value (byte \(offset))")
+    }
+
+    static func malformedVarint(at offset: Int) -> SnapshotLayoutError {
+        SnapshotLayoutError(description: "a token's value is not a list of keys (byte \(offset))")
+    }
 }
 
 /// Peak resident memory of a rebuild, measured in a child process (`--rebuild-memory LOG`) so

@@ -1,3 +1,5 @@
+import SubledgerCore
+
 extension ExternalPurchaseToken: JSONObjectEncodable {
     func encodeMembers(into writer: inout JSONWriter) {
         writer.member("externalPurchaseId", externalPurchaseId)

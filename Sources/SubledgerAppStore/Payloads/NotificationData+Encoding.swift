@@ -1,3 +1,5 @@
+import SubledgerCore
+
 extension NotificationData: JSONObjectEncodable {
     func encodeMembers(into writer: inout JSONWriter) {
         writer.member("appAppleId", appAppleId)

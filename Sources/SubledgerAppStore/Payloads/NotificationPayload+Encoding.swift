@@ -1,3 +1,5 @@
+import SubledgerCore
+
 extension NotificationPayload: JSONObjectEncodable {
     /// Members in the order Apple's notifications use: the content object before `version` and
     /// `signedDate`.

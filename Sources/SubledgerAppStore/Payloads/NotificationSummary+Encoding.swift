@@ -1,3 +1,5 @@
+import SubledgerCore
+
 extension NotificationSummary: JSONObjectEncodable {
     func encodeMembers(into writer: inout JSONWriter) {
         writer.member("requestIdentifier", requestIdentifier)

@@ -1,3 +1,5 @@
+import SubledgerCore
+
 extension RenewalCommitmentInfo: JSONObjectEncodable {
     func encodeMembers(into writer: inout JSONWriter) {
         writer.member("commitmentAutoRenewProductId", commitmentAutoRenewProductId)

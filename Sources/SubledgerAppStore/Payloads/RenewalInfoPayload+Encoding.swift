@@ -1,3 +1,5 @@
+import SubledgerCore
+
 extension RenewalInfoPayload: JSONObjectEncodable {
     /// Members in the order Apple's signed renewal infos use; fields the corpus has not shown sit
     /// next to their documented siblings, the 2026 commitment fields last.

@@ -1,3 +1,5 @@
+import SubledgerCore
+
 extension ResponseBodyV2: JSONObjectEncodable {
     func encodeMembers(into writer: inout JSONWriter) {
         writer.member("signedPayload", signedPayload)

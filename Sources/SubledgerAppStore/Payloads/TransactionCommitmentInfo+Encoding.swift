@@ -1,3 +1,5 @@
+import SubledgerCore
+
 extension TransactionCommitmentInfo: JSONObjectEncodable {
     func encodeMembers(into writer: inout JSONWriter) {
         writer.member("billingPeriodNumber", billingPeriodNumber)

@@ -1,3 +1,5 @@
+import SubledgerCore
+
 extension TransactionPayload: JSONObjectEncodable {
     /// Members in the order Apple's signed transactions use; fields the corpus has not shown sit
     /// next to their documented siblings, the 2026 commitment fields last.

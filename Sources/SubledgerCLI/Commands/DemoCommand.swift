@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 import SubledgerLedger
 import SubledgerProjections
 import SubledgerSimulator

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 import SubledgerLedger
 
 /// `subledger ingest [FILE|-]...`: verifies and appends every line; rejected lines are

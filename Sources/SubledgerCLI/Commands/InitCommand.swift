@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerLedger
 
 /// `subledger init`: writes (or updates) the data directory's configuration; never touches the log.

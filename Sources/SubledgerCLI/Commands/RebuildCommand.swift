@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerLedger
 import SubledgerProjections
 

@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerProjections
 
 extension Cell {
@@ -24,7 +25,7 @@ extension Cell {
         case .count(let count): String(count)
         case .number(let number): String(number)
         case .money(let money): money?.decimal ?? ""
-        case .instant(let instant): instant.map(UTCCalendar.iso8601) ?? ""
+        case .instant(let instant): instant.map(UTCInstant.iso8601) ?? ""
         case .bytes(let bytes): String(bytes)
         case .rate(let rate): rate.map { String($0) } ?? ""
         case .flag(let flag): flag.map { $0 ? "true" : "false" } ?? ""
@@ -33,7 +34,7 @@ extension Cell {
 
     /// `2026-03-01 10:00` (UTC): what a person scans; `--json` and CSV keep the milliseconds.
     static func shortInstant(_ instant: Int64) -> String {
-        let text = UTCCalendar.iso8601(instant)
+        let text = UTCInstant.iso8601(instant)
         return text.prefix(10) + " " + text.dropFirst(11).prefix(5)
     }
 

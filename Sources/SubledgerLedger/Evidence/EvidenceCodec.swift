@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 import SubledgerCrypto
 
 /// Compact, byte-exact storage of a verbatim signed message (`history --raw` rebuilds it).
@@ -108,7 +109,11 @@ enum EvidenceCodec {
 
     /// Rebuilds the message; `header` returns a header record's text by position.
     static func decode(_ record: [UInt8], header: (UInt64) throws -> [UInt8]) throws -> Decoded {
-        var reader = ByteReader(record)
+        try record.withUnsafeBytes { bytes in try decode(bytes, header: header) }
+    }
+
+    private static func decode(_ bytes: UnsafeRawBufferPointer, header: (UInt64) throws -> [UInt8]) throws -> Decoded {
+        var reader = LedgerRecordReader(bytes)
         let format = try reader.byte()
         let key = try reader.string()
         switch format {
@@ -116,9 +121,9 @@ enum EvidenceCodec {
             return Decoded(key: key, message: Array(reader.rest()))
         case 1, 2:
             let outerHeader = try header(reader.varint())
-            let signature = format == 1 ? try reader.bytes(Int(try reader.varint())) : Base64URL.encode(try reader.readBytes())
+            let signature = format == 1 ? try reader.readBytes() : Base64URL.encode(try reader.readBytes())
             var payload: [UInt8] = []
-            while !reader.atEnd {
+            while !reader.isAtEnd {
                 let byte = try reader.byte()
                 switch (format, byte) {
                 case (1, headerMarker):
@@ -141,7 +146,7 @@ enum EvidenceCodec {
 
     /// The dedup key of a message record, without rebuilding it.
     static func key(of record: UnsafeRawBufferPointer) -> String? {
-        var reader = ByteReader(Array(record.prefix(300)))
+        var reader = LedgerRecordReader(UnsafeRawBufferPointer(rebasing: record.prefix(300)))
         guard (try? reader.byte()) != nil else { return nil }
         return try? reader.string()
     }

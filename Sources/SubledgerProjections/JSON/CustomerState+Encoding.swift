@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// The contract's `customer --json` document: instants as ISO 8601 UTC with milliseconds, every
 /// absent value as an explicit `null` (synthesised conformances would drop the key).
 extension CustomerState: Encodable {
@@ -92,6 +94,6 @@ extension KeyedEncodingContainer {
 
     /// An instant as ISO 8601 UTC text, or `null`.
     mutating func encodeInstant(_ instant: Int64?, forKey key: Key) throws {
-        try encodeOrNull(instant.map(UTCCalendar.iso8601), forKey: key)
+        try encodeOrNull(instant.map(UTCInstant.iso8601), forKey: key)
     }
 }

@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// The numbers one rollup cell holds, named by its family's fields (`RevenueField`, …), added
 /// and subtracted elementwise, inline so that summing cells allocates nothing.
 struct RollupValues: Sendable, Equatable {
@@ -8,21 +10,11 @@ struct RollupValues: Sendable, Equatable {
 
     /// Reads values written by `write(into:)`; nil when `bytes` are not such values.
     init?(bytes: UnsafeRawBufferPointer) {
+        var reader = SnapshotReader(bytes)
         var index = 0
-        var offset = 0
-        while offset < bytes.count {
-            guard index < Self.capacity else { return nil }
-            var zigzag: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                guard offset < bytes.count, shift < 64 else { return nil }
-                let byte = bytes[offset]
-                offset += 1
-                zigzag |= UInt64(byte & 0x7F) << shift
-                shift += 7
-                if byte & 0x80 == 0 { break }
-            }
-            storage[index] = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+        while !reader.isAtEnd {
+            guard index < Self.capacity, let value = try? reader.zigzag() else { return nil }
+            storage[index] = value
             index += 1
         }
     }
@@ -53,12 +45,7 @@ struct RollupValues: Sendable, Equatable {
         var count = Self.capacity
         while count > 0, storage[count - 1] == 0 { count -= 1 }
         for index in 0..<count {
-            var zigzag = UInt64(bitPattern: (storage[index] << 1) ^ (storage[index] >> 63))
-            while zigzag >= 0x80 {
-                bytes.append(UInt8(truncatingIfNeeded: zigzag) | 0x80)
-                zigzag >>= 7
-            }
-            bytes.append(UInt8(zigzag))
+            bytes.appendZigzag(storage[index])
         }
     }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import SubledgerCore
 import SubledgerLMDB
 import SubledgerLog
 import Synchronization
@@ -103,7 +104,7 @@ struct ProjectionDatabase: Sendable {
         var table = StringTable()
         var expectedID: UInt32 = 1
         try txn.forEach(in: strings) { key, value in
-            var reader = ByteReader(key)
+            var reader = SnapshotReader(key)
             guard try reader.bigEndian(UInt32.self) == expectedID, reader.isAtEnd, table.intern(value) == expectedID else {
                 throw SnapshotDamage("the string table is not contiguous")
             }
@@ -128,9 +129,9 @@ struct ProjectionDatabase: Sendable {
 
     func timeline<A>(_ key: [UInt8], _ txn: borrowing LMDBTransaction<A>, table: StringTable) throws -> Timeline? {
         try txn.withValue(forKey: key, in: timelines) { value in
-            var keyReader = key.withUnsafeBytes { ByteReader($0) }
+            var keyReader = key.withUnsafeBytes { SnapshotReader($0) }
             let timelineKey = try table.decodeTimelineKey(&keyReader)
-            var reader = ByteReader(value)
+            var reader = SnapshotReader(value)
             return try TimelineCodec.decode(&reader, key: timelineKey)
         }
     }
@@ -148,11 +149,11 @@ struct ProjectionDatabase: Sendable {
         _ txn: borrowing LMDBTransaction<A>, table: StringTable, environment: UInt32? = nil, _ visit: (Timeline) throws -> Void
     ) throws {
         let body = { (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> Bool in
-            var keyReader = ByteReader(key)
+            var keyReader = SnapshotReader(key)
             let timelineKey = try table.decodeTimelineKey(&keyReader)
             guard keyReader.isAtEnd else { throw SnapshotDamage("a bad timeline key") }
             if let environment, timelineKey.environment != environment { return false }
-            var reader = ByteReader(value)
+            var reader = SnapshotReader(value)
             try visit(try TimelineCodec.decode(&reader, key: timelineKey))
             return true
         }
@@ -168,7 +169,7 @@ struct ProjectionDatabase: Sendable {
     /// The timeline keys listed in a `tokens` value (or a `notifications`/`transactions` value,
     /// which holds one key unprefixed: pass `prefixed: false`).
     static func timelineKeys(in value: UnsafeRawBufferPointer) throws -> [[UInt8]] {
-        var reader = ByteReader(value)
+        var reader = SnapshotReader(value)
         var keys: [[UInt8]] = []
         while !reader.isAtEnd {
             let count = try reader.count()
@@ -178,12 +179,13 @@ struct ProjectionDatabase: Sendable {
     }
 
     static func tokenValue(_ keys: [[UInt8]]) -> [UInt8] {
-        var writer = ByteWriter(capacity: keys.count * 16)
+        var writer: [UInt8] = []
+        writer.reserveCapacity(keys.count * 16)
         for key in keys {
-            writer.varint(key.count)
-            writer.bytes.append(contentsOf: key)
+            writer.appendVarint(key.count)
+            writer.append(contentsOf: key)
         }
-        return writer.bytes
+        return writer
     }
 
     // MARK: - Bulk write
@@ -224,23 +226,24 @@ struct ProjectionDatabase: Sendable {
                     try txn.put(key: entry.key, value: UnsafeRawBufferPointer(rebasing: part[entry.range]), in: database.timelines, options: .append)
                 }
             }
-            var key = ByteWriter(capacity: 64)
+            var key: [UInt8] = []
+            key.reserveCapacity(64)
             for (token, members) in tokens {
-                key.bytes.removeAll(keepingCapacity: true)
+                key.removeAll(keepingCapacity: true)
                 projection.appendKey(token, to: &key)
                 let value = tokenValue(members.map { projection.keyBytes(projection.timelines[Int($0)].key) }.sorted { $0.lexicographicallyPrecedes($1) })
-                try txn.put(key: key.bytes, value: value, in: database.tokens, options: .append)
+                try txn.put(key: key, value: value, in: database.tokens, options: .append)
             }
             for (notification, index) in notifications {
-                key.bytes.removeAll(keepingCapacity: true)
+                key.removeAll(keepingCapacity: true)
                 projection.appendKey(notification, to: &key)
                 let value = index >= 0 ? projection.keyBytes(projection.timelines[Int(index)].key) : []
-                try txn.put(key: key.bytes, value: value, in: database.notifications, options: .append)
+                try txn.put(key: key, value: value, in: database.notifications, options: .append)
             }
             for (transaction, timeline) in transactions {
-                key.bytes.removeAll(keepingCapacity: true)
+                key.removeAll(keepingCapacity: true)
                 projection.appendKey(TimelineKey(environment: transaction.environment, originalTransactionId: transaction.transactionId), to: &key)
-                try txn.put(key: key.bytes, value: projection.keyBytes(projection.timelines[Int(timeline)].key), in: database.transactions, options: .append)
+                try txn.put(key: key, value: projection.keyBytes(projection.timelines[Int(timeline)].key), in: database.transactions, options: .append)
             }
             try database.append(rollups, txn)
         }
@@ -262,15 +265,16 @@ struct ProjectionDatabase: Sendable {
         let parts = Mutex([EncodedPart](repeating: EncodedPart(), count: partCount))
         DispatchQueue.concurrentPerform(iterations: partCount) { part in
             let range = (timelines.count * part / partCount)..<(timelines.count * (part + 1) / partCount)
-            var writer = ByteWriter(capacity: range.count * 512)
+            var writer: [UInt8] = []
+            writer.reserveCapacity(range.count * 512)
             var entries: [(key: [UInt8], part: Int, range: Range<Int>)] = []
             entries.reserveCapacity(range.count)
             for timeline in timelines[range] {
-                let start = writer.bytes.count
+                let start = writer.count
                 TimelineCodec.encode(timeline, into: &writer)
-                entries.append((projection.keyBytes(timeline.key), part, start..<writer.bytes.count))
+                entries.append((projection.keyBytes(timeline.key), part, start..<writer.count))
             }
-            let encoded = EncodedPart(bytes: writer.bytes, entries: entries)
+            let encoded = EncodedPart(bytes: writer, entries: entries)
             parts.withLock { $0[part] = encoded }
         }
         return parts.withLock { $0 }

@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerLMDB
 
 /// The database was written by a build with another projection schema.
@@ -25,65 +26,66 @@ extension Projection {
     // MARK: - Keys
 
     func keyBytes(_ key: TimelineKey) -> [UInt8] {
-        var writer = ByteWriter(capacity: 16)
+        var writer: [UInt8] = []
+        writer.reserveCapacity(16)
         appendKey(key, to: &writer)
-        return writer.bytes
+        return writer
     }
 
-    func appendKey(_ key: TimelineKey, to writer: inout ByteWriter) {
-        writer.bigEndian(key.environment)
+    func appendKey(_ key: TimelineKey, to writer: inout [UInt8]) {
+        writer.appendBigEndian(key.environment)
         appendKey(key.originalTransactionId, to: &writer)
     }
 
-    func appendKey(_ identifier: Identifier, to writer: inout ByteWriter) {
+    func appendKey(_ identifier: Identifier, to writer: inout [UInt8]) {
         if let number = identifier.number {
-            writer.byte(0)
-            writer.bigEndian(number)
+            writer.append(0)
+            writer.appendBigEndian(number)
         } else {
-            writer.byte(1)
-            writer.utf8(identifierText(identifier))
+            writer.append(1)
+            writer.append(contentsOf: identifierText(identifier).utf8)
         }
     }
 
-    func appendKey(_ notification: NotificationKey, to writer: inout ByteWriter) {
+    func appendKey(_ notification: NotificationKey, to writer: inout [UInt8]) {
         strings.appendKey(notification, to: &writer)
     }
 
-    func appendKey(_ token: CustomerToken, to writer: inout ByteWriter) {
-        writer.byte(token.kind.rawValue)
+    func appendKey(_ token: CustomerToken, to writer: inout [UInt8]) {
+        writer.append(token.kind.rawValue)
         switch token.kind {
-        case .uuid: writer.bigEndian(token.bits)
-        case .text: writer.utf8(tokenText(token))
+        case .uuid: writer.appendBigEndian(token.bits)
+        case .text: writer.append(contentsOf: tokenText(token).utf8)
         }
     }
 
 }
 
 extension StringTable {
-    func appendKey(_ notification: NotificationKey, to writer: inout ByteWriter) {
+    func appendKey(_ notification: NotificationKey, to writer: inout [UInt8]) {
         if notification.isText {
-            writer.byte(1)
-            writer.utf8(string(UInt32(truncatingIfNeeded: notification.bits)))
+            writer.append(1)
+            writer.append(contentsOf: string(UInt32(truncatingIfNeeded: notification.bits)).utf8)
         } else {
-            writer.byte(0)
-            writer.bigEndian(notification.bits)
+            writer.append(0)
+            writer.appendBigEndian(notification.bits)
         }
     }
 
-    func decodeTimelineKey(_ reader: inout ByteReader) throws(SnapshotDamage) -> TimelineKey {
+    func decodeTimelineKey(_ reader: inout SnapshotReader) throws(SnapshotDamage) -> TimelineKey {
         let environment = try reader.bigEndian(UInt32.self)
         guard environment <= UInt32(count) else { throw SnapshotDamage("an unknown environment") }
         return TimelineKey(environment: environment, originalTransactionId: try decodeIdentifier(&reader))
     }
 
-    private func decodeIdentifier(_ reader: inout ByteReader) throws(SnapshotDamage) -> Identifier {
+    private func decodeIdentifier(_ reader: inout SnapshotReader) throws(SnapshotDamage) -> Identifier {
         switch try reader.byte() {
         case 0:
             let number = try reader.bigEndian(UInt64.self)
             guard number < Identifier.textFlag else { throw SnapshotDamage("an identifier out of range") }
             return Identifier(number: number)
         case 1:
-            guard let id = lookUp(try reader.bytes(reader.buffer.count - reader.offset)) else {
+            guard let id = lookUp(try reader.bytes(reader.count - reader.offset)) else {
                 throw SnapshotDamage("an identifier that is not in the string table")
             }
             return Identifier(text: id)
@@ -92,12 +94,12 @@ extension StringTable {
         }
     }
 
-    func decodeNotificationKey(_ reader: inout ByteReader) throws(SnapshotDamage) -> NotificationKey {
+    func decodeNotificationKey(_ reader: inout SnapshotReader) throws(SnapshotDamage) -> NotificationKey {
         switch try reader.byte() {
         case 0:
             return NotificationKey(isText: false, bits: try reader.bigEndian(UInt128.self))
         case 1:
-            guard let id = lookUp(try reader.bytes(reader.buffer.count - reader.offset)) else {
+            guard let id = lookUp(try reader.bytes(reader.count - reader.offset)) else {
                 throw SnapshotDamage("a notification id that is not in the string table")
             }
             return NotificationKey(isText: true, bits: UInt128(id))

@@ -103,9 +103,10 @@ public struct ProjectionReader: Sendable {
     }
 
     private func tokenMembers<A>(_ token: CustomerToken, _ txn: borrowing LMDBTransaction<A>, table: StringTable) throws -> [[UInt8]]? {
-        var key = ByteWriter(capacity: 40)
+        var key: [UInt8] = []
+        key.reserveCapacity(40)
         Projection(strings: table, timelines: [], environments: []).appendKey(token, to: &key)
-        return try txn.withValue(forKey: key.bytes, in: database.tokens) { try ProjectionDatabase.timelineKeys(in: $0) }
+        return try txn.withValue(forKey: key, in: database.tokens) { try ProjectionDatabase.timelineKeys(in: $0) }
     }
 
     /// Whether a notification with this `notificationUUID` was folded (any case of a UUID).

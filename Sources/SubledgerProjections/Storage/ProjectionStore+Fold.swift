@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 import SubledgerEvents
 import SubledgerLMDB
 import SubledgerLog
@@ -132,13 +133,14 @@ extension ProjectionStore {
         _ txn: borrowing LMDBWriteTransaction
     ) throws -> Int {
         var untokened = 0
-        var writer = ByteWriter(capacity: 1024)
+        var writer: [UInt8] = []
+        writer.reserveCapacity(1024)
         var tokenChanges: [CustomerToken: (removed: [[UInt8]], added: [[UInt8]])] = [:]
         for (index, timeline) in part.timelines.enumerated() {
             let key = part.keyBytes(timeline.key)
-            writer.bytes.removeAll(keepingCapacity: true)
+            writer.removeAll(keepingCapacity: true)
             TimelineCodec.encode(timeline, into: &writer)
-            try txn.put(key: key, value: writer.bytes, in: database.timelines)
+            try txn.put(key: key, value: writer, in: database.timelines)
             let old = index < before.count ? before[index] : (transactions: 0, token: nil)
             for version in timeline.transactions[old.transactions...] where !version.transactionId.isAbsent {
                 let transaction = part.keyBytes(TimelineKey(environment: timeline.key.environment, originalTransactionId: version.transactionId))
@@ -154,25 +156,27 @@ extension ProjectionStore {
             }
         }
         for (token, change) in tokenChanges {
-            var tokenKey = ByteWriter(capacity: 40)
+            var tokenKey: [UInt8] = []
+            tokenKey.reserveCapacity(40)
             part.appendKey(token, to: &tokenKey)
-            var members = try txn.withValue(forKey: tokenKey.bytes, in: database.tokens) { try ProjectionDatabase.timelineKeys(in: $0) } ?? []
+            var members = try txn.withValue(forKey: tokenKey, in: database.tokens) { try ProjectionDatabase.timelineKeys(in: $0) } ?? []
             members.removeAll { change.removed.contains($0) }
             for key in change.added where !members.contains(key) { members.append(key) }
             members.sort { $0.lexicographicallyPrecedes($1) }
             if members.isEmpty {
-                _ = try txn.delete(key: tokenKey.bytes, in: database.tokens)
+                _ = try txn.delete(key: tokenKey, in: database.tokens)
             } else {
-                try txn.put(key: tokenKey.bytes, value: ProjectionDatabase.tokenValue(members), in: database.tokens)
+                try txn.put(key: tokenKey, value: ProjectionDatabase.tokenValue(members), in: database.tokens)
             }
         }
-        var notificationKey = ByteWriter(capacity: 40)
+        var notificationKey: [UInt8] = []
+        notificationKey.reserveCapacity(40)
         func store(_ notification: NotificationKey, _ timeline: Int32) throws {
             guard !known.contains(notification) else { return }
-            notificationKey.bytes.removeAll(keepingCapacity: true)
+            notificationKey.removeAll(keepingCapacity: true)
             part.appendKey(notification, to: &notificationKey)
             let value = timeline >= 0 ? part.keyBytes(part.timelines[Int(timeline)].key) : []
-            try txn.put(key: notificationKey.bytes, value: value, in: database.notifications)
+            try txn.put(key: notificationKey, value: value, in: database.notifications)
         }
         try part.notifications.uuids.forEach { try store(NotificationKey(isText: false, bits: $0), $1) }
         for (text, timeline) in part.notifications.texts { try store(NotificationKey(isText: true, bits: UInt128(text)), timeline) }
@@ -197,9 +201,10 @@ extension ProjectionStore {
 
 extension ProjectionDatabase {
     func containsNotification<A>(_ key: NotificationKey, _ txn: borrowing LMDBTransaction<A>, table: StringTable) throws -> Bool {
-        var writer = ByteWriter(capacity: 40)
+        var writer: [UInt8] = []
+        writer.reserveCapacity(40)
         table.appendKey(key, to: &writer)
-        return try txn.withValue(forKey: writer.bytes, in: notifications) { _ in true } ?? false
+        return try txn.withValue(forKey: writer, in: notifications) { _ in true } ?? false
     }
 }
 
@@ -219,16 +224,17 @@ extension StringTable {
             guard let id = lookUp(name.string) else { return nil }
             environment = id
         }
-        var writer = ByteWriter(capacity: 16)
-        writer.bigEndian(environment)
+        var writer: [UInt8] = []
+        writer.reserveCapacity(16)
+        writer.appendBigEndian(environment)
         if let number = originalTransactionId.number {
-            writer.byte(0)
-            writer.bigEndian(number)
+            writer.append(0)
+            writer.appendBigEndian(number)
         } else {
             guard lookUp(originalTransactionId.string) != nil else { return nil }
-            writer.byte(1)
-            writer.utf8(originalTransactionId.string)
+            writer.append(1)
+            writer.append(contentsOf: originalTransactionId.string.utf8)
         }
-        return writer.bytes
+        return writer
     }
 }

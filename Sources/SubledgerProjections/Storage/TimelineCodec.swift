@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// The stored form of a timeline: compact, deterministic, and read back exactly.
 ///
 /// Value layout (format 1): the base instant (zigzag; the first fact's time), the transaction
@@ -10,37 +12,37 @@
 /// from its own purchase date, and its token is "same as the previous version" when it is;
 /// snapshot dates from the base; facts from the fact before.
 enum TimelineCodec {
-    static func encode(_ timeline: Timeline, into writer: inout ByteWriter) {
+    static func encode(_ timeline: Timeline, into writer: inout [UInt8]) {
         let base = timeline.facts.first?.time ?? 0
-        writer.zigzag(base)
-        writer.varint(timeline.transactions.count)
+        writer.appendZigzag(base)
+        writer.appendVarint(timeline.transactions.count)
         var previous: TransactionVersion?
         for version in timeline.transactions {
             encode(version, after: previous, base: base, into: &writer)
             previous = version
         }
-        writer.varint(timeline.renewals.count)
+        writer.appendVarint(timeline.renewals.count)
         for snapshot in timeline.renewals { encode(snapshot, base: base, into: &writer) }
-        writer.varint(timeline.facts.count)
+        writer.appendVarint(timeline.facts.count)
         var previousTime = base
         var previousPosition: UInt64 = 0
         for fact in timeline.facts {
-            writer.zigzag(fact.time &- previousTime)
-            writer.zigzag(Int64(bitPattern: fact.position &- previousPosition))
-            writer.zigzag(fact.recordedAt &- fact.time)
-            writer.zigzag(fact.transactionSignedAt &- fact.time)
-            writer.varint(UInt64(fact.type))
-            writer.varint(UInt64(fact.subtype))
-            writer.varint(UInt64(fact.transaction + 1))
-            writer.varint(UInt64(fact.renewal + 1))
+            writer.appendZigzag(fact.time &- previousTime)
+            writer.appendZigzag(Int64(bitPattern: fact.position &- previousPosition))
+            writer.appendZigzag(fact.recordedAt &- fact.time)
+            writer.appendZigzag(fact.transactionSignedAt &- fact.time)
+            writer.appendVarint(UInt64(fact.type))
+            writer.appendVarint(UInt64(fact.subtype))
+            writer.appendVarint(UInt64(fact.transaction + 1))
+            writer.appendVarint(UInt64(fact.renewal + 1))
             previousTime = fact.time
             previousPosition = fact.position
         }
         encode(timeline.customerToken, into: &writer)
-        if timeline.customerToken != nil { writer.zigzag(timeline.customerTokenPurchaseDate) }
+        if timeline.customerToken != nil { writer.appendZigzag(timeline.customerTokenPurchaseDate) }
     }
 
-    static func decode(_ reader: inout ByteReader, key: TimelineKey) throws(SnapshotDamage) -> Timeline {
+    static func decode(_ reader: inout SnapshotReader, key: TimelineKey) throws(SnapshotDamage) -> Timeline {
         var timeline = Timeline(key: key)
         let base = try reader.zigzag()
         let transactionCount = try reader.count()
@@ -108,7 +110,7 @@ enum TimelineCodec {
         }
     }
 
-    private static func encode(_ v: TransactionVersion, after previous: TransactionVersion?, base: Int64, into writer: inout ByteWriter) {
+    private static func encode(_ v: TransactionVersion, after previous: TransactionVersion?, base: Int64, into writer: inout [UInt8]) {
         let anchors = Anchors(after: previous, base: base)
         var bits: UInt64 = 0
         func mark(_ present: Bool, _ field: VersionField) {
@@ -138,26 +140,26 @@ enum TimelineCodec {
         mark(v.commitmentExpiresDate != .absent, .commitmentExpiresDate)
         mark(v.commitmentPrice != .absent, .commitmentPrice)
         mark(v.token != nil, .token)
-        writer.varint(bits)
-        if !v.transactionId.isAbsent { writer.zigzag(Int64(bitPattern: v.transactionId.raw &- anchors.transactionId)) }
+        writer.appendVarint(bits)
+        if !v.transactionId.isAbsent { writer.appendZigzag(Int64(bitPattern: v.transactionId.raw &- anchors.transactionId)) }
         for id in [v.productId, v.subscriptionGroup, v.type, v.currency, v.storefront] where id != 0 {
-            writer.varint(UInt64(id))
+            writer.appendVarint(UInt64(id))
         }
         for id in [v.offerDiscountType, v.offerPeriod, v.ownership, v.revocationType, v.billingPlanType] where id != 0 {
-            writer.varint(UInt64(id))
+            writer.appendVarint(UInt64(id))
         }
-        for value in [v.offerType, v.commitmentPeriod, v.commitmentTotal] where value != -1 { writer.zigzag(Int64(value)) }
+        for value in [v.offerType, v.commitmentPeriod, v.commitmentTotal] where value != -1 { writer.appendZigzag(Int64(value)) }
         let purchase = v.purchaseDate.present ?? base
-        if v.purchaseDate != .absent { writer.zigzag(v.purchaseDate &- anchors.purchaseDate) }
-        if v.originalPurchaseDate != .absent { writer.zigzag(v.originalPurchaseDate &- anchors.originalPurchaseDate) }
-        if v.expiresDate != .absent { writer.zigzag(v.expiresDate &- purchase) }
-        if v.price != .absent { writer.zigzag(v.price) }
-        if v.revocationDate != .absent { writer.zigzag(v.revocationDate &- purchase) }
-        if v.revocationPercentage != .absent { writer.zigzag(v.revocationPercentage) }
-        if v.commitmentExpiresDate != .absent { writer.zigzag(v.commitmentExpiresDate &- anchors.commitmentExpiresDate) }
-        if v.commitmentPrice != .absent { writer.zigzag(v.commitmentPrice) }
+        if v.purchaseDate != .absent { writer.appendZigzag(v.purchaseDate &- anchors.purchaseDate) }
+        if v.originalPurchaseDate != .absent { writer.appendZigzag(v.originalPurchaseDate &- anchors.originalPurchaseDate) }
+        if v.expiresDate != .absent { writer.appendZigzag(v.expiresDate &- purchase) }
+        if v.price != .absent { writer.appendZigzag(v.price) }
+        if v.revocationDate != .absent { writer.appendZigzag(v.revocationDate &- purchase) }
+        if v.revocationPercentage != .absent { writer.appendZigzag(v.revocationPercentage) }
+        if v.commitmentExpiresDate != .absent { writer.appendZigzag(v.commitmentExpiresDate &- anchors.commitmentExpiresDate) }
+        if v.commitmentPrice != .absent { writer.appendZigzag(v.commitmentPrice) }
         if let token = v.token {
-            if token == anchors.token { writer.byte(sameTokenAsPrevious) } else { encode(token, into: &writer) }
+            if token == anchors.token { writer.append(sameTokenAsPrevious) } else { encode(token, into: &writer) }
         }
     }
 
@@ -165,25 +167,25 @@ enum TimelineCodec {
     private static let sameTokenAsPrevious: UInt8 = 3
 
     private static func decodeVersion(
-        _ reader: inout ByteReader, after previous: TransactionVersion?, base: Int64
+        _ reader: inout SnapshotReader, after previous: TransactionVersion?, base: Int64
     ) throws(SnapshotDamage) -> TransactionVersion {
         let anchors = Anchors(after: previous, base: base)
         let bits = try reader.varint()
         guard bits >> UInt64(VersionField.allCases.count) == 0 else { throw SnapshotDamage("unknown transaction fields") }
         func has(_ field: VersionField) -> Bool { bits & field.bit != 0 }
-        func string(_ field: VersionField, _ reader: inout ByteReader) throws(SnapshotDamage) -> UInt32 {
+        func string(_ field: VersionField, _ reader: inout SnapshotReader) throws(SnapshotDamage) -> UInt32 {
             guard has(field) else { return 0 }
             let id = try reader.varint()
             guard id <= UInt64(UInt32.max) else { throw SnapshotDamage("a string id out of range") }
             return UInt32(id)
         }
-        func small(_ field: VersionField, _ reader: inout ByteReader) throws(SnapshotDamage) -> Int32 {
+        func small(_ field: VersionField, _ reader: inout SnapshotReader) throws(SnapshotDamage) -> Int32 {
             has(field) ? Int32(truncatingIfNeeded: try reader.zigzag()) : -1
         }
-        func date(_ field: VersionField, from anchor: Int64, _ reader: inout ByteReader) throws(SnapshotDamage) -> Int64 {
+        func date(_ field: VersionField, from anchor: Int64, _ reader: inout SnapshotReader) throws(SnapshotDamage) -> Int64 {
             has(field) ? anchor &+ (try reader.zigzag()) : .absent
         }
-        func amount(_ field: VersionField, _ reader: inout ByteReader) throws(SnapshotDamage) -> Int64 {
+        func amount(_ field: VersionField, _ reader: inout SnapshotReader) throws(SnapshotDamage) -> Int64 {
             has(field) ? try reader.zigzag() : .absent
         }
         var v = TransactionVersion()
@@ -229,7 +231,7 @@ enum TimelineCodec {
 
     // MARK: - Renewal snapshots
 
-    private static func encode(_ s: RenewalSnapshot, base: Int64, into writer: inout ByteWriter) {
+    private static func encode(_ s: RenewalSnapshot, base: Int64, into writer: inout [UInt8]) {
         var bits: UInt64 = 0
         if s.signedDate != .absent { bits |= 1 }
         if s.gracePeriodExpiresDate != .absent { bits |= 2 }
@@ -238,16 +240,16 @@ enum TimelineCodec {
         if s.expirationIntent != -1 { bits |= 16 }
         if s.billingRetry != -1 { bits |= 32 }
         if s.priceIncreaseStatus != -1 { bits |= 64 }
-        writer.varint(bits)
-        if s.signedDate != .absent { writer.zigzag(s.signedDate &- base) }
-        if s.gracePeriodExpiresDate != .absent { writer.zigzag(s.gracePeriodExpiresDate &- base) }
-        if s.autoRenewProductId != 0 { writer.varint(UInt64(s.autoRenewProductId)) }
+        writer.appendVarint(bits)
+        if s.signedDate != .absent { writer.appendZigzag(s.signedDate &- base) }
+        if s.gracePeriodExpiresDate != .absent { writer.appendZigzag(s.gracePeriodExpiresDate &- base) }
+        if s.autoRenewProductId != 0 { writer.appendVarint(UInt64(s.autoRenewProductId)) }
         for value in [s.autoRenewStatus, s.expirationIntent, s.billingRetry, s.priceIncreaseStatus] where value != -1 {
-            writer.zigzag(Int64(value))
+            writer.appendZigzag(Int64(value))
         }
     }
 
-    private static func decodeSnapshot(_ reader: inout ByteReader, base: Int64) throws(SnapshotDamage) -> RenewalSnapshot {
+    private static func decodeSnapshot(_ reader: inout SnapshotReader, base: Int64) throws(SnapshotDamage) -> RenewalSnapshot {
         let bits = try reader.varint()
         guard bits >> 7 == 0 else { throw SnapshotDamage("unknown renewal fields") }
         var s = RenewalSnapshot()
@@ -258,7 +260,7 @@ enum TimelineCodec {
             guard id <= UInt64(UInt32.max) else { throw SnapshotDamage("a string id out of range") }
             s.autoRenewProductId = UInt32(id)
         }
-        func small(_ bit: UInt64, _ reader: inout ByteReader) throws(SnapshotDamage) -> Int8 {
+        func small(_ bit: UInt64, _ reader: inout SnapshotReader) throws(SnapshotDamage) -> Int8 {
             bits & bit != 0 ? Int8(truncatingIfNeeded: try reader.zigzag()) : -1
         }
         s.autoRenewStatus = try small(8, &reader)
@@ -271,16 +273,16 @@ enum TimelineCodec {
     // MARK: - Tokens
 
     /// 0 for none; 1 and the UUID's 16 bytes; 2 and the interned id.
-    static func encode(_ token: CustomerToken?, into writer: inout ByteWriter) {
-        guard let token else { return writer.byte(0) }
-        writer.byte(token.kind.rawValue)
+    static func encode(_ token: CustomerToken?, into writer: inout [UInt8]) {
+        guard let token else { return writer.append(0) }
+        writer.append(token.kind.rawValue)
         switch token.kind {
-        case .uuid: writer.bigEndian(token.bits)
-        case .text: writer.varint(UInt64(truncatingIfNeeded: token.bits))
+        case .uuid: writer.appendBigEndian(token.bits)
+        case .text: writer.appendVarint(UInt64(truncatingIfNeeded: token.bits))
         }
     }
 
-    static func decodeToken(_ reader: inout ByteReader) throws(SnapshotDamage) -> CustomerToken? {
+    static func decodeToken(_ reader: inout SnapshotReader) throws(SnapshotDamage) -> CustomerToken? {
         switch try reader.byte() {
         case 0: return nil
         case CustomerToken.Kind.uuid.rawValue: return CustomerToken(kind: .uuid, bits: try reader.bigEndian(UInt128.self))
