@@ -27,37 +27,40 @@ extension ProjectionReader {
     }
 }
 
+/// The rows of two reports over different timelines, rows with the same key added together,
+/// in key order (each report's own row order, which its keys are built to follow).
+private func merged<Row>(_ rows: [Row], _ other: [Row], key: (Row) -> String, add: (inout Row, Row) -> Void) -> [Row] {
+    var byKey: [String: Row] = [:]
+    for row in rows + other {
+        let rowKey = key(row)
+        if var sum = byKey[rowKey] {
+            add(&sum, row)
+            byKey[rowKey] = sum
+        } else {
+            byKey[rowKey] = row
+        }
+    }
+    return byKey.sorted { $0.key < $1.key }.map(\.value)
+}
+
 extension RevenueReport {
     /// Adds the rows of the same report over other timelines.
     mutating func merge(_ other: RevenueReport) {
-        var merged: [String: RevenueRow] = [:]
-        func key(_ row: RevenueRow) -> String { row.period + "\u{0}" + row.currency + "\u{0}" + (row.productId ?? "") }
-        for row in rows + other.rows {
-            guard var sum = merged[key(row)] else {
-                merged[key(row)] = row
-                continue
-            }
+        rows = merged(rows, other.rows, key: { $0.period + "\u{0}" + $0.currency + "\u{0}" + ($0.productId ?? "") }) { sum, row in
             sum.grossSales += row.grossSales
             sum.refunds += row.refunds
             sum.net += row.net
             sum.proceeds += row.proceeds
             sum.transactions += row.transactions
             sum.refundedTransactions += row.refundedTransactions
-            merged[key(row)] = sum
         }
-        rows = merged.values.sorted { ($0.period, $0.currency, $0.productId ?? "") < ($1.period, $1.currency, $1.productId ?? "") }
     }
 }
 
 extension ChurnReport {
     /// Adds the rows of the same report over other timelines; rates are recomputed from the sums.
     mutating func merge(_ other: ChurnReport) {
-        var merged: [String: ChurnRow] = [:]
-        for row in rows + other.rows {
-            guard var sum = merged[row.period] else {
-                merged[row.period] = row
-                continue
-            }
+        rows = merged(rows, other.rows, key: \.period) { sum, row in
             sum.activeAtStart += row.activeAtStart
             sum.newPaid += row.newPaid
             sum.churned += row.churned
@@ -75,9 +78,7 @@ extension ChurnReport {
             sum.commitmentsDefaulted += row.commitmentsDefaulted
             sum.churnRate = sum.activeAtStart == 0 ? nil : Double(sum.churned) / Double(sum.activeAtStart)
             sum.trialConversionRate = sum.trialsStarted == 0 ? nil : Double(sum.trialsConverted) / Double(sum.trialsStarted)
-            merged[row.period] = sum
         }
-        rows = merged.values.sorted { $0.period < $1.period }
     }
 }
 
@@ -85,39 +86,25 @@ extension MRRReport {
     /// Adds the rows of the same report over other timelines; MRR is rounded once, from the
     /// exact sum (`arr` is twelve times it).
     mutating func merge(_ other: MRRReport) {
-        var merged: [String: MRRRow] = [:]
-        for row in rows + other.rows {
-            guard var sum = merged[row.currency] else {
-                merged[row.currency] = row
-                continue
-            }
+        rows = merged(rows, other.rows, key: \.currency) { sum, row in
             sum.arr += row.arr
             sum.mrr = divideRoundingHalfAwayFromZero(sum.arr, 12)
             sum.activeSubscriptions += row.activeSubscriptions
             sum.activeTrials += row.activeTrials
             sum.activeCommitments += row.activeCommitments
             sum.committedRevenueRemaining += row.committedRevenueRemaining
-            merged[row.currency] = sum
         }
-        rows = merged.values.sorted { $0.currency < $1.currency }
     }
 }
 
 extension CohortReport {
     /// Adds the rows of the same report over other timelines.
     mutating func merge(_ other: CohortReport) {
-        var merged: [String: CohortRow] = [:]
-        for row in rows + other.rows {
-            guard var sum = merged[row.cohort] else {
-                merged[row.cohort] = row
-                continue
-            }
+        rows = merged(rows, other.rows, key: \.cohort) { sum, row in
             sum.size += row.size
             for (offset, retained) in row.retained.enumerated() {
                 if offset < sum.retained.count { sum.retained[offset] += retained } else { sum.retained.append(retained) }
             }
-            merged[row.cohort] = sum
         }
-        rows = merged.values.sorted { $0.cohort < $1.cohort }
     }
 }
