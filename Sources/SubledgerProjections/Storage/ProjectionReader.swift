@@ -109,15 +109,6 @@ public struct ProjectionReader: Sendable {
         return try txn.withValue(forKey: key, in: database.tokens) { try ProjectionDatabase.timelineKeys(in: $0) }
     }
 
-    /// Whether a notification with this `notificationUUID` was folded (any case of a UUID).
-    public func containsNotification(_ notificationUUID: String) throws(ProjectionError) -> Bool {
-        try read { txn, table, _ in
-            let probe = Projection(strings: table, timelines: [], environments: [])
-            guard let key = probe.notificationKey(lookingUp: notificationUUID) else { return false }
-            return try database.containsNotification(key, txn, table: table)
-        }
-    }
-
     // MARK: - Everything
 
     /// Every timeline (of one environment, when given) as one projection: for the audit path
