@@ -230,20 +230,20 @@ struct ProjectionDatabase: Sendable {
             key.reserveCapacity(64)
             for (token, members) in tokens {
                 key.removeAll(keepingCapacity: true)
-                projection.appendKey(token, to: &key)
-                let value = tokenValue(members.map { projection.keyBytes(projection.timelines[Int($0)].key) }.sorted { $0.lexicographicallyPrecedes($1) })
+                projection.strings.appendKey(token, to: &key)
+                let value = tokenValue(members.map { projection.strings.keyBytes(projection.timelines[Int($0)].key) }.sorted { $0.lexicographicallyPrecedes($1) })
                 try txn.put(key: key, value: value, in: database.tokens, options: .append)
             }
             for (notification, index) in notifications {
                 key.removeAll(keepingCapacity: true)
-                projection.appendKey(notification, to: &key)
-                let value = index >= 0 ? projection.keyBytes(projection.timelines[Int(index)].key) : []
+                projection.strings.appendKey(notification, to: &key)
+                let value = index >= 0 ? projection.strings.keyBytes(projection.timelines[Int(index)].key) : []
                 try txn.put(key: key, value: value, in: database.notifications, options: .append)
             }
             for (transaction, timeline) in transactions {
                 key.removeAll(keepingCapacity: true)
-                projection.appendKey(TimelineKey(environment: transaction.environment, originalTransactionId: transaction.transactionId), to: &key)
-                try txn.put(key: key, value: projection.keyBytes(projection.timelines[Int(timeline)].key), in: database.transactions, options: .append)
+                projection.strings.appendKey(TimelineKey(environment: transaction.environment, originalTransactionId: transaction.transactionId), to: &key)
+                try txn.put(key: key, value: projection.strings.keyBytes(projection.timelines[Int(timeline)].key), in: database.transactions, options: .append)
             }
             try database.append(rollups, txn)
         }
@@ -272,7 +272,7 @@ struct ProjectionDatabase: Sendable {
             for timeline in timelines[range] {
                 let start = writer.count
                 TimelineCodec.encode(timeline, into: &writer)
-                entries.append((projection.keyBytes(timeline.key), part, start..<writer.count))
+                entries.append((projection.strings.keyBytes(timeline.key), part, start..<writer.count))
             }
             let encoded = EncodedPart(bytes: writer, entries: entries)
             parts.withLock { $0[part] = encoded }

@@ -22,9 +22,10 @@ extension Projection {
         environmentIDs = Set(environments + timelines.map(\.key.environment)).sorted()
         indexTransactions()
     }
+}
 
-    // MARK: - Keys
-
+/// The byte encodings of keys in the projection database: they need only the string table.
+extension StringTable {
     func keyBytes(_ key: TimelineKey) -> [UInt8] {
         var writer: [UInt8] = []
         writer.reserveCapacity(16)
@@ -43,25 +44,18 @@ extension Projection {
             writer.appendBigEndian(number)
         } else {
             writer.append(1)
-            writer.append(contentsOf: identifierText(identifier).utf8)
+            writer.append(contentsOf: (identifier.textID.map(string) ?? "").utf8)
         }
-    }
-
-    func appendKey(_ notification: NotificationKey, to writer: inout [UInt8]) {
-        strings.appendKey(notification, to: &writer)
     }
 
     func appendKey(_ token: CustomerToken, to writer: inout [UInt8]) {
         writer.append(token.kind.rawValue)
         switch token.kind {
         case .uuid: writer.appendBigEndian(token.bits)
-        case .text: writer.append(contentsOf: tokenText(token).utf8)
+        case .text: writer.append(contentsOf: string(UInt32(truncatingIfNeeded: token.bits)).utf8)
         }
     }
 
-}
-
-extension StringTable {
     func appendKey(_ notification: NotificationKey, to writer: inout [UInt8]) {
         if notification.isText {
             writer.append(1)

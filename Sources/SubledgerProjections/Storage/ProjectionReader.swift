@@ -70,15 +70,14 @@ public struct ProjectionReader: Sendable {
         } else {
             return nil
         }
-        let keys = Projection(strings: table, timelines: [], environments: [])
         for environment in environments {
-            let key = keys.keyBytes(TimelineKey(environment: environment, originalTransactionId: identifier))
+            let key = table.keyBytes(TimelineKey(environment: environment, originalTransactionId: identifier))
             if let timeline = try database.timeline(key, txn, table: table) {
                 return try customerMembers(of: timeline, txn, table: table, environments: environments)
             }
         }
         for environment in environments {
-            let key = keys.keyBytes(TimelineKey(environment: environment, originalTransactionId: identifier))
+            let key = table.keyBytes(TimelineKey(environment: environment, originalTransactionId: identifier))
             if let owner = try txn.get(key, in: database.transactions), let timeline = try database.timeline(owner, txn, table: table) {
                 return try customerMembers(of: timeline, txn, table: table, environments: environments)
             }
@@ -91,12 +90,11 @@ public struct ProjectionReader: Sendable {
     private func customerMembers<A>(
         of timeline: Timeline, _ txn: borrowing LMDBTransaction<A>, table: StringTable, environments: [UInt32]
     ) throws -> [[UInt8]] {
-        let keys = Projection(strings: table, timelines: [], environments: [])
         if let token = timeline.customerToken {
-            return try tokenMembers(token, txn, table: table) ?? [keys.keyBytes(timeline.key)]
+            return try tokenMembers(token, txn, table: table) ?? [table.keyBytes(timeline.key)]
         }
         return try environments.compactMap { environment -> [UInt8]? in
-            let key = keys.keyBytes(TimelineKey(environment: environment, originalTransactionId: timeline.key.originalTransactionId))
+            let key = table.keyBytes(TimelineKey(environment: environment, originalTransactionId: timeline.key.originalTransactionId))
             guard let member = try database.timeline(key, txn, table: table), member.customerToken == nil else { return nil }
             return key
         }
@@ -105,7 +103,7 @@ public struct ProjectionReader: Sendable {
     private func tokenMembers<A>(_ token: CustomerToken, _ txn: borrowing LMDBTransaction<A>, table: StringTable) throws -> [[UInt8]]? {
         var key: [UInt8] = []
         key.reserveCapacity(40)
-        Projection(strings: table, timelines: [], environments: []).appendKey(token, to: &key)
+        table.appendKey(token, to: &key)
         return try txn.withValue(forKey: key, in: database.tokens) { try ProjectionDatabase.timelineKeys(in: $0) }
     }
 

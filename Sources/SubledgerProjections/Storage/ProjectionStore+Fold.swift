@@ -137,13 +137,13 @@ extension ProjectionStore {
         writer.reserveCapacity(1024)
         var tokenChanges: [CustomerToken: (removed: [[UInt8]], added: [[UInt8]])] = [:]
         for (index, timeline) in part.timelines.enumerated() {
-            let key = part.keyBytes(timeline.key)
+            let key = part.strings.keyBytes(timeline.key)
             writer.removeAll(keepingCapacity: true)
             TimelineCodec.encode(timeline, into: &writer)
             try txn.put(key: key, value: writer, in: database.timelines)
             let old = index < before.count ? before[index] : (transactions: 0, token: nil)
             for version in timeline.transactions[old.transactions...] where !version.transactionId.isAbsent {
-                let transaction = part.keyBytes(TimelineKey(environment: timeline.key.environment, originalTransactionId: version.transactionId))
+                let transaction = part.strings.keyBytes(TimelineKey(environment: timeline.key.environment, originalTransactionId: version.transactionId))
                 if try txn.get(transaction, in: database.transactions) == nil {
                     try txn.put(key: transaction, value: key, in: database.transactions)
                 }
@@ -158,7 +158,7 @@ extension ProjectionStore {
         for (token, change) in tokenChanges {
             var tokenKey: [UInt8] = []
             tokenKey.reserveCapacity(40)
-            part.appendKey(token, to: &tokenKey)
+            part.strings.appendKey(token, to: &tokenKey)
             var members = try txn.withValue(forKey: tokenKey, in: database.tokens) { try ProjectionDatabase.timelineKeys(in: $0) } ?? []
             members.removeAll { change.removed.contains($0) }
             for key in change.added where !members.contains(key) { members.append(key) }
@@ -174,8 +174,8 @@ extension ProjectionStore {
         func store(_ notification: NotificationKey, _ timeline: Int32) throws {
             guard !known.contains(notification) else { return }
             notificationKey.removeAll(keepingCapacity: true)
-            part.appendKey(notification, to: &notificationKey)
-            let value = timeline >= 0 ? part.keyBytes(part.timelines[Int(timeline)].key) : []
+            part.strings.appendKey(notification, to: &notificationKey)
+            let value = timeline >= 0 ? part.strings.keyBytes(part.timelines[Int(timeline)].key) : []
             try txn.put(key: notificationKey, value: value, in: database.notifications)
         }
         try part.notifications.uuids.forEach { try store(NotificationKey(isText: false, bits: $0), $1) }
