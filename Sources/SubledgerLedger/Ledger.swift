@@ -14,9 +14,9 @@ import SubledgerProjections
 ///   what the pipeline appended; a read takes the lock only to fold what is still missing.
 /// - A read's answer runs on the caller's thread with no lock held, through LMDB read
 ///   transactions (`ProjectionReader`), so it blocks neither ingestion nor other reads.
-/// - Lock order: the pipeline's turn, then (in `follow`, which only schedules) nothing else; the
-///   follower's lock is never taken while holding the pipeline's turn, and neither is held while
-///   answering.
+/// - Lock order: none is needed. In the pipeline's turn the follower is only told the last
+///   position appended (an atomic store and a queued fold); the follower's lock is never taken
+///   while holding the turn, and neither is held while answering.
 public final class Ledger: Sendable {
     public static let eventKind = EventRecord.kind
 

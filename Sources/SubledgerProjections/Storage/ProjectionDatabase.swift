@@ -166,8 +166,7 @@ struct ProjectionDatabase: Sendable {
 
     // MARK: - Values of the index databases
 
-    /// The timeline keys listed in a `tokens` value (or a `notifications`/`transactions` value,
-    /// which holds one key unprefixed: pass `prefixed: false`).
+    /// The timeline keys listed in a `tokens` value, each length-prefixed.
     static func timelineKeys(in value: UnsafeRawBufferPointer) throws -> [[UInt8]] {
         var reader = SnapshotReader(value)
         var keys: [[UInt8]] = []
