@@ -23,8 +23,10 @@ final class LoopInbox: Sendable {
     private let stopRequested = Atomic<Bool>(false)
 
     init() throws(HTTPServerError) {
-        wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard wakeDescriptor >= 0 else { throw HTTPServerError(errno: errno, context: "eventfd") }
+        // Stored only when valid: a throwing init of a fully initialized class still runs deinit.
+        let descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard descriptor >= 0 else { throw HTTPServerError(errno: errno, context: "eventfd") }
+        wakeDescriptor = descriptor
     }
 
     deinit {

@@ -146,8 +146,10 @@ final class Epoll: Sendable {
     static let error = EPOLLERR.rawValue
 
     init() throws(HTTPServerError) {
-        fd = epoll_create1(Int32(EPOLL_CLOEXEC))
+        // Stored only when valid: a throwing init of a fully initialized class still runs deinit.
+        let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard fd >= 0 else { throw HTTPServerError(errno: errno, context: "epoll_create1") }
+        self.fd = fd
     }
 
     deinit {

@@ -119,14 +119,17 @@ public final class LogWriter: @unchecked Sendable {
                     throw .corrupted(LogProblem(file: last.path, offset: 0, kind: .chainMismatch, detail: "segment header does not continue the previous segment"))
                 }
                 let fd: Int32
+                do { fd = try SystemCalls.open(last.path, O_RDWR) } catch { throw .io(error) }
                 do {
-                    fd = try SystemCalls.open(last.path, O_RDWR)
                     if walk.validEnd < walk.fileSize {
                         try SystemCalls.ftruncate(fd, walk.validEnd)
                         try SystemCalls.fdatasync(fd)
                     }
-                    if let torn = walk.tornTail { report = RecoveryReport(truncatedBytes: torn.bytes, file: last.path) }
-                } catch { throw .io(error) }
+                } catch {
+                    SystemCalls.close(fd)
+                    throw .io(error)
+                }
+                if let torn = walk.tornTail { report = RecoveryReport(truncatedBytes: torn.bytes, file: last.path) }
                 if let footer = walk.footer {
                     SystemCalls.close(fd)
                     previousHash = footer.footerHash

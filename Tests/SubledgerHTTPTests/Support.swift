@@ -33,7 +33,10 @@ final class RawClient {
     private var buffer: [UInt8] = []
 
     init(port: Int, timeoutSeconds: Int = 5) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // The descriptor is stored only once connected: a class whose init throws after every
+        // property is set still runs deinit, which would close the number a second time, after
+        // another thread may have been given it.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "socket: errno \(errno)") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -50,6 +53,7 @@ final class RawClient {
             Glibc.close(fd)
             throw ClientError(description: "connect: errno \(code)")
         }
+        self.fd = fd
     }
 
     private var isOpen = true
