@@ -11,7 +11,9 @@ import SubledgerProjections
 ///   Callers verify on their own threads; storing takes one turn at a time (its `GroupCommit`),
 ///   so input order is storage order. Its doc comment gives its locks and their order.
 /// - `ProjectionFollower` owns the projection store behind one lock. Its background queue folds
-///   what the pipeline appended; a read takes the lock only to fold what is still missing.
+///   what the pipeline appended. A message ingested alone (the webhook) is acknowledged once
+///   that fold has committed it; a batch is acknowledged on return, and a read takes the lock
+///   only to fold such acknowledged events the background fold has not reached.
 /// - A read's answer runs on the caller's thread with no lock held, through LMDB read
 ///   transactions (`ProjectionReader`), so it blocks neither ingestion nor other reads.
 /// - Lock order: none is needed. In the pipeline's turn the follower is only told the last
@@ -86,15 +88,26 @@ public final class Ledger: Sendable {
     }
 
     /// Verifies, deduplicates and durably appends `lines`; rejected lines are quarantined.
-    /// Outcomes come back in input order.
+    /// Outcomes come back in input order; the next read includes what was appended.
     public func ingest(_ lines: [IngestLine], recordedAt: Int64) throws -> [IngestOutcome] {
-        try pipeline.ingest(lines, recordedAt: recordedAt, quarantining: true, onAppended: projections.follow(appendedThrough:))
+        let projections = projections
+        return try pipeline.ingest(lines, recordedAt: recordedAt, quarantining: true) {
+            projections.follow(appendedThrough: $0, visible: true)
+        }
     }
 
-    /// One message, as the webhook receives them: verified on the caller's thread, then stored
-    /// with every message queued meanwhile (group commit).
+    /// One message, as the webhook receives them: verified on the caller's thread, stored with
+    /// every message queued meanwhile (group commit), and returned once the background fold has
+    /// committed it, so reads see it without waiting for a fold. A duplicate also waits, for
+    /// the original may still be on its way.
     public func ingest(_ line: IngestLine, recordedAt: Int64) throws -> IngestOutcome {
-        try pipeline.ingest(line, recordedAt: recordedAt, onAppended: projections.follow(appendedThrough:))
+        let projections = projections
+        let outcome = try pipeline.ingest(line, recordedAt: recordedAt) {
+            projections.follow(appendedThrough: $0, visible: false)
+        }
+        if case .rejected = outcome { return outcome }
+        projections.waitUntilFolded()
+        return outcome
     }
 
     /// The verbatim signed message stored at an evidence position.

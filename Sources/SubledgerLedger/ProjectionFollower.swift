@@ -4,20 +4,30 @@ import SubledgerProjections
 import Synchronization
 
 /// Keeps the projection database following the event log: folds what ingestion appended on a
-/// background queue, folds the rest before a read so that reads see every acknowledged event,
-/// flushes now and then, rebuilds and closes.
+/// background queue, flushes now and then, rebuilds and closes.
+///
+/// Reads see every acknowledged event. An append acknowledged one message at a time (the
+/// webhook) waits for the background fold to pass it (`waitUntilFolded`) before it is
+/// acknowledged, so reads never wait behind the fold it started; an append acknowledged on
+/// return (batch ingestion) marks its end visible, and the next read folds up to it first.
 ///
 /// Concurrency: the store is reachable only inside `store`'s lock, which a fold holds while it
-/// folds and a read holds only to fold what is missing; answering runs outside it, through the
-/// `ProjectionReader` the read takes away (LMDB read transactions). `appendedEnd` and
-/// `eventsFolded` are atomics so that ingestion and metrics never take the lock.
+/// folds and a read holds only to fold what is visible but missing; answering runs outside it,
+/// through the `ProjectionReader` the read takes away (LMDB read transactions). `progress`
+/// (the last checkpoint, its waiters and the reader in use) is a separate, short lock, taken
+/// inside `store`'s lock and never the other way round. The positions and `eventsFolded` are
+/// atomics so that ingestion and metrics take neither lock.
 final class ProjectionFollower: Sendable {
     private let store: Mutex<ProjectionStore>
+    private let progress: Mutex<Progress>
     /// Runs folds, one at a time, off the ingestion path.
     let folding = DispatchQueue(label: "subledger.projections")
     private let foldScheduled = Atomic(false)
-    /// The position of the last event appended, so a read knows whether it must fold first.
+    /// The position of the last event appended.
     private let appendedEnd = Atomic<UInt64>(0)
+    /// The position reads must include: the end of what was acknowledged without waiting for
+    /// the fold.
+    private let visibleEnd = Atomic<UInt64>(0)
     /// Events folded, for the projection lag metric without taking the lock.
     private let eventsFolded = Atomic(0)
     /// Events folded at the last flush, and when it was.
@@ -27,10 +37,21 @@ final class ProjectionFollower: Sendable {
     private let flushEveryEvents: Int
     static let flushEvery = Duration.seconds(600)
 
+    struct Progress {
+        /// The checkpoint of the database as last committed.
+        var checkpoint: UInt64
+        /// Callers waiting for the checkpoint to reach a position.
+        var waiters: [(position: UInt64, resume: DispatchSemaphore)] = []
+        var reader: ProjectionReader
+    }
+
     init(_ store: sending ProjectionStore, flushEveryEvents: Int) {
+        let checkpoint = store.lastPosition?.rawValue ?? 0
         eventsFolded.store(store.eventsFolded, ordering: .relaxed)
-        appendedEnd.store(store.lastPosition?.rawValue ?? 0, ordering: .relaxed)
+        appendedEnd.store(checkpoint, ordering: .relaxed)
+        visibleEnd.store(checkpoint, ordering: .relaxed)
         lastFlush.withLock { $0.events = store.eventsFolded }
+        progress = Mutex(Progress(checkpoint: checkpoint, reader: store.reader))
         self.store = Mutex(store)
         self.flushEveryEvents = flushEveryEvents
     }
@@ -39,17 +60,27 @@ final class ProjectionFollower: Sendable {
     var foldedEvents: Int { eventsFolded.load(ordering: .relaxed) }
 
     /// Notes what ingestion appended and has the background queue fold it (once, however many
-    /// batches ask). Called in the pipeline's turn, so positions only grow.
-    func follow(appendedThrough last: LogPosition) {
+    /// batches ask). `visible`: the caller acknowledges it on return, so reads must include it
+    /// from now on. Called in the pipeline's turn, so positions only grow.
+    func follow(appendedThrough last: LogPosition, visible: Bool) {
         appendedEnd.store(last.rawValue, ordering: .releasing)
+        if visible { visibleEnd.store(last.rawValue, ordering: .releasing) }
         guard !foldScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         folding.async { [self] in
             foldScheduled.store(false, ordering: .releasing)
-            let appended = LogPosition(rawValue: appendedEnd.load(ordering: .acquiring))
+            let appended = appendedEnd.load(ordering: .acquiring)
             store.withLock { store in
-                _ = try? store.catchUp(through: appended)
+                do {
+                    try store.catchUp(through: LogPosition(rawValue: appended))
+                } catch {
+                    // The waiters' events are durable: they are acknowledged anyway, and the
+                    // next read folds them itself and reports what fails.
+                    visibleEnd.store(appended, ordering: .releasing)
+                    committed(store, releasingThrough: appended)
+                    return
+                }
+                committed(store)
                 let folded = store.eventsFolded
-                eventsFolded.store(folded, ordering: .relaxed)
                 let last = lastFlush.withLock { $0 }
                 let changed = folded - last.events
                 guard changed >= flushEveryEvents || (changed > 0 && ContinuousClock.now - last.at >= Self.flushEvery) else { return }
@@ -58,17 +89,51 @@ final class ProjectionFollower: Sendable {
         }
     }
 
-    /// A reader as of every event acknowledged so far: folds first what the background queue
-    /// has not reached yet.
+    /// Blocks until the background fold has committed every event appended so far: what the
+    /// webhook waits for before acknowledging a message.
+    func waitUntilFolded() {
+        let target = appendedEnd.load(ordering: .acquiring)
+        let resume: DispatchSemaphore? = progress.withLock { progress in
+            guard progress.checkpoint < target else { return nil }
+            let resume = DispatchSemaphore(value: 0)
+            progress.waiters.append((target, resume))
+            return resume
+        }
+        resume?.wait()
+    }
+
+    /// A reader as of every acknowledged event. It takes the store's lock (and so waits for a
+    /// fold in progress) only when an acknowledged event is not folded yet.
     func reader() throws -> ProjectionReader {
-        try store.withLock { store in
-            let appended = appendedEnd.load(ordering: .acquiring)
-            if (store.lastPosition?.rawValue ?? 0) < appended {
-                try store.catchUp(through: LogPosition(rawValue: appended))
-                eventsFolded.store(store.eventsFolded, ordering: .relaxed)
+        let visible = visibleEnd.load(ordering: .acquiring)
+        let current = progress.withLock { $0.checkpoint >= visible ? $0.reader : nil }
+        if let current { return current }
+        return try store.withLock { store in
+            if (store.lastPosition?.rawValue ?? 0) < visible {
+                try store.catchUp(through: LogPosition(rawValue: visible))
+                committed(store)
             }
             return store.reader
         }
+    }
+
+    /// Publishes the store's new checkpoint (and reader) and resumes the callers waiting for it,
+    /// or for `releasingThrough` when a fold failed. Called with the store's lock held.
+    private func committed(_ store: borrowing ProjectionStore, releasingThrough failed: UInt64 = 0) {
+        eventsFolded.store(store.eventsFolded, ordering: .relaxed)
+        let checkpoint = store.lastPosition?.rawValue ?? 0
+        let released = max(checkpoint, failed)
+        let reader = store.reader
+        let resumed = progress.withLock { progress in
+            progress.checkpoint = checkpoint
+            progress.reader = reader
+            let (due, waiting) = progress.waiters.reduce(into: ([DispatchSemaphore](), [(position: UInt64, resume: DispatchSemaphore)]())) {
+                if $1.position <= released { $0.0.append($1.resume) } else { $0.1.append($1) }
+            }
+            progress.waiters = waiting
+            return due
+        }
+        for resume in resumed { resume.signal() }
     }
 
     /// Folds the whole log into a fresh database and switches to it.
@@ -76,7 +141,7 @@ final class ProjectionFollower: Sendable {
         try folding.sync {
             try store.withLock { store in
                 let summary = try store.rebuild()
-                eventsFolded.store(store.eventsFolded, ordering: .relaxed)
+                committed(store)
                 lastFlush.withLock { $0 = (store.eventsFolded, .now) }
                 return summary
             }
@@ -89,6 +154,7 @@ final class ProjectionFollower: Sendable {
         folding.sync {
             store.withLock { store in
                 _ = try? store.catchUp()
+                committed(store, releasingThrough: appendedEnd.load(ordering: .acquiring))
                 try? store.seal()
             }
         }

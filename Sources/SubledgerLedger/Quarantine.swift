@@ -89,7 +89,10 @@ extension Ledger {
     public func retryQuarantine(recordedAt: Int64) throws -> [(QuarantineEntry, IngestOutcome)] {
         let entries = try quarantined()
         let lines = entries.map { IngestLine(bytes: $0.bytes, line: $0.line, source: $0.source) }
-        let outcomes = try pipeline.ingest(lines, recordedAt: recordedAt, quarantining: false, onAppended: projections.follow(appendedThrough:))
+        let projections = projections
+        let outcomes = try pipeline.ingest(lines, recordedAt: recordedAt, quarantining: false) {
+            projections.follow(appendedThrough: $0, visible: true)
+        }
         var resolved: [UInt64] = []
         for (entry, outcome) in zip(entries, outcomes) {
             if case .rejected = outcome { continue }

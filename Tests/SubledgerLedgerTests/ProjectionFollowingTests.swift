@@ -8,7 +8,8 @@ import Testing
 @testable import SubledgerLedger
 
 /// The projection follows ingestion in the background: reads see every acknowledged message,
-/// a read in progress never holds up an acknowledgement, and snapshots are written as it goes.
+/// webhook messages are acknowledged once folded so that reads never wait for a fold, a read in
+/// progress never holds up an acknowledgement, and snapshots are written as it goes.
 @Suite("Ledger: projections follow ingestion")
 struct ProjectionFollowingTests {
     let directory = TemporaryDirectory()
@@ -33,16 +34,59 @@ struct ProjectionFollowingTests {
         try ledger.ingest(IngestLine(bytes: lines[index], line: index + 1, source: "test"), recordedAt: 0)
     }
 
-    @Test("a read right after an acknowledgement sees the message, even while the background fold is held up")
-    func readYourWrites() throws {
+    @Test("a read right after a batch is ingested sees it, even while the background fold is held up")
+    func readYourBatch() throws {
         let ledger = try ledger()
         defer { ledger.close() }
         let release = DispatchSemaphore(value: 0)
         ledger.projections.folding.async { release.wait() }  // the background fold cannot run until released
-        for index in 0..<lines.count { _ = try webhook(ledger, index) }
+        let batch = lines.enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: "test") }
+        _ = try ledger.ingest(batch, recordedAt: 0)
         let folded = try ledger.read { try $0.projections.summary().notifications }
         #expect(folded == lines.count)
         release.signal()
+    }
+
+    @Test("a webhook message is acknowledged only once the background fold has committed it")
+    func webhookWaitsForTheFold() throws {
+        let ledger = try ledger()
+        defer { ledger.close() }
+        let release = DispatchSemaphore(value: 0)
+        ledger.projections.folding.async { release.wait() }
+        let acknowledged = DispatchSemaphore(value: 0)
+        let foldedAtAcknowledgement = Mutex<Int?>(nil)
+        let line = lines[0]
+        DispatchQueue.global().async {
+            _ = try? ledger.ingest(IngestLine(bytes: line, line: 1, source: "test"), recordedAt: 0)
+            foldedAtAcknowledgement.withLock { $0 = ledger.foldedEvents }
+            acknowledged.signal()
+        }
+        #expect(acknowledged.wait(timeout: .now() + 0.5) == .timedOut, "acknowledged before the fold ran")
+        release.signal()
+        #expect(acknowledged.wait(timeout: .now() + 20) == .success)
+        #expect(foldedAtAcknowledgement.withLock { $0 } == 1)
+    }
+
+    @Test("a read does not wait for the fold of a webhook message that is not acknowledged yet")
+    func readsDoNotWaitForUnacknowledgedMessages() throws {
+        let ledger = try ledger()
+        defer { ledger.close() }
+        _ = try webhook(ledger, 0)
+        let release = DispatchSemaphore(value: 0)
+        ledger.projections.folding.async { release.wait() }
+        let acknowledged = DispatchSemaphore(value: 0)
+        let line = lines[1]
+        DispatchQueue.global().async {
+            _ = try? ledger.ingest(IngestLine(bytes: line, line: 2, source: "test"), recordedAt: 0)
+            acknowledged.signal()
+        }
+        // The message is appended (or about to be) but its acknowledgement waits for the fold,
+        // so the read answers from what is committed, at once.
+        let folded = try ledger.read { try $0.projections.summary().notifications }
+        #expect(folded == 1)
+        release.signal()
+        #expect(acknowledged.wait(timeout: .now() + 20) == .success)
+        #expect(try ledger.read { try $0.projections.summary().notifications } == 2)
     }
 
     @Test("a webhook message is acknowledged while a read holds the projection")
