@@ -21,6 +21,7 @@ demo: release
 test: build
 	$(SWIFT) test -j $(JOBS) --parallel
 	Tools/cli-check
+	Tools/readme-tour --small
 	Tools/dashboard-screenshot
 	Tools/crash-log --runs 20
 	python3 Tools/crash-http.py .build/debug/subledger --runs 10

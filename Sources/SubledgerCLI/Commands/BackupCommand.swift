@@ -48,7 +48,6 @@ enum BackupCommand: Command {
                 ("segments copied", .count(copies.map(\.segmentsCopied).reduce(0, +))),
                 ("segments unchanged", .count(copies.map(\.segmentsSkipped).reduce(0, +))),
                 ("copied", .bytes(copies.map(\.bytesCopied).reduce(0, +))),
-                ("log ends at", .text(summary.events.end.description)),
                 ("seconds", .text(String((summary.seconds * 10).rounded() / 10))),
             ], tables: summary.verified ? [] : [Table(
                 title: "problems",
