@@ -18,10 +18,13 @@ public struct LedgerServer: Sendable {
     let authenticator: BearerTokenAuthenticator?
     let ingested: Metrics.Counter
     let appendLatency: Metrics.Histogram
+    /// Renders `?format=csv` on the report routes; without it they answer JSON only.
+    let reportCSV: (@Sendable (ReportDocument) throws -> String)?
 
-    public init(ledger: Ledger, token: String?, metrics: Metrics = Metrics()) {
+    public init(ledger: Ledger, token: String?, metrics: Metrics = Metrics(), reportCSV: (@Sendable (ReportDocument) throws -> String)? = nil) {
         self.ledger = ledger
         self.metrics = metrics
+        self.reportCSV = reportCSV
         authenticator = token.map(BearerTokenAuthenticator.init(token:))
         ingested = metrics.counter("subledger_notifications_total", help: "App Store messages received over HTTP, by outcome", labelNames: ["outcome"])
         appendLatency = metrics.histogram(
@@ -46,16 +49,39 @@ public struct LedgerServer: Sendable {
             }
         })
         router.get("/v1/reports/{name}", protected { request in
-            try self.answer(request) { reader, parameters, now in
-                switch try ReportQuery(name: request.pathParameters["name"]!, parameters, now: now) {
-                case .revenue(let query): try JSON.document(reader.revenue(query))
-                case .mrr(let query): try JSON.document(reader.mrr(query))
-                case .churn(let query): try JSON.document(reader.churn(query))
-                case .cohorts(let query): try JSON.document(reader.cohorts(query))
+            let name = request.pathParameters["name"]!
+            switch request.query["format"] ?? "json" {
+            case "json":
+                return try self.answer(request) { reader, parameters, now in
+                    switch try self.report(name, reader, parameters, now) {
+                    case .revenue(let report): try JSON.document(report)
+                    case .mrr(let report): try JSON.document(report)
+                    case .churn(let report): try JSON.document(report)
+                    case .cohorts(let report): try JSON.document(report)
+                    }
                 }
+            case "csv":
+                guard let csv = self.reportCSV else {
+                    throw HTTPError(HTTPStatus(code: 406), code: "format_unavailable", detail: "this server renders JSON only; drop format=csv")
+                }
+                var response = try self.answer(request) { reader, parameters, now in try csv(self.report(name, reader, parameters, now)) }
+                response.headers.set("Content-Type", "text/csv; charset=utf-8")
+                response.headers.set("Content-Disposition", "attachment; filename=\"\(name).csv\"")
+                return response
+            case let other:
+                throw HTTPError(.badRequest, code: "invalid_format", detail: "format is json or csv, not \(other)")
             }
         })
         return router
+    }
+
+    func report(_ name: String, _ reader: LedgerReader, _ parameters: HTTPQuerySource, _ now: Int64) throws -> ReportDocument {
+        switch try ReportQuery(name: name, parameters, now: now) {
+        case .revenue(let query): .revenue(try reader.revenue(query))
+        case .mrr(let query): .mrr(try reader.mrr(query))
+        case .churn(let query): .churn(try reader.churn(query))
+        case .cohorts(let query): .cohorts(try reader.cohorts(query))
+        }
     }
 
     /// A read: the query string parsed by the same query types as the CLI's flags, answered as

@@ -42,7 +42,7 @@ enum ServeCommand: Command {
             snapshotEvery = value
         }
         let ledger = try Ledger(directory: data.path, snapshotEveryEvents: snapshotEvery)
-        let service = LedgerServer(ledger: ledger, token: token)
+        let service = LedgerServer(ledger: ledger, token: token, reportCSV: ReportDocument.csv)
         let server = try HTTPServer(configuration: HTTPServer.Configuration(host: host, port: port), metrics: service.metrics, handler: service.router)
         Output.diagnostic("serve: listening on \(host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
         let signal = try server.runUntilSignal()
