@@ -31,7 +31,12 @@ struct Dashboard {
     /// The period just before, for the headline numbers' changes.
     let previous: (mrr: MRRRow?, at: Int64, revenue: RevenueReport, churn: ChurnReport)
 
-    init(reader: LedgerReader, query: QueryParameters, now: Int64) throws {
+    /// Set with `?in=CUR` when the server has rates: every amount converted into CUR.
+    let conversion: CurrencyRates?
+    /// Whether the server has rates, so the form offers the conversion.
+    let convertible: Bool
+
+    init(reader: LedgerReader, query: QueryParameters, now: Int64, rates: CurrencyRates? = nil) throws {
         let projection = reader.projections
         catalog = reader.catalog
         smallBusiness = reader.configuration.smallBusiness
@@ -54,16 +59,34 @@ struct Dashboard {
         buckets = period.buckets
         var seen = Set(everything.rows.map(\.currency))
         seen.formUnion(try projection.mrr(at: DashboardPeriod.end(of: anchor, now: now), scope: scope).rows.map(\.currency))
-        let requested = query["currency"].flatMap { $0.isEmpty ? nil : $0 }
+        // `in=CUR` as on the report routes, or the form's `convert=1` with its currency.
+        let named = { (name: String) in query[name].flatMap { $0.isEmpty ? nil : $0.uppercased() } }
+        let target = named("in") ?? (query["convert"] == "1" ? named("currency") ?? "USD" : nil)
+        convertible = rates != nil
+        if target != nil, rates == nil {
+            throw QueryError(kind: .badParameter, code: "no_rates", detail: "in= needs monthly rates: start serve with --rates FILE (docs/currency.md)")
+        }
+        let conversion = target == nil ? nil : rates
+        self.conversion = conversion
+        let requested = target ?? query["currency"].flatMap { $0.isEmpty ? nil : $0 }
         currency = requested ?? (seen.contains("USD") || seen.isEmpty ? "USD" : seen.sorted()[0])
         seen.insert(currency)
         currencies = seen.sorted()
         let currency = currency
+        // In one currency when converting: every currency's rows at their month's rate.
+        func mrrRow(at instant: Int64) throws -> MRRRow? {
+            let report = try projection.mrr(at: instant, scope: scope)
+            return try (conversion.map { try report.converted(into: currency, rates: $0) } ?? report).rows.first { $0.currency == currency }
+        }
+        func revenueReport(_ first: UTCDay, _ last: UTCDay) throws -> RevenueReport {
+            let report = try projection.revenue(from: first, to: last, by: period.granularity, smallBusiness: reader.configuration.smallBusiness, scope: scope)
+            return try conversion.map { try report.converted(into: currency, rates: $0) } ?? report
+        }
         mrr = try buckets.map { bucket in
             let at = DashboardPeriod.end(of: bucket.last, now: now)
-            return (bucket, at, try projection.mrr(at: at, scope: scope).rows.first { $0.currency == currency })
+            return (bucket, at, try mrrRow(at: at))
         }
-        revenue = try projection.revenue(from: period.first, to: period.last, by: period.granularity, smallBusiness: smallBusiness, scope: scope)
+        revenue = try revenueReport(period.first, period.last)
         churn = try projection.churn(from: period.first, to: period.last, by: period.granularity, scope: scope)
         // Measured up to the end of the range, so a range in the past is not padded with months
         // after its data.
@@ -71,8 +94,8 @@ struct Dashboard {
         cohorts = try projection.cohorts(from: period.months.first, to: period.months.last, now: measuredUntil, scope: scope)
         let previousAt = DashboardPeriod.end(of: period.previousLast, now: now)
         previous = (
-            try projection.mrr(at: previousAt, scope: scope).rows.first { $0.currency == currency }, previousAt,
-            try projection.revenue(from: period.previousFirst, to: period.previousLast, by: period.granularity, smallBusiness: smallBusiness, scope: scope),
+            try mrrRow(at: previousAt), previousAt,
+            try revenueReport(period.previousFirst, period.previousLast),
             try projection.churn(from: period.previousFirst, to: period.previousLast, by: period.granularity, scope: scope))
         if let id = query["customer"], !id.isEmpty, let state = try projection.customer(id, asOf: now, catalog: catalog),
             let history = try projection.history(id)
@@ -116,10 +139,19 @@ struct Dashboard {
             <label>From (custom) <input type="date" name="from" value="\(period.first)"></label>
             <label>To (custom) <input type="date" name="to" value="\(period.last)"></label>
             <label>Environment <select name="environment">\(environmentOptions)</select></label>
-            <label>Currency <select name="currency">\(currencyOptions)</select></label>
+            <label>Currency <select name="currency">\(currencyOptions)</select></label>\(conversionSelector)
             <label>Customer <input name="customer" value="\(escape(customerId ?? ""))" placeholder="appAccountToken or transaction id"></label>
             <button type="submit">Show</button></form>
             """
+    }
+
+    /// With rates on the server: every currency's amounts converted into the chosen one.
+    private var conversionSelector: String {
+        guard convertible else { return "" }
+        let options = [("", "in this currency only"), ("1", "every currency, converted")].map { value, label in
+            "<option value=\"\(value)\"\((conversion != nil) == !value.isEmpty ? " selected" : "")>\(escape(label))</option>"
+        }.joined()
+        return "<label>Amounts <select name=\"convert\">\(options)</select></label>"
     }
 
     private func option(_ value: String, selected: Bool) -> String {

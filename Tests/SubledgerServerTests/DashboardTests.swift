@@ -1,5 +1,6 @@
 import Foundation
 import SubledgerHTTP
+import SubledgerProjections
 import SubledgerServer
 import Testing
 
@@ -11,8 +12,8 @@ struct DashboardTests {
 
     /// Three USD subscriptions started in January, February and March, one EUR one in February,
     /// and each January one renewed in February.
-    static func ledgerWithSubscriptions() throws -> WebhookFixture {
-        let fixture = try WebhookFixture(token: token)
+    static func ledgerWithSubscriptions(rates: CurrencyRates? = nil) throws -> WebhookFixture {
+        let fixture = try WebhookFixture(token: token, rates: rates)
         let fixtures = fixture.fixtures
         let starts: [(id: String, at: Int64, currency: String, price: Int64)] = [
             ("2000000000000101", january + 2 * day, "USD", 9990),
@@ -194,5 +195,37 @@ struct DashboardTests {
         #expect(try Self.get(fixture, "/v1/reports/revenue?from=2026-01-01&to=2026-03-31&format=csv").status.code == 406)
         #expect(try Self.get(fixture, "/v1/reports/revenue?from=2026-01-01&to=2026-03-31&format=xml").status.code == 400)
         #expect(try Self.get(fixture, "/?period=week").status.code == 400)
+    }
+    @Test("with serve --rates, in=CUR converts the revenue and MRR routes and the dashboard; a missing rate is a 400 naming it")
+    func conversion() throws {
+        let rates = try CurrencyRates(csv: "month,currency,in,rate\n2026-02,EUR,USD,2\n", source: "rates.csv")
+        let fixture = try Self.ledgerWithSubscriptions(rates: rates)
+        defer { fixture.server.ledger.close() }
+        let february = "from=2026-02-01&to=2026-02-28"
+        let rows = try #require(try Self.json(fixture, "/v1/reports/revenue?\(february)&in=USD")["rows"] as? [[String: Any]])
+        #expect(rows.count == 1 && rows[0]["currency"] as? String == "USD")
+        #expect(rows[0]["grossSales"] as? Int == 9990 + 4990 + 2 * 8990, "the EUR sale at 2")
+        let mrr = try #require(try Self.json(fixture, "/v1/reports/mrr?at=2026-02-28T23:59:59.999Z&in=usd")["rows"] as? [[String: Any]])
+        #expect(mrr.count == 1 && mrr[0]["currency"] as? String == "USD")
+
+        let html = String(decoding: try Self.get(fixture, "/?period=custom&\(february)&currency=USD&convert=1").body, as: UTF8.self)
+        #expect(try Self.headline(html)["net"]?.value == Int64(9990 + 4990 + 2 * 8990))
+        #expect(html.contains("<option value=\"1\" selected>every currency, converted</option>"))
+
+        let missing = try Self.get(fixture, "/v1/reports/revenue?from=2026-03-01&to=2026-03-31&in=GBP")
+        #expect(missing.status.code == 400)
+        #expect(String(decoding: missing.body, as: UTF8.self).contains("2026-03"))
+        #expect(try Self.get(fixture, "/?period=3m&currency=GBP&convert=1").status.code == 400)
+        #expect(try Self.get(fixture, "/v1/reports/churn?\(february)&in=USD").status.code == 400)
+    }
+
+    @Test("without rates, in= is a 400 that says to start serve with --rates")
+    func conversionNeedsRates() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        let answer = try Self.get(fixture, "/v1/reports/revenue?from=2026-02-01&to=2026-02-28&in=USD")
+        #expect(answer.status.code == 400)
+        #expect(String(decoding: answer.body, as: UTF8.self).contains("--rates"))
+        #expect(!String(decoding: try Self.get(fixture, "/").body, as: UTF8.self).contains("name=\"convert\""), "no conversion offered")
     }
 }
