@@ -22,12 +22,13 @@ public enum LogCopy {
         public init() {}
     }
 
-    /// The destination holds segments that are not this log's: a backup of another ledger.
+    /// The destination holds segments that are not this log's: a backup of another ledger, or
+    /// one a ledger has appended to since.
     public struct Mismatch: Error, Sendable, CustomStringConvertible {
         public var file: String
 
         public var description: String {
-            "\(file) is not a copy of the log being backed up: the destination holds another ledger's backup; back up into a new directory"
+            "\(file) is not a copy of the log being backed up (a backup of another ledger, or one written to since); back up into a new directory"
         }
     }
 
