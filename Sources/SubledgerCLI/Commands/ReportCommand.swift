@@ -16,7 +16,7 @@ enum ReportCommand: Command {
 
     static let revenue = CommandHelp(
         name: "report revenue", summary: "sales, refunds, net and proceeds per period and currency",
-        usage: "report revenue --from DAY --to DAY [--by day|month] [--by-product] [--refunds refund-date|original]",
+        usage: "report revenue --from DAY --to DAY [--by day|month] [--by-product] [--refunds refund-date|original] [--in CUR --rates FILE]",
         options: [
             .init("--from", "DAY", "first UTC day (YYYY-MM-DD), required"),
             .init("--to", "DAY", "last UTC day, included, required"),
@@ -28,7 +28,7 @@ enum ReportCommand: Command {
 
     static let mrr = CommandHelp(
         name: "report mrr", summary: "MRR, ARR, active subscriptions and trials at an instant",
-        usage: "report mrr [--at INSTANT]",
+        usage: "report mrr [--at INSTANT] [--in CUR --rates FILE]",
         options: [.init("--at", "INSTANT", "the instant (default: now)")] + conversion + common,
         wide: true, notes: [csvNote, conversionNote], example: "subledger report mrr --at 2026-07-01")
 
