@@ -21,9 +21,11 @@ demo: release
 test: build
 	$(SWIFT) test -j $(JOBS) --parallel
 	Tools/cli-check
+	Tools/readme-tour --small
 	Tools/dashboard-screenshot
 	Tools/crash-log --runs 20
 	python3 Tools/crash-http.py .build/debug/subledger --runs 10
+	python3 Tools/backup-http.py .build/debug/subledger --runs 3
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40
 	Tools/fuzz --inputs 20000
 	python3 Tools/disk-full-http.py .build/debug/subledger

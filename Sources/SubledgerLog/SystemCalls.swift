@@ -171,6 +171,11 @@ enum SystemCalls {
         _ = try retrying("unlink \(path)") { Glibc.unlink(path) }
     }
 
+    /// `rename(2)`.
+    static func rename(_ source: String, _ destination: String) throws(SystemError) {
+        _ = try retrying("rename \(source)") { Glibc.rename(source, destination) }
+    }
+
     /// Makes a directory entry durable: `fsync(2)` on the directory itself.
     static func syncDirectory(_ path: String) throws(SystemError) {
         let fd = try open(path, O_RDONLY | O_DIRECTORY)

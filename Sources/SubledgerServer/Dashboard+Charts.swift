@@ -36,7 +36,7 @@ extension Dashboard {
                 svg += "<rect x=\"\(number(barX))\" y=\"\(number(y))\" width=\"\(number(barWidth))\" height=\"\(number(height))\" fill=\"\(item.color)\"><title>\(escape(label)) \(escape(item.name)): \(escape(format(item.values[index])))</title></rect>"
                 if stacked { stackBase += value }
             }
-            svg += axisLabel(label, x: x + slot / 2, every: labels.count > 6 ? 2 : 1, index: index)
+            svg += axisLabel(label, x: x + slot / 2, every: labelStep(labels.count), index: index)
         }
         return svg + "</svg>" + legend(series)
     }
@@ -58,7 +58,7 @@ extension Dashboard {
             }
         }
         for (index, label) in labels.enumerated() {
-            svg += axisLabel(label, x: plotLeft + (Double(index) + 0.5) * slot, every: labels.count > 6 ? 2 : 1, index: index)
+            svg += axisLabel(label, x: plotLeft + (Double(index) + 0.5) * slot, every: labelStep(labels.count), index: index)
         }
         return svg + "</svg>" + legend(series)
     }
@@ -75,9 +75,16 @@ extension Dashboard {
         return svg
     }
 
+    /// Labels shown: every one up to 6, then about 8 across the axis (they are 7 or 10 characters wide).
+    private static func labelStep(_ count: Int) -> Int {
+        count <= 6 ? 1 : max(2, (count + 7) / 8)
+    }
+
+    /// A day's label drops its year (`05-31`); the chart's title and table say which.
     private static func axisLabel(_ label: String, x: Double, every: Int, index: Int) -> String {
         guard index % every == 0 else { return "" }
-        return "<text x=\"\(number(x))\" y=\"\(number(chartHeight - 8))\" text-anchor=\"middle\" class=\"tick\">\(escape(label))</text>"
+        let short = label.count == 10 ? String(label.dropFirst(5)) : label
+        return "<text x=\"\(number(x))\" y=\"\(number(chartHeight - 8))\" text-anchor=\"middle\" class=\"tick\">\(escape(short))</text>"
     }
 
     private static func legend(_ series: [Series]) -> String {

@@ -4,11 +4,14 @@ import SubledgerHTTP
 import SubledgerLedger
 import SubledgerProjections
 
-/// The browser dashboard (`GET /`): server-rendered HTML with inline CSS and SVG, over the
-/// twelve months ending at the latest month with revenue (or now).
+/// The browser dashboard (`GET /`): server-rendered HTML with inline CSS and SVG, over a period
+/// chosen with `?period=` (`DashboardPeriod`; by default the twelve months ending at the latest
+/// month with revenue, or now), with the headline numbers at the top compared with the period
+/// just before.
 ///
 /// Every figure is read (in `init`, before anything renders) through the same report queries,
-/// with the same defaults, as the JSON reports, and carries `data-metric` / `data-period` / `data-currency` / `data-value`
+/// with the same defaults, as the JSON reports, over whole days or months so that the rollups
+/// answer them, and carries `data-metric` / `data-period` / `data-currency` / `data-value`
 /// (milliunits or counts) attributes so a test can compare it with the API.
 struct Dashboard {
     let catalog: ProductCatalog?
@@ -18,14 +21,22 @@ struct Dashboard {
     let environments: [AppStoreEnvironment]
     let currency: String
     let currencies: [String]
-    let months: [UTCMonth]
-    let mrr: [(month: UTCMonth, at: Int64, row: MRRRow?)]
+    let period: DashboardPeriod
+    let buckets: [DashboardPeriod.Bucket]
+    let mrr: [(bucket: DashboardPeriod.Bucket, at: Int64, row: MRRRow?)]
     let revenue: RevenueReport
     let churn: ChurnReport
     let cohorts: CohortReport
     let customer: (state: CustomerState, history: CustomerHistory)?
+    /// The period just before, for the headline numbers' changes.
+    let previous: (mrr: MRRRow?, at: Int64, revenue: RevenueReport, churn: ChurnReport)
 
-    init(reader: LedgerReader, query: QueryParameters, now: Int64) throws {
+    /// Set with `?in=CUR` when the server has rates: every amount converted into CUR.
+    let conversion: CurrencyRates?
+    /// Whether the server has rates, so the form offers the conversion.
+    let convertible: Bool
+
+    init(reader: LedgerReader, query: QueryParameters, now: Int64, rates: CurrencyRates? = nil) throws {
         let projection = reader.projections
         catalog = reader.catalog
         smallBusiness = reader.configuration.smallBusiness
@@ -40,27 +51,52 @@ struct Dashboard {
         let horizon = UTCMonth(number: UTCMonth(containing: now).number + 121).start
         let everything = try projection.revenue(
             from: UTCDay(number: 0), to: UTCDay(number: UTCCalendar.day(containing: horizon) - 1), smallBusiness: smallBusiness, scope: scope)
-        let last = everything.rows.compactMap { UTCMonth($0.period) }.max() ?? UTCMonth(containing: now)
-        months = (0..<12).map { UTCMonth(number: last.number - 11 + $0) }
+        let latest = everything.rows.compactMap { UTCMonth($0.period) }.max() ?? UTCMonth(containing: now)
+        let today = UTCDay(containing: now)
+        let anchor = min(today, DashboardPeriod.lastDay(of: latest))
+        let period = try DashboardPeriod(query: query, anchor: anchor)
+        self.period = period
+        buckets = period.buckets
         var seen = Set(everything.rows.map(\.currency))
-        seen.formUnion(try projection.mrr(at: Self.monthEnd(last, now: now), scope: scope).rows.map(\.currency))
-        let requested = query["currency"].flatMap { $0.isEmpty ? nil : $0 }
+        seen.formUnion(try projection.mrr(at: DashboardPeriod.end(of: anchor, now: now), scope: scope).rows.map(\.currency))
+        // `in=CUR` as on the report routes, or the form's `convert=1` with its currency.
+        let named = { (name: String) in query[name].flatMap { $0.isEmpty ? nil : $0.uppercased() } }
+        let target = named("in") ?? (query["convert"] == "1" ? named("currency") ?? "USD" : nil)
+        convertible = rates != nil
+        if target != nil, rates == nil {
+            throw QueryError(kind: .badParameter, code: "no_rates", detail: "in= needs monthly rates: start serve with --rates FILE (docs/currency.md)")
+        }
+        let conversion = target == nil ? nil : rates
+        self.conversion = conversion
+        let requested = target ?? query["currency"].flatMap { $0.isEmpty ? nil : $0 }
         currency = requested ?? (seen.contains("USD") || seen.isEmpty ? "USD" : seen.sorted()[0])
         seen.insert(currency)
         currencies = seen.sorted()
         let currency = currency
-        mrr = try months.map { month in
-            let at = Self.monthEnd(month, now: now)
-            return (month, at, try projection.mrr(at: at, scope: scope).rows.first { $0.currency == currency })
+        // In one currency when converting: every currency's rows at their month's rate.
+        func mrrRow(at instant: Int64) throws -> MRRRow? {
+            let report = try projection.mrr(at: instant, scope: scope)
+            return try (conversion.map { try report.converted(into: currency, rates: $0) } ?? report).rows.first { $0.currency == currency }
         }
-        let firstDay = UTCDay(containing: months[0].start)
-        let lastDay = UTCDay(number: UTCCalendar.day(containing: UTCMonth(number: months[11].number + 1).start) - 1)
-        revenue = try projection.revenue(from: firstDay, to: lastDay, smallBusiness: smallBusiness, scope: scope)
-        churn = try projection.churn(from: firstDay, to: lastDay, scope: scope)
+        func revenueReport(_ first: UTCDay, _ last: UTCDay) throws -> RevenueReport {
+            let report = try projection.revenue(from: first, to: last, by: period.granularity, smallBusiness: reader.configuration.smallBusiness, scope: scope)
+            return try conversion.map { try report.converted(into: currency, rates: $0) } ?? report
+        }
+        mrr = try buckets.map { bucket in
+            let at = DashboardPeriod.end(of: bucket.last, now: now)
+            return (bucket, at, try mrrRow(at: at))
+        }
+        revenue = try revenueReport(period.first, period.last)
+        churn = try projection.churn(from: period.first, to: period.last, by: period.granularity, scope: scope)
         // Measured up to the end of the range, so a range in the past is not padded with months
         // after its data.
-        let measuredUntil = min(now, UTCMonth(number: months[11].number + 1).start)
-        cohorts = try projection.cohorts(from: months[0], to: months[11], now: measuredUntil, scope: scope)
+        let measuredUntil = min(now, UTCCalendar.start(ofDay: period.last.number + 1))
+        cohorts = try projection.cohorts(from: period.months.first, to: period.months.last, now: measuredUntil, scope: scope)
+        let previousAt = DashboardPeriod.end(of: period.previousLast, now: now)
+        previous = (
+            try mrrRow(at: previousAt), previousAt,
+            try revenueReport(period.previousFirst, period.previousLast),
+            try projection.churn(from: period.previousFirst, to: period.previousLast, by: period.granularity, scope: scope))
         if let id = query["customer"], !id.isEmpty, let state = try projection.customer(id, asOf: now, catalog: catalog),
             let history = try projection.history(id)
         {
@@ -70,23 +106,17 @@ struct Dashboard {
         }
     }
 
-    /// The instant a month's figures are taken at: its last millisecond, or now in the current month.
-    static func monthEnd(_ month: UTCMonth, now: Int64) -> Int64 {
-        month == UTCMonth(containing: now) ? now : UTCMonth(number: month.number + 1).start - 1
-    }
-
     var scope: ReportScope { ReportScope(environment: environment, catalog: catalog) }
-    var firstDay: UTCDay { UTCDay(containing: months[0].start) }
-    var lastDay: UTCDay { UTCDay(number: UTCCalendar.day(containing: UTCMonth(number: months[11].number + 1).start) - 1) }
 
     func render(customerId: String?) -> String {
         var html = """
             <!doctype html><html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>Subledger</title><style>\(Self.css)</style></head><body><main>
-            <header><h1>Subledger</h1><p class="muted">\(escape(environment.rawValue)) · \(escape(currency)) · \(escape(months[0].description)) to \(escape(months[11].description))</p></header>
+            <header><h1>Subledger</h1><p class="muted">\(escape(environment.rawValue)) · \(escape(currency)) · \(escape(period.first.description)) to \(escape(period.last.description))</p></header>
             """
         html += selectors(customerId: customerId)
+        html += headlineSection()
         if let customerId, !customerId.isEmpty { html += customerSection(customerId) }
         html += mrrSections()
         html += revenueSection() + "</div>"
@@ -100,13 +130,28 @@ struct Dashboard {
     private func selectors(customerId: String?) -> String {
         let environmentOptions = environments.map { option($0.rawValue, selected: $0 == environment) }.joined()
         let currencyOptions = currencies.map { option($0, selected: $0 == currency) }.joined()
+        let periodOptions = DashboardPeriod.Preset.allCases.map { preset in
+            "<option value=\"\(preset.rawValue)\"\(preset == period.preset ? " selected" : "")>\(escape(preset.label))</option>"
+        }.joined()
         return """
             <form class="controls" method="get" action="/">
+            <label>Period <select name="period">\(periodOptions)</select></label>
+            <label>From (custom) <input type="date" name="from" value="\(period.first)"></label>
+            <label>To (custom) <input type="date" name="to" value="\(period.last)"></label>
             <label>Environment <select name="environment">\(environmentOptions)</select></label>
-            <label>Currency <select name="currency">\(currencyOptions)</select></label>
+            <label>Currency <select name="currency">\(currencyOptions)</select></label>\(conversionSelector)
             <label>Customer <input name="customer" value="\(escape(customerId ?? ""))" placeholder="appAccountToken or transaction id"></label>
             <button type="submit">Show</button></form>
             """
+    }
+
+    /// With rates on the server: every currency's amounts converted into the chosen one.
+    private var conversionSelector: String {
+        guard convertible else { return "" }
+        let options = [("", "in this currency only"), ("1", "every currency, converted")].map { value, label in
+            "<option value=\"\(value)\"\((conversion != nil) == !value.isEmpty ? " selected" : "")>\(escape(label))</option>"
+        }.joined()
+        return "<label>Amounts <select name=\"convert\">\(options)</select></label>"
     }
 
     private func option(_ value: String, selected: Bool) -> String {
@@ -115,8 +160,8 @@ struct Dashboard {
 
     private func mrrSections() -> String {
         let reports = mrr
-        let labels = months.map(\.description)
-        let latest = reports[11]
+        let labels = buckets.map(\.label)
+        let latest = reports[reports.count - 1]
         let row = latest.2 ?? MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
         let at = UTCInstant.iso8601(latest.1)
         func card(_ title: String, _ metric: String, _ value: Int64, money: Bool) -> String {
@@ -128,53 +173,57 @@ struct Dashboard {
         html += card("Active subscriptions", "activeSubscriptions", Int64(row.activeSubscriptions), money: false)
         html += card("Active trials", "activeTrials", Int64(row.activeTrials), money: false)
         html += "</div></section>"
-        html += "<div class=\"grid\"><section id=\"mrr\" class=\"chart-section\"><h2>MRR at each month end</h2>"
+        html += "<div class=\"grid\"><section id=\"mrr\" class=\"chart-section\"><h2>MRR at each \(unit) end</h2>"
         html += Self.lineChart(
-            title: "MRR in \(currency) at each month end", labels: labels,
+            title: "MRR in \(currency) at each \(unit) end", labels: labels,
             series: [Series(name: "MRR", color: "#2563eb", values: reports.map { Double($0.2?.mrr ?? 0) })], format: formatAxisMoney)
-        html += table(["Month end", "MRR", "Active", "Trials"], reports.map { month, at, row in
+        html += csvLink("mrr", "at=" + percentEncode(at), note: "MRR at the period's end")
+        html += table(["\(unit.capitalized) end", "MRR", "Active", "Trials"], reports.map { bucket, at, row in
             [
                 escape(UTCInstant.iso8601(at)),
-                metricCell("mrr", month, row?.mrr ?? 0, money: true),
-                metricCell("activeSubscriptions", month, Int64(row?.activeSubscriptions ?? 0), money: false),
-                metricCell("activeTrials", month, Int64(row?.activeTrials ?? 0), money: false),
+                metricCell("mrr", bucket.label, row?.mrr ?? 0, money: true),
+                metricCell("activeSubscriptions", bucket.label, Int64(row?.activeSubscriptions ?? 0), money: false),
+                metricCell("activeTrials", bucket.label, Int64(row?.activeTrials ?? 0), money: false),
             ]
         })
-        html += "</section><section id=\"subscriptions\" class=\"chart-section\"><h2>Active subscriptions at each month end</h2>"
+        html += "</section><section id=\"subscriptions\" class=\"chart-section\"><h2>Active subscriptions at each \(unit) end</h2>"
         html += Self.barChart(
-            title: "Active subscriptions and trials at each month end", labels: labels,
+            title: "Active subscriptions and trials at each \(unit) end", labels: labels,
             series: [
                 Series(name: "Paid", color: "#0d9488", values: reports.map { Double($0.2?.activeSubscriptions ?? 0) }),
                 Series(name: "Trials", color: "#a3a3a3", values: reports.map { Double($0.2?.activeTrials ?? 0) }),
             ], stacked: true, format: formatCount)
+        html += csvLink("mrr", "at=" + percentEncode(at), note: "active subscriptions at the period's end")
         html += "</section><section id=\"commitments\" class=\"chart-section\"><h2>Commitments</h2><div class=\"cards\">"
         html += card("Active commitments", "activeCommitments", Int64(row.activeCommitments), money: false)
         html += card("Committed revenue remaining", "committedRevenueRemaining", row.committedRevenueRemaining, money: true)
         html += "</div>"
         html += Self.barChart(
-            title: "Committed revenue remaining at each month end", labels: labels,
+            title: "Committed revenue remaining at each \(unit) end", labels: labels,
             series: [Series(name: "Committed revenue remaining", color: "#7c3aed", values: reports.map { Double($0.2?.committedRevenueRemaining ?? 0) })],
             stacked: false, format: formatAxisMoney)
+        html += csvLink("mrr", "at=" + percentEncode(at), note: "commitments at the period's end")
         return html + "</section>"
     }
 
     private func revenueSection() -> String {
         let report = revenue
-        let rows = months.map { month in report.rows.first { $0.period == month.description && $0.currency == currency } }
-        var html = "<section id=\"revenue\" class=\"chart-section\"><h2>Revenue by month</h2>"
+        let rows = buckets.map { bucket in report.rows.first { $0.period == bucket.label && $0.currency == currency } }
+        var html = "<section id=\"revenue\" class=\"chart-section\"><h2>Revenue by \(unit)</h2>"
         html += Self.barChart(
-            title: "Gross sales and refunds in \(currency) by month", labels: months.map(\.description),
+            title: "Gross sales and refunds in \(currency) by \(unit)", labels: buckets.map(\.label),
             series: [
                 Series(name: "Gross", color: "#16a34a", values: rows.map { Double($0?.grossSales ?? 0) }),
                 Series(name: "Refunds", color: "#dc2626", values: rows.map { Double($0?.refunds ?? 0) }),
             ], stacked: false, format: formatAxisMoney)
-        html += table(["Month", "Gross", "Refunds", "Net", "Proceeds"], zip(months, rows).map { month, row in
+        html += csvLink("revenue", rangeQuery, note: "revenue by \(unit), every currency")
+        html += table([unit.capitalized, "Gross", "Refunds", "Net", "Proceeds"], zip(buckets, rows).map { bucket, row in
             [
-                escape(month.description),
-                metricCell("gross", month, row?.grossSales ?? 0, money: true),
-                metricCell("refunds", month, row?.refunds ?? 0, money: true),
-                metricCell("net", month, row?.net ?? 0, money: true),
-                metricCell("proceeds", month, row?.proceeds ?? 0, money: true),
+                escape(bucket.label),
+                metricCell("gross", bucket.label, row?.grossSales ?? 0, money: true),
+                metricCell("refunds", bucket.label, row?.refunds ?? 0, money: true),
+                metricCell("net", bucket.label, row?.net ?? 0, money: true),
+                metricCell("proceeds", bucket.label, row?.proceeds ?? 0, money: true),
             ]
         })
         return html + "</section>"
@@ -182,7 +231,7 @@ struct Dashboard {
 
     private func churnSections() -> String {
         let report = churn
-        let rows = months.map { month in report.rows.first { $0.period == month.description } }
+        let rows = buckets.map { bucket in report.rows.first { $0.period == bucket.label } }
         let reasons: [(String, String, KeyPath<ChurnReasons, Int>)] = [
             ("Voluntary", "#f59e0b", \.voluntary), ("Billing error", "#dc2626", \.billingError),
             ("Price increase", "#7c3aed", \.priceIncrease), ("Not for sale", "#0891b2", \.productNotForSale),
@@ -195,27 +244,29 @@ struct Dashboard {
                 return Double(row.byReason[keyPath: path]) / Double(row.activeAtStart)
             })
         }
-        var html = "<div class=\"grid\"><section id=\"churn\" class=\"chart-section\"><h2>Churn rate by month, by reason</h2>"
-        html += Self.barChart(title: "Churn rate by month, stacked by reason", labels: months.map(\.description), series: series, stacked: true, format: formatPercent)
-        html += table(["Month", "Active at start", "Churned", "Churn rate"], zip(months, rows).map { month, row in
+        var html = "<div class=\"grid\"><section id=\"churn\" class=\"chart-section\"><h2>Churn rate by \(unit), by reason</h2>"
+        html += Self.barChart(title: "Churn rate by \(unit), stacked by reason", labels: buckets.map(\.label), series: series, stacked: true, format: formatPercent)
+        html += csvLink("churn", rangeQuery, note: "churn by \(unit)")
+        html += table([unit.capitalized, "Active at start", "Churned", "Churn rate"], zip(buckets, rows).map { bucket, row in
             [
-                escape(month.description), String(row?.activeAtStart ?? 0),
-                metricCell("churned", month, Int64(row?.churned ?? 0), money: false),
+                escape(bucket.label), String(row?.activeAtStart ?? 0),
+                metricCell("churned", bucket.label, Int64(row?.churned ?? 0), money: false),
                 escape(row?.churnRate.map(formatPercent) ?? "—"),
             ]
         })
-        html += "</section><section id=\"trials\" class=\"chart-section\"><h2>Trial conversion by month</h2>"
+        html += "</section><section id=\"trials\" class=\"chart-section\"><h2>Trial conversion by \(unit)</h2>"
         html += Self.barChart(
-            title: "Trials started and converted by month", labels: months.map(\.description),
+            title: "Trials started and converted by \(unit)", labels: buckets.map(\.label),
             series: [
                 Series(name: "Started", color: "#a3a3a3", values: rows.map { Double($0?.trialsStarted ?? 0) }),
                 Series(name: "Converted", color: "#16a34a", values: rows.map { Double($0?.trialsConverted ?? 0) }),
             ], stacked: false, format: formatCount)
-        html += table(["Month", "Started", "Converted", "Rate", "Commitments started / completed / defaulted"], zip(months, rows).map { month, row in
+        html += csvLink("churn", rangeQuery, note: "trials and commitments by \(unit)")
+        html += table([unit.capitalized, "Started", "Converted", "Rate", "Commitments started / completed / defaulted"], zip(buckets, rows).map { bucket, row in
             [
-                escape(month.description),
-                metricCell("trialsStarted", month, Int64(row?.trialsStarted ?? 0), money: false),
-                metricCell("trialsConverted", month, Int64(row?.trialsConverted ?? 0), money: false),
+                escape(bucket.label),
+                metricCell("trialsStarted", bucket.label, Int64(row?.trialsStarted ?? 0), money: false),
+                metricCell("trialsConverted", bucket.label, Int64(row?.trialsConverted ?? 0), money: false),
                 escape(row?.trialConversionRate.map(formatPercent) ?? "—"),
                 "\(row?.commitmentsStarted ?? 0) / \(row?.commitmentsCompleted ?? 0) / \(row?.commitmentsDefaulted ?? 0)",
             ]
@@ -240,7 +291,9 @@ struct Dashboard {
             html += "</tr>"
         }
         if report.rows.isEmpty { html += "<tr><td colspan=\"2\">No cohort in these months.</td></tr>" }
-        return html + "</tbody></table></div></section>"
+        html += "</tbody></table></div>"
+        html += csvLink("cohorts", "from=\(period.months.first)&to=\(period.months.last)", note: "retention by cohort")
+        return html + "</section>"
     }
 
     private func customerSection(_ id: String) -> String {
@@ -286,8 +339,8 @@ struct Dashboard {
 
     // MARK: Pieces
 
-    private func metricCell(_ metric: String, _ month: UTCMonth, _ value: Int64, money: Bool) -> String {
-        "<td data-metric=\"\(metric)\" data-period=\"\(month.description)\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\">\(escape(money ? formatMoney(value) : String(value)))</td>"
+    private func metricCell(_ metric: String, _ period: String, _ value: Int64, money: Bool) -> String {
+        "<td data-metric=\"\(metric)\" data-period=\"\(escape(period))\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\">\(escape(money ? formatMoney(value) : String(value)))</td>"
     }
 
     /// A table of already-escaped cells, folded away under the chart unless `open`.
@@ -309,7 +362,7 @@ struct Dashboard {
 
     private func formatCount(_ value: Double) -> String { String(Int64(value.rounded())) }
 
-    private func formatPercent(_ fraction: Double) -> String {
+    func formatPercent(_ fraction: Double) -> String {
         let tenths = Int64((fraction * 1000).rounded())
         return "\(tenths / 10).\(tenths % 10) %"
     }
@@ -344,6 +397,8 @@ struct Dashboard {
         table.heat td{text-align:center;font-variant-numeric:tabular-nums}
         details summary{cursor:pointer;color:#2563eb;font-size:.85rem;margin-top:.4rem}
         .notice{background:#fef3c7;padding:.6rem;border-radius:6px}
+        .change{display:block;font-size:.8rem;margin-top:.2rem}.change.good{color:#15803d}.change.bad{color:#b91c1c}.change.flat{color:#6b7280}
+        p.csv{margin:.3rem 0;font-size:.8rem}
         """
 }
 

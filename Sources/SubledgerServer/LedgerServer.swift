@@ -18,10 +18,19 @@ public struct LedgerServer: Sendable {
     let authenticator: BearerTokenAuthenticator?
     let ingested: Metrics.Counter
     let appendLatency: Metrics.Histogram
+    /// Renders `?format=csv` on the report routes; without it they answer JSON only.
+    let reportCSV: (@Sendable (ReportDocument) throws -> String)?
+    /// Monthly rates for `?in=CUR` on the revenue and MRR routes and the dashboard.
+    let rates: CurrencyRates?
 
-    public init(ledger: Ledger, token: String?, metrics: Metrics = Metrics()) {
+    public init(
+        ledger: Ledger, token: String?, metrics: Metrics = Metrics(), reportCSV: (@Sendable (ReportDocument) throws -> String)? = nil,
+        rates: CurrencyRates? = nil
+    ) {
         self.ledger = ledger
         self.metrics = metrics
+        self.reportCSV = reportCSV
+        self.rates = rates
         authenticator = token.map(BearerTokenAuthenticator.init(token:))
         ingested = metrics.counter("subledger_notifications_total", help: "App Store messages received over HTTP, by outcome", labelNames: ["outcome"])
         appendLatency = metrics.histogram(
@@ -46,16 +55,57 @@ public struct LedgerServer: Sendable {
             }
         })
         router.get("/v1/reports/{name}", protected { request in
-            try self.answer(request) { reader, parameters, now in
-                switch try ReportQuery(name: request.pathParameters["name"]!, parameters, now: now) {
-                case .revenue(let query): try JSON.document(reader.revenue(query))
-                case .mrr(let query): try JSON.document(reader.mrr(query))
-                case .churn(let query): try JSON.document(reader.churn(query))
-                case .cohorts(let query): try JSON.document(reader.cohorts(query))
+            let name = request.pathParameters["name"]!
+            switch request.query["format"] ?? "json" {
+            case "json":
+                return try self.answer(request) { reader, parameters, now in
+                    switch try self.report(name, reader, parameters, now, into: request.query["in"]) {
+                    case .revenue(let report): try JSON.document(report)
+                    case .mrr(let report): try JSON.document(report)
+                    case .churn(let report): try JSON.document(report)
+                    case .cohorts(let report): try JSON.document(report)
+                    }
                 }
+            case "csv":
+                guard let csv = self.reportCSV else {
+                    throw HTTPError(HTTPStatus(code: 406), code: "format_unavailable", detail: "this server renders JSON only; drop format=csv")
+                }
+                var response = try self.answer(request) { reader, parameters, now in try csv(self.report(name, reader, parameters, now, into: request.query["in"])) }
+                response.headers.set("Content-Type", "text/csv; charset=utf-8")
+                response.headers.set("Content-Disposition", "attachment; filename=\"\(name).csv\"")
+                return response
+            case let other:
+                throw HTTPError(.badRequest, code: "invalid_format", detail: "format is json or csv, not \(other)")
             }
         })
         return router
+    }
+
+    /// A report route's answer; with `into` (`?in=CUR`), revenue and MRR converted at `rates`.
+    func report(_ name: String, _ reader: LedgerReader, _ parameters: HTTPQuerySource, _ now: Int64, into target: String?) throws -> ReportDocument {
+        let query = try ReportQuery(name: name, parameters, now: now)
+        guard let target, !target.isEmpty else {
+            switch query {
+            case .revenue(let query): return .revenue(try reader.revenue(query))
+            case .mrr(let query): return .mrr(try reader.mrr(query))
+            case .churn(let query): return .churn(try reader.churn(query))
+            case .cohorts(let query): return .cohorts(try reader.cohorts(query))
+            }
+        }
+        let rates = try conversionRates()
+        switch query {
+        case .revenue(let query): return .revenue(try reader.revenue(query).converted(into: target.uppercased(), rates: rates))
+        case .mrr(let query): return .mrr(try reader.mrr(query).converted(into: target.uppercased(), rates: rates))
+        case .churn, .cohorts:
+            throw QueryError(kind: .badParameter, code: "invalid_parameter", detail: "in= converts money: revenue and mrr take it, \(name) does not")
+        }
+    }
+
+    func conversionRates() throws(QueryError) -> CurrencyRates {
+        guard let rates else {
+            throw QueryError(kind: .badParameter, code: "no_rates", detail: "in= needs monthly rates: start serve with --rates FILE (docs/currency.md)")
+        }
+        return rates
     }
 
     /// A read: the query string parsed by the same query types as the CLI's flags, answered as
@@ -79,10 +129,14 @@ public struct LedgerServer: Sendable {
     func dashboard(_ request: HTTPRequest) throws -> HTTPResponse {
         guard let token = request.query["token"] else {
             return try protected { request in
-                let html = try self.ledger.read { reader in
-                    try Dashboard(reader: reader, query: request.query, now: WallTime.nowMillis()).render(customerId: request.query["customer"])
+                do {
+                    let html = try self.ledger.read { reader in
+                        try Dashboard(reader: reader, query: request.query, now: WallTime.nowMillis(), rates: self.rates).render(customerId: request.query["customer"])
+                    }
+                    return .html(html)
+                } catch let error as QueryError {
+                    throw HTTPError(.badRequest, code: error.code, detail: error.detail)
                 }
-                return .html(html)
             }(request)
         }
         var response = HTTPResponse(status: .seeOther)

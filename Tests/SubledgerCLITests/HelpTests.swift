@@ -9,7 +9,7 @@ struct HelpTests {
 
     static let pages: [[String]] = [
         ["init"], ["ingest"], ["quarantine"], ["serve"], ["simulate"], ["customer"], ["history"], ["report"],
-        ["report", "revenue"], ["report", "mrr"], ["report", "churn"], ["report", "cohorts"], ["rebuild"], ["verify"], ["stats"], ["demo"],
+        ["report", "revenue"], ["report", "mrr"], ["report", "churn"], ["report", "cohorts"], ["rebuild"], ["verify"], ["stats"], ["demo"], ["backup"],
     ]
 
     @Test("each command has its own page with usage, options and an example", arguments: pages)

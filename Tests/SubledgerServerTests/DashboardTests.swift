@@ -1,5 +1,6 @@
 import Foundation
 import SubledgerHTTP
+import SubledgerProjections
 import SubledgerServer
 import Testing
 
@@ -11,8 +12,8 @@ struct DashboardTests {
 
     /// Three USD subscriptions started in January, February and March, one EUR one in February,
     /// and each January one renewed in February.
-    static func ledgerWithSubscriptions() throws -> WebhookFixture {
-        let fixture = try WebhookFixture(token: token)
+    static func ledgerWithSubscriptions(rates: CurrencyRates? = nil) throws -> WebhookFixture {
+        let fixture = try WebhookFixture(token: token, rates: rates)
         let fixtures = fixture.fixtures
         let starts: [(id: String, at: Int64, currency: String, price: Int64)] = [
             ("2000000000000101", january + 2 * day, "USD", 9990),
@@ -127,5 +128,104 @@ struct DashboardTests {
         let known = String(decoding: try Self.get(fixture, "/?customer=2000000000000101").body, as: UTF8.self)
         #expect(known.contains("data-metric=\"status\">active<") || known.contains("data-metric=\"status\">expired<"))
         #expect(known.contains("href=\"/v1/customers/2000000000000101/history?raw=1\""))
+    }
+    /// `(metric, value, previous)` of every headline card.
+    static func headline(_ html: String) throws -> [String: (value: Int64, previous: Int64)] {
+        let pattern = try NSRegularExpression(pattern: #"data-metric="headline-(\w+)" data-currency="[^"]*" data-value="(-?\d+)" data-previous="(-?\d+)""#)
+        var cards: [String: (Int64, Int64)] = [:]
+        for match in pattern.matches(in: html, range: NSRange(html.startIndex..., in: html)) {
+            func group(_ index: Int) -> String { String(html[Range(match.range(at: index), in: html)!]) }
+            cards[group(1)] = (Int64(group(2))!, Int64(group(3))!)
+        }
+        return cards
+    }
+
+    @Test("a custom period of days: one point per day, each equal to the report API by day")
+    func dailyPeriod() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        let html = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-02-01&to=2026-02-28&currency=USD").body, as: UTF8.self)
+        let gross = try Self.periodMetrics(html).filter { $0.metric == "gross" }
+        #expect(gross.count == 28)
+        #expect(gross.first?.period == "2026-02-01" && gross.last?.period == "2026-02-28")
+        let rows = try #require(try Self.json(fixture, "/v1/reports/revenue?from=2026-02-01&to=2026-02-28&by=day")["rows"] as? [[String: Any]])
+        for cell in gross {
+            let row = rows.first { $0["period"] as? String == cell.period && $0["currency"] as? String == "USD" }
+            #expect(cell.value == Int64(row?["grossSales"] as? Int ?? 0), "gross \(cell.period)")
+        }
+        #expect(gross.contains { $0.period == "2026-02-02" && $0.value == 9990 }, "the renewal on 2 February")
+        #expect(gross.contains { $0.period == "2026-02-03" && $0.value == 4990 }, "a new subscription on 3 February")
+        #expect(html.contains("<option value=\"custom\" selected>"))
+    }
+
+    @Test("the headline numbers are the API's for the period and for the same length just before")
+    func headlineNumbers() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        // February by day; the 28 days before it are 4 to 31 January.
+        let html = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-02-01&to=2026-02-28&currency=USD").body, as: UTF8.self)
+        let cards = try Self.headline(html)
+        #expect(Set(cards.keys) == ["mrr", "activeSubscriptions", "newPaid", "churned", "net"])
+        func usd(_ target: String, _ field: String) throws -> Int64 {
+            let rows = try #require(try Self.json(fixture, target)["rows"] as? [[String: Any]])
+            return Int64(rows.filter { $0["currency"] as? String ?? "USD" == "USD" }.map { $0[field] as! Int }.reduce(0, +))
+        }
+        #expect(cards["mrr"]?.value == (try usd("/v1/reports/mrr?at=2026-02-28T23:59:59.999Z", "mrr")))
+        #expect(cards["mrr"]?.previous == (try usd("/v1/reports/mrr?at=2026-01-31T23:59:59.999Z", "mrr")))
+        #expect(cards["activeSubscriptions"]?.value == (try usd("/v1/reports/mrr?at=2026-02-28T23:59:59.999Z", "activeSubscriptions")))
+        #expect(cards["net"]?.value == (try usd("/v1/reports/revenue?from=2026-02-01&to=2026-02-28", "net")))
+        #expect(cards["net"]?.previous == (try usd("/v1/reports/revenue?from=2026-01-04&to=2026-01-31", "net")))
+        #expect(cards["net"]?.value == Int64(9990 + 4990))
+        #expect(cards["net"]?.previous == Int64(0), "the only January sale was on the 3rd, before the 28 days compared")
+        #expect(cards["newPaid"]?.value == (try usd("/v1/reports/churn?from=2026-02-01&to=2026-02-28", "newPaid")))
+        #expect(html.contains("▲ (+14.98 USD) vs previous"), "the change of net revenue is shown")
+    }
+
+    @Test("every chart has a CSV link to the report route answering it; without a CSV renderer that route says 406, bad formats 400")
+    func csvLinks() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        let html = String(decoding: try Self.get(fixture, "/?period=3m&currency=USD").body, as: UTF8.self)
+        for section in ["mrr", "subscriptions", "commitments", "revenue", "churn", "trials", "cohorts"] {
+            let start = try #require(html.range(of: "<section id=\"\(section)\""), "section \(section)")
+            let end = try #require(html.range(of: "</section>", range: start.upperBound..<html.endIndex))
+            #expect(html[start.lowerBound..<end.lowerBound].contains("&amp;format=csv\" download>CSV</a>"), "section \(section) links its CSV")
+        }
+        #expect(html.contains("href=\"/v1/reports/revenue?from=2026-01-01&amp;to=2026-03-31&amp;by=month&amp;environment=Production&amp;format=csv\""))
+        #expect(try Self.get(fixture, "/v1/reports/revenue?from=2026-01-01&to=2026-03-31&format=csv").status.code == 406)
+        #expect(try Self.get(fixture, "/v1/reports/revenue?from=2026-01-01&to=2026-03-31&format=xml").status.code == 400)
+        #expect(try Self.get(fixture, "/?period=week").status.code == 400)
+    }
+    @Test("with serve --rates, in=CUR converts the revenue and MRR routes and the dashboard; a missing rate is a 400 naming it")
+    func conversion() throws {
+        let rates = try CurrencyRates(csv: "month,currency,in,rate\n2026-02,EUR,USD,2\n", source: "rates.csv")
+        let fixture = try Self.ledgerWithSubscriptions(rates: rates)
+        defer { fixture.server.ledger.close() }
+        let february = "from=2026-02-01&to=2026-02-28"
+        let rows = try #require(try Self.json(fixture, "/v1/reports/revenue?\(february)&in=USD")["rows"] as? [[String: Any]])
+        #expect(rows.count == 1 && rows[0]["currency"] as? String == "USD")
+        #expect(rows[0]["grossSales"] as? Int == 9990 + 4990 + 2 * 8990, "the EUR sale at 2")
+        let mrr = try #require(try Self.json(fixture, "/v1/reports/mrr?at=2026-02-28T23:59:59.999Z&in=usd")["rows"] as? [[String: Any]])
+        #expect(mrr.count == 1 && mrr[0]["currency"] as? String == "USD")
+
+        let html = String(decoding: try Self.get(fixture, "/?period=custom&\(february)&currency=USD&convert=1").body, as: UTF8.self)
+        #expect(try Self.headline(html)["net"]?.value == Int64(9990 + 4990 + 2 * 8990))
+        #expect(html.contains("<option value=\"1\" selected>every currency, converted</option>"))
+
+        let missing = try Self.get(fixture, "/v1/reports/revenue?from=2026-03-01&to=2026-03-31&in=GBP")
+        #expect(missing.status.code == 400)
+        #expect(String(decoding: missing.body, as: UTF8.self).contains("2026-03"))
+        #expect(try Self.get(fixture, "/?period=3m&currency=GBP&convert=1").status.code == 400)
+        #expect(try Self.get(fixture, "/v1/reports/churn?\(february)&in=USD").status.code == 400)
+    }
+
+    @Test("without rates, in= is a 400 that says to start serve with --rates")
+    func conversionNeedsRates() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        let answer = try Self.get(fixture, "/v1/reports/revenue?from=2026-02-01&to=2026-02-28&in=USD")
+        #expect(answer.status.code == 400)
+        #expect(String(decoding: answer.body, as: UTF8.self).contains("--rates"))
+        #expect(!String(decoding: try Self.get(fixture, "/").body, as: UTF8.self).contains("name=\"convert\""), "no conversion offered")
     }
 }

@@ -3,6 +3,7 @@ import SubledgerHTTP
 import SubledgerJWS
 import SubledgerLedger
 import SubledgerLog
+import SubledgerProjections
 import SubledgerServer
 import SubledgerTestSupport
 import Synchronization
@@ -16,14 +17,14 @@ struct WebhookFixture {
     let fixtures: AppStoreFixtures
     let server: LedgerServer
 
-    init(token: String? = nil) throws {
+    init(token: String? = nil, rates: CurrencyRates? = nil) throws {
         let start: Int64 = 1_767_225_600_000
         pki = try TestPKI(validity: (start - 86_400_000)...(start + 400 * 86_400_000))
         fixtures = AppStoreFixtures(pki: pki, environment: .production)
         let root = directory.file("root.cer")
         try Data(pki.rootDER).write(to: URL(fileURLWithPath: root))
         _ = try Ledger.initialize(directory: directory.file("data"), bundleId: fixtures.bundleId, appAppleId: fixtures.appAppleId, environments: ["Production"], rootFiles: [root], smallBusiness: false, catalogFile: nil)
-        server = LedgerServer(ledger: try Ledger(directory: directory.file("data")), token: token)
+        server = LedgerServer(ledger: try Ledger(directory: directory.file("data")), token: token, rates: rates)
     }
 
     func notification(_ index: Int = 1) -> [UInt8] {

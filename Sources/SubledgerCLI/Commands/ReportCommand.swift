@@ -8,24 +8,29 @@ enum ReportCommand: Command {
         .init("--at-position", "P", "the report as the ledger knew it when its log ended at position P"),
     ]
     static let csvNote = "CSV: one record per row under the JSON field names; amounts as decimals in the row's currency (10.99, 1500 for JPY)."
+    static let conversion: [CommandHelp.Option] = [
+        .init("--in", "CUR", "convert every amount into CUR at each month's rate (needs --rates)"),
+        .init("--rates", "FILE", "monthly rates, CSV `month,currency,in,rate` (docs/currency.md)"),
+    ]
+    static let conversionNote = "With --in, rows are in CUR: each row converted at its month's rate, rounded half away from zero to a milliunit."
 
     static let revenue = CommandHelp(
         name: "report revenue", summary: "sales, refunds, net and proceeds per period and currency",
-        usage: "report revenue --from DAY --to DAY [--by day|month] [--by-product] [--refunds refund-date|original]",
+        usage: "report revenue --from DAY --to DAY [--by day|month] [--by-product] [--refunds refund-date|original] [--in CUR --rates FILE]",
         options: [
             .init("--from", "DAY", "first UTC day (YYYY-MM-DD), required"),
             .init("--to", "DAY", "last UTC day, included, required"),
             .init("--by", "day|month", "period of each row (default: month)"),
             .init("--by-product", "a row per product too"),
             .init("--refunds", "CONVENTION", "refund-date (default: refunds in the period they happened) or original (in the sale's period)"),
-        ] + common,
-        wide: true, notes: [csvNote], example: "subledger report revenue --from 2026-01-01 --to 2026-06-30 --format csv")
+        ] + conversion + common,
+        wide: true, notes: [csvNote, conversionNote], example: "subledger report revenue --from 2026-01-01 --to 2026-06-30 --format csv")
 
     static let mrr = CommandHelp(
         name: "report mrr", summary: "MRR, ARR, active subscriptions and trials at an instant",
-        usage: "report mrr [--at INSTANT]",
-        options: [.init("--at", "INSTANT", "the instant (default: now)")] + common,
-        wide: true, notes: [csvNote], example: "subledger report mrr --at 2026-07-01")
+        usage: "report mrr [--at INSTANT] [--in CUR --rates FILE]",
+        options: [.init("--at", "INSTANT", "the instant (default: now)")] + conversion + common,
+        wide: true, notes: [csvNote, conversionNote], example: "subledger report mrr --at 2026-07-01")
 
     static let churn = CommandHelp(
         name: "report churn", summary: "churn, reactivations, trials and commitments per period",
@@ -59,16 +64,42 @@ enum ReportCommand: Command {
 
     static var allHelp: [CommandHelp] { [help, revenue, mrr, churn, cohorts] }
 
+    /// `--in CUR --rates FILE`: the target currency and the rates, read and checked.
+    static func conversion(_ arguments: Arguments) throws -> (currency: String, rates: CurrencyRates)? {
+        let currency = arguments.value("--in")
+        let file = arguments.value("--rates")
+        guard currency != nil || file != nil else { return nil }
+        guard let currency, let file else { throw UsageError("--in CUR and --rates FILE go together: the currency to convert into and the monthly rates") }
+        guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            throw UsageError("--in takes a currency code such as USD, not '\(currency)'")
+        }
+        guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the rates file \(file)") }
+        return (currency.uppercased(), try CurrencyRates(csv: String(decoding: bytes, as: UTF8.self), source: file))
+    }
+
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         guard let name = arguments.positional.first, let page = allHelp.first(where: { $0.name == "report " + name }) else {
             throw UsageError("report takes revenue, mrr, churn or cohorts")
         }
         try arguments.allow(page)
         let query = try ReportQuery(name: name, FlagSource(arguments), now: context.clock())
+        let conversion = try conversion(arguments)
         let reader = try context.data.reader()
         switch query {
-        case .revenue(let query): return CommandResult(try reader.revenue(query))
-        case .mrr(let query): return CommandResult(try reader.mrr(query))
+        case .revenue(let query):
+            let report = try reader.revenue(query)
+            guard let (currency, rates) = conversion else { return CommandResult(report) }
+            let converted = try report.converted(into: currency, rates: rates)
+            var total = converted
+            total.rows = [converted.total]
+            if converted.rows.contains(where: { $0.productId != nil }) { total.rows[0].productId = "" }
+            return CommandResult(ConvertedReport(
+                report: converted, currency: currency, rates: rates.source, total: converted.total,
+                totalCells: total.tabulation.tables.first?.rows.first ?? []))
+        case .mrr(let query):
+            let report = try reader.mrr(query)
+            guard let (currency, rates) = conversion else { return CommandResult(report) }
+            return CommandResult(ConvertedReport(report: try report.converted(into: currency, rates: rates), currency: currency, rates: rates.source))
         case .churn(let query): return CommandResult(try reader.churn(query))
         case .cohorts(let query): return CommandResult(try reader.cohorts(query))
         }

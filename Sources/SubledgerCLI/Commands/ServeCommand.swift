@@ -1,16 +1,18 @@
 import SubledgerHTTP
 import SubledgerLedger
+import SubledgerProjections
 import SubledgerServer
 
 /// `subledger serve`: the HTTP server until SIGTERM/SIGINT, then a graceful shutdown.
 enum ServeCommand: Command {
     static let help = CommandHelp(
         name: "serve", summary: "the App Store webhook, the read API, metrics and the dashboard over HTTP",
-        usage: "serve [--listen HOST:PORT] [--token-file F] [--snapshot-every EVENTS]",
+        usage: "serve [--listen HOST:PORT] [--token-file F] [--snapshot-every EVENTS] [--rates FILE]",
         options: [
             .init("--listen", "HOST:PORT", "where to listen (default: 127.0.0.1:8080)"),
             .init("--token-file", "F", "the bearer token for the read API and dashboard; required off loopback"),
             .init("--snapshot-every", "EVENTS", "events between background projection snapshots (default: 500000)"),
+            .init("--rates", "FILE", "monthly rates for in=CUR on /v1/reports/revenue and /mrr and the dashboard (docs/currency.md)"),
         ],
         formats: false,
         notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM or SIGINT."],
@@ -41,8 +43,13 @@ enum ServeCommand: Command {
             guard let value = Int(text), value > 0 else { throw UsageError("--snapshot-every takes a number of events, not '\(text)'") }
             snapshotEvery = value
         }
+        var rates: CurrencyRates?
+        if let file = arguments.value("--rates") {
+            guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the rates file \(file)") }
+            rates = try CurrencyRates(csv: String(decoding: bytes, as: UTF8.self), source: file)
+        }
         let ledger = try Ledger(directory: data.path, snapshotEveryEvents: snapshotEvery)
-        let service = LedgerServer(ledger: ledger, token: token)
+        let service = LedgerServer(ledger: ledger, token: token, reportCSV: ReportDocument.csv, rates: rates)
         let server = try HTTPServer(configuration: HTTPServer.Configuration(host: host, port: port), metrics: service.metrics, handler: service.router)
         Output.diagnostic("serve: listening on \(host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
         let signal = try server.runUntilSignal()

@@ -50,6 +50,10 @@ final class SimulatedLedger: Sendable {
 
     /// The command's JSON document, decoded.
     func json(_ argv: String...) throws -> [String: Any] {
+        try json(argv)
+    }
+
+    func json(_ argv: [String]) throws -> [String: Any] {
         let (code, output) = run(argv + ["--json"])
         guard code == .success else { throw Failure("\(argv.joined(separator: " ")) exited \(code)") }
         return try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]

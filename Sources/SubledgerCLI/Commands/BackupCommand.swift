@@ -1,0 +1,67 @@
+import SubledgerCore
+import SubledgerLedger
+import SubledgerLog
+
+/// `subledger backup --to DIR`: a consistent, verified copy of the data directory, also while
+/// `serve` runs; run again into the same DIR, it copies only what is new.
+enum BackupCommand: Command {
+    static let help = CommandHelp(
+        name: "backup", summary: "copy the data directory, also while it serves; verified, incremental",
+        usage: "backup --to DIR",
+        options: [.init("--to", "DIR", "where the backup goes (created; an earlier backup there is brought up to date)")],
+        notes: [
+            "The backup holds every event acknowledged before it began and is itself a data directory:",
+            "`subledger --data DIR verify` checks it, `--data DIR` opens it. Sealed log segments already in DIR",
+            "are skipped; the projection database and dedup index are copied whole (LMDB's own copy).",
+            "Exit 3 when the copy fails verification.",
+        ],
+        example: "subledger --data /srv/subledger backup --to /backup/subledger --json")
+
+    struct Result: CommandOutput {
+        var summary: LedgerBackup.Summary
+
+        func json() -> String {
+            func log(_ copy: LogCopy.Summary) -> JSON {
+                .object([
+                    ("segmentsCopied", .int(copy.segmentsCopied)), ("segmentsSkipped", .int(copy.segmentsSkipped)),
+                    ("bytesCopied", .int(copy.bytesCopied)), ("end", .string(copy.end.description)),
+                ])
+            }
+            return JSON.object([
+                ("to", .string(summary.destination)),
+                ("log", log(summary.events)), ("evidence", log(summary.evidence)), ("quarantine", log(summary.quarantine)),
+                ("files", .int(summary.files)), ("projections", .bool(summary.projections)), ("dedupIndex", .bool(summary.dedupIndex)),
+                ("verified", .bool(summary.verified)), ("records", .int(summary.records)), ("bytes", .int(summary.bytes)),
+                ("problems", .array(summary.problems.map { problem in
+                    .object([("file", .string(problem.file)), ("offset", .int(problem.offset)), ("kind", .string(problem.kind.rawValue)), ("detail", .string(problem.detail))])
+                })),
+                ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
+            ]).serialized()
+        }
+
+        var tabulation: Tabulation {
+            let copies = [summary.events, summary.evidence, summary.quarantine]
+            return Tabulation(facts: [
+                ("backup", .text(summary.destination)),
+                ("verified", .text(summary.verified ? "ok" : "DAMAGED")),
+                ("records", .count(Int(summary.records))),
+                ("segments copied", .count(copies.map(\.segmentsCopied).reduce(0, +))),
+                ("segments unchanged", .count(copies.map(\.segmentsSkipped).reduce(0, +))),
+                ("copied", .bytes(copies.map(\.bytesCopied).reduce(0, +))),
+                ("seconds", .text(String((summary.seconds * 10).rounded() / 10))),
+            ], tables: summary.verified ? [] : [Table(
+                title: "problems",
+                columns: [.init("file", key: "file", limit: 60), .init("offset", key: "offset"), .init("kind", key: "kind"), .init("detail", key: "detail", limit: 60)],
+                rows: summary.problems.map { [.text($0.file), .number($0.offset), .text($0.kind.rawValue), .text($0.detail)] })])
+        }
+    }
+
+    static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
+        try arguments.allow(help)
+        guard let destination = arguments.value("--to") else { throw UsageError("backup needs --to DIR: where the backup goes") }
+        try context.data.requireExisting()
+        let summary = try LedgerBackup.run(from: context.data.path, to: destination) { Output.progress("backup: " + $0) }
+        Output.endProgress()
+        return CommandResult(Result(summary: summary), summary.verified ? .success : .corruption)
+    }
+}

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension FileIO {
+    /// The path with symbolic links and `..` resolved; nil when it does not exist.
+    static func canonicalPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The canonical path of `path`, which need not exist yet: its nearest existing ancestor
+    /// resolved, the missing components appended.
+    static func canonicalPath(existingPrefixOf path: String) -> String? {
+        var missing: [Substring] = []
+        var prefix = Substring(path)
+        while true {
+            if let resolved = canonicalPath(prefix.isEmpty ? "." : String(prefix)) {
+                return ([resolved == "/" ? "" : Substring(resolved)] + missing.reversed()).joined(separator: "/")
+            }
+            guard let slash = prefix.lastIndex(of: "/") else {
+                missing.append(prefix)
+                prefix = ""
+                continue
+            }
+            missing.append(prefix[prefix.index(after: slash)...])
+            prefix = slash == prefix.startIndex ? "/" : prefix[..<slash]
+        }
+    }
+
+    /// Names of the regular files directly in `directory`.
+    static func regularFiles(in directory: String) throws(LedgerError) -> [String] {
+        guard let handle = opendir(directory) else {
+            throw LedgerError.storage("cannot list \(directory): \(String(cString: strerror(errno)))")
+        }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            var info = stat()
+            if stat(directory + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Copies a small file atomically (temporary file, sync, rename), keeping its mode: a copied
+    /// API key stays readable by its owner only.
+    static func copyFile(_ source: String, to destination: String) throws(LedgerError) {
+        var info = stat()
+        guard stat(source, &info) == 0, let bytes = read(source) else {
+            throw LedgerError.storage("cannot read \(source): \(String(cString: strerror(errno)))")
+        }
+        let temporary = destination + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, info.st_mode & 0o777)
+        guard fd >= 0 else { throw LedgerError.storage("cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let done = written == bytes.count && fchmod(fd, info.st_mode & 0o777) == 0 && fsync(fd) == 0
+        let code = errno
+        close(fd)
+        guard done, rename(temporary, destination) == 0 else {
+            throw LedgerError.storage("cannot write \(destination): \(String(cString: strerror(done ? errno : code)))")
+        }
+    }
+}

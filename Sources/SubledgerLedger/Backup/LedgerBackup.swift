@@ -1,0 +1,87 @@
+import SubledgerLog
+import SubledgerProjections
+
+/// `subledger backup`: a consistent copy of a data directory whose ledger may be serving in
+/// another process, itself a data directory that `--data` opens.
+///
+/// Order is what makes it consistent without stopping the writer: the derived LMDB databases are
+/// copied first (each in one read transaction), then the event log, then the evidence log. Each
+/// copy is a moment no earlier than the one before it, so the logs hold every event the
+/// databases cover, and every event copied finds its evidence (evidence is durable before its
+/// event is appended). The ledger that opens the backup folds and indexes what the logs hold past
+/// the databases' checkpoints. Sealed segments already in the destination are skipped.
+public enum LedgerBackup {
+    public struct Summary: Sendable {
+        public var destination: String
+        public var events = LogCopy.Summary()
+        public var evidence = LogCopy.Summary()
+        public var quarantine = LogCopy.Summary()
+        /// Configuration, roots, catalog and any other file of the data directory's top level.
+        public var files = 0
+        public var projections = false
+        public var dedupIndex = false
+        /// The backup's logs checked as `verify` checks them: records and bytes found, damage.
+        public var records: UInt64 = 0
+        public var bytes: Int64 = 0
+        public var problems: [LogProblem] = []
+        public var verified: Bool { problems.isEmpty }
+        public var seconds = 0.0
+    }
+
+    /// What to report while copying: a stage name and a line of progress.
+    public typealias Progress = (String) -> Void
+
+    /// Backs up the data directory `source` into `destination` (created when missing; an earlier
+    /// backup of the same ledger is brought up to date), then verifies the copy's logs.
+    public static func run(from source: String, to destination: String, progress: Progress = { _ in }) throws -> Summary {
+        let started = ContinuousClock.now
+        let from = DataDirectoryLayout(source)
+        let to = DataDirectoryLayout(destination)
+        guard FileIO.exists(from.configuration) else {
+            throw LedgerError.notInitialized("no data directory at \(source) (no config.json); pass the ledger's --data DIR")
+        }
+        if let a = FileIO.canonicalPath(source), let b = FileIO.canonicalPath(existingPrefixOf: destination), a == b || b.hasPrefix(a + "/") {
+            throw LedgerError.configuration("the backup must go outside the data directory \(source); pass another --to DIR")
+        }
+        try FileIO.makeDirectory(destination)
+        var summary = Summary(destination: destination)
+        summary.files = try copyFiles(from: from, to: to)
+        progress("configuration: \(summary.files) files")
+        summary.dedupIndex = try DedupIndex.copy(from: from.dedupIndex, to: to.dedupIndex)
+        summary.projections = try ProjectionStore.copyCurrent(from: from.projections, to: to.projections)
+        progress("projection database\(summary.projections ? "" : " (none yet)") and dedup index copied")
+        func copyLog(_ name: String, _ source: String, _ destination: String) throws -> LogCopy.Summary {
+            guard FileIO.exists(source) else { return LogCopy.Summary() }
+            return try LogCopy.copy(from: source, to: destination) { done, segments in
+                progress("\(name): \(done.segmentsCopied + done.segmentsSkipped)/\(segments) segments (\(done.segmentsSkipped) unchanged)")
+            }
+        }
+        summary.events = try copyLog("log", from.log, to.log)
+        summary.evidence = try copyLog("evidence", from.evidence, to.evidence)
+        summary.quarantine = try copyLog("quarantine", from.quarantine, to.quarantine)
+        for directory in [to.log, to.evidence] where FileIO.exists(directory) {
+            let verification = try LogReader(directory: directory).verify()
+            summary.records += verification.records
+            summary.bytes += verification.bytes
+            summary.problems += verification.problems
+        }
+        progress("verified: \(summary.records) records, \(summary.problems.count) problems")
+        let elapsed = ContinuousClock.now - started
+        summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return summary
+    }
+
+    /// Copies the top level's regular files (`config.json`, `catalog.json`, credentials) and
+    /// `roots/`, keeping each file's mode.
+    private static func copyFiles(from: DataDirectoryLayout, to: DataDirectoryLayout) throws -> Int {
+        var count = 0
+        for (directory, target) in [(from.root, to.root), (from.roots, to.roots)] where FileIO.exists(directory) {
+            try FileIO.makeDirectory(target)
+            for name in try FileIO.regularFiles(in: directory) where !name.hasSuffix(".tmp") {
+                try FileIO.copyFile(directory + "/" + name, to: target + "/" + name)
+                count += 1
+            }
+        }
+        return count
+    }
+}

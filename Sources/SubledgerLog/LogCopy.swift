@@ -1,0 +1,129 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Copies a log directory while a writer in another process may be appending to it: the backup
+/// of a live log. Needs no lock on the source.
+///
+/// Sealed segments never change, so one the destination already holds with the same size and
+/// footer is skipped (an incremental backup copies only what is new). The active segment is read
+/// once and copied up to the end of its last complete frame: every record acknowledged before the
+/// read began is in it, and a frame still being written is left out. The destination is a log
+/// directory that `LogWriter` and `LogReader` open; its writer lock is held while copying, so
+/// neither a ledger opened on the backup nor a second backup can change it meanwhile.
+public enum LogCopy {
+    public struct Summary: Sendable, Equatable {
+        public var segmentsCopied = 0
+        public var segmentsSkipped = 0
+        public var bytesCopied: Int64 = 0
+        /// The position after the copy's last record: the next append's position.
+        public var end = LogPosition.start
+
+        public init() {}
+    }
+
+    /// The destination holds segments that are not this log's: a backup of another ledger, or
+    /// one a ledger has appended to since.
+    public struct Mismatch: Error, Sendable, CustomStringConvertible {
+        public var file: String
+
+        public var description: String {
+            "\(file) is not a copy of the log being backed up (a backup of another ledger, or one written to since); back up into a new directory"
+        }
+    }
+
+    /// Copies `source` into `destination` (created when missing). `progress` gets the summary
+    /// so far after each segment, and the number of segments to go through.
+    public static func copy(
+        from source: String, to destination: String, progress: (Summary, _ segments: Int) -> Void = { _, _ in }
+    ) throws -> Summary {
+        do { try SystemCalls.makeDirectories(destination) } catch { throw LogError.io(error) }
+        let lock = try WriterLock(directory: destination)
+        defer { lock.release() }
+        let sources: SegmentList
+        let existing: SegmentList
+        do {
+            sources = try SegmentList(directory: source)
+            existing = try SegmentList(directory: destination)
+        } catch { throw LogError.io(error) }
+        var summary = Summary()
+        guard let last = sources.segments.last else { return summary }
+        if let stray = existing.segments.first(where: { $0.firstPosition > last.firstPosition }) {
+            throw Mismatch(file: stray.path)
+        }
+        let held = Dictionary(uniqueKeysWithValues: existing.segments.map { ($0.firstPosition, $0) })
+        for (index, segment) in sources.segments.enumerated() {
+            let target = destination + "/" + LogFormat.segmentName(firstPosition: segment.firstPosition)
+            do {
+                if index < sources.segments.count - 1 {
+                    let sealed = try sealedEnd(of: segment)
+                    let copy = try held[segment.firstPosition].flatMap(sealedEnd(of:))
+                    if let copy, copy != sealed { throw Mismatch(file: target) }
+                    var length = sealed?.size ?? 0
+                    if copy != nil {
+                        summary.segmentsSkipped += 1
+                    } else {
+                        let bytes = try readWholeFile(segment.path)
+                        length = Int64(bytes.count)
+                        try write(bytes, length: length, to: target)
+                        summary.segmentsCopied += 1
+                        summary.bytesCopied += length
+                    }
+                    summary.end = LogPosition(rawValue: segment.firstPosition + UInt64(length))
+                } else {
+                    let (bytes, walk) = try readActive(segment)
+                    guard walk.header != nil else { break }  // being created: nothing appended yet
+                    try write(bytes, length: walk.validEnd, to: target)
+                    summary.segmentsCopied += 1
+                    summary.bytesCopied += walk.validEnd
+                    summary.end = LogPosition(rawValue: segment.firstPosition + UInt64(walk.validEnd))
+                }
+            } catch let error as SystemError {
+                throw LogError.io(error)
+            }
+            progress(summary, sources.segments.count)
+        }
+        do { try SystemCalls.syncDirectory(destination) } catch { throw LogError.io(error) }
+        return summary
+    }
+
+    /// The active segment's bytes, read once (what is walked is what is written), and its walk.
+    /// A read racing an append can see a later page of it before an earlier one, which looks
+    /// like damage followed by valid frames: such a read is repeated before it counts as damage.
+    private static func readActive(_ segment: SegmentList.Segment) throws -> ([UInt8], SegmentWalk) {
+        var attempt = 0
+        while true {
+            let bytes = try readWholeFile(segment.path)
+            let walk = SegmentWalk(file: segment.path, bytes: bytes)
+            guard let problem = walk.problems.first else { return (bytes, walk) }
+            attempt += 1
+            if attempt == 5 { throw LogError.corrupted(problem) }
+            usleep(20_000)
+        }
+    }
+
+    /// A sealed segment's size and footer hash, which together name its content (the footer
+    /// hashes every record and the chain before it); nil when it has no valid footer (the
+    /// active segment of an earlier run).
+    private static func sealedEnd(of segment: SegmentList.Segment) throws -> SealedEnd? {
+        let (fd, size) = try segment.openForReading()
+        defer { SystemCalls.close(fd) }
+        return try segment.readFooter(fd: fd, size: size).map { SealedEnd(size: size, footerHash: $0.footerHash) }
+    }
+
+    private struct SealedEnd: Equatable {
+        var size: Int64
+        var footerHash: [UInt8]
+    }
+
+    /// Writes the segment under a temporary name, syncs it and renames it into place, so an
+    /// interrupted backup never leaves a half-written segment under a segment's name.
+    private static func write(_ bytes: [UInt8], length: Int64, to target: String) throws(SystemError) {
+        let temporary = target + ".partial"
+        let fd = try SystemCalls.open(temporary, O_WRONLY | O_CREAT | O_TRUNC)
+        defer { SystemCalls.close(fd) }
+        try SystemCalls.pwrite(fd, length == bytes.count ? bytes : Array(bytes.prefix(Int(length))), 0)
+        try SystemCalls.fsync(fd)
+        try SystemCalls.rename(temporary, target)
+    }
+}

@@ -1,0 +1,68 @@
+extension RevenueReport {
+    /// The report in `target`: each row's gross sales, refunds and proceeds converted at the rate
+    /// of its period's month (see `CurrencyRates` for the rounding), net as converted gross minus
+    /// converted refunds, then the rows of one period (and product) summed. Counts are summed.
+    public func converted(into target: String, rates: CurrencyRates) throws(QueryError) -> RevenueReport {
+        var sums: [String: RevenueRow] = [:]
+        var order: [String] = []
+        for row in rows {
+            let month = String(row.period.prefix(7))
+            func convert(_ amount: Int64) throws(QueryError) -> Int64 {
+                try rates.convert(amount, from: row.currency, in: month, into: target)
+            }
+            let key = row.period + "\u{0}" + (row.productId ?? "")
+            var sum = sums[key] ?? RevenueRow(
+                period: row.period, currency: target, productId: row.productId,
+                grossSales: 0, refunds: 0, net: 0, proceeds: 0, transactions: 0, refundedTransactions: 0)
+            if sums[key] == nil { order.append(key) }
+            let grossSales = try convert(row.grossSales)
+            let refunds = try convert(row.refunds)
+            sum.grossSales += grossSales
+            sum.refunds += refunds
+            // Net stays gross minus refunds, in the converted figures too.
+            sum.net += grossSales - refunds
+            sum.proceeds += try convert(row.proceeds)
+            sum.transactions += row.transactions
+            sum.refundedTransactions += row.refundedTransactions
+            sums[key] = sum
+        }
+        var report = self
+        report.rows = order.map { sums[$0]! }
+        return report
+    }
+
+    /// Every row summed into one, `period` "total"; meaningful when the rows share a currency.
+    public var total: RevenueRow {
+        rows.reduce(into: RevenueRow(
+            period: "total", currency: rows.first?.currency ?? "", productId: nil,
+            grossSales: 0, refunds: 0, net: 0, proceeds: 0, transactions: 0, refundedTransactions: 0)
+        ) { total, row in
+            total.grossSales += row.grossSales
+            total.refunds += row.refunds
+            total.net += row.net
+            total.proceeds += row.proceeds
+            total.transactions += row.transactions
+            total.refundedTransactions += row.refundedTransactions
+        }
+    }
+}
+
+extension MRRReport {
+    /// The report as one row in `target`: each currency's MRR, ARR and committed revenue
+    /// converted at the rate of the month containing `at`, then summed with the counts.
+    public func converted(into target: String, rates: CurrencyRates) throws(QueryError) -> MRRReport {
+        let month = UTCMonth(containing: at).description
+        var sum = MRRRow(currency: target, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
+        for row in rows {
+            sum.mrr += try rates.convert(row.mrr, from: row.currency, in: month, into: target)
+            sum.arr += try rates.convert(row.arr, from: row.currency, in: month, into: target)
+            sum.committedRevenueRemaining += try rates.convert(row.committedRevenueRemaining, from: row.currency, in: month, into: target)
+            sum.activeSubscriptions += row.activeSubscriptions
+            sum.activeTrials += row.activeTrials
+            sum.activeCommitments += row.activeCommitments
+        }
+        var report = self
+        report.rows = rows.isEmpty ? [] : [sum]
+        return report
+    }
+}

@@ -1,0 +1,31 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SubledgerLMDB
+
+extension ProjectionStore {
+    /// Copies the database `CURRENT` names in `directory` into `destination`, as that directory's
+    /// current database, while a process that holds the log may be folding into it: LMDB's own
+    /// copy (`mdb_env_copy2`, compacted) runs in one read transaction, so the copy is the last
+    /// committed fold, rows and checkpoint together. Returns false when there is no database.
+    ///
+    /// The copy's checkpoint is never past the log's end at that moment, so a log copied after
+    /// it holds everything it covers.
+    public static func copyCurrent(from directory: String, to destination: String) throws -> Bool {
+        guard let path = try SnapshotDirectory(path: directory).current() else { return false }
+        // A sealed database is checked before LMDB maps it (LMDB may abort on a damaged page).
+        try SnapshotChecksum.check(path)
+        let source = try LMDBEnvironment(
+            path: path, mapSize: ProjectionDatabase.initialMapSize,
+            maxDatabases: ProjectionDatabase.databaseNames.count, options: [.readOnly])
+        _ = try SnapshotDirectory(path: destination).replace { copy in
+            try source.copy(to: copy, compact: true)
+            let file = copy + "/data.mdb"
+            let fd = open(file, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ProjectionError(.snapshotIO(path: file, errno: errno, operation: "open to sync")) }
+            defer { close(fd) }
+            guard fsync(fd) == 0 else { throw ProjectionError(.snapshotIO(path: file, errno: errno, operation: "sync")) }
+        }
+        return true
+    }
+}

@@ -1,0 +1,51 @@
+import SubledgerCore
+import SubledgerProjections
+
+/// The numbers a founder checks every morning, at the top, each with its change against the
+/// period just before (same length), and the CSV link under every chart.
+extension Dashboard {
+    /// What one point of the charts is.
+    var unit: String { period.granularity == .day ? "day" : "month" }
+
+    /// The report routes' range for this period.
+    var rangeQuery: String { "from=\(period.first)&to=\(period.last)&by=\(period.granularity.rawValue)" }
+
+    func headlineSection() -> String {
+        let zero = MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
+        let now = mrr.last?.row ?? zero
+        let before = previous.mrr ?? zero
+        func net(_ report: RevenueReport) -> Int64 { report.rows.filter { $0.currency == currency }.reduce(0) { $0 + $1.net } }
+        func sum(_ report: ChurnReport, _ field: KeyPath<ChurnRow, Int>) -> Int64 { Int64(report.rows.reduce(0) { $0 + $1[keyPath: field] }) }
+        var html = "<section id=\"headline\"><h2>\(escape(period.preset.label)): \(period.first) to \(period.last)"
+        html += " <span class=\"muted\">compared with \(period.previousFirst) to \(period.previousLast)</span></h2><div class=\"cards\">"
+        html += headline("MRR", "mrr", now.mrr, before.mrr, money: true, higherIsBetter: true)
+        html += headline("Active subscriptions", "activeSubscriptions", Int64(now.activeSubscriptions), Int64(before.activeSubscriptions), money: false, higherIsBetter: true)
+        html += headline("New paid", "newPaid", sum(churn, \.newPaid), sum(previous.churn, \.newPaid), money: false, higherIsBetter: true)
+        html += headline("Churned", "churned", sum(churn, \.churned), sum(previous.churn, \.churned), money: false, higherIsBetter: false)
+        html += headline("Net revenue", "net", net(revenue), net(previous.revenue), money: true, higherIsBetter: true)
+        return html + "</div></section>"
+    }
+
+    /// A card: the value, and its change against the previous period in percent and in units.
+    private func headline(_ title: String, _ metric: String, _ value: Int64, _ previous: Int64, money: Bool, higherIsBetter: Bool) -> String {
+        let delta = value - previous
+        let shown = money ? Money(milliunits: value, currency: currency).formatted : String(value)
+        var change = "no change"
+        var tone = "flat"
+        if delta != 0 {
+            let amount = money ? Money(milliunits: delta.magnitude > Int64.max.magnitude ? 0 : abs(delta), currency: currency).formatted : String(abs(delta))
+            let percent = previous == 0 ? "" : " " + formatPercent(Double(abs(delta)) / Double(abs(previous)))
+            change = (delta > 0 ? "▲" : "▼") + percent + " (" + (delta > 0 ? "+" : "−") + amount + ")"
+            tone = (delta > 0) == higherIsBetter ? "good" : "bad"
+        }
+        return "<div class=\"card\"><span class=\"muted\">\(escape(title))</span>"
+            + "<strong data-metric=\"headline-\(metric)\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\" data-previous=\"\(previous)\">\(escape(shown))</strong>"
+            + "<span class=\"change \(tone)\">\(escape(change)) vs previous</span></div>"
+    }
+
+    /// A link to the report route that answers the chart above it, as CSV.
+    func csvLink(_ report: String, _ query: String, note: String) -> String {
+        let href = "/v1/reports/\(report)?\(query)&environment=\(percentEncode(environment.rawValue))&format=csv"
+        return "<p class=\"csv\"><a href=\"\(escape(href))\" download>CSV</a> <span class=\"muted\">\(escape(note))</span></p>"
+    }
+}

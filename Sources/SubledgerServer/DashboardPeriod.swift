@@ -1,0 +1,126 @@
+import SubledgerHTTP
+import SubledgerProjections
+
+/// The range the dashboard shows (`?period=`), cut into whole days or whole months so that the
+/// rollups answer every chart, and the range of the same length just before it, which the
+/// headline numbers compare against.
+///
+/// Presets count back from an anchor day: today, or the last day of the latest month with
+/// revenue when that is earlier (a replayed or imported ledger with nothing recent still shows
+/// its data). `custom` takes `from` and `to` (`YYYY-MM-DD`); longer than 62 days it is widened to
+/// whole months.
+struct DashboardPeriod: Equatable {
+    enum Preset: String, CaseIterable {
+        case last30Days = "30d"
+        case thisMonth = "month"
+        case last3Months = "3m"
+        case last12Months = "12m"
+        case custom
+
+        var label: String {
+            switch self {
+            case .last30Days: "Last 30 days"
+            case .thisMonth: "This month"
+            case .last3Months: "Last 3 months"
+            case .last12Months: "Last 12 months"
+            case .custom: "Custom"
+            }
+        }
+    }
+
+    /// One point of a chart: a day or a month.
+    struct Bucket: Equatable {
+        var label: String
+        var first: UTCDay
+        var last: UTCDay
+    }
+
+    static let longestDaily = 62
+
+    var preset: Preset
+    var granularity: ReportGranularity
+    var first: UTCDay
+    var last: UTCDay
+    /// The same number of days (or months) ending the day before `first`.
+    var previousFirst: UTCDay
+    var previousLast: UTCDay
+
+    /// `period`, `from` and `to` from the query; `anchor` is the day presets end on.
+    init(query: QueryParameters, anchor: UTCDay) throws(HTTPError) {
+        let name = query["period"].flatMap { $0.isEmpty ? nil : $0 } ?? Preset.last12Months.rawValue
+        guard let preset = Preset(rawValue: name) else {
+            throw HTTPError(.badRequest, code: "invalid_period", detail: "period is one of \(Preset.allCases.map(\.rawValue).joined(separator: ", ")), not \(name)")
+        }
+        let anchorMonth = UTCMonth(containing: anchor.start)
+        switch preset {
+        case .last30Days:
+            self.init(preset, days: UTCDay(number: anchor.number - 29), anchor)
+        case .thisMonth:
+            self.init(preset, days: UTCDay(containing: anchorMonth.start), anchor)
+        case .last3Months:
+            self.init(preset, months: UTCMonth(number: anchorMonth.number - 2), anchorMonth)
+        case .last12Months:
+            self.init(preset, months: UTCMonth(number: anchorMonth.number - 11), anchorMonth)
+        case .custom:
+            guard let from = query["from"].flatMap(UTCDay.init), let to = query["to"].flatMap(UTCDay.init), from <= to,
+                  to.number - from.number < 366 * 10
+            else {
+                throw HTTPError(.badRequest, code: "invalid_period", detail: "a custom period needs from and to (YYYY-MM-DD), from at or before to, at most ten years")
+            }
+            if to.number - from.number < Self.longestDaily {
+                self.init(preset, days: from, to)
+            } else {
+                self.init(preset, months: UTCMonth(containing: from.start), UTCMonth(containing: to.start))
+            }
+        }
+    }
+
+    private init(_ preset: Preset, days first: UTCDay, _ last: UTCDay) {
+        let length = last.number - first.number + 1
+        self.preset = preset
+        granularity = .day
+        self.first = first
+        self.last = last
+        previousFirst = UTCDay(number: first.number - length)
+        previousLast = UTCDay(number: first.number - 1)
+    }
+
+    private init(_ preset: Preset, months first: UTCMonth, _ last: UTCMonth) {
+        let length = last.number - first.number + 1
+        self.preset = preset
+        granularity = .month
+        self.first = UTCDay(containing: first.start)
+        self.last = Self.lastDay(of: last)
+        previousFirst = UTCDay(containing: UTCMonth(number: first.number - length).start)
+        previousLast = UTCDay(number: self.first.number - 1)
+    }
+
+    static func lastDay(of month: UTCMonth) -> UTCDay {
+        UTCDay(number: UTCCalendar.day(containing: UTCMonth(number: month.number + 1).start) - 1)
+    }
+
+    var buckets: [Bucket] {
+        switch granularity {
+        case .day:
+            return (first.number...last.number).map { UTCDay(number: $0) }.map { Bucket(label: $0.description, first: $0, last: $0) }
+        case .month:
+            return (UTCMonth(containing: first.start).number...UTCMonth(containing: last.start).number).map { UTCMonth(number: $0) }
+                .map { Bucket(label: $0.description, first: UTCDay(containing: $0.start), last: Self.lastDay(of: $0)) }
+        }
+    }
+
+    /// The months the range touches: the cohorts shown.
+    var months: (first: UTCMonth, last: UTCMonth) {
+        (UTCMonth(containing: first.start), UTCMonth(containing: last.start))
+    }
+
+    /// The instant a day's figures are taken at: its last millisecond, or `now` if that is earlier.
+    static func end(of day: UTCDay, now: Int64) -> Int64 {
+        min(now, UTCCalendar.start(ofDay: day.number + 1) - 1)
+    }
+
+    /// The query string that selects this period (for links and the form).
+    var query: String {
+        preset == .custom ? "period=custom&from=\(first)&to=\(last)" : "period=\(preset.rawValue)"
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import SubledgerLog
+import SubledgerSimulator
+import SubledgerTestSupport
+import Testing
+@testable import SubledgerLedger
+
+/// `subledger backup` in process. The kill -9 of a serving ledger during a backup is
+/// `Tools/backup-http.py`: LMDB allows one open of an environment per process, so a live source
+/// needs a second process.
+@Suite("Ledger backup")
+struct LedgerBackupTests {
+    let directory = TemporaryDirectory()
+    let lines: [IngestLine]
+
+    init() throws {
+        let configuration = Simulator.Configuration(customers: 30, months: 3, seed: 17, start: "2026-01-01", duplicates: 0, reorder: 0)
+        _ = try Simulator(configuration: configuration).run(to: directory.file("sim"))
+        lines = try String(contentsOfFile: directory.file("sim/notifications.jsonl"), encoding: .utf8)
+            .split(separator: "\n").enumerated().map { IngestLine(bytes: Array($1.utf8), line: $0 + 1, source: "sim") }
+    }
+
+    func ledger(_ name: String) throws -> Ledger {
+        let data = directory.file(name)
+        if !FileManager.default.fileExists(atPath: data + "/config.json") {
+            _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                      rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+        }
+        return try Ledger(directory: data)
+    }
+
+    @Test("a backup opens as a data directory: same projection, every message known (a re-ingest is all duplicates), the rest appends")
+    func backupOpensAsALedger() throws {
+        let half = lines.count / 2
+        // Each ledger in its own scope: LMDB allows one open environment per path and process.
+        let expected = try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(lines[..<half]), recordedAt: 1)
+            return try source.read { try $0.projections.summary() }
+        }()
+
+        let summary = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        #expect(summary.verified)
+        #expect(summary.projections && summary.dedupIndex)
+        #expect(summary.files >= 2)  // config.json and the root
+        #expect(summary.events.segmentsCopied == 1)
+
+        let backup = try ledger("backup")
+        defer { backup.close() }
+        #expect(try backup.read { try $0.projections.summary() } == expected)
+        #expect(try backup.ingest(Array(lines[..<half]), recordedAt: 2).allSatisfy { $0 == .duplicate })
+        let rest = try backup.ingest(Array(lines[half...]), recordedAt: 2)
+        #expect(rest.allSatisfy { if case .appended = $0 { true } else { false } })
+    }
+
+    @Test("the copied dedup index is trusted as it is: opening the backup reads no log record again")
+    func dedupIndexIsTrusted() throws {
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(lines, recordedAt: 1)
+        }()
+        _ = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        let index = try DedupIndex(
+            path: directory.file("backup/dedup"), eventLog: LogReader(directory: directory.file("backup/log")),
+            evidenceLog: LogReader(directory: directory.file("backup/evidence")))
+        defer { index.close() }
+        #expect(index.recovery == DedupIndex.Recovery())
+    }
+
+    @Test("a backup into the data directory itself is refused")
+    func backupInsideIsRefused() throws {
+        try ledger("data").close()
+        #expect(throws: LedgerError.self) { try LedgerBackup.run(from: directory.file("data"), to: directory.file("data/backup")) }
+    }
+}

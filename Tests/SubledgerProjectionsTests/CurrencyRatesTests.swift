@@ -1,0 +1,81 @@
+import Testing
+@testable import SubledgerProjections
+
+/// `--in CUR --rates FILE`: a documented CSV of monthly rates, exact integer conversion rounded
+/// half away from zero, and errors that name what is missing.
+@Suite("Currency rates")
+struct CurrencyRatesTests {
+    static let file = """
+        # Apple's rates for January and February 2026
+        month,currency,in,rate
+        2026-01,EUR,USD,1.0832
+        2026-01,JPY,USD,0.006612
+        2026-02,EUR,USD,1.1
+        2026-02,JPY,USD,0.0067
+
+        """
+
+    let rates: CurrencyRates
+
+    init() throws {
+        rates = try CurrencyRates(csv: Self.file, source: "rates.csv")
+    }
+
+    @Test("an amount is converted at its month's rate, rounded half away from zero to a milliunit")
+    func exactConversion() throws {
+        // 9.99 EUR × 1.0832 = 10.821168 USD → 10.821
+        #expect(try rates.convert(9_990, from: "EUR", in: "2026-01", into: "USD") == 10_821)
+        #expect(try rates.convert(9_990, from: "EUR", in: "2026-02", into: "USD") == 10_989)
+        // 1,500 JPY × 0.0067 = 10.05 USD exactly; 75 milliunits × 0.0067 = 0.5025 → 1, and −1 below zero.
+        #expect(try rates.convert(1_500_000, from: "JPY", in: "2026-02", into: "USD") == 10_050)
+        #expect(try rates.convert(75, from: "JPY", in: "2026-02", into: "USD") == 1)
+        #expect(try rates.convert(-75, from: "JPY", in: "2026-02", into: "USD") == -1)
+        // A currency is itself without a line; codes match in any case.
+        #expect(try rates.convert(12_345, from: "usd", in: "2030-12", into: "USD") == 12_345)
+        #expect(try rates.convert(1_000, from: "eur", in: "2026-01", into: "usd") == 1_083)
+    }
+
+    @Test("a missing rate is an error naming the currency, the target and the month, and the line to add")
+    func missingRate() {
+        let error = #expect(throws: QueryError.self) { try rates.convert(1_000, from: "GBP", in: "2026-01", into: "USD") }
+        #expect(error?.code == "missing_rate")
+        #expect(error?.detail.contains("GBP") == true && error?.detail.contains("2026-01") == true)
+        #expect(error?.detail.contains("`2026-01,GBP,USD,RATE`") == true)
+        #expect(throws: QueryError.self) { try rates.convert(1_000, from: "EUR", in: "2026-03", into: "USD") }
+    }
+
+    @Test("a file without the header, with a bad line or a second rate for the same month is refused with its line number",
+          arguments: ["2026-01,EUR,USD,1.08\n", "month,currency,in,rate\n2026-13,EUR,USD,1.08\n", "month,currency,in,rate\n2026-01,EUR,USD,1.0832x\n",
+                      "month,currency,in,rate\n2026-01,EUR,USD,-1\n", "month,currency,in,rate\n2026-01,EUR,USD,1.0000000001\n",
+                      "month,currency,in,rate\n2026-01,EUR,USD,1.08\n2026-01,EUR,USD,1.09\n"])
+    func invalidFiles(text: String) {
+        let error = #expect(throws: QueryError.self) { try CurrencyRates(csv: text, source: "r.csv") }
+        #expect(error?.code == "invalid_rates")
+        #expect(error?.detail.hasPrefix("r.csv:") == true)
+    }
+
+    @Test("a revenue report in one currency: each row at its month's rate, currencies of a period summed, net = gross − refunds")
+    func revenueConverted() throws {
+        func row(_ period: String, _ currency: String, gross: Int64, refunds: Int64, proceeds: Int64) -> RevenueRow {
+            RevenueRow(period: period, currency: currency, productId: nil, grossSales: gross, refunds: refunds, net: gross - refunds,
+                       proceeds: proceeds, transactions: 2, refundedTransactions: 1)
+        }
+        let report = RevenueReport(from: UTCDay("2026-01-01")!, to: UTCDay("2026-02-28")!, by: .month, refunds: .refundDate, environment: "Production", rows: [
+            row("2026-01", "EUR", gross: 9_990, refunds: 4_995, proceeds: 3_497),
+            row("2026-01", "USD", gross: 10_000, refunds: 0, proceeds: 7_000),
+            row("2026-02", "JPY", gross: 1_500_000, refunds: 0, proceeds: 1_050_000),
+        ])
+        let converted = try report.converted(into: "USD", rates: rates)
+        #expect(converted.rows.map(\.period) == ["2026-01", "2026-02"])
+        #expect(converted.rows.allSatisfy { $0.currency == "USD" })
+        // EUR: 10.821 gross, 5.411 refunds (5.41058… rounds up), 3.788 proceeds (3.7879…).
+        #expect(converted.rows[0].grossSales == 10_821 + 10_000)
+        #expect(converted.rows[0].refunds == 5_411)
+        #expect(converted.rows[0].net == converted.rows[0].grossSales - converted.rows[0].refunds)
+        #expect(converted.rows[0].proceeds == 3_788 + 7_000)
+        #expect(converted.rows[0].transactions == 4)
+        #expect(converted.rows[1].grossSales == 10_050)
+        #expect(converted.total.grossSales == 10_821 + 10_000 + 10_050)
+        #expect(converted.total.transactions == 6)
+    }
+}

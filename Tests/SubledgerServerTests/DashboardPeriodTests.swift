@@ -1,0 +1,53 @@
+import SubledgerHTTP
+import SubledgerProjections
+import Testing
+@testable import SubledgerServer
+
+/// `?period=`: presets counted back from the anchor day, custom ranges, whole days or months,
+/// and the period of the same length just before.
+@Suite("Dashboard period")
+struct DashboardPeriodTests {
+    static let anchor = UTCDay("2026-03-18")!
+
+    func period(_ query: String) throws -> DashboardPeriod {
+        try DashboardPeriod(query: QueryParameters(decoding: query), anchor: Self.anchor)
+    }
+
+    @Test("presets: days for 30 days and this month, whole months for 3 and 12 months (the default), each after the same length before")
+    func presets() throws {
+        let days = try period("period=30d")
+        #expect((days.granularity, days.first.description, days.last.description) == (.day, "2026-02-17", "2026-03-18"))
+        #expect(days.buckets.count == 30)
+        #expect((days.previousFirst.description, days.previousLast.description) == ("2026-01-18", "2026-02-16"))
+
+        let month = try period("period=month")
+        #expect((month.granularity, month.first.description, month.last.description) == (.day, "2026-03-01", "2026-03-18"))
+        #expect((month.previousFirst.description, month.previousLast.description) == ("2026-02-11", "2026-02-28"))
+
+        let quarter = try period("period=3m")
+        #expect((quarter.granularity, quarter.first.description, quarter.last.description) == (.month, "2026-01-01", "2026-03-31"))
+        #expect(quarter.buckets.map(\.label) == ["2026-01", "2026-02", "2026-03"])
+        #expect((quarter.previousFirst.description, quarter.previousLast.description) == ("2025-10-01", "2025-12-31"))
+
+        let year = try period("")
+        #expect(year.preset == .last12Months)
+        #expect((year.first.description, year.last.description, year.buckets.count) == ("2025-04-01", "2026-03-31", 12))
+        #expect((year.previousFirst.description, year.previousLast.description) == ("2024-04-01", "2025-03-31"))
+    }
+
+    @Test("a custom range is by day up to 62 days, else widened to whole months; a bad one is a 400 naming the parameters")
+    func custom() throws {
+        let short = try period("period=custom&from=2026-01-10&to=2026-02-05")
+        #expect((short.granularity, short.buckets.count, short.buckets.first?.label) == (.day, 27, "2026-01-10"))
+        #expect(short.query == "period=custom&from=2026-01-10&to=2026-02-05")
+
+        let long = try period("period=custom&from=2026-01-10&to=2026-05-05")
+        #expect((long.granularity, long.first.description, long.last.description) == (.month, "2026-01-01", "2026-05-31"))
+        #expect(long.buckets.count == 5)
+
+        for query in ["period=custom", "period=custom&from=2026-02-01&to=2026-01-01", "period=custom&from=2026-02-30&to=2026-03-01", "period=week"] {
+            let error = #expect(throws: HTTPError.self) { try period(query) }
+            #expect(error?.code == "invalid_period", "\(query)")
+        }
+    }
+}
