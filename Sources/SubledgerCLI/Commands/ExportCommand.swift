@@ -68,10 +68,11 @@ enum ExportCommand: Command {
         let events = try ExportFileWriter(ExportTables.events, format: format, directory: out)
         try LogReader(directory: context.data.log).scan { entry in
             guard entry.kind == Ledger.eventKind, entry.payload.count > 8 else { return true }
-            let event = try EventCodec.decode(UnsafeRawBufferPointer(rebasing: entry.payload[8...]))
-            if window.contains(event.effectiveAt) {
+            // Read in place, so events outside the window cost no allocation.
+            let view = try EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...]))
+            if window.contains(view.effectiveAt) {
                 let recordedAt = Int64(littleEndian: entry.payload.loadUnaligned(as: Int64.self))
-                try events.write(ExportedEvent(position: entry.position, recordedAt: recordedAt, event: event))
+                try events.write(ExportedEvent(position: entry.position, recordedAt: recordedAt, event: Event(view)))
             }
             return true
         }
