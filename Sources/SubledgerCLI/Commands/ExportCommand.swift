@@ -16,9 +16,12 @@ enum ExportCommand: Command {
             .init("--from", "DAY", "first UTC day (YYYY-MM-DD), required"),
             .init("--to", "DAY", "last UTC day, included, required; subscriptions are as at its end"),
             .init("--out", "DIR", "the directory to write into (created if missing; files there of the same names are replaced)"),
+            .init("--format", "csv|jsonl", "the files: CSV, RFC 4180 (default), or JSON lines"),
+            .init("--json", "print the summary of the files as JSON (the files stay CSV)"),
         ],
-        notes: ["Writes transactions, events and subscriptions and SCHEMA.md, which describes every column: CSV (RFC 4180) by default,",
-                "JSON lines with --format jsonl. It prints a summary of the files (--json: as JSON). docs/audit.md has SQL for DuckDB and SQLite."],
+        formats: false,
+        notes: ["Writes transactions, events and subscriptions, and SCHEMA.md, which describes every column.",
+                "docs/audit.md has SQL for DuckDB and SQLite."],
         example: "subledger export --from 2026-01-01 --to 2026-03-31 --out ./q1")
 
     struct Result: CommandOutput {
