@@ -142,6 +142,10 @@ struct LedgerHeadTests {
                 #expect(verification.problems.map(\.kind).contains("digest_mismatch") || verification.problems.contains { $0.kind == "bad_event" })
             } else {
                 #expect(verification.problems.contains { $0.file == segment.path && $0.kind == "chain_mismatch" })
+                // What makes `head` cheap: a sealed segment counts through its footer, so head
+                // alone does not see the edit (its event count and evidence are unchanged);
+                // verification reads the records and does.
+                #expect(try LedgerHead.compute(directory: fixture.data, at: fixture.head.position).hex == fixture.head.hex)
             }
         }
         #expect(try fixture.verify().ok)
