@@ -38,7 +38,7 @@ extension LedgerHead {
         problems += eventAudit.findings.map { .init($0, log: "log", events: $0.atRecord ? [$0.position] : []) }
         guard atRecord?.kind == EventRecord.kind, tally.evidenceEnd > .start else {
             problems.append(unreadable ?? .init(log: "log", file: layout.log, offset: 0, position: position, kind: "bad_event",
-                                                detail: "the record at the head's position is not an event", events: [position]))
+                                                detail: "the record at the head's position is not a readable event", events: [position]))
             return HeadVerification(position: position, expected: hash, actual: nil, problems: problems)
         }
         let evidence = LogReader(directory: layout.evidence)
