@@ -85,7 +85,7 @@ let package = Package(
             name: "SubledgerServerTests",
             dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerSimulatorTests", dependencies: ["SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"]),
-        .testTarget(name: "SubledgerCLITests", dependencies: ["SubledgerCLI", "SubledgerProjections", "SubledgerTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "SubledgerCLITests", dependencies: ["SubledgerCLI", "SubledgerProjections", "SubledgerSimulator", "SubledgerTestSupport"], exclude: ["Golden"]),
         .testTarget(
             name: "SubledgerProjectionsTests",
             dependencies: ["SubledgerCore", "SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS"]),

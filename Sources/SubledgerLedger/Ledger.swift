@@ -32,8 +32,10 @@ public final class Ledger: Sendable {
     /// Opens the data directory: configuration, roots, the logs (recovering a torn tail), the
     /// dedup index and the projection database (caught up with the log).
     ///
-    /// - Parameter snapshotEveryEvents: events folded between flushes of the projection database.
-    public init(directory: String, snapshotEveryEvents: Int = 500_000) throws {
+    /// - Parameters:
+    ///   - snapshotEveryEvents: events folded between flushes of the projection database.
+    ///   - logOptions: how both logs cut segments (tests use small ones to cross segment ends).
+    public init(directory: String, snapshotEveryEvents: Int = 500_000, logOptions: LogOptions = LogOptions()) throws {
         self.directory = directory
         layout = DataDirectoryLayout(directory)
         configuration = try LedgerConfiguration.load(from: directory)
@@ -41,7 +43,7 @@ public final class Ledger: Sendable {
         guard !roots.isEmpty else {
             throw LedgerError.configuration("no root certificate configured; run `subledger init --root AppleRootCA-G3.cer`")
         }
-        pipeline = try IngestionPipeline(layout: layout, preparer: MessagePreparer(configuration: configuration, verifier: SignedDataVerifier(trustedRoots: roots)))
+        pipeline = try IngestionPipeline(layout: layout, logOptions: logOptions, preparer: MessagePreparer(configuration: configuration, verifier: SignedDataVerifier(trustedRoots: roots)))
         catalog = try LedgerReader.loadCatalog(directory: directory, configuration: configuration)
         let store = try ProjectionStore(
             directory: layout.projections, logDirectory: layout.log,

@@ -49,6 +49,8 @@ public struct LogProblem: Sendable, Equatable, CustomStringConvertible {
         case tornTail = "torn_tail"
         case badLength = "bad_length"
         case chainMismatch = "chain_mismatch"
+        /// The log ends before a place it once reached (`verify --head`: a published position).
+        case truncated
     }
 
     public var file: String

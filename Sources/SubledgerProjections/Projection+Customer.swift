@@ -91,7 +91,7 @@ extension Projection {
         return (identifierText(original), members)
     }
 
-    private func subscriptionState(_ history: SubscriptionHistory, of timeline: Timeline, at instant: Int64) -> SubscriptionState? {
+    func subscriptionState(_ history: SubscriptionHistory, of timeline: Timeline, at instant: Int64) -> SubscriptionState? {
         guard let (period, status) = history.status(at: instant) else { return nil }
         let version = history.periods[period].version
         let renewal = history.renewals.last

@@ -44,6 +44,7 @@ public struct LedgerServer: Sendable {
         router.get("/") { request in try self.dashboard(request) }
         router.get("/healthz") { _ in .text("ok\n") }
         router.get("/metrics", protected { _ in self.renderMetrics() })
+        router.get("/v1/head", protected { request in try self.head(request) })
         router.get("/v1/customers/{id}", protected { request in
             try self.answer(request) { reader, parameters, now in
                 try JSON.document(reader.customer(CustomerQuery(id: request.pathParameters["id"]!, parameters, now: now)))

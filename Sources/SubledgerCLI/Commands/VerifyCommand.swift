@@ -6,9 +6,13 @@ import SubledgerLog
 enum VerifyCommand: Command {
     static let help = CommandHelp(
         name: "verify", summary: "check every frame of the log and evidence and the segment hash chain",
-        usage: "verify",
-        notes: ["Exit 3 when anything is damaged; the problems name the file and offset. CSV: the problems."],
-        example: "subledger verify --json")
+        usage: "verify [--head HASH --at POSITION]",
+        options: [
+            .init("--head", "HASH", "instead: check that the ledger up to --at still has this digest (from `subledger head`)"),
+            .init("--at", "POSITION", "the position published with the --head digest"),
+        ],
+        notes: ["Exit 3 when anything is damaged (or, with --head, differs); the problems name the file, offset and events. CSV: the problems."],
+        example: "subledger verify --json   # or: subledger verify --head 3f5a... --at 1048576")
 
     struct Result: CommandOutput {
         var segments = 0
@@ -42,6 +46,8 @@ enum VerifyCommand: Command {
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         try arguments.allow(help)
         try context.data.requireExisting()
+        if let hash = arguments.value("--head") { return try verifyHead(hash, arguments, context) }
+        if arguments.value("--at") != nil { throw UsageError("--at goes with --head HASH; plain `verify` checks the whole ledger") }
         var result = Result()
         for directory in [context.data.log, context.data.evidence] where DataDirectory.exists(directory) {
             let report = try LogReader(directory: directory).verify()

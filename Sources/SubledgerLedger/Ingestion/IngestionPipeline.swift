@@ -45,10 +45,10 @@ final class IngestionPipeline: Sendable {
 
     /// Opens the logs, the quarantine and the dedup index of a data directory (the logs first:
     /// their recovery cuts a torn tail before the index reads them).
-    init(layout: DataDirectoryLayout, preparer: MessagePreparer) throws {
+    init(layout: DataDirectoryLayout, logOptions: LogOptions = LogOptions(), preparer: MessagePreparer) throws {
         self.preparer = preparer
-        events = try LogWriter(directory: layout.log)
-        let evidenceLog = try LogWriter(directory: layout.evidence)
+        events = try LogWriter(directory: layout.log, options: logOptions)
+        let evidenceLog = try LogWriter(directory: layout.evidence, options: logOptions)
         quarantine = try Quarantine(directory: layout.quarantine)
         index = try DedupIndex(path: layout.dedupIndex, eventLog: LogReader(directory: layout.log), evidenceLog: LogReader(directory: layout.evidence))
         evidence = EvidenceStore(log: evidenceLog, headers: try index.headerTable())

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SubledgerCore
+import SubledgerEvents
+import SubledgerLedger
+import SubledgerLog
+import SubledgerProjections
+
+/// `subledger export`: files for a data warehouse, written a row at a time.
+enum ExportCommand: Command {
+    static let help = CommandHelp(
+        name: "export", summary: "transactions, events and subscriptions as files for a data warehouse, with SCHEMA.md",
+        usage: "export --from DAY --to DAY --out DIR [--format csv|jsonl]",
+        options: [
+            .init("--from", "DAY", "first UTC day (YYYY-MM-DD), required"),
+            .init("--to", "DAY", "last UTC day, included, required; subscriptions are as at its end"),
+            .init("--out", "DIR", "the directory to write into (created if missing; files there of the same names are replaced)"),
+            .init("--format", "csv|jsonl", "the files: CSV, RFC 4180 (default), or JSON lines"),
+            .init("--json", "print the summary of the files as JSON (the files stay CSV)"),
+        ],
+        formats: false,
+        notes: ["Writes transactions, events and subscriptions, and SCHEMA.md, which describes every column.",
+                "docs/audit.md has SQL for DuckDB and SQLite."],
+        example: "subledger export --from 2026-01-01 --to 2026-03-31 --out ./q1")
+
+    struct Result: CommandOutput {
+        var directory: String
+        var format: ExportFormat
+        var from: UTCDay
+        var to: UTCDay
+        /// Each file written; `rows` is nil for SCHEMA.md.
+        var files: [(name: String, rows: Int?, bytes: Int64)]
+
+        func json() -> String {
+            JSON.object([
+                ("out", .string(directory)), ("format", .string(format.rawValue)), ("from", .string(from.description)), ("to", .string(to.description)),
+                ("files", .array(files.map { .object([("name", .string($0.name)), ("rows", $0.rows.map { .int($0) } ?? .null), ("bytes", .int($0.bytes))]) })),
+            ]).serialized()
+        }
+
+        var tabulation: Tabulation {
+            Tabulation(
+                facts: [("exported", .text("\(from) to \(to)")), ("into", .text(directory))],
+                tables: [Table(columns: [.init("file", key: "name"), .init("rows", key: "rows"), .init("size", key: "bytes")],
+                               rows: files.map { [.text($0.name), $0.rows.map { .count($0) } ?? .text(nil), .bytes($0.bytes)] })],
+                notes: ["SCHEMA.md describes every column; docs/audit.md has SQL to load and query them."])
+        }
+    }
+
+    static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
+        try arguments.allow(help)
+        let parameters = FlagSource(arguments)
+        let from = try parameters.exportDay("from")
+        let to = try parameters.exportDay("to")
+        guard from <= to else { throw UsageError("--from \(from) is after --to \(to)") }
+        guard let out = arguments.value("--out") else { throw UsageError("export needs --out DIR, the directory to write into") }
+        let format: ExportFormat = arguments.format == .jsonl ? .jsonl : .csv
+        let reader = try context.data.reader()
+        guard mkdir(out, 0o755) == 0 || errno == EEXIST else { throw ExportError(path: out, call: "mkdir", errno: errno) }
+        let window = from.start..<UTCDay(number: to.number + 1).start
+
+        let transactions = try ExportFileWriter(ExportTables.transactions, format: format, directory: out)
+        try reader.projections.forEachTransaction(in: window) { try transactions.write($0) }
+        try transactions.finish()
+
+        let subscriptions = try ExportFileWriter(ExportTables.subscriptions, format: format, directory: out)
+        try reader.projections.forEachSubscription(at: window.upperBound - 1) { try subscriptions.write(ExportedSubscription(customerId: $0, state: $1)) }
+        try subscriptions.finish()
+
+        let events = try ExportFileWriter(ExportTables.events, format: format, directory: out)
+        try LogReader(directory: context.data.log).scan { entry in
+            guard entry.kind == Ledger.eventKind, entry.payload.count > 8 else { return true }
+            // Read in place, so events outside the window cost no allocation.
+            let view = try EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...]))
+            if window.contains(view.effectiveAt) {
+                let recordedAt = Int64(littleEndian: entry.payload.loadUnaligned(as: Int64.self))
+                try events.write(ExportedEvent(position: entry.position, recordedAt: recordedAt, event: Event(view)))
+            }
+            return true
+        }
+        try events.finish()
+
+        let schema = ExportSchema(tables: [ExportTables.transactions.schema, ExportTables.events.schema, ExportTables.subscriptions.schema],
+                                  format: format, window: "\(from) to \(to) (UTC days, both included)")
+        let schemaPath = out + "/SCHEMA.md"
+        guard let file = fopen(schemaPath, "w") else { throw ExportError(path: schemaPath, call: "open", errno: errno) }
+        let markdown = schema.markdown
+        let written = fputs(markdown, file)
+        fclose(file)
+        guard written >= 0 else { throw ExportError(path: schemaPath, call: "write", errno: errno) }
+
+        return CommandResult(Result(
+            directory: out, format: format, from: from, to: to,
+            files: [(transactions.path, transactions.rows, transactions.bytes), (events.path, events.rows, events.bytes),
+                    (subscriptions.path, subscriptions.rows, subscriptions.bytes), (schemaPath, nil, Int64(markdown.utf8.count))]
+                .map { (String($0.0.split(separator: "/").last!), $0.1, $0.2) }))
+    }
+}
+
+extension FlagSource {
+    /// `--from`/`--to` as UTC days, with the report commands' messages.
+    func exportDay(_ name: String) throws(UsageError) -> UTCDay {
+        guard let text = value(name) else { throw UsageError("export needs --\(name) DAY (YYYY-MM-DD)") }
+        guard let day = UTCDay(text) else { throw UsageError("--\(name) is a UTC day (YYYY-MM-DD), not '\(text)'") }
+        return day
+    }
+}

@@ -1,0 +1,81 @@
+import SubledgerEvents
+import SubledgerLog
+import SubledgerProjections
+
+extension LedgerHead {
+    /// Reads every byte of both logs up to the head at `position` and compares the head they give
+    /// with `hash`. Damage is named by file, offset and the events it touches, also when the
+    /// digest still matches (a record edited under an intact footer); a digest that differs while
+    /// every check passes is one `digest_mismatch` problem.
+    public static func verify(directory: String, hash: String, at position: LogPosition) throws -> HeadVerification {
+        let layout = DataDirectoryLayout(directory)
+        guard FileIO.exists(layout.log) else {
+            return HeadVerification(position: position, expected: hash, actual: nil, problems: [.init(
+                log: "log", file: layout.log, offset: 0, position: position, kind: "truncated",
+                detail: "the ledger holds no events: its event log was never written or was removed", events: [position])])
+        }
+        let log = LogReader(directory: layout.log)
+        var problems: [HeadVerification.Problem] = []
+        let atRecord: LogRecord?
+        var unreadable: HeadVerification.Problem?
+        do {
+            atRecord = try log.record(at: position)
+        } catch LogError.corrupted(let problem) {
+            atRecord = nil
+            let kind = problem.kind == .tornTail ? LogProblem.Kind.truncated : problem.kind
+            unreadable = .init(log: "log", file: problem.file, offset: problem.offset, position: position, kind: kind.rawValue,
+                               detail: "the event at the head's position cannot be read: \(problem.detail)", events: [position])
+        } catch {
+            atRecord = nil
+            let end = try? log.summary().endPosition
+            unreadable = .init(log: "log", file: layout.log, offset: 0, position: position, kind: "truncated",
+                               detail: end.map { "no event starts at the head's position; the log ends at position \($0)" } ?? "the log cannot be read: \(error)",
+                               events: [position])
+        }
+        let cut = LogPosition(rawValue: position.rawValue + UInt64(atRecord.map { LogFormat.frameHeaderSize + $0.payload.count } ?? 0))
+        var tally = Tally()
+        let eventAudit = try log.auditPrefix(through: cut) { entry in
+            do { try tally.add(entry) } catch {
+                problems.append(.init(log: "log", file: layout.log, offset: 0, position: entry.position, kind: "bad_event",
+                                      detail: "the event does not decode: \(error)", events: [entry.position]))
+            }
+        }
+        problems += eventAudit.findings.map { .init($0, log: "log", events: $0.atRecord ? [$0.position] : []) }
+        guard atRecord?.kind == EventRecord.kind, tally.evidenceEnd > .start else {
+            problems.append(unreadable ?? .init(log: "log", file: layout.log, offset: 0, position: position, kind: "bad_event",
+                                                detail: "the record at the head's position is not a readable event", events: [position]))
+            return HeadVerification(position: position, expected: hash, actual: nil, problems: problems)
+        }
+        let evidence = LogReader(directory: layout.evidence)
+        let evidenceAudit = try evidence.auditPrefix(through: tally.evidenceEnd) { _ in }
+        if !evidenceAudit.findings.isEmpty {
+            let named = try eventsReferencing(evidenceAudit.findings, log: log, through: cut)
+            problems += zip(evidenceAudit.findings, named).map { .init($0, log: "evidence", events: $1) }
+        }
+        let actual = make(position: position, tally: tally, eventLogDigest: eventAudit.digest, evidenceDigest: evidenceAudit.digest)
+        if actual.hex != hash.lowercased() && problems.isEmpty {
+            problems.append(.init(
+                log: "log", file: layout.root, offset: 0, position: position, kind: "digest_mismatch",
+                detail: "every frame, footer and chain link checks out, yet the bytes up to this position are not the ones the digest was made from: the ledger was rewritten with its checksums recomputed, or the digest is not this ledger's head at this position",
+                events: []))
+        }
+        return HeadVerification(position: position, expected: hash, actual: actual, problems: problems)
+    }
+
+    /// For each evidence finding, the first few events whose evidence record holds it (or, for a
+    /// truncation, lies past it).
+    private static func eventsReferencing(_ findings: [LogPrefixAudit.Finding], log: LogReader, through cut: LogPosition) throws -> [[LogPosition]] {
+        var named = [[LogPosition]](repeating: [], count: findings.count)
+        _ = try log.auditPrefix(through: cut) { entry in
+            guard entry.kind == EventRecord.kind, entry.payload.count > 8,
+                  let reference = try? EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...])).evidence else { return }
+            let end = reference.position + UInt64(LogFormat.frameHeaderSize) + UInt64(reference.length)
+            for (index, finding) in findings.enumerated() where named[index].count < 5 {
+                let at = finding.position.rawValue
+                let inside = reference.position <= at && at < end
+                if inside || (finding.problem.kind == .truncated && end > at) { named[index].append(entry.position) }
+            }
+        }
+        return named
+    }
+}

@@ -1,0 +1,98 @@
+import SubledgerCore
+import SubledgerCrypto
+import SubledgerEvents
+import SubledgerLog
+import SubledgerProjections
+
+/// A digest of the whole ledger, events and the signed evidence they rest on, up to an event's
+/// position: what `subledger head` prints for an auditor to publish and `verify --head` checks.
+///
+/// `hash` = SHA-256 of `"subledger-head-v1"` ‖ position ‖ events ‖ messages ‖ event-log cut ‖
+/// event-log prefix digest ‖ evidence cut ‖ evidence prefix digest (integers u64 big-endian). The event
+/// log's cut is the end of the record at `position`; the evidence log's cut is the end of the
+/// furthest evidence record those events reference. Each prefix digest (`LogReader.prefixDigest`)
+/// covers every byte of its log before its cut. docs/audit.md gives the reasoning.
+public struct LedgerHead: Sendable, Equatable {
+    /// The last event covered.
+    public var position: LogPosition
+    /// Events up to and including `position`.
+    public var events: Int
+    /// Distinct signed messages those events were derived from.
+    public var messages: Int
+    /// Where the covered bytes of each log end.
+    public var eventLogEnd: LogPosition
+    public var evidenceEnd: LogPosition
+    public var hash: [UInt8]
+
+    public var hex: String { Self.hex(hash) }
+
+    static let domain = Array("subledger-head-v1".utf8)
+
+    /// The head at the event at `position`, or at the last event. Reads the event log up to it
+    /// (to count and to find the evidence its events reference) and, of the evidence log, only the
+    /// sealed segments' headers and footers and the segment of its cut.
+    public static func compute(directory: String, at position: LogPosition? = nil) throws -> LedgerHead {
+        let layout = DataDirectoryLayout(directory)
+        guard FileIO.exists(layout.log) else { throw noEvents }
+        let log = LogReader(directory: layout.log)
+        let target = try position ?? lastEvent(in: log)
+        var tally = Tally()
+        try log.scan(to: LogPosition(rawValue: target.rawValue + 1)) { entry in
+            try tally.add(entry)
+            return true
+        }
+        guard tally.lastPosition == target else {
+            throw QueryError(kind: .notFound, code: "no_event", detail: "no event starts at position \(target); `subledger head` prints the position of the last one")
+        }
+        return make(position: target, tally: tally,
+                    eventLogDigest: try log.prefixDigest(through: tally.eventLogEnd),
+                    evidenceDigest: try LogReader(directory: layout.evidence).prefixDigest(through: tally.evidenceEnd))
+    }
+
+    static func make(position: LogPosition, tally: Tally, eventLogDigest: [UInt8], evidenceDigest: [UInt8]) -> LedgerHead {
+        var input = domain
+        for value in [position.rawValue, UInt64(tally.events), UInt64(tally.messages), tally.eventLogEnd.rawValue] { input.appendBigEndian(value) }
+        input += eventLogDigest
+        input.appendBigEndian(tally.evidenceEnd.rawValue)
+        input += evidenceDigest
+        return LedgerHead(position: position, events: tally.events, messages: tally.messages,
+                          eventLogEnd: tally.eventLogEnd, evidenceEnd: tally.evidenceEnd, hash: SHA256.hash(input))
+    }
+
+    private static func lastEvent(in log: LogReader) throws -> LogPosition {
+        guard let last = try log.summary().lastPosition else { throw noEvents }
+        return last
+    }
+
+    private static var noEvents: QueryError {
+        QueryError(kind: .notFound, code: "no_events", detail: "the ledger holds no events yet; ingest some first")
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+    }
+
+    /// What the events up to the head say: how many, from how many messages, and how far into
+    /// each log they reach.
+    struct Tally {
+        var events = 0
+        var messages = 0
+        var lastPosition: LogPosition?
+        var eventLogEnd = LogPosition.start
+        var evidenceEnd = LogPosition.start
+        /// A message's events are appended together, so a new reference means a new message.
+        private var lastReference: UInt64?
+
+        mutating func add(_ entry: LogEntry) throws {
+            lastPosition = entry.position
+            eventLogEnd = LogPosition(rawValue: entry.position.rawValue + UInt64(LogFormat.frameHeaderSize + entry.payload.count))
+            guard entry.kind == EventRecord.kind, entry.payload.count > 8 else { return }
+            let reference = try EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...])).evidence
+            events += 1
+            if reference.position != lastReference { messages += 1 }
+            lastReference = reference.position
+            evidenceEnd = max(evidenceEnd, LogPosition(rawValue: reference.position + UInt64(LogFormat.frameHeaderSize) + UInt64(reference.length)))
+        }
+    }
+}

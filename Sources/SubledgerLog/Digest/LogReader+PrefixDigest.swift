@@ -1,0 +1,51 @@
+extension LogReader {
+    /// The prefix digest up to `cut`, from each sealed segment's header and footer and the cut's
+    /// segment up to the cut. Throws `.corrupted` (kind `truncated`) when the log ends before it.
+    public func prefixDigest(through cut: LogPosition) throws -> [UInt8] {
+        let list = try segmentList()
+        guard cut.rawValue > UInt64(LogFormat.segmentHeaderSize), let last = list.index(containing: cut.rawValue - 1) else {
+            throw LogError.corrupted(LogProblem(file: directory, offset: 0, kind: .truncated, detail: "the log holds no segment for position \(cut)"))
+        }
+        let hasher = LogPrefixHasher()
+        for segment in list.segments[..<last] {
+            let (fd, size) = try segment.openForReading()
+            defer { SystemCalls.close(fd) }
+            let header = try Self.bytes(fd, count: LogFormat.segmentHeaderSize, at: 0)
+            let footer = try Self.bytes(fd, count: LogPrefixHasher.footerFrameSize, at: max(0, size - Int64(LogPrefixHasher.footerFrameSize)))
+            header.withUnsafeBytes { h in footer.withUnsafeBytes { f in hasher.addSealed(firstPosition: segment.firstPosition, size: size, header: h, footer: f) } }
+        }
+        let segment = list.segments[last]
+        let covered = cut.rawValue - segment.firstPosition
+        let (fd, size) = try segment.openForReading()
+        defer { SystemCalls.close(fd) }
+        guard UInt64(size) >= covered else {
+            throw LogError.corrupted(LogProblem(file: segment.path, offset: size, kind: .truncated, detail: "the segment ends before position \(cut)"))
+        }
+        hasher.startCut(firstPosition: segment.firstPosition, covered: covered)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: UInt64 = 0
+        while offset < covered {
+            let wanted = Int(min(UInt64(buffer.count), covered - offset))
+            let read: Int
+            do { read = try SystemCalls.pread(fd, buffer.baseAddress!, wanted, Int64(offset)) } catch { throw LogError.io(error) }
+            guard read == wanted else {
+                throw LogError.corrupted(LogProblem(file: segment.path, offset: Int64(offset) + Int64(read), kind: .truncated, detail: "the segment ends before position \(cut)"))
+            }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<read]))
+            offset += UInt64(read)
+        }
+        return hasher.digest()
+    }
+
+    /// Up to `count` bytes from `offset` (fewer at the end of the file).
+    private static func bytes(_ fd: Int32, count: Int, at offset: Int64) throws(LogError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        do { bytes.removeLast(count - (try SystemCalls.pread(fd, into: &bytes, offset))) } catch { throw LogError.io(error) }
+        return bytes
+    }
+
+    func segmentList() throws(LogError) -> SegmentList {
+        do { return try SegmentList(directory: directory) } catch { throw LogError.io(error) }
+    }
+}

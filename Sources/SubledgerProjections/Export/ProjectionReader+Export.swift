@@ -1,0 +1,83 @@
+import SubledgerEvents
+
+/// What `subledger export` reads: every transaction and every subscription's state, a part of
+/// the timelines at a time (`forEachPart`), so memory stays bounded whatever the history.
+extension ProjectionReader {
+    /// Calls `body` with each transaction that was purchased, refunded, reversed or revoked in
+    /// `window` (epoch milliseconds), in every environment, timeline by timeline.
+    public func forEachTransaction(in window: Range<Int64>, _ body: (ExportedTransaction) throws -> Void) throws {
+        for environment in try summary().environments {
+            try forEachPart(of: environment) { part in
+                for (timeline, history) in part.histories(in: ReportScope(environment: environment)) {
+                    for transaction in history.periods + history.purchases where transaction.touches(window) {
+                        try body(part.exported(transaction, of: timeline))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with each subscription's state at `instant` (from the facts signed by then),
+    /// with its customer's id, in every environment.
+    public func forEachSubscription(at instant: Int64, _ body: (_ customerId: String, SubscriptionState) throws -> Void) throws {
+        let visibility = Visibility(beforePosition: .max, notAfter: instant)
+        for environment in try summary().environments {
+            try forEachPart(of: environment) { part in
+                for timeline in part.timelines {
+                    let history = SubscriptionHistory(timeline, visibility: visibility)
+                    if let state = part.subscriptionState(history, of: timeline, at: instant) {
+                        try body(part.customerId(of: timeline), state)
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension ResolvedTransaction {
+    /// Whether the transaction was bought, refunded, reversed or revoked inside `window`.
+    func touches(_ window: Range<Int64>) -> Bool {
+        if window.contains(version.purchaseDate) || window.contains(version.revocationDate) { return true }
+        return refundChanges.contains { change in
+            switch change {
+            case .refunded(let at, _, _), .reversed(let at, _, _): window.contains(at)
+            }
+        }
+    }
+
+    /// The last refund that is not a family revoke, and its reversal.
+    var lastRefund: (at: Int64, amount: Int64, reversedAt: Int64?)? {
+        var last: (at: Int64, amount: Int64, reversedAt: Int64?)?
+        for change in refundChanges {
+            switch change {
+            case .refunded(let at, let amount, false): last = (at, amount, nil)
+            case .reversed(let at, _, false): last?.reversedAt = at
+            default: break
+            }
+        }
+        return last
+    }
+}
+
+extension Projection {
+    func customerId(of timeline: Timeline) -> String {
+        timeline.customerToken.map(tokenText) ?? identifierText(timeline.key.originalTransactionId)
+    }
+
+    func exported(_ transaction: ResolvedTransaction, of timeline: Timeline) -> ExportedTransaction {
+        let version = transaction.version
+        let refund = transaction.lastRefund
+        return ExportedTransaction(
+            transactionId: identifierText(version.transactionId), originalTransactionId: identifierText(timeline.key.originalTransactionId),
+            customerId: customerId(of: timeline), environment: text(timeline.key.environment), productId: text(version.productId),
+            subscriptionGroupId: text(version.subscriptionGroup), type: text(version.type), ownership: text(version.ownership),
+            storefront: text(version.storefront), currency: text(version.currency), price: version.price.present,
+            purchaseDate: version.purchaseDate.present, originalPurchaseDate: version.originalPurchaseDate.present,
+            expiresDate: version.expiresDate.present, offerType: version.offerType >= 0 ? Int(version.offerType) : nil,
+            offerDiscountType: text(version.offerDiscountType), offerPeriod: text(version.offerPeriod),
+            billingPlanType: text(version.billingPlanType), isUpgraded: version.isUpgraded,
+            revocationDate: version.revocationDate.present, revocationType: text(version.revocationType),
+            revocationPercentage: version.revocationPercentage.present,
+            refundDate: refund?.at, refundAmount: refund?.amount, refundReversedDate: refund?.reversedAt)
+    }
+}

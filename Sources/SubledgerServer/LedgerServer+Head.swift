@@ -1,0 +1,23 @@
+import SubledgerHTTP
+import SubledgerLedger
+import SubledgerLog
+import SubledgerProjections
+
+extension LedgerServer {
+    /// `GET /v1/head[?at=POSITION]`: as `head --json`. It reads the logs, not the projections,
+    /// so it covers every acknowledged event.
+    func head(_ request: HTTPRequest) throws -> HTTPResponse {
+        var position: LogPosition?
+        if let text = request.query["at"] {
+            guard let parsed = LogPosition(text) else {
+                throw HTTPError(.badRequest, code: "invalid_at", detail: "at is a log position (a decimal number), not \(text)")
+            }
+            position = parsed
+        }
+        do {
+            return .json(try LedgerHead.compute(directory: ledger.directory, at: position).json.serialized())
+        } catch let error as QueryError {
+            throw HTTPError(error.kind == .notFound ? .notFound : .badRequest, code: error.code, detail: error.detail)
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import SubledgerCLI
+import SubledgerSimulator
+import SubledgerTestSupport
+import Testing
+
+/// `subledger export`: warehouse files whose schema is what is written, and whose transactions,
+/// queried with the SQL of docs/audit.md, give exactly `report revenue`.
+@Suite("Export for a warehouse", .serialized)
+struct ExportTests {
+    /// A simulated half year with many refunds (prorated ones and reversals too), so the revenue
+    /// SQL has every case to get right, exported once as CSV and once as JSON lines.
+    final class Fixture: Sendable {
+        static let from = "2026-01-01"
+        static let to = "2026-06-30"
+        let directory = TemporaryDirectory()
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        var data: String { directory.file("data") }
+        var csv: String { directory.file("csv") }
+        var jsonl: String { directory.file("jsonl") }
+
+        init() throws {
+            var rates = Rates()
+            rates.refundRequest = 0.3
+            rates.refundReversed = 0.4
+            let configuration = Simulator.Configuration(customers: 120, months: 6, seed: 23, start: Self.from, duplicates: 0.05, reorder: 0.1, rates: rates)
+            _ = try Simulator(configuration: configuration).run(to: directory.file("sim"))
+            for argv in [
+                ["init", "--bundle-id", "com.example.subledger", "--app-apple-id", "1234567890", "--root", directory.file("sim/root.cer")],
+                ["ingest", directory.file("sim/notifications.jsonl")],
+                ["export", "--from", Self.from, "--to", Self.to, "--out", directory.file("csv")],
+                ["export", "--from", Self.from, "--to", Self.to, "--out", directory.file("jsonl"), "--format", "jsonl"],
+            ] {
+                let (code, _) = tool.run(["--data", directory.file("data")] + argv)
+                guard code == .success else { throw SimulatedLedger.Failure("\(argv.joined(separator: " ")) exited \(code)") }
+            }
+        }
+
+        func revenue() throws -> [[String: Any]] {
+            let (code, output) = tool.run(["--data", data, "report", "revenue", "--from", Self.from, "--to", Self.to, "--by", "month", "--json"])
+            guard code == .success else { throw SimulatedLedger.Failure("report revenue exited \(code)") }
+            return (try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any])["rows"] as! [[String: Any]]
+        }
+    }
+
+    static let fixture = Result { try Fixture() }
+    static let files = ["transactions", "events", "subscriptions"]
+
+    /// `SCHEMA.md`'s column names under `## NAME.EXT`, in order.
+    static func schemaColumns(_ directory: String, _ file: String) throws -> [String] {
+        let schema = try String(contentsOfFile: directory + "/SCHEMA.md", encoding: .utf8)
+        let lines = schema.components(separatedBy: "\n")
+        guard let heading = lines.firstIndex(of: "## " + file) else { return [] }
+        return lines[(heading + 1)...].prefix { !$0.hasPrefix("## ") }.compactMap { line in
+            guard line.hasPrefix("| `") else { return nil }
+            return line.dropFirst(3).prefix { $0 != "`" }.description
+        }
+    }
+
+    @Test("SCHEMA.md lists exactly the columns of every CSV file, which is RFC 4180 with one field per column in every record", arguments: files)
+    func csvSchema(file: String) throws {
+        let fixture = try Self.fixture.get()
+        let text = try String(contentsOfFile: fixture.csv + "/\(file).csv", encoding: .utf8)
+        let records = try #require(CSV.parse(text))
+        #expect(records.count > 1, "\(file).csv has no rows")
+        #expect(try Self.schemaColumns(fixture.csv, file + ".csv") == records[0])
+        #expect(records.allSatisfy { $0.count == records[0].count })
+    }
+
+    @Test("SCHEMA.md lists exactly the members of every JSON line", arguments: files)
+    func jsonlSchema(file: String) throws {
+        let fixture = try Self.fixture.get()
+        let lines = try String(contentsOfFile: fixture.jsonl + "/\(file).jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count > 0)
+        let columns = try Self.schemaColumns(fixture.jsonl, file + ".jsonl")
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            #expect(Set(object.keys) == Set(columns))
+        }
+        #expect(columns.count == (try Self.schemaColumns(fixture.csv, file + ".csv")).count)
+    }
+
+    @Test("transactions and JSON lines hold the same rows; subscriptions are one per subscription")
+    func sameRows() throws {
+        let fixture = try Self.fixture.get()
+        for file in Self.files {
+            let csvRows = try #require(CSV.parse(try String(contentsOfFile: fixture.csv + "/\(file).csv", encoding: .utf8))).count - 1
+            let jsonRows = try String(contentsOfFile: fixture.jsonl + "/\(file).jsonl", encoding: .utf8).split(separator: "\n").count
+            #expect(csvRows == jsonRows, "\(file)")
+        }
+        let records = try #require(CSV.parse(try String(contentsOfFile: fixture.csv + "/subscriptions.csv", encoding: .utf8)))
+        let ids = records.dropFirst().map { $0[1] + "/" + $0[2] }
+        #expect(Set(ids).count == ids.count)
+    }
+
+    static let python = Conformance.repositoryRoot.appendingPathComponent(".build/python/bin/python")
+    static let duckdbAvailable: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: python.path) else { return false }
+        let process = Process()
+        process.executableURL = python
+        process.arguments = ["-c", "import duckdb"]
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    @Test("transactions.csv in DuckDB and in SQLite, with the SQL of docs/audit.md, gives exactly report revenue --by month",
+          .enabled(if: duckdbAvailable, "the project's venv has no duckdb: run Tools/setup-python (creates .build/python)"))
+    func revenueInSQL() throws {
+        let fixture = try Self.fixture.get()
+        let expected = try fixture.revenue().map { row in
+            ["period": row["period"] as! String, "currency": row["currency"] as! String,
+             "grossSales": row["grossSales"] as! Int, "refunds": row["refunds"] as! Int, "net": row["net"] as! Int] as NSDictionary
+        }
+        #expect(expected.contains { ($0["refunds"] as! Int) > 0 }, "the workload should have refunds to count")
+        let process = Process()
+        process.executableURL = Self.python
+        process.arguments = [
+            Conformance.repositoryRoot.appendingPathComponent("Tools/python/export_revenue.py").path,
+            fixture.csv + "/transactions.csv", Conformance.repositoryRoot.appendingPathComponent("docs/audit.md").path,
+            Fixture.from, "2026-07-01",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let results = try JSONSerialization.jsonObject(with: data) as! [String: [[String: Any]]]
+        for engine in ["duckdb", "sqlite"] {
+            let rows = try #require(results[engine]).map { NSDictionary(dictionary: $0) }
+            #expect(rows == expected, "\(engine) disagrees with report revenue")
+        }
+    }
+
+    @Test("export needs both days, in order, and a directory")
+    func usage() throws {
+        let fixture = try Self.fixture.get()
+        for argv in [["export", "--to", "2026-01-31", "--out", "x"], ["export", "--from", "2026-02-01", "--to", "2026-01-31", "--out", "x"],
+                     ["export", "--from", "2026-01-01", "--to", "2026-01-31"], ["export", "--from", "2026-01-01", "--to", "2026-13-01", "--out", "x"]] {
+            #expect(fixture.tool.run(["--data", fixture.data] + argv).exitCode == .usage, "\(argv)")
+        }
+    }
+}

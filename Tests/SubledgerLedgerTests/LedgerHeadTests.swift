@@ -1,0 +1,166 @@
+import Foundation
+import SubledgerLedger
+import SubledgerLog
+import SubledgerSimulator
+import SubledgerTestSupport
+import Testing
+
+/// `head` and `verify --head`: a digest of the events and their evidence up to a position, kept
+/// by later appends and lost by any change before the position, which verification names.
+@Suite("Ledger head digest", .serialized)
+struct LedgerHeadTests {
+    /// A simulated ledger over small segments, so both logs cross several sealed segments (a log
+    /// rolls between appends, so the lines go in a few at a time); the head is taken after the
+    /// first half of the notifications, then the rest is ingested. The tests change its files, so
+    /// they run one at a time.
+    final class Fixture: @unchecked Sendable {
+        let directory = TemporaryDirectory()
+        let head: LedgerHead
+        var data: String { directory.file("data") }
+
+        init() throws {
+            let configuration = Simulator.Configuration(customers: 30, months: 6, seed: 19, start: "2026-01-01", duplicates: 0.05, reorder: 0.1)
+            _ = try Simulator(configuration: configuration).run(to: directory.file("sim"))
+            let lines = try String(contentsOfFile: directory.file("sim/notifications.jsonl"), encoding: .utf8).split(separator: "\n").map { Array($0.utf8) }
+            _ = try Ledger.initialize(directory: directory.file("data"), bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                      rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+            let half = lines.count / 2
+            try Self.ingest(lines[..<half], into: directory.file("data"), from: 1)
+            head = try LedgerHead.compute(directory: directory.file("data"))
+            try Self.ingest(lines[half...], into: directory.file("data"), from: half + 1)
+        }
+
+        static func ingest(_ lines: ArraySlice<[UInt8]>, into data: String, from line: Int) throws {
+            let ledger = try Ledger(directory: data, logOptions: LogOptions(segmentSize: 5 << 10, preallocationStep: 0))
+            defer { ledger.close() }
+            for start in stride(from: lines.startIndex, to: lines.endIndex, by: 4) {
+                let batch = lines[start..<min(start + 4, lines.endIndex)]
+                _ = try ledger.ingest(batch.enumerated().map { IngestLine(bytes: $1, line: line + start - lines.startIndex + $0, source: "sim") }, recordedAt: 1_790_000_000_000)
+            }
+        }
+
+        /// Segment files of one log with their first positions, in order.
+        func segments(_ log: String) throws -> [(path: String, first: UInt64)] {
+            try FileManager.default.contentsOfDirectory(atPath: directory.file("data/" + log)).filter { $0.hasSuffix(".seg") }.sorted()
+                .map { (directory.file("data/\(log)/\($0)"), UInt64($0.prefix(20))!) }
+        }
+
+        func verify() throws -> HeadVerification {
+            try LedgerHead.verify(directory: data, hash: head.hex, at: head.position)
+        }
+    }
+
+    static let fixture = Result { try Fixture() }
+
+    /// Rewrites one byte of a file for the length of `body`.
+    static func changing(_ path: String, at offset: Int, to transform: (UInt8) -> UInt8, _ body: () throws -> Void) throws {
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        var changed = original
+        changed[offset] = transform(changed[offset])
+        try changed.write(to: URL(fileURLWithPath: path))
+        defer { try? original.write(to: URL(fileURLWithPath: path)) }
+        try body()
+    }
+
+    /// SplitMix64: the sampled offsets are the same on every run.
+    struct Sampler {
+        var state: UInt64
+        mutating func next(below bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+    }
+
+    @Test("both logs cross sealed segments before the head, and the head is cheap to recompute the same")
+    func shape() throws {
+        let fixture = try Self.fixture.get()
+        #expect(try fixture.segments("log").filter { $0.first < fixture.head.position.rawValue }.count >= 3)
+        #expect(try fixture.segments("evidence").filter { $0.first < fixture.head.evidenceEnd.rawValue }.count >= 3)
+        #expect(fixture.head.events > 0 && fixture.head.messages > 0)
+        #expect(try LedgerHead.compute(directory: fixture.data, at: fixture.head.position) == fixture.head)
+    }
+
+    @Test("later appends keep the head, and verification passes with the full read")
+    func keptByAppends() throws {
+        let fixture = try Self.fixture.get()
+        let latest = try LedgerHead.compute(directory: fixture.data)
+        #expect(latest.position > fixture.head.position)
+        #expect(latest.hex != fixture.head.hex)
+        let verification = try fixture.verify()
+        #expect(verification.ok, "\(verification.problems)")
+        #expect(verification.actual == fixture.head)
+        #expect(try LedgerHead.verify(directory: fixture.data, hash: latest.hex, at: latest.position).ok)
+    }
+
+    @Test("a changed byte anywhere before the head's position, in either log, fails and names the segment", arguments: ["log", "evidence"])
+    func anyByteChanged(log: String) throws {
+        let fixture = try Self.fixture.get()
+        let cut = log == "log" ? fixture.head.eventLogEnd.rawValue : fixture.head.evidenceEnd.rawValue
+        let segments = try fixture.segments(log).filter { $0.first < cut }
+        var sampler = Sampler(state: log == "log" ? 1 : 2)
+        var targets: [(path: String, offset: Int)] = []
+        for segment in segments {
+            let size = try FileManager.default.attributesOfItem(atPath: segment.path)[.size] as! Int
+            let covered = min(size, Int(cut - segment.first))
+            // The header, the first and last covered bytes, the footer's last byte, and samples between.
+            targets += [0, 13, 52, 56, 57, 66, covered - 1, size - 1].filter { $0 < covered }.map { (segment.path, $0) }
+            targets += (0..<12).map { _ in (segment.path, sampler.next(below: covered)) }
+        }
+        for (path, offset) in targets {
+            try Self.changing(path, at: offset, to: { $0 ^ 0x20 }) {
+                let verification = try fixture.verify()
+                #expect(!verification.ok, "\(path) at \(offset) changed, yet verification passed")
+                #expect(verification.problems.contains { $0.file == path },
+                        "\(path) at \(offset): \(verification.problems.map { "\($0.kind) \($0.file) \($0.offset)" })")
+            }
+        }
+        #expect(targets.count >= 60)
+        #expect(try fixture.verify().ok)
+    }
+
+    @Test("an event rewritten with its frame checksum fixed still fails: in a sealed segment at its footer, in the last by the digest")
+    func consistentRewrite() throws {
+        let fixture = try Self.fixture.get()
+        let segments = try fixture.segments("log").filter { $0.first < fixture.head.eventLogEnd.rawValue }
+        for segment in [segments.first!, segments.last!] {
+            let original = try Data(contentsOf: URL(fileURLWithPath: segment.path))
+            var bytes = [UInt8](original)
+            // The first record: flip a payload byte, then store the frame's CRC anew.
+            let length = Int(bytes[56]) | Int(bytes[57]) << 8 | Int(bytes[58]) << 16
+            bytes[66 + length / 2] ^= 0x01
+            let crc = bytes[64..<(66 + length)].withUnsafeBytes { CRC32C.checksum($0) }
+            let masked = ((crc >> 15) | (crc << 17)) &+ 0xA282_EAD8
+            for index in 0..<4 { bytes[60 + index] = UInt8(truncatingIfNeeded: masked >> (8 * index)) }
+            try Data(bytes).write(to: URL(fileURLWithPath: segment.path))
+            defer { try? original.write(to: URL(fileURLWithPath: segment.path)) }
+            let verification = try fixture.verify()
+            #expect(!verification.ok)
+            if segment.path == segments.last!.path {
+                #expect(verification.problems.map(\.kind).contains("digest_mismatch") || verification.problems.contains { $0.kind == "bad_event" })
+            } else {
+                #expect(verification.problems.contains { $0.file == segment.path && $0.kind == "chain_mismatch" })
+                // What makes `head` cheap: a sealed segment counts through its footer, so head
+                // alone does not see the edit (its event count and evidence are unchanged);
+                // verification reads the records and does.
+                #expect(try LedgerHead.compute(directory: fixture.data, at: fixture.head.position).hex == fixture.head.hex)
+            }
+        }
+        #expect(try fixture.verify().ok)
+    }
+
+    @Test("a log cut short before the head's position fails as truncated, naming the events it reaches", arguments: ["log", "evidence"])
+    func truncated(log: String) throws {
+        let fixture = try Self.fixture.get()
+        let cut = log == "log" ? fixture.head.eventLogEnd.rawValue : fixture.head.evidenceEnd.rawValue
+        let segment = try fixture.segments(log).last { $0.first < cut }!
+        let original = try Data(contentsOf: URL(fileURLWithPath: segment.path))
+        defer { try? original.write(to: URL(fileURLWithPath: segment.path)) }
+        try original.prefix(Int(cut - segment.first) / 2).write(to: URL(fileURLWithPath: segment.path))
+        let verification = try fixture.verify()
+        #expect(!verification.ok)
+        #expect(verification.problems.contains { $0.kind == "truncated" && !$0.events.isEmpty }, "\(verification.problems)")
+    }
+}

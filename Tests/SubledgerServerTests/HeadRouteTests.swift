@@ -1,0 +1,39 @@
+import Foundation
+import SubledgerHTTP
+import SubledgerLedger
+import SubledgerLog
+import SubledgerServer
+import Testing
+
+@Suite("Head route")
+struct HeadRouteTests {
+    @Test("GET /v1/head needs the token and answers as head: a digest that moves with each acknowledged event, kept for its position")
+    func head() throws {
+        let fixture = try WebhookFixture(token: "t0ken")
+        defer { fixture.server.ledger.close() }
+        var headers = HTTPHeaders()
+        headers.add("Authorization", "Bearer t0ken")
+        func get(_ target: String, authorized: Bool = true) throws -> (status: Int, json: [String: Any]) {
+            try fixture.respond(HTTPRequest(method: "GET", target: target, headers: authorized ? headers : HTTPHeaders()))
+        }
+        #expect(try get("/v1/head").status == 404)
+        #expect(try fixture.post(fixture.notification(1)).status == 200)
+        let first = try get("/v1/head")
+        #expect(first.status == 200)
+        #expect(first.json["events"] as? Int == 1)
+        #expect(first.json["messages"] as? Int == 1)
+        #expect((first.json["hash"] as? String)?.count == 64)
+        #expect(try get("/v1/head", authorized: false).status == 401)
+
+        #expect(try fixture.post(fixture.notification(2)).status == 200)
+        let second = try get("/v1/head")
+        #expect(second.json["events"] as? Int == 2)
+        #expect(second.json["hash"] as? String != first.json["hash"] as? String)
+        let position = try #require(first.json["position"] as? String)
+        let again = try get("/v1/head?at=" + position)
+        #expect(again.json["hash"] as? String == first.json["hash"] as? String)
+        #expect(try LedgerHead.verify(directory: fixture.directory.file("data"), hash: first.json["hash"] as! String, at: LogPosition(position)!).ok)
+        #expect(try get("/v1/head?at=nowhere").status == 400)
+        #expect(try get("/v1/head?at=7").status == 404)
+    }
+}
