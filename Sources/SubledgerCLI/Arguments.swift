@@ -41,7 +41,7 @@ struct Arguments {
                 switch name {
                 case "--data": dataDirectory = value
                 case "--format":
-                    guard let chosen = OutputFormat(rawValue: value!) else { throw UsageError("--format is table, csv or json, not '\(value!)'") }
+                    guard let chosen = OutputFormat(rawValue: value!) else { throw UsageError("--format is table, csv, json or jsonl, not '\(value!)'") }
                     format = chosen
                 default: options[name, default: []].append(value!)
                 }

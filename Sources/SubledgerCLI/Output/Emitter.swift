@@ -12,7 +12,7 @@ struct Emitter: Sendable {
     /// The text for stdout, ending in a newline.
     func render(_ output: some CommandOutput) throws -> String {
         switch format {
-        case .json: try output.json() + "\n"
+        case .json, .jsonl: try output.json() + "\n"
         case .table: TextTableRenderer(wide: wide).render(output.tabulation)
         case .csv: CSVRenderer().render(output.tabulation)
         }
