@@ -20,6 +20,8 @@ final class LoopInbox: Sendable {
     /// The eventfd (`eventfd(2)`), nonblocking.
     let wakeDescriptor: Int32
     private let completions = Mutex<[Completion]>([])
+    /// Connections whose `ResponseStream` has bytes queued (or has ended).
+    private let readyStreams = Mutex<[UInt64]>([])
     private let stopRequested = Atomic<Bool>(false)
 
     init() throws(HTTPServerError) {
@@ -36,6 +38,19 @@ final class LoopInbox: Sendable {
     func post(_ completion: Completion) {
         completions.withLock { $0.append(completion) }
         wake()
+    }
+
+    func postStreamReady(_ connectionID: UInt64) {
+        readyStreams.withLock { $0.append(connectionID) }
+        wake()
+    }
+
+    /// The streams posted since the last call; call after `takeCompletions`, which resets the eventfd.
+    func takeReadyStreams() -> [UInt64] {
+        readyStreams.withLock { ready in
+            defer { ready.removeAll(keepingCapacity: true) }
+            return ready
+        }
     }
 
     func requestStop() {

@@ -15,6 +15,8 @@ import SubledgerProjections
 public struct LedgerServer: Sendable {
     public let ledger: Ledger
     public let metrics: Metrics
+    /// Feeds `GET /v1/events/stream`; stop it when the HTTP server has stopped.
+    public let feed: EventFeed
     let authenticator: BearerTokenAuthenticator?
     let ingested: Metrics.Counter
     let appendLatency: Metrics.Histogram
@@ -22,6 +24,7 @@ public struct LedgerServer: Sendable {
     public init(ledger: Ledger, token: String?, metrics: Metrics = Metrics()) {
         self.ledger = ledger
         self.metrics = metrics
+        feed = EventFeed(ledger: ledger)
         authenticator = token.map(BearerTokenAuthenticator.init(token:))
         ingested = metrics.counter("subledger_notifications_total", help: "App Store messages received over HTTP, by outcome", labelNames: ["outcome"])
         appendLatency = metrics.histogram(
@@ -45,6 +48,14 @@ public struct LedgerServer: Sendable {
                 try reader.history(HistoryQuery(id: request.pathParameters["id"]!, parameters)).json.serialized()
             }
         })
+        router.get("/v1/events", protected { request in
+            try self.answer(request) { reader, parameters, _ in
+                var query = try EventQuery(parameters)
+                query.limit = min(query.limit ?? EventQuery.pageLimit, EventQuery.pageLimit)
+                return try reader.events(query).json.serialized()
+            }
+        })
+        router.get("/v1/events/stream", protected { request in try self.stream(request) })
         router.get("/v1/reports/{name}", protected { request in
             try self.answer(request) { reader, parameters, now in
                 switch try ReportQuery(name: request.pathParameters["name"]!, parameters, now: now) {
@@ -112,6 +123,7 @@ public struct LedgerServer: Sendable {
         switch outcome {
         case .appended(let position):
             ingested.increment(labels: ["appended"])
+            feed.notify()
             return .json(JSON.object([("status", .string("appended")), ("position", .string(position))]).serialized())
         case .duplicate:
             ingested.increment(labels: ["duplicate"])

@@ -12,7 +12,7 @@ extension LedgerReader {
         let layout = DataDirectoryLayout(directory)
         guard FileIO.exists(layout.log) else { return nil }
         let log = try LogRecordFile(directory: layout.log)
-        if let after = query.after { try checkPosition(after, in: log) }
+        if let after = query.after { try Self.checkAfter(after, in: log) }
         let evidence = query.raw || query.reverify ? try EvidenceReader(directory: layout.evidence) : nil
         let preparer = query.reverify ? try MessagePreparer(configuration: configuration, verifier: SignedDataVerifier(trustedRoots: configuration.loadRoots(from: directory))) : nil
         let customerPositions = try query.customer.map { id in
@@ -62,9 +62,15 @@ extension LedgerReader {
         return EventPage(events: items, next: next)
     }
 
-    /// `after` must be a record's position: one taken from the middle of a frame would read
-    /// garbage as a record.
-    private func checkPosition(_ position: LogPosition, in log: LogRecordFile) throws {
+    /// Throws `invalid_after` unless a record starts at `position`: one taken from the middle of
+    /// a frame would read garbage as a record.
+    public func checkAfter(_ position: LogPosition) throws {
+        let layout = DataDirectoryLayout(directory)
+        guard FileIO.exists(layout.log) else { return }
+        try Self.checkAfter(position, in: try LogRecordFile(directory: layout.log))
+    }
+
+    private static func checkAfter(_ position: LogPosition, in log: LogRecordFile) throws {
         do { _ = try log.record(at: position) } catch .noRecord {
             throw QueryError(kind: .badParameter, code: "invalid_after", detail: "no record starts at position \(position); pass a position from an event or a page's next")
         }
