@@ -44,7 +44,9 @@ extension ProjectionReader {
     private func eventSource<A>(_ query: EventQuery, _ txn: borrowing LMDBTransaction<A>, table: StringTable) throws -> [PostingKey]? {
         var best = try EventType.allCases.map { PostingKey(.type, UInt32($0.code)) }.filter { try database.postingCount($0, txn) > 0 }
         var bestCount = try best.reduce(0) { $0 + (try database.postingCount($1, txn)) }
-        func consider(_ keys: [PostingKey]) throws -> Bool {
+        func consider(_ named: [PostingKey]) throws -> Bool {
+            // A value named twice must not list its events twice.
+            let keys = Set(named).sorted()
             guard !keys.isEmpty else { return false }
             let count = try keys.reduce(0) { $0 + (try database.postingCount($1, txn)) }
             if count < bestCount { (best, bestCount) = (keys, count) }
