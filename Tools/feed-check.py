@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The event feed end to end: a server receives signed notifications over its webhook and is
 killed with kill -9 and restarted part-way; meanwhile
-- a client follows GET /v1/events/stream, drops its connection at random moments and reconnects
-  with Last-Event-ID: it must receive every event exactly once, in log order;
+- clients follow GET /v1/events/stream (all events, and one product's renewals), drop their
+  connections at random moments and reconnect with Last-Event-ID: each must receive every event
+  it asked for exactly once, in log order;
 - the SQLite consumer from docs/audit.md (run as written there) is killed and restarted too: its
   table must end up holding exactly the ledger's events.
 "The ledger's events" is what `subledger events --format jsonl` lists once everything is in.
@@ -30,16 +31,16 @@ def start(binary, data, port):
 
 class Follower(threading.Thread):
     """Follows the stream, hanging up after a random number of events and resuming after the last id."""
-    def __init__(self, port):
+    def __init__(self, port, query=""):
         super().__init__(daemon=True)
-        self.port, self.ids, self.stop, self.reconnects = port, [], threading.Event(), 0
+        self.port, self.query, self.ids, self.stop, self.reconnects = port, query, [], threading.Event(), 0
 
     def run(self):
         while not self.stop.is_set():
             try:
                 s = socket.create_connection(("127.0.0.1", self.port), timeout=2)
                 last = f"Last-Event-ID: {self.ids[-1]}\r\n" if self.ids else ""
-                s.sendall(f"GET /v1/events/stream HTTP/1.1\r\nHost: x\r\n{last}\r\n".encode())
+                s.sendall(f"GET /v1/events/stream{self.query} HTTP/1.1\r\nHost: x\r\n{last}\r\n".encode())
                 budget, buffer = random.randint(1, 60), b""
                 while budget > 0 and not self.stop.is_set():
                     try:
@@ -78,6 +79,7 @@ def main():
         server = start(binary, data, port)
         consumer = subprocess.Popen(consumer_command, stderr=subprocess.DEVNULL)
         follower = Follower(port); follower.start()
+        renewals = Follower(port, "?type=renewed&product=pro.monthly"); renewals.start()
         kill_at = sorted(random.sample(range(third, len(lines)), kills))
         for index, line in enumerate(lines[third:], start=third):
             if index in kill_at:
@@ -96,18 +98,23 @@ def main():
                 raise SystemExit(f"feed-check: line {index + 1} was never acknowledged")
         listing = subprocess.run([binary, "--data", data, "events", "--format", "jsonl"], capture_output=True, text=True, check=True)
         expected = [int(json.loads(l)["position"]) for l in listing.stdout.splitlines()]
+        listing = subprocess.run([binary, "--data", data, "events", "--type", "renewed", "--product", "pro.monthly", "--format", "jsonl"],
+                                 capture_output=True, text=True, check=True)
+        expected_renewals = [int(json.loads(l)["position"]) for l in listing.stdout.splitlines()]
         deadline = time.time() + 60
         stored = []
         while time.time() < deadline:
             stored = [row[0] for row in sqlite3.connect(work + "/events.sqlite").execute("SELECT position FROM events ORDER BY position")] \
                 if os.path.exists(work + "/events.sqlite") else []
-            if follower.ids[-1:] == expected[-1:] and stored == expected: break
+            if follower.ids[-1:] == expected[-1:] and renewals.ids[-1:] == expected_renewals[-1:] and stored == expected: break
             time.sleep(0.2)
-        follower.stop.set(); consumer.kill(); server.terminate(); server.wait()
+        follower.stop.set(); renewals.stop.set(); consumer.kill(); server.terminate(); server.wait()
         problems = []
         if follower.ids != expected:
             duplicates = len(follower.ids) - len(set(follower.ids))
             problems.append(f"the follower got {len(follower.ids)} events ({duplicates} twice, in order: {follower.ids == sorted(follower.ids)}), the ledger holds {len(expected)}")
+        if renewals.ids != expected_renewals or not expected_renewals:
+            problems.append(f"the follower of pro.monthly renewals got {len(renewals.ids)} events, the ledger holds {len(expected_renewals)}")
         if stored != expected:
             problems.append(f"the consumer's table holds {len(stored)} events, the ledger {len(expected)}")
         if problems: raise SystemExit("feed-check: " + "; ".join(problems))
