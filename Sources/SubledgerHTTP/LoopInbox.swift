@@ -41,8 +41,13 @@ final class LoopInbox: Sendable {
     }
 
     func postStreamReady(_ connectionID: UInt64) {
-        readyStreams.withLock { $0.append(connectionID) }
-        wake()
+        // Only the first post of a batch wakes the loop: it takes the whole list when it wakes,
+        // so hundreds of streams fed in one go cost one eventfd write, not one each.
+        let first = readyStreams.withLock { ready in
+            ready.append(connectionID)
+            return ready.count == 1
+        }
+        if first { wake() }
     }
 
     /// The streams posted since the last call; call after `takeCompletions`, which resets the eventfd.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import SubledgerEvents
 import SubledgerHTTP
@@ -27,6 +30,9 @@ public final class EventFeed: Sendable {
     /// A subscriber gets more only while fewer bytes than this wait for it.
     static let lowWater = 256 * 1024
     static let heartbeatEvery: Duration = .seconds(15)
+    /// The shortest time between rounds: events acknowledged meanwhile go out together, so a
+    /// busy webhook costs each stream one write per round rather than one per event.
+    static let roundInterval: Duration = .milliseconds(20)
 
     struct Subscriber {
         let stream: ResponseStream
@@ -78,8 +84,11 @@ public final class EventFeed: Sendable {
         guard running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         DispatchQueue(label: "subledger-event-feed").async { [self] in
             while !stopped.load(ordering: .acquiring) {
+                let started = clock.now
                 let more = round()
                 if !more { _ = wake.wait(timeout: .now() + .seconds(1)) }
+                let rest = clock.now.duration(to: started + Self.roundInterval)
+                if rest > .zero { usleep(UInt32(rest.components.attoseconds / 1_000_000_000_000)) }
             }
         }
     }
