@@ -43,6 +43,7 @@ prove: build release
 	for target in messages base64 events log http; do Tools/fuzz --libfuzzer $$target --runs 5000000 --seconds 300 || exit 1; done
 	python3 Tools/disk-full-http.py .build/debug/subledger
 	Tools/load-http --seconds 120
+	python3 Tools/load-feed.py .build/release/subledger --streams 200 --seconds 30
 
 clean:
 	rm -rf .build
