@@ -53,6 +53,8 @@ public final class EventFeed: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let running = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
+    /// Left by the feeding thread when it ends.
+    private let finished = DispatchGroup()
     private let clock = ContinuousClock()
 
     public init(ledger: Ledger) {
@@ -73,16 +75,20 @@ public final class EventFeed: Sendable {
         wake.signal()
     }
 
-    /// Ends every stream and the feeding thread.
+    /// Ends every stream and the feeding thread, and returns once that thread no longer reads
+    /// the ledger (so the ledger may close).
     public func stop() {
         stopped.store(true, ordering: .releasing)
         wake.signal()
+        finished.wait()
         for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.stream.finish() }
     }
 
     private func startIfNeeded() {
         guard running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        finished.enter()
         DispatchQueue(label: "subledger-event-feed").async { [self] in
+            defer { finished.leave() }
             while !stopped.load(ordering: .acquiring) {
                 let started = clock.now
                 let more = round()
