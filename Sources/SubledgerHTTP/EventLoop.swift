@@ -320,7 +320,9 @@ final class EventLoop {
         }
         guard !bytes.isEmpty else { return }
         if ended { stream.close() }
-        connection.output.append(contentsOf: bytes)
+        // The output has drained: take the stream's buffer itself rather than a copy of it.
+        connection.output = bytes
+        connection.outputSent = 0
         connection.deadline = now + configuration.writeTimeout
         flush(connection, now)
     }

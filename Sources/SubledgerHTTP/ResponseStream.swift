@@ -39,7 +39,8 @@ public final class ResponseStream: Sendable {
                 return (false, true)
             }
             let wasEmpty = state.pending.isEmpty
-            state.pending += bytes
+            // Taking the caller's buffer as it is lets many streams share one (copy on write).
+            if wasEmpty { state.pending = bytes } else { state.pending += bytes }
             return (true, wasEmpty)
         }
         // One wake-up per batch: the loop takes everything queued when it wakes.

@@ -31,8 +31,9 @@ public final class EventFeed: Sendable {
     static let lowWater = 256 * 1024
     static let heartbeatEvery: Duration = .seconds(15)
     /// The shortest time between rounds: events acknowledged meanwhile go out together, so a
-    /// busy webhook costs each stream one write per round rather than one per event.
-    static let roundInterval: Duration = .milliseconds(20)
+    /// busy webhook costs each stream one write per round rather than one per event (with 200
+    /// streams, writes are most of what the feed costs); a live event waits at most this long.
+    static let roundInterval: Duration = .milliseconds(100)
 
     struct Subscriber {
         let stream: ResponseStream
@@ -63,8 +64,10 @@ public final class EventFeed: Sendable {
 
     /// Starts feeding `stream` the events of `query` after `query.after`.
     func subscribe(_ stream: ResponseStream, _ query: EventQuery) {
+        var filters = query
+        filters.after = nil
         state.withLock {
-            $0.subscribers[ObjectIdentifier(stream)] = Subscriber(stream: stream, query: query, after: query.after, lastSent: clock.now)
+            $0.subscribers[ObjectIdentifier(stream)] = Subscriber(stream: stream, query: filters, after: query.after, lastSent: clock.now)
         }
         startIfNeeded()
         notify()
@@ -114,7 +117,9 @@ public final class EventFeed: Sendable {
         var followed = Set<ObjectIdentifier>()
         if let from = tail, from < head {
             let live = subscribers.filter {
-                $0.value.after == from && $0.value.query.customer == nil && $0.value.stream.bufferedBytes < Self.lowWater
+                // The shared read has no evidence and does not resolve customers: those replay.
+                $0.value.after == from && $0.value.query.customer == nil && !$0.value.query.raw
+                    && $0.value.stream.bufferedBytes < Self.lowWater
             }
             if !live.isEmpty, (try? followTail(after: from, through: head, &subscribers, live: Set(live.keys))) == true {
                 followed = Set(live.keys)
@@ -154,6 +159,11 @@ public final class EventFeed: Sendable {
         var query = EventQuery()
         query.after = from
         query.limit = Self.tailSize
+        // Subscribers without filters (the usual follower) share one text, sent as the same
+        // buffer to each; the others get their own.
+        let unfiltered = live.filter { subscribers[$0]!.query == Self.unfiltered }
+        let filtered = live.subtracting(unfiltered)
+        var all: [UInt8] = []
         var texts: [ObjectIdentifier: [UInt8]] = [:]
         var encoded: [UInt8] = []
         var reachedHead = false
@@ -164,10 +174,12 @@ public final class EventFeed: Sendable {
                     return
                 }
                 let text = Self.text(item)
+                if !unfiltered.isEmpty { all += text }
+                guard !filtered.isEmpty else { return }
                 encoded.removeAll(keepingCapacity: true)
                 EventCodec.encode(item.event, into: &encoded)
                 let view = try encoded.withUnsafeBytes { try EventView($0) }
-                for id in live where subscribers[id]!.query.matches(view, recordedAt: item.recordedAt) {
+                for id in filtered where subscribers[id]!.query.matches(view, recordedAt: item.recordedAt) {
                     texts[id, default: []] += text
                 }
             }
@@ -175,7 +187,7 @@ public final class EventFeed: Sendable {
         guard next == nil || reachedHead else { return false }
         let now = clock.now
         for id in live {
-            if let text = texts[id] {
+            if let text = unfiltered.contains(id) ? (all.isEmpty ? nil : all) : texts[id] {
                 guard subscribers[id]!.stream.send(text) else { continue }
                 subscribers[id]!.lastSent = now
             }
@@ -212,6 +224,9 @@ public final class EventFeed: Sendable {
         subscriber.after = complete ? head : last
         return !complete
     }
+
+    /// A subscriber's query without filters (its `after` is kept apart).
+    static let unfiltered = EventQuery()
 
     /// One event as Server-Sent Events: its position as the id, its type as the event name.
     static func text(_ item: EventItem) -> [UInt8] {
