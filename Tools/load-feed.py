@@ -11,7 +11,7 @@ on a shared machine the worst runs measure the neighbours.
 
 Usage: load-feed.py SUBLEDGER_BINARY [--streams 200] [--seconds 10] [--customers 3000] [--pairs 2]
 """
-import json, os, re, selectors, shutil, socket, subprocess, sys, tempfile, threading, time, http.client
+import json, os, re, shutil, socket, subprocess, sys, tempfile, time, http.client
 
 def option(name, default):
     return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
@@ -23,38 +23,26 @@ def free_port():
 
 ID = re.compile(rb"(?:^|\n)id: (\d+)\n")
 
-class Streams(threading.Thread):
-    """Many stream clients on one thread: each counts the ids it receives and checks their order."""
-    def __init__(self, port, count):
-        super().__init__(daemon=True)
-        self.selector, self.state, self.stop = selectors.DefaultSelector(), {}, threading.Event()
-        for _ in range(count):
-            s = socket.create_connection(("127.0.0.1", port))
-            s.sendall(b"GET /v1/events/stream HTTP/1.1\r\nHost: x\r\n\r\n")
-            s.setblocking(False)
-            self.state[s] = {"buffer": b"", "ids": 0, "last": -1, "disorder": 0, "closed": False}
-            self.selector.register(s, selectors.EVENT_READ)
+class Streams:
+    """Stream clients as niced curl processes writing to files (consumers stand on other machines
+    in production; here they must not take the cores from the server being measured), checked
+    from the files: every id once, in order."""
+    def __init__(self, port, count, directory):
+        self.files = [f"{directory}/stream-{index}.txt" for index in range(count)]
+        self.processes = [subprocess.Popen(["nice", "-n", "19", "curl", "-sN", "-o", path, f"http://127.0.0.1:{port}/v1/events/stream"])
+                          for path in self.files]
 
-    def run(self):
-        # The clients stand in for consumers on other machines: niced, so that on a small shared
-        # machine their parsing does not take the cores from the server being measured.
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-        while not self.stop.is_set():
-            for key, _ in self.selector.select(timeout=0.2):
-                s, st = key.fileobj, self.state[key.fileobj]
-                try:
-                    chunk = s.recv(1 << 16)
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    st["closed"] = True; self.selector.unregister(s); continue
-                buffer = st["buffer"] + chunk
-                end = buffer.rfind(b"\n\n") + 2
-                for match in ID.finditer(buffer, 0, end):
-                    position = int(match.group(1))
-                    st["disorder"] += position <= st["last"]
-                    st["last"], st["ids"] = position, st["ids"] + 1
-                st["buffer"] = buffer[end:]
+    def ids(self, path):
+        try:
+            return [int(match.group(1)) for match in ID.finditer(open(path, "rb").read())]
+        except FileNotFoundError:
+            return []
+
+    def received(self):
+        return [self.ids(path) for path in self.files]
+
+    def stop(self):
+        for process in self.processes: process.kill(); process.wait()
 
 def run(binary, work, streams, seconds):
     data, port = tempfile.mkdtemp(dir=work, prefix="data-") + "/data", free_port()
@@ -68,8 +56,7 @@ def run(binary, work, streams, seconds):
                 if c.getresponse().status == 200: break
             except OSError:
                 time.sleep(0.05)
-        followers = Streams(port, streams) if streams else None
-        if followers: followers.start()
+        followers = Streams(port, streams, tempfile.mkdtemp(dir=work, prefix="streams-")) if streams else None
         wrk = subprocess.run(["wrk", "-t1", "-c16", f"-d{seconds}s", "--latency", "-s", "Tools/wrk-post-paced.lua", f"http://127.0.0.1:{port}"],
                              capture_output=True, text=True, env={**os.environ, "NOTIFICATIONS": work + "/sim/notifications.jsonl"})
         posted = re.search(r"posted (\d+) requests, (\d+) non-2xx, p50 ([\d.]+) ms, p99 ([\d.]+) ms", wrk.stdout)
@@ -85,15 +72,16 @@ def run(binary, work, streams, seconds):
                 if stored == len(listing.stdout.splitlines()): break
                 stored = len(listing.stdout.splitlines())
                 time.sleep(1)
+            expected = [int(json.loads(line)["position"]) for line in listing.stdout.splitlines()]
             deadline = time.time() + 60
-            while time.time() < deadline and any(st["ids"] < stored for st in followers.state.values()):
-                time.sleep(0.2)
-            followers.stop.set()
-            received = [st["ids"] for st in followers.state.values()]
-            disorder = sum(st["disorder"] for st in followers.state.values())
-            closed = sum(st["closed"] for st in followers.state.values())
-            if min(received) != stored or max(received) != stored or disorder or closed:
-                raise SystemExit(f"load-feed: streams received {min(received)}..{max(received)} of {stored} events, {disorder} out of order, {closed} closed")
+            while time.time() < deadline and any(len(ids) < stored for ids in followers.received()):
+                time.sleep(0.5)
+            received = followers.received()
+            closed = sum(process.poll() is not None for process in followers.processes)
+            followers.stop()
+            wrong = sum(ids != expected for ids in received)
+            if wrong or closed:
+                raise SystemExit(f"load-feed: {wrong} streams did not receive exactly the {stored} stored events in order ({min(map(len, received))}..{max(map(len, received))} received), {closed} closed early")
         return {"requests": int(posted.group(1)), "errors": int(posted.group(2)), "p50": float(posted.group(3)), "p99": float(posted.group(4)), "rss": rss, "cpu": cpu, "stored": stored}
     finally:
         server.terminate(); server.wait()
