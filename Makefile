@@ -29,6 +29,7 @@ test: build
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40
 	Tools/fuzz --inputs 20000
 	python3 Tools/disk-full-http.py .build/debug/subledger
+	python3 Tools/feed-check.py .build/debug/subledger
 	Tools/load-http --seconds 6 --build debug
 
 # docs/benchmarks.md, regenerated; e.g. `make bench BENCH_ARGS="--runs 5"` (Tools/bench lists the options).
@@ -44,6 +45,7 @@ prove: build release
 	for target in messages base64 events log http; do Tools/fuzz --libfuzzer $$target --runs 5000000 --seconds 300 || exit 1; done
 	python3 Tools/disk-full-http.py .build/debug/subledger
 	Tools/load-http --seconds 120
+	python3 Tools/load-feed.py .build/release/subledger --streams 200 --seconds 30
 
 clean:
 	rm -rf .build

@@ -12,6 +12,8 @@ struct CommandContext: Sendable {
     var data: DataDirectory
     /// Epoch milliseconds: what "now" means (fixed in tests).
     var clock: @Sendable () -> Int64
+    /// Writes to stdout at once: for commands that stream records instead of returning them.
+    var stdout: @Sendable (String) -> Void
 }
 
 /// A command's result and exit code; no output for commands that print nothing (`serve`).

@@ -15,15 +15,18 @@ public struct CommandLineTool: Sendable {
         ("serve", ServeCommand.self), ("simulate", SimulateCommand.self), ("customer", CustomerCommand.self),
         ("history", HistoryCommand.self), ("report", ReportCommand.self), ("rebuild", RebuildCommand.self),
         ("verify", VerifyCommand.self), ("stats", StatsCommand.self), ("demo", DemoCommand.self),
-        ("backup", BackupCommand.self), ("head", HeadCommand.self), ("export", ExportCommand.self),
+        ("backup", BackupCommand.self), ("head", HeadCommand.self), ("export", ExportCommand.self), ("events", EventsCommand.self),
         ]
     }
 
     /// Epoch milliseconds: the wall clock unless a test fixes it.
     public var clock: @Sendable () -> Int64
+    /// Where streaming commands write as they go; nil: into the returned output (tests).
+    public var stdout: (@Sendable (String) -> Void)?
 
-    public init(clock: @escaping @Sendable () -> Int64 = WallTime.nowMillis) {
+    public init(clock: @escaping @Sendable () -> Int64 = WallTime.nowMillis, stdout: (@Sendable (String) -> Void)? = nil) {
         self.clock = clock
+        self.stdout = stdout
     }
 
     /// Runs `argv` (without the program name).
@@ -48,13 +51,14 @@ public struct CommandLineTool: Sendable {
             return (.usage, "")
         }
         if arguments.help { return help(for: [name] + arguments.positional) }
-        let context = CommandContext(data: DataDirectory(arguments.dataDirectory), clock: clock)
+        let streamed = StreamedText()
+        let context = CommandContext(data: DataDirectory(arguments.dataDirectory), clock: clock, stdout: stdout ?? streamed.append)
         do {
             let result = try command.run(arguments, context)
-            guard let output = result.output else { return (result.exitCode, "") }
-            return (result.exitCode, try Emitter(format: arguments.format, wide: arguments.wide).render(output))
+            guard let output = result.output else { return (result.exitCode, streamed.text) }
+            return (result.exitCode, streamed.text + (try Emitter(format: arguments.format, wide: arguments.wide).render(output)))
         } catch {
-            return (Self.report(error, command: name), "")
+            return (Self.report(error, command: name), streamed.text)
         }
     }
 
@@ -94,14 +98,14 @@ public struct CommandLineTool: Sendable {
         return """
             subledger \(version) — an event-sourced ledger for App Store subscriptions
 
-            usage: subledger [--data DIR] COMMAND [options] [--format table|csv|json | --json]
+            usage: subledger [--data DIR] COMMAND [options] [--format table|csv|json|jsonl | --json]
 
             commands:
             \(lines.joined(separator: "\n"))
 
             global options:
               --data DIR        the data directory (default: $SUBLEDGER_DATA, else ./subledger-data)
-              --format FORMAT   table (default), csv or json; --json is --format json
+              --format FORMAT   table (default), csv, json or jsonl; --json is --format json
               --help            this text; `subledger COMMAND --help` (or `subledger help COMMAND`): that command's own
               --version         the version
 

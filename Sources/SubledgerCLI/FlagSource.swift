@@ -15,6 +15,10 @@ struct FlagSource: QueryParameterSource {
         return arguments.flags.contains(flag) ? "" : nil
     }
 
+    func values(_ name: String) -> [String] {
+        arguments.options[Self.flag(name)] ?? []
+    }
+
     /// `atPosition` → `--at-position`.
     static func flag(_ name: String) -> String {
         "--" + name.map { $0.isUppercase ? "-" + $0.lowercased() : String($0) }.joined()

@@ -11,6 +11,8 @@ final class Connection {
         case processing
         /// Sending a response.
         case writing
+        /// Sending a response body as its `stream` produces it, until the stream or the client ends.
+        case streaming
         /// The last response is sent and the write side shut down; reading and discarding what
         /// the client still sends, so closing does not reset the connection before it has read
         /// the response (a close with unread data sends RST, which can destroy it in flight).
@@ -52,6 +54,8 @@ final class Connection {
     var closeAfterResponse = false
     var exchange: Exchange?
     var discarded = 0
+    /// The body being streamed, in state `streaming`.
+    var stream: ResponseStream?
 
     init(id: UInt64, fd: Int32, remote: RemoteAddress, counted: Bool, limits: RequestParser.Limits, interest: UInt32) {
         self.id = id

@@ -107,6 +107,9 @@ final class EventLoop {
             acceptConnections(now)
         case Self.inboxID:
             for completion in inbox.takeCompletions() { complete(completion, now) }
+            for id in inbox.takeReadyStreams() {
+                if let connection = connections[id], connection.state == .streaming { pump(connection, now) }
+            }
             if inbox.isStopRequested && !stopping { beginStopping(now) }
         default:
             guard let connection = connections[id] else { return }
@@ -198,6 +201,14 @@ final class EventLoop {
             case .failed:
                 close(connection)
             }
+        case .streaming:
+            // The client has nothing more to say on a stream; what it sends is dropped, its end ends the stream.
+            switch SystemCalls.read(connection.fd, into: readBuffer) {
+            case .transferred, .wouldBlock:
+                break
+            case .endOfFile, .failed:
+                close(connection)
+            }
         case .lingering:
             switch SystemCalls.read(connection.fd, into: readBuffer) {
             case .transferred(let count):
@@ -275,7 +286,8 @@ final class EventLoop {
                                  detail: "the server produced a response it cannot send; details are in its log").response
             handlerError = "invalid response: \(invalidity)"
         }
-        let closing = close || connection.closeAfterResponse || stopping || response.headers.hasToken("close", in: "Connection")
+        let closing = close || connection.closeAfterResponse || stopping || response.stream != nil
+            || response.headers.hasToken("close", in: "Connection")
         connection.closeAfterResponse = closing
         let isHead = request?.method == "HEAD"
         let bytes = response.serialized(date: date(), close: closing,
@@ -287,6 +299,30 @@ final class EventLoop {
                                                   bodyBytes: isHead ? 0 : response.body.count,
                                                   started: connection.requestCompleted ?? now, handlerError: handlerError)
         connection.requestCompleted = nil
+        connection.deadline = now + configuration.writeTimeout
+        if let start = response.stream, !isHead, !stopping {
+            let stream = ResponseStream(connectionID: connection.id, inbox: inbox)
+            connection.stream = stream
+            connection.state = .streaming
+            start(stream)
+        }
+        flush(connection, now)
+    }
+
+    /// Moves what a stream has queued to the socket once the connection's output has drained, so
+    /// at most one batch waits here and the rest counts against the stream's bound.
+    private func pump(_ connection: Connection, _ now: ContinuousClock.Instant) {
+        guard let stream = connection.stream, !connection.hasPendingOutput else { return }
+        let (bytes, dropped, ended) = stream.take()
+        if dropped || (ended && bytes.isEmpty) {
+            close(connection)
+            return
+        }
+        guard !bytes.isEmpty else { return }
+        if ended { stream.close() }
+        // The output has drained: take the stream's buffer itself rather than a copy of it.
+        connection.output = bytes
+        connection.outputSent = 0
         connection.deadline = now + configuration.writeTimeout
         flush(connection, now)
     }
@@ -300,9 +336,10 @@ final class EventLoop {
             switch result {
             case .transferred(let count):
                 connection.outputSent += count
-                if connection.state == .writing { connection.deadline = now + configuration.writeTimeout }
+                if connection.state == .writing || connection.state == .streaming { connection.deadline = now + configuration.writeTimeout }
             case .wouldBlock:
-                setInterest(connection, Epoll.writable | (connection.state == .reading ? Epoll.readable : 0))
+                let reading = connection.state == .reading || connection.state == .streaming
+                setInterest(connection, Epoll.writable | (reading ? Epoll.readable : 0))
                 return
             case .endOfFile, .failed:
                 close(connection)
@@ -314,6 +351,11 @@ final class EventLoop {
         switch connection.state {
         case .writing: responseSent(connection, now)
         case .reading: setInterest(connection, Epoll.readable)
+        case .streaming:
+            // Drained: no deadline while the producer has nothing to say (heartbeats keep it alive).
+            connection.deadline = nil
+            setInterest(connection, Epoll.readable)
+            pump(connection, now)
         default: break
         }
     }
@@ -363,6 +405,7 @@ final class EventLoop {
             connection.exchange = nil
         }
         connection.state = .closed
+        connection.stream?.close()
         connections[connection.id] = nil
         if connection.counted { countedConnections -= 1 }
         SystemCalls.close(connection.fd)
@@ -397,7 +440,7 @@ final class EventLoop {
                 respond(connection, HTTPError(.requestTimeout, code: "request_timeout",
                                               detail: "the request did not arrive within the read timeout").response,
                         request: nil, close: true, now: now)
-            case .reading, .writing, .lingering:
+            case .reading, .writing, .streaming, .lingering:
                 close(connection)
             case .processing, .closed:
                 break
@@ -416,7 +459,7 @@ final class EventLoop {
         }
         for connection in Array(connections.values) {
             switch connection.state {
-            case .reading where connection.requestStarted == nil:
+            case .reading where connection.requestStarted == nil, .streaming:
                 close(connection)
             case .reading, .processing, .writing:
                 connection.closeAfterResponse = true

@@ -19,7 +19,8 @@ extension HTTPResponse {
         var head = "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\nDate: \(date)\r\n"
         // RFC 9110 §8.6: no Content-Length in a 204; a 304's would describe a body not sent.
         let hasBody = status.code != 204 && status.code != 304
-        if hasBody { head += "Content-Length: \(body.count)\r\n" }
+        // A streamed body has no length: the connection's close ends it.
+        if hasBody && stream == nil { head += "Content-Length: \(body.count)\r\n" }
         if close {
             head += "Connection: close\r\n"
         } else if keepAliveHeader {
@@ -33,7 +34,7 @@ extension HTTPResponse {
         }
         head += "\r\n"
         var bytes = Array(head.utf8)
-        if hasBody && includeBody { bytes.append(contentsOf: body) }
+        if hasBody && includeBody && stream == nil { bytes.append(contentsOf: body) }
         return bytes
     }
 }

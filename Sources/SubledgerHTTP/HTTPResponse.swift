@@ -3,11 +3,22 @@ public struct HTTPResponse: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// For a body that streams instead (`body` is then ignored): called on the event loop with
+    /// the stream once the headers are queued. It must return at once (hand the stream to a
+    /// producer); the connection closes when the stream ends.
+    public var stream: (@Sendable (ResponseStream) -> Void)?
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// `text/event-stream` (Server-Sent Events), its events fed to the stream `start` receives.
+    public static func eventStream(_ start: @escaping @Sendable (ResponseStream) -> Void) -> HTTPResponse {
+        var response = HTTPResponse(headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"])
+        response.stream = start
+        return response
     }
 
     /// `application/json`: `json` must already be a JSON document.

@@ -20,6 +20,8 @@ final class LoopInbox: Sendable {
     /// The eventfd (`eventfd(2)`), nonblocking.
     let wakeDescriptor: Int32
     private let completions = Mutex<[Completion]>([])
+    /// Connections whose `ResponseStream` has bytes queued (or has ended).
+    private let readyStreams = Mutex<[UInt64]>([])
     private let stopRequested = Atomic<Bool>(false)
 
     init() throws(HTTPServerError) {
@@ -36,6 +38,24 @@ final class LoopInbox: Sendable {
     func post(_ completion: Completion) {
         completions.withLock { $0.append(completion) }
         wake()
+    }
+
+    func postStreamReady(_ connectionID: UInt64) {
+        // Only the first post of a batch wakes the loop: it takes the whole list when it wakes,
+        // so hundreds of streams fed in one go cost one eventfd write, not one each.
+        let first = readyStreams.withLock { ready in
+            ready.append(connectionID)
+            return ready.count == 1
+        }
+        if first { wake() }
+    }
+
+    /// The streams posted since the last call; call after `takeCompletions`, which resets the eventfd.
+    func takeReadyStreams() -> [UInt64] {
+        readyStreams.withLock { ready in
+            defer { ready.removeAll(keepingCapacity: true) }
+            return ready
+        }
     }
 
     func requestStop() {

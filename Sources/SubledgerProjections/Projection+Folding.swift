@@ -16,6 +16,8 @@ struct FoldStep: Sendable {
     var transaction: TransactionVersion?
     var transactionSignedAt: Int64
     var renewal: RenewalSnapshot?
+    /// What the event index lists it under.
+    var posting: EventPosting
 
     init(_ event: EventView, position: UInt64, recordedAt: Int64, strings: inout StringTable) {
         self.position = position
@@ -30,10 +32,14 @@ struct FoldStep: Sendable {
         }
         let transaction = event.transaction
         let renewal = event.renewal
+        let environment = event.environment.map { strings.intern($0) }
+        posting = EventPosting(
+            position: position, type: event.type, notificationType: event.notificationType.map { strings.intern($0) },
+            product: (transaction?.productId ?? renewal?.productId).map { strings.intern($0) }, environment: environment,
+            effectiveAt: event.effectiveAt, recordedAt: recordedAt)
         guard let originalTransactionId = transaction?.originalTransactionId ?? renewal?.originalTransactionId else { return }
-        let environment = event.environment.map { strings.intern($0) } ?? 0
         key = TimelineKey(
-            environment: environment,
+            environment: environment ?? 0,
             originalTransactionId: originalTransactionId.number.map(Identifier.init(number:)) ?? Identifier(text: strings.intern(originalTransactionId)))
         if let transaction {
             // A reversal restores the transaction, whatever revocation fields its copy repeats.
@@ -77,9 +83,16 @@ extension Projection {
         }
         let transaction = event.transaction
         let renewal = event.renewal
-        guard let originalTransactionId = transaction?.originalTransactionId ?? renewal?.originalTransactionId else { return }
-        let environment = event.environment.map { strings.intern($0) } ?? 0
-        let key = TimelineKey(environment: environment, originalTransactionId: identifier(interning: originalTransactionId))
+        let environmentID = event.environment.map { strings.intern($0) }
+        let posting = EventPosting(
+            position: position, type: event.type, notificationType: event.notificationType.map { strings.intern($0) },
+            product: (transaction?.productId ?? renewal?.productId).map { strings.intern($0) }, environment: environmentID,
+            effectiveAt: event.effectiveAt, recordedAt: recordedAt)
+        guard let originalTransactionId = transaction?.originalTransactionId ?? renewal?.originalTransactionId else {
+            postings.add(posting)
+            return
+        }
+        let key = TimelineKey(environment: environmentID ?? 0, originalTransactionId: identifier(interning: originalTransactionId))
         let index = timelineIndex(for: key)
         if let notification { notifications.set(notification, index) }
 
@@ -97,7 +110,7 @@ extension Projection {
         if let renewal {
             fact.renewal = timelines[Int(index)].add(RenewalSnapshot(renewal, strings: &strings))
         }
-        timelines[Int(index)].insert(fact, deduplicate: notification == nil)
+        if timelines[Int(index)].insert(fact, deduplicate: notification == nil) { postings.add(posting) }
     }
 
     /// Folds a step made with this projection's string table (or one it was since replaced by).
@@ -107,7 +120,10 @@ extension Projection {
         if let notification = step.notification {
             guard notifications.claim(notification) else { return }
         }
-        guard let key = step.key else { return }
+        guard let key = step.key else {
+            postings.add(step.posting)
+            return
+        }
         let index = timelineIndex(for: key)
         if let notification = step.notification { notifications.set(notification, index) }
 
@@ -116,7 +132,7 @@ extension Projection {
             transactionSignedAt: step.transactionSignedAt, transaction: -1, renewal: -1, type: step.type.code, subtype: step.subtype)
         if let version = step.transaction { fact.transaction = addVersion(version, to: index) }
         if let renewal = step.renewal { fact.renewal = timelines[Int(index)].add(renewal) }
-        timelines[Int(index)].insert(fact, deduplicate: step.notification == nil)
+        if timelines[Int(index)].insert(fact, deduplicate: step.notification == nil) { postings.add(step.posting) }
     }
 
     private mutating func timelineIndex(for key: TimelineKey) -> Int32 {
@@ -243,8 +259,9 @@ extension Timeline {
 
     /// Inserts keeping (time, position) order; replay is nearly time-ordered, so this is
     /// usually an append. Without a notification UUID to deduplicate by, an identical fact at
-    /// the same time is a duplicate (a bare transaction fed twice).
-    mutating func insert(_ fact: Fact, deduplicate: Bool) {
+    /// the same time is a duplicate (a bare transaction fed twice). Returns whether it was kept.
+    @discardableResult
+    mutating func insert(_ fact: Fact, deduplicate: Bool) -> Bool {
         var slot = facts.count
         while slot > 0 {
             let previous = facts[slot - 1]
@@ -254,17 +271,18 @@ extension Timeline {
         if deduplicate {
             var probe = slot
             while probe > 0, facts[probe - 1].time == fact.time {
-                if facts[probe - 1].isSameStatement(as: fact) { return }
+                if facts[probe - 1].isSameStatement(as: fact) { return false }
                 probe -= 1
             }
             probe = slot
             while probe < facts.count, facts[probe].time == fact.time {
-                if facts[probe].isSameStatement(as: fact) { return }
+                if facts[probe].isSameStatement(as: fact) { return false }
                 probe += 1
             }
         }
         if facts.capacity == 0 { facts.reserveCapacity(8) }
         facts.insert(fact, at: slot)
+        return true
     }
 }
 

@@ -27,6 +27,8 @@ public struct Projection: Sendable {
     var notifications = NotificationIndex()
     /// Interned names of the environments seen, ascending.
     var environmentIDs: [UInt32] = []
+    /// The event index entries of the events folded into this value (see `EventPostings`).
+    var postings = EventPostings()
     /// Scratch for encoding `Event`s on the way in.
     private var encodingBuffer: [UInt8] = []
 

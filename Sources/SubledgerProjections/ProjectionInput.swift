@@ -44,7 +44,7 @@ public enum EventRecord {
     }
 
     /// Splits a payload into its recorded-at time and the event bytes; nil when too short.
-    static func split(_ payload: UnsafeRawBufferPointer) -> (recordedAt: Int64, event: UnsafeRawBufferPointer)? {
+    public static func split(_ payload: UnsafeRawBufferPointer) -> (recordedAt: Int64, event: UnsafeRawBufferPointer)? {
         guard payload.count > headerSize else { return nil }
         let recordedAt = Int64(littleEndian: payload.loadUnaligned(as: Int64.self))
         return (recordedAt, UnsafeRawBufferPointer(rebasing: payload[headerSize...]))

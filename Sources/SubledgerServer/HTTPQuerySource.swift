@@ -12,4 +12,8 @@ struct HTTPQuerySource: QueryParameterSource {
     func value(_ name: String) -> String? {
         parameters.items.last { $0.name == name }?.value
     }
+
+    func values(_ name: String) -> [String] {
+        parameters.items.filter { $0.name == name }.map(\.value)
+    }
 }

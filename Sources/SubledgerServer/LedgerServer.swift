@@ -15,6 +15,8 @@ import SubledgerProjections
 public struct LedgerServer: Sendable {
     public let ledger: Ledger
     public let metrics: Metrics
+    /// Feeds `GET /v1/events/stream`; stop it when the HTTP server has stopped.
+    public let feed: EventFeed
     let authenticator: BearerTokenAuthenticator?
     let ingested: Metrics.Counter
     let appendLatency: Metrics.Histogram
@@ -31,6 +33,7 @@ public struct LedgerServer: Sendable {
         self.metrics = metrics
         self.reportCSV = reportCSV
         self.rates = rates
+        feed = EventFeed(ledger: ledger)
         authenticator = token.map(BearerTokenAuthenticator.init(token:))
         ingested = metrics.counter("subledger_notifications_total", help: "App Store messages received over HTTP, by outcome", labelNames: ["outcome"])
         appendLatency = metrics.histogram(
@@ -55,6 +58,14 @@ public struct LedgerServer: Sendable {
                 try reader.history(HistoryQuery(id: request.pathParameters["id"]!, parameters)).json.serialized()
             }
         })
+        router.get("/v1/events", protected { request in
+            try self.answer(request) { reader, parameters, _ in
+                var query = try EventQuery(parameters)
+                query.limit = min(query.limit ?? EventQuery.pageLimit, EventQuery.pageLimit)
+                return try reader.events(query).json.serialized()
+            }
+        })
+        router.get("/v1/events/stream", protected { request in try self.stream(request) })
         router.get("/v1/reports/{name}", protected { request in
             let name = request.pathParameters["name"]!
             switch request.query["format"] ?? "json" {
@@ -167,6 +178,7 @@ public struct LedgerServer: Sendable {
         switch outcome {
         case .appended(let position):
             ingested.increment(labels: ["appended"])
+            feed.notify()
             return .json(JSON.object([("status", .string("appended")), ("position", .string(position))]).serialized())
         case .duplicate:
             ingested.increment(labels: ["duplicate"])

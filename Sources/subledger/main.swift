@@ -3,6 +3,17 @@ import Glibc
 #endif
 import SubledgerCLI
 
-let (exitCode, output) = CommandLineTool().run(Array(CommandLine.arguments.dropFirst()))
+let stdout: @Sendable (String) -> Void = { text in
+    var text = text
+    text.withUTF8 { bytes in
+        var done = 0
+        while done < bytes.count {
+            let written = write(1, bytes.baseAddress! + done, bytes.count - done)
+            if written <= 0 { exit(ExitCode.failure.rawValue) }
+            done += written
+        }
+    }
+}
+let (exitCode, output) = CommandLineTool(stdout: stdout).run(Array(CommandLine.arguments.dropFirst()))
 print(output, terminator: "")
 exit(exitCode.rawValue)

@@ -60,7 +60,7 @@ final class DataDirectory {
 func dumpSnapshot(_ path: String) throws -> [String: [[UInt8]]] {
     let environment = try LMDBEnvironment(path: path, mapSize: 1 << 20, options: [.readOnly])
     var dump: [String: [[UInt8]]] = [:]
-    for name in ["meta", "strings", "timelines", "tokens", "notifications", "transactions", "rollups"] {
+    for name in ["meta", "strings", "timelines", "tokens", "notifications", "transactions", "rollups", "postings"] {
         let database = try environment.openDatabase(named: name, create: false)
         try environment.read { txn in
             var entries: [[UInt8]] = []

@@ -53,6 +53,7 @@ enum ServeCommand: Command {
         let server = try HTTPServer(configuration: HTTPServer.Configuration(host: host, port: port), metrics: service.metrics, handler: service.router)
         Output.diagnostic("serve: listening on \(host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
         let signal = try server.runUntilSignal()
+        service.feed.stop()
         ledger.close()
         Output.diagnostic("serve: stopped (signal \(signal)); the log is synced and closed")
         return CommandResult(nil)

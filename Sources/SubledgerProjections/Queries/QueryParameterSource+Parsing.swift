@@ -8,6 +8,11 @@ extension QueryParameterSource {
         ["1", "true", ""].contains(value(name) ?? "no")
     }
 
+    /// The values of a repeatable parameter, each also split at commas; empty ones dropped.
+    func list(_ name: String) -> [String] {
+        values(name).flatMap { $0.split(separator: ",").map(String.init) }
+    }
+
     func instant(_ name: String) throws(QueryError) -> Int64? {
         try value(name).map { text throws(QueryError) in try Self.instant(text, name) }
     }

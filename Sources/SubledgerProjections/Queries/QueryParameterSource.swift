@@ -5,6 +5,14 @@ public protocol QueryParameterSource {
     /// The parameter's value; `""` for a switch given without a value (`--raw`, `?raw`); nil
     /// when absent.
     func value(_ name: String) -> String?
+    /// Every value given for a parameter that may repeat, in order.
+    func values(_ name: String) -> [String]
+}
+
+extension QueryParameterSource {
+    public func values(_ name: String) -> [String] {
+        value(name).map { [$0] } ?? []
+    }
 }
 
 extension Dictionary: QueryParameterSource where Key == String, Value == String {

@@ -20,13 +20,14 @@ import Synchronization
 /// | `notifications` | 0 ‖ UUID (16) or 1 ‖ text | the timeline key, empty for none |
 /// | `transactions` | environment id (u32) ‖ transactionId | the key of the first timeline that carried it |
 /// | `rollups` | `RollupKey` bytes | the row's values (see `ReadModels/`) |
+/// | `postings` | `EventDimension` (1) ‖ value (u32), then ‖ first position (u64) | the list's length (u64); a block of its positions (see `ProjectionDatabase+Postings`) |
 ///
 /// An identifier in a key is 0 ‖ its number (u64) when Apple's decimal, else 1 ‖ its UTF-8.
 /// A rebuild writes a fresh environment in one transaction with every key in order
 /// (`MDB_APPEND`); the fold then updates it in place, one transaction per batch, the checkpoint
 /// in the same transaction as the rows it covers.
 struct ProjectionDatabase: Sendable {
-    static let databaseNames = ["meta", "strings", "timelines", "tokens", "notifications", "transactions", "rollups"]
+    static let databaseNames = ["meta", "strings", "timelines", "tokens", "notifications", "transactions", "rollups", "postings"]
 
     let environment: LMDBEnvironment
     let meta: LMDBDatabase
@@ -36,6 +37,7 @@ struct ProjectionDatabase: Sendable {
     let notifications: LMDBDatabase
     let transactions: LMDBDatabase
     let rollups: LMDBDatabase
+    let postings: LMDBDatabase
 
     /// Generous: LMDB reserves address space only, and grows the map when a write fills it.
     static let initialMapSize = 1 << 32
@@ -47,8 +49,8 @@ struct ProjectionDatabase: Sendable {
             options: readOnly ? [.readOnly] : [.noSync])
         self.environment = environment
         let opened = try Self.databaseNames.map { try environment.openDatabase(named: $0, create: create) }
-        (meta, strings, timelines, tokens, notifications, transactions, rollups) =
-            (opened[0], opened[1], opened[2], opened[3], opened[4], opened[5], opened[6])
+        (meta, strings, timelines, tokens, notifications, transactions, rollups, postings) =
+            (opened[0], opened[1], opened[2], opened[3], opened[4], opened[5], opened[6], opened[7])
     }
 
     // MARK: - Meta
@@ -245,6 +247,7 @@ struct ProjectionDatabase: Sendable {
                 try txn.put(key: key, value: projection.strings.keyBytes(projection.timelines[Int(timeline)].key), in: database.transactions, options: .append)
             }
             try database.append(rollups, txn)
+            try database.append(projection.postings, txn)
         }
         try database.environment.sync(force: true)
         let info = try database.environment.info()

@@ -106,6 +106,7 @@ extension ProjectionStore {
                 change.add(previous, sign: -1)
                 try database.add(change, txn)
                 let untokened = try write(part, loadedBefore: before, known: Set(known), txn)
+                try database.extend(with: part.postings, txn)
                 // Before the commit, so a reader that sees these rows can name their strings.
                 published.publish(part.strings)
                 let next = ProjectionDatabase.Header(

@@ -1,0 +1,59 @@
+import SubledgerLedger
+
+extension EventPage: CommandOutput {
+    func json() throws -> String { json.serialized() }
+
+    var tabulation: Tabulation {
+        let raw = events.contains { $0.signedPayload != nil }
+        let reverify = events.contains { $0.evidence != nil }
+        let columns = EventItem.columns(raw: raw, reverify: reverify)
+        var notes: [String] = []
+        if let next { notes.append("more: --after \(next)") }
+        return Tabulation(
+            facts: [("events", .count(events.count))],
+            tables: [Table(columns: columns, rows: events.map { $0.cells(columns) })], notes: notes)
+    }
+}
+
+extension EventItem {
+    /// A person scans position, when, what, product and amount; `--wide` and CSV hold the rest.
+    static func columns(raw: Bool, reverify: Bool) -> [Table.Column] {
+        var columns: [Table.Column] = [
+            .init("position", key: "position"), .init("effective", key: "effectiveAt"), .init("event", key: "type", limit: 26),
+            .init("product", key: "productId", limit: 28), .init("amount", key: "price"),
+            .init("original transaction", key: "originalTransactionId", limit: 20),
+            .init("recorded", key: "recordedAt", wide: true), .init("notification", key: "notificationType", wide: true),
+            .init("subtype", key: "subtype", wide: true), .init("notification UUID", key: "notificationUUID", wide: true),
+            .init("environment", key: "environment", wide: true), .init("transaction", key: "transactionId", wide: true),
+            .init("currency", key: "currency", wide: true),
+        ]
+        if reverify { columns.append(.init("evidence", key: "evidence")) }
+        if raw { columns.append(.init("signed payload", key: "signedPayload", wide: true)) }
+        return columns
+    }
+
+    func cells(_ columns: [Table.Column]) -> [Cell] {
+        let transaction = event.transaction
+        let renewal = event.renewal
+        return columns.map { column in
+            switch column.key {
+            case "position": .text(position.description)
+            case "effectiveAt": .instant(event.effectiveAt)
+            case "type": .text(event.type.name)
+            case "productId": .text(transaction?.productId ?? renewal?.productId)
+            case "price": .money(transaction?.price, transaction?.currency)
+            case "originalTransactionId": .text(transaction?.originalTransactionId ?? renewal?.originalTransactionId)
+            case "recordedAt": .instant(recordedAt)
+            case "notificationType": .text(event.notificationType)
+            case "subtype": .text(event.subtype)
+            case "notificationUUID": .text(event.notificationUUID)
+            case "environment": .text(event.environment?.rawValue)
+            case "transactionId": .text(transaction?.transactionId)
+            case "currency": .text(transaction?.currency)
+            case "evidence": .text(evidence?.text)
+            case "signedPayload": .text(signedPayload)
+            default: .text(nil)
+            }
+        }
+    }
+}

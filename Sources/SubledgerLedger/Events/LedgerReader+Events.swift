@@ -1,0 +1,96 @@
+import SubledgerEvents
+import SubledgerJWS
+import SubledgerLog
+import SubledgerProjections
+
+extension LedgerReader {
+    /// `events`: the matching events in log order, read back from the log through the event
+    /// index, each handed to `body` as soon as it is read (a caller that writes it out holds one
+    /// event at a time). Returns where the next page starts when `limit` cut the list.
+    @discardableResult
+    public func events(_ query: EventQuery, _ body: (EventItem) throws -> Void) throws -> LogPosition? {
+        let layout = DataDirectoryLayout(directory)
+        guard FileIO.exists(layout.log) else { return nil }
+        let log = try LogRecordFile(directory: layout.log)
+        if let after = query.after { try Self.checkAfter(after, in: log) }
+        let evidence = query.raw || query.reverify ? try EvidenceReader(directory: layout.evidence) : nil
+        let preparer = query.reverify ? try MessagePreparer(configuration: configuration, verifier: SignedDataVerifier(trustedRoots: configuration.loadRoots(from: directory))) : nil
+        let customerPositions = try query.customer.map { id in
+            try projections.history(id)?.events.map(\.position).sorted() ?? []
+        }
+        let chunk = min(4096, max(64, (query.limit ?? 4096) + 1))
+        var cursor = query.after
+        var emitted = 0
+        var last: LogPosition?
+        while true {
+            let candidates: ProjectionReader.EventCandidates
+            if let customerPositions {
+                let rest = customerPositions.drop { position in cursor.map { position <= $0 } ?? false }
+                candidates = .init(positions: Array(rest.prefix(chunk)), isComplete: rest.count <= chunk)
+            } else {
+                candidates = try projections.eventCandidates(query, after: cursor, limit: chunk)
+            }
+            for position in candidates.positions {
+                cursor = position
+                let record = try log.record(at: position)
+                let read = try record.payload.withUnsafeBytes { payload -> (recordedAt: Int64, event: Event)? in
+                    guard record.kind == EventRecord.kind, let (recordedAt, bytes) = EventRecord.split(payload),
+                          query.matches(try EventView(bytes), recordedAt: recordedAt)
+                    else { return nil }
+                    return (recordedAt, try EventCodec.decode(bytes))
+                }
+                guard let (recordedAt, event) = read else { continue }
+                if let limit = query.limit, emitted == limit { return last }
+                var item = EventItem(position: position, recordedAt: recordedAt, event: event)
+                if let evidence {
+                    let check = Self.read(item.event.evidence.position, from: evidence)
+                    if query.raw, case .success(let message) = check { item.signedPayload = String(decoding: message, as: UTF8.self) }
+                    if let preparer { item.evidence = Self.reverify(check, with: preparer) }
+                }
+                try body(item)
+                emitted += 1
+                last = position
+            }
+            if candidates.isComplete { return nil }
+        }
+    }
+
+    /// One page: the events of `events(_:_:)` collected.
+    public func events(_ query: EventQuery) throws -> EventPage {
+        var items: [EventItem] = []
+        let next = try events(query) { items.append($0) }
+        return EventPage(events: items, next: next)
+    }
+
+    /// Throws `invalid_after` unless a record starts at `position`: one taken from the middle of
+    /// a frame would read garbage as a record.
+    public func checkAfter(_ position: LogPosition) throws {
+        let layout = DataDirectoryLayout(directory)
+        guard FileIO.exists(layout.log) else { return }
+        try Self.checkAfter(position, in: try LogRecordFile(directory: layout.log))
+    }
+
+    private static func checkAfter(_ position: LogPosition, in log: LogRecordFile) throws {
+        do { _ = try log.record(at: position) } catch .noRecord {
+            throw QueryError(kind: .badParameter, code: "invalid_after", detail: "no record starts at position \(position); pass a position from an event or a page's next")
+        }
+    }
+
+    private static func read(_ position: UInt64, from evidence: EvidenceReader) -> Result<[UInt8], any Error> {
+        Result { try evidence.signedMessage(at: position) }
+    }
+
+    /// Verifies a stored message again now, exactly as ingestion did (signatures, chain at its
+    /// signedDate, nested payloads, bundle and environment) against the configured roots.
+    private static func reverify(_ message: Result<[UInt8], any Error>, with preparer: MessagePreparer) -> EventItem.EvidenceCheck {
+        switch message {
+        case .failure(let error):
+            return .failed(reason: "evidence_unreadable", detail: "the stored evidence cannot be read: \(error)")
+        case .success(let bytes):
+            switch preparer.prepare(IngestLine(bytes: bytes, line: 1, source: "evidence")) {
+            case .success: return .verified
+            case .failure(let error): return .failed(reason: error.reason.rawValue, detail: error.detail)
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import SubledgerEvents
+import SubledgerLog
+
+/// `events` / `GET /v1/events` / `GET /v1/events/stream`: the events that match every filter,
+/// across all customers, in log order. Values of one filter are alternatives (`--type refunded
+/// --type revoked`); different filters must all hold.
+public struct EventQuery: Sendable, Equatable {
+    /// Which clock `from`/`to` bound.
+    public enum TimeAxis: String, Sendable {
+        /// The signed instant that orders the event (`effectiveAt`).
+        case effective
+        /// When the ledger recorded it (`recordedAt`).
+        case recorded
+    }
+
+    public var types: [EventType] = []
+    /// Apple's `notificationType`s, verbatim.
+    public var notificationTypes: [String] = []
+    /// The transaction's `productId`, else the renewal info's.
+    public var products: [String] = []
+    /// An appAccountToken, originalTransactionId or transactionId: that customer's events.
+    public var customer: String?
+    public var environment: AppStoreEnvironment?
+    /// Bounds on `time`, epoch milliseconds, half-open: `from` ≤ t < `to`.
+    public var from: Int64?
+    public var to: Int64?
+    public var time: TimeAxis = .effective
+    /// Only events recorded after this position (a previous page's `next`).
+    public var after: LogPosition?
+    /// At most this many events; nil for all.
+    public var limit: Int?
+    /// Adds each event's verbatim signed evidence.
+    public var raw = false
+    /// Verifies each event's stored evidence again.
+    public var reverify = false
+
+    public init() {}
+
+    /// The largest page `GET /v1/events` returns, and its default.
+    public static let pageLimit = 1000
+
+    /// `type`, `notificationType`, `product` (each repeatable or comma-separated), `customer`,
+    /// `environment`, `from`, `to`, `time`, `after`, `limit`, `raw`, `reverify`.
+    public init(_ parameters: some QueryParameterSource) throws(QueryError) {
+        for name in parameters.list("type") {
+            guard let type = EventType(name: name) else {
+                throw QueryError(kind: .badParameter, code: "invalid_type", detail: "type is an event type (\(EventType.allCases.map(\.name).joined(separator: ", "))), not \(name)")
+            }
+            types.append(type)
+        }
+        notificationTypes = parameters.list("notificationType")
+        products = parameters.list("product")
+        customer = parameters.value("customer")
+        environment = parameters.environment()
+        from = try parameters.instant("from")
+        to = try parameters.instant("to")
+        if let from, let to, to < from {
+            throw QueryError(kind: .badParameter, code: "invalid_to", detail: "to must not be before from")
+        }
+        if let text = parameters.value("time") {
+            guard let axis = TimeAxis(rawValue: text) else {
+                throw QueryError(kind: .badParameter, code: "invalid_time", detail: "time is effective or recorded, not \(text)")
+            }
+            time = axis
+        }
+        if let text = parameters.value("after") {
+            guard let position = LogPosition(text) else {
+                throw QueryError(kind: .badParameter, code: "invalid_after", detail: "after is a log position (a previous page's next), not \(text)")
+            }
+            after = position
+        }
+        if let text = parameters.value("limit") {
+            guard let limit = Int(text), limit > 0 else {
+                throw QueryError(kind: .badParameter, code: "invalid_limit", detail: "limit is a positive number of events, not \(text)")
+            }
+            self.limit = limit
+        }
+        raw = parameters.isOn("raw")
+        reverify = parameters.isOn("reverify")
+    }
+
+    /// Whether an event read from the log passes every filter but `customer` (which the
+    /// projection answers).
+    public func matches(_ event: EventView, recordedAt: Int64) -> Bool {
+        if !types.isEmpty, !types.contains(event.type) { return false }
+        if !notificationTypes.isEmpty {
+            guard let name = event.notificationType?.string, notificationTypes.contains(name) else { return false }
+        }
+        if !products.isEmpty {
+            guard let product = (event.transaction?.productId ?? event.renewal?.productId)?.string, products.contains(product) else { return false }
+        }
+        if let environment, event.environment?.string != environment.rawValue { return false }
+        let instant = time == .effective ? event.effectiveAt : recordedAt
+        if let from, instant < from { return false }
+        if let to, instant >= to { return false }
+        return true
+    }
+}

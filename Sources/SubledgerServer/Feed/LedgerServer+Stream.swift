@@ -1,0 +1,35 @@
+import SubledgerHTTP
+import SubledgerLog
+import SubledgerProjections
+
+extension LedgerServer {
+    /// `GET /v1/events/stream`: the filters of `/v1/events`; `Last-Event-ID` (a reconnecting
+    /// browser's) takes precedence over `after`. Parameters are checked before the stream opens,
+    /// so a bad one is a 400, not a stream that closes.
+    func stream(_ request: HTTPRequest) throws -> HTTPResponse {
+        var query: EventQuery
+        do {
+            query = try EventQuery(HTTPQuerySource(request.query))
+            if let resume = request.headers["Last-Event-ID"] {
+                guard let position = LogPosition(resume) else {
+                    throw QueryError(kind: .badParameter, code: "invalid_last_event_id", detail: "Last-Event-ID is an event's position (its id:), not \(resume)")
+                }
+                query.after = position
+            }
+            query.limit = nil
+            query.reverify = false
+            if let after = query.after {
+                // A position that is no record's fails at once rather than in the stream.
+                try ledger.read { try $0.checkAfter(after) }
+            }
+        } catch let error as QueryError {
+            throw HTTPError(error.kind == .notFound ? .notFound : .badRequest, code: error.code, detail: error.detail)
+        }
+        let feed = self.feed
+        let subscribed = query
+        return .eventStream { stream in
+            stream.send(Array(": subledger event feed\n\n".utf8))
+            feed.subscribe(stream, subscribed)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import SubledgerHTTP
+
+/// Streams handed out by `/stream`, for the test to feed.
+private final class Streams: Sendable {
+    private let streams = Mutex<[ResponseStream]>([])
+    private let arrived = DispatchSemaphore(value: 0)
+
+    func add(_ stream: ResponseStream) {
+        streams.withLock { $0.append(stream) }
+        arrived.signal()
+    }
+
+    /// Waits for `count` streams in all.
+    func wait(for count: Int) -> [ResponseStream] {
+        while streams.withLock({ $0.count }) < count {
+            guard arrived.wait(timeout: .now() + 5) == .success else { break }
+        }
+        return streams.withLock { $0 }
+    }
+}
+
+private func streaming(_ streams: Streams) -> Router {
+    var router = Router()
+    router.get("/healthz") { _ in .text("ok") }
+    router.get("/stream") { _ in .eventStream { streams.add($0) } }
+    return router
+}
+
+@Suite("Server: streamed responses")
+struct StreamingResponseTests {
+    @Test("streams hold no worker: with one worker, 20 open streams and a plain request is still answered; bytes sent from another thread arrive in order; finish closes")
+    func streamsHoldNoWorker() throws {
+        let streams = Streams()
+        try withServer(.test { $0.workerThreads = 1 }, handler: streaming(streams)) { server in
+            let clients = try (0..<20).map { _ in try RawClient(port: server.port) }
+            for client in clients {
+                try client.send(get("/stream"))
+                let head = try client.readResponse()
+                #expect(head.status == 200)
+                #expect(head.header("Content-Type") == "text/event-stream")
+                #expect(head.header("Content-Length") == nil)
+            }
+            let plain = try RawClient(port: server.port)
+            try plain.send(get("/healthz"))
+            #expect(try plain.readResponse().text == "ok")
+
+            let opened = streams.wait(for: 20)
+            #expect(opened.count == 20)
+            let done = inBackground {
+                for index in 0..<200 {
+                    for stream in opened { stream.send(Array("data: \(index)\n\n".utf8)) }
+                }
+                for stream in opened { stream.finish() }
+            }
+            #expect(done.wait())
+            let expected = (0..<200).map { "data: \($0)\n\n" }.joined()
+            for client in clients {
+                #expect(String(decoding: try client.readUntilClosed(), as: UTF8.self) == expected)
+            }
+        }
+    }
+
+    @Test("a client that stops reading is dropped once a bounded amount waits for it; send then says so")
+    func slowClientIsDropped() throws {
+        let streams = Streams()
+        try withServer(handler: streaming(streams)) { server in
+            let client = try RawClient(port: server.port)
+            try client.send(get("/stream"))
+            _ = try client.readResponse()
+            guard let stream = streams.wait(for: 1).first else { Issue.record("no stream"); return }
+            let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 * 1024)
+            var accepted = 0
+            // The kernel's socket buffers take some; past them, at most the stream's bound waits.
+            while stream.send(chunk), accepted < 256 << 20 {
+                accepted += chunk.count
+                if stream.bufferedBytes > ResponseStream.bufferLimit / 2 { Thread.sleep(forTimeInterval: 0.001) }
+            }
+            #expect(accepted < 64 << 20)
+            #expect(stream.isClosed)
+            #expect(stream.bufferedBytes == 0)
+            _ = try client.readUntilClosed()
+        }
+    }
+}
+
+extension RawClient {
+    /// Everything the server sends until it closes the connection.
+    func readUntilClosed() throws -> [UInt8] {
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                received += chunk[..<n]
+            } else if n == 0 || errno == ECONNRESET {
+                return received
+            } else if errno != EINTR {
+                throw ClientError(description: "recv: errno \(errno) after \(received.count) bytes")
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import SubledgerHTTP
+import SubledgerServer
+import Testing
+
+@Suite("Event routes")
+struct EventRoutesTests {
+    @Test("GET /v1/events filters and pages with limit and next (a limit past the maximum is taken as the maximum), needs the token and names bad parameters; the stream is SSE behind the token")
+    func eventsAndStream() throws {
+        let fixture = try WebhookFixture(token: "t0ken")
+        defer { fixture.server.ledger.close() }
+        for index in 1...5 { #expect(try fixture.post(fixture.notification(index)).status == 200) }
+        var headers = HTTPHeaders()
+        headers.add("Authorization", "Bearer t0ken")
+        func get(_ target: String, authorized: Bool = true) throws -> (status: Int, json: [String: Any]) {
+            try fixture.respond(HTTPRequest(method: "GET", target: target, headers: authorized ? headers : HTTPHeaders()))
+        }
+        #expect(try get("/v1/events", authorized: false).status == 401)
+        #expect(try get("/v1/events/stream", authorized: false).status == 401)
+
+        let all = try get("/v1/events?type=renewed")
+        let positions = (all.json["events"] as? [[String: Any]])?.compactMap { $0["position"] as? String } ?? []
+        #expect(positions.count == 5)
+        #expect(all.json["next"] is NSNull)
+        let first = try get("/v1/events?type=renewed&limit=2")
+        #expect((first.json["events"] as? [[String: Any]])?.compactMap { $0["position"] as? String } == Array(positions.prefix(2)))
+        let next = try #require(first.json["next"] as? String)
+        let rest = try get("/v1/events?type=renewed&limit=1000000&after=\(next)")
+        #expect((rest.json["events"] as? [[String: Any]])?.compactMap { $0["position"] as? String } == Array(positions.dropFirst(2)))
+        #expect((try get("/v1/events?type=refunded").json["events"] as? [Any])?.isEmpty == true)
+        #expect(try get("/v1/events?type=weather").json["error"] as? String == "invalid_type")
+        #expect(try get("/v1/events?after=\(Int(next)! + 1)").json["error"] as? String == "invalid_after")
+
+        var streamHeaders = headers
+        streamHeaders.add("Last-Event-ID", "banana")
+        #expect(try fixture.respond(HTTPRequest(method: "GET", target: "/v1/events/stream", headers: streamHeaders)).json["error"] as? String == "invalid_last_event_id")
+        let stream = try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/v1/events/stream?type=renewed", headers: headers))
+        #expect(stream.status.code == 200)
+        #expect(stream.headers["Content-Type"] == "text/event-stream")
+        #expect(stream.stream != nil)
+    }
+}
