@@ -15,6 +15,7 @@ public struct CommandLineTool: Sendable {
         ("serve", ServeCommand.self), ("simulate", SimulateCommand.self), ("customer", CustomerCommand.self),
         ("history", HistoryCommand.self), ("report", ReportCommand.self), ("rebuild", RebuildCommand.self),
         ("verify", VerifyCommand.self), ("stats", StatsCommand.self), ("demo", DemoCommand.self),
+        ("appstore", AppstoreCommand.self),
         ]
     }
 

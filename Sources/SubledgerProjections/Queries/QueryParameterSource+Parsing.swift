@@ -8,7 +8,7 @@ extension QueryParameterSource {
         ["1", "true", ""].contains(value(name) ?? "no")
     }
 
-    func instant(_ name: String) throws(QueryError) -> Int64? {
+    public func instant(_ name: String) throws(QueryError) -> Int64? {
         try value(name).map { text throws(QueryError) in try Self.instant(text, name) }
     }
 

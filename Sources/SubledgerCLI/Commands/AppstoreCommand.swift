@@ -1,0 +1,112 @@
+import SubledgerAppStoreAPI
+import SubledgerCore
+import SubledgerLedger
+import SubledgerProjections
+
+/// `subledger appstore recover|backfill|test-notification`: the App Store Server API, with the
+/// credentials `init --api-key` stored. Everything Apple returns goes through `ingest`'s path.
+enum AppstoreCommand: Command {
+    static let help = CommandHelp(
+        name: "appstore", summary: "recover missed notifications and backfill history from the App Store Server API",
+        usage: "appstore recover [--since INSTANT] [--until INSTANT] | appstore backfill [TRANSACTION_ID]... [--ids FILE] | appstore test-notification [--wait SECONDS]",
+        options: [
+            .init("--since", "INSTANT", "recover: start of the window (default: where the last recovery ended, else 180 days ago)"),
+            .init("--until", "INSTANT", "recover: end of the window (default: now)"),
+            .init("--ids", "FILE", "backfill: transaction ids, one per line (any transaction id of each customer)"),
+            .init("--wait", "SECONDS", "test-notification: how long to wait for the TEST notification (default: 30)"),
+            .init("--environment", "E", "Production or Sandbox (default: the first environment the ledger accepts)"),
+        ],
+        notes: ["Needs `subledger init --api-key FILE.p8 --api-key-id KEY_ID --api-issuer-id ISSUER_UUID`. Every signed answer is",
+                "verified, deduplicated and stored like a webhook message: running a command twice appends nothing new.",
+                "Throttling (429) is waited out; 5xx, resets and timeouts are retried with backoff. Progress goes to stderr.",
+                "Exit 1 when something was rejected (it is quarantined) or an id failed, or when Apple refused the credentials."],
+        example: "subledger appstore recover --since 2026-03-01 --json")
+
+    static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
+        try arguments.allow(help)
+        try context.data.requireExisting()
+        let action = arguments.positional.first
+        guard let action, ["recover", "backfill", "test-notification"].contains(action) else {
+            throw UsageError("appstore takes `recover`, `backfill` or `test-notification`")
+        }
+        guard let api = try APIConfiguration.load(directory: context.data.path) else { throw APISetupError.notConfigured }
+        let ledger = try Ledger(directory: context.data.path)
+        defer { ledger.close() }
+        let environment = arguments.value("--environment") ?? ledger.configuration.environments.first ?? "Production"
+        guard ["Production", "Sandbox"].contains(environment) else {
+            throw UsageError("the App Store Server API serves Production and Sandbox, not '\(environment)'")
+        }
+        let client = try api.client(directory: context.data.path, bundleId: ledger.configuration.bundleId, environment: environment)
+        switch action {
+        case "recover": return try recover(arguments, context, ledger: ledger, client: client, environment: environment)
+        case "backfill": return try backfill(arguments, context, ledger: ledger, client: client)
+        default: return try testNotification(arguments, context, client: client)
+        }
+    }
+
+    static func recover(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
+        guard arguments.positional.count == 1 else { throw UsageError("appstore recover takes no ids") }
+        let flags = FlagSource(arguments)
+        let recovery = NotificationRecovery(ledger: ledger, client: client, environment: environment, metrics: APIMetrics(), clock: context.clock)
+        let window = recovery.window(since: try flags.instant("since"), until: try flags.instant("until"))
+        guard window.since < window.until else { throw UsageError("--since must be before --until") }
+        var last: NotificationRecovery.Summary?
+        do {
+            let summary = try recovery.run(since: window.since, until: window.until) { summary in
+                last = summary
+                Output.progress("appstore recover: \(summary.pages) pages, \(summary.tally.received) received, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.tally.rejections.count) rejected")
+            }
+            Output.endProgress()
+            return CommandResult(RecoverResult(summary: summary), summary.tally.rejections.isEmpty ? .success : .failure)
+        } catch {
+            Output.endProgress()
+            let done = last.map { "\($0.pages) pages were ingested (\($0.tally.appended) appended)" } ?? "nothing was ingested"
+            let resume = RecoveryWatermark(directory: ledger.directory, environment: environment).load().map { " from \(UTCInstant.iso8601($0))" } ?? ""
+            throw AppstoreCommandError("\(error)\n\(done); the rest of the window up to \(UTCInstant.iso8601(window.until)) was not recovered: run `subledger appstore recover` again to resume\(resume)")
+        }
+    }
+
+    static func backfill(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient) throws -> CommandResult {
+        var ids = Array(arguments.positional.dropFirst())
+        if let file = arguments.value("--ids") {
+            guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the id file \(file)") }
+            ids += String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
+                .map { $0.filter { !$0.isWhitespace } }.filter { !$0.isEmpty }
+        }
+        guard !ids.isEmpty else { throw UsageError("appstore backfill needs transaction ids: as arguments or --ids FILE") }
+        let summary = try Backfill(ledger: ledger, client: client, clock: context.clock).run(ids: ids) { summary in
+            Output.progress("appstore backfill: \(summary.ids)/\(ids.count) ids, \(summary.requests) requests, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.failed.count) failed")
+        }
+        Output.endProgress()
+        return CommandResult(BackfillResult(summary: summary), summary.failed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
+    }
+
+    static func testNotification(_ arguments: Arguments, _ context: CommandContext, client: AppStoreServerAPIClient) throws -> CommandResult {
+        var wait = 30.0
+        if let text = arguments.value("--wait") {
+            guard let value = Double(text), value >= 0 else { throw UsageError("--wait takes seconds, not '\(text)'") }
+            wait = value
+        }
+        let token = try client.requestTestNotification()
+        let deadline = WallTime.monotonicSeconds() + wait
+        var status = try client.testNotificationStatus(token: token)
+        // The webhook answers 200 only once a message is durable, so a SUCCESS attempt means
+        // the TEST notification is in the ledger the webhook serves.
+        func arrived(_ status: TestNotificationStatus) -> Bool { (status.sendAttempts ?? []).contains { $0.sendAttemptResult == "SUCCESS" } }
+        while !arrived(status) && WallTime.monotonicSeconds() < deadline {
+            APIClock.sleep(min(1, max(0, deadline - WallTime.monotonicSeconds())))
+            status = try client.testNotificationStatus(token: token)
+        }
+        let result = TestNotificationResult(token: token, arrived: arrived(status), attempts: status.sendAttempts ?? [])
+        return CommandResult(result, result.arrived ? .success : .failure)
+    }
+}
+
+/// A failed `appstore` run, with what was done and what was not.
+struct AppstoreCommandError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
