@@ -51,9 +51,11 @@ enum AppstoreCommand: Command {
         let window = recovery.window(since: try flags.instant("since"), until: try flags.instant("until"))
         guard window.since < window.until else { throw UsageError("--since must be before --until") }
         var last: NotificationRecovery.Summary?
+        var throttle = ProgressThrottle()
         do {
             let summary = try recovery.run(since: window.since, until: window.until) { summary in
                 last = summary
+                guard throttle.due() else { return }
                 Output.progress("appstore recover: \(summary.pages) pages, \(summary.tally.received) received, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.tally.rejections.count) rejected")
             }
             Output.endProgress()
@@ -74,7 +76,9 @@ enum AppstoreCommand: Command {
                 .map { $0.filter { !$0.isWhitespace } }.filter { !$0.isEmpty }
         }
         guard !ids.isEmpty else { throw UsageError("appstore backfill needs transaction ids: as arguments or --ids FILE") }
+        var throttle = ProgressThrottle()
         let summary = try Backfill(ledger: ledger, client: client, clock: context.clock).run(ids: ids) { summary in
+            guard throttle.due() || summary.ids == ids.count else { return }
             Output.progress("appstore backfill: \(summary.ids)/\(ids.count) ids, \(summary.requests) requests, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.failed.count) failed")
         }
         Output.endProgress()
@@ -99,6 +103,18 @@ enum AppstoreCommand: Command {
         }
         let result = TestNotificationResult(token: token, arrived: arrived(status), attempts: status.sendAttempts ?? [])
         return CommandResult(result, result.arrived ? .success : .failure)
+    }
+}
+
+/// Progress at most every half second: a page takes milliseconds, and stderr may be a log file.
+struct ProgressThrottle {
+    private var next = 0.0
+
+    mutating func due() -> Bool {
+        let now = WallTime.monotonicSeconds()
+        guard now >= next else { return false }
+        next = now + 0.5
+        return true
     }
 }
 
