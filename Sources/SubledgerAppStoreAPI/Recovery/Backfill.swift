@@ -1,8 +1,8 @@
 import SubledgerLedger
 
 /// `appstore backfill`: for each transaction id, every page of Get Transaction History v2 and
-/// Get All Subscription Statuses, their signed transactions ingested like `ingest` does, so
-/// customers from before the ledger get their whole history.
+/// Get All Subscription Statuses, their signed transactions and renewal infos ingested like
+/// `ingest` does, so customers from before the ledger get their whole history.
 public struct Backfill {
     public struct Failure: Sendable, Equatable {
         public var id: String
@@ -56,7 +56,7 @@ public struct Backfill {
         } while revision != nil
         let statuses = try client.subscriptionStatuses(transactionId: id)
         summary.requests += 1
-        let latest = (statuses.data ?? []).flatMap { $0.lastTransactions ?? [] }.compactMap(\.signedTransactionInfo)
+        let latest = (statuses.data ?? []).flatMap { $0.lastTransactions ?? [] }.flatMap { [$0.signedTransactionInfo, $0.signedRenewalInfo].compactMap { $0 } }
         try summary.tally.ingest(latest, source: "appstore backfill \(id) statuses", into: ledger, recordedAt: clock())
     }
 }
