@@ -17,10 +17,11 @@ public struct HTTPResponse: Sendable {
 }
 
 extension String {
+    /// Without leading and trailing whitespace (a header line's `\r\n` is one Character).
     var trimmingSpaces: Substring {
         var text = self[...]
-        while let first = text.first, first == " " || first == "\t" || first == "\r" || first == "\n" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" || last == "\r" || last == "\n" { text = text.dropLast() }
+        while text.first?.isWhitespace == true { text = text.dropFirst() }
+        while text.last?.isWhitespace == true { text = text.dropLast() }
         return text
     }
 }

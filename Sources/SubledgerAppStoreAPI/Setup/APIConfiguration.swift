@@ -74,7 +74,8 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
 
     /// A client for `environment` with the stored key, signing tokens for `bundleId`.
     public func client(directory: String, bundleId: String, environment: String, metrics: APIMetrics = APIMetrics(),
-                       retry: RetryPolicy = RetryPolicy(), sleep: @escaping @Sendable (Double) -> Void = APIClock.sleep) throws(APISetupError) -> AppStoreServerAPIClient {
+                       retry: RetryPolicy = RetryPolicy(), requestTimeout: Double = 60,
+                       sleep: @escaping @Sendable (Double) -> Void = APIClock.sleep) throws(APISetupError) -> AppStoreServerAPIClient {
         let files = APIFiles(directory)
         guard let pem = FileIO.read(files.path(of: keyFile)) else {
             throw .invalid("the API key \(files.path(of: keyFile)) is missing; run `subledger init --api-key FILE.p8 …` again")
@@ -83,7 +84,7 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
         do { key = try ECPrivateKey(pem: pem) } catch {
             throw .invalid("the stored API key cannot be read; run `subledger init --api-key FILE.p8 …` again")
         }
-        let settings = HTTPSettings(extraCAFile: caFile.map { files.path(of: $0) })
+        let settings = HTTPSettings(requestTimeout: requestTimeout, extraCAFile: caFile.map { files.path(of: $0) })
         do {
             return try AppStoreServerAPIClient(baseURL: baseURL(for: environment), credentials: APICredentials(key: key, keyId: keyId, issuerId: issuerId, bundleId: bundleId),
                                                settings: settings, retry: retry, metrics: metrics, sleep: sleep)
