@@ -11,6 +11,8 @@ public final class APIMetrics: Sendable {
         public var notificationsRecovered = 0
         /// Epoch milliseconds of the end of the last recovery that completed, if any.
         public var lastRecoveryMillis: Int64?
+
+        public init() {}
     }
 
     public struct RequestKey: Hashable, Sendable, Comparable {

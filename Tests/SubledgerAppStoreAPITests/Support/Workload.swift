@@ -7,12 +7,14 @@ import SubledgerTestSupport
 struct Workload {
     let directory = TemporaryDirectory()
     let months: Int
+    let start: String
     var simulation: String { directory.file("sim") }
     var data: String { directory.file("ledger") }
 
-    init(customers: Int, months: Int, seed: UInt64, withhold: Double = 0, ledgerStart: String? = nil) throws {
+    init(customers: Int, months: Int, seed: UInt64, start: String = "2026-01-01", withhold: Double = 0, ledgerStart: String? = nil) throws {
         self.months = months
-        let configuration = Simulator.Configuration(customers: customers, months: months, seed: seed, withhold: withhold, ledgerStart: ledgerStart)
+        self.start = start
+        let configuration = Simulator.Configuration(customers: customers, months: months, seed: seed, start: start, withhold: withhold, ledgerStart: ledgerStart)
         _ = try Simulator(configuration: configuration).run(to: simulation)
     }
 
@@ -44,10 +46,19 @@ struct Workload {
 
     /// The last simulated day.
     var end: String {
-        let start = DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "UTC"), year: 2026, month: 1 + months, day: 1)
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate]
-        return formatter.string(from: start.date!.addingTimeInterval(-86_400))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let first = calendar.date(byAdding: .month, value: months, to: formatter.date(from: start)!)!
+        return formatter.string(from: first.addingTimeInterval(-86_400))
+    }
+
+    /// A first day about `days` ago, so the simulation lies within Apple's 180-day history.
+    static func start(daysAgo days: Int) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        return formatter.string(from: Date().addingTimeInterval(-Double(days) * 86_400))
     }
 
     /// Every report and subscription state that differs from `expected.json` (empty: it agrees).
@@ -57,8 +68,8 @@ struct Workload {
         func rows(_ object: [String: Any], _ key: String = "rows") -> Set<NSDictionary> {
             Set((object[key] as? [[String: Any]] ?? []).map { NSDictionary(dictionary: $0) })
         }
-        if try rows(json(["report", "revenue", "--from", "2026-01-01", "--to", end])) != rows(expected, "revenue") { differences.append("revenue") }
-        if try rows(json(["report", "churn", "--from", "2026-01-01", "--to", end])) != rows(expected, "churn") { differences.append("churn") }
+        if try rows(json(["report", "revenue", "--from", start, "--to", end])) != rows(expected, "revenue") { differences.append("revenue") }
+        if try rows(json(["report", "churn", "--from", start, "--to", end])) != rows(expected, "churn") { differences.append("churn") }
         for point in expected["mrr"] as! [[String: Any]] {
             let at = point["at"] as! String
             if try rows(json(["report", "mrr", "--at", at])) != rows(point) { differences.append("mrr at \(at)") }
