@@ -91,6 +91,15 @@ struct Workload {
         return differences
     }
 
+    /// Every report and customer state as `subledger --data DATA … --json` prints it, for
+    /// comparing two ledgers of the same workload.
+    func answers(data: String) throws -> [String] {
+        var commands = [["report", "revenue", "--from", start, "--to", end], ["report", "churn", "--from", start, "--to", end]]
+        commands += (try expected["mrr"] as! [[String: Any]]).map { ["report", "mrr", "--at", $0["at"] as! String] }
+        commands += (try expected["customers"] as! [String: Any]).keys.sorted().map { ["customer", $0, "--as-of", end + "T23:59:59.999Z"] }
+        return commands.map { CommandLineTool().run(["--data", data] + $0 + ["--json"]).output }
+    }
+
     /// Distinct notifications the App Store sent (the stand-in's history).
     var historyCount: Int {
         get throws { try String(contentsOfFile: simulation + "/history.jsonl", encoding: .utf8).split(separator: "\n").count }
