@@ -21,15 +21,20 @@ public struct IngestTally: Sendable, Equatable {
     /// Ingests one answer's signed messages in one call, so the answer is stored whole (one
     /// group commit) or not at all, and rejected ones are quarantined like the webhook's.
     mutating func ingest(_ signed: [String], source: String, into ledger: Ledger, recordedAt: Int64) throws {
-        guard !signed.isEmpty else { return }
-        let lines = signed.enumerated().map { IngestLine(bytes: Array($1.utf8), line: $0 + 1, source: source) }
+        try ingest(signed.enumerated().map { (text: $1, source: source, item: $0 + 1) }, into: ledger, recordedAt: recordedAt)
+    }
+
+    /// Ingests messages of several answers in one call, each named by its answer and position.
+    mutating func ingest(_ messages: [(text: String, source: String, item: Int)], into ledger: Ledger, recordedAt: Int64) throws {
+        guard !messages.isEmpty else { return }
+        let lines = messages.map { IngestLine(bytes: Array($0.text.utf8), line: $0.item, source: $0.source) }
         let outcomes = try ledger.ingest(lines, recordedAt: recordedAt)
         received += lines.count
         for (line, outcome) in zip(lines, outcomes) {
             switch outcome {
             case .appended: appended += 1
             case .duplicate: duplicates += 1
-            case .rejected(let reason, let detail): rejections.append(Rejection(source: source, item: line.line, reason: reason, detail: detail))
+            case .rejected(let reason, let detail): rejections.append(Rejection(source: line.source, item: line.line, reason: reason, detail: detail))
             }
         }
     }
