@@ -30,18 +30,19 @@ enum AppstoreCommand: Command {
             throw UsageError("appstore takes `recover`, `backfill` or `test-notification`")
         }
         guard let api = try APIConfiguration.load(directory: context.data.path) else { throw APISetupError.notConfigured }
-        let ledger = try Ledger(directory: context.data.path)
-        defer { ledger.close() }
-        let environment = arguments.value("--environment") ?? ledger.configuration.environments.first ?? "Production"
+        let configuration = try LedgerConfiguration.load(from: context.data.path)
+        let environment = arguments.value("--environment") ?? configuration.environments.first ?? "Production"
         guard ["Production", "Sandbox"].contains(environment) else {
             throw UsageError("the App Store Server API serves Production and Sandbox, not '\(environment)'")
         }
-        let client = try api.client(directory: context.data.path, bundleId: ledger.configuration.bundleId, environment: environment)
-        switch action {
-        case "recover": return try recover(arguments, context, ledger: ledger, client: client, environment: environment)
-        case "backfill": return try backfill(arguments, context, ledger: ledger, client: client)
-        default: return try testNotification(arguments, context, client: client)
-        }
+        let client = try api.client(directory: context.data.path, bundleId: configuration.bundleId, environment: environment)
+        // The test notification arrives through the webhook of a running server, which holds
+        // the ledger: this one only asks Apple.
+        if action == "test-notification" { return try testNotification(arguments, context, client: client) }
+        let ledger = try Ledger(directory: context.data.path)
+        defer { ledger.close() }
+        if action == "recover" { return try recover(arguments, context, ledger: ledger, client: client, environment: environment) }
+        return try backfill(arguments, context, ledger: ledger, client: client)
     }
 
     static func recover(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
