@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "SubledgerLedger", dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerProjections"]),
         // The App Store Server API over libcurl: Apple's bearer JWT, the endpoints with their retry
         // rules, and recovery, backfill and reconciliation through the ledger's ingestion path.
-        .target(name: "SubledgerAppStoreAPI", dependencies: ["CCurl", "SubledgerCore", "SubledgerCrypto", "SubledgerLedger"]),
+        .target(name: "SubledgerAppStoreAPI", dependencies: ["CCurl", "SubledgerCore", "SubledgerCrypto", "SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerProjections"]),
         // A small HTTP/1.1 server on epoll with a worker pool, a router, bearer auth and metrics.
         .target(name: "SubledgerHTTP", dependencies: ["SubledgerCore", "CEpoll"]),
         // The ledger over HTTP: the App Store webhook, the read API, metrics and the dashboard.

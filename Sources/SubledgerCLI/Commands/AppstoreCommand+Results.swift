@@ -59,6 +59,34 @@ extension AppstoreCommand {
         }
     }
 
+    struct ReconcileResult: CommandOutput {
+        var summary: Reconciliation.Summary
+
+        static func side(_ side: Reconciliation.Side) -> JSON {
+            .object([("status", .optional(side.status)), ("expiresAt", side.expiresAt.map { .string(UTCInstant.iso8601($0)) } ?? .null)])
+        }
+
+        func json() -> String {
+            JSON.object([
+                ("checked", .int(summary.checked)), ("agreed", .int(summary.agreed)), ("healed", .int(summary.healed)),
+                ("disagreed", .array(summary.disagreed.map { .object([("originalTransactionId", .string($0.originalTransactionId)),
+                                                                       ("ledger", Self.side($0.ledger)), ("apple", Self.side($0.apple))]) })),
+            ]).serialized()
+        }
+
+        var tabulation: Tabulation {
+            Tabulation(
+                facts: [("checked", .count(summary.checked)), ("agreed", .count(summary.agreed)), ("healed", .count(summary.healed)),
+                        ("disagree", .count(summary.disagreed.count))],
+                tables: rejectionsTable(summary.tally.rejections) + (summary.disagreed.isEmpty ? [] : [Table(
+                    title: "still disagree",
+                    columns: [.init("subscription", key: "originalTransactionId"), .init("ledger", key: "ledger.status"), .init("ledger expires", key: "ledger.expiresAt"),
+                              .init("Apple", key: "apple.status"), .init("Apple expires", key: "apple.expiresAt")],
+                    rows: summary.disagreed.map { [.text($0.originalTransactionId), .text($0.ledger.status), .instant($0.ledger.expiresAt),
+                                                   .text($0.apple.status), .instant($0.apple.expiresAt)] })]))
+        }
+    }
+
     struct TestNotificationResult: CommandOutput {
         var token: String
         var arrived: Bool

@@ -8,11 +8,12 @@ import SubledgerProjections
 enum AppstoreCommand: Command {
     static let help = CommandHelp(
         name: "appstore", summary: "recover missed notifications and backfill history from the App Store Server API",
-        usage: "appstore recover [--since INSTANT] [--until INSTANT] | appstore backfill [TRANSACTION_ID]... [--ids FILE] | appstore test-notification [--wait SECONDS]",
+        usage: "appstore recover [--since INSTANT] [--until INSTANT] | appstore backfill [TRANSACTION_ID]... [--ids FILE] | appstore reconcile [--limit N] | appstore test-notification [--wait SECONDS]",
         options: [
             .init("--since", "INSTANT", "recover: start of the window (default: where the last recovery ended, else 180 days ago)"),
             .init("--until", "INSTANT", "recover: end of the window (default: now)"),
             .init("--ids", "FILE", "backfill: transaction ids, one per line (any transaction id of each customer)"),
+            .init("--limit", "N", "reconcile: only the N most recently active subscriptions (default: all)"),
             .init("--wait", "SECONDS", "test-notification: how long to wait for the TEST notification (default: 30)"),
             .init("--environment", "E", "Production or Sandbox (default: the first environment the ledger accepts)"),
         ],
@@ -26,8 +27,8 @@ enum AppstoreCommand: Command {
         try arguments.allow(help)
         try context.data.requireExisting()
         let action = arguments.positional.first
-        guard let action, ["recover", "backfill", "test-notification"].contains(action) else {
-            throw UsageError("appstore takes `recover`, `backfill` or `test-notification`")
+        guard let action, ["recover", "backfill", "reconcile", "test-notification"].contains(action) else {
+            throw UsageError("appstore takes `recover`, `backfill`, `reconcile` or `test-notification`")
         }
         guard let api = try APIConfiguration.load(directory: context.data.path) else { throw APISetupError.notConfigured }
         let configuration = try LedgerConfiguration.load(from: context.data.path)
@@ -42,6 +43,7 @@ enum AppstoreCommand: Command {
         let ledger = try Ledger(directory: context.data.path)
         defer { ledger.close() }
         if action == "recover" { return try recover(arguments, context, ledger: ledger, client: client, environment: environment) }
+        if action == "reconcile" { return try reconcile(arguments, context, ledger: ledger, client: client, environment: environment) }
         return try backfill(arguments, context, ledger: ledger, client: client)
     }
 
@@ -84,6 +86,21 @@ enum AppstoreCommand: Command {
         }
         Output.endProgress()
         return CommandResult(BackfillResult(summary: summary), summary.failed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
+    }
+
+    static func reconcile(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
+        var limit: Int?
+        if let text = arguments.value("--limit") {
+            guard let value = Int(text), value > 0 else { throw UsageError("--limit takes a positive number, not '\(text)'") }
+            limit = value
+        }
+        var throttle = ProgressThrottle()
+        let summary = try Reconciliation(ledger: ledger, client: client, clock: context.clock).run(limit: limit, environment: environment) { summary in
+            guard throttle.due() else { return }
+            Output.progress("appstore reconcile: \(summary.checked) checked, \(summary.agreed) agreed, \(summary.healed) healed, \(summary.disagreed.count) disagree")
+        }
+        Output.endProgress()
+        return CommandResult(ReconcileResult(summary: summary), summary.disagreed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
     }
 
     static func testNotification(_ arguments: Arguments, _ context: CommandContext, client: AppStoreServerAPIClient) throws -> CommandResult {
