@@ -16,6 +16,7 @@ let package = Package(
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // epoll and eventfd: libc headers that Swift's Glibc module leaves out (nothing to link).
         .systemLibrary(name: "CEpoll"),
         // libpq, for subledger-bench's PostgreSQL baseline only.
@@ -44,14 +45,17 @@ let package = Package(
         .target(name: "SubledgerProjections", dependencies: ["SubledgerCore", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog"]),
         // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine, projections.
         .target(name: "SubledgerLedger", dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerProjections"]),
+        // The App Store Server API over libcurl: Apple's bearer JWT, the endpoints with their retry
+        // rules, and recovery, backfill and reconciliation through the ledger's ingestion path.
+        .target(name: "SubledgerAppStoreAPI", dependencies: ["CCurl", "SubledgerCore", "SubledgerCrypto", "SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerProjections"]),
         // A small HTTP/1.1 server on epoll with a worker pool, a router, bearer auth and metrics.
         .target(name: "SubledgerHTTP", dependencies: ["SubledgerCore", "CEpoll"]),
         // The ledger over HTTP: the App Store webhook, the read API, metrics and the dashboard.
-        .target(name: "SubledgerServer", dependencies: ["SubledgerCore", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerProjections", "SubledgerEvents"]),
+        .target(name: "SubledgerServer", dependencies: ["SubledgerCore", "SubledgerHTTP", "SubledgerLedger", "SubledgerAppStoreAPI", "SubledgerLog", "SubledgerProjections", "SubledgerEvents"]),
 
         // The `subledger` command as a library: commands return one typed result that a single
         // emitter prints as a table, CSV or JSON; tests run commands in process.
-        .target(name: "SubledgerCLI", dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerLedger", "SubledgerServer", "SubledgerHTTP", "SubledgerSimulator", "SubledgerProjections", "SubledgerEvents"]),
+        .target(name: "SubledgerCLI", dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerLedger", "SubledgerAppStoreAPI", "SubledgerServer", "SubledgerHTTP", "SubledgerSimulator", "SubledgerProjections", "SubledgerEvents"]),
 
         // Executables
         .executableTarget(name: "subledger", dependencies: ["SubledgerCLI"]),
@@ -81,6 +85,7 @@ let package = Package(
             dependencies: ["SubledgerCore", "SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerProjections"],
             exclude: ["Golden"]),
         .testTarget(name: "SubledgerHTTPTests", dependencies: ["SubledgerHTTP"]),
+        .testTarget(name: "SubledgerAppStoreAPITests", dependencies: ["SubledgerAppStoreAPI", "SubledgerCLI", "SubledgerProjections", "SubledgerCrypto", "SubledgerJWS", "SubledgerLedger", "SubledgerSimulator", "SubledgerTestSupport"]),
         .testTarget(
             name: "SubledgerServerTests",
             dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerTestSupport"]),

@@ -16,6 +16,7 @@ public struct CommandLineTool: Sendable {
         ("history", HistoryCommand.self), ("report", ReportCommand.self), ("rebuild", RebuildCommand.self),
         ("verify", VerifyCommand.self), ("stats", StatsCommand.self), ("demo", DemoCommand.self),
         ("backup", BackupCommand.self), ("head", HeadCommand.self), ("export", ExportCommand.self), ("events", EventsCommand.self),
+        ("appstore", AppstoreCommand.self),
         ]
     }
 

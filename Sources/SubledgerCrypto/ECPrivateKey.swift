@@ -36,6 +36,18 @@ public final class ECPrivateKey: @unchecked Sendable {
         }
     }
 
+    /// Takes ownership of `pointer`, an EC key (freed here if it is not one this type handles).
+    init(owning pointer: OpaquePointer) throws(CryptoError) {
+        self.pointer = pointer
+        do {
+            curve = try ECPublicKey.curve(of: pointer)
+            publicKey = try Self.publicKey(of: pointer)
+        } catch {
+            EVP_PKEY_free(pointer)
+            throw error
+        }
+    }
+
     deinit {
         EVP_PKEY_free(pointer)
     }

@@ -32,6 +32,7 @@ public enum EventType: UInt16, CaseIterable, Hashable, Sendable {
     case consentRescinded = 25
     case transactionBackfilled = 26
     case unrecognizedNotification = 27
+    case renewalInfoBackfilled = 28
 
     /// The type's code in the binary encoding.
     public var code: UInt16 { rawValue }
@@ -80,6 +81,7 @@ public enum EventType: UInt16, CaseIterable, Hashable, Sendable {
         case .consentRescinded: "consentRescinded"
         case .transactionBackfilled: "transactionBackfilled"
         case .unrecognizedNotification: "unrecognizedNotification"
+        case .renewalInfoBackfilled: "renewalInfoBackfilled"
         }
     }
 

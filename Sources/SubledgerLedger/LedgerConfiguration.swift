@@ -25,7 +25,7 @@ public struct LedgerConfiguration: Codable, Sendable, Equatable {
 
     public static let knownEnvironments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
 
-    static func load(from directory: String) throws(LedgerError) -> LedgerConfiguration {
+    public static func load(from directory: String) throws(LedgerError) -> LedgerConfiguration {
         let path = DataDirectoryLayout(directory).configuration
         guard let data = FileIO.read(path) else {
             throw LedgerError.notInitialized("no configuration at \(path); run `subledger init --bundle-id ID --root CERT` first")

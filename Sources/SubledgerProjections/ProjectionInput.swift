@@ -27,7 +27,7 @@ public struct ProjectionInput: Sendable {
 public enum EventRecord {
     public static let kind: UInt8 = 1
     public static let version: UInt8 = 1
-    static let headerSize = 8
+    public static let headerSize = 8
 
     /// The payload for `event` recorded at `recordedAtMillis`.
     public static func payload(for event: Event, recordedAtMillis: Int64) -> [UInt8] {

@@ -40,10 +40,18 @@ public struct Simulator: Sendable {
         public var bundleId: String
         public var appAppleId: Int64
         public var bundleVersion: String
+        /// Probability that a notification is never delivered (it is only in `history.jsonl`).
+        public var withhold: Double
+        /// A UTC day `YYYY-MM-DD`: notifications signed before it are not delivered (the
+        /// ledger starts then; `backfill-ids.txt` names the customers it missed).
+        public var ledgerStart: String?
 
         public init(customers: Int = 300, months: Int = 6, seed: UInt64 = 1, start: String = "2026-01-01",
                     duplicates: Double = 0, reorder: Double = 0, maximumDelay: Int = 50, rates: Rates = Rates(),
-                    bundleId: String = "com.example.subledger", appAppleId: Int64 = 1_234_567_890, bundleVersion: String = "42") {
+                    bundleId: String = "com.example.subledger", appAppleId: Int64 = 1_234_567_890, bundleVersion: String = "42",
+                    withhold: Double = 0, ledgerStart: String? = nil) {
+            self.withhold = withhold
+            self.ledgerStart = ledgerStart
             self.customers = customers
             self.months = months
             self.seed = seed
@@ -94,6 +102,11 @@ public struct Simulator: Sendable {
         public var rootCertificatePath: String
         public var configPath: String
         public var expectedPath: String
+        /// Distinct notifications kept out of `notifications.jsonl`.
+        public var withheld: Int = 0
+        /// `history.jsonl` and `backfill-ids.txt`, written when something is withheld.
+        public var historyPath: String?
+        public var backfillIdsPath: String?
     }
 
     /// Notifications signed per batch: enough to keep every core busy, little enough (about
@@ -113,7 +126,10 @@ public struct Simulator: Sendable {
         guard configuration.customers >= 1 else { throw invalid("customers must be at least 1 (got \(configuration.customers))") }
         guard (1...600).contains(configuration.months) else { throw invalid("months must be 1...600 (got \(configuration.months))") }
         guard configuration.maximumDelay >= 1 else { throw invalid("maximumDelay must be at least 1 (got \(configuration.maximumDelay))") }
-        let probabilities = [("duplicates", configuration.duplicates), ("reorder", configuration.reorder)] + configuration.rates.probabilities
+        let probabilities = [("duplicates", configuration.duplicates), ("reorder", configuration.reorder), ("withhold", configuration.withhold)] + configuration.rates.probabilities
+        if let day = configuration.ledgerStart, UTC.parseDay(day) == nil {
+            throw invalid("ledgerStart \"\(day)\" is not a UTC day; write it as YYYY-MM-DD")
+        }
         for (name, value) in probabilities where !(0...1).contains(value) {
             throw invalid("\(name) is a probability and must be within 0...1 (got \(value))")
         }
@@ -197,12 +213,16 @@ public struct Simulator: Sendable {
         let signer = NoticeSigner(signer: pki.signer)
         var delivery = try Delivery(path: notificationsPath, seed: configuration.seed, reorder: configuration.reorder,
                                     duplicates: configuration.duplicates, maximumDelay: configuration.maximumDelay)
+        var withholding = configuration.withhold > 0 || configuration.ledgerStart != nil
+            ? try Withholding(directory: directory, seed: configuration.seed, share: configuration.withhold, ledgerStart: configuration.ledgerStart.flatMap(UTC.parseDay))
+            : nil
         var batch: [DaySpill.Record] = []
         var signed = 0
         for day in 0..<spill.dayCount {
             batch.append(contentsOf: try spill.records(day: day))
             guard batch.count >= Self.signingBatch || day == spill.dayCount - 1 else { continue }
-            for line in signer.lines(for: batch) {
+            for (line, record) in zip(signer.lines(for: batch), batch) {
+                if try withholding?.admit(line, record) == false { continue }
                 try delivery.deliver(line)
             }
             signed += batch.count
@@ -211,12 +231,15 @@ public struct Simulator: Sendable {
                               notifications: simulated, notificationsSigned: signed, linesWritten: delivery.lines))
         }
         try delivery.finish()
+        try withholding?.finish()
 
         try writeExpected(to: expectedPath, truth: truth, notifications: simulated, customers: try OpenFile(path: customersPath, flags: 0))
         return Summary(customers: configuration.customers, subscriptions: subscriptions, notifications: simulated,
                        lines: delivery.lines, duplicateLines: delivery.duplicateLines, delayedLines: delivery.delayedLines,
                        notificationTypes: notificationTypes, notificationsPath: notificationsPath, rootCertificatePath: rootPath,
-                       configPath: configPath, expectedPath: expectedPath)
+                       configPath: configPath, expectedPath: expectedPath, withheld: withholding?.withheld ?? 0,
+                       historyPath: withholding.map { _ in directory + "/" + Withholding.historyName },
+                       backfillIdsPath: withholding.map { _ in directory + "/" + Withholding.idsName })
     }
 
     /// A fresh test hierarchy valid from a year before the start to three years after the end.

@@ -56,11 +56,12 @@ struct EventCatalogTests {
         return pages
     }
 
-    /// What `produced-by` must list for a type: its rows of the notification table, plus the two
+    /// What `produced-by` must list for a type: its rows of the notification table, plus the three
     /// sources that are not notification rows.
     static func producedBy(_ type: EventType) -> Set<String> {
         var sources = Set(EventType.notificationRules.filter { $0.eventType == type }.map(\.description))
         if type == .transactionBackfilled { sources.insert("transaction backfill") }
+        if type == .renewalInfoBackfilled { sources.insert("renewal info backfill") }
         if type == .unrecognizedNotification { sources.insert("* (any other notification type)") }
         return sources
     }
@@ -109,6 +110,7 @@ struct EventCatalogTests {
         let documented = try Self.pages().values.flatMap { $0.lists["produced-by"] ?? [] }
         let rules = EventType.notificationRules.map(\.description)
         #expect(Set(rules).isSubset(of: Set(documented)))
-        #expect(documented.count == rules.count + 2)
+        // Plus the sources that are no notification: both backfills and the catch-all.
+        #expect(documented.count == rules.count + 3)
     }
 }

@@ -268,5 +268,12 @@ enum GoldenEvents {
             renewal: RenewalFacts()),
         Event(
             type: .test, effectiveAt: 0, evidence: EvidenceRef(position: 0, length: 0), environment: .localTesting),
+        Event(
+            type: .renewalInfoBackfilled, effectiveAt: 1_771_900_000_000,
+            evidence: EvidenceRef(position: 135_000, length: 1_200),
+            environment: .production,
+            renewal: RenewalFacts(
+                originalTransactionId: "490000000000002", productId: "pro.monthly", autoRenewProductId: "pro.monthly",
+                autoRenewStatus: 0, expirationIntent: 1, signedDate: 1_771_900_000_000, renewalDate: 1_772_000_000_000)),
     ]
 }

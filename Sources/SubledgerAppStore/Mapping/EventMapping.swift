@@ -68,6 +68,18 @@ public enum EventMapping {
             transaction: TransactionFacts(transaction))
     }
 
+    /// The event for a bare signed renewal info fed from Get All Subscription Statuses: a
+    /// `.renewalInfoBackfilled` event at the renewal info's `signedDate` (0 if it has none), in
+    /// its environment, with no notification fields.
+    public static func event(backfilled renewal: RenewalInfoPayload, evidence: EvidenceRef) -> Event {
+        Event(
+            type: .renewalInfoBackfilled,
+            effectiveAt: renewal.signedDate ?? 0,
+            evidence: evidence,
+            environment: renewal.environment.map { SubledgerEvents.AppStoreEnvironment(rawValue: $0.rawValue) },
+            renewal: RenewalFacts(renewal))
+    }
+
     /// An external purchase token has no `environment`; as Apple's libraries do, a token whose
     /// `externalPurchaseId` starts with `SANDBOX` is a sandbox token, any other a production one.
     private static func environment(of token: ExternalPurchaseToken) -> AppStoreEnvironment {

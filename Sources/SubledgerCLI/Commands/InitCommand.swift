@@ -1,3 +1,4 @@
+import SubledgerAppStoreAPI
 import SubledgerCore
 import SubledgerLedger
 
@@ -5,7 +6,7 @@ import SubledgerLedger
 enum InitCommand: Command {
     static let help = CommandHelp(
         name: "init", summary: "write the data directory's configuration (again: update it; the log is never touched)",
-        usage: "init --bundle-id ID [--app-apple-id N] [--environment E]... [--root CERT]... [--small-business] [--catalog FILE]",
+        usage: "init --bundle-id ID [--app-apple-id N] [--environment E]... [--root CERT]... [--small-business] [--catalog FILE] [--api-key FILE.p8 --api-key-id ID --api-issuer-id UUID [--api-base-url URL] [--api-ca-file PEM]]",
         options: [
             .init("--bundle-id", "ID", "the app's bundle id, required"),
             .init("--app-apple-id", "N", "the app's Apple id (checked in Production notifications)"),
@@ -13,12 +14,18 @@ enum InitCommand: Command {
             .init("--root", "CERT", "a root certificate to trust (DER or PEM); repeat for more. Without any, Apple Root CA - G3 (shipped with subledger) is trusted"),
             .init("--small-business", "proceeds at 85 % from the first day (App Store Small Business Program)"),
             .init("--catalog", "FILE", "products' entitlements, ranks and periods (JSON)"),
+            .init("--api-key", "FILE.p8", "the App Store Server API key: copied into the data directory, owner-readable only, never printed"),
+            .init("--api-key-id", "ID", "the key's id (App Store Connect → Users and Access → Integrations → In-App Purchase)"),
+            .init("--api-issuer-id", "UUID", "the issuer id shown on the same page"),
+            .init("--api-base-url", "URL", "one base URL for every environment instead of Apple's (a local stand-in)"),
+            .init("--api-ca-file", "PEM", "a CA to trust for the API's TLS besides the system's"),
         ],
         example: "subledger --data /srv/subledger init --bundle-id com.example.app --app-apple-id 1234567890")
 
     struct Result: CommandOutput {
         var data: String
         var configuration: LedgerConfiguration
+        var api: APIConfiguration?
 
         func json() -> String {
             JSON.object([
@@ -27,7 +34,7 @@ enum InitCommand: Command {
                 ("environments", .array(configuration.environments.map { .string($0) })),
                 ("roots", .array(configuration.roots.map { .string($0) })),
                 ("smallBusiness", .bool(configuration.smallBusiness)), ("catalog", .optional(configuration.catalog)),
-            ]).serialized()
+            ] + (api.map { api in [("appStoreAPI", JSON.object([("keyId", .string(api.keyId)), ("issuerId", .string(api.issuerId)), ("baseURL", .optional(api.baseURL))]))] } ?? [])).serialized()
         }
 
         var tabulation: Tabulation {
@@ -37,7 +44,7 @@ enum InitCommand: Command {
                 ("environments", .text(configuration.environments.joined(separator: ", "))),
                 ("root certificates", .count(configuration.roots.count)), ("small business", .flag(configuration.smallBusiness)),
                 ("catalog", .text(configuration.catalog)),
-            ])
+            ] + (api.map { [("App Store Server API key id", .text($0.keyId))] } ?? []))
         }
     }
 
@@ -57,6 +64,21 @@ enum InitCommand: Command {
             directory: context.data.path, bundleId: bundleId, appAppleId: appAppleId, environments: environments,
             rootFiles: arguments.options["--root"] ?? [], smallBusiness: arguments.flags.contains("--small-business"),
             catalogFile: arguments.value("--catalog"))
-        return CommandResult(Result(data: context.data.path, configuration: configuration))
+        return CommandResult(Result(data: context.data.path, configuration: configuration, api: try installAPI(arguments, directory: context.data.path)))
+    }
+
+    /// Stores the API credentials when `--api-key` is given; the other API flags need it.
+    static func installAPI(_ arguments: Arguments, directory: String) throws -> APIConfiguration? {
+        guard let key = arguments.value("--api-key") else {
+            for flag in ["--api-key-id", "--api-issuer-id", "--api-base-url", "--api-ca-file"] where arguments.value(flag) != nil {
+                throw UsageError("\(flag) needs --api-key FILE.p8")
+            }
+            return try APIConfiguration.load(directory: directory)
+        }
+        guard let keyId = arguments.value("--api-key-id"), let issuerId = arguments.value("--api-issuer-id") else {
+            throw UsageError("--api-key needs --api-key-id ID and --api-issuer-id UUID")
+        }
+        return try APIConfiguration.install(directory: directory, keyFile: key, keyId: keyId, issuerId: issuerId,
+                                            baseURL: arguments.value("--api-base-url"), caFile: arguments.value("--api-ca-file"))
     }
 }

@@ -1,3 +1,4 @@
+import SubledgerAppStoreAPI
 import SubledgerHTTP
 import SubledgerLedger
 import SubledgerProjections
@@ -7,12 +8,13 @@ import SubledgerServer
 enum ServeCommand: Command {
     static let help = CommandHelp(
         name: "serve", summary: "the App Store webhook, the read API, metrics and the dashboard over HTTP",
-        usage: "serve [--listen HOST:PORT] [--token-file F] [--snapshot-every EVENTS] [--rates FILE]",
+        usage: "serve [--listen HOST:PORT] [--token-file F] [--snapshot-every EVENTS] [--rates FILE] [--recover-every DURATION]",
         options: [
             .init("--listen", "HOST:PORT", "where to listen (default: 127.0.0.1:8080)"),
             .init("--token-file", "F", "the bearer token for the read API and dashboard; required off loopback"),
             .init("--snapshot-every", "EVENTS", "events between background projection snapshots (default: 500000)"),
             .init("--rates", "FILE", "monthly rates for in=CUR on /v1/reports/revenue and /mrr and the dashboard (docs/currency.md)"),
+            .init("--recover-every", "DURATION", "run `appstore recover` on this period (30m, 1h; 0: never; default: 1h with API credentials)"),
         ],
         formats: false,
         notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM or SIGINT."],
@@ -48,14 +50,30 @@ enum ServeCommand: Command {
             guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the rates file \(file)") }
             rates = try CurrencyRates(csv: String(decoding: bytes, as: UTF8.self), source: file)
         }
+        let hasCredentials = try APIConfiguration.load(directory: data.path) != nil
+        let recoverEvery = try arguments.value("--recover-every").map(duration) ?? (hasCredentials ? 3600 : 0)
+        if recoverEvery > 0 && !hasCredentials { throw APISetupError.notConfigured }
         let ledger = try Ledger(directory: data.path, snapshotEveryEvents: snapshotEvery)
         let service = LedgerServer(ledger: ledger, token: token, reportCSV: ReportDocument.csv, rates: rates)
         let server = try HTTPServer(configuration: HTTPServer.Configuration(host: host, port: port), metrics: service.metrics, handler: service.router)
         Output.diagnostic("serve: listening on \(host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
+        let recovery = recoverEvery > 0 ? PeriodicRecovery(ledger: ledger, every: recoverEvery, metrics: service.metrics, log: { Output.diagnostic($0) }) : nil
+        recovery?.start()
         let signal = try server.runUntilSignal()
         service.feed.stop()
+        recovery?.stop()
         ledger.close()
         Output.diagnostic("serve: stopped (signal \(signal)); the log is synced and closed")
         return CommandResult(nil)
+    }
+
+    /// `90s`, `30m`, `1h`, `1d` (or `0`) in seconds.
+    static func duration(_ text: String) throws(UsageError) -> Double {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        if text == "0" { return 0 }
+        guard let unit = text.last.flatMap({ units[$0] }), let value = Double(text.dropLast()), value > 0 else {
+            throw UsageError("--recover-every takes a duration such as 30m or 1h (or 0), not '\(text)'")
+        }
+        return value * unit
     }
 }

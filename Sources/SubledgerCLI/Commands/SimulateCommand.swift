@@ -6,7 +6,7 @@ import SubledgerSimulator
 enum SimulateCommand: Command {
     static let help = CommandHelp(
         name: "simulate", summary: "a realistic signed workload with the ground truth of the simulation's own model",
-        usage: "simulate --out DIR [--customers N] [--months M] [--seed S] [--start DAY] [--duplicates P] [--reorder P]",
+        usage: "simulate --out DIR [--customers N] [--months M] [--seed S] [--start DAY] [--duplicates P] [--reorder P] [--withhold P] [--ledger-start DAY]",
         options: [
             .init("--out", "DIR", "where to write notifications.jsonl, root.cer, config.json and expected.json, required"),
             .init("--customers", "N", "customers (default: 300)"),
@@ -15,6 +15,8 @@ enum SimulateCommand: Command {
             .init("--start", "DAY", "first day (YYYY-MM-DD; default: 2026-01-01)"),
             .init("--duplicates", "P", "probability a notification is delivered twice (0 to 1; default: 0)"),
             .init("--reorder", "P", "probability a notification arrives late, out of order (0 to 1; default: 0)"),
+            .init("--withhold", "P", "probability a notification is never delivered, only in history.jsonl (for `appstore recover`)"),
+            .init("--ledger-start", "DAY", "notifications before DAY are not delivered; backfill-ids.txt names their customers (for `appstore backfill`)"),
         ],
         notes: ["Every notification is signed like the App Store's, by a test root written to root.cer: trust it with",
                 "`subledger init --root DIR/root.cer`."],
@@ -34,7 +36,9 @@ enum SimulateCommand: Command {
             ]).serialized()
         }
 
-        var files: [String] { [summary.notificationsPath, summary.rootCertificatePath, summary.configPath, summary.expectedPath] }
+        var files: [String] {
+            [summary.notificationsPath, summary.rootCertificatePath, summary.configPath, summary.expectedPath] + [summary.historyPath, summary.backfillIdsPath].compactMap { $0 }
+        }
 
         var tabulation: Tabulation {
             Tabulation(
@@ -73,6 +77,8 @@ enum SimulateCommand: Command {
         if let value = arguments.value("--start") { configuration.start = value }
         if let value = try probability("--duplicates") { configuration.duplicates = value }
         if let value = try probability("--reorder") { configuration.reorder = value }
+        if let value = try probability("--withhold") { configuration.withhold = value }
+        if let value = arguments.value("--ledger-start") { configuration.ledgerStart = value }
         return configuration
     }
 

@@ -46,10 +46,13 @@ struct MessagePreparer: Sendable {
         if let notification = try? NotificationPayload.decode(jws.payload), notification.notificationType != nil {
             return try prepareNotification(notification, jws: jws, message: message)
         }
-        guard let transaction = try? TransactionPayload.decode(jws.payload), transaction.transactionId != nil else {
-            throw VerificationError(.payloadInvalid, "the signed payload is neither a notification (no notificationType) nor a transaction (no transactionId)")
+        if let transaction = try? TransactionPayload.decode(jws.payload), transaction.transactionId != nil {
+            return try prepareTransaction(transaction, jws: jws, message: message)
         }
-        return try prepareTransaction(transaction, jws: jws, message: message)
+        guard let renewal = try? RenewalInfoPayload.decode(jws.payload), renewal.originalTransactionId != nil, renewal.autoRenewProductId != nil || renewal.autoRenewStatus != nil else {
+            throw VerificationError(.payloadInvalid, "the signed payload is neither a notification (no notificationType), a transaction (no transactionId) nor a renewal info (no autoRenewStatus)")
+        }
+        return try prepareRenewal(renewal, jws: jws, message: message)
     }
 
     private func prepareNotification(_ notification: NotificationPayload, jws: CompactJWS, message: [UInt8]) throws(VerificationError) -> PreparedMessage {
@@ -97,10 +100,26 @@ struct MessagePreparer: Sendable {
         try verifier.verify(jws, at: signedDate)
         try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, appAppleId: nil)
         // Same transactionId with identical signed content is a duplicate; new content is new.
-        let digest = SHA256.hash(jws.payload).prefix(16).map { String($0, radix: 16).leftPadded(2) }.joined()
-        return PreparedMessage(key: "t:" + transaction.transactionId! + ":" + digest, message: message, outerPayload: jws.payload, nested: []) { evidence in
+        return PreparedMessage(key: "t:" + transaction.transactionId! + ":" + Self.digest(jws.payload), message: message, outerPayload: jws.payload, nested: []) { evidence in
             EventMapping.event(backfilled: transaction, evidence: evidence)
         }
+    }
+
+    /// A renewal info from Get All Subscription Statuses, verified like a transaction; the same
+    /// signed content twice is a duplicate.
+    private func prepareRenewal(_ renewal: RenewalInfoPayload, jws: CompactJWS, message: [UInt8]) throws(VerificationError) -> PreparedMessage {
+        guard let signedDate = renewal.signedDate else {
+            throw VerificationError(.payloadInvalid, "the renewal info has no signedDate")
+        }
+        try verifier.verify(jws, at: signedDate)
+        try checkApp(bundleId: nil, environment: renewal.environment?.rawValue, appAppleId: nil)
+        return PreparedMessage(key: "r:" + renewal.originalTransactionId! + ":" + Self.digest(jws.payload), message: message, outerPayload: jws.payload, nested: []) { evidence in
+            EventMapping.event(backfilled: renewal, evidence: evidence)
+        }
+    }
+
+    static func digest(_ payload: [UInt8]) -> String {
+        SHA256.hash(payload).prefix(16).map { String($0, radix: 16).leftPadded(2) }.joined()
     }
 
     private func nestedJWS<Payload>(_ text: String, as type: Payload.Type, name: String) throws(VerificationError) -> (CompactJWS, Payload) where Payload: NestedPayload {

@@ -13,7 +13,7 @@ extension QueryParameterSource {
         values(name).flatMap { $0.split(separator: ",").map(String.init) }
     }
 
-    func instant(_ name: String) throws(QueryError) -> Int64? {
+    public func instant(_ name: String) throws(QueryError) -> Int64? {
         try value(name).map { text throws(QueryError) in try Self.instant(text, name) }
     }
 

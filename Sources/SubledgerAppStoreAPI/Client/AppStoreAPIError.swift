@@ -1,0 +1,42 @@
+/// Why an App Store Server API call failed, saying what to do about it.
+public enum AppStoreAPIError: Error, Sendable, CustomStringConvertible {
+    /// 401 or 403: Apple refused the bearer token.
+    case credentialsRejected(status: Int, endpoint: String)
+    /// Any other 4xx: the request itself was refused (an unknown transaction id, a window older
+    /// than Apple keeps, …), with Apple's error code and message when it gave them.
+    case rejected(status: Int, errorCode: Int?, message: String?, endpoint: String)
+    /// 5xx, 429, timeouts or resets until the retry budget was spent.
+    case gaveUp(endpoint: String, attempts: Int, last: String)
+    /// No retry can help: TLS refused, or libcurl refused the request.
+    case transport(endpoint: String, TransportError)
+    /// A 2xx answer that is not the JSON Apple documents.
+    case invalidResponse(endpoint: String, detail: String)
+    /// The bearer token could not be signed with the configured key.
+    case signing(String)
+
+    public var description: String {
+        switch self {
+        case .credentialsRejected(let status, let endpoint):
+            return "Apple refused the API credentials (HTTP \(status) from \(endpoint)): the API key (.p8), its key id or the issuer id is wrong, or the key has no access to this app; check them in App Store Connect (Users and Access → Integrations → In-App Purchase) and run `subledger init --api-key FILE.p8 --api-key-id ID --api-issuer-id UUID` again"
+        case .rejected(let status, let errorCode, let message, let endpoint):
+            let apple = [errorCode.map { "errorCode \($0)" }, message].compactMap { $0 }.joined(separator: ": ")
+            return "\(endpoint) answered HTTP \(status)" + (apple.isEmpty ? "" : " (\(apple))")
+        case .gaveUp(let endpoint, let attempts, let last):
+            return "\(endpoint) failed \(attempts) times, last: \(last); run the command again later (it resumes where it stopped)"
+        case .transport(let endpoint, let error):
+            return "\(endpoint): \(error)"
+        case .invalidResponse(let endpoint, let detail):
+            return "\(endpoint) answered with something that is not Apple's response: \(detail)"
+        case .signing(let detail):
+            return "cannot sign the API token with the configured key: \(detail); run `subledger init --api-key FILE.p8` with the key from App Store Connect"
+        }
+    }
+
+    /// The HTTP status, when Apple answered one.
+    public var status: Int? {
+        switch self {
+        case .credentialsRejected(let status, _), .rejected(let status, _, _, _): return status
+        case .gaveUp, .transport, .invalidResponse, .signing: return nil
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import FoundationEssentials
+import SubledgerLedger
+
+/// The App Store Server API endpoints Subledger uses, over one `HTTPClient` (so one reused
+/// connection), with Apple's bearer token and the retry rules of `RetryPolicy`.
+///
+/// One request at a time, like its `HTTPClient`.
+public final class AppStoreServerAPIClient {
+    public static let productionURL = "https://api.storekit.itunes.apple.com"
+    public static let sandboxURL = "https://api.storekit-sandbox.itunes.apple.com"
+
+    public let baseURL: String
+    let http: HTTPClient
+    let token: BearerToken
+    let retry: RetryPolicy
+    let metrics: APIMetrics
+    /// Waits between retries; tests make it record instead of sleep.
+    let sleep: @Sendable (Double) -> Void
+    private var random = SystemRandomNumberGenerator()
+
+    public init(baseURL: String, credentials: APICredentials, settings: HTTPSettings = HTTPSettings(), retry: RetryPolicy = RetryPolicy(),
+                metrics: APIMetrics = APIMetrics(), sleep: @escaping @Sendable (Double) -> Void = APIClock.sleep) throws(TransportError) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        http = try HTTPClient(settings: settings)
+        token = BearerToken(credentials: credentials)
+        self.retry = retry
+        self.metrics = metrics
+        self.sleep = sleep
+    }
+
+    /// Apple's base URL for an environment: Sandbox has its own host, every other one uses
+    /// production's.
+    public static func baseURL(for environment: String) -> String {
+        environment == "Sandbox" ? sandboxURL : productionURL
+    }
+
+    /// Sends one request, retrying what Apple or the network says can be retried, and decodes a
+    /// 2xx body as `Response`.
+    func call<Response: Decodable>(_ endpoint: String, _ method: HTTPRequest.Method, path: String, query: [(String, String)] = [],
+                                   body: [UInt8]? = nil, as: Response.Type) throws(AppStoreAPIError) -> Response {
+        let bytes = try send(endpoint, method, path: path, query: query, body: body)
+        do {
+            return try JSONDecoder().decode(Response.self, from: Data(bytes))
+        } catch {
+            throw .invalidResponse(endpoint: endpoint, detail: "\(error)")
+        }
+    }
+
+    func send(_ endpoint: String, _ method: HTTPRequest.Method, path: String, query: [(String, String)], body: [UInt8]?) throws(AppStoreAPIError) -> [UInt8] {
+        let url = baseURL + path + (query.isEmpty ? "" : "?" + query.map { "\($0)=\(Self.percentEncoded($1))" }.joined(separator: "&"))
+        var attempts = 0
+        var throttledWaits = 0
+        while true {
+            attempts += 1
+            let authorization: String
+            do { authorization = try token.authorization(now: WallTime.nowMillis() / 1000) } catch { throw .signing(error.message) }
+            var headers = [(name: "Authorization", value: authorization), (name: "Accept", value: "application/json"), (name: "User-Agent", value: "subledger")]
+            if body != nil { headers.append((name: "Content-Type", value: "application/json")) }
+            let response: HTTPResponse
+            do {
+                response = try http.send(HTTPRequest(method: method, url: url, headers: headers, body: body))
+            } catch {
+                metrics.request(endpoint, status: 0)
+                guard error.isTransient else { throw .transport(endpoint: endpoint, error) }
+                guard attempts < retry.maximumAttempts else { throw .gaveUp(endpoint: endpoint, attempts: attempts, last: error.description) }
+                sleep(retry.backoff(retry: attempts, jitter: Double.random(in: 0..<1, using: &random)))
+                continue
+            }
+            metrics.request(endpoint, status: response.status)
+            switch response.status {
+            case 200..<300:
+                return response.body
+            case 429:
+                throttledWaits += 1
+                attempts -= 1
+                guard throttledWaits <= retry.maximumThrottledWaits else {
+                    throw .gaveUp(endpoint: endpoint, attempts: throttledWaits, last: "HTTP 429 (rate limit)")
+                }
+                let wait = response.retryAfterSeconds.map { min(Double($0), retry.maximumRetryAfter) }
+                    ?? retry.backoff(retry: throttledWaits, jitter: Double.random(in: 0..<1, using: &random))
+                metrics.throttled(seconds: wait)
+                sleep(wait)
+            case 401, 403:
+                throw .credentialsRejected(status: response.status, endpoint: endpoint)
+            case 500..<600:
+                guard attempts < retry.maximumAttempts else {
+                    throw .gaveUp(endpoint: endpoint, attempts: attempts, last: "HTTP \(response.status)")
+                }
+                sleep(retry.backoff(retry: attempts, jitter: Double.random(in: 0..<1, using: &random)))
+            default:
+                let apple = try? JSONDecoder().decode(AppleErrorBody.self, from: Data(response.body))
+                throw .rejected(status: response.status, errorCode: apple?.errorCode, message: apple?.errorMessage, endpoint: endpoint)
+            }
+        }
+    }
+
+    /// RFC 3986 unreserved characters stay; everything else is %-encoded (pagination tokens
+    /// and revisions are opaque and may hold `+`, `/` or `=`).
+    static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(Character(UnicodeScalar(byte)))
+            default:
+                let hex = Array("0123456789ABCDEF")
+                out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0xF)])
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,117 @@
+import SubledgerLedger
+
+/// `appstore recover`: every page of Get Notification History over a window, each page ingested
+/// through the webhook's path, so notifications that did arrive are duplicates and the ones that
+/// did not are appended.
+///
+/// The window is walked in slices of `slice`, and the watermark moves after each, so a run
+/// stopped by a crash or a fault resumes from the last finished slice.
+public struct NotificationRecovery {
+    /// How far back Apple keeps notification history.
+    public static let historyLimit: Int64 = 180 * 86_400_000
+    public static let slice: Int64 = 7 * 86_400_000
+
+    public struct Summary: Sendable, Equatable {
+        public var environment: String
+        public var since: Int64
+        public var until: Int64
+        public var pages = 0
+        public var tally = IngestTally()
+    }
+
+    let ledger: Ledger
+    let client: AppStoreServerAPIClient
+    let watermark: RecoveryWatermark
+    let environment: String
+    let metrics: APIMetrics
+    let clock: @Sendable () -> Int64
+
+    public init(ledger: Ledger, client: AppStoreServerAPIClient, environment: String, metrics: APIMetrics, clock: @escaping @Sendable () -> Int64) {
+        self.ledger = ledger
+        self.client = client
+        self.environment = environment
+        self.metrics = metrics
+        self.clock = clock
+        watermark = RecoveryWatermark(directory: ledger.directory, environment: environment)
+    }
+
+    /// The window a run covers: an explicit `since` is sent as given (Apple refuses what is too
+    /// old, and the error says so); the default starts at the watermark, clamped to Apple's limit.
+    public func window(since: Int64?, until: Int64?) -> (since: Int64, until: Int64) {
+        let now = clock()
+        let until = until ?? now
+        let since = since ?? max(watermark.load() ?? 0, now - Self.historyLimit + 60_000)
+        return (since, until)
+    }
+
+    /// What the fetching thread hands over: a page, or the end of a slice (all its pages sent).
+    enum Fetched: Sendable {
+        case page(NotificationHistoryPage)
+        case sliceDone(end: Int64)
+    }
+
+    /// Recovers `since..<until`; `progress` gets the running summary after every stored batch.
+    ///
+    /// Pages are fetched ahead on another thread; what arrived while the last batch was stored
+    /// is stored in one call (whole pages, one group commit), and the watermark moves once a
+    /// slice's pages are all durable.
+    public func run(since: Int64, until: Int64, progress: (Summary) -> Void = { _ in }) throws -> Summary {
+        var summary = Summary(environment: environment, since: since, until: until)
+        // Only a run that starts within what is already covered may move the watermark: a
+        // window further on would leave a hole behind it.
+        let stored = watermark.load()
+        let extendsCoverage = stored.map { since <= $0 } ?? true
+        let client = UncheckedClient(client: client)
+        let prefetcher = PagePrefetcher<Fetched>(capacity: Self.pagesAhead) { send in
+            var start = since
+            while start < until {
+                let end = min(until, start + Self.slice)
+                var token: String?
+                repeat {
+                    let page = try client.client.notificationHistory(start: start, end: end, paginationToken: token)
+                    guard send(.page(page)) else { return }
+                    token = page.hasMore == true ? page.paginationToken : nil
+                } while token != nil
+                guard send(.sliceDone(end: end)) else { return }
+                start = end
+            }
+        }
+        defer { prefetcher.cancel() }
+        while true {
+            let batch = prefetcher.takeAll()
+            var signed: [(text: String, source: String, item: Int)] = []
+            var finishedSlice: Int64?
+            var ending: PagePrefetcher<Fetched>.Delivery?
+            for delivery in batch {
+                switch delivery {
+                case .item(.page(let page)):
+                    summary.pages += 1
+                    let source = "appstore recover page \(summary.pages)"
+                    signed += (page.notificationHistory ?? []).compactMap(\.signedPayload).enumerated().map { (text: $1, source: source, item: $0 + 1) }
+                case .item(.sliceDone(let end)):
+                    finishedSlice = end
+                case .failed, .finished:
+                    ending = delivery
+                }
+            }
+            try summary.tally.ingest(signed, into: ledger, recordedAt: clock())
+            if extendsCoverage, let end = finishedSlice, end > (stored ?? Int64.min) { try watermark.save(end) }
+            progress(summary)
+            switch ending {
+            case .failed(let error): throw error
+            case .finished:
+                metrics.recovered(appended: summary.tally.appended, completedAt: clock())
+                return summary
+            default: continue
+            }
+        }
+    }
+
+    /// Pages fetched ahead of the one being stored.
+    static let pagesAhead = 16
+}
+
+/// The client moves to the fetching thread and is used there alone while the run lasts.
+private struct UncheckedClient: @unchecked Sendable {
+    let client: AppStoreServerAPIClient
+}

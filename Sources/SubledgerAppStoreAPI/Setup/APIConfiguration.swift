@@ -1,0 +1,95 @@
+import FoundationEssentials
+import SubledgerCrypto
+import SubledgerLedger
+
+/// A data directory's App Store Server API settings, `DIR/appstore/api.json`, written by
+/// `subledger init --api-key …`. The key itself is `DIR/appstore/AuthKey.p8`, mode 0600.
+public struct APIConfiguration: Codable, Sendable, Equatable {
+    public var keyId: String
+    public var issuerId: String
+    /// One base URL for every environment (a stand-in); nil means Apple's per environment.
+    public var baseURL: String?
+    /// Relative to the data directory.
+    public var keyFile: String
+    /// An extra CA to trust, relative to the data directory.
+    public var caFile: String?
+
+    public init(keyId: String, issuerId: String, baseURL: String? = nil, keyFile: String = APIFiles.keyName, caFile: String? = nil) {
+        self.keyId = keyId
+        self.issuerId = issuerId
+        self.baseURL = baseURL
+        self.keyFile = keyFile
+        self.caFile = caFile
+    }
+
+    /// The configuration of the data directory at `directory`, or nil when `init` was never given
+    /// API credentials.
+    public static func load(directory: String) throws(APISetupError) -> APIConfiguration? {
+        let path = APIFiles(directory).path(of: APIFiles.configurationName)
+        guard let bytes = FileIO.read(path) else { return nil }
+        do {
+            return try JSONDecoder().decode(APIConfiguration.self, from: Data(bytes))
+        } catch {
+            throw .invalid("\(path) is not a valid API configuration (\(error)); run `subledger init --api-key FILE.p8 --api-key-id ID --api-issuer-id UUID` again")
+        }
+    }
+
+    /// Copies the key (mode 0600) and CA into the data directory and writes the configuration.
+    /// The key is checked to be an ES256 key first, and never echoed.
+    public static func install(directory: String, keyFile: String, keyId: String, issuerId: String, baseURL: String?, caFile: String?) throws(APISetupError) -> APIConfiguration {
+        let files = APIFiles(directory)
+        guard let key = FileIO.read(keyFile) else { throw .invalid("cannot read the API key \(keyFile)") }
+        do {
+            let parsed = try ECPrivateKey(pem: key)
+            guard parsed.curve == .p256 else { throw APISetupError.invalid("the API key \(keyFile) is not a P-256 key; download the In-App Purchase key (.p8) from App Store Connect") }
+        } catch let error as APISetupError {
+            throw error
+        } catch {
+            throw .invalid("the API key \(keyFile) is not a private key in PEM (.p8) form; download the In-App Purchase key from App Store Connect")
+        }
+        if let baseURL, !baseURL.hasPrefix("https://") {
+            throw .invalid("--api-base-url must be an https:// URL, not '\(baseURL)'")
+        }
+        try files.makeDirectory()
+        try files.write(APIFiles.keyName, key, mode: 0o600)
+        var configuration = APIConfiguration(keyId: keyId, issuerId: issuerId, baseURL: baseURL)
+        if let caFile {
+            guard let ca = FileIO.read(caFile), (try? Certificate(derOrPEM: ca)) != nil else {
+                throw .invalid("--api-ca-file \(caFile) is not a readable PEM certificate")
+            }
+            try files.write(APIFiles.caName, ca, mode: 0o644)
+            configuration.caFile = APIFiles.caName
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard let data = try? encoder.encode(configuration) else { throw .invalid("cannot encode the API configuration") }
+        try files.write(APIFiles.configurationName, Array(data), mode: 0o644)
+        return configuration
+    }
+
+    /// The base URL requests for `environment` go to.
+    public func baseURL(for environment: String) -> String {
+        baseURL ?? AppStoreServerAPIClient.baseURL(for: environment)
+    }
+
+    /// A client for `environment` with the stored key, signing tokens for `bundleId`.
+    public func client(directory: String, bundleId: String, environment: String, metrics: APIMetrics = APIMetrics(),
+                       retry: RetryPolicy = RetryPolicy(), requestTimeout: Double = 60,
+                       sleep: @escaping @Sendable (Double) -> Void = APIClock.sleep) throws(APISetupError) -> AppStoreServerAPIClient {
+        let files = APIFiles(directory)
+        guard let pem = FileIO.read(files.path(of: keyFile)) else {
+            throw .invalid("the API key \(files.path(of: keyFile)) is missing; run `subledger init --api-key FILE.p8 …` again")
+        }
+        let key: ECPrivateKey
+        do { key = try ECPrivateKey(pem: pem) } catch {
+            throw .invalid("the stored API key cannot be read; run `subledger init --api-key FILE.p8 …` again")
+        }
+        let settings = HTTPSettings(requestTimeout: requestTimeout, extraCAFile: caFile.map { files.path(of: $0) })
+        do {
+            return try AppStoreServerAPIClient(baseURL: baseURL(for: environment), credentials: APICredentials(key: key, keyId: keyId, issuerId: issuerId, bundleId: bundleId),
+                                               settings: settings, retry: retry, metrics: metrics, sleep: sleep)
+        } catch {
+            throw .invalid("cannot set up the HTTPS client: \(error)")
+        }
+    }
+}

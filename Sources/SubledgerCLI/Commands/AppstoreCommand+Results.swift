@@ -1,0 +1,110 @@
+import SubledgerAppStoreAPI
+import SubledgerCore
+
+extension AppstoreCommand {
+    static func rejectionsJSON(_ rejections: [IngestTally.Rejection]) -> JSON {
+        .array(rejections.map { .object([("source", .string($0.source)), ("item", .int($0.item)), ("reason", .string($0.reason)), ("detail", .string($0.detail))]) })
+    }
+
+    static func rejectionsTable(_ rejections: [IngestTally.Rejection]) -> [Table] {
+        rejections.isEmpty ? [] : [Table(
+            title: "rejections (quarantined)",
+            columns: [.init("source", key: "source", limit: 40), .init("item", key: "item"), .init("reason", key: "reason"), .init("detail", key: "detail", limit: 60)],
+            rows: rejections.map { [.text($0.source), .number(Int64($0.item)), .text($0.reason), .text($0.detail)] })]
+    }
+
+    struct RecoverResult: CommandOutput {
+        var summary: NotificationRecovery.Summary
+
+        func json() -> String {
+            JSON.object([
+                ("environment", .string(summary.environment)), ("since", .string(UTCInstant.iso8601(summary.since))),
+                ("until", .string(UTCInstant.iso8601(summary.until))), ("pages", .int(summary.pages)),
+                ("received", .int(summary.tally.received)), ("appended", .int(summary.tally.appended)),
+                ("duplicates", .int(summary.tally.duplicates)), ("rejected", .int(summary.tally.rejections.count)),
+                ("rejections", rejectionsJSON(summary.tally.rejections)),
+            ]).serialized()
+        }
+
+        var tabulation: Tabulation {
+            Tabulation(
+                facts: [("environment", .text(summary.environment)), ("since", .instant(summary.since)), ("until", .instant(summary.until)),
+                        ("pages", .count(summary.pages)), ("received", .count(summary.tally.received)), ("appended", .count(summary.tally.appended)),
+                        ("duplicates", .count(summary.tally.duplicates)), ("rejected", .count(summary.tally.rejections.count))],
+                tables: rejectionsTable(summary.tally.rejections))
+        }
+    }
+
+    struct BackfillResult: CommandOutput {
+        var summary: Backfill.Summary
+
+        func json() -> String {
+            JSON.object([
+                ("ids", .int(summary.ids)), ("requests", .int(summary.requests)), ("received", .int(summary.tally.received)),
+                ("appended", .int(summary.tally.appended)), ("duplicates", .int(summary.tally.duplicates)),
+                ("rejected", .int(summary.tally.rejections.count)),
+                ("failed", .array(summary.failed.map { .object([("id", .string($0.id)), ("status", $0.status.map { .int($0) } ?? .null), ("error", .string($0.error))]) })),
+            ]).serialized()
+        }
+
+        var tabulation: Tabulation {
+            Tabulation(
+                facts: [("ids", .count(summary.ids)), ("requests", .count(summary.requests)), ("received", .count(summary.tally.received)),
+                        ("appended", .count(summary.tally.appended)), ("duplicates", .count(summary.tally.duplicates)),
+                        ("rejected", .count(summary.tally.rejections.count)), ("failed", .count(summary.failed.count))],
+                tables: rejectionsTable(summary.tally.rejections) + (summary.failed.isEmpty ? [] : [Table(
+                    title: "failed ids",
+                    columns: [.init("id", key: "id"), .init("status", key: "status"), .init("error", key: "error", limit: 72)],
+                    rows: summary.failed.map { [.text($0.id), .text($0.status.map(String.init)), .text($0.error)] })]))
+        }
+    }
+
+    struct ReconcileResult: CommandOutput {
+        var summary: Reconciliation.Summary
+
+        static func side(_ side: Reconciliation.Side) -> JSON {
+            .object([("status", .optional(side.status)), ("expiresAt", side.expiresAt.map { .string(UTCInstant.iso8601($0)) } ?? .null)])
+        }
+
+        func json() -> String {
+            JSON.object([
+                ("checked", .int(summary.checked)), ("agreed", .int(summary.agreed)), ("healed", .int(summary.healed)),
+                ("disagreed", .array(summary.disagreed.map { .object([("originalTransactionId", .string($0.originalTransactionId)),
+                                                                       ("ledger", Self.side($0.ledger)), ("apple", Self.side($0.apple))]) })),
+            ]).serialized()
+        }
+
+        var tabulation: Tabulation {
+            Tabulation(
+                facts: [("checked", .count(summary.checked)), ("agreed", .count(summary.agreed)), ("healed", .count(summary.healed)),
+                        ("disagree", .count(summary.disagreed.count))],
+                tables: rejectionsTable(summary.tally.rejections) + (summary.disagreed.isEmpty ? [] : [Table(
+                    title: "still disagree",
+                    columns: [.init("subscription", key: "originalTransactionId"), .init("ledger", key: "ledger.status"), .init("ledger expires", key: "ledger.expiresAt"),
+                              .init("Apple", key: "apple.status"), .init("Apple expires", key: "apple.expiresAt")],
+                    rows: summary.disagreed.map { [.text($0.originalTransactionId), .text($0.ledger.status), .instant($0.ledger.expiresAt),
+                                                   .text($0.apple.status), .instant($0.apple.expiresAt)] })]))
+        }
+    }
+
+    struct TestNotificationResult: CommandOutput {
+        var token: String
+        var arrived: Bool
+        var attempts: [SendAttempt]
+
+        func json() -> String {
+            JSON.object([
+                ("testNotificationToken", .string(token)), ("arrived", .bool(arrived)),
+                ("sendAttempts", .array(attempts.map { .object([("attemptDate", $0.attemptDate.map { .string(UTCInstant.iso8601($0)) } ?? .null), ("sendAttemptResult", .optional($0.sendAttemptResult))]) })),
+            ]).serialized()
+        }
+
+        var tabulation: Tabulation {
+            Tabulation(
+                facts: [("test notification token", .text(token)), ("arrived", .flag(arrived))],
+                tables: attempts.isEmpty ? [] : [Table(title: "send attempts", columns: [.init("attempted", key: "attemptDate"), .init("result", key: "sendAttemptResult")],
+                                                       rows: attempts.map { [.instant($0.attemptDate), .text($0.sendAttemptResult)] })],
+                notes: arrived ? [] : ["the TEST notification did not reach the webhook: check the App Store Server Notifications URL in App Store Connect and that `subledger serve` is reachable there"])
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import SubledgerAppStoreAPI
+import SubledgerCore
+import SubledgerLedger
+import SubledgerProjections
+
+/// `subledger appstore recover|backfill|test-notification`: the App Store Server API, with the
+/// credentials `init --api-key` stored. Everything Apple returns goes through `ingest`'s path.
+enum AppstoreCommand: Command {
+    static let environment = CommandHelp.Option("--environment", "E", "Production or Sandbox (default: the first environment the ledger accepts)")
+    static let setup = "Needs `subledger init --api-key FILE.p8 --api-key-id KEY_ID --api-issuer-id ISSUER_UUID`."
+    static let faults = "Throttling (429) is waited out; 5xx, resets and timeouts are retried with backoff. Progress goes to stderr."
+
+    static let recover = CommandHelp(
+        name: "appstore recover", summary: "every notification Apple sent in a window (Get Notification History), ingested",
+        usage: "appstore recover [--since INSTANT] [--until INSTANT] [--environment E]",
+        options: [
+            .init("--since", "INSTANT", "start of the window (default: where the last recovery ended, else 180 days ago)"),
+            .init("--until", "INSTANT", "end of the window (default: now)"),
+            environment,
+        ],
+        notes: [setup, "A notification the webhook already delivered is a duplicate: running it twice appends nothing.", faults,
+                "Exit 1 when something was rejected (it is quarantined) or Apple refused the credentials."],
+        example: "subledger appstore recover --since 2026-03-01 --json")
+
+    static let backfill = CommandHelp(
+        name: "appstore backfill", summary: "whole histories of customers from before the ledger (Get Transaction History, All Subscription Statuses)",
+        usage: "appstore backfill [TRANSACTION_ID]... [--ids FILE] [--environment E]",
+        options: [
+            .init("--ids", "FILE", "transaction ids, one per line (any transaction id of each customer)"),
+            environment,
+        ],
+        notes: [setup, "Transactions already in the ledger count once (by transactionId).", faults,
+                "Exit 1 when an id failed (listed with Apple's status) or something was rejected."],
+        example: "subledger appstore backfill --ids customers.txt --json")
+
+    static let reconcile = CommandHelp(
+        name: "appstore reconcile", summary: "the ledger's subscriptions against Apple's statuses: heal gaps, list what disagrees",
+        usage: "appstore reconcile [--limit N] [--environment E]",
+        options: [
+            .init("--limit", "N", "only the N most recently active subscriptions (default: all)"),
+            environment,
+        ],
+        notes: [setup, faults],
+        example: "subledger appstore reconcile --limit 500 --json")
+
+    static let testNotification = CommandHelp(
+        name: "appstore test-notification", summary: "asks Apple for a TEST notification and waits for it to reach the webhook",
+        usage: "appstore test-notification [--wait SECONDS] [--environment E]",
+        options: [
+            .init("--wait", "SECONDS", "how long to wait for the TEST notification (default: 30)"),
+            environment,
+        ],
+        notes: [setup, "Run it against the data directory of a running `subledger serve`: the notification arrives through its webhook.",
+                "When it does not arrive, Apple's send-attempt results say why."],
+        example: "subledger appstore test-notification --wait 60")
+
+    static let help = CommandHelp(
+        name: "appstore", summary: "recover missed notifications and backfill history from the App Store Server API",
+        usage: "appstore recover|backfill|reconcile|test-notification [options]",
+        options: (recover.options + backfill.options + reconcile.options + testNotification.options).reduce(into: []) { all, option in
+            if !all.contains(where: { $0.name == option.name }) { all.append(option) }
+        },
+        notes: [setup, "Every signed answer is verified, deduplicated and stored like a webhook message: running a command twice appends nothing new.",
+                "Each action has its own page: `subledger help appstore recover` (or backfill, reconcile, test-notification)."],
+        example: "subledger appstore recover --since 2026-03-01 --json")
+
+    static var allHelp: [CommandHelp] { [help, recover, backfill, reconcile, testNotification] }
+
+    static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
+        guard let action = arguments.positional.first, let page = allHelp.first(where: { $0.name == "appstore " + action }) else {
+            throw UsageError("appstore takes `recover`, `backfill`, `reconcile` or `test-notification`")
+        }
+        try arguments.allow(page)
+        try context.data.requireExisting()
+        guard let api = try APIConfiguration.load(directory: context.data.path) else { throw APISetupError.notConfigured }
+        let configuration = try LedgerConfiguration.load(from: context.data.path)
+        let environment = arguments.value("--environment") ?? configuration.environments.first ?? "Production"
+        guard ["Production", "Sandbox"].contains(environment) else {
+            throw UsageError("the App Store Server API serves Production and Sandbox, not '\(environment)'")
+        }
+        let client = try api.client(directory: context.data.path, bundleId: configuration.bundleId, environment: environment)
+        // The test notification arrives through the webhook of a running server, which holds
+        // the ledger: this one only asks Apple.
+        if action == "test-notification" { return try testNotification(arguments, context, client: client) }
+        let ledger = try Ledger(directory: context.data.path)
+        defer { ledger.close() }
+        if action == "recover" { return try recover(arguments, context, ledger: ledger, client: client, environment: environment) }
+        if action == "reconcile" { return try reconcile(arguments, context, ledger: ledger, client: client, environment: environment) }
+        return try backfill(arguments, context, ledger: ledger, client: client)
+    }
+
+    static func recover(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
+        guard arguments.positional.count == 1 else { throw UsageError("appstore recover takes no ids") }
+        let flags = FlagSource(arguments)
+        let recovery = NotificationRecovery(ledger: ledger, client: client, environment: environment, metrics: APIMetrics(), clock: context.clock)
+        let window = recovery.window(since: try flags.instant("since"), until: try flags.instant("until"))
+        guard window.since < window.until else { throw UsageError("--since must be before --until") }
+        var last: NotificationRecovery.Summary?
+        var throttle = ProgressThrottle()
+        do {
+            let summary = try recovery.run(since: window.since, until: window.until) { summary in
+                last = summary
+                guard throttle.due() else { return }
+                Output.progress("appstore recover: \(summary.pages) pages, \(summary.tally.received) received, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.tally.rejections.count) rejected")
+            }
+            Output.endProgress()
+            return CommandResult(RecoverResult(summary: summary), summary.tally.rejections.isEmpty ? .success : .failure)
+        } catch {
+            Output.endProgress()
+            let done = last.map { "\($0.pages) pages were ingested (\($0.tally.appended) appended)" } ?? "nothing was ingested"
+            let resume = RecoveryWatermark(directory: ledger.directory, environment: environment).load().map { " from \(UTCInstant.iso8601($0))" } ?? ""
+            throw AppstoreCommandError("\(error)\n\(done); the rest of the window up to \(UTCInstant.iso8601(window.until)) was not recovered: run `subledger appstore recover` again to resume\(resume)")
+        }
+    }
+
+    static func backfill(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient) throws -> CommandResult {
+        var ids = Array(arguments.positional.dropFirst())
+        if let file = arguments.value("--ids") {
+            guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the id file \(file)") }
+            ids += String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
+                .map { $0.filter { !$0.isWhitespace } }.filter { !$0.isEmpty }
+        }
+        guard !ids.isEmpty else { throw UsageError("appstore backfill needs transaction ids: as arguments or --ids FILE") }
+        var throttle = ProgressThrottle()
+        let summary = try Backfill(ledger: ledger, client: client, clock: context.clock).run(ids: ids) { summary in
+            guard throttle.due() || summary.ids == ids.count else { return }
+            Output.progress("appstore backfill: \(summary.ids)/\(ids.count) ids, \(summary.requests) requests, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.failed.count) failed")
+        }
+        Output.endProgress()
+        return CommandResult(BackfillResult(summary: summary), summary.failed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
+    }
+
+    static func reconcile(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
+        var limit: Int?
+        if let text = arguments.value("--limit") {
+            guard let value = Int(text), value > 0 else { throw UsageError("--limit takes a positive number, not '\(text)'") }
+            limit = value
+        }
+        var throttle = ProgressThrottle()
+        let summary = try Reconciliation(ledger: ledger, client: client, clock: context.clock).run(limit: limit, environment: environment) { summary in
+            guard throttle.due() else { return }
+            Output.progress("appstore reconcile: \(summary.checked) checked, \(summary.agreed) agreed, \(summary.healed) healed, \(summary.disagreed.count) disagree")
+        }
+        Output.endProgress()
+        return CommandResult(ReconcileResult(summary: summary), summary.disagreed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
+    }
+
+    static func testNotification(_ arguments: Arguments, _ context: CommandContext, client: AppStoreServerAPIClient) throws -> CommandResult {
+        var wait = 30.0
+        if let text = arguments.value("--wait") {
+            guard let value = Double(text), value >= 0 else { throw UsageError("--wait takes seconds, not '\(text)'") }
+            wait = value
+        }
+        let token = try client.requestTestNotification()
+        let deadline = WallTime.monotonicSeconds() + wait
+        var status = try client.testNotificationStatus(token: token)
+        // The webhook answers 200 only once a message is durable, so a SUCCESS attempt means
+        // the TEST notification is in the ledger the webhook serves.
+        func arrived(_ status: TestNotificationStatus) -> Bool { (status.sendAttempts ?? []).contains { $0.sendAttemptResult == "SUCCESS" } }
+        while !arrived(status) && WallTime.monotonicSeconds() < deadline {
+            APIClock.sleep(min(1, max(0, deadline - WallTime.monotonicSeconds())))
+            status = try client.testNotificationStatus(token: token)
+        }
+        let result = TestNotificationResult(token: token, arrived: arrived(status), attempts: status.sendAttempts ?? [])
+        return CommandResult(result, result.arrived ? .success : .failure)
+    }
+}
+
+/// Progress at most every half second: a page takes milliseconds, and stderr may be a log file.
+struct ProgressThrottle {
+    private var next = 0.0
+
+    mutating func due() -> Bool {
+        let now = WallTime.monotonicSeconds()
+        guard now >= next else { return false }
+        next = now + 0.5
+        return true
+    }
+}
+
+/// A failed `appstore` run, with what was done and what was not.
+struct AppstoreCommandError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import SubledgerAppStoreAPI
+import SubledgerLedger
+import SubledgerTestSupport
+import Synchronization
+import Testing
+
+/// Throttling, server errors, resets and timeouts from the stand-in: a recovery still finishes
+/// with every notification, once.
+@Suite("App Store Server API faults", .enabled(if: StandIn.isInstalled, StandIn.missing))
+struct FaultToleranceTests {
+    @Test("a 429 storm, 500s, resets and timeouts: the recovery finishes, waits what Retry-After says, and equals expected.json")
+    func recoveryRidesOutFaults() throws {
+        let workload = try Workload(customers: 60, months: 3, seed: 41, withhold: 0.15)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key,
+                                  extra: ["--rate-limit", "0.3", "--retry-after", "7", "--server-error", "0.15", "--reset", "0.1",
+                                          "--slow", "0.05", "--slow-seconds", "2", "--seed", "41"])
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let delivered = try workload.eventCount
+        let waits = Mutex<[Double]>([])
+        let metrics = APIMetrics()
+        let ledger = try Ledger(directory: workload.data)
+        let api = try #require(try APIConfiguration.load(directory: workload.data))
+        let client = try api.client(directory: workload.data, bundleId: "com.example.subledger", environment: "Production", metrics: metrics,
+                                    retry: RetryPolicy(maximumAttempts: 8, maximumThrottledWaits: 40), requestTimeout: 0.5,
+                                    sleep: { seconds in waits.withLock { $0.append(seconds) } })
+        let recovery = NotificationRecovery(ledger: ledger, client: client, environment: "Production", metrics: metrics, clock: WallTime.nowMillis)
+        let summary = try recovery.run(since: 1_767_225_600_000, until: 1_775_001_600_000)
+        ledger.close()
+
+        #expect(summary.tally.appended == (try workload.historyCount) - delivered)
+        #expect(summary.tally.rejections.isEmpty)
+        let counts = metrics.snapshot.requests.reduce(into: [Int: Int]()) { $0[$1.key.status, default: 0] += $1.value }
+        #expect(counts[429, default: 0] > 0)
+        #expect(counts[500, default: 0] > 0)
+        #expect(counts[0, default: 0] > 0, "resets and timeouts count as status 0")
+        #expect(counts[200] == summary.pages)
+        #expect(metrics.snapshot.throttledWaits == counts[429])
+        #expect(waits.withLock { $0 }.filter { $0 == 7 }.count == counts[429], "every 429 waits its Retry-After: \(waits.withLock { $0 })")
+        #expect(try workload.differencesFromExpected() == [])
+    }
+
+    @Test("a server that keeps failing: the run stops after the bounded retries and says what was not done")
+    func persistentFailureStops() throws {
+        let workload = try Workload(customers: 10, months: 1, seed: 42, withhold: 0.2)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--server-error", "1"])
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let ledger = try Ledger(directory: workload.data)
+        defer { ledger.close() }
+        let api = try #require(try APIConfiguration.load(directory: workload.data))
+        let waits = Mutex(0)
+        let client = try api.client(directory: workload.data, bundleId: "com.example.subledger", environment: "Production",
+                                    retry: RetryPolicy(maximumAttempts: 4), sleep: { _ in waits.withLock { $0 += 1 } })
+        #expect {
+            _ = try NotificationRecovery(ledger: ledger, client: client, environment: "Production", metrics: APIMetrics(), clock: WallTime.nowMillis)
+                .run(since: 1_767_225_600_000, until: 1_769_904_000_000)
+        } throws: { error in
+            guard case AppStoreAPIError.gaveUp(_, let attempts, let last) = error else { return false }
+            return attempts == 4 && last == "HTTP 500"
+        }
+        #expect(waits.withLock { $0 } == 3)
+    }
+}

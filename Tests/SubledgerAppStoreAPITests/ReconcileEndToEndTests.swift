@@ -1,0 +1,49 @@
+import Foundation
+import SubledgerCLI
+import SubledgerTestSupport
+import Testing
+
+/// `appstore reconcile` against the stand-in, through the CLI: gaps heal from Apple's signed
+/// data, a drift Apple's data cannot explain is listed.
+@Suite("appstore reconcile, end to end", .enabled(if: StandIn.isInstalled, StandIn.missing))
+struct ReconcileEndToEndTests {
+    @Test("missed renewals heal; a status planted in the stand-in that its signed data does not back is listed as disagreeing")
+    func healsGapsAndListsDrift() throws {
+        // Ends a month ago, so "now" on both sides lies after every simulated event.
+        let workload = try Workload(customers: 60, months: 4, seed: 91, start: Workload.start(daysAgo: 150), withhold: 0.3)
+        let now = Date()
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let customers = try workload.expected["customers"] as! [String: [String: Any]]
+        let active = customers.values.flatMap { ($0["subscriptions"] as! [String: [String: Any]]) }
+            .filter { $0.value["status"] as? String == "active" && $0.value["ownership"] as? String == "purchased" }
+            .filter { formatter.date(from: $0.value["expiresAt"] as! String)! > now.addingTimeInterval(86_400) }
+            .map(\.key).sorted()
+        let drifted = try #require(active.first)
+        let drift = workload.directory.file("drift.json")
+        try "{\"\(drifted)\": 5}".write(toFile: drift, atomically: true, encoding: .utf8)
+
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--drift", drift])
+        try workload.webhookLedger(key: key, standIn: standIn)
+
+        let (code, output) = workload.cli(["appstore", "reconcile", "--json"])
+        #expect(code == .failure)
+        let first = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        let disagreed = first["disagreed"] as! [[String: Any]]
+        #expect(disagreed.map { $0["originalTransactionId"] as? String } == [drifted])
+        #expect((disagreed.first?["apple"] as? [String: Any])?["status"] as? String == "revoked")
+        #expect((disagreed.first?["ledger"] as? [String: Any])?["status"] as? String == "active")
+        let checked = first["checked"] as! Int
+        #expect((first["healed"] as! Int) > 0, "the withheld notifications leave subscriptions behind Apple")
+        #expect((first["agreed"] as! Int) + (first["healed"] as! Int) + 1 == checked)
+
+        let again = try JSONSerialization.jsonObject(with: Data(workload.cli(["appstore", "reconcile", "--json"]).output.utf8)) as! [String: Any]
+        #expect(again["healed"] as? Int == 0)
+        #expect(again["agreed"] as? Int == checked - 1)
+        #expect((again["disagreed"] as! [Any]).count == 1)
+
+        let limited = try JSONSerialization.jsonObject(with: Data(workload.cli(["appstore", "reconcile", "--limit", "5", "--json"]).output.utf8)) as! [String: Any]
+        #expect(limited["checked"] as? Int == 5)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import SubledgerCLI
+import SubledgerTestSupport
+import Testing
+
+/// `appstore recover` against the stand-in, through the CLI: what the webhook missed comes back
+/// from Apple's notification history, once.
+@Suite("appstore recover, end to end", .enabled(if: StandIn.isInstalled, StandIn.missing))
+struct RecoverEndToEndTests {
+    @Test("a webhook-only ledger missing 10% of notifications equals expected.json after recover, and a rerun appends nothing")
+    func recoversWithheldNotifications() throws {
+        let workload = try Workload(customers: 150, months: 6, seed: 21, withhold: 0.1)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let delivered = try workload.eventCount
+        let history = try workload.historyCount
+        #expect(delivered < history)
+        #expect(try !workload.differencesFromExpected().isEmpty, "the gap must show before recovery")
+
+        let first = try workload.json(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-07-01"])
+        #expect(first["received"] as? Int == history)
+        #expect(first["appended"] as? Int == history - delivered)
+        #expect(first["duplicates"] as? Int == delivered)
+        #expect(first["rejected"] as? Int == 0)
+        #expect(try workload.differencesFromExpected() == [])
+
+        let second = try workload.json(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-07-01"])
+        #expect(second["appended"] as? Int == 0)
+        #expect(second["duplicates"] as? Int == history)
+        #expect(try workload.eventCount == history)
+    }
+
+    @Test("the default window starts where the last recovery ended")
+    func resumesFromTheWatermark() throws {
+        let workload = try Workload(customers: 40, months: 2, seed: 22, withhold: 0.2)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let first = try workload.json(["appstore", "recover", "--since", "2026-01-01"])
+        let again = try workload.json(["appstore", "recover"])
+        #expect(again["since"] as? String == first["until"] as? String)
+        #expect(again["appended"] as? Int == 0)
+    }
+
+    @Test("tampered and foreign-root notifications are rejected and quarantined like the webhook's; the rest is stored")
+    func forgedDataIsQuarantined() throws {
+        let workload = try Workload(customers: 60, months: 3, seed: 23, withhold: 0.1)
+        let foreign = try Workload(customers: 5, months: 1, seed: 24)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key,
+                                  extra: ["--tamper", "10", "--forged", foreign.simulation + "/notifications.jsonl"])
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let (code, output) = workload.cli(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-04-01", "--json"])
+        #expect(code == .failure)
+        let summary = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        let reasons = Set((summary["rejections"] as! [[String: Any]]).map { $0["reason"] as! String })
+        #expect(reasons == ["signature_invalid", "chain_untrusted"])
+        let rejected = summary["rejected"] as! Int
+        #expect(rejected > 0)
+        let quarantined = try workload.json(["quarantine", "list"])["entries"] as! [[String: Any]]
+        #expect(quarantined.count == rejected)
+    }
+
+    @Test("a key Apple does not know: exit 1 naming the credentials, nothing written")
+    func wrongKeyWritesNothing() throws {
+        let workload = try Workload(customers: 20, months: 1, seed: 25, withhold: 0.3)
+        let key = try APIKey(directory: workload.directory)
+        let other = try APIKey(directory: workload.directory, name: "other", keyId: key.keyId, issuerId: key.issuerId)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        try workload.webhookLedger(key: other, standIn: standIn)
+        let before = try workload.eventCount
+        let (code, output) = workload.cli(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-02-01"])
+        #expect(code == .failure)
+        #expect(output.isEmpty)
+        #expect(try workload.eventCount == before)
+        #expect(!FileManager.default.fileExists(atPath: workload.data + "/appstore/recover-Production.json"))
+    }
+}
