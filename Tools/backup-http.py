@@ -8,23 +8,8 @@ runs after the first are incremental. Loopback only, bounded.
 Usage: backup-http.py SUBLEDGER_BINARY [--runs N]
 """
 import http.client, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-def start(binary, data, port):
-    server = subprocess.Popen([binary, "--data", data, "serve", "--listen", f"127.0.0.1:{port}", "--snapshot-every", "50"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2); c.request("GET", "/healthz")
-            if c.getresponse().status == 200: return server
-        except OSError:
-            time.sleep(0.05)
-    server.kill(); raise SystemExit("backup-http: the server did not start")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
+from serving import free_port, start
 
 def run_json(binary, *arguments):
     result = subprocess.run([binary, *arguments, "--json"], capture_output=True, text=True)
@@ -44,7 +29,7 @@ def main():
         failed = 0
         for run in range(runs):
             port = free_port()
-            server = start(binary, data, port)
+            server = start(binary, data, port, "--snapshot-every", "50", who="backup-http")
             acknowledged, stop = [], threading.Event()
             def post_all(lines):
                 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)

@@ -11,23 +11,8 @@ fresh rebuild from the log does.
 Usage: crash-http.py SUBLEDGER_BINARY --runs N
 """
 import http.client, json, os, random, shutil, signal, socket, subprocess, sys, tempfile, threading, time
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-def start(binary, data, port):
-    server = subprocess.Popen([binary, "--data", data, "serve", "--listen", f"127.0.0.1:{port}", "--snapshot-every", "40"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2); c.request("GET", "/healthz")
-            if c.getresponse().status == 200: return server
-        except OSError:
-            time.sleep(0.05)
-    server.kill(); raise SystemExit("crash-http: the server did not start")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
+from serving import free_port, start
 
 def post(connection, body):
     connection.request("POST", "/v1/notifications/appstore", body=body, headers={"Content-Type": "application/json"})
@@ -64,7 +49,7 @@ def main():
         acknowledged, next_line, passed, failed, checked = [], 0, 0, 0, 0
         for run in range(runs):
             port = free_port()
-            server = start(binary, data, port)
+            server = start(binary, data, port, "--snapshot-every", "40", who="crash-http")
             killer = threading.Timer(random.uniform(0.05, 0.6), lambda: os.kill(server.pid, signal.SIGKILL))
             killer.start()
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
@@ -81,7 +66,7 @@ def main():
             server.wait()
             # Restart: what this run acknowledged must be there (a re-post is a duplicate); the
             # last run checks every acknowledgement of the campaign.
-            server = start(binary, data, port)
+            server = start(binary, data, port, "--snapshot-every", "40", who="crash-http")
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
             to_check = acknowledged if run == runs - 1 else acknowledged[checked:]
             checked = len(acknowledged)

@@ -11,23 +11,8 @@ killed with kill -9 and restarted part-way; meanwhile
 Usage: feed-check.py SUBLEDGER_BINARY [--kills N]
 """
 import json, os, random, re, shutil, socket, sqlite3, subprocess, sys, tempfile, threading, time, http.client
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-def start(binary, data, port):
-    server = subprocess.Popen([binary, "--data", data, "serve", "--listen", f"127.0.0.1:{port}"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2); c.request("GET", "/healthz")
-            if c.getresponse().status == 200: return server
-        except OSError:
-            time.sleep(0.05)
-    server.kill(); raise SystemExit("feed-check: the server did not start")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
+from serving import free_port, start
 
 class Follower(threading.Thread):
     """Follows the stream, hanging up after a random number of events and resuming after the last id."""
@@ -76,7 +61,7 @@ def main():
         subprocess.run([binary, "--data", data, "ingest", work + "/first.jsonl"], check=True, capture_output=True)
         open(work + "/consumer.py", "w").write(consumer_code)
         consumer_command = [sys.executable, work + "/consumer.py", f"http://127.0.0.1:{port}", work + "/events.sqlite"]
-        server = start(binary, data, port)
+        server = start(binary, data, port, who="feed-check")
         consumer = subprocess.Popen(consumer_command, stderr=subprocess.DEVNULL)
         follower = Follower(port); follower.start()
         renewals = Follower(port, "?type=renewed&product=pro.monthly"); renewals.start()
@@ -85,7 +70,7 @@ def main():
             if index in kill_at:
                 server.kill(); server.wait()
                 consumer.kill(); consumer.wait()
-                server = start(binary, data, port)
+                server = start(binary, data, port, who="feed-check")
                 consumer = subprocess.Popen(consumer_command, stderr=subprocess.DEVNULL)
             for attempt in range(50):
                 try:

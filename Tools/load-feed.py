@@ -12,14 +12,11 @@ on a shared machine the worst runs measure the neighbours.
 Usage: load-feed.py SUBLEDGER_BINARY [--streams 200] [--seconds 10] [--customers 3000] [--pairs 2]
 """
 import json, os, re, shutil, socket, subprocess, sys, tempfile, time, http.client
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
+from serving import free_port
 
 def option(name, default):
     return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 ID = re.compile(rb"(?:^|\n)id: (\d+)\n")
 
