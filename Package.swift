@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "SubledgerHTTPTests", dependencies: ["SubledgerHTTP"]),
         .testTarget(
             name: "SubledgerServerTests",
-            dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerTestSupport"]),
+            dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerTestSupport", "SubledgerSimulator"]),
         .testTarget(name: "SubledgerSimulatorTests", dependencies: ["SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerCLITests", dependencies: ["SubledgerCLI", "SubledgerProjections", "SubledgerTestSupport"], exclude: ["Golden"]),
         .testTarget(
