@@ -28,7 +28,7 @@ struct ConcurrencyStressTests {
         var rebuilds = 0
     }
 
-    @Test("every answer given under concurrent ingestion, folds and rebuilds equals a fresh rebuild's")
+    @Test("every answer given under concurrent ingestion, folds and rebuilds equals a fresh rebuild's", .timeLimit(.minutes(30)))
     func answersEqualFreshRebuild() throws {
         let directory = TemporaryDirectory()
         let configuration = Simulator.Configuration(customers: Self.customers, months: Self.months, seed: 2026, start: "2026-01-01", duplicates: 0.1, reorder: 0.2)
@@ -44,11 +44,16 @@ struct ConcurrencyStressTests {
 
         let next = Atomic(0)
         let acknowledged = Atomic(0)
+        // Messages stored (an acknowledged duplicate adds nothing for a read to see).
+        let appended = Atomic(0)
         let ingesting = Atomic(true)
         let seen = Mutex(Observations())
+        // Threads of their own: the workers block, and Dispatch's global queues have as many
+        // threads as cores, so blocked readers would keep the writers from ever starting.
         let group = DispatchGroup()
         func spawn(_ body: @escaping @Sendable () -> Void) {
-            DispatchQueue.global().async(group: group) { body() }
+            group.enter()
+            Thread { body(); group.leave() }.start()
         }
         @Sendable func note(_ failure: String) { seen.withLock { $0.failures.append(failure) } }
 
@@ -61,7 +66,10 @@ struct ConcurrencyStressTests {
                     guard index < lines.count else { return }
                     let response = Self.respond(router, "POST", "/v1/notifications/appstore", body: lines[index])
                     guard response.status == 200 else { return note("webhook line \(index + 1): \(response.status) \(response.body)") }
-                    if let position = Self.field("position", of: response.body) { seen.withLock { $0.positions.append(position) } }
+                    if let position = Self.field("position", of: response.body) {
+                        seen.withLock { $0.positions.append(position) }
+                        appended.add(1, ordering: .releasing)
+                    }
                     acknowledged.add(1, ordering: .releasing)
                 }
             }
@@ -75,7 +83,9 @@ struct ConcurrencyStressTests {
                 do {
                     for outcome in try server.ledger.ingest(batch, recordedAt: WallTime.nowMillis()) {
                         switch outcome {
-                        case .appended(let position): seen.withLock { $0.positions.append(position) }
+                        case .appended(let position):
+                            seen.withLock { $0.positions.append(position) }
+                            appended.add(1, ordering: .releasing)
                         case .duplicate: break
                         case .rejected(let reason, let detail): note("batch from line \(first + 1) rejected: \(reason) \(detail)")
                         }
@@ -84,22 +94,23 @@ struct ConcurrencyStressTests {
                 } catch { note("batch ingestion: \(error)") }
             }
         }
-        group.notify(queue: .global()) { ingesting.store(false, ordering: .releasing) }
 
         let readers = DispatchGroup()
         func read(_ body: @escaping @Sendable (Router, inout SeededGenerator) -> Void) {
-            DispatchQueue.global().async(group: readers) {
+            readers.enter()
+            Thread {
                 let router = server.router
                 var random = SeededGenerator(state: UInt64.random(in: 1...UInt64.max))
                 repeat { body(router, &random) } while ingesting.load(ordering: .acquiring)
-            }
+                readers.leave()
+            }.start()
         }
-        // Reads see every message acknowledged before they began.
+        // Reads see every message stored before they began.
         read { _, _ in
-            let before = acknowledged.load(ordering: .acquiring)
+            let before = appended.load(ordering: .acquiring)
             do {
                 let summary = try server.ledger.read { try $0.projections.summary() }
-                if summary.notifications < before { note("a read saw \(summary.notifications) notifications after \(before) were acknowledged (duplicates included)") }
+                if summary.notifications < before { note("a read saw \(summary.notifications) notifications after \(before) were stored") }
             } catch { note("read: \(error)") }
             seen.withLock { $0.reads += 1 }
         }
@@ -122,21 +133,24 @@ struct ConcurrencyStressTests {
         }
         // Rebuilds switch the projection database under the readers and the background fold.
         read { _, _ in
-            let before = acknowledged.load(ordering: .acquiring)
+            let before = appended.load(ordering: .acquiring)
             do {
                 _ = try server.ledger.rebuildProjections()
                 let notifications = try server.ledger.read { try $0.projections.summary().notifications }
-                if notifications < before { note("after a rebuild a read saw \(notifications) notifications, \(before) acknowledged") }
+                if notifications < before { note("after a rebuild a read saw \(notifications) notifications, \(before) stored") }
             } catch { note("rebuild: \(error)") }
             seen.withLock { $0.rebuilds += 1 }
         }
         group.wait()
+        ingesting.store(false, ordering: .releasing)
         readers.wait()
 
         let observations = seen.withLock { $0 }
-        #expect(observations.failures.isEmpty, "\(observations.failures.prefix(10))")
+        let failures = observations.failures.count
+        #expect(failures == 0, "the first of them: \(observations.failures.prefix(5))")
         #expect(acknowledged.load(ordering: .acquiring) == lines.count)
         #expect(observations.rebuilds > 0 && observations.reads > 0)
+        print("stress: \(lines.count) messages, \(appended.load(ordering: .acquiring)) stored; \(observations.reads) reads, \(observations.rebuilds) rebuilds, \(observations.pastAnswers.count) past reports to recheck")
         let liveAnswers = Self.finalAnswers(server.router, customerIds)
         server.ledger.close()
 
