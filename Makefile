@@ -5,6 +5,8 @@ SWIFT ?= swift
 JOBS ?= $(shell nproc)
 
 .PHONY: setup build release demo test bench prove clean
+# The suites whose threads open and close descriptors at once (Tools/fd-check in `make test`).
+CONCURRENCY_SUITES := SubledgerHTTPTests|SubledgerLMDBTests|SubledgerLogTests|ConcurrencyStressTests|ProjectionFollowingTests|GroupCommitTests|LedgerIngestionTests
 
 setup:
 	@Tools/setup
@@ -20,6 +22,7 @@ demo: release
 
 test: build
 	$(SWIFT) test -j $(JOBS) --parallel
+	Tools/fd-check --filter '$(CONCURRENCY_SUITES)'
 	Tools/cli-check
 	Tools/readme-tour --small
 	Tools/dashboard-screenshot
@@ -38,6 +41,11 @@ bench: release
 
 # The campaigns at length (docs/reliability.md); `make test` runs short versions.
 prove: build release
+	Tools/sanitize --sanitizer address
+	Tools/sanitize --sanitizer thread
+	Tools/fd-check
+	Tools/stress --customers 400 --months 12
+	Tools/stress --customers 400 --months 12 --build release
 	Tools/crash-log --runs 200
 	python3 Tools/crash-http.py .build/debug/subledger --runs 100
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 1000

@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "SubledgerAppStoreAPITests", dependencies: ["SubledgerAppStoreAPI", "SubledgerCLI", "SubledgerProjections", "SubledgerCrypto", "SubledgerJWS", "SubledgerLedger", "SubledgerSimulator", "SubledgerTestSupport"]),
         .testTarget(
             name: "SubledgerServerTests",
-            dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerTestSupport"]),
+            dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerTestSupport", "SubledgerSimulator"]),
         .testTarget(name: "SubledgerSimulatorTests", dependencies: ["SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerCLITests", dependencies: ["SubledgerCLI", "SubledgerProjections", "SubledgerSimulator", "SubledgerTestSupport"], exclude: ["Golden"]),
         .testTarget(

@@ -46,8 +46,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 }
 
 /// A fresh directory under the system temp dir, removed when the value is released.
-public final class TemporaryDirectory: @unchecked Sendable {
-    // Immutable after init; the directory's contents are the tests' business.
+public final class TemporaryDirectory: Sendable {
     public let path: String
 
     public init() {

@@ -47,8 +47,8 @@ struct Workload: @unchecked Sendable {
     var churnRows: [[String: Any]] { expected["churn"] as! [[String: Any]] }
 }
 
-/// One delivered line, decoded. `@unchecked Sendable`: immutable, shared between tests.
-struct Delivered: @unchecked Sendable {
+/// One delivered line, decoded.
+struct Delivered: Sendable {
     let outer: CompactJWS
     let notification: NotificationPayload
     let transactionJWS: CompactJWS?
