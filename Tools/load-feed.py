@@ -54,8 +54,8 @@ def run(binary, work, streams, seconds):
             except OSError:
                 time.sleep(0.05)
         followers = Streams(port, streams, tempfile.mkdtemp(dir=work, prefix="streams-")) if streams else None
-        wrk = subprocess.run(["wrk", "-t1", "-c16", f"-d{seconds}s", "--latency", "-s", "Tools/wrk-post-paced.lua", f"http://127.0.0.1:{port}"],
-                             capture_output=True, text=True, env={**os.environ, "NOTIFICATIONS": work + "/sim/notifications.jsonl"})
+        wrk = subprocess.run(["wrk", "-t1", "-c16", f"-d{seconds}s", "--latency", "-s", "Tools/wrk-post-notifications.lua", f"http://127.0.0.1:{port}"],
+                             capture_output=True, text=True, env={**os.environ, "NOTIFICATIONS": work + "/sim/notifications.jsonl", "DELAY_MS": "100"})
         posted = re.search(r"posted (\d+) requests, (\d+) non-2xx, p50 ([\d.]+) ms, p99 ([\d.]+) ms", wrk.stdout)
         if not posted: raise SystemExit("load-feed: wrk said " + wrk.stdout + wrk.stderr)
         rss = int(open(f"/proc/{server.pid}/status").read().split("VmRSS:")[1].split()[0]) // 1024

@@ -1,6 +1,9 @@
 -- wrk script: each request POSTs the next line of NOTIFICATIONS (webhook bodies), so every
--- request carries a distinct signed notification.
+-- request carries a distinct signed notification. With DELAY_MS, each connection waits that long
+-- between requests: a steady webhook load well below what the machine can verify, so its latency
+-- measures the server, not a queue.
 local path = os.getenv("NOTIFICATIONS")
+local pause = tonumber(os.getenv("DELAY_MS") or "")
 local bodies = {}
 for line in io.lines(path) do
     if #line > 0 then bodies[#bodies + 1] = line end
@@ -15,6 +18,12 @@ end
 
 function init(args)
     index = id * math.floor(#bodies / 2)
+end
+
+if pause then
+    function delay()
+        return pause
+    end
 end
 
 function request()
