@@ -127,10 +127,8 @@ final class ProjectionFollower: Sendable {
         let resumed = progress.withLock { progress in
             progress.checkpoint = checkpoint
             progress.reader = reader
-            let (due, waiting) = progress.waiters.reduce(into: ([DispatchSemaphore](), [(position: UInt64, resume: DispatchSemaphore)]())) {
-                if $1.position <= released { $0.0.append($1.resume) } else { $0.1.append($1) }
-            }
-            progress.waiters = waiting
+            let due = progress.waiters.filter { $0.position <= released }.map(\.resume)
+            progress.waiters.removeAll { $0.position <= released }
             return due
         }
         for resume in resumed { resume.signal() }

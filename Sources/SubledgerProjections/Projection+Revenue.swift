@@ -49,6 +49,18 @@ public struct RevenueRow: Sendable, Equatable {
     }
 }
 
+extension RevenueRow {
+    /// Adds `other`'s amounts and counts (same currency) to this row's.
+    mutating func add(_ other: RevenueRow) {
+        grossSales += other.grossSales
+        refunds += other.refunds
+        net += other.net
+        proceeds += other.proceeds
+        transactions += other.transactions
+        refundedTransactions += other.refundedTransactions
+    }
+}
+
 extension Projection {
     /// Sales, refunds, net and proceeds per period and currency over `from`...`to` (whole UTC
     /// days, inclusive).

@@ -15,15 +15,13 @@ extension RevenueReport {
                 period: row.period, currency: target, productId: row.productId,
                 grossSales: 0, refunds: 0, net: 0, proceeds: 0, transactions: 0, refundedTransactions: 0)
             if sums[key] == nil { order.append(key) }
-            let grossSales = try convert(row.grossSales)
-            let refunds = try convert(row.refunds)
-            sum.grossSales += grossSales
-            sum.refunds += refunds
+            var converted = row
+            converted.grossSales = try convert(row.grossSales)
+            converted.refunds = try convert(row.refunds)
             // Net stays gross minus refunds, in the converted figures too.
-            sum.net += grossSales - refunds
-            sum.proceeds += try convert(row.proceeds)
-            sum.transactions += row.transactions
-            sum.refundedTransactions += row.refundedTransactions
+            converted.net = converted.grossSales - converted.refunds
+            converted.proceeds = try convert(row.proceeds)
+            sum.add(converted)
             sums[key] = sum
         }
         var report = self
@@ -36,14 +34,7 @@ extension RevenueReport {
         rows.reduce(into: RevenueRow(
             period: "total", currency: rows.first?.currency ?? "", productId: nil,
             grossSales: 0, refunds: 0, net: 0, proceeds: 0, transactions: 0, refundedTransactions: 0)
-        ) { total, row in
-            total.grossSales += row.grossSales
-            total.refunds += row.refunds
-            total.net += row.net
-            total.proceeds += row.proceeds
-            total.transactions += row.transactions
-            total.refundedTransactions += row.refundedTransactions
-        }
+        ) { total, row in total.add(row) }
     }
 }
 

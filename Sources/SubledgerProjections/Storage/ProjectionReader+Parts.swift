@@ -46,14 +46,7 @@ private func merged<Row>(_ rows: [Row], _ other: [Row], key: (Row) -> String, ad
 extension RevenueReport {
     /// Adds the rows of the same report over other timelines.
     mutating func merge(_ other: RevenueReport) {
-        rows = merged(rows, other.rows, key: { $0.period + "\u{0}" + $0.currency + "\u{0}" + ($0.productId ?? "") }) { sum, row in
-            sum.grossSales += row.grossSales
-            sum.refunds += row.refunds
-            sum.net += row.net
-            sum.proceeds += row.proceeds
-            sum.transactions += row.transactions
-            sum.refundedTransactions += row.refundedTransactions
-        }
+        rows = merged(rows, other.rows, key: { $0.period + "\u{0}" + $0.currency + "\u{0}" + ($0.productId ?? "") }) { sum, row in sum.add(row) }
     }
 }
 
