@@ -50,7 +50,7 @@ public struct LedgerServer: Sendable {
         router.get("/v1/head", protected { request in try self.head(request) })
         router.get("/v1/customers/{id}", protected { request in
             try self.answer(request) { reader, parameters, now in
-                try JSON.document(reader.customer(CustomerQuery(id: request.pathParameters["id"]!, parameters, now: now)))
+                try reader.customer(CustomerQuery(id: request.pathParameters["id"]!, parameters, now: now)).json.serialized()
             }
         })
         router.get("/v1/customers/{id}/history", protected { request in

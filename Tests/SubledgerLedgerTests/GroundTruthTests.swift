@@ -59,7 +59,7 @@ struct GroundTruthTests {
             let churn = rows(try object(JSON.document(reader.churn(ChurnQuery(["from": "2026-01-01", "to": run.end])))))
             var customers: [String: NSDictionary] = [:]
             for id in (run.expected["customers"] as! [String: Any]).keys {
-                let state = try object(JSON.document(reader.customer(CustomerQuery(id: id, ["asOf": run.end + "T23:59:59.999Z"], now: 0))))
+                let state = try object(reader.customer(CustomerQuery(id: id, ["asOf": run.end + "T23:59:59.999Z"], now: 0)).json.serialized())
                 for subscription in state["subscriptions"] as! [[String: Any]] {
                     let fields = ["status", "entitled", "expiresAt", "autoRenew", "productId", "expirationReason", "priceIncrease", "billingPlan", "commitment", "ownership"]
                     customers[id + "/" + (subscription["originalTransactionId"] as! String)] = NSDictionary(dictionary: subscription.filter { fields.contains($0.key) })

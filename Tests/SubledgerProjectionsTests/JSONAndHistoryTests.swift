@@ -11,6 +11,11 @@ func jsonObject(_ value: some Encodable) throws -> [String: Any] {
     return try #require(try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any])
 }
 
+/// The customer document as the look-up route and `customer --json` write it, parsed back.
+func jsonObject(_ customer: CustomerState) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(customer.json.bytes)) as? [String: Any])
+}
+
 @Suite("Contract JSON")
 struct JSONEncodingTests {
     @Test("customer JSON has every contract field, nulls included, instants in ISO 8601 with milliseconds")
@@ -47,6 +52,20 @@ struct JSONEncodingTests {
         #expect(subscription["price"] as? Int == 9990)
         #expect(subscription["entitled"] as? Bool == true)
         #expect(subscription["autoRenew"] as? Bool == true)
+    }
+
+    @Test("customer JSON lists members sorted by name at every level, as its first version did, so the same state gives the same bytes")
+    func customerJSONSortedMembers() throws {
+        var apple = Notifier()
+        let sub = Subscriber("20001", token: nil)
+        let t = sub.transaction("20001", purchased: at("2026-03-01", 10, 30), expires: at("2026-04-01", 10, 30))
+        let ledger = TestLedger([apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-03-01", 10, 30), transaction: t,
+                                                    renewal: sub.renewal(signed: at("2026-03-01", 10, 30)))])
+        let customer = try #require(ledger.customer("20001", at: at("2026-03-05")))
+        let written = customer.json.bytes
+        let parsed = try JSONSerialization.jsonObject(with: Data(written))
+        let sorted = try JSONSerialization.data(withJSONObject: parsed, options: [.sortedKeys])
+        #expect(String(decoding: written, as: UTF8.self) == String(decoding: sorted, as: UTF8.self))
     }
 
     @Test("enum values are the contract's snake-case strings")

@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// The contract's `report ... --json` documents. Fields beyond the contract (`environment`,
 /// `from`, `to`, `by` where the contract shows only `rows`) are additions, never renames.
 extension RevenueReport: Encodable {
@@ -99,5 +101,17 @@ extension CohortReport: Encodable {
         try container.encode(to.description, forKey: .to)
         try container.encode(environment, forKey: .environment)
         try container.encode(rows, forKey: .rows)
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// The value, or `null` when absent.
+    mutating func encodeOrNull<Value: Encodable>(_ value: Value?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+
+    /// An instant as ISO 8601 UTC text, or `null`.
+    mutating func encodeInstant(_ instant: Int64?, forKey key: Key) throws {
+        try encodeOrNull(instant.map(UTCInstant.iso8601), forKey: key)
     }
 }

@@ -3,7 +3,7 @@ import SubledgerLedger
 import SubledgerProjections
 
 extension CustomerState: CommandOutput {
-    func json() throws -> String { try JSON.document(self) }
+    func json() throws -> String { json.serialized() }
 
     var tabulation: Tabulation {
         let subscriptions = Table(
