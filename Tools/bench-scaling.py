@@ -45,6 +45,23 @@ class MemoryLimit(Exception):
     pass
 
 
+def resident_files_kib(pid, data):
+    """Resident KiB of the server's file mappings under `data`, by what they are (from smaps)."""
+    totals, name = {}, None
+    try:
+        with open(f"/proc/{pid}/smaps") as smaps:
+            for line in smaps:
+                fields = line.split()
+                if re.match(r"^[0-9a-f]+-[0-9a-f]+$", fields[0]):
+                    name = fields[5] if len(fields) > 5 else ""
+                elif fields[0] == "Rss:" and name.startswith(data + "/"):
+                    part = name[len(data) + 1:].split("/")[0]
+                    totals[part] = totals.get(part, 0) + int(fields[1])
+    except OSError:
+        return None
+    return totals
+
+
 def status_kib(pid, field):
     try:
         with open(f"/proc/{pid}/status") as status:
@@ -288,6 +305,7 @@ def serve_figures(data, port, lookups, notifications, stopped):
         figures["rss"] = status_kib(server.process.pid, "VmRSS")
         figures["anon"] = status_kib(server.process.pid, "RssAnon")
         figures["hwm"] = status_kib(server.process.pid, "VmHWM")
+        figures["files"] = resident_files_kib(server.process.pid, os.path.realpath(data))
         server.process.send_signal(signal.SIGTERM)
         server.wait(timeout=1800)
     except (MemoryLimit, OSError, http.client.HTTPException):
@@ -398,6 +416,12 @@ COLUMNS = [
 ]
 
 
+def files_cell(kib):
+    if not kib:
+        return "–"
+    return ", ".join(f"{part}/ {bytes_cell(size)}" for part, size in sorted(kib.items(), key=lambda item: -item[1]) if size >= 1024) or "under 1 MB"
+
+
 def table(header, rows):
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -414,7 +438,7 @@ def markdown(rows, setting, ingest):
                 count_cell(r.get("webhook")) + "/s" if r.get("webhook") else "–",
                 bytes_cell(r.get("hwm")), bytes_cell(r.get("rebuild_peak")),
                 count_cell(r["events"] / r["rebuild_wall"]) if r.get("rebuild_wall") else "–",
-                seconds_cell(r.get("ready")), ", ".join(r["stopped"])] for r in rows]
+                seconds_cell(r.get("ready")), files_cell(r.get("files")), ", ".join(r["stopped"])] for r in rows]
     per_core, cores, limit = ingest["limit"]
     notifications, rate = ingest["cli"]
     return f"""<!-- scaling:begin (written by Tools/bench-scaling.py; the rest of this file by subledger-bench) -->
@@ -441,9 +465,10 @@ notifications to the webhook (32 connections). Server RSS is `VmRSS` after the d
 reports and the look-ups; "of it anonymous" is `RssAnon`, the process's own memory (the rest is
 file pages of the memory-mapped LMDB databases and log segments, the OS page cache's to evict). Rebuild wall is `subledger rebuild` from process start to exit, with
 the fixture's previous snapshot in place; fold is its own events/s. Open is a whole
-`subledger stats --json`.
+`subledger stats --json`. Resident file pages by directory are the server's mapped files in its
+data directory at the end (`/proc/PID/smaps`), by the data directory's top folder.
 
-{table(["events", "tiles", "look-up p50", "look-ups", "webhook while looking up", "server VmHWM", "rebuild peak RSS", "rebuild events/s (wall)", "server ready", f"stopped above {MEMORY_LIMIT_KIB // 1024 // 1024} GiB"], details)}
+{table(["events", "tiles", "look-up p50", "look-ups", "webhook while looking up", "server VmHWM", "rebuild peak RSS", "rebuild events/s (wall)", "server ready", "resident file pages by directory", f"stopped above {MEMORY_LIMIT_KIB // 1024 // 1024} GiB"], details)}
 
 Verified ingestion, `subledger ingest` of {notifications:,} fresh notifications into an empty ledger:
 **{count_cell(rate)} notifications/s**, {rate / limit:.0%} of this machine's ES256 limit of {count_cell(limit)}/s
