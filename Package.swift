@@ -25,7 +25,7 @@ let package = Package(
         // Small helpers every layer shares: the JSON writer, the byte reader and writer, the UTC instant format.
         .target(name: "SubledgerCore"),
         // The append-only, CRC-framed, hash-chained event log.
-        .target(name: "SubledgerLog", dependencies: ["CCRC32C", "COpenSSL"]),
+        .target(name: "SubledgerLog", dependencies: ["SubledgerCore", "CCRC32C", "COpenSSL"]),
         // Domain events, their binary codec and versions (the catalog is in Events/).
         .target(name: "SubledgerEvents", dependencies: ["SubledgerCore"]),
         // libcrypto wrappers: certificates, EC keys, ES256, SHA-256, base64/base64url.

@@ -1,4 +1,5 @@
 import CEpoll
+import SubledgerCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -19,9 +20,9 @@ final class LoopInbox: Sendable {
 
     /// The eventfd (`eventfd(2)`), nonblocking.
     let wakeDescriptor: Int32
-    private let completions = Mutex<[Completion]>([])
+    private let completions = Lock<[Completion]>([])
     /// Connections whose `ResponseStream` has bytes queued (or has ended).
-    private let readyStreams = Mutex<[UInt64]>([])
+    private let readyStreams = Lock<[UInt64]>([])
     private let stopRequested = Atomic<Bool>(false)
 
     init() throws(HTTPServerError) {

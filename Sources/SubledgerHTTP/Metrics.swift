@@ -1,4 +1,4 @@
-import Synchronization
+import SubledgerCore
 
 /// A thread-safe registry of counters, gauges and histograms, rendered in the Prometheus text
 /// exposition format (version 0.0.4) by ``render()``.
@@ -24,7 +24,7 @@ public final class Metrics: Sendable {
         }
     }
 
-    private let families = Mutex<[String: Family]>([:])
+    private let families = Lock<[String: Family]>([:])
 
     public init() {}
 
@@ -103,7 +103,7 @@ extension Metrics {
         let name: String
         let help: String
         let labelNames: [String]
-        private let values = Mutex<[[String]: Double]>([:])
+        private let values = Lock<[[String]: Double]>([:])
 
         init(name: String, help: String, labelNames: [String]) {
             Metrics.checkNames(name, labelNames)
@@ -200,7 +200,7 @@ extension Metrics {
             var sum: Double = 0
         }
 
-        private let series = Mutex<[[String]: Series]>([:])
+        private let series = Lock<[[String]: Series]>([:])
 
         init(name: String, help: String, labelNames: [String], buckets: [Double]) {
             Metrics.checkNames(name, labelNames)

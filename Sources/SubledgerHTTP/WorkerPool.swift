@@ -1,6 +1,6 @@
 import CEpoll
 import Dispatch
-import Synchronization
+import SubledgerCore
 
 /// A fixed set of threads that call the handler, one request at a time each.
 ///
@@ -20,7 +20,7 @@ final class WorkerPool: Sendable {
             var outgoing: [Job?] = []
         }
 
-        private let jobs = Mutex(Jobs())
+        private let jobs = Lock(Jobs())
         private let available = DispatchSemaphore(value: 0)
 
         func push(_ job: Job?) {

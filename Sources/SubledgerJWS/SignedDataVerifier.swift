@@ -1,6 +1,5 @@
 import SubledgerCore
 import SubledgerCrypto
-import Synchronization
 
 /// Verifies App Store signed data (compact JWS, ES256, `x5c` chain) the way Apple's
 /// `SignedDataVerifier` does offline, and stricter:
@@ -22,7 +21,7 @@ public final class SignedDataVerifier: Sendable {
     public static let defaultCacheCapacity = 1024
 
     public let trustedRoots: [Certificate]
-    private let cache: Mutex<ChainCache>
+    private let cache: Lock<ChainCache>
 
     /// - Parameters:
     ///   - trustedRoots: the configured roots, normally Apple Root CA - G3.
@@ -31,7 +30,7 @@ public final class SignedDataVerifier: Sendable {
     public init(trustedRoots: [Certificate], cacheCapacity: Int = SignedDataVerifier.defaultCacheCapacity) {
         precondition(cacheCapacity > 0, "cacheCapacity must be positive")
         self.trustedRoots = trustedRoots
-        cache = Mutex(ChainCache(capacity: cacheCapacity))
+        cache = Lock(ChainCache(capacity: cacheCapacity))
     }
 
     /// Verifies `jws` with every certificate's validity evaluated at `instantMillis` (epoch
@@ -157,7 +156,7 @@ struct VerifiedChain: Sendable {
 }
 
 /// Verified chains by cache key, evicting the oldest entry when full.
-struct ChainCache: ~Copyable {
+struct ChainCache {
     let capacity: Int
     private var chains: [[UInt8]: VerifiedChain] = [:]
     /// Keys in insertion order, used as a ring once `capacity` is reached.

@@ -1,4 +1,5 @@
 import Dispatch
+import SubledgerCore
 import SubledgerLog
 import SubledgerProjections
 import Synchronization
@@ -19,7 +20,7 @@ import Synchronization
 /// atomics so that ingestion and metrics take neither lock.
 final class ProjectionFollower: Sendable {
     private let store: Mutex<ProjectionStore>
-    private let progress: Mutex<Progress>
+    private let progress: Lock<Progress>
     /// Runs folds, one at a time, off the ingestion path.
     let folding = DispatchQueue(label: "subledger.projections")
     private let foldScheduled = Atomic(false)
@@ -51,7 +52,7 @@ final class ProjectionFollower: Sendable {
         appendedEnd.store(checkpoint, ordering: .relaxed)
         visibleEnd.store(checkpoint, ordering: .relaxed)
         lastFlush.withLock { $0.events = store.eventsFolded }
-        progress = Mutex(Progress(checkpoint: checkpoint, reader: store.reader))
+        progress = Lock(Progress(checkpoint: checkpoint, reader: store.reader))
         self.store = Mutex(store)
         self.flushEveryEvents = flushEveryEvents
     }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import SubledgerCore
 import Synchronization
 
 /// One record to append: a kind (1...254, chosen by the caller), a version and the payload.
@@ -78,7 +79,7 @@ public final class LogWriter: @unchecked Sendable {
         var closed = false
     }
 
-    private let pending = Mutex(Queue())
+    private let pending = Lock(Queue())
 
 
     /// Opens (creating if needed) the log in `directory` for writing: takes the writer lock,

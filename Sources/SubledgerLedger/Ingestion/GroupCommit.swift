@@ -1,6 +1,6 @@
 import Dispatch
 import SubledgerJWS
-import Synchronization
+import SubledgerCore
 
 /// One batch is stored at a time (whoever holds the turn), and webhook messages verified
 /// meanwhile wait to be stored together by the next holder: one evidence sync and one event sync
@@ -11,14 +11,14 @@ final class GroupCommit: Sendable {
     /// verification needs (profiled under wrk).
     private let turn = DispatchSemaphore(value: 1)
     /// Verified messages waiting for the next holder of the turn.
-    private let waiting = Mutex<[Slot]>([])
+    private let waiting = Lock<[Slot]>([])
 
     /// A webhook message waiting to be stored, and what came of it.
     final class Slot: Sendable {
         let line: IngestLine
         let prepared: Result<PreparedMessage, VerificationError>
         /// Set by the holder of the turn that stored it.
-        let outcome = Mutex<Result<IngestOutcome, any Error>?>(nil)
+        let outcome = Lock<Result<IngestOutcome, any Error>?>(nil)
 
         init(line: IngestLine, prepared: Result<PreparedMessage, VerificationError>) {
             self.line = line
