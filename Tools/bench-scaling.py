@@ -360,6 +360,36 @@ def cli_ingest(fresh, scratch):
     return appended, appended / wall
 
 
+def webhook_ingest(fresh, scratch, connections=64, seconds=20):
+    """`subledger serve` on an empty ledger, wrk posting the fresh simulation's notifications to
+    the webhook (each acknowledged only once durable and folded): notifications/s and failures."""
+    data = os.path.join(scratch, "webhook")
+    init(data, fresh, fresh + "/root.cer")
+    port = free_port()
+    server = Watched([SUBLEDGER, "--data", data, "serve", "--listen", f"127.0.0.1:{port}"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while True:
+            if server.process.poll() is not None:
+                server.wait()
+                raise SystemExit("bench-scaling: the server stopped while opening")
+            try:
+                get(port, "/healthz", timeout=2)
+                break
+            except (OSError, http.client.HTTPException):
+                time.sleep(0.05)
+        environment = dict(os.environ, NOTIFICATIONS=fresh + "/notifications.jsonl")
+        posted = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-s", os.path.join(REPO, "Tools/wrk-post-notifications.lua"),
+                                 f"http://127.0.0.1:{port}"], capture_output=True, text=True, env=environment).stdout
+    finally:
+        server.process.send_signal(signal.SIGTERM)
+        server.wait(timeout=600)
+        shutil.rmtree(data, ignore_errors=True)
+    rate = re.search(r"Requests/sec:\s+([0-9.]+)", posted)
+    failed = re.search(r"posted (\d+) requests, (\d+) non-2xx", posted)
+    return (float(rate.group(1)) if rate else 0.0), (int(failed.group(2)) if failed else None), connections
+
+
 # Rendering
 
 def seconds_cell(value):
@@ -441,6 +471,7 @@ def markdown(rows, setting, ingest):
                 seconds_cell(r.get("ready")), files_cell(r.get("files")), ", ".join(r["stopped"])] for r in rows]
     per_core, cores, limit = ingest["limit"]
     notifications, rate = ingest["cli"]
+    webhook_rate, webhook_failed, webhook_connections = ingest["webhook"]
     return f"""<!-- scaling:begin (written by Tools/bench-scaling.py; the rest of this file by subledger-bench) -->
 ## Scaling on the realistic mix
 
@@ -473,7 +504,9 @@ data directory at the end (`/proc/PID/smaps`), by the data directory's top folde
 Verified ingestion, `subledger ingest` of {notifications:,} fresh notifications into an empty ledger:
 **{count_cell(rate)} notifications/s**, {rate / limit:.0%} of this machine's ES256 limit of {count_cell(limit)}/s
 (`openssl speed -seconds 3 ecdsap256`: {count_cell(per_core)} verifications/s per core × {cores} cores ÷ 3 JWS per
-notification), measured in the same run.
+notification), measured in the same run. The webhook, `serve` on an empty ledger with wrk posting the
+same notifications over {webhook_connections} connections for 20 s, each answered once durable and folded:
+**{count_cell(webhook_rate)} notifications/s**, {webhook_rate / limit:.0%} of the limit{f" ({webhook_failed} answered other than 2xx)" if webhook_failed else ""}.
 <!-- scaling:end -->
 """
 
@@ -513,7 +546,7 @@ def main():
         base = {"path": path, "events": stats["events"], "customers": stats["customers"]}
         fresh = fresh_simulation()
         progress("bench-scaling: ES256 limit (openssl speed) and `subledger ingest` of the fresh simulation")
-        ingest = {"limit": es256_limit(), "cli": cli_ingest(fresh, scratch)}
+        ingest = {"limit": es256_limit(), "cli": cli_ingest(fresh, scratch), "webhook": webhook_ingest(fresh, scratch)}
         rows = []
         for size in sizes:
             progress(f"bench-scaling: ~{count_cell(size)} events")
