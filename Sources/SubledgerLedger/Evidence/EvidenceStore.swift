@@ -106,21 +106,27 @@ struct HeaderKey: Hashable, Sendable {
         hasher.combine(fingerprint)
     }
 
-    /// Multiply-rotate over 8-byte words (FxHash's step), then the tail bytes and the count.
-    /// Not keyed: every header in the table was signed by a trusted chain, so none is chosen
-    /// by an attacker to collide.
+    /// Multiply-rotate over 8-byte words (FxHash's step) in four independent lanes, then the
+    /// tail and the count. Not keyed: every header in the table was signed by a trusted chain,
+    /// so none is chosen by an attacker to collide.
     private static func fingerprint(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        let seed: UInt64 = 0x517C_C1B7_2722_0A95
-        var hash: UInt64 = 0
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            hash = ((hash << 5 | hash >> 59) ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* seed
-            offset += 8
+        @inline(__always) func step(_ hash: UInt64, _ word: UInt64) -> UInt64 {
+            ((hash << 5 | hash >> 59) ^ word) &* 0x517C_C1B7_2722_0A95
         }
+        var lanes: (UInt64, UInt64, UInt64, UInt64) = (1, 2, 3, 4)
+        var offset = 0
+        while offset + 32 <= bytes.count {
+            lanes.0 = step(lanes.0, bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            lanes.1 = step(lanes.1, bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+            lanes.2 = step(lanes.2, bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+            lanes.3 = step(lanes.3, bytes.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
+            offset += 32
+        }
+        var hash = step(step(step(lanes.0, lanes.1), lanes.2), lanes.3)
         while offset < bytes.count {
-            hash = ((hash << 5 | hash >> 59) ^ UInt64(bytes[offset])) &* seed
+            hash = step(hash, UInt64(bytes[offset]))
             offset += 1
         }
-        return ((hash << 5 | hash >> 59) ^ UInt64(bytes.count)) &* seed
+        return step(hash, UInt64(bytes.count))
     }
 }
