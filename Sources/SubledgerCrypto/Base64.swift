@@ -62,6 +62,11 @@ struct Base64Codec: Sendable {
     private let encodeTable: [UInt8]
     /// 256 entries: the 6-bit value of each ASCII character, or `invalid` (high bit set).
     private let decodeTable: [UInt8]
+    /// Four tables of 256 entries, one per position in a group of four characters: the value
+    /// already shifted to its place in the group's 24 bits, or `invalidWord`. A group is then
+    /// four lookups OR-ed together, checked once.
+    private let decodeWords: [UInt32]
+    private static let invalidWord: UInt32 = 0xFF00_0000
 
     private init(alphabet: StaticString) {
         let characters = alphabet.withUTF8Buffer { Array($0) }
@@ -72,6 +77,9 @@ struct Base64Codec: Sendable {
         }
         encodeTable = characters
         decodeTable = decode
+        decodeWords = (0..<4).flatMap { position in
+            decode.map { $0 == Self.invalid ? Self.invalidWord : UInt32($0) << (18 - 6 * position) }
+        }
     }
 
     func encode(_ input: UnsafeRawBufferPointer, padded: Bool) -> [UInt8] {
@@ -130,44 +138,50 @@ struct Base64Codec: Sendable {
         let outputCount = fullGroups * 3 + (remainder == 0 ? 0 : remainder - 1)
 
         return decodeTable.withUnsafeBufferPointer { table -> [UInt8]? in
-            var valid = true
-            let output = [UInt8](unsafeUninitializedCapacity: outputCount) { output, initialized in
-                var i = 0
-                var o = 0
-                for _ in 0..<fullGroups {
-                    let a = table[Int(input[i])], b = table[Int(input[i + 1])]
-                    let c = table[Int(input[i + 2])], d = table[Int(input[i + 3])]
-                    if (a | b | c | d) & 0x80 != 0 {
-                        valid = false
-                        break
+            decodeWords.withUnsafeBufferPointer { words -> [UInt8]? in
+                var valid = true
+                let output = [UInt8](unsafeUninitializedCapacity: outputCount) { output, initialized in
+                    var i = 0
+                    var o = 0
+                    for _ in 0..<fullGroups {
+                        let word = words[Int(input[i])] | words[256 + Int(input[i + 1])]
+                            | words[512 + Int(input[i + 2])] | words[768 + Int(input[i + 3])]
+                        if word & Self.invalidWord != 0 {
+                            valid = false
+                            break
+                        }
+                        if o + 4 <= outputCount {
+                            // One 4-byte store; its last byte is overwritten by the next group.
+                            UnsafeMutableRawPointer(output.baseAddress!).storeBytes(of: (word << 8).bigEndian, toByteOffset: o, as: UInt32.self)
+                        } else {
+                            output[o] = UInt8(truncatingIfNeeded: word >> 16)
+                            output[o + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                            output[o + 2] = UInt8(truncatingIfNeeded: word)
+                        }
+                        i += 4
+                        o += 3
                     }
-                    let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                    output[o] = UInt8(truncatingIfNeeded: word >> 16)
-                    output[o + 1] = UInt8(truncatingIfNeeded: word >> 8)
-                    output[o + 2] = UInt8(truncatingIfNeeded: word)
-                    i += 4
-                    o += 3
-                }
-                if valid && remainder > 0 {
-                    let a = table[Int(input[i])], b = table[Int(input[i + 1])]
-                    let c = remainder == 3 ? table[Int(input[i + 2])] : 0
-                    // The bits below the last whole byte must be zero (canonical encoding).
-                    let unusedBits = remainder == 3 ? c & 0x03 : b & 0x0F
-                    if (a | b | c) & 0x80 != 0 || unusedBits != 0 {
-                        valid = false
-                    } else {
-                        let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
-                        output[o] = UInt8(truncatingIfNeeded: word >> 16)
-                        o += 1
-                        if remainder == 3 {
-                            output[o] = UInt8(truncatingIfNeeded: word >> 8)
+                    if valid && remainder > 0 {
+                        let a = table[Int(input[i])], b = table[Int(input[i + 1])]
+                        let c = remainder == 3 ? table[Int(input[i + 2])] : 0
+                        // The bits below the last whole byte must be zero (canonical encoding).
+                        let unusedBits = remainder == 3 ? c & 0x03 : b & 0x0F
+                        if (a | b | c) & 0x80 != 0 || unusedBits != 0 {
+                            valid = false
+                        } else {
+                            let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+                            output[o] = UInt8(truncatingIfNeeded: word >> 16)
                             o += 1
+                            if remainder == 3 {
+                                output[o] = UInt8(truncatingIfNeeded: word >> 8)
+                                o += 1
+                            }
                         }
                     }
+                    initialized = valid ? o : 0
                 }
-                initialized = valid ? o : 0
+                return valid ? output : nil
             }
-            return valid ? output : nil
         }
     }
 }

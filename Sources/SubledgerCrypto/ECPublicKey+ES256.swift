@@ -7,16 +7,18 @@ extension ECPublicKey {
     /// Verifies an ES256 signature (ECDSA P-256 with SHA-256) over `message`.
     ///
     /// `signature` must be exactly 64 bytes of raw `r || s`; any other length, a key that is not
-    /// P-256, or a signature that does not verify returns `false`. Wraps `EVP_DigestVerifyInit`
-    /// + `EVP_DigestVerify` after converting the signature to DER.
+    /// P-256, or a signature that does not verify returns `false`. Hashes `message` with SHA-256,
+    /// converts the signature to DER and verifies the digest (`EVP_PKEY_verify`) with a copy of
+    /// the key's prepared context, so no algorithm is looked up per message.
     public func verifyES256(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
         guard curve == .p256, signature.count == Self.es256SignatureCount,
+              let verification,
               let der = ECDSASignature.der(fromRaw: signature),
-              let context = EVP_MD_CTX_new()
+              let context = EVP_PKEY_CTX_dup(verification)
         else { return false }
-        defer { EVP_MD_CTX_free(context) }
-        let verified = EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, pointer) == 1
-            && EVP_DigestVerify(context, der, der.count, message.bindMemory(to: UInt8.self).baseAddress, message.count) == 1
+        defer { EVP_PKEY_CTX_free(context) }
+        let digest = SHA256.hash(message)
+        let verified = EVP_PKEY_verify(context, der, der.count, digest, digest.count) == 1
         if !verified {
             CryptoError.clearQueue()
         }
@@ -29,5 +31,17 @@ extension ECPublicKey {
                 verifyES256(signature: signature, message: message)
             }
         }
+    }
+
+    /// A context initialized for verifying with `key` (`EVP_PKEY_verify_init`), copied for each
+    /// verification; `nil` if libcrypto cannot make one.
+    static func verificationContext(for key: OpaquePointer) -> OpaquePointer? {
+        guard let context = EVP_PKEY_CTX_new(key, nil) else { return nil }
+        guard EVP_PKEY_verify_init(context) == 1 else {
+            EVP_PKEY_CTX_free(context)
+            CryptoError.clearQueue()
+            return nil
+        }
+        return context
     }
 }

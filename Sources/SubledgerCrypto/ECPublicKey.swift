@@ -29,11 +29,14 @@ public enum ECCurve: String, Sendable, CaseIterable {
 
 /// An elliptic-curve public key on P-256 or P-384; owns an `EVP_PKEY`.
 ///
-/// `@unchecked Sendable`: the key is never modified after `init`, and OpenSSL 3 allows one
-/// `EVP_PKEY` to be used by concurrent verify operations that don't change it (openssl-threads(7)).
+/// `@unchecked Sendable`: the key and its verification context are never modified after `init`,
+/// and OpenSSL 3 allows one `EVP_PKEY` to be used by concurrent verify operations that don't
+/// change it (openssl-threads(7)); each verification works on its own copy of the context.
 public final class ECPublicKey: @unchecked Sendable, Equatable {
     let pointer: OpaquePointer
     public let curve: ECCurve
+    /// Prepared once for ES256 (`verifyES256`) on P-256 keys; `nil` on other curves.
+    let verification: OpaquePointer?
 
     /// Takes ownership of `pointer` (freed even when this throws).
     init(taking pointer: OpaquePointer) throws(CryptoError) {
@@ -44,6 +47,7 @@ public final class ECPublicKey: @unchecked Sendable, Equatable {
             throw error
         }
         self.pointer = pointer
+        verification = curve == .p256 ? Self.verificationContext(for: pointer) : nil
     }
 
     /// Parses a DER `SubjectPublicKeyInfo` (`d2i_PUBKEY`).
@@ -62,6 +66,7 @@ public final class ECPublicKey: @unchecked Sendable, Equatable {
     }
 
     deinit {
+        EVP_PKEY_CTX_free(verification)
         EVP_PKEY_free(pointer)
     }
 

@@ -1,41 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SubledgerCrypto
 
 /// A JWS in compact serialization (RFC 7515 §7.1): `header.payload.signature`, each part
 /// base64url without padding. Parsing checks the form only; ``SignedDataVerifier`` decides trust.
 public struct CompactJWS: Sendable {
-    /// The header's `alg`.
-    public let algorithm: String
-    /// The header's `x5c` entries exactly as written there (after JSON unescaping): standard
-    /// base64 text of DER certificates, leaf first. Empty when the header has no `x5c`.
-    public let x5c: [[UInt8]]
+    /// The header, shared with every JWS parsed lately whose header text is the same.
+    public let header: ParsedJWSHeader
     /// The decoded payload (for App Store data, a JSON object).
     public let payload: [UInt8]
-    /// The bytes the signature covers: ASCII `header_b64.payload_b64`.
-    public let signingInput: [UInt8]
     /// The decoded signature (for ES256, raw `r || s`).
     public let signature: [UInt8]
+    /// The compact text; the signing input is its first `signingInputCount` bytes.
+    private let text: [UInt8]
+    private let signingInputCount: Int
+
+    /// The header's `alg`.
+    public var algorithm: String { header.algorithm }
+    /// The header's `x5c` entries as written: standard base64 text of DER certificates, leaf first.
+    public var x5c: [[UInt8]] { header.x5c }
+    /// The bytes the signature covers: ASCII `header_b64.payload_b64`.
+    public var signingInput: [UInt8] { Array(text[..<signingInputCount]) }
 
     /// Parses the compact text. Surrounding whitespace is not allowed: trim lines first.
     ///
     /// Throws `not_jws` unless there are exactly three parts, each strict base64url, and the
     /// header is a JSON object with a string `alg`, an optional `x5c` array of strings, and no
-    /// repeated member names. Other header members are skipped.
+    /// repeated member names. Other header members are skipped. A header text parsed lately is
+    /// not decoded again (`JWSHeaderCache`).
+    public init(_ text: [UInt8]) throws(VerificationError) {
+        let (header, payload, signature, signingInputCount) = try text.withUnsafeBytes { bytes in
+            Result { () throws(VerificationError) in try Self.parse(bytes) }
+        }.get()
+        self.header = header
+        self.payload = payload
+        self.signature = signature
+        self.text = text
+        self.signingInputCount = signingInputCount
+    }
+
     public init(_ text: UnsafeRawBufferPointer) throws(VerificationError) {
-        var dots: [Int] = []
-        for index in text.indices where text[index] == UInt8(ascii: ".") {
-            guard dots.count < 2 else {
-                throw VerificationError(.notJWS, "a compact JWS has exactly 3 parts separated by '.'; this has more")
+        try self.init(Array(text))
+    }
+
+    /// Calls `body` with the signing input, without copying it.
+    func withSigningInput<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        text.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<signingInputCount])) }
+    }
+
+    private static func parse(_ text: UnsafeRawBufferPointer) throws(VerificationError) -> (ParsedJWSHeader, [UInt8], [UInt8], Int) {
+        guard let first = dot(in: text, from: 0), let second = dot(in: text, from: first + 1) else {
+            let parts = text.count(where: { $0 == UInt8(ascii: ".") }) + 1
+            throw VerificationError(.notJWS, "a compact JWS has exactly 3 parts separated by '.'; this has \(parts)")
+        }
+        guard dot(in: text, from: second + 1) == nil else {
+            throw VerificationError(.notJWS, "a compact JWS has exactly 3 parts separated by '.'; this has more")
+        }
+        let headerPart = UnsafeRawBufferPointer(rebasing: text[..<first])
+        let payloadPart = UnsafeRawBufferPointer(rebasing: text[(first + 1)..<second])
+        let signaturePart = UnsafeRawBufferPointer(rebasing: text[(second + 1)...])
+        let cached = headerPart.isEmpty ? nil : JWSHeaderCache.shared.withLock { $0.header(matching: headerPart) }
+        // Checked in the order the parts are written; a cached header has passed every check.
+        var headerJSON: [UInt8] = []
+        if cached == nil {
+            guard !headerPart.isEmpty, let decoded = Base64URL.decode(headerPart) else {
+                throw VerificationError(.notJWS, "the JWS header is not base64url (RFC 4648 §5, unpadded)")
             }
-            dots.append(index)
-        }
-        guard dots.count == 2 else {
-            throw VerificationError(.notJWS, "a compact JWS has exactly 3 parts separated by '.'; this has \(dots.count + 1)")
-        }
-        let headerPart = UnsafeRawBufferPointer(rebasing: text[..<dots[0]])
-        let payloadPart = UnsafeRawBufferPointer(rebasing: text[(dots[0] + 1)..<dots[1]])
-        let signaturePart = UnsafeRawBufferPointer(rebasing: text[(dots[1] + 1)...])
-        guard !headerPart.isEmpty, let headerJSON = Base64URL.decode(headerPart) else {
-            throw VerificationError(.notJWS, "the JWS header is not base64url (RFC 4648 §5, unpadded)")
+            headerJSON = decoded
         }
         guard let payload = Base64URL.decode(payloadPart) else {
             throw VerificationError(.notJWS, "the JWS payload is not base64url (RFC 4648 §5, unpadded)")
@@ -43,19 +75,17 @@ public struct CompactJWS: Sendable {
         guard let signature = Base64URL.decode(signaturePart) else {
             throw VerificationError(.notJWS, "the JWS signature is not base64url (RFC 4648 §5, unpadded)")
         }
-        let header = try headerJSON.withUnsafeBytes { bytes in
-            Result { () throws(VerificationError) in try JWSHeader(json: bytes) }
+        if let cached { return (cached, payload, signature, second) }
+        let header = try headerJSON.withUnsafeBytes { json in
+            Result { () throws(VerificationError) in try ParsedJWSHeader(text: Array(headerPart), json: json) }
         }.get()
-        algorithm = header.algorithm
-        x5c = header.x5c
-        self.payload = payload
-        self.signature = signature
-        signingInput = Array(text[..<dots[1]])
+        JWSHeaderCache.shared.withLock { $0.insert(header) }
+        return (header, payload, signature, second)
     }
 
-    public init(_ text: [UInt8]) throws(VerificationError) {
-        self = try text.withUnsafeBytes { text in
-            Result { () throws(VerificationError) in try CompactJWS(text) }
-        }.get()
+    /// The offset of the first '.' at or after `start`.
+    private static func dot(in text: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard start < text.count, let hit = memchr(text.baseAddress! + start, Int32(UInt8(ascii: ".")), text.count - start) else { return nil }
+        return text.baseAddress!.distance(to: UnsafeRawPointer(hit))
     }
 }

@@ -14,9 +14,10 @@ import SubledgerCrypto
 /// - the signature must be 64 bytes of raw `r || s` that verify with the leaf key over
 ///   `header_b64.payload_b64`.
 ///
-/// Chains that passed are cached (keyed by SHA-256 of the two certificates' base64 text) with the
-/// leaf key and the three validity windows, so verifying another message from a known chain
-/// costs one validity comparison and one ECDSA verification. Safe to share between threads.
+/// Chains that passed are cached (keyed by SHA-256 of the two certificates' base64 text, which
+/// ``ParsedJWSHeader`` computes once per distinct header) with the leaf key and the three
+/// validity windows, so verifying another message from a known chain costs one validity
+/// comparison and one ECDSA verification. Safe to share between threads.
 public final class SignedDataVerifier: Sendable {
     public static let defaultCacheCapacity = 1024
 
@@ -42,7 +43,7 @@ public final class SignedDataVerifier: Sendable {
         guard jws.x5c.count == 3 else {
             throw VerificationError(.chainInvalid, "the JWS x5c header holds \(jws.x5c.count) certificates; App Store signed data carries exactly 3 (leaf, intermediate, root)")
         }
-        let key = Self.cacheKey(leaf: jws.x5c[0], intermediate: jws.x5c[1])
+        let key = jws.header.chainKey
         let chain: VerifiedChain
         if let cached = cache.withLock({ $0[key] }) {
             chain = cached
@@ -54,7 +55,10 @@ public final class SignedDataVerifier: Sendable {
         guard jws.signature.count == ECPublicKey.es256SignatureCount else {
             throw VerificationError(.signatureInvalid, "the JWS signature is \(jws.signature.count) bytes; ES256 signatures are \(ECPublicKey.es256SignatureCount) bytes (raw r||s); the message was truncated or altered")
         }
-        guard chain.leafKey.verifyES256(signature: jws.signature, message: jws.signingInput) else {
+        let verified = jws.withSigningInput { input in
+            jws.signature.withUnsafeBytes { chain.leafKey.verifyES256(signature: $0, message: input) }
+        }
+        guard verified else {
             throw VerificationError(.signatureInvalid, "the ES256 signature does not match the header and payload under the leaf certificate's key; the message was altered or not signed by Apple")
         }
     }
@@ -112,16 +116,6 @@ public final class SignedDataVerifier: Sendable {
 
     private static func label(_ certificate: Certificate) -> String {
         certificate.subjectName.commonName ?? certificate.subjectName.description
-    }
-
-    /// SHA-256 over `leaf "." intermediate`; '.' is outside the base64 alphabet, so distinct
-    /// pairs never hash the same input.
-    private static func cacheKey(leaf: [UInt8], intermediate: [UInt8]) -> [UInt8] {
-        var input = leaf
-        input.reserveCapacity(leaf.count + 1 + intermediate.count)
-        input.append(UInt8(ascii: "."))
-        input.append(contentsOf: intermediate)
-        return SHA256.hash(input)
     }
 }
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import SubledgerCore
 import SubledgerLedger
 
@@ -56,10 +57,34 @@ enum IngestCommand: Command {
         return CommandResult(result, result.rejections.isEmpty ? .success : .failure)
     }
 
-    /// Reads every line of `files` (`-` is stdin) into the ledger, with a progress line.
+    /// Reads every line of `files` (`-` is stdin) into the ledger, with a progress line. The
+    /// next batch is read while the last one is stored; batches are stored one after another.
     static func ingest(files: [String], into ledger: Ledger, recordedAt clock: () -> Int64) throws -> Result {
         var result = Result()
+        let queue = DispatchQueue(label: "subledger.ingest")
+        var pending: PendingBatch?
+        var stored = 0
+        func collect() throws {
+            guard let batch = pending else { return }
+            pending = nil
+            let outcomes = try batch.wait()
+            stored += batch.lines.count
+            for (line, outcome) in zip(batch.lines, outcomes) {
+                switch outcome {
+                case .appended(let position):
+                    result.appended += 1
+                    if result.first == nil { result.first = position }
+                    result.last = position
+                case .duplicate: result.duplicates += 1
+                case .rejected(let reason, let detail): result.rejections.append(Rejection(line: line.line, source: line.source, reason: reason, detail: detail))
+                }
+            }
+            Output.progress("ingest: \(stored) read, \(result.appended) appended, \(result.duplicates) duplicates, \(result.rejections.count) rejected")
+        }
         for input in files {
+            // Nothing is in flight while a file is opened, so a failure to open stops after
+            // everything before it is stored.
+            try collect()
             let file: UnsafeMutablePointer<FILE>
             if input == "-" {
                 // A stream of its own on fd 0: the C `stdin` global is not concurrency-safe in Swift 6.
@@ -75,20 +100,10 @@ enum IngestCommand: Command {
             var buffer: UnsafeMutablePointer<CChar>?
             var capacity = 0
             func flush() throws {
+                try collect()
                 guard !batch.isEmpty else { return }
-                let outcomes = try ledger.ingest(batch, recordedAt: clock())
-                for (line, outcome) in zip(batch, outcomes) {
-                    switch outcome {
-                    case .appended(let position):
-                        result.appended += 1
-                        if result.first == nil { result.first = position }
-                        result.last = position
-                    case .duplicate: result.duplicates += 1
-                    case .rejected(let reason, let detail): result.rejections.append(Rejection(line: line.line, source: line.source, reason: reason, detail: detail))
-                    }
-                }
+                pending = .start(batch, into: ledger, recordedAt: clock(), on: queue)
                 batch.removeAll(keepingCapacity: true)
-                Output.progress("ingest: \(result.read) read, \(result.appended) appended, \(result.duplicates) duplicates, \(result.rejections.count) rejected")
             }
             while true {
                 let length = getline(&buffer, &capacity, file)
@@ -103,6 +118,7 @@ enum IngestCommand: Command {
             free(buffer)
             try flush()
         }
+        try collect()
         Output.endProgress()
         return result
     }

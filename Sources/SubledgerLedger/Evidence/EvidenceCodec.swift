@@ -3,6 +3,7 @@ import Glibc
 #endif
 import SubledgerCore
 import SubledgerCrypto
+import SubledgerJWS
 
 /// Compact, byte-exact storage of a verbatim signed message (`history --raw` rebuilds it).
 ///
@@ -10,8 +11,8 @@ import SubledgerCrypto
 /// and repeat in every message signed with the same chain. Each distinct header is stored once
 /// (an evidence record of kind `headerKind`) and referenced by its log position; payloads and
 /// signatures are stored decoded (base64url costs a third), the nested JWS of a notification
-/// included. Rebuilding re-encodes, so it is exact only for canonical base64url, which is
-/// checked when storing: what would not come back byte-identical is kept as it was.
+/// included. Rebuilding re-encodes, so it is exact only for canonical base64url, the only kind
+/// `CompactJWS` accepts; a payload holding a marker byte (below) is kept as it was.
 ///
 /// Record layout (kind `messageKind`): format (u8), dedup key (varint length + UTF-8), then
 /// - format 0: the message bytes, verbatim;
@@ -28,60 +29,48 @@ enum EvidenceCodec {
     static let headerMarker: UInt8 = 0x01
     static let jwsMarker: UInt8 = 0x02
 
-    /// `nested` are the nested JWS strings of a notification; `headerPosition` maps a header's
-    /// base64url text to the position of its header record (appended beforehand).
-    static func encode(key: String, message: [UInt8], outerPayload: [UInt8], nested: [[UInt8]], headerPosition: ([UInt8]) -> UInt64) -> [UInt8] {
-        var record: [UInt8] = []
-        guard let outer = CanonicalJWS(message, payload: outerPayload), !outerPayload.contains(headerMarker), !outerPayload.contains(jwsMarker) else {
-            record.append(0)
-            record.appendString(key)
-            record += message
-            return record
+    /// The record of `message`, the outer JWS as verification parsed it (`outer`), with the
+    /// nested JWS of a notification (`nested`: each text and its parse) wherever their text
+    /// occurs in the outer payload. Payloads and signatures are stored decoded and rebuilt by
+    /// encoding them again, which is exact because `CompactJWS` accepts only canonical base64url.
+    static func draft(key: String, message: [UInt8], outer: CompactJWS, nested: [(text: [UInt8], jws: CompactJWS)]) -> EvidenceDraft {
+        var draft = EvidenceDraft(headers: [HeaderKey(outer.header.text)] + nested.map { HeaderKey($0.jws.header.text) })
+        guard !contains(headerMarker, in: outer.payload), !contains(jwsMarker, in: outer.payload) else {
+            draft.append(0)
+            draft.appendString(key)
+            draft.append(contentsOf: message)
+            return draft
         }
-        record.append(2)
-        record.appendString(key)
-        record.appendVarint(headerPosition(outer.header))
-        record.appendBytes(outer.signature)
+        draft.append(2)
+        draft.appendString(key)
+        draft.appendReference(to: draft.headers[0])
+        draft.appendBytes(outer.signature)
         // Each nested JWS where it occurs (the generic `firstRange(of:)` is far slower).
-        var found: [(offset: Int, jws: [UInt8], parts: CanonicalJWS)] = []
-        for jws in nested {
-            guard let parts = CanonicalJWS(jws), found.allSatisfy({ $0.jws != jws }) else { continue }
+        var found: [(offset: Int, text: [UInt8], jws: CompactJWS, header: HeaderKey)] = []
+        for ((text, jws), header) in zip(nested, draft.headers.dropFirst()) where found.allSatisfy({ $0.text != text }) {
             var from = 0
-            while let offset = firstOffset(of: jws, in: outerPayload, from: from) {
-                found.append((offset, jws, parts))
-                from = offset + jws.count
+            while let offset = firstOffset(of: text, in: outer.payload, from: from) {
+                found.append((offset, text, jws, header))
+                from = offset + text.count
             }
         }
         found.sort { $0.offset < $1.offset }
+        let payload = outer.payload
         var copied = 0
-        for (offset, jws, parts) in found where offset >= copied {
-            record += outerPayload[copied..<offset]
-            record.append(jwsMarker)
-            record.appendVarint(headerPosition(parts.header))
-            record.appendBytes(parts.payload)
-            record.appendBytes(parts.signature)
-            copied = offset + jws.count
+        for (offset, text, jws, header) in found where offset >= copied {
+            draft.append(contentsOf: payload[copied..<offset])
+            draft.append(jwsMarker)
+            draft.appendReference(to: header)
+            draft.appendBytes(jws.payload)
+            draft.appendBytes(jws.signature)
+            copied = offset + text.count
         }
-        record += outerPayload[copied...]
-        return record
+        draft.append(contentsOf: payload[copied...])
+        return draft
     }
 
-    /// A compact JWS whose payload and signature re-encode to exactly the text they came from.
-    struct CanonicalJWS {
-        var header: [UInt8]
-        var payload: [UInt8]
-        var signature: [UInt8]
-
-        init?(_ jws: [UInt8], payload decodedPayload: [UInt8]? = nil) {
-            let parts = jws.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-            guard parts.count == 3,
-                  let payload = decodedPayload ?? Base64URL.decode(Array(parts[1])), Base64URL.encode(payload) == Array(parts[1]),
-                  let signature = Base64URL.decode(Array(parts[2])), Base64URL.encode(signature) == Array(parts[2])
-            else { return nil }
-            header = Array(parts[0])
-            self.payload = payload
-            self.signature = signature
-        }
+    private static func contains(_ byte: UInt8, in bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { !$0.isEmpty && memchr($0.baseAddress!, Int32(byte), $0.count) != nil }
     }
 
     /// `memchr(3)` for the first byte, `memcmp(3)` for the rest.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SubledgerEvents
 import SubledgerLog
 import Synchronization
@@ -34,25 +37,23 @@ final class EvidenceStore: Sendable {
     /// Appends the messages' evidence, new headers first; durable when it returns.
     func append(_ messages: [PreparedMessage]) throws -> Appended {
         var table = headers.withLock { $0 }
-        var missing: [[UInt8]] = []
+        var missing: [HeaderKey] = []
         for message in messages {
-            let outer = Array(message.message.prefix { $0 != UInt8(ascii: ".") })
-            let nestedHeaders = message.nested.map { Array($0.prefix { $0 != UInt8(ascii: ".") }) }
-            for header in [outer] + nestedHeaders where table[HeaderKey(header)] == nil && !missing.contains(header) {
+            for header in message.evidence.headers where table[header] == nil && !missing.contains(header) {
                 missing.append(header)
             }
         }
         var added: [(position: UInt64, bytes: [UInt8])] = []
         if !missing.isEmpty {
-            let positions = try log.append(missing.map { LogRecord(kind: EvidenceCodec.headerKind, payload: $0) })
+            let positions = try log.append(missing.map { LogRecord(kind: EvidenceCodec.headerKind, payload: $0.bytes) })
             for (header, position) in zip(missing, positions) {
-                table[HeaderKey(header)] = position.rawValue
-                added.append((position.rawValue, header))
+                table[header] = position.rawValue
+                added.append((position.rawValue, header.bytes))
             }
             headers.withLock { [table] in $0 = table }
         }
         let records = messages.map { message in
-            LogRecord(kind: EvidenceCodec.messageKind, payload: EvidenceCodec.encode(key: message.key, message: message.message, outerPayload: message.outerPayload, nested: message.nested) { table[HeaderKey($0)]! })
+            LogRecord(kind: EvidenceCodec.messageKind, payload: message.evidence.record { table[$0]! })
         }
         let positions = try log.append(records)
         let references = zip(positions, records).map { EvidenceRef(position: $0.rawValue, length: UInt32($1.payload.count)) }
@@ -82,15 +83,50 @@ final class EvidenceStore: Sendable {
     }
 }
 
-/// A JWS header as a dictionary key, hashed in bulk: `[UInt8]`'s own hashing goes byte by byte,
-/// which costs microseconds for a 3.5 KB header on every lookup.
+/// A JWS header as a dictionary key. `[UInt8]`'s own hashing goes byte by byte through SipHash,
+/// which costs microseconds for a 3.5 KB header on every lookup; this hashes it once, word by
+/// word, when the key is made (beside verification), and compares with `memcmp`.
 struct HeaderKey: Hashable, Sendable {
     let bytes: [UInt8]
+    private let fingerprint: UInt64
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        fingerprint = bytes.withUnsafeBytes(Self.fingerprint)
+    }
+
+    static func == (left: HeaderKey, right: HeaderKey) -> Bool {
+        guard left.fingerprint == right.fingerprint, left.bytes.count == right.bytes.count else { return false }
+        return left.bytes.withUnsafeBytes { l in
+            right.bytes.withUnsafeBytes { r in l.count == 0 || l.baseAddress == r.baseAddress || memcmp(l.baseAddress!, r.baseAddress!, l.count) == 0 }
+        }
+    }
 
     func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(fingerprint)
+    }
+
+    /// Multiply-rotate over 8-byte words (FxHash's step) in four independent lanes, then the
+    /// tail and the count. Not keyed: every header in the table was signed by a trusted chain,
+    /// so none is chosen by an attacker to collide.
+    private static func fingerprint(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        @inline(__always) func step(_ hash: UInt64, _ word: UInt64) -> UInt64 {
+            ((hash << 5 | hash >> 59) ^ word) &* 0x517C_C1B7_2722_0A95
+        }
+        var lanes: (UInt64, UInt64, UInt64, UInt64) = (1, 2, 3, 4)
+        var offset = 0
+        while offset + 32 <= bytes.count {
+            lanes.0 = step(lanes.0, bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            lanes.1 = step(lanes.1, bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+            lanes.2 = step(lanes.2, bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+            lanes.3 = step(lanes.3, bytes.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
+            offset += 32
+        }
+        var hash = step(step(step(lanes.0, lanes.1), lanes.2), lanes.3)
+        while offset < bytes.count {
+            hash = step(hash, UInt64(bytes[offset]))
+            offset += 1
+        }
+        return step(hash, UInt64(bytes.count))
     }
 }
-

@@ -3,14 +3,11 @@ import SubledgerCrypto
 import SubledgerEvents
 import SubledgerJWS
 
-/// A verified message, ready to store: its dedup key, evidence parts, and how to make its event
-/// once the evidence position is known.
+/// A verified message, ready to store: its dedup key, its evidence record but for header
+/// positions, and how to make its event once the evidence position is known.
 struct PreparedMessage: Sendable {
     var key: String
-    var message: [UInt8]
-    var outerPayload: [UInt8]
-    /// The nested JWS strings of a notification.
-    var nested: [[UInt8]]
+    var evidence: EvidenceDraft
     var makeEvent: @Sendable (EvidenceRef) -> Event
 }
 
@@ -61,25 +58,22 @@ struct MessagePreparer: Sendable {
         }
         var transaction: TransactionPayload?
         var renewal: RenewalInfoPayload?
-        var nestedTexts: [[UInt8]] = []
-        var nested: [(CompactJWS, Int64?)] = []
+        var nested: [(text: [UInt8], jws: CompactJWS, signedDate: Int64?)] = []
         if let text = notification.data?.signedTransactionInfo {
             let (inner, payload) = try nestedJWS(text, as: TransactionPayload.self, name: "signedTransactionInfo")
             transaction = payload
-            nested.append((inner, payload.signedDate))
-            nestedTexts.append(Array(text.utf8))
+            nested.append((inner.text, inner.jws, payload.signedDate))
         }
         if let text = notification.data?.signedRenewalInfo {
             let (inner, payload) = try nestedJWS(text, as: RenewalInfoPayload.self, name: "signedRenewalInfo")
             renewal = payload
-            nested.append((inner, payload.signedDate))
-            nestedTexts.append(Array(text.utf8))
+            nested.append((inner.text, inner.jws, payload.signedDate))
         }
         // One rule dates the event and checks the certificates: a notification without
         // signedDate (early 2022 format) uses its nested transaction's (docs/ingestion.md).
         let instant = EventMapping.effectiveAt(notification: notification, transaction: transaction, renewal: renewal)
         try verifier.verify(jws, at: instant)
-        for (inner, signedDate) in nested { try verifier.verify(inner, at: signedDate ?? instant) }
+        for (_, inner, signedDate) in nested { try verifier.verify(inner, at: signedDate ?? instant) }
 
         let bundleId = notification.data?.bundleId ?? notification.summary?.bundleId ?? notification.externalPurchaseToken?.bundleId
         let environment = notification.data?.environment?.rawValue ?? notification.summary?.environment?.rawValue ?? transaction?.environment?.rawValue
@@ -88,7 +82,9 @@ struct MessagePreparer: Sendable {
         if let transaction { try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, appAppleId: nil) }
 
         let (verifiedTransaction, verifiedRenewal) = (transaction, renewal)
-        return PreparedMessage(key: "n:" + uuid, message: message, outerPayload: jws.payload, nested: nestedTexts) { evidence in
+        let key = "n:" + uuid
+        let draft = EvidenceCodec.draft(key: key, message: message, outer: jws, nested: nested.map { ($0.text, $0.jws) })
+        return PreparedMessage(key: key, evidence: draft) { evidence in
             EventMapping.event(notification: notification, transaction: verifiedTransaction, renewal: verifiedRenewal, evidence: evidence)
         }
     }
@@ -100,7 +96,8 @@ struct MessagePreparer: Sendable {
         try verifier.verify(jws, at: signedDate)
         try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, appAppleId: nil)
         // Same transactionId with identical signed content is a duplicate; new content is new.
-        return PreparedMessage(key: "t:" + transaction.transactionId! + ":" + Self.digest(jws.payload), message: message, outerPayload: jws.payload, nested: []) { evidence in
+        let key = "t:" + transaction.transactionId! + ":" + Self.digest(jws.payload)
+        return PreparedMessage(key: key, evidence: EvidenceCodec.draft(key: key, message: message, outer: jws, nested: [])) { evidence in
             EventMapping.event(backfilled: transaction, evidence: evidence)
         }
     }
@@ -113,7 +110,8 @@ struct MessagePreparer: Sendable {
         }
         try verifier.verify(jws, at: signedDate)
         try checkApp(bundleId: nil, environment: renewal.environment?.rawValue, appAppleId: nil)
-        return PreparedMessage(key: "r:" + renewal.originalTransactionId! + ":" + Self.digest(jws.payload), message: message, outerPayload: jws.payload, nested: []) { evidence in
+        let key = "r:" + renewal.originalTransactionId! + ":" + Self.digest(jws.payload)
+        return PreparedMessage(key: key, evidence: EvidenceCodec.draft(key: key, message: message, outer: jws, nested: [])) { evidence in
             EventMapping.event(backfilled: renewal, evidence: evidence)
         }
     }
@@ -122,12 +120,13 @@ struct MessagePreparer: Sendable {
         SHA256.hash(payload).prefix(16).map { String($0, radix: 16).leftPadded(2) }.joined()
     }
 
-    private func nestedJWS<Payload>(_ text: String, as type: Payload.Type, name: String) throws(VerificationError) -> (CompactJWS, Payload) where Payload: NestedPayload {
+    private func nestedJWS<Payload>(_ text: String, as type: Payload.Type, name: String) throws(VerificationError) -> ((text: [UInt8], jws: CompactJWS), Payload) where Payload: NestedPayload {
+        let bytes = Array(text.utf8)
         let inner: CompactJWS
-        do { inner = try CompactJWS(Array(text.utf8)) } catch {
+        do { inner = try CompactJWS(bytes) } catch {
             throw VerificationError(error.reason, "\(name): \(error.detail)")
         }
-        do { return (inner, try Payload.decode(inner.payload)) } catch {
+        do { return ((bytes, inner), try Payload.decode(inner.payload)) } catch {
             throw VerificationError(.payloadInvalid, "\(name) does not decode: \(error)")
         }
     }

@@ -1,0 +1,35 @@
+import Dispatch
+import SubledgerLedger
+import Synchronization
+
+extension IngestCommand {
+    /// A batch being verified and stored on `queue` while the caller reads the next one: read
+    /// in turn, the file left both cores idle for ~5% of an ingest.
+    final class PendingBatch: Sendable {
+        let lines: [IngestLine]
+        private let outcomes = Mutex<Swift.Result<[IngestOutcome], any Error>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        private init(lines: [IngestLine]) {
+            self.lines = lines
+        }
+
+        /// `queue` is serial (so it has a thread of its own to block in the ledger's pipeline),
+        /// and batches are started one at a time, each after the last was collected.
+        static func start(_ lines: [IngestLine], into ledger: Ledger, recordedAt: Int64, on queue: DispatchQueue) -> PendingBatch {
+            let pending = PendingBatch(lines: lines)
+            queue.async {
+                let result = Swift.Result { try ledger.ingest(lines, recordedAt: recordedAt) }
+                pending.outcomes.withLock { $0 = result }
+                pending.done.signal()
+            }
+            return pending
+        }
+
+        /// The batch's outcomes, in line order, once it is stored.
+        func wait() throws -> [IngestOutcome] {
+            done.wait()
+            return try outcomes.withLock { $0 }!.get()
+        }
+    }
+}
