@@ -1,14 +1,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
+import SubledgerCore
 
 /// The headers parsed lately, found again by exact byte comparison of their text, so a header
 /// seen before costs a `memcmp` instead of a base64 decode and a JSON parse (of ~3.3 KB, the x5c
 /// chain, for App Store data). Only headers that parsed are kept; the oldest goes when full.
-struct JWSHeaderCache: ~Copyable {
+struct JWSHeaderCache {
     /// Shared by every parse in the process: a handful of headers are in use at any time.
-    static let shared = Mutex(JWSHeaderCache(capacity: 16))
+    static let shared = Lock(JWSHeaderCache(capacity: 16))
 
     let capacity: Int
     private var headers: [ParsedJWSHeader] = []
