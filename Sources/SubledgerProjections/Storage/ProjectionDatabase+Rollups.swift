@@ -24,7 +24,7 @@ extension ProjectionDatabase {
     /// Adds `cells` to the stored rows, dropping rows that reach zero.
     func add(_ cells: RollupCells, _ txn: borrowing LMDBWriteTransaction) throws {
         var encoded: [UInt8] = []
-        for (key, values) in cells.sorted() {
+        try cells.forEachSorted { key, values in
             var sum = values
             try key.withUnsafeBytes { keyBytes in
                 if let stored = try txn.withValue(forKey: keyBytes, in: rollups, { RollupValues(bytes: $0) }) {
@@ -45,7 +45,7 @@ extension ProjectionDatabase {
     /// Writes `cells` into the empty `rollups` database in key order.
     func append(_ cells: RollupCells, _ txn: borrowing LMDBWriteTransaction) throws {
         var encoded: [UInt8] = []
-        for (key, values) in cells.sorted() {
+        try cells.forEachSorted { key, values in
             encoded.removeAll(keepingCapacity: true)
             values.write(into: &encoded)
             try key.withUnsafeBytes { try txn.put(key: $0, value: encoded, in: rollups, options: .append) }
