@@ -6,8 +6,8 @@
 /// rehashing of whole entries took a fifth of its time. Zero cells stay in place (nothing is
 /// removed) and are skipped on the way out.
 struct RollupCells: Sendable {
-    private var keys: [RollupKey] = []
-    private var values: [RollupValues] = []
+    private(set) var keys: [RollupKey] = []
+    private(set) var values: [RollupValues] = []
     /// An index into `keys` plus one, or 0 for an empty slot; the count is a power of two.
     private var slots = [UInt32](repeating: 0, count: 16)
 
@@ -17,7 +17,7 @@ struct RollupCells: Sendable {
     var count: Int { values.count { !$0.isZero } }
 
     /// Adds `values × sign` to the cell at `key`.
-    mutating func add(_ values: RollupValues, at key: RollupKey, sign: Int64 = 1) {
+    mutating func add(_ values: RollupValues, at key: RollupKey, sign: Int64) {
         guard !values.isZero else { return }
         let index = self.index(inserting: key)
         self.values[index].add(values, sign: sign)
@@ -45,10 +45,15 @@ struct RollupCells: Sendable {
         return cells
     }
 
-    private func forEachSorted(where include: (RollupKey) -> Bool, _ body: (RollupKey, RollupValues) throws -> Void) rethrows {
+    /// The indexes of the non-zero cells, by key.
+    func sortedIndices(where include: (RollupKey) -> Bool = { _ in true }) -> [Int] {
         var order = keys.indices.filter { !values[$0].isZero && include(keys[$0]) }
         keys.withUnsafeBufferPointer { keys in order.sort { keys[$0] < keys[$1] } }
-        for index in order { try body(keys[index], values[index]) }
+        return order
+    }
+
+    private func forEachSorted(where include: (RollupKey) -> Bool, _ body: (RollupKey, RollupValues) throws -> Void) rethrows {
+        for index in sortedIndices(where: include) { try body(keys[index], values[index]) }
     }
 
     private func index(of key: RollupKey) -> Int? {

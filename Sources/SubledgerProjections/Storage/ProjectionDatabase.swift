@@ -193,11 +193,27 @@ struct ProjectionDatabase: Sendable {
 
     /// Writes `projection` and its rollups into a new environment at `path` (a directory that
     /// must not hold one yet) in key order, and flushes it. Returns the data file's size in bytes.
+    ///
+    /// The rollups are summed on other threads while this one writes the rest (LMDB's write
+    /// transaction stays on one thread): they are written last.
     static func write(_ projection: Projection, settings: RollupSettings, schemaVersion: UInt32, to path: String) throws -> Int {
-        let encoded = encodeTimelines(projection)
-        let rollups = projection.rollups(settings)
-        var timelineKeys = encoded.flatMap(\.entries)
-        timelineKeys.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        let rollups = Mutex<[RollupRun]?>(nil)
+        let summed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let runs = projection.rollupRuns(settings)
+            rollups.withLock { $0 = runs }
+            summed.signal()
+        }
+        // Whatever happens here, the summing thread must be done before `write` returns.
+        var waited = false
+        defer { if !waited { summed.wait() } }
+        // Timelines in the byte order of their keys, compared without building them.
+        var timelineOrder = Array(projection.timelines.indices)
+        timelineOrder.sort { a, b in
+            let (x, y) = (projection.timelines[a].key, projection.timelines[b].key)
+            return x.environment != y.environment
+                ? x.environment < y.environment : projection.precedes(x.originalTransactionId, y.originalTransactionId)
+        }
         var notifications: [(key: NotificationKey, value: Int32)] = []
         notifications.reserveCapacity(projection.notifications.count)
         projection.notifications.uuids.forEach { notifications.append((NotificationKey(isText: false, bits: $0), $1)) }
@@ -208,7 +224,6 @@ struct ProjectionDatabase: Sendable {
         var transactions: [(key: TransactionKey, timeline: Int32)] = []
         transactions.reserveCapacity(projection.transactionIndex.count)
         projection.transactionIndex.forEach { transactions.append((TransactionKey(packed: $0), $1)) }
-        // In the byte order of their keys, compared without building them.
         transactions.sort { a, b in
             a.key.environment != b.key.environment
                 ? a.key.environment < b.key.environment : projection.precedes(a.key.transactionId, b.key.transactionId)
@@ -222,13 +237,18 @@ struct ProjectionDatabase: Sendable {
                 settings: settings.fingerprint)
             try database.putHeader(header, txn)
             try database.appendStrings(of: projection.strings, after: 0, txn)
-            for entry in timelineKeys {
-                try encoded[entry.part].bytes.withUnsafeBytes { part in
-                    try txn.put(key: entry.key, value: UnsafeRawBufferPointer(rebasing: part[entry.range]), in: database.timelines, options: .append)
-                }
-            }
             var key: [UInt8] = []
             key.reserveCapacity(64)
+            var value: [UInt8] = []
+            value.reserveCapacity(4096)
+            for index in timelineOrder {
+                let timeline = projection.timelines[index]
+                key.removeAll(keepingCapacity: true)
+                projection.strings.appendKey(timeline.key, to: &key)
+                value.removeAll(keepingCapacity: true)
+                TimelineCodec.encode(timeline, into: &value)
+                try txn.put(key: key, value: value, in: database.timelines, options: .append)
+            }
             for (token, members) in tokens {
                 key.removeAll(keepingCapacity: true)
                 projection.strings.appendKey(token, to: &key)
@@ -246,40 +266,14 @@ struct ProjectionDatabase: Sendable {
                 projection.strings.appendKey(TimelineKey(environment: transaction.environment, originalTransactionId: transaction.transactionId), to: &key)
                 try txn.put(key: key, value: projection.strings.keyBytes(projection.timelines[Int(timeline)].key), in: database.transactions, options: .append)
             }
-            try database.append(rollups, txn)
             try database.append(projection.postings, txn)
+            summed.wait()
+            waited = true
+            try database.append(rollups.withLock { $0 ?? [] }, txn)
         }
         try database.environment.sync(force: true)
         let info = try database.environment.info()
         return (info.lastPageNumber + 1) * (try database.environment.statistics().pageSize)
-    }
-
-    /// Timelines encoded side by side, a part of them per core (encoding is most of a bulk
-    /// write's time); each entry locates one timeline's bytes in its part.
-    struct EncodedPart: Sendable {
-        var bytes: [UInt8] = []
-        var entries: [(key: [UInt8], part: Int, range: Range<Int>)] = []
-    }
-
-    static func encodeTimelines(_ projection: Projection) -> [EncodedPart] {
-        let timelines = projection.timelines
-        let partCount = max(1, min(16, timelines.count / 1024))
-        let parts = Mutex([EncodedPart](repeating: EncodedPart(), count: partCount))
-        DispatchQueue.concurrentPerform(iterations: partCount) { part in
-            let range = (timelines.count * part / partCount)..<(timelines.count * (part + 1) / partCount)
-            var writer: [UInt8] = []
-            writer.reserveCapacity(range.count * 512)
-            var entries: [(key: [UInt8], part: Int, range: Range<Int>)] = []
-            entries.reserveCapacity(range.count)
-            for timeline in timelines[range] {
-                let start = writer.count
-                TimelineCodec.encode(timeline, into: &writer)
-                entries.append((projection.strings.keyBytes(timeline.key), part, start..<writer.count))
-            }
-            let encoded = EncodedPart(bytes: writer, entries: entries)
-            parts.withLock { $0[part] = encoded }
-        }
-        return parts.withLock { $0 }
     }
 
     // MARK: - Integers
