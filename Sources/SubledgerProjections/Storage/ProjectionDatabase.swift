@@ -23,9 +23,9 @@ import Synchronization
 /// | `postings` | `EventDimension` (1) ‖ value (u32), then ‖ first position (u64) | the list's length (u64); a block of its positions (see `ProjectionDatabase+Postings`) |
 ///
 /// An identifier in a key is 0 ‖ its number (u64) when Apple's decimal, else 1 ‖ its UTF-8.
-/// A rebuild writes a fresh environment in one transaction with every key in order
-/// (`MDB_APPEND`); the fold then updates it in place, one transaction per batch, the checkpoint
-/// in the same transaction as the rows it covers.
+/// A rebuild writes a fresh environment with every key in order (`MDB_APPEND`); the fold then
+/// updates it in place, one transaction per batch, the checkpoint in the same transaction as the
+/// rows it covers.
 struct ProjectionDatabase: Sendable {
     static let databaseNames = ["meta", "strings", "timelines", "tokens", "notifications", "transactions", "rollups", "postings"]
 
@@ -195,9 +195,11 @@ struct ProjectionDatabase: Sendable {
     /// must not hold one yet) in key order, and flushes it. Returns the data file's size in bytes.
     ///
     /// The rollups are summed on other threads while this one writes the rest (LMDB's write
-    /// transaction stays on one thread): they are written last.
+    /// transaction stays on one thread): they are written last. Nothing reads the environment
+    /// before the snapshot directory switches to it, so it is written in many transactions, each
+    /// holding a bounded number of dirty pages in memory.
     static func write(_ projection: Projection, settings: RollupSettings, schemaVersion: UInt32, to path: String) throws -> Int {
-        let rollups = Mutex<[RollupRun]?>(nil)
+        let rollups = Mutex<[RollupRun]>([])
         let summed = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             let runs = projection.rollupRuns(settings)
@@ -207,12 +209,13 @@ struct ProjectionDatabase: Sendable {
         // Whatever happens here, the summing thread must be done before `write` returns.
         var waited = false
         defer { if !waited { summed.wait() } }
+        // Side by side, the keys stay in cache where the indexes look them up at random.
+        let keys = projection.timelines.map(\.key)
         // Timelines in the byte order of their keys, compared without building them.
-        var timelineOrder = Array(projection.timelines.indices)
+        var timelineOrder = Array(keys.indices)
         timelineOrder.sort { a, b in
-            let (x, y) = (projection.timelines[a].key, projection.timelines[b].key)
-            return x.environment != y.environment
-                ? x.environment < y.environment : projection.precedes(x.originalTransactionId, y.originalTransactionId)
+            keys[a].environment != keys[b].environment
+                ? keys[a].environment < keys[b].environment : projection.precedes(keys[a].originalTransactionId, keys[b].originalTransactionId)
         }
         var notifications: [(key: NotificationKey, value: Int32)] = []
         notifications.reserveCapacity(projection.notifications.count)
@@ -230,50 +233,75 @@ struct ProjectionDatabase: Sendable {
         }
 
         let database = try ProjectionDatabase(path: path, readOnly: false, create: true)
+        let strings = projection.strings
         try database.environment.write { txn in
             let header = Header(
                 schema: schemaVersion, checkpoint: projection.lastPosition, events: projection.eventsFolded,
                 untokened: projection.timelines.count { $0.customerToken == nil }, environments: projection.environmentIDs,
                 settings: settings.fingerprint)
             try database.putHeader(header, txn)
-            try database.appendStrings(of: projection.strings, after: 0, txn)
-            var key: [UInt8] = []
-            key.reserveCapacity(64)
-            var value: [UInt8] = []
-            value.reserveCapacity(4096)
-            for index in timelineOrder {
-                let timeline = projection.timelines[index]
+            try database.appendStrings(of: strings, after: 0, txn)
+        }
+        var key: [UInt8] = []
+        key.reserveCapacity(64)
+        var value: [UInt8] = []
+        value.reserveCapacity(4096)
+        try database.appendInChunks(timelineOrder.count) { range, txn in
+            for index in timelineOrder[range] {
                 key.removeAll(keepingCapacity: true)
-                projection.strings.appendKey(timeline.key, to: &key)
+                strings.appendKey(keys[index], to: &key)
                 value.removeAll(keepingCapacity: true)
-                TimelineCodec.encode(timeline, into: &value)
+                TimelineCodec.encode(projection.timelines[index], into: &value)
                 try txn.put(key: key, value: value, in: database.timelines, options: .append)
             }
+        }
+        try database.environment.write { txn in
             for (token, members) in tokens {
                 key.removeAll(keepingCapacity: true)
-                projection.strings.appendKey(token, to: &key)
-                let value = tokenValue(members.map { projection.strings.keyBytes(projection.timelines[Int($0)].key) }.sorted { $0.lexicographicallyPrecedes($1) })
+                strings.appendKey(token, to: &key)
+                let value = tokenValue(members.map { strings.keyBytes(keys[Int($0)]) }.sorted { $0.lexicographicallyPrecedes($1) })
                 try txn.put(key: key, value: value, in: database.tokens, options: .append)
             }
-            for (notification, index) in notifications {
+        }
+        try database.appendInChunks(notifications.count) { range, txn in
+            for (notification, index) in notifications[range] {
                 key.removeAll(keepingCapacity: true)
-                projection.strings.appendKey(notification, to: &key)
-                let value = index >= 0 ? projection.strings.keyBytes(projection.timelines[Int(index)].key) : []
+                strings.appendKey(notification, to: &key)
+                value.removeAll(keepingCapacity: true)
+                if index >= 0 { strings.appendKey(keys[Int(index)], to: &value) }
                 try txn.put(key: key, value: value, in: database.notifications, options: .append)
             }
-            for (transaction, timeline) in transactions {
-                key.removeAll(keepingCapacity: true)
-                projection.strings.appendKey(TimelineKey(environment: transaction.environment, originalTransactionId: transaction.transactionId), to: &key)
-                try txn.put(key: key, value: projection.strings.keyBytes(projection.timelines[Int(timeline)].key), in: database.transactions, options: .append)
-            }
-            try database.append(projection.postings, txn)
-            summed.wait()
-            waited = true
-            try database.append(rollups.withLock { $0 ?? [] }, txn)
         }
+        try database.appendInChunks(transactions.count) { range, txn in
+            for (transaction, timeline) in transactions[range] {
+                key.removeAll(keepingCapacity: true)
+                strings.appendKey(TimelineKey(environment: transaction.environment, originalTransactionId: transaction.transactionId), to: &key)
+                value.removeAll(keepingCapacity: true)
+                strings.appendKey(keys[Int(timeline)], to: &value)
+                try txn.put(key: key, value: value, in: database.transactions, options: .append)
+            }
+        }
+        try database.environment.write { try database.append(projection.postings, $0) }
+        summed.wait()
+        waited = true
+        let runs = rollups.withLock { $0 }
+        try database.environment.write { try database.append(runs, $0) }
         try database.environment.sync(force: true)
         let info = try database.environment.info()
         return (info.lastPageNumber + 1) * (try database.environment.statistics().pageSize)
+    }
+
+    /// Elements a bulk write puts per transaction.
+    static let bulkChunk = 1 << 16
+
+    /// Calls `body` with consecutive ranges of `0..<count`, each in a write transaction of its own.
+    private func appendInChunks(_ count: Int, _ body: (Range<Int>, borrowing LMDBWriteTransaction) throws -> Void) throws {
+        var start = 0
+        while start < count {
+            let range = start..<min(start + Self.bulkChunk, count)
+            try environment.write { try body(range, $0) }
+            start = range.upperBound
+        }
     }
 
     // MARK: - Integers
