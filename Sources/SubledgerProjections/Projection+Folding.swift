@@ -18,6 +18,12 @@ struct FoldStep: Sendable {
     var renewal: RenewalSnapshot?
     /// What the event index lists it under.
     var posting: EventPosting
+    /// Where the fold puts the step, decided by `FoldIndexes.place` in log order: the timeline
+    /// (-1 for none), whether its notification was folded before (the step then only counts),
+    /// and whether its transaction id was seen before.
+    var timeline: Int32 = -1
+    var isRepeat = false
+    var transactionSeen = false
 
     init(_ event: EventView, position: UInt64, recordedAt: Int64, strings: inout StringTable) {
         self.position = position
@@ -113,24 +119,24 @@ extension Projection {
         if timelines[Int(index)].insert(fact, deduplicate: notification == nil) { postings.add(posting) }
     }
 
-    /// Folds a step made with this projection's string table (or one it was since replaced by).
-    mutating func apply(_ step: FoldStep) {
+    /// Folds a step made with this projection's string table (or one it was since replaced by)
+    /// and placed by the `FoldIndexes` taken from this projection, which hold its notification,
+    /// timeline and transaction indexes until they are given back.
+    mutating func apply(placed step: FoldStep) {
         eventsFolded += 1
         if lastPosition.map({ step.position > $0.rawValue }) ?? true { lastPosition = .init(rawValue: step.position) }
-        if let notification = step.notification {
-            guard notifications.claim(notification) else { return }
-        }
+        guard !step.isRepeat else { return }
         guard let key = step.key else {
             postings.add(step.posting)
             return
         }
-        let index = timelineIndex(for: key)
-        if let notification = step.notification { notifications.set(notification, index) }
+        let index = step.timeline
+        if Int(index) == timelines.count { timelines.append(Timeline(key: key)) }
 
         var fact = Fact(
             time: step.effectiveAt, position: step.position, recordedAt: step.recordedAt,
             transactionSignedAt: step.transactionSignedAt, transaction: -1, renewal: -1, type: step.type.code, subtype: step.subtype)
-        if let version = step.transaction { fact.transaction = addVersion(version, to: index) }
+        if let version = step.transaction { fact.transaction = addVersion(version, to: index, transactionSeen: step.transactionSeen) }
         if let renewal = step.renewal { fact.renewal = timelines[Int(index)].add(renewal) }
         if timelines[Int(index)].insert(fact, deduplicate: step.notification == nil) { postings.add(step.posting) }
     }
@@ -147,19 +153,18 @@ extension Projection {
         return index
     }
 
-    /// The index of `version` in its timeline, adding it when new. The transaction index tells
-    /// whether the transaction id is new (the usual renewal), which saves the scan for an
-    /// equal version.
+    /// The index of `version` in its timeline, adding it when new.
     private mutating func addVersion(_ version: TransactionVersion, to index: Int32) -> Int32 {
+        let key = TransactionKey(environment: timelines[Int(index)].key.environment, transactionId: version.transactionId)
+        let seen = !version.transactionId.isAbsent && transactionIndex.insertIfAbsent(key.packed, index) != nil
+        return addVersion(version, to: index, transactionSeen: seen)
+    }
+
+    /// As `addVersion(_:to:)`, told whether the transaction index knew the version's id: a new
+    /// id (the usual renewal) saves the scan for an equal version.
+    private mutating func addVersion(_ version: TransactionVersion, to index: Int32, transactionSeen: Bool) -> Int32 {
         let timeline = Int(index)
-        if !version.transactionId.isAbsent {
-            let key = TransactionKey(environment: timelines[timeline].key.environment, transactionId: version.transactionId)
-            if transactionIndex.insertIfAbsent(key.packed, index) != nil,
-                let existing = timelines[timeline].index(of: version)
-            {
-                return existing
-            }
-        } else if let existing = timelines[timeline].index(of: version) {
+        if transactionSeen || version.transactionId.isAbsent, let existing = timelines[timeline].index(of: version) {
             return existing
         }
         timelines[timeline].append(version)

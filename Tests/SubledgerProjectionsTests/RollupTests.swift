@@ -288,4 +288,34 @@ struct RollupTests {
         }
         #expect(cells.count == 0)
     }
+
+    @Test("runs summed over shares of the timelines, merged in key order, equal the one sum; cells that cancel across runs are left out",
+          arguments: [UInt64(41), 42, 43])
+    func mergedRunsEqualOneSum(seed: UInt64) throws {
+        let projection = try SimulatedWorkload(seed: seed, customers: 60, months: 6).projection()
+        var random = SeededGenerator(state: seed)
+        var cuts = (0..<3).map { _ in Int.random(in: 0...projection.timelines.count, using: &random) }
+        cuts = [0] + cuts.sorted() + [projection.timelines.count]
+        var runs: [RollupRun] = []
+        for (start, end) in zip(cuts, cuts.dropFirst()) {
+            var cells = RollupCells()
+            for timeline in projection.timelines[start..<end] {
+                projection.addRollups(of: timeline, to: &cells, smallBusiness: false, catalog: nil)
+            }
+            runs.append(RollupRun(cells))
+        }
+        // A timeline added to one run and taken back in another.
+        var added = RollupCells()
+        var takenBack = RollupCells()
+        added.add(projection.rollupContribution(of: projection.timelines[0], smallBusiness: false, catalog: nil))
+        takenBack.add(projection.rollupContribution(of: projection.timelines[0], smallBusiness: false, catalog: nil), sign: -1)
+        runs += [RollupRun(added), RollupRun(takenBack)]
+
+        var merged: [(key: RollupKey, values: RollupValues)] = []
+        RollupRun.forEachMerged(runs) { merged.append(($0, $1)) }
+        let whole = projection.rollups(RollupSettings()).sorted()
+        #expect(whole.count > 100)
+        #expect(merged.map(\.key) == whole.map(\.key))
+        #expect(merged.map(\.values) == whole.map(\.values))
+    }
 }

@@ -7,18 +7,23 @@ extension Projection {
     /// built under other settings must be rebuilt.
     func rollupContribution(of timeline: Timeline, smallBusiness: Bool, catalog: ProductCatalog?) -> RollupContribution {
         var cells = RollupContribution()
+        addRollups(of: timeline, to: &cells, smallBusiness: smallBusiness, catalog: catalog)
+        cells.finish()
+        return cells
+    }
+
+    /// Adds the rollup cells `timeline` contributes to `sink`.
+    func addRollups(of timeline: Timeline, to sink: inout some RollupSink, smallBusiness: Bool, catalog: ProductCatalog?) {
         let environment = timeline.key.environment
         let history = SubscriptionHistory(timeline, visibility: Visibility())
-        cells.addRevenue(of: history, environment: environment, smallBusiness: smallBusiness)
+        sink.addRevenue(of: history, environment: environment, smallBusiness: smallBusiness)
         let segments = history.segments()
         for segment in segments {
             let share = mrrShare(of: segment, in: history, catalog: catalog)
-            cells.addActivity(of: segment, share: share, in: history, environment: environment)
+            sink.addActivity(of: segment, share: share, in: history, environment: environment)
         }
         let entitlement = EntitlementTimeline(segments)
-        cells.addChurn(of: history, entitlement, environment: environment)
-        cells.addCohort(of: entitlement, environment: environment)
-        cells.finish()
-        return cells
+        sink.addChurn(of: history, entitlement, environment: environment)
+        sink.addCohort(of: entitlement, environment: environment)
     }
 }

@@ -1,4 +1,4 @@
-extension RollupContribution {
+extension RollupSink {
     /// What `segment` makes active, added where it starts and taken back where it ends
     /// (half-open), so the sum of the changes at instants up to T is what is active at T.
     ///

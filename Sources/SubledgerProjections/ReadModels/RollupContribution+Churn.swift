@@ -1,4 +1,4 @@
-extension RollupContribution {
+extension RollupSink {
     /// The churn report's counts of one subscription for every whole day and month where it
     /// has any, `activeAtStart` aside (activity cells answer it at any instant).
     mutating func addChurn(of history: SubscriptionHistory, _ timeline: EntitlementTimeline, environment: UInt32) {

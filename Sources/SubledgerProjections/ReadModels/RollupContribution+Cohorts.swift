@@ -1,4 +1,4 @@
-extension RollupContribution {
+extension RollupSink {
     /// A subscription's membership of its cohort (the month of its first paid period) and, per
     /// paid stretch, +1 at the first month offset whose start it covers and -1 at the first it
     /// no longer does: retained[k] is the sum of the changes up to k.

@@ -1,4 +1,4 @@
-extension RollupContribution {
+extension RollupSink {
     /// Every booking of every sale, per day and per month, under both refund conventions:
     /// proceeds are rounded per transaction and period, so months cannot be summed from days.
     mutating func addRevenue(of history: SubscriptionHistory, environment: UInt32, smallBusiness: Bool) {

@@ -1,5 +1,6 @@
 /// The rollup cells of one timeline, in key order with no all-zero cell: built by appending
-/// (no hashing), then sorted and summed once, because a rebuild makes one per timeline.
+/// (no hashing), then sorted and summed once, because a fold batch makes two per timeline it
+/// touches (what it contributed before and what it contributes now).
 struct RollupContribution: Sendable {
     private(set) var cells: [(key: RollupKey, values: RollupValues)] = []
     private var isSorted = true

@@ -24,7 +24,7 @@ extension ProjectionDatabase {
     /// Adds `cells` to the stored rows, dropping rows that reach zero.
     func add(_ cells: RollupCells, _ txn: borrowing LMDBWriteTransaction) throws {
         var encoded: [UInt8] = []
-        for (key, values) in cells.sorted() {
+        try cells.forEachSorted { key, values in
             var sum = values
             try key.withUnsafeBytes { keyBytes in
                 if let stored = try txn.withValue(forKey: keyBytes, in: rollups, { RollupValues(bytes: $0) }) {
@@ -42,10 +42,10 @@ extension ProjectionDatabase {
         }
     }
 
-    /// Writes `cells` into the empty `rollups` database in key order.
-    func append(_ cells: RollupCells, _ txn: borrowing LMDBWriteTransaction) throws {
+    /// Writes the sum of `runs` into the empty `rollups` database in key order.
+    func append(_ runs: [RollupRun], _ txn: borrowing LMDBWriteTransaction) throws {
         var encoded: [UInt8] = []
-        for (key, values) in cells.sorted() {
+        try RollupRun.forEachMerged(runs) { key, values in
             encoded.removeAll(keepingCapacity: true)
             values.write(into: &encoded)
             try key.withUnsafeBytes { try txn.put(key: $0, value: encoded, in: rollups, options: .append) }
@@ -54,20 +54,28 @@ extension ProjectionDatabase {
 }
 
 extension Projection {
-    /// The rollup cells of every timeline, summed, a share of the timelines per core.
+    /// The rollup cells of every timeline, summed.
     func rollups(_ settings: RollupSettings) -> RollupCells {
-        let partCount = max(1, min(16, timelines.count / 4096))
-        let parts = Mutex([RollupCells](repeating: RollupCells(), count: partCount))
+        let runs = rollupRuns(settings)
+        return runs.dropFirst().reduce(into: runs[0].cells) { $0.add($1.cells, sign: 1) }
+    }
+
+    /// The rollup cells of every timeline as a few runs, each summed and sorted on its own core
+    /// over a share of the timelines; a rebuild merges them as it writes them.
+    func rollupRuns(_ settings: RollupSettings) -> [RollupRun] {
+        // More runs than cores, so a core that another process slows does not hold up the rest.
+        let partCount = max(1, min(4, timelines.count / 4096))
+        let parts = Mutex([RollupRun?](repeating: nil, count: partCount))
         DispatchQueue.concurrentPerform(iterations: partCount) { part in
             var sum = RollupCells()
             for index in (timelines.count * part / partCount)..<(timelines.count * (part + 1) / partCount) {
-                sum.add(rollupContribution(of: timelines[index], smallBusiness: settings.smallBusiness, catalog: settings.catalog))
+                addRollups(of: timelines[index], to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
             }
-            parts.withLock { $0[part] = sum }
+            let run = RollupRun(sum)
+            parts.withLock { $0[part] = run }
         }
-        return parts.withLock { parts in parts.dropFirst().reduce(into: parts[0]) { $0.add($1) } }
+        return parts.withLock { $0.map { $0! } }
     }
-
 }
 
 /// Rollup rows read from the database, one read transaction per range.

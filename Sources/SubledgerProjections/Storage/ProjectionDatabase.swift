@@ -23,9 +23,9 @@ import Synchronization
 /// | `postings` | `EventDimension` (1) ‖ value (u32), then ‖ first position (u64) | the list's length (u64); a block of its positions (see `ProjectionDatabase+Postings`) |
 ///
 /// An identifier in a key is 0 ‖ its number (u64) when Apple's decimal, else 1 ‖ its UTF-8.
-/// A rebuild writes a fresh environment in one transaction with every key in order
-/// (`MDB_APPEND`); the fold then updates it in place, one transaction per batch, the checkpoint
-/// in the same transaction as the rows it covers.
+/// A rebuild writes a fresh environment with every key in order (`MDB_APPEND`); the fold then
+/// updates it in place, one transaction per batch, the checkpoint in the same transaction as the
+/// rows it covers.
 struct ProjectionDatabase: Sendable {
     static let databaseNames = ["meta", "strings", "timelines", "tokens", "notifications", "transactions", "rollups", "postings"]
 
@@ -193,11 +193,30 @@ struct ProjectionDatabase: Sendable {
 
     /// Writes `projection` and its rollups into a new environment at `path` (a directory that
     /// must not hold one yet) in key order, and flushes it. Returns the data file's size in bytes.
+    ///
+    /// The rollups are summed on other threads while this one writes the rest (LMDB's write
+    /// transaction stays on one thread): they are written last. Nothing reads the environment
+    /// before the snapshot directory switches to it, so it is written in many transactions, each
+    /// holding a bounded number of dirty pages in memory.
     static func write(_ projection: Projection, settings: RollupSettings, schemaVersion: UInt32, to path: String) throws -> Int {
-        let encoded = encodeTimelines(projection)
-        let rollups = projection.rollups(settings)
-        var timelineKeys = encoded.flatMap(\.entries)
-        timelineKeys.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        let rollups = Mutex<[RollupRun]>([])
+        let summed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let runs = projection.rollupRuns(settings)
+            rollups.withLock { $0 = runs }
+            summed.signal()
+        }
+        // Whatever happens here, the summing thread must be done before `write` returns.
+        var waited = false
+        defer { if !waited { summed.wait() } }
+        // Side by side, the keys stay in cache where the indexes look them up at random.
+        let keys = projection.timelines.map(\.key)
+        // Timelines in the byte order of their keys, compared without building them.
+        var timelineOrder = Array(keys.indices)
+        timelineOrder.sort { a, b in
+            keys[a].environment != keys[b].environment
+                ? keys[a].environment < keys[b].environment : projection.precedes(keys[a].originalTransactionId, keys[b].originalTransactionId)
+        }
         var notifications: [(key: NotificationKey, value: Int32)] = []
         notifications.reserveCapacity(projection.notifications.count)
         projection.notifications.uuids.forEach { notifications.append((NotificationKey(isText: false, bits: $0), $1)) }
@@ -208,78 +227,81 @@ struct ProjectionDatabase: Sendable {
         var transactions: [(key: TransactionKey, timeline: Int32)] = []
         transactions.reserveCapacity(projection.transactionIndex.count)
         projection.transactionIndex.forEach { transactions.append((TransactionKey(packed: $0), $1)) }
-        // In the byte order of their keys, compared without building them.
         transactions.sort { a, b in
             a.key.environment != b.key.environment
                 ? a.key.environment < b.key.environment : projection.precedes(a.key.transactionId, b.key.transactionId)
         }
 
         let database = try ProjectionDatabase(path: path, readOnly: false, create: true)
+        let strings = projection.strings
         try database.environment.write { txn in
             let header = Header(
                 schema: schemaVersion, checkpoint: projection.lastPosition, events: projection.eventsFolded,
                 untokened: projection.timelines.count { $0.customerToken == nil }, environments: projection.environmentIDs,
                 settings: settings.fingerprint)
             try database.putHeader(header, txn)
-            try database.appendStrings(of: projection.strings, after: 0, txn)
-            for entry in timelineKeys {
-                try encoded[entry.part].bytes.withUnsafeBytes { part in
-                    try txn.put(key: entry.key, value: UnsafeRawBufferPointer(rebasing: part[entry.range]), in: database.timelines, options: .append)
-                }
+            try database.appendStrings(of: strings, after: 0, txn)
+        }
+        var key: [UInt8] = []
+        key.reserveCapacity(64)
+        var value: [UInt8] = []
+        value.reserveCapacity(4096)
+        try database.appendInChunks(timelineOrder.count) { range, txn in
+            for index in timelineOrder[range] {
+                key.removeAll(keepingCapacity: true)
+                strings.appendKey(keys[index], to: &key)
+                value.removeAll(keepingCapacity: true)
+                TimelineCodec.encode(projection.timelines[index], into: &value)
+                try txn.put(key: key, value: value, in: database.timelines, options: .append)
             }
-            var key: [UInt8] = []
-            key.reserveCapacity(64)
+        }
+        try database.environment.write { txn in
             for (token, members) in tokens {
                 key.removeAll(keepingCapacity: true)
-                projection.strings.appendKey(token, to: &key)
-                let value = tokenValue(members.map { projection.strings.keyBytes(projection.timelines[Int($0)].key) }.sorted { $0.lexicographicallyPrecedes($1) })
+                strings.appendKey(token, to: &key)
+                let value = tokenValue(members.map { strings.keyBytes(keys[Int($0)]) }.sorted { $0.lexicographicallyPrecedes($1) })
                 try txn.put(key: key, value: value, in: database.tokens, options: .append)
             }
-            for (notification, index) in notifications {
+        }
+        try database.appendInChunks(notifications.count) { range, txn in
+            for (notification, index) in notifications[range] {
                 key.removeAll(keepingCapacity: true)
-                projection.strings.appendKey(notification, to: &key)
-                let value = index >= 0 ? projection.strings.keyBytes(projection.timelines[Int(index)].key) : []
+                strings.appendKey(notification, to: &key)
+                value.removeAll(keepingCapacity: true)
+                if index >= 0 { strings.appendKey(keys[Int(index)], to: &value) }
                 try txn.put(key: key, value: value, in: database.notifications, options: .append)
             }
-            for (transaction, timeline) in transactions {
-                key.removeAll(keepingCapacity: true)
-                projection.strings.appendKey(TimelineKey(environment: transaction.environment, originalTransactionId: transaction.transactionId), to: &key)
-                try txn.put(key: key, value: projection.strings.keyBytes(projection.timelines[Int(timeline)].key), in: database.transactions, options: .append)
-            }
-            try database.append(rollups, txn)
-            try database.append(projection.postings, txn)
         }
+        try database.appendInChunks(transactions.count) { range, txn in
+            for (transaction, timeline) in transactions[range] {
+                key.removeAll(keepingCapacity: true)
+                strings.appendKey(TimelineKey(environment: transaction.environment, originalTransactionId: transaction.transactionId), to: &key)
+                value.removeAll(keepingCapacity: true)
+                strings.appendKey(keys[Int(timeline)], to: &value)
+                try txn.put(key: key, value: value, in: database.transactions, options: .append)
+            }
+        }
+        try database.environment.write { try database.append(projection.postings, $0) }
+        summed.wait()
+        waited = true
+        let runs = rollups.withLock { $0 }
+        try database.environment.write { try database.append(runs, $0) }
         try database.environment.sync(force: true)
         let info = try database.environment.info()
         return (info.lastPageNumber + 1) * (try database.environment.statistics().pageSize)
     }
 
-    /// Timelines encoded side by side, a part of them per core (encoding is most of a bulk
-    /// write's time); each entry locates one timeline's bytes in its part.
-    struct EncodedPart: Sendable {
-        var bytes: [UInt8] = []
-        var entries: [(key: [UInt8], part: Int, range: Range<Int>)] = []
-    }
+    /// Elements a bulk write puts per transaction.
+    static let bulkChunk = 1 << 16
 
-    static func encodeTimelines(_ projection: Projection) -> [EncodedPart] {
-        let timelines = projection.timelines
-        let partCount = max(1, min(16, timelines.count / 1024))
-        let parts = Mutex([EncodedPart](repeating: EncodedPart(), count: partCount))
-        DispatchQueue.concurrentPerform(iterations: partCount) { part in
-            let range = (timelines.count * part / partCount)..<(timelines.count * (part + 1) / partCount)
-            var writer: [UInt8] = []
-            writer.reserveCapacity(range.count * 512)
-            var entries: [(key: [UInt8], part: Int, range: Range<Int>)] = []
-            entries.reserveCapacity(range.count)
-            for timeline in timelines[range] {
-                let start = writer.count
-                TimelineCodec.encode(timeline, into: &writer)
-                entries.append((projection.strings.keyBytes(timeline.key), part, start..<writer.count))
-            }
-            let encoded = EncodedPart(bytes: writer, entries: entries)
-            parts.withLock { $0[part] = encoded }
+    /// Calls `body` with consecutive ranges of `0..<count`, each in a write transaction of its own.
+    private func appendInChunks(_ count: Int, _ body: (Range<Int>, borrowing LMDBWriteTransaction) throws -> Void) throws {
+        var start = 0
+        while start < count {
+            let range = start..<min(start + Self.bulkChunk, count)
+            try environment.write { try body(range, $0) }
+            start = range.upperBound
         }
-        return parts.withLock { $0 }
     }
 
     // MARK: - Integers

@@ -7,9 +7,8 @@ extension ProjectionStore {
     static let progressEvery = 1 << 20
 
     /// Folds the whole log on two cores: a reader thread scans the log (CRC), decodes each
-    /// event and interns its strings into fold steps, batch by batch, while this thread folds
-    /// the batch before. The two halves cost about the same, so a rebuild's fold takes about
-    /// half the time of `fold(log:into:after:)`.
+    /// event, interns its strings into fold steps and places them (`FoldIndexes`), batch by
+    /// batch, while this thread folds the batch before.
     ///
     /// The reader owns the string table while it runs; each batch carries the table as it was
     /// after its last step, so the folding side reads strings (token tie-breaks) from a table
@@ -20,8 +19,11 @@ extension ProjectionStore {
         guard logExists(log) else { return }
         let pipe = StepPipe()
         let initialStrings = projection.strings
+        // Built in place and moved out, so the reader holds the only copy and grows it in place.
+        let handoff = Mutex(Optional(FoldIndexes(taking: &projection)))
         DispatchQueue.global().async {
             var strings = initialStrings
+            var indexes = handoff.withLock { $0.take()! }
             var steps: [FoldStep] = []
             steps.reserveCapacity(StepPipe.batchSize)
             var failure: ProjectionError?
@@ -29,7 +31,9 @@ extension ProjectionStore {
                 try LogReader(directory: log).scan { entry in
                     guard entry.kind == EventRecord.kind else { return true }
                     do throws(ProjectionError) {
-                        steps.append(try FoldStep(recordPayload: entry.payload, at: entry.position, strings: &strings))
+                        var step = try FoldStep(recordPayload: entry.payload, at: entry.position, strings: &strings)
+                        indexes.place(&step)
+                        steps.append(step)
                     } catch {
                         failure = error
                         return false
@@ -43,14 +47,16 @@ extension ProjectionStore {
             } catch {
                 failure = readFailure(error)
             }
+            handoff.withLock { $0 = indexes }
             pipe.send(StepPipe.Batch(steps: steps, strings: strings, isLast: true, failure: failure))
         }
         while true {
             let batch = pipe.receive()
             projection.strings = batch.strings
-            for step in batch.steps { projection.apply(step) }
+            for step in batch.steps { projection.apply(placed: step) }
             if projection.eventsFolded % Self.progressEvery < StepPipe.batchSize { progress(projection.eventsFolded) }
             guard !batch.isLast else {
+                handoff.withLock { $0.take()! }.giveBack(to: &projection)
                 if let failure = batch.failure { throw failure }
                 return
             }
