@@ -261,21 +261,26 @@ def wrk_latency(text, percentile):
     return float(match.group(1)) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[match.group(2)]
 
 
+def wait_until_serving(server, port):
+    """Returns once the opening server answers /healthz; exits if it stopped instead."""
+    while True:
+        if server.process.poll() is not None:
+            server.wait()
+            raise SystemExit("bench-scaling: the server stopped while opening")
+        try:
+            get(port, "/healthz", timeout=2)
+            return
+        except (OSError, http.client.HTTPException):
+            time.sleep(0.05)
+
+
 def serve_figures(data, port, lookups, notifications, stopped):
     figures = {}
     server = Watched([SUBLEDGER, "--data", data, "serve", "--listen", f"127.0.0.1:{port}"],
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         started = time.monotonic()
-        while True:
-            if server.process.poll() is not None:
-                server.wait()
-                raise SystemExit("bench-scaling: the server stopped while opening")
-            try:
-                get(port, "/healthz", timeout=2)
-                break
-            except (OSError, http.client.HTTPException):
-                time.sleep(0.05)
+        wait_until_serving(server, port)
         figures["ready"] = time.monotonic() - started
         figures["dashboard"] = sampled(lambda: get(port, "/"))
         reports = {"revenue": f"/v1/reports/revenue?from={FROM}&to={TO}", "mrr": f"/v1/reports/mrr?at={MRR_AT}",
@@ -369,15 +374,7 @@ def webhook_ingest(fresh, scratch, connections=64, seconds=20):
     server = Watched([SUBLEDGER, "--data", data, "serve", "--listen", f"127.0.0.1:{port}"],
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        while True:
-            if server.process.poll() is not None:
-                server.wait()
-                raise SystemExit("bench-scaling: the server stopped while opening")
-            try:
-                get(port, "/healthz", timeout=2)
-                break
-            except (OSError, http.client.HTTPException):
-                time.sleep(0.05)
+        wait_until_serving(server, port)
         environment = dict(os.environ, NOTIFICATIONS=fresh + "/notifications.jsonl")
         posted = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-s", os.path.join(REPO, "Tools/wrk-post-notifications.lua"),
                                  f"http://127.0.0.1:{port}"], capture_output=True, text=True, env=environment).stdout
