@@ -56,14 +56,15 @@ struct ProjectionFollowingTests {
         let acknowledged = DispatchSemaphore(value: 0)
         let foldedAtAcknowledgement = Mutex<Int?>(nil)
         let line = lines[0]
-        DispatchQueue.global().async {
+        // A thread of its own: under a loaded parallel run Dispatch's pool may be slow to start it.
+        Thread.detachNewThread {
             _ = try? ledger.ingest(IngestLine(bytes: line, line: 1, source: "test"), recordedAt: 0)
             foldedAtAcknowledgement.withLock { $0 = ledger.foldedEvents }
             acknowledged.signal()
         }
         #expect(acknowledged.wait(timeout: .now() + 0.5) == .timedOut, "acknowledged before the fold ran")
         release.signal()
-        #expect(acknowledged.wait(timeout: .now() + 20) == .success)
+        #expect(acknowledged.wait(timeout: .now() + 60) == .success)
         #expect(foldedAtAcknowledgement.withLock { $0 } == 1)
     }
 
@@ -76,7 +77,7 @@ struct ProjectionFollowingTests {
         ledger.projections.folding.async { release.wait() }
         let acknowledged = DispatchSemaphore(value: 0)
         let line = lines[1]
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             _ = try? ledger.ingest(IngestLine(bytes: line, line: 2, source: "test"), recordedAt: 0)
             acknowledged.signal()
         }
@@ -85,7 +86,7 @@ struct ProjectionFollowingTests {
         let folded = try ledger.read { try $0.projections.summary().notifications }
         #expect(folded == 1)
         release.signal()
-        #expect(acknowledged.wait(timeout: .now() + 20) == .success)
+        #expect(acknowledged.wait(timeout: .now() + 60) == .success)
         #expect(try ledger.read { try $0.projections.summary().notifications } == 2)
     }
 
@@ -102,7 +103,7 @@ struct ProjectionFollowingTests {
                 outcome.withLock { $0 = result }
                 acknowledged.signal()
             }
-            return acknowledged.wait(timeout: .now() + 20) == .success
+            return acknowledged.wait(timeout: .now() + 60) == .success
         }
         #expect(finished, "the acknowledgement waited for the read to end")
         #expect(outcome.withLock { $0 }.map { if case .appended = $0 { true } else { false } } == true)
