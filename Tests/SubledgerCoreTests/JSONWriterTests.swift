@@ -26,7 +26,7 @@ import Testing
 
     @Test func writingIntoBytesAppendsOneValueWithoutAComma() {
         var bytes = Array("x:".utf8)
-        JSON.object([("k", .optional(nil))]).write(into: &bytes)
+        JSON.object([("k", .optional(nil as String?))]).write(into: &bytes)
         #expect(String(decoding: bytes, as: UTF8.self) == #"x:{"k":null}"#)
     }
 

@@ -24,8 +24,8 @@ enum ExportValue {
     var json: JSON {
         switch self {
         case .text(let text): .optional(text)
-        case .integer(let value): value.map { .int($0) } ?? .null
-        case .instant(let value): .optional(value.map(UTCInstant.iso8601))
+        case .integer(let value): .optional(value)
+        case .instant(let value): .instant(value)
         case .flag(let value): value.map { .bool($0) } ?? .null
         }
     }

@@ -12,6 +12,9 @@ public enum JSON: Sendable {
 
     public static func int(_ value: some BinaryInteger) -> JSON { .integer(Int64(value)) }
     public static func optional(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
+    public static func optional(_ value: Int64?) -> JSON { value.map { .integer($0) } ?? .null }
+    /// An instant (epoch milliseconds) as ISO 8601 UTC text, or `null`.
+    public static func instant(_ instant: Int64?) -> JSON { optional(instant.map(UTCInstant.iso8601)) }
 
     /// Compact JSON text.
     public func serialized() -> String {

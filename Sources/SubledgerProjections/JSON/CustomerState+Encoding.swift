@@ -74,14 +74,3 @@ extension PurchaseState {
         ])
     }
 }
-
-extension JSON {
-    /// ISO 8601 UTC text, or `null`.
-    fileprivate static func instant(_ instant: Int64?) -> JSON {
-        optional(instant.map(UTCInstant.iso8601))
-    }
-
-    fileprivate static func optional(_ value: Int64?) -> JSON {
-        value.map { .integer($0) } ?? .null
-    }
-}
