@@ -112,6 +112,14 @@ public final class Ledger: Sendable {
         return outcome
     }
 
+    /// Unmaps this process's resident pages of the memory-mapped databases (the projection and
+    /// the dedup index). They stay in the OS page cache, so answers only pay minor page faults;
+    /// what goes down is the process's RSS, which otherwise keeps every page ever read.
+    public func releaseMappedPages() throws {
+        try projections.releaseMappedPages()
+        try pipeline.index.releaseMappedPages()
+    }
+
     /// The verbatim signed message stored at an evidence position.
     public func signedMessage(at position: UInt64) throws -> [UInt8] {
         try pipeline.evidence.signedMessage(at: position)

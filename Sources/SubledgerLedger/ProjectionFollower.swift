@@ -118,6 +118,11 @@ final class ProjectionFollower: Sendable {
         }
     }
 
+    /// Unmaps the resident pages of the database in use; they stay in the page cache.
+    func releaseMappedPages() throws {
+        try progress.withLock { $0.reader }.releaseMappedPages()
+    }
+
     /// Publishes the store's new checkpoint (and reader) and resumes the callers waiting for it,
     /// or for `releasingThrough` when a fold failed. Called with the store's lock held.
     private func committed(_ store: borrowing ProjectionStore, releasingThrough failed: UInt64 = 0) {

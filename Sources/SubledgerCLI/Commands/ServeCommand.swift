@@ -8,13 +8,14 @@ import SubledgerServer
 enum ServeCommand: Command {
     static let help = CommandHelp(
         name: "serve", summary: "the App Store webhook, the read API, metrics and the dashboard over HTTP",
-        usage: "serve [--listen HOST:PORT] [--token-file F] [--snapshot-every EVENTS] [--rates FILE] [--recover-every DURATION]",
+        usage: "serve [--listen HOST:PORT] [--token-file F] [--snapshot-every EVENTS] [--rates FILE] [--recover-every DURATION] [--mapped-memory-limit MB]",
         options: [
             .init("--listen", "HOST:PORT", "where to listen (default: 127.0.0.1:8080)"),
             .init("--token-file", "F", "the bearer token for the read API and dashboard; required off loopback"),
             .init("--snapshot-every", "EVENTS", "events between background projection snapshots (default: 500000)"),
             .init("--rates", "FILE", "monthly rates for in=CUR on /v1/reports/revenue and /mrr and the dashboard (docs/currency.md)"),
             .init("--recover-every", "DURATION", "run `appstore recover` on this period (30m, 1h; 0: never; default: 1h with API credentials)"),
+            .init("--mapped-memory-limit", "MB", "resident database pages above which they are handed back to the OS page cache, bounding RSS (default: 256; 0: no limit)"),
         ],
         formats: false,
         notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM or SIGINT."],
@@ -50,6 +51,11 @@ enum ServeCommand: Command {
             guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the rates file \(file)") }
             rates = try CurrencyRates(csv: String(decoding: bytes, as: UTF8.self), source: file)
         }
+        var mappedLimit = 256
+        if let text = arguments.value("--mapped-memory-limit") {
+            guard let value = Int(text), value >= 0 else { throw UsageError("--mapped-memory-limit takes a size in MB (0: no limit), not '\(text)'") }
+            mappedLimit = value
+        }
         let hasCredentials = try APIConfiguration.load(directory: data.path) != nil
         let recoverEvery = try arguments.value("--recover-every").map(duration) ?? (hasCredentials ? 3600 : 0)
         if recoverEvery > 0 && !hasCredentials { throw APISetupError.notConfigured }
@@ -59,9 +65,14 @@ enum ServeCommand: Command {
         Output.diagnostic("serve: listening on \(host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
         let recovery = recoverEvery > 0 ? PeriodicRecovery(ledger: ledger, every: recoverEvery, metrics: service.metrics, log: { Output.diagnostic($0) }) : nil
         recovery?.start()
+        let mapped = mappedLimit > 0
+            ? MappedMemoryLimit(bytes: mappedLimit << 20, metrics: service.metrics, release: { try ledger.releaseMappedPages() }, log: { Output.diagnostic($0) })
+            : nil
+        mapped?.start()
         let signal = try server.runUntilSignal()
         service.feed.stop()
         recovery?.stop()
+        mapped?.stop()
         ledger.close()
         Output.diagnostic("serve: stopped (signal \(signal)); the log is synced and closed")
         return CommandResult(nil)

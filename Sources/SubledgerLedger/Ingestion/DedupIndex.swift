@@ -130,6 +130,11 @@ final class DedupIndex: Sendable {
         return table
     }
 
+    /// Unmaps the index's resident pages (they stay in the page cache); nothing once closed.
+    func releaseMappedPages() throws {
+        try state.withLock { $0.storage }?.environment.releaseMappedPages()
+    }
+
     /// Flushes the index, clears the session mark (a closed index is trusted at the next open
     /// whatever happens to the machine meanwhile) and releases the environment.
     func close() {

@@ -107,6 +107,12 @@ public struct ProjectionReader: Sendable {
         return try txn.withValue(forKey: key, in: database.tokens) { try ProjectionDatabase.timelineKeys(in: $0) }
     }
 
+    /// Hands this process's resident pages of the database back to the OS page cache (see
+    /// `LMDBEnvironment.releaseMappedPages()`); answers go on as before.
+    public func releaseMappedPages() throws {
+        try database.environment.releaseMappedPages()
+    }
+
     // MARK: - Everything
 
     /// Every timeline (of one environment, when given) as one projection: for the audit path

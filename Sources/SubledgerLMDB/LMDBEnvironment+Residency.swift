@@ -1,0 +1,77 @@
+import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension LMDBEnvironment {
+    /// Drops this process's mapping of the data file's resident pages, which stay in the OS page
+    /// cache: the next read of one costs a minor page fault, not a disk read. This is how a
+    /// long-running reader of a large database keeps its resident set bounded; without it every
+    /// page it ever read counts in its RSS (and in the OOM killer's score) until the kernel
+    /// reclaims memory.
+    ///
+    /// Safe at any time: the map is read-only and shared (LMDB writes through the file), so no
+    /// data lives only in the mapping, and open transactions simply fault pages back in. It holds
+    /// the transaction gate, so a map resize cannot move the map meanwhile. Linux only: elsewhere
+    /// it does nothing.
+    public func releaseMappedPages() throws {
+        let context = "release the mapped pages of \(path)"
+        try gate.enter(write: false, context: context)
+        defer { gate.leave(write: false) }
+        for region in try mappedRegions(context: context) where madvise(region.start, region.count, MADV_DONTNEED) != 0 {
+            throw LMDBError(code: errno, context: context)
+        }
+    }
+
+    /// Where this process maps the data file: the lines of `/proc/self/maps` naming its device and
+    /// inode (LMDB's `mdb_env_info` reports the map's address only for `MDB_FIXEDMAP`).
+    private func mappedRegions(context: String) throws -> [(start: UnsafeMutableRawPointer, count: Int)] {
+        var descriptor: mdb_filehandle_t = -1
+        let rc = mdb_env_get_fd(handle, &descriptor)
+        guard rc == 0 else { throw LMDBError(code: rc, context: context) }
+        var file = stat()
+        guard fstat(descriptor, &file) == 0 else { throw LMDBError(code: errno, context: context) }
+        guard let maps = readProcessFile("/proc/self/maps") else { return [] }
+        let device = UInt64(file.st_dev)
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+        let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+        let wanted = "\(String(major, radix: 16, uppercase: false).leftPadded(to: 2)):\(String(minor, radix: 16).leftPadded(to: 2)) \(file.st_ino) "
+        var regions: [(start: UnsafeMutableRawPointer, count: Int)] = []
+        for line in maps.split(separator: UInt8(ascii: "\n")) {
+            // start-end perms offset major:minor inode path
+            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count >= 5, String(decoding: fields[3], as: UTF8.self) + " " + String(decoding: fields[4], as: UTF8.self) + " " == wanted else { continue }
+            let bounds = fields[0].split(separator: UInt8(ascii: "-"))
+            guard bounds.count == 2, let start = UInt(String(decoding: bounds[0], as: UTF8.self), radix: 16),
+                  let end = UInt(String(decoding: bounds[1], as: UTF8.self), radix: 16), end > start,
+                  let pointer = UnsafeMutableRawPointer(bitPattern: start) else { continue }
+            regions.append((pointer, Int(end - start)))
+        }
+        return regions
+    }
+}
+
+/// The whole of a `/proc` file (whose size `stat` does not tell); nil when it cannot be read.
+private func readProcessFile(_ path: String) -> [UInt8]? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count >= 0 else { return nil }
+        if count == 0 { return bytes }
+        bytes.append(contentsOf: chunk[..<count])
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
