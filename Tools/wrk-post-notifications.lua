@@ -4,6 +4,8 @@
 -- measures the server, not a queue.
 local path = os.getenv("NOTIFICATIONS")
 local pause = tonumber(os.getenv("DELAY_MS") or "")
+-- SKIP: start this many lines in, so two runs against one server post different notifications.
+local skip = tonumber(os.getenv("SKIP") or "0")
 local bodies = {}
 for line in io.lines(path) do
     if #line > 0 then bodies[#bodies + 1] = line end
@@ -17,7 +19,7 @@ function setup(thread)
 end
 
 function init(args)
-    index = id * math.floor(#bodies / 2)
+    index = id * math.floor(#bodies / 2) + skip
 end
 
 if pause then
