@@ -15,7 +15,9 @@ import SubledgerLog
 /// at position P" (`atPosition`) keeps the facts recorded before P; both are filters applied
 /// while a timeline is resolved (see `Visibility`).
 public struct Projection: Sendable {
-    var strings = Known.stringTable()
+    /// Set by each initialiser: a projection read from the database brings its own table, and
+    /// building the default one for it was a fifth of the cost of setting up a look-up.
+    var strings: StringTable
     var timelines: [Timeline] = []
     /// `TimelineKey.packed` → index into `timelines`.
     var timelineIndex = HashIndex()
@@ -37,11 +39,14 @@ public struct Projection: Sendable {
     /// The highest position folded: the checkpoint.
     public internal(set) var lastPosition: LogPosition?
 
-    public init() {}
+    public init() {
+        strings = Known.stringTable()
+    }
 
     /// An empty projection with its indexes sized for about `expectedEvents` events, which
     /// spares a rebuild their repeated growth.
     public init(expectedEvents: Int) {
+        strings = Known.stringTable()
         timelineIndex = HashIndex(capacity: expectedEvents / 8)
         transactionIndex = HashIndex(capacity: expectedEvents)
         notifications.uuids = HashIndex(capacity: expectedEvents)

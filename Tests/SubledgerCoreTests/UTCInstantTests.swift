@@ -10,9 +10,27 @@ import Testing
         (-1, "1969-12-31T23:59:59.999Z"),
         (-62_135_596_800_000, "0001-01-01T00:00:00.000Z"),
         (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
+        (253_402_300_800_000, "10000-01-01T00:00:00.000Z"),
+        (-62_167_219_200_001, "-0001-12-31T23:59:59.999Z"),
     ])
     func instantsAreWrittenInISO8601WithMilliseconds(_ instant: Int64, _ text: String) {
         #expect(UTCInstant.iso8601(instant) == text)
+    }
+
+    @Test func everyFieldOfAnInstantIsWrittenZeroPaddedInItsPlace() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 {
+            let instant = Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator)
+            let day = UTCInstant.floorDivide(instant, UTCInstant.millisecondsPerDay)
+            let date = UTCInstant.civilDate(ofDay: day)
+            let clock = Int(instant - day * UTCInstant.millisecondsPerDay)
+            func padded(_ value: Int, _ width: Int) -> String {
+                String(repeating: "0", count: width - String(value).count) + String(value)
+            }
+            let expected = "\(padded(date.year, 4))-\(padded(date.month, 2))-\(padded(date.day, 2))T"
+                + "\(padded(clock / 3_600_000, 2)):\(padded(clock / 60_000 % 60, 2)):\(padded(clock / 1000 % 60, 2)).\(padded(clock % 1000, 3))Z"
+            #expect(UTCInstant.iso8601(instant) == expected)
+        }
     }
 
     @Test func yearsBeforeTheCommonEraKeepTheirSignInFront() {

@@ -11,7 +11,6 @@ extension Projection {
     /// projection) or only those a question or a fold batch needs. `environments` are every
     /// environment the database knows, so look-ups across environments work on a part too.
     init(strings: StringTable, timelines: [Timeline], environments: [UInt32]) {
-        self.init()
         self.strings = strings
         self.timelines = timelines
         timelineIndex = HashIndex(capacity: timelines.count)
