@@ -8,12 +8,12 @@ import Synchronization
 /// The evidence log (`evidence/`): the verbatim signed bytes of every stored message, encoded by
 /// `EvidenceCodec` with each distinct JWS header stored once, and the table of those headers.
 ///
-/// Appends run only in the ingestion pipeline's turn (see `IngestionPipeline`); reading a stored
-/// message opens its own `LogReader` and runs beside them.
+/// Appends run only in the ingestion pipeline's front stage (see `IngestionPipeline`); reading a
+/// stored message opens its own `LogReader` and runs beside them.
 final class EvidenceStore: Sendable {
     let log: LogWriter
-    /// Header text → position of its header record. Only the turn's holder changes it, so the
-    /// lock is never contended; it is what lets the compiler check `Sendable`.
+    /// Header text → position of its header record. Only the front stage's holder changes it, so
+    /// the lock is never contended; it is what lets the compiler check `Sendable`.
     private let headers: Mutex<[HeaderKey: UInt64]>
 
     /// `headers` is the header table of what `log` holds (the dedup index keeps it across opens).

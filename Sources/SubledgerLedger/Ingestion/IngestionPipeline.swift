@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerEvents
 import SubledgerJWS
 import SubledgerLog
@@ -14,25 +15,31 @@ import SubledgerProjections
 ///
 /// - Verification is pure (`MessagePreparer`) and runs outside any lock: a webhook message on
 ///   its own worker thread; a CLI chunk of 256 lines on Dispatch's global threads (spread with
-///   `concurrentPerform`) while the turn's holder stores the chunk before it.
-/// - The turn (`GroupCommit`, a semaphore) admits one batch at a time. Its holder alone does
-///   everything that follows verification, in this order: dedup lookups, quarantine appends,
-///   evidence appends (and the header table), event appends, the dedup index commit, then
-///   `onAppended`. So it owns the header table, the index's writes and the order of the logs.
-/// - `GroupCommit`'s queue lock is taken to queue a verified message (outside the turn) and to
-///   take the queue (inside it); each slot's outcome lock is taken to set or read its outcome.
-///   Both are leaves, held for in-memory work only.
-/// - The logs order their own appends (`LogWriter`); `EvidenceStore.headers` and
-///   `DedupIndex.state` are leaf locks, uncontended since only the turn's holder uses them.
-///   LMDB transactions of the dedup index run in the turn too: one writer, never nested.
+///   `concurrentPerform`) while the CLI stores the chunk before it.
+/// - `GroupCommit` has two stages, each admitting one group at a time. The front stage does dedup
+///   lookups, quarantine appends and evidence appends (and owns the header table); the back
+///   stage does event appends, the dedup index commit, then `onAppended`. A webhook group holds
+///   the front stage until it holds the back one, so the next group's evidence is synced while
+///   this group's events are, and groups reach the event log in queue order. A CLI batch holds
+///   both stages throughout (`exclusively`).
+/// - Dedup sees the group in the back stage through `staging`: its keys are staged before the
+///   front stage is handed on and unstaged only after the index has them, and the front stage
+///   reads `staging` before the index, so a key is always in one or the other.
+/// - `GroupCommit`'s front lock is taken to queue a verified message and to hand the front stage
+///   on; each slot's role lock is taken to lead or store it. Both are leaves, held for in-memory
+///   work only.
+/// - The logs order their own appends (`LogWriter`); `EvidenceStore.headers` is a leaf lock only
+///   the front stage uses; `DedupIndex.state` is a leaf lock: the front stage reads through it,
+///   the back stage writes. The index's LMDB writes run in the back stage only: one writer,
+///   never nested; the front stage's reads are read transactions beside it.
 ///
 /// - Opening (the logs' recovery, the index's catch-up) happens in `init`, before the pipeline
-///   is shared; `close()` takes the turn, so it waits for the batch in progress.
+///   is shared; `close()` takes both stages, so it waits for the groups in progress.
 ///
-/// Lock order: turn → {queue, slot outcome, header table, index state, LMDB transaction,
-/// `LogWriter`'s queue}; no leaf lock is held while taking another. The pipeline never touches the
-/// projection's locks: `onAppended` runs in the turn and must not block (the ledger stores the
-/// position in an atomic and schedules a fold on its own queue).
+/// Lock order: front stage → back stage → {front lock, slot role, `staging`, header table, index
+/// state, LMDB transaction, `LogWriter`'s queue}; no leaf lock is held while taking another. The
+/// pipeline never touches the projection's locks: `onAppended` runs in the back stage and must
+/// not block (the ledger stores the position in an atomic and schedules a fold on its own queue).
 final class IngestionPipeline: Sendable {
     let preparer: MessagePreparer
     let events: LogWriter
@@ -40,6 +47,8 @@ final class IngestionPipeline: Sendable {
     let quarantine: Quarantine
     let index: DedupIndex
     let commits = GroupCommit()
+    /// Keys of the group in the back stage: accepted, evidence stored, not indexed yet.
+    private let staging = Lock<Set<String>>([])
     /// Lines per verification chunk: verifying chunk k + 1 overlaps storing chunk k.
     static let chunkSize = 256
 
@@ -56,7 +65,7 @@ final class IngestionPipeline: Sendable {
 
     /// Waits for the batch in progress, then closes the logs and the index; later ingestion fails.
     func close() {
-        commits.inTurn {
+        commits.exclusively {
             events.close()
             evidence.close()
             quarantine.close()
@@ -67,7 +76,7 @@ final class IngestionPipeline: Sendable {
     /// Verifies, deduplicates and durably appends `lines`, quarantining rejected lines when
     /// `quarantining`. `onAppended` gets the last event position after each stored chunk.
     func ingest(_ lines: [IngestLine], recordedAt: Int64, quarantining: Bool, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
-        try commits.inTurn {
+        try commits.exclusively {
             let chunks = stride(from: 0, to: lines.count, by: Self.chunkSize).map { $0..<min(lines.count, $0 + Self.chunkSize) }
             var outcomes: [IngestOutcome] = []
             outcomes.reserveCapacity(lines.count)
@@ -84,16 +93,34 @@ final class IngestionPipeline: Sendable {
     /// One message, as the webhook receives them: verified on the caller's thread (so concurrent
     /// requests verify in parallel), then stored with every message queued meanwhile.
     func ingest(_ line: IngestLine, recordedAt: Int64, onAppended: (LogPosition) -> Void) throws -> IngestOutcome {
-        try commits.submit(line, preparer.prepare(line)) { batch in
-            try store(batch.map(\.prepared), lines: batch.map(\.line)[...], recordedAt: recordedAt, quarantining: true, onAppended: onAppended)
+        try commits.submit(line, preparer.prepare(line)) { group in
+            try appendEvidence(group.map(\.prepared), lines: group.map(\.line)[...], recordedAt: recordedAt, quarantining: true)
+        } events: { staged in
+            try appendEvents(staged, onAppended: onAppended)
         }
     }
 
     /// Deduplicates (only now: dedup follows verification and input order) and stores a chunk.
     private func store(_ prepared: [Result<PreparedMessage, VerificationError>], lines: ArraySlice<IngestLine>, recordedAt: Int64, quarantining: Bool, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
+        try appendEvents(appendEvidence(prepared, lines: lines, recordedAt: recordedAt, quarantining: quarantining), onAppended: onAppended)
+    }
+
+    /// A chunk past its front stage: outcomes of the messages not accepted, and the accepted
+    /// ones with their evidence durable.
+    struct Staged {
+        var outcomes: [IngestOutcome?]
+        var accepted: [(index: Int, message: PreparedMessage)]
+        var evidence: EvidenceStore.Appended?
+        var recordedAt: Int64
+    }
+
+    /// The front stage: dedup against the index and the group in the back stage, quarantine,
+    /// then the accepted messages' evidence, durable on return.
+    private func appendEvidence(_ prepared: [Result<PreparedMessage, VerificationError>], lines: ArraySlice<IngestLine>, recordedAt: Int64, quarantining: Bool) throws -> Staged {
         var outcomes = [IngestOutcome?](repeating: nil, count: prepared.count)
         var accepted: [(index: Int, message: PreparedMessage)] = []
-        var batchKeys = Set<String>()
+        // Before the index: the back stage indexes a group's keys before it stops staging them.
+        var batchKeys = staging.withLock { $0 }
         let known = try index.contains(prepared.map { (try? $0.get())?.key })
         for (index, (result, line)) in zip(prepared, lines).enumerated() {
             switch result {
@@ -108,23 +135,28 @@ final class IngestionPipeline: Sendable {
                 }
             }
         }
-        if !accepted.isEmpty {
-            let positions = try append(accepted.map(\.message), recordedAt: recordedAt)
-            for ((index, _), position) in zip(accepted, positions) { outcomes[index] = .appended(position.description) }
+        guard !accepted.isEmpty else { return Staged(outcomes: outcomes, accepted: [], evidence: nil, recordedAt: recordedAt) }
+        let evidence = try self.evidence.append(accepted.map(\.message))
+        staging.withLock { $0 = Set(accepted.map(\.message.key)) }
+        return Staged(outcomes: outcomes, accepted: accepted, evidence: evidence, recordedAt: recordedAt)
+    }
+
+    /// The back stage: appends the events that reference the staged evidence, indexes them and
+    /// reports the last position to `onAppended`.
+    private func appendEvents(_ staged: Staged, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
+        var outcomes = staged.outcomes
+        if let stored = staged.evidence {
+            defer { staging.withLock { $0.removeAll() } }
+            let messages = staged.accepted.map(\.message)
+            let records = zip(messages, stored.references).map { message, reference in
+                EventRecord.logRecord(for: message.makeEvent(reference), recordedAtMillis: staged.recordedAt)
+            }
+            let positions = try events.append(records)
+            index.record(keys: messages.map(\.key), headers: stored.newHeaders,
+                         through: DedupIndex.Checkpoint(event: positions.last!, eventPayload: records.last!.payload, evidence: stored.last))
+            for ((index, _), position) in zip(staged.accepted, positions) { outcomes[index] = .appended(position.description) }
             onAppended(positions.last!)
         }
         return outcomes.map { $0! }
-    }
-
-    /// Appends evidence, then events, then indexes them; returns the events' positions.
-    private func append(_ messages: [PreparedMessage], recordedAt: Int64) throws -> [LogPosition] {
-        let stored = try evidence.append(messages)
-        let records = zip(messages, stored.references).map { message, reference in
-            EventRecord.logRecord(for: message.makeEvent(reference), recordedAtMillis: recordedAt)
-        }
-        let positions = try events.append(records)
-        index.record(keys: messages.map(\.key), headers: stored.newHeaders,
-                     through: DedupIndex.Checkpoint(event: positions.last!, eventPayload: records.last!.payload, evidence: stored.last))
-        return positions
     }
 }
