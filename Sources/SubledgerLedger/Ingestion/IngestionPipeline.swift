@@ -47,7 +47,8 @@ final class IngestionPipeline: Sendable {
     let quarantine: Quarantine
     let index: DedupIndex
     let commits = GroupCommit()
-    /// Keys of the group in the back stage: accepted, evidence stored, not indexed yet.
+    /// Keys of the groups past the front stage: accepted, evidence stored, not indexed yet. A
+    /// group adds its own and removes its own, since the next group's are added before it leaves.
     private let staging = Lock<Set<String>>([])
     /// Lines per verification chunk: verifying chunk k + 1 overlaps storing chunk k.
     static let chunkSize = 256
@@ -137,7 +138,7 @@ final class IngestionPipeline: Sendable {
         }
         guard !accepted.isEmpty else { return Staged(outcomes: outcomes, accepted: [], evidence: nil, recordedAt: recordedAt) }
         let evidence = try self.evidence.append(accepted.map(\.message))
-        staging.withLock { $0 = Set(accepted.map(\.message.key)) }
+        staging.withLock { $0.formUnion(accepted.map(\.message.key)) }
         return Staged(outcomes: outcomes, accepted: accepted, evidence: evidence, recordedAt: recordedAt)
     }
 
@@ -146,7 +147,7 @@ final class IngestionPipeline: Sendable {
     private func appendEvents(_ staged: Staged, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
         var outcomes = staged.outcomes
         if let stored = staged.evidence {
-            defer { staging.withLock { $0.removeAll() } }
+            defer { staging.withLock { $0.subtract(staged.accepted.map(\.message.key)) } }
             let messages = staged.accepted.map(\.message)
             let records = zip(messages, stored.references).map { message, reference in
                 EventRecord.logRecord(for: message.makeEvent(reference), recordedAtMillis: staged.recordedAt)
