@@ -34,8 +34,9 @@ final class EvidenceStore: Sendable {
         var last: LogPosition
     }
 
-    /// Appends the messages' evidence, new headers first; durable when it returns.
-    func append(_ messages: [PreparedMessage]) throws -> Appended {
+    /// Appends the messages' evidence, new headers first (durable at once: a rare append); the
+    /// messages' records are durable after the next `sync()`.
+    func write(_ messages: [PreparedMessage]) throws -> Appended {
         var table = headers.withLock { $0 }
         var missing: [HeaderKey] = []
         for message in messages {
@@ -55,9 +56,14 @@ final class EvidenceStore: Sendable {
         let records = messages.map { message in
             LogRecord(kind: EvidenceCodec.messageKind, payload: message.evidence.record { table[$0]! })
         }
-        let positions = try log.append(records)
+        let positions = try log.write(records)
         let references = zip(positions, records).map { EvidenceRef(position: $0.rawValue, length: UInt32($1.payload.count)) }
         return Appended(references: references, newHeaders: added, last: positions.last!)
+    }
+
+    /// Makes the evidence written so far durable.
+    func sync() throws {
+        try log.sync()
     }
 
     /// The verbatim signed message stored at an evidence position.

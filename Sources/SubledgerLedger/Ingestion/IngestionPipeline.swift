@@ -1,3 +1,4 @@
+import Dispatch
 import SubledgerCore
 import SubledgerEvents
 import SubledgerJWS
@@ -47,7 +48,7 @@ final class IngestionPipeline: Sendable {
     let quarantine: Quarantine
     let index: DedupIndex
     let commits = GroupCommit()
-    /// Keys of the groups past the front stage: accepted, evidence stored, not indexed yet. A
+    /// Keys of the groups past the front stage: accepted, evidence written, not indexed yet. A
     /// group adds its own and removes its own, since the next group's are added before it leaves.
     private let staging = Lock<Set<String>>([])
     /// Lines per verification chunk: verifying chunk k + 1 overlaps storing chunk k.
@@ -59,6 +60,7 @@ final class IngestionPipeline: Sendable {
         self.preparer = preparer
         events = try LogWriter(directory: layout.log, options: logOptions)
         let evidenceLog = try LogWriter(directory: layout.evidence, options: logOptions)
+        try Self.cutEventsWithoutEvidence(events, evidenceEnd: evidenceLog.openedTail.end)
         quarantine = try Quarantine(directory: layout.quarantine)
         index = try DedupIndex(path: layout.dedupIndex, eventLog: LogReader(directory: layout.log), evidenceLog: LogReader(directory: layout.evidence))
         evidence = EvidenceStore(log: evidenceLog, headers: try index.headerTable())
@@ -116,7 +118,7 @@ final class IngestionPipeline: Sendable {
     }
 
     /// The front stage: dedup against the index and the group in the back stage, quarantine,
-    /// then the accepted messages' evidence, durable on return.
+    /// then the accepted messages' evidence, written (the back stage syncs it).
     private func appendEvidence(_ prepared: [Result<PreparedMessage, VerificationError>], lines: ArraySlice<IngestLine>, recordedAt: Int64, quarantining: Bool) throws -> Staged {
         var outcomes = [IngestOutcome?](repeating: nil, count: prepared.count)
         var accepted: [(index: Int, message: PreparedMessage)] = []
@@ -137,13 +139,13 @@ final class IngestionPipeline: Sendable {
             }
         }
         guard !accepted.isEmpty else { return Staged(outcomes: outcomes, accepted: [], evidence: nil, recordedAt: recordedAt) }
-        let evidence = try self.evidence.append(accepted.map(\.message))
+        let evidence = try self.evidence.write(accepted.map(\.message))
         staging.withLock { $0.formUnion(accepted.map(\.message.key)) }
         return Staged(outcomes: outcomes, accepted: accepted, evidence: evidence, recordedAt: recordedAt)
     }
 
-    /// The back stage: appends the events that reference the staged evidence, indexes them and
-    /// reports the last position to `onAppended`.
+    /// The back stage: writes the events that reference the staged evidence, syncs both logs at
+    /// once, then indexes the events and reports the last position to `onAppended`.
     private func appendEvents(_ staged: Staged, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
         var outcomes = staged.outcomes
         if let stored = staged.evidence {
@@ -152,12 +154,61 @@ final class IngestionPipeline: Sendable {
             let records = zip(messages, stored.references).map { message, reference in
                 EventRecord.logRecord(for: message.makeEvent(reference), recordedAtMillis: staged.recordedAt)
             }
-            let positions = try events.append(records)
+            let positions = try events.write(records)
+            try syncBothLogs()
             index.record(keys: messages.map(\.key), headers: stored.newHeaders,
                          through: DedupIndex.Checkpoint(event: positions.last!, eventPayload: records.last!.payload, evidence: stored.last))
             for ((index, _), position) in zip(staged.accepted, positions) { outcomes[index] = .appended(position.description) }
             onAppended(positions.last!)
         }
         return outcomes.map { $0! }
+    }
+
+    /// Syncs the evidence log (on another thread) and the event log at the same time, so a
+    /// group waits for one sync rather than two in a row. Events may then reach the disk before
+    /// their evidence: a system crash in between leaves events that `cutEventsWithoutEvidence`
+    /// removes at the next open; they were never acknowledged.
+    private func syncBothLogs() throws {
+        let evidenceSynced = DispatchSemaphore(value: 0)
+        let evidenceResult = Lock<Result<Void, any Error>>(.success(()))
+        let evidence = evidence
+        DispatchQueue.global().async {
+            let result = Result { try evidence.sync() }
+            evidenceResult.withLock { $0 = result }
+            evidenceSynced.signal()
+        }
+        let eventsResult = Result { try events.sync() }
+        evidenceSynced.wait()
+        try evidenceResult.withLock { $0 }.get()
+        try eventsResult.get()
+    }
+
+    /// Cuts the events at the end of the log whose evidence is not in the evidence log: written
+    /// while their evidence synced, when the machine stopped. Evidence positions grow with event
+    /// positions, so they are a suffix of the active segment (a group's events are written after
+    /// the group before it is durable, so a roll never seals them).
+    static func cutEventsWithoutEvidence(_ events: LogWriter, evidenceEnd: LogPosition) throws {
+        guard let last = events.openedTail.lastRecord else { return }
+        let reader = LogReader(directory: events.directory)
+        guard try evidencePosition(of: reader.record(at: last)).map({ $0 >= evidenceEnd.rawValue }) ?? false else { return }
+        var cut: LogPosition?
+        try reader.scan(from: events.openedTail.segmentStart) { entry in
+            let record = LogRecord(kind: entry.kind, version: entry.version, payload: Array(entry.payload))
+            guard let position = try evidencePosition(of: record), position >= evidenceEnd.rawValue else { return true }
+            cut = entry.position
+            return false
+        }
+        if let cut {
+            try events.truncate(from: cut)
+            DedupIndex.report("cut the events from position \(cut) on in \(events.directory): their evidence was not on disk when the machine stopped; they were never acknowledged, and the App Store sends them again")
+        }
+    }
+
+    private static func evidencePosition(of record: LogRecord) throws -> UInt64? {
+        guard record.kind == EventRecord.kind else { return nil }
+        return try record.payload.withUnsafeBytes { bytes in
+            guard let (_, event) = EventRecord.split(bytes) else { return nil }
+            return try EventView(event).evidence.position
+        }
     }
 }
