@@ -9,6 +9,11 @@ import SubledgerProjections
 /// the events that reference it, each batch durable before any outcome is reported. Input order
 /// is storage order, and outcomes come back in input order.
 ///
+/// A batch's evidence and events are synced at once (`syncBothLogs`): its events are written
+/// only after the batch before it is durable, and a system crash that kept events but not their
+/// evidence is repaired at the next open (`cutEventsWithoutEvidence`); such events were never
+/// acknowledged.
+///
 /// # Concurrency
 ///
 /// Who calls: webhook worker threads (`ingest(_ line:)`, one message each) and one CLI thread
@@ -17,30 +22,33 @@ import SubledgerProjections
 /// - Verification is pure (`MessagePreparer`) and runs outside any lock: a webhook message on
 ///   its own worker thread; a CLI chunk of 256 lines on Dispatch's global threads (spread with
 ///   `concurrentPerform`) while the CLI stores the chunk before it.
-/// - `GroupCommit` has two stages, each admitting one group at a time. The front stage does dedup
-///   lookups, quarantine appends and evidence appends (and owns the header table); the back
-///   stage does event appends, the dedup index commit, then `onAppended`. A webhook group holds
-///   the front stage until it holds the back one, so the next group's evidence is synced while
-///   this group's events are, and groups reach the event log in queue order. A CLI batch holds
-///   both stages throughout (`exclusively`).
-/// - Dedup sees the group in the back stage through `staging`: its keys are staged before the
-///   front stage is handed on and unstaged only after the index has them, and the front stage
-///   reads `staging` before the index, so a key is always in one or the other.
-/// - `GroupCommit`'s front lock is taken to queue a verified message and to hand the front stage
-///   on; each slot's role lock is taken to lead or store it. Both are leaves, held for in-memory
-///   work only.
+/// - `GroupCommit` stores webhook messages in groups on two threads of its own, one per stage.
+///   The front stage does dedup lookups, quarantine appends and evidence writes (and owns the
+///   header table); the back stage writes events, syncs both logs, commits the dedup index,
+///   then calls `onAppended`. The front thread hands a group on only when the back stage is
+///   free, so the next group's front stage overlaps this group's syncs and groups reach the
+///   event log in queue order. A CLI batch (and `close()`) holds both stages throughout
+///   (`exclusively`), run on the caller's thread while the stage threads wait.
+/// - Dedup sees the groups past the front stage through `staging`: a group's keys are staged
+///   before it leaves the front stage and unstaged only after the index has them, and the front
+///   stage reads `staging` before the index, so a key is always in one or the other.
+/// - `GroupCommit`'s state lock is taken to queue a message or an exclusive caller and to take
+///   them; its hand-off lock to pass a staged group to the back thread; each slot's outcome lock
+///   to set or read its outcome. All are leaves, held for in-memory work only.
 /// - The logs order their own appends (`LogWriter`); `EvidenceStore.headers` is a leaf lock only
 ///   the front stage uses; `DedupIndex.state` is a leaf lock: the front stage reads through it,
 ///   the back stage writes. The index's LMDB writes run in the back stage only: one writer,
 ///   never nested; the front stage's reads are read transactions beside it.
 ///
-/// - Opening (the logs' recovery, the index's catch-up) happens in `init`, before the pipeline
-///   is shared; `close()` takes both stages, so it waits for the groups in progress.
+/// - Opening (the logs' recovery, the cut of events without evidence, the index's catch-up)
+///   happens in `init`, before the pipeline is shared; `close()` takes both stages, so it waits
+///   for the groups in progress, then stops the stage threads.
 ///
-/// Lock order: front stage → back stage → {front lock, slot role, `staging`, header table, index
-/// state, LMDB transaction, `LogWriter`'s queue}; no leaf lock is held while taking another. The
-/// pipeline never touches the projection's locks: `onAppended` runs in the back stage and must
-/// not block (the ledger stores the position in an atomic and schedules a fold on its own queue).
+/// Lock order: front stage → back stage → {`GroupCommit`'s locks, slot outcome, `staging`,
+/// header table, index state, LMDB transaction, `LogWriter`'s queue}; no leaf lock is held while
+/// taking another. The pipeline never touches the projection's locks: `onAppended` runs in the
+/// back stage and must not block (the ledger stores the position in an atomic and schedules a
+/// fold on its own queue).
 final class IngestionPipeline: Sendable {
     let preparer: MessagePreparer
     let events: LogWriter
@@ -64,6 +72,11 @@ final class IngestionPipeline: Sendable {
         quarantine = try Quarantine(directory: layout.quarantine)
         index = try DedupIndex(path: layout.dedupIndex, eventLog: LogReader(directory: layout.log), evidenceLog: LogReader(directory: layout.evidence))
         evidence = EvidenceStore(log: evidenceLog, headers: try index.headerTable())
+        try commits.start { group in
+            try self.appendEvidence(group.map(\.prepared), lines: group.map(\.line)[...], recordedAt: group[0].recordedAt, quarantining: true)
+        } back: { staged, onAppended in
+            try self.appendEvents(staged, onAppended: onAppended)
+        }
     }
 
     /// Waits for the batch in progress, then closes the logs and the index; later ingestion fails.
@@ -74,6 +87,7 @@ final class IngestionPipeline: Sendable {
             quarantine.close()
             index.close()
         }
+        commits.stop()
     }
 
     /// Verifies, deduplicates and durably appends `lines`, quarantining rejected lines when
@@ -95,12 +109,8 @@ final class IngestionPipeline: Sendable {
 
     /// One message, as the webhook receives them: verified on the caller's thread (so concurrent
     /// requests verify in parallel), then stored with every message queued meanwhile.
-    func ingest(_ line: IngestLine, recordedAt: Int64, onAppended: (LogPosition) -> Void) throws -> IngestOutcome {
-        try commits.submit(line, preparer.prepare(line)) { group in
-            try appendEvidence(group.map(\.prepared), lines: group.map(\.line)[...], recordedAt: recordedAt, quarantining: true)
-        } events: { staged in
-            try appendEvents(staged, onAppended: onAppended)
-        }
+    func ingest(_ line: IngestLine, recordedAt: Int64, onAppended: @escaping @Sendable (LogPosition) -> Void) throws -> IngestOutcome {
+        try commits.submit(line, preparer.prepare(line), recordedAt: recordedAt, onAppended: onAppended)
     }
 
     /// Deduplicates (only now: dedup follows verification and input order) and stores a chunk.
@@ -110,7 +120,7 @@ final class IngestionPipeline: Sendable {
 
     /// A chunk past its front stage: outcomes of the messages not accepted, and the accepted
     /// ones with their evidence durable.
-    struct Staged {
+    struct Staged: Sendable {
         var outcomes: [IngestOutcome?]
         var accepted: [(index: Int, message: PreparedMessage)]
         var evidence: EvidenceStore.Appended?
