@@ -8,7 +8,7 @@ import SubledgerProjections
 ///
 /// Concurrency model (who owns what):
 /// - `IngestionPipeline` owns the logs, the evidence store, the dedup index and quarantine.
-///   Callers verify on their own threads; storing takes one turn at a time (its `GroupCommit`),
+///   Callers verify on their own threads; storing goes through its `GroupCommit`'s two stages,
 ///   so input order is storage order. Its doc comment gives its locks and their order.
 /// - `ProjectionFollower` owns the projection store behind one lock. Its background queue folds
 ///   what the pipeline appended. A message ingested alone (the webhook) is acknowledged once
@@ -16,9 +16,9 @@ import SubledgerProjections
 ///   only to fold such acknowledged events the background fold has not reached.
 /// - A read's answer runs on the caller's thread with no lock held, through LMDB read
 ///   transactions (`ProjectionReader`), so it blocks neither ingestion nor other reads.
-/// - Lock order: none is needed. In the pipeline's turn the follower is only told the last
+/// - Lock order: none is needed. In the pipeline's back stage the follower is only told the last
 ///   position appended (an atomic store and a queued fold); the follower's lock is never taken
-///   while holding the turn, and neither is held while answering.
+///   while holding a stage, and neither is held while answering.
 public final class Ledger: Sendable {
     public static let eventKind = EventRecord.kind
 

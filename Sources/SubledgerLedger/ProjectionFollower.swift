@@ -62,7 +62,7 @@ final class ProjectionFollower: Sendable {
 
     /// Notes what ingestion appended and has the background queue fold it (once, however many
     /// batches ask). `visible`: the caller acknowledges it on return, so reads must include it
-    /// from now on. Called in the pipeline's turn, so positions only grow.
+    /// from now on. Called in the pipeline's back stage, one group at a time, so positions only grow.
     func follow(appendedThrough last: LogPosition, visible: Bool) {
         appendedEnd.store(last.rawValue, ordering: .releasing)
         if visible { visibleEnd.store(last.rawValue, ordering: .releasing) }

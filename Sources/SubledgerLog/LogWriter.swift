@@ -30,6 +30,16 @@ public struct LogOptions: Sendable {
     }
 }
 
+/// The end of a log as opening left it (a torn tail cut), for a caller's own recovery.
+public struct LogTail: Sendable, Equatable {
+    /// Where the active segment's records start.
+    public var segmentStart: LogPosition
+    /// The last record of the active segment, if it has any.
+    public var lastRecord: LogPosition? = nil
+    /// Where the next record goes.
+    public var end: LogPosition
+}
+
 /// What opening the log for writing repaired.
 public struct RecoveryReport: Sendable, Equatable {
     /// Bytes of a torn tail (an append interrupted by a crash) cut from the last segment.
@@ -39,7 +49,8 @@ public struct RecoveryReport: Sendable, Equatable {
 }
 
 /// The only writer of a log directory. Appends are durable (`pwrite` + `fdatasync`) before they
-/// complete; concurrent appends are grouped into one write and one sync (group commit).
+/// complete; concurrent appends are grouped into one write and one sync (group commit). A caller
+/// that makes two logs durable together may `write` to each and then `sync` both at once.
 ///
 /// File state is touched only by the current flusher: the `flushing` flag, set and cleared
 /// under the `pending` mutex, admits one at a time (and the mutex orders their memory), which
@@ -50,6 +61,8 @@ public final class LogWriter: @unchecked Sendable {
     public let directory: String
     public let options: LogOptions
     public let recovery: RecoveryReport
+    /// The end of the log as opened (set once, by `init`).
+    public private(set) var openedTail = LogTail(segmentStart: .start, end: .start)
 
     private let lock: WriterLock
     private let ioQueue = DispatchQueue(label: "subledger.log.writer")
@@ -65,12 +78,16 @@ public final class LogWriter: @unchecked Sendable {
     private var segmentHasher: SHA256Hasher
     private var previousFooterHash: [UInt8]
     private var failure: String?
+    /// Frames were written after the last sync (by `write`).
+    private var unsynced = false
 
     private struct Request {
         var records: [LogRecord]
         var completion: @Sendable (Result<[LogPosition], LogError>) -> Void
         /// Closes the file after everything queued before it.
         var closes = false
+        /// Whether the batch holding it is synced before it completes.
+        var syncs = true
     }
 
     private struct Queue {
@@ -103,7 +120,7 @@ public final class LogWriter: @unchecked Sendable {
         }
 
         var report = RecoveryReport()
-        var active: (fd: Int32, first: UInt64, size: Int64, count: UInt64, hasher: SHA256Hasher)?
+        var active: (fd: Int32, first: UInt64, size: Int64, count: UInt64, hasher: SHA256Hasher, last: Int64?)?
         if let last = list.segments.last {
             let walk: SegmentWalk
             do { walk = try SegmentWalk(mappingFile: last.path) } catch { throw .io(error) }
@@ -136,7 +153,7 @@ public final class LogWriter: @unchecked Sendable {
                     previousHash = footer.footerHash
                     nextFirst = last.firstPosition + UInt64(walk.validEnd)
                 } else {
-                    active = (fd, last.firstPosition, walk.validEnd, walk.recordCount, walk.recordsHasher)
+                    active = (fd, last.firstPosition, walk.validEnd, walk.recordCount, walk.recordsHasher, walk.lastRecordOffset)
                 }
             }
         }
@@ -158,6 +175,10 @@ public final class LogWriter: @unchecked Sendable {
             segmentHasher = SHA256Hasher()
             do { try startSegment(at: nextFirst) } catch { throw LogError.from(error) }
         }
+        openedTail = LogTail(
+            segmentStart: LogPosition(rawValue: segmentFirstPosition + UInt64(LogFormat.segmentHeaderSize)),
+            lastRecord: active?.last.map { LogPosition(rawValue: active!.first + UInt64($0)) },
+            end: LogPosition(rawValue: segmentFirstPosition + UInt64(fileSize)))
     }
 
     deinit {
@@ -174,14 +195,52 @@ public final class LogWriter: @unchecked Sendable {
     /// Appends `records` durably and returns their positions, in order. Blocks the calling
     /// thread; concurrent callers share writes and syncs. The bulk-import API.
     public func append(_ records: [LogRecord]) throws(LogError) -> [LogPosition] {
+        try wait(for: records, syncs: true)
+    }
+
+    /// Appends `records` without waiting for them to be durable and returns their positions:
+    /// readers may see them at once, a system crash may lose them until `sync()` returns.
+    public func write(_ records: [LogRecord]) throws(LogError) -> [LogPosition] {
+        try wait(for: records, syncs: false)
+    }
+
+    /// Makes every record written so far durable. When a sync fails after `write`, the log
+    /// refuses further appends: what reached the disk is known only once it is opened again.
+    public func sync() throws(LogError) {
+        _ = try wait(for: [], syncs: true)
+    }
+
+    private func wait(for records: [LogRecord], syncs: Bool) throws(LogError) -> [LogPosition] {
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<Result<[LogPosition], LogError>?>(nil)
-        enqueue(records, inline: true) { outcome in
+        enqueue(records, inline: true, syncs: syncs) { outcome in
             result.withLock { $0 = outcome }
             done.signal()
         }
         done.wait()
         return try result.withLock { $0! }.get()
+    }
+
+    /// Cuts the records from `position` on, which must be a record of the active segment: for a
+    /// caller's recovery, before anything appends or reads.
+    public func truncate(from position: LogPosition) throws(LogError) {
+        let offset = Int64(position.rawValue) - Int64(segmentFirstPosition)
+        guard fd >= 0, offset >= Int64(LogFormat.segmentHeaderSize), offset <= fileSize else {
+            throw .noRecord(at: position)
+        }
+        let path = directory + "/" + LogFormat.segmentName(firstPosition: segmentFirstPosition)
+        let walk: SegmentWalk
+        do {
+            try SystemCalls.ftruncate(fd, offset)
+            try SystemCalls.fdatasync(fd)
+            walk = try SegmentWalk(mappingFile: path)
+        } catch { throw .io(error) }
+        if let problem = walk.problems.first { throw .corrupted(problem) }
+        guard walk.validEnd == offset else { throw .noRecord(at: position) }
+        fileSize = offset
+        allocatedSize = offset
+        segmentRecordCount = walk.recordCount
+        segmentHasher = walk.recordsHasher
     }
 
     /// Appends `records` durably; resumes after the group they were written with is synced.
@@ -201,12 +260,16 @@ public final class LogWriter: @unchecked Sendable {
     /// (or failed), in append order, on the flushing thread — keep it short. With `inline`, a
     /// caller that finds no flush in progress flushes on its own thread before returning.
     public func enqueue(_ records: [LogRecord], inline: Bool = false, completion: @escaping @Sendable (Result<[LogPosition], LogError>) -> Void) {
+        enqueue(records, inline: inline, syncs: true, completion: completion)
+    }
+
+    private func enqueue(_ records: [LogRecord], inline: Bool, syncs: Bool, completion: @escaping @Sendable (Result<[LogPosition], LogError>) -> Void) {
         for record in records where record.kind == 0 || record.kind == LogFormat.footerKind || record.payload.count > LogFormat.maxPayloadSize {
             completion(.failure(.invalidRecord(record.kind == 0 || record.kind == LogFormat.footerKind
                 ? "kind \(record.kind) is reserved" : "payload of \(record.payload.count) bytes is over the \(LogFormat.maxPayloadSize)-byte limit")))
             return
         }
-        submit(Request(records: records, completion: completion), inline: inline)
+        submit(Request(records: records, completion: completion, syncs: syncs), inline: inline)
     }
 
     private func submit(_ request: Request, inline: Bool) {
@@ -306,13 +369,20 @@ public final class LogWriter: @unchecked Sendable {
         } catch {
             return fail(batch, LogError.from(error))
         }
+        let syncs = batch.contains(where: \.syncs)
         do {
-            try SystemCalls.pwrite(fd, buffer, fileSize)
-            try SystemCalls.fdatasync(fd)
+            if !buffer.isEmpty { try SystemCalls.pwrite(fd, buffer, fileSize) }
+            if syncs { try SystemCalls.fdatasync(fd) }
         } catch {
-            undoPartialWrite()
+            if unsynced && syncs {
+                // Frames written before this batch may or may not be on disk.
+                failure = "a sync failed (\(error)); reopen the log to recover"
+            } else {
+                undoPartialWrite()
+            }
             return fail(batch, LogError.from(error))
         }
+        unsynced = !syncs
         fileSize += Int64(buffer.count)
         segmentRecordCount += count
         buffer.withUnsafeBytes { segmentHasher.update($0) }

@@ -14,6 +14,8 @@ package struct SegmentWalk {
     let recordsHasher = SHA256Hasher()
     /// End of the valid prefix: the file offset just after the last good frame.
     package var validEnd: Int64 = 0
+    /// Where the last record of the valid prefix starts.
+    package var lastRecordOffset: Int64?
     package var footer: Frame.Footer?
     package var footerOffset: Int64?
     /// Problems that have valid frames after them (never repaired silently).
@@ -78,6 +80,7 @@ package struct SegmentWalk {
                     } else {
                         recordsHasher.update(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + size)]))
                         recordCount += 1
+                        lastRecordOffset = Int64(offset)
                     }
                     if inValidPrefix { validEnd = Int64(offset + size) }
                 }

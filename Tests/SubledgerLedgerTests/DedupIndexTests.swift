@@ -1,5 +1,7 @@
 import Foundation
+import SubledgerEvents
 import SubledgerLog
+import SubledgerProjections
 import SubledgerSimulator
 import SubledgerTestSupport
 import Testing
@@ -81,7 +83,8 @@ struct DedupIndexTests {
         try ingest(lines.prefix(10))
         var ledger = try open()
         let orphan = try ledger.pipeline.preparer.prepare(lines[10]).get()
-        _ = try ledger.pipeline.evidence.append([orphan])
+        _ = try ledger.pipeline.evidence.write([orphan])
+        try ledger.pipeline.evidence.sync()
         ledger.close()
 
         ledger = try open()
@@ -95,6 +98,41 @@ struct DedupIndexTests {
         #expect(ledger.pipeline.index.recovery.rebuilt == .missing)
         #expect(try allDuplicates(lines.prefix(11), in: ledger))
         #expect(try events() == 11)
+    }
+
+    @Test("events whose evidence a system crash lost (both logs sync at once) are cut at the next open, and their messages are appended again")
+    func eventsWithoutEvidenceAreCut() throws {
+        try ingest(lines.prefix(20))
+        try ingest(lines[20..<25])
+        let layout = DataDirectoryLayout(directory.file("data"))
+        var firstOfLastBatch: UInt64?
+        var index = 0
+        try LogReader(directory: layout.log).scan { entry in
+            if index == 20 {
+                firstOfLastBatch = try EventRecord.split(entry.payload).map { try EventView($0.event).evidence.position }
+            }
+            index += 1
+            return true
+        }
+        // The machine stopped with the last batch's events on disk but not its evidence: the
+        // evidence log ends before it, and the index and projections (written after both
+        // syncs) never had it.
+        let segments = try FileManager.default.contentsOfDirectory(atPath: layout.evidence).filter { $0.hasSuffix(".seg") }
+        #expect(segments.count == 1)
+        let handle = try #require(FileHandle(forWritingAtPath: layout.evidence + "/" + segments[0]))
+        try handle.truncate(atOffset: try #require(firstOfLastBatch))
+        try handle.close()
+        try FileManager.default.removeItem(atPath: layout.dedupIndex)
+        try FileManager.default.removeItem(atPath: layout.projections)
+
+        let ledger = try open()
+        defer { ledger.close() }
+        #expect(try events() == 20)
+        #expect(try allDuplicates(lines.prefix(20), in: ledger))
+        #expect(try ledger.ingest(Array(lines[20..<25]), recordedAt: 2).allSatisfy { if case .appended = $0 { true } else { false } })
+        #expect(try events() == 25)
+        #expect(try LogReader(directory: layout.log).verify().ok)
+        #expect(try LogReader(directory: layout.evidence).verify().ok)
     }
 
     @Test("a data directory without an index (written by an older version) builds it once from the logs")

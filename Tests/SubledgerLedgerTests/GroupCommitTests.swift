@@ -55,4 +55,48 @@ struct GroupCommitTests {
         #expect(try lines.allSatisfy { try ledger.ingest($0, recordedAt: 2) == .duplicate })
         #expect(try LogReader(directory: ledger.layout.log).summary().records == UInt64(lines.count))
     }
+
+    @Test("copies posted by many threads while a batch of the same lines is ingested: each message is appended exactly once, at the position the log holds it")
+    func webhookGroupsOverlapWithABatch() throws {
+        let ledger = try open()
+        let posters = 16
+        let outcomes = Mutex([[IngestOutcome?]](repeating: [], count: posters))
+        let batch = Mutex<[IngestOutcome]>([])
+        let finished = DispatchGroup()
+        for poster in 0..<posters {
+            finished.enter()
+            // Threads of their own: Dispatch's pool would run two at a time on two cores, and
+            // groups overlap only when many messages wait at once.
+            Thread {
+                let order = poster.isMultiple(of: 2) ? Array(lines.indices) : lines.indices.reversed()
+                let posted = order.map { try? ledger.ingest(lines[$0], recordedAt: 1) }
+                outcomes.withLock { $0[poster] = zip(order, posted).sorted { $0.0 < $1.0 }.map(\.1) }
+                finished.leave()
+            }.start()
+        }
+        finished.enter()
+        Thread {
+            batch.withLock { $0 = (try? ledger.ingest(lines, recordedAt: 1)) ?? [] }
+            finished.leave()
+        }.start()
+        finished.wait()
+        defer { ledger.close() }
+
+        let posted = outcomes.withLock { $0 }
+        let batched = batch.withLock { $0 }
+        #expect(batched.count == lines.count)
+        for index in lines.indices {
+            let all = posted.map { $0[index] } + [index < batched.count ? batched[index] : nil]
+            #expect(all.allSatisfy { $0 != nil }, "line \(index + 1): \(all)")
+            #expect(all.filter { if case .appended = $0 { true } else { false } }.count == 1, "line \(index + 1): \(all)")
+        }
+        let acknowledged = (posted.flatMap { $0 } + batched).compactMap { if case .appended(let position)? = $0 { position } else { nil } }
+        var logged: [String] = []
+        try LogReader(directory: ledger.layout.log).scan { entry in
+            logged.append(entry.position.description)
+            return true
+        }
+        #expect(Set(acknowledged) == Set(logged))
+        #expect(logged.count == lines.count)
+    }
 }

@@ -1,5 +1,5 @@
 /// A message's evidence record, built beside verification from the parts it decoded; only the
-/// references to header records are left for the turn, which knows their positions.
+/// references to header records are left for the front stage, which knows their positions.
 struct EvidenceDraft: Sendable {
     /// The record without its header references.
     private(set) var bytes: [UInt8] = []

@@ -8,12 +8,12 @@ import Synchronization
 /// The evidence log (`evidence/`): the verbatim signed bytes of every stored message, encoded by
 /// `EvidenceCodec` with each distinct JWS header stored once, and the table of those headers.
 ///
-/// Appends run only in the ingestion pipeline's turn (see `IngestionPipeline`); reading a stored
-/// message opens its own `LogReader` and runs beside them.
+/// Appends run only in the ingestion pipeline's front stage (see `IngestionPipeline`); reading a
+/// stored message opens its own `LogReader` and runs beside them.
 final class EvidenceStore: Sendable {
     let log: LogWriter
-    /// Header text → position of its header record. Only the turn's holder changes it, so the
-    /// lock is never contended; it is what lets the compiler check `Sendable`.
+    /// Header text → position of its header record. Only the front stage's holder changes it, so
+    /// the lock is never contended; it is what lets the compiler check `Sendable`.
     private let headers: Mutex<[HeaderKey: UInt64]>
 
     /// `headers` is the header table of what `log` holds (the dedup index keeps it across opens).
@@ -34,8 +34,9 @@ final class EvidenceStore: Sendable {
         var last: LogPosition
     }
 
-    /// Appends the messages' evidence, new headers first; durable when it returns.
-    func append(_ messages: [PreparedMessage]) throws -> Appended {
+    /// Appends the messages' evidence, new headers first (durable at once: a rare append); the
+    /// messages' records are durable after the next `sync()`.
+    func write(_ messages: [PreparedMessage]) throws -> Appended {
         var table = headers.withLock { $0 }
         var missing: [HeaderKey] = []
         for message in messages {
@@ -55,9 +56,14 @@ final class EvidenceStore: Sendable {
         let records = messages.map { message in
             LogRecord(kind: EvidenceCodec.messageKind, payload: message.evidence.record { table[$0]! })
         }
-        let positions = try log.append(records)
+        let positions = try log.write(records)
         let references = zip(positions, records).map { EvidenceRef(position: $0.rawValue, length: UInt32($1.payload.count)) }
         return Appended(references: references, newHeaders: added, last: positions.last!)
+    }
+
+    /// Makes the evidence written so far durable.
+    func sync() throws {
+        try log.sync()
     }
 
     /// The verbatim signed message stored at an evidence position.

@@ -30,8 +30,8 @@ final class DedupIndex: Sendable {
     let path: String
     /// What opening read, and why it rebuilt the index if it did.
     let recovery: Recovery
-    /// Only the turn's holder uses it (see `IngestionPipeline`), so the lock is never contended;
-    /// it is what lets the compiler check `Sendable`.
+    /// Taken briefly by the pipeline's front stage (lookups) and back stage (writes), see
+    /// `IngestionPipeline`.
     private let state: Mutex<State>
 
     struct State {

@@ -3,7 +3,7 @@ import SubledgerJWS
 import Synchronization
 
 extension IngestionPipeline {
-    /// Verification of one chunk, running on other threads while the turn's holder stores the last.
+    /// Verification of one chunk, running on other threads while the CLI stores the last.
     final class PendingChunk: Sendable {
         private let result = Mutex<[Result<PreparedMessage, VerificationError>]>([])
         private let done = DispatchSemaphore(value: 0)

@@ -1,3 +1,5 @@
+import Dispatch
+import SubledgerCore
 import SubledgerEvents
 import SubledgerJWS
 import SubledgerLog
@@ -7,6 +9,11 @@ import SubledgerProjections
 /// the events that reference it, each batch durable before any outcome is reported. Input order
 /// is storage order, and outcomes come back in input order.
 ///
+/// A batch's evidence and events are synced at once (`syncBothLogs`): its events are written
+/// only after the batch before it is durable, and a system crash that kept events but not their
+/// evidence is repaired at the next open (`cutEventsWithoutEvidence`); such events were never
+/// acknowledged.
+///
 /// # Concurrency
 ///
 /// Who calls: webhook worker threads (`ingest(_ line:)`, one message each) and one CLI thread
@@ -14,25 +21,34 @@ import SubledgerProjections
 ///
 /// - Verification is pure (`MessagePreparer`) and runs outside any lock: a webhook message on
 ///   its own worker thread; a CLI chunk of 256 lines on Dispatch's global threads (spread with
-///   `concurrentPerform`) while the turn's holder stores the chunk before it.
-/// - The turn (`GroupCommit`, a semaphore) admits one batch at a time. Its holder alone does
-///   everything that follows verification, in this order: dedup lookups, quarantine appends,
-///   evidence appends (and the header table), event appends, the dedup index commit, then
-///   `onAppended`. So it owns the header table, the index's writes and the order of the logs.
-/// - `GroupCommit`'s queue lock is taken to queue a verified message (outside the turn) and to
-///   take the queue (inside it); each slot's outcome lock is taken to set or read its outcome.
-///   Both are leaves, held for in-memory work only.
-/// - The logs order their own appends (`LogWriter`); `EvidenceStore.headers` and
-///   `DedupIndex.state` are leaf locks, uncontended since only the turn's holder uses them.
-///   LMDB transactions of the dedup index run in the turn too: one writer, never nested.
+///   `concurrentPerform`) while the CLI stores the chunk before it.
+/// - `GroupCommit` stores webhook messages in groups on two threads of its own, one per stage.
+///   The front stage does dedup lookups, quarantine appends and evidence writes (and owns the
+///   header table); the back stage writes events, syncs both logs, commits the dedup index,
+///   then calls `onAppended`. The front thread hands a group on only when the back stage is
+///   free, so the next group's front stage overlaps this group's syncs and groups reach the
+///   event log in queue order. A CLI batch (and `close()`) holds both stages throughout
+///   (`exclusively`), run on the caller's thread while the stage threads wait.
+/// - Dedup sees the groups past the front stage through `staging`: a group's keys are staged
+///   before it leaves the front stage and unstaged only after the index has them, and the front
+///   stage reads `staging` before the index, so a key is always in one or the other.
+/// - `GroupCommit`'s state lock is taken to queue a message or an exclusive caller and to take
+///   them; its hand-off lock to pass a staged group to the back thread; each slot's outcome lock
+///   to set or read its outcome. All are leaves, held for in-memory work only.
+/// - The logs order their own appends (`LogWriter`); `EvidenceStore.headers` is a leaf lock only
+///   the front stage uses; `DedupIndex.state` is a leaf lock: the front stage reads through it,
+///   the back stage writes. The index's LMDB writes run in the back stage only: one writer,
+///   never nested; the front stage's reads are read transactions beside it.
 ///
-/// - Opening (the logs' recovery, the index's catch-up) happens in `init`, before the pipeline
-///   is shared; `close()` takes the turn, so it waits for the batch in progress.
+/// - Opening (the logs' recovery, the cut of events without evidence, the index's catch-up)
+///   happens in `init`, before the pipeline is shared; `close()` takes both stages, so it waits
+///   for the groups in progress, then stops the stage threads.
 ///
-/// Lock order: turn → {queue, slot outcome, header table, index state, LMDB transaction,
-/// `LogWriter`'s queue}; no leaf lock is held while taking another. The pipeline never touches the
-/// projection's locks: `onAppended` runs in the turn and must not block (the ledger stores the
-/// position in an atomic and schedules a fold on its own queue).
+/// Lock order: front stage → back stage → {`GroupCommit`'s locks, slot outcome, `staging`,
+/// header table, index state, LMDB transaction, `LogWriter`'s queue}; no leaf lock is held while
+/// taking another. The pipeline never touches the projection's locks: `onAppended` runs in the
+/// back stage and must not block (the ledger stores the position in an atomic and schedules a
+/// fold on its own queue).
 final class IngestionPipeline: Sendable {
     let preparer: MessagePreparer
     let events: LogWriter
@@ -40,6 +56,9 @@ final class IngestionPipeline: Sendable {
     let quarantine: Quarantine
     let index: DedupIndex
     let commits = GroupCommit()
+    /// Keys of the groups past the front stage: accepted, evidence written, not indexed yet. A
+    /// group adds its own and removes its own, since the next group's are added before it leaves.
+    private let staging = Lock<Set<String>>([])
     /// Lines per verification chunk: verifying chunk k + 1 overlaps storing chunk k.
     static let chunkSize = 256
 
@@ -49,25 +68,32 @@ final class IngestionPipeline: Sendable {
         self.preparer = preparer
         events = try LogWriter(directory: layout.log, options: logOptions)
         let evidenceLog = try LogWriter(directory: layout.evidence, options: logOptions)
+        try Self.cutEventsWithoutEvidence(events, evidenceEnd: evidenceLog.openedTail.end)
         quarantine = try Quarantine(directory: layout.quarantine)
         index = try DedupIndex(path: layout.dedupIndex, eventLog: LogReader(directory: layout.log), evidenceLog: LogReader(directory: layout.evidence))
         evidence = EvidenceStore(log: evidenceLog, headers: try index.headerTable())
+        try commits.start { group in
+            try self.appendEvidence(group.map(\.prepared), lines: group.map(\.line)[...], recordedAt: group[0].recordedAt, quarantining: true)
+        } back: { staged, onAppended in
+            try self.appendEvents(staged, onAppended: onAppended)
+        }
     }
 
     /// Waits for the batch in progress, then closes the logs and the index; later ingestion fails.
     func close() {
-        commits.inTurn {
+        commits.exclusively {
             events.close()
             evidence.close()
             quarantine.close()
             index.close()
         }
+        commits.stop()
     }
 
     /// Verifies, deduplicates and durably appends `lines`, quarantining rejected lines when
     /// `quarantining`. `onAppended` gets the last event position after each stored chunk.
     func ingest(_ lines: [IngestLine], recordedAt: Int64, quarantining: Bool, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
-        try commits.inTurn {
+        try commits.exclusively {
             let chunks = stride(from: 0, to: lines.count, by: Self.chunkSize).map { $0..<min(lines.count, $0 + Self.chunkSize) }
             var outcomes: [IngestOutcome] = []
             outcomes.reserveCapacity(lines.count)
@@ -83,17 +109,31 @@ final class IngestionPipeline: Sendable {
 
     /// One message, as the webhook receives them: verified on the caller's thread (so concurrent
     /// requests verify in parallel), then stored with every message queued meanwhile.
-    func ingest(_ line: IngestLine, recordedAt: Int64, onAppended: (LogPosition) -> Void) throws -> IngestOutcome {
-        try commits.submit(line, preparer.prepare(line)) { batch in
-            try store(batch.map(\.prepared), lines: batch.map(\.line)[...], recordedAt: recordedAt, quarantining: true, onAppended: onAppended)
-        }
+    func ingest(_ line: IngestLine, recordedAt: Int64, onAppended: @escaping @Sendable (LogPosition) -> Void) throws -> IngestOutcome {
+        try commits.submit(line, preparer.prepare(line), recordedAt: recordedAt, onAppended: onAppended)
     }
 
     /// Deduplicates (only now: dedup follows verification and input order) and stores a chunk.
     private func store(_ prepared: [Result<PreparedMessage, VerificationError>], lines: ArraySlice<IngestLine>, recordedAt: Int64, quarantining: Bool, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
+        try appendEvents(appendEvidence(prepared, lines: lines, recordedAt: recordedAt, quarantining: quarantining), onAppended: onAppended)
+    }
+
+    /// A chunk past its front stage: outcomes of the messages not accepted, and the accepted
+    /// ones with their evidence durable.
+    struct Staged: Sendable {
+        var outcomes: [IngestOutcome?]
+        var accepted: [(index: Int, message: PreparedMessage)]
+        var evidence: EvidenceStore.Appended?
+        var recordedAt: Int64
+    }
+
+    /// The front stage: dedup against the index and the group in the back stage, quarantine,
+    /// then the accepted messages' evidence, written (the back stage syncs it).
+    private func appendEvidence(_ prepared: [Result<PreparedMessage, VerificationError>], lines: ArraySlice<IngestLine>, recordedAt: Int64, quarantining: Bool) throws -> Staged {
         var outcomes = [IngestOutcome?](repeating: nil, count: prepared.count)
         var accepted: [(index: Int, message: PreparedMessage)] = []
-        var batchKeys = Set<String>()
+        // Before the index: the back stage indexes a group's keys before it stops staging them.
+        var batchKeys = staging.withLock { $0 }
         let known = try index.contains(prepared.map { (try? $0.get())?.key })
         for (index, (result, line)) in zip(prepared, lines).enumerated() {
             switch result {
@@ -108,23 +148,77 @@ final class IngestionPipeline: Sendable {
                 }
             }
         }
-        if !accepted.isEmpty {
-            let positions = try append(accepted.map(\.message), recordedAt: recordedAt)
-            for ((index, _), position) in zip(accepted, positions) { outcomes[index] = .appended(position.description) }
+        guard !accepted.isEmpty else { return Staged(outcomes: outcomes, accepted: [], evidence: nil, recordedAt: recordedAt) }
+        let evidence = try self.evidence.write(accepted.map(\.message))
+        staging.withLock { $0.formUnion(accepted.map(\.message.key)) }
+        return Staged(outcomes: outcomes, accepted: accepted, evidence: evidence, recordedAt: recordedAt)
+    }
+
+    /// The back stage: writes the events that reference the staged evidence, syncs both logs at
+    /// once, then indexes the events and reports the last position to `onAppended`.
+    private func appendEvents(_ staged: Staged, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
+        var outcomes = staged.outcomes
+        if let stored = staged.evidence {
+            defer { staging.withLock { $0.subtract(staged.accepted.map(\.message.key)) } }
+            let messages = staged.accepted.map(\.message)
+            let records = zip(messages, stored.references).map { message, reference in
+                EventRecord.logRecord(for: message.makeEvent(reference), recordedAtMillis: staged.recordedAt)
+            }
+            let positions = try events.write(records)
+            try syncBothLogs()
+            index.record(keys: messages.map(\.key), headers: stored.newHeaders,
+                         through: DedupIndex.Checkpoint(event: positions.last!, eventPayload: records.last!.payload, evidence: stored.last))
+            for ((index, _), position) in zip(staged.accepted, positions) { outcomes[index] = .appended(position.description) }
             onAppended(positions.last!)
         }
         return outcomes.map { $0! }
     }
 
-    /// Appends evidence, then events, then indexes them; returns the events' positions.
-    private func append(_ messages: [PreparedMessage], recordedAt: Int64) throws -> [LogPosition] {
-        let stored = try evidence.append(messages)
-        let records = zip(messages, stored.references).map { message, reference in
-            EventRecord.logRecord(for: message.makeEvent(reference), recordedAtMillis: recordedAt)
+    /// Syncs the evidence log (on another thread) and the event log at the same time, so a
+    /// group waits for one sync rather than two in a row. Events may then reach the disk before
+    /// their evidence: a system crash in between leaves events that `cutEventsWithoutEvidence`
+    /// removes at the next open; they were never acknowledged.
+    private func syncBothLogs() throws {
+        let evidenceSynced = DispatchSemaphore(value: 0)
+        let evidenceResult = Lock<Result<Void, any Error>>(.success(()))
+        let evidence = evidence
+        DispatchQueue.global().async {
+            let result = Result { try evidence.sync() }
+            evidenceResult.withLock { $0 = result }
+            evidenceSynced.signal()
         }
-        let positions = try events.append(records)
-        index.record(keys: messages.map(\.key), headers: stored.newHeaders,
-                     through: DedupIndex.Checkpoint(event: positions.last!, eventPayload: records.last!.payload, evidence: stored.last))
-        return positions
+        let eventsResult = Result { try events.sync() }
+        evidenceSynced.wait()
+        try evidenceResult.withLock { $0 }.get()
+        try eventsResult.get()
+    }
+
+    /// Cuts the events at the end of the log whose evidence is not in the evidence log: written
+    /// while their evidence synced, when the machine stopped. Evidence positions grow with event
+    /// positions, so they are a suffix of the active segment (a group's events are written after
+    /// the group before it is durable, so a roll never seals them).
+    static func cutEventsWithoutEvidence(_ events: LogWriter, evidenceEnd: LogPosition) throws {
+        guard let last = events.openedTail.lastRecord else { return }
+        let reader = LogReader(directory: events.directory)
+        guard try evidencePosition(of: reader.record(at: last)).map({ $0 >= evidenceEnd.rawValue }) ?? false else { return }
+        var cut: LogPosition?
+        try reader.scan(from: events.openedTail.segmentStart) { entry in
+            let record = LogRecord(kind: entry.kind, version: entry.version, payload: Array(entry.payload))
+            guard let position = try evidencePosition(of: record), position >= evidenceEnd.rawValue else { return true }
+            cut = entry.position
+            return false
+        }
+        if let cut {
+            try events.truncate(from: cut)
+            DedupIndex.report("cut the events from position \(cut) on in \(events.directory): their evidence was not on disk when the machine stopped; they were never acknowledged, and the App Store sends them again")
+        }
+    }
+
+    private static func evidencePosition(of record: LogRecord) throws -> UInt64? {
+        guard record.kind == EventRecord.kind else { return nil }
+        return try record.payload.withUnsafeBytes { bytes in
+            guard let (_, event) = EventRecord.split(bytes) else { return nil }
+            return try EventView(event).evidence.position
+        }
     }
 }
