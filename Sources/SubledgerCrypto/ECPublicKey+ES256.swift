@@ -11,14 +11,19 @@ extension ECPublicKey {
     /// converts the signature to DER and verifies the digest (`EVP_PKEY_verify`) with a copy of
     /// the key's prepared context, so no algorithm is looked up per message.
     public func verifyES256(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
-        guard curve == .p256, signature.count == Self.es256SignatureCount,
+        SHA256.hash(message).withUnsafeBytes { verifyES256(signature: signature, digest: $0) }
+    }
+
+    /// Verifies an ES256 signature over the message whose SHA-256 is `digest` (32 bytes), for
+    /// callers that hash the message themselves (`SHA256Prefix`).
+    public func verifyES256(signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer) -> Bool {
+        guard curve == .p256, signature.count == Self.es256SignatureCount, digest.count == SHA256.digestCount,
               let verification,
-              let der = ECDSASignature.der(fromRaw: signature),
               let context = EVP_PKEY_CTX_dup(verification)
         else { return false }
         defer { EVP_PKEY_CTX_free(context) }
-        let digest = SHA256.hash(message)
-        let verified = EVP_PKEY_verify(context, der, der.count, digest, digest.count) == 1
+        let der = ECDSASignature.der(fromRaw: signature)
+        let verified = EVP_PKEY_verify(context, der, der.count, digest.baseAddress, digest.count) == 1
         if !verified {
             CryptoError.clearQueue()
         }

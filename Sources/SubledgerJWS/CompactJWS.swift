@@ -44,9 +44,10 @@ public struct CompactJWS: Sendable {
         try self.init(Array(text))
     }
 
-    /// Calls `body` with the signing input, without copying it.
-    func withSigningInput<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        text.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<signingInputCount])) }
+    /// SHA-256 of the signing input, continued from the header's hashed prefix: the header is
+    /// the same text as `text`'s first part (parsed from it, or matched byte for byte).
+    func signingInputDigest() -> [UInt8] {
+        text.withUnsafeBytes { header.signingPrefix.hash(continuingWith: UnsafeRawBufferPointer(rebasing: $0[(header.text.count + 1)..<signingInputCount])) }
     }
 
     private static func parse(_ text: UnsafeRawBufferPointer) throws(VerificationError) -> (ParsedJWSHeader, [UInt8], [UInt8], Int) {

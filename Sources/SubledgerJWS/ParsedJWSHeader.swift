@@ -14,11 +14,15 @@ public final class ParsedJWSHeader: Sendable {
     /// ('.' is outside the base64 alphabet, so distinct pairs never hash the same input) when
     /// there are exactly three certificates, the only chains it accepts; empty otherwise.
     let chainKey: [UInt8]
+    /// SHA-256 state after `text` and the '.' that ends it: the start of every signing input
+    /// with this header, hashed once (`CompactJWS.signingInputDigest`).
+    let signingPrefix: SHA256Prefix
 
     /// Parses the decoded header JSON; `text` is the base64url text it was decoded from.
     init(text: [UInt8], json: UnsafeRawBufferPointer) throws(VerificationError) {
         let header = try JWSHeader(json: json)
         self.text = text
+        signingPrefix = (text + [UInt8(ascii: ".")]).withUnsafeBytes { SHA256Prefix($0) }
         algorithm = header.algorithm
         x5c = header.x5c
         if x5c.count == 3 {

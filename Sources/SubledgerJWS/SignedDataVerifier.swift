@@ -55,8 +55,8 @@ public final class SignedDataVerifier: Sendable {
         guard jws.signature.count == ECPublicKey.es256SignatureCount else {
             throw VerificationError(.signatureInvalid, "the JWS signature is \(jws.signature.count) bytes; ES256 signatures are \(ECPublicKey.es256SignatureCount) bytes (raw r||s); the message was truncated or altered")
         }
-        let verified = jws.withSigningInput { input in
-            jws.signature.withUnsafeBytes { chain.leafKey.verifyES256(signature: $0, message: input) }
+        let verified = jws.signingInputDigest().withUnsafeBytes { digest in
+            jws.signature.withUnsafeBytes { chain.leafKey.verifyES256(signature: $0, digest: digest) }
         }
         guard verified else {
             throw VerificationError(.signatureInvalid, "the ES256 signature does not match the header and payload under the leaf certificate's key; the message was altered or not signed by Apple")

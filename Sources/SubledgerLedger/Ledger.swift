@@ -91,10 +91,16 @@ public final class Ledger: Sendable {
 
     /// Verifies, deduplicates and durably appends `lines`; rejected lines are quarantined.
     /// Outcomes come back in input order; the next read includes what was appended.
+    ///
+    /// The background fold starts once the whole batch is stored, not after each chunk: it loads,
+    /// folds and writes back every timeline a fold touches, so one fold of 4096 events touches a
+    /// customer once where sixteen folds of 256 touched it up to sixteen times (profiled on
+    /// `subledger ingest`: 25 → 15 µs of CPU per notification).
     public func ingest(_ lines: [IngestLine], recordedAt: Int64) throws -> [IngestOutcome] {
         let projections = projections
+        defer { projections.foldAppended() }
         return try pipeline.ingest(lines, recordedAt: recordedAt, quarantining: true) {
-            projections.follow(appendedThrough: $0, visible: true)
+            projections.follow(appendedThrough: $0, visible: true, folding: false)
         }
     }
 

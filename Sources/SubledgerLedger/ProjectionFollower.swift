@@ -60,12 +60,18 @@ final class ProjectionFollower: Sendable {
     /// Events the projection database holds (the log's event count minus this is its lag).
     var foldedEvents: Int { eventsFolded.load(ordering: .relaxed) }
 
-    /// Notes what ingestion appended and has the background queue fold it (once, however many
-    /// batches ask). `visible`: the caller acknowledges it on return, so reads must include it
-    /// from now on. Called in the pipeline's back stage, one group at a time, so positions only grow.
-    func follow(appendedThrough last: LogPosition, visible: Bool) {
+    /// Notes what ingestion appended and, when `folding`, has the background queue fold it (once,
+    /// however many batches ask). `visible`: the caller acknowledges it on return, so reads must
+    /// include it from now on. Called in the pipeline's back stage, one group at a time, so
+    /// positions only grow.
+    func follow(appendedThrough last: LogPosition, visible: Bool, folding: Bool = true) {
         appendedEnd.store(last.rawValue, ordering: .releasing)
         if visible { visibleEnd.store(last.rawValue, ordering: .releasing) }
+        if folding { foldAppended() }
+    }
+
+    /// Has the background queue fold everything appended so far (once, however many ask).
+    func foldAppended() {
         guard !foldScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         folding.async { [self] in
             foldScheduled.store(false, ordering: .releasing)

@@ -30,7 +30,9 @@ extension IngestionPipeline {
 
     private static func prepareInParallel(_ lines: [IngestLine], with preparer: MessagePreparer) -> [Result<PreparedMessage, VerificationError>] {
         let results = Mutex([Result<PreparedMessage, VerificationError>?](repeating: nil, count: lines.count))
-        let chunk = max(1, lines.count / 16)
+        // Parts of a few lines: the cores wait for the chunk's last part, so big parts left one
+        // idle for up to 16 lines' verification at the end of every chunk.
+        let chunk = max(1, lines.count / 64)
         DispatchQueue.concurrentPerform(iterations: (lines.count + chunk - 1) / chunk) { part in
             let range = (part * chunk)..<min(lines.count, (part + 1) * chunk)
             let local = range.map { preparer.prepare(lines[$0]) }

@@ -28,16 +28,20 @@ struct MessagePreparer: Sendable {
         var bytes = line.bytes[...]
         while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0D || first == 0x0A { bytes = bytes.dropFirst() }
         while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0D || last == 0x0A { bytes = bytes.dropLast() }
-        var message = Array(bytes)
-        if message.first == UInt8(ascii: "{") {
+        let message: [UInt8]
+        if bytes.first == UInt8(ascii: "{") {
+            // Decoded in place: a body is ~16 KB, and only its signedPayload is kept.
+            let decoded = bytes.withUnsafeBytes { body in Result { () throws(PayloadError) in try ResponseBodyV2.decode(body) } }
             let body: ResponseBodyV2
-            do { body = try ResponseBodyV2.decode(message) } catch {
+            do { body = try decoded.get() } catch {
                 throw VerificationError(.malformedJSON, "the line is not valid JSON: \(error)")
             }
             guard let signed = body.signedPayload else {
                 throw VerificationError(.malformedJSON, "the JSON object has no \"signedPayload\" member; send the App Store's POST body as it is")
             }
             message = Array(signed.utf8)
+        } else {
+            message = Array(bytes)
         }
         let jws = try CompactJWS(message)
         if let notification = try? NotificationPayload.decode(jws.payload), notification.notificationType != nil {
