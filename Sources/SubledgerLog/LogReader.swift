@@ -25,6 +25,9 @@ public struct LogSummary: Sendable, Equatable {
 public struct LogReader: Sendable {
     public let directory: String
     static let chunkSize = 1 << 20
+    /// Read beyond a bounded scan's end: enough for the last record's frame in most cases (a
+    /// larger one grows the buffer).
+    static let slack = 64 << 10
 
     public init(directory: String) {
         self.directory = directory
@@ -40,7 +43,11 @@ public struct LogReader: Sendable {
         guard var index = list.index(containing: start.rawValue) ?? (start == .start ? 0 : nil) else {
             throw LogError.noRecord(at: start)
         }
-        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+        // A bounded scan reads about what it spans: the server's fold catches up a few records
+        // at a time, and a whole chunk per call meant a fresh megabyte, mostly the segment's
+        // preallocated zeros, for every group the webhook stored.
+        let span = end.map { Int(min($0.rawValue &- min($0.rawValue, start.rawValue), UInt64(Self.chunkSize))) } ?? Self.chunkSize
+        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(Self.chunkSize, span + Self.slack), alignment: 16)
         defer { buffer.deallocate() }
         var offsetInSegment = max(Int64(LogFormat.segmentHeaderSize), Int64(start.rawValue) - Int64(list.segments[index].firstPosition))
         while index < list.segments.count {
@@ -77,7 +84,7 @@ public struct LogReader: Sendable {
             filled += read
             let atEOF = fileOffset + Int64(filled) >= size || read < wanted
             let view = UnsafeRawBufferPointer(rebasing: buffer[0..<filled])
-            while consumed < filled {
+            frames: while consumed < filled {
                 let frameOffset = fileOffset + Int64(consumed)
                 let position = segment.firstPosition + UInt64(frameOffset)
                 if let end, position >= end { return false }
@@ -98,7 +105,8 @@ public struct LogReader: Sendable {
                             filled -= consumed
                             consumed = 0
                         }
-                        break
+                        // Refill; `view` is stale once the buffer grew.
+                        break frames
                     }
                     if isLast && end == nil { return false }
                     throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .tornTail, detail: "the segment ends inside a frame"))
@@ -110,7 +118,6 @@ public struct LogReader: Sendable {
                 case .crcMismatch:
                     throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .crcMismatch, detail: "frame checksum does not match"))
                 }
-                if case .incomplete = Frame.parse(view, at: consumed), consumed < filled { break }
             }
             if atEOF && consumed >= filled { return true }
         }

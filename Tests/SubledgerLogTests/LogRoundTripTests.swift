@@ -57,6 +57,24 @@ struct LogRoundTripTests {
         }
     }
 
+    @Test("a scan bounded just past a record far larger than the span before it returns that record whole")
+    func boundedScanOfALargeRecord() throws {
+        let dir = TemporaryDirectory()
+        let writer = try LogWriter(directory: dir.path)
+        let small = try writer.append((0..<5).map { LogRecord(kind: 1, payload: [UInt8($0)]) })
+        let large = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let big = try writer.append([LogRecord(kind: 2, payload: large)])[0]
+        _ = try writer.append([LogRecord(kind: 1, payload: [9])])
+        writer.close()
+        var seen: [(LogPosition, [UInt8])] = []
+        try LogReader(directory: dir.path).scan(from: small[3], to: LogPosition(rawValue: big.rawValue + 1)) { entry in
+            seen.append((entry.position, Array(entry.payload)))
+            return true
+        }
+        #expect(seen.map(\.0) == [small[3], small[4], big])
+        #expect(seen.last?.1 == large)
+    }
+
     @Test("positions are strictly increasing and print and parse as decimal numbers")
     func positions() throws {
         let dir = TemporaryDirectory()
