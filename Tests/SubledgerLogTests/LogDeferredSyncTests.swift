@@ -34,17 +34,10 @@ struct LogDeferredSyncTests {
     func truncateThenAppend() throws {
         let dir = TemporaryDirectory()
         var random = SeededGenerator(state: 8)
-        let options = LogOptions(segmentSize: 8 * 1024)
-        var writer = try LogWriter(directory: dir.path, options: options)
-        var written: [(LogPosition, [UInt8])] = []
-        for index in 0..<80 {
-            let bytes = payload(for: index, random: &random)
-            written.append((try writer.append([LogRecord(kind: 1, payload: bytes)])[0], bytes))
-        }
-        writer.close()
+        let written = try appendOneByOne(80, to: dir.path, random: &random)
         #expect(try dir.segments().count > 2)
 
-        writer = try LogWriter(directory: dir.path, options: options)
+        let writer = try LogWriter(directory: dir.path, options: Self.smallSegments)
         let active = written.filter { $0.0 >= writer.openedTail.segmentStart }
         #expect(active.count >= 3)
         let cut = active[active.count - 3].0
@@ -66,16 +59,24 @@ struct LogDeferredSyncTests {
     func truncateOutsideActiveSegment() throws {
         let dir = TemporaryDirectory()
         var random = SeededGenerator(state: 9)
-        let options = LogOptions(segmentSize: 8 * 1024)
-        var writer = try LogWriter(directory: dir.path, options: options)
-        let first = try writer.append([LogRecord(kind: 1, payload: payload(for: 0, random: &random))])[0]
-        for index in 1..<60 { _ = try writer.append([LogRecord(kind: 1, payload: payload(for: index, random: &random))]) }
-        writer.close()
+        let first = try appendOneByOne(60, to: dir.path, random: &random)[0].0
 
-        writer = try LogWriter(directory: dir.path, options: options)
+        let writer = try LogWriter(directory: dir.path, options: Self.smallSegments)
         #expect(first < writer.openedTail.segmentStart)
         #expect(throws: LogError.self) { try writer.truncate(from: first) }
         writer.close()
         #expect(try readAll(dir.path).count == 60)
+    }
+
+    static let smallSegments = LogOptions(segmentSize: 8 * 1024)
+
+    /// Appends `count` records one append each into 8 KiB segments, then closes the log.
+    private func appendOneByOne(_ count: Int, to directory: String, random: inout SeededGenerator) throws -> [(LogPosition, [UInt8])] {
+        let writer = try LogWriter(directory: directory, options: Self.smallSegments)
+        defer { writer.close() }
+        return try (0..<count).map { index in
+            let bytes = payload(for: index, random: &random)
+            return (try writer.append([LogRecord(kind: 1, payload: bytes)])[0], bytes)
+        }
     }
 }
