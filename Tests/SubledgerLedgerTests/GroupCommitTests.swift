@@ -56,6 +56,15 @@ struct GroupCommitTests {
         #expect(try LogReader(directory: ledger.layout.log).summary().records == UInt64(lines.count))
     }
 
+    @Test("an open ledger's two stage threads carry their names, so top -H and profiles can tell them apart")
+    func stageThreadsAreNamed() throws {
+        let ledger = try open()
+        defer { ledger.close() }
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        let names = Set(tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8).trimmingCharacters(in: .newlines) })
+        #expect(names.isSuperset(of: ["subledger-front", "subledger-back"]))
+    }
+
     @Test("copies posted by many threads while a batch of the same lines is ingested: each message is appended exactly once, at the position the log holds it")
     func webhookGroupsOverlapWithABatch() throws {
         let ledger = try open()
