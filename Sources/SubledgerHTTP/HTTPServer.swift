@@ -1,4 +1,5 @@
 import Dispatch
+import SubledgerCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -69,7 +70,7 @@ public final class HTTPServer: Sendable {
             let finished = self.finished
             finished.enter()
             do throws(HTTPServerError) {
-                loopThread = Mutex(try PosixThread.spawn(name: "http-loop") {
+                loopThread = Mutex(try PosixThread.serverThread(name: "http-loop") {
                     EventLoop(parts).run()
                     finished.leave()
                 })

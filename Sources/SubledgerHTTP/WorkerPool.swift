@@ -50,7 +50,7 @@ final class WorkerPool: Sendable {
         var threads: [PosixThread] = []
         do throws(HTTPServerError) {
             for index in 0..<count {
-                threads.append(try PosixThread.spawn(name: "\(name)-\(index)") {
+                threads.append(try PosixThread.serverThread(name: "\(name)-\(index)") {
                     if niceness > 0 { SystemCalls.lowerPriority(of: gettid(), by: niceness) }
                     while let job = queue.pop() {
                         inbox.post(Self.run(handler, job))

@@ -32,7 +32,7 @@ final class GroupCommit: Sendable {
     /// waits for `backFree` first); `handedOff` counts them, and once more to stop.
     private let handOff = Lock<[(group: [Slot], staged: Result<Staged, any Error>)]>([])
     private let handedOff = DispatchSemaphore(value: 0)
-    private let threads: Lock<[pthread_t]> = Lock([])
+    private let threads: Lock<[PosixThread]> = Lock([])
 
     private struct State {
         var queue: [Slot] = []
@@ -100,7 +100,7 @@ final class GroupCommit: Sendable {
     func stop() {
         state.withLock { $0.stopped = true }
         work.signal()
-        for thread in threads.withLock({ $0 }) { pthread_join(thread, nil) }
+        for thread in threads.withLock({ $0 }) { thread.join() }
         threads.withLock { $0 = [] }
     }
 
@@ -158,38 +158,12 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// A joinable thread running `body`, created by the caller and so at its priority, and named
-    /// (at most 15 bytes) so that `top -H` and profiles show which stage is busy.
-    private static func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) throws -> pthread_t {
-        let box = Unmanaged.passRetained(Box(name, body))
-        var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-            box.nameThisThread()
-            box.body()
-            return nil
-        }, box.toOpaque())
-        guard rc == 0 else {
-            box.release()
-            throw LedgerError.storage("could not start the ingestion thread \(name) (errno \(rc))")
-        }
-        return thread
-    }
-
-    private final class Box: Sendable {
-        let name: String
-        let body: @Sendable () -> Void
-        init(_ name: String, _ body: @escaping @Sendable () -> Void) {
-            self.name = name
-            self.body = body
-        }
-
-        /// Through `/proc` (Linux), since Glibc's module does not show `pthread_setname_np`.
-        func nameThisThread() {
-            let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { return }
-            _ = Array(name.utf8.prefix(15)).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            close(descriptor)
+    /// A stage thread, created by the caller and so at its priority.
+    private static func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) throws -> PosixThread {
+        do {
+            return try PosixThread.spawn(name: name, body)
+        } catch {
+            throw LedgerError.storage("could not start the ingestion thread \(name) (errno \(error.errno))")
         }
     }
 }

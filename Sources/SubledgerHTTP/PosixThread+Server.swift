@@ -1,0 +1,12 @@
+import SubledgerCore
+
+extension PosixThread {
+    /// `spawn`, with a refusal reported as the server's own error.
+    static func serverThread(name: String, _ body: @escaping @Sendable () -> Void) throws(HTTPServerError) -> PosixThread {
+        do {
+            return try spawn(name: name, body)
+        } catch {
+            throw HTTPServerError(errno: error.errno, context: "start thread \(error.name)")
+        }
+    }
+}
