@@ -38,17 +38,16 @@ extension LMDBEnvironment {
         let device = UInt64(file.st_dev)
         let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
         let minor = (device & 0xff) | ((device >> 12) & ~0xff)
-        let wanted = "\(String(major, radix: 16, uppercase: false).leftPadded(to: 2)):\(String(minor, radix: 16).leftPadded(to: 2)) \(file.st_ino) "
         var regions: [(start: UnsafeMutableRawPointer, count: Int)] = []
         for line in maps.split(separator: UInt8(ascii: "\n")) {
-            // start-end perms offset major:minor inode path
-            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count >= 5, String(decoding: fields[3], as: UTF8.self) + " " + String(decoding: fields[4], as: UTF8.self) + " " == wanted else { continue }
-            let bounds = fields[0].split(separator: UInt8(ascii: "-"))
-            guard bounds.count == 2, let start = UInt(String(decoding: bounds[0], as: UTF8.self), radix: 16),
-                  let end = UInt(String(decoding: bounds[1], as: UTF8.self), radix: 16), end > start,
-                  let pointer = UnsafeMutableRawPointer(bitPattern: start) else { continue }
-            regions.append((pointer, Int(end - start)))
+            // start-end perms offset major:minor inode path, numbers in hex but the inode
+            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5).map { String(decoding: $0, as: UTF8.self) }
+            guard fields.count >= 5, UInt64(fields[4]) == UInt64(file.st_ino) else { continue }
+            // major, minor, start, end
+            let numbers = (fields[3].split(separator: ":") + fields[0].split(separator: "-")).compactMap { UInt64($0, radix: 16) }
+            guard numbers.count == 4, numbers[0] == major, numbers[1] == minor, numbers[3] > numbers[2],
+                  let start = UnsafeMutableRawPointer(bitPattern: UInt(numbers[2])) else { continue }
+            regions.append((start, Int(numbers[3] - numbers[2])))
         }
         return regions
     }
@@ -67,11 +66,5 @@ private func readProcessFile(_ path: String) -> [UInt8]? {
         guard count >= 0 else { return nil }
         if count == 0 { return bytes }
         bytes.append(contentsOf: chunk[..<count])
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -200,11 +200,12 @@ final class IngestionPipeline: Sendable {
     static func cutEventsWithoutEvidence(_ events: LogWriter, evidenceEnd: LogPosition) throws {
         guard let last = events.openedTail.lastRecord else { return }
         let reader = LogReader(directory: events.directory)
-        guard try evidencePosition(of: reader.record(at: last)).map({ $0 >= evidenceEnd.rawValue }) ?? false else { return }
+        let lastRecord = try reader.record(at: last)
+        let lastEvidence = try lastRecord.payload.withUnsafeBytes { try evidencePosition(kind: lastRecord.kind, payload: $0) }
+        guard let lastEvidence, lastEvidence >= evidenceEnd.rawValue else { return }
         var cut: LogPosition?
         try reader.scan(from: events.openedTail.segmentStart) { entry in
-            let record = LogRecord(kind: entry.kind, version: entry.version, payload: Array(entry.payload))
-            guard let position = try evidencePosition(of: record), position >= evidenceEnd.rawValue else { return true }
+            guard let position = try evidencePosition(kind: entry.kind, payload: entry.payload), position >= evidenceEnd.rawValue else { return true }
             cut = entry.position
             return false
         }
@@ -214,11 +215,8 @@ final class IngestionPipeline: Sendable {
         }
     }
 
-    private static func evidencePosition(of record: LogRecord) throws -> UInt64? {
-        guard record.kind == EventRecord.kind else { return nil }
-        return try record.payload.withUnsafeBytes { bytes in
-            guard let (_, event) = EventRecord.split(bytes) else { return nil }
-            return try EventView(event).evidence.position
-        }
+    private static func evidencePosition(kind: UInt8, payload: UnsafeRawBufferPointer) throws -> UInt64? {
+        guard kind == EventRecord.kind, let (_, event) = EventRecord.split(payload) else { return nil }
+        return try EventView(event).evidence.position
     }
 }
