@@ -3,41 +3,66 @@ import SubledgerJWS
 import Synchronization
 
 extension IngestionPipeline {
-    /// Verification of one chunk, running on other threads while the CLI stores the last.
-    final class PendingChunk: Sendable {
-        private let result = Mutex<[Result<PreparedMessage, VerificationError>]>([])
-        private let done = DispatchSemaphore(value: 0)
+    /// A batch's verification on Dispatch's threads, in parts of a few lines taken in input order
+    /// without a pause between chunks, while the CLI stores each chunk as soon as its lines are
+    /// verified.
+    ///
+    /// One `concurrentPerform` per chunk left both cores idle at every chunk boundary, while the
+    /// storing thread woke up and started the next chunk (on this VM a wake-up can take
+    /// milliseconds); here the cores only stop at the end of the batch.
+    final class BatchVerification: Sendable {
+        typealias Outcome = Result<PreparedMessage, VerificationError>
 
-        func finish(_ prepared: [Result<PreparedMessage, VerificationError>]) {
-            result.withLock { $0 = prepared }
-            done.signal()
+        private struct State {
+            var outcomes: [Outcome?]
+            /// Lines of each chunk not verified yet.
+            var unverified: [Int]
         }
 
-        func wait() -> [Result<PreparedMessage, VerificationError>] {
-            done.wait()
-            return result.withLock { $0 }
-        }
-    }
+        /// Lines per part: the cores wait for the batch's last part only, but a part is also the
+        /// unit between two takes of the lock.
+        private static let partSize = 4
 
-    func prepareInBackground(_ lines: [IngestLine]) -> PendingChunk {
-        let pending = PendingChunk()
-        let preparer = self.preparer
-        DispatchQueue.global().async {
-            pending.finish(Self.prepareInParallel(lines, with: preparer))
-        }
-        return pending
-    }
+        let chunkSize: Int
+        private let state: Mutex<State>
+        private let verified: [DispatchSemaphore]
 
-    private static func prepareInParallel(_ lines: [IngestLine], with preparer: MessagePreparer) -> [Result<PreparedMessage, VerificationError>] {
-        let results = Mutex([Result<PreparedMessage, VerificationError>?](repeating: nil, count: lines.count))
-        // Parts of a few lines: the cores wait for the chunk's last part, so big parts left one
-        // idle for up to 16 lines' verification at the end of every chunk.
-        let chunk = max(1, lines.count / 64)
-        DispatchQueue.concurrentPerform(iterations: (lines.count + chunk - 1) / chunk) { part in
-            let range = (part * chunk)..<min(lines.count, (part + 1) * chunk)
-            let local = range.map { preparer.prepare(lines[$0]) }
-            results.withLock { all in for (offset, result) in zip(range, local) { all[offset] = result } }
+        /// Starts verifying `lines` in the background.
+        init(_ lines: [IngestLine], chunkSize: Int, with preparer: MessagePreparer) {
+            precondition(chunkSize % Self.partSize == 0, "a part must not straddle two chunks")
+            self.chunkSize = chunkSize
+            let chunks = (lines.count + chunkSize - 1) / chunkSize
+            state = Mutex(State(
+                outcomes: [Outcome?](repeating: nil, count: lines.count),
+                unverified: (0..<chunks).map { min(chunkSize, lines.count - $0 * chunkSize) }))
+            verified = (0..<chunks).map { _ in DispatchSemaphore(value: 0) }
+            let parts = (lines.count + Self.partSize - 1) / Self.partSize
+            DispatchQueue.global().async { [self] in
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    let range = (part * Self.partSize)..<min(lines.count, (part + 1) * Self.partSize)
+                    let outcomes = range.map { preparer.prepare(lines[$0]) }
+                    let chunk = range.lowerBound / chunkSize
+                    let complete = state.withLock { state in
+                        for (offset, outcome) in zip(range, outcomes) { state.outcomes[offset] = outcome }
+                        state.unverified[chunk] -= range.count
+                        return state.unverified[chunk] == 0
+                    }
+                    if complete { verified[chunk].signal() }
+                }
+            }
         }
-        return results.withLock { $0.map { $0! } }
+
+        var chunkCount: Int { verified.count }
+
+        /// The outcomes of chunk `index` in line order, once all its lines are verified; each
+        /// chunk is taken once (its outcomes are released here).
+        func take(chunk index: Int) -> [Outcome] {
+            verified[index].wait()
+            return state.withLock { state in
+                let range = (index * chunkSize)..<min(state.outcomes.count, (index + 1) * chunkSize)
+                defer { state.outcomes.replaceSubrange(range, with: repeatElement(nil, count: range.count)) }
+                return state.outcomes[range].map { $0! }
+            }
+        }
     }
 }

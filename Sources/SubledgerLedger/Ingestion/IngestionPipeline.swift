@@ -20,8 +20,8 @@ import SubledgerProjections
 /// (`ingest(_ lines:)`, whole files), at the same time if they like.
 ///
 /// - Verification is pure (`MessagePreparer`) and runs outside any lock: a webhook message on
-///   its own worker thread; a CLI chunk of 256 lines on Dispatch's global threads (spread with
-///   `concurrentPerform`) while the CLI stores the chunk before it.
+///   its own worker thread; a CLI batch on Dispatch's global threads (`BatchVerification`), in
+///   chunks of 256 lines that the CLI stores one by one while the next ones are verified.
 /// - `GroupCommit` stores webhook messages in groups on two threads of its own, one per stage.
 ///   The front stage does dedup lookups, quarantine appends and evidence writes (and owns the
 ///   header table); the back stage writes events, syncs both logs, commits the dedup index,
@@ -59,7 +59,7 @@ final class IngestionPipeline: Sendable {
     /// Keys of the groups past the front stage: accepted, evidence written, not indexed yet. A
     /// group adds its own and removes its own, since the next group's are added before it leaves.
     private let staging = Lock<Set<String>>([])
-    /// Lines per verification chunk: verifying chunk k + 1 overlaps storing chunk k.
+    /// Lines per stored chunk: storing chunk k overlaps verifying the chunks after it.
     static let chunkSize = 256
 
     /// Opens the logs, the quarantine and the dedup index of a data directory (the logs first:
@@ -94,14 +94,12 @@ final class IngestionPipeline: Sendable {
     /// `quarantining`. `onAppended` gets the last event position after each stored chunk.
     func ingest(_ lines: [IngestLine], recordedAt: Int64, quarantining: Bool, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
         try commits.exclusively {
-            let chunks = stride(from: 0, to: lines.count, by: Self.chunkSize).map { $0..<min(lines.count, $0 + Self.chunkSize) }
+            let verification = BatchVerification(lines, chunkSize: Self.chunkSize, with: preparer)
             var outcomes: [IngestOutcome] = []
             outcomes.reserveCapacity(lines.count)
-            var next = chunks.first.map { prepareInBackground(Array(lines[$0])) }
-            for (index, range) in chunks.enumerated() {
-                let prepared = next!.wait()
-                next = index + 1 < chunks.count ? prepareInBackground(Array(lines[chunks[index + 1]])) : nil
-                outcomes += try store(prepared, lines: lines[range], recordedAt: recordedAt, quarantining: quarantining, onAppended: onAppended)
+            for chunk in 0..<verification.chunkCount {
+                let range = (chunk * Self.chunkSize)..<min(lines.count, (chunk + 1) * Self.chunkSize)
+                outcomes += try store(verification.take(chunk: chunk), lines: lines[range], recordedAt: recordedAt, quarantining: quarantining, onAppended: onAppended)
             }
             return outcomes
         }
