@@ -97,9 +97,22 @@ public final class Ledger: Sendable {
     /// customer once where sixteen folds of 256 touched it up to sixteen times (profiled on
     /// `subledger ingest`: 25 → 15 µs of CPU per notification).
     public func ingest(_ lines: [IngestLine], recordedAt: Int64) throws -> [IngestOutcome] {
+        try ingest(verify(lines), recordedAt: recordedAt)
+    }
+
+    /// Starts verifying `lines` on all cores (after the batches given here before), so a caller
+    /// can hand in the next batch while this one is stored: `ingest(_:recordedAt:)` then stores
+    /// it as its chunks come out of verification.
+    public func verify(_ lines: [IngestLine]) -> BatchVerification {
+        pipeline.verify(lines)
+    }
+
+    /// Deduplicates and durably appends a batch whose verification `verify(_:)` started;
+    /// rejected lines are quarantined. As `ingest(_ lines:recordedAt:)`.
+    public func ingest(_ batch: BatchVerification, recordedAt: Int64) throws -> [IngestOutcome] {
         let projections = projections
         defer { projections.foldAppended() }
-        return try pipeline.ingest(lines, recordedAt: recordedAt, quarantining: true) {
+        return try pipeline.ingest(batch, recordedAt: recordedAt, quarantining: true) {
             projections.follow(appendedThrough: $0, visible: true, folding: false)
         }
     }

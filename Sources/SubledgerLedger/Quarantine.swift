@@ -90,7 +90,7 @@ extension Ledger {
         let entries = try quarantined()
         let lines = entries.map { IngestLine(bytes: $0.bytes, line: $0.line, source: $0.source) }
         let projections = projections
-        let outcomes = try pipeline.ingest(lines, recordedAt: recordedAt, quarantining: false) {
+        let outcomes = try pipeline.ingest(pipeline.verify(lines), recordedAt: recordedAt, quarantining: false) {
             projections.follow(appendedThrough: $0, visible: true)
         }
         var resolved: [UInt64] = []

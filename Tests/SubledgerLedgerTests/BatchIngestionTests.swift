@@ -11,11 +11,22 @@ import Testing
 struct BatchIngestionTests {
     let directory = TemporaryDirectory()
 
+    func simulatedNotifications(customers: Int) throws -> [[UInt8]] {
+        let configuration = Simulator.Configuration(customers: customers, months: 3, seed: 11, start: "2026-01-01", duplicates: 0, reorder: 0)
+        _ = try Simulator(configuration: configuration).run(to: directory.file("sim"))
+        return try String(contentsOfFile: directory.file("sim/notifications.jsonl"), encoding: .utf8).split(separator: "\n").map { Array($0.utf8) }
+    }
+
+    func openLedger() throws -> Ledger {
+        let data = directory.file("data")
+        _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                  rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+        return try Ledger(directory: data)
+    }
+
     @Test("a batch of several chunks with bad lines and repeats scattered through it gets every outcome in input order, and the log holds the appended lines in that order")
     func outcomesFollowTheInputAcrossChunks() throws {
-        let configuration = Simulator.Configuration(customers: 200, months: 3, seed: 11, start: "2026-01-01", duplicates: 0, reorder: 0)
-        _ = try Simulator(configuration: configuration).run(to: directory.file("sim"))
-        let notifications = try String(contentsOfFile: directory.file("sim/notifications.jsonl"), encoding: .utf8).split(separator: "\n").map { Array($0.utf8) }
+        let notifications = try simulatedNotifications(customers: 200)
         enum Expected: Equatable { case appended(Int), duplicate, rejected }
         var lines: [IngestLine] = []
         var expected: [Expected] = []
@@ -33,10 +44,7 @@ struct BatchIngestionTests {
         }
         try #require(lines.count > 2 * IngestionPipeline.chunkSize + 1)
 
-        let data = directory.file("data")
-        _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
-                                  rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
-        let ledger = try Ledger(directory: data)
+        let ledger = try openLedger()
         defer { ledger.close() }
         let outcomes = try ledger.ingest(lines, recordedAt: 1)
 
@@ -57,5 +65,29 @@ struct BatchIngestionTests {
             return true
         }
         #expect(logged == positions)
+    }
+
+    @Test("a batch verified before the batch ahead of it is stored is deduplicated against that batch, and both are stored in the order they were verified")
+    func batchesVerifiedAheadAreStoredInOrder() throws {
+        let notifications = try simulatedNotifications(customers: 40)
+        let half = notifications.count / 2
+        let first = notifications[..<half].enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: "first") }
+        // The second batch repeats the first batch's last ten messages before its own.
+        let second = (notifications[(half - 10)...]).enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: "second") }
+        let ledger = try openLedger()
+        defer { ledger.close() }
+
+        let verifyingFirst = ledger.verify(first)
+        let verifyingSecond = ledger.verify(second)
+        let firstOutcomes = try ledger.ingest(verifyingFirst, recordedAt: 1)
+        let secondOutcomes = try ledger.ingest(verifyingSecond, recordedAt: 2)
+
+        #expect(firstOutcomes.allSatisfy { if case .appended = $0 { true } else { false } })
+        #expect(secondOutcomes.prefix(10).allSatisfy { $0 == .duplicate })
+        let positions = (firstOutcomes + secondOutcomes.dropFirst(10)).map { outcome -> UInt64 in
+            if case .appended(let position) = outcome { UInt64(position)! } else { 0 }
+        }
+        #expect(positions.count == notifications.count && positions == positions.sorted() && !positions.contains(0))
+        #expect(try LogReader(directory: ledger.layout.log).summary().records == UInt64(notifications.count))
     }
 }

@@ -3,8 +3,8 @@ import SubledgerLedger
 import Synchronization
 
 extension IngestCommand {
-    /// A batch being verified and stored on `queue` while the caller reads the next one: read
-    /// in turn, the file left both cores idle for ~5% of an ingest.
+    /// A batch being stored on `queue` while the caller reads the next one: read in turn, the
+    /// file left both cores idle for ~5% of an ingest.
     final class PendingBatch: Sendable {
         let lines: [IngestLine]
         private let outcomes = Mutex<Swift.Result<[IngestOutcome], any Error>?>(nil)
@@ -16,10 +16,10 @@ extension IngestCommand {
 
         /// `queue` is serial (so it has a thread of its own to block in the ledger's pipeline),
         /// and batches are started one at a time, each after the last was collected.
-        static func start(_ lines: [IngestLine], into ledger: Ledger, recordedAt: Int64, on queue: DispatchQueue) -> PendingBatch {
-            let pending = PendingBatch(lines: lines)
+        static func start(_ batch: BatchVerification, into ledger: Ledger, recordedAt: Int64, on queue: DispatchQueue) -> PendingBatch {
+            let pending = PendingBatch(lines: batch.lines)
             queue.async {
-                let result = Swift.Result { try ledger.ingest(lines, recordedAt: recordedAt) }
+                let result = Swift.Result { try ledger.ingest(batch, recordedAt: recordedAt) }
                 pending.outcomes.withLock { $0 = result }
                 pending.done.signal()
             }

@@ -103,10 +103,14 @@ enum IngestCommand: Command {
             var lineNumber = 0
             var buffer: UnsafeMutablePointer<CChar>?
             var capacity = 0
+            // A batch's verification starts before the batch ahead of it is stored, so the
+            // cores go on verifying while that batch's last chunks are stored. At most three
+            // batches are held: one stored, one verified, one read.
             func flush() throws {
+                let verification = batch.isEmpty ? nil : ledger.verify(batch)
                 try collect()
-                guard !batch.isEmpty else { return }
-                pending = .start(batch, into: ledger, recordedAt: clock(), on: queue)
+                guard let verification else { return }
+                pending = .start(verification, into: ledger, recordedAt: clock(), on: queue)
                 batch.removeAll(keepingCapacity: true)
             }
             while true {

@@ -20,8 +20,9 @@ import SubledgerProjections
 /// (`ingest(_ lines:)`, whole files), at the same time if they like.
 ///
 /// - Verification is pure (`MessagePreparer`) and runs outside any lock: a webhook message on
-///   its own worker thread; a CLI batch on Dispatch's global threads (`BatchVerification`), in
-///   chunks of 256 lines that the CLI stores one by one while the next ones are verified.
+///   its own worker thread; CLI batches on Dispatch's global threads, one batch after another
+///   (`BatchVerification`), in chunks of 256 lines that the CLI stores one by one while the next
+///   ones are verified.
 /// - `GroupCommit` stores webhook messages in groups on two threads of its own, one per stage.
 ///   The front stage does dedup lookups, quarantine appends and evidence writes (and owns the
 ///   header table); the back stage writes events, syncs both logs, commits the dedup index,
@@ -61,6 +62,8 @@ final class IngestionPipeline: Sendable {
     private let staging = Lock<Set<String>>([])
     /// Lines per stored chunk: storing chunk k overlaps verifying the chunks after it.
     static let chunkSize = 256
+    /// Runs the batches' verifications one after another (`BatchVerification`).
+    private let verifying = DispatchQueue(label: "subledger.verify")
 
     /// Opens the logs, the quarantine and the dedup index of a data directory (the logs first:
     /// their recovery cuts a torn tail before the index reads them).
@@ -90,16 +93,20 @@ final class IngestionPipeline: Sendable {
         commits.stop()
     }
 
-    /// Verifies, deduplicates and durably appends `lines`, quarantining rejected lines when
-    /// `quarantining`. `onAppended` gets the last event position after each stored chunk.
-    func ingest(_ lines: [IngestLine], recordedAt: Int64, quarantining: Bool, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
+    /// Starts verifying `lines` on all cores, after the batches whose verification started before.
+    func verify(_ lines: [IngestLine]) -> BatchVerification {
+        BatchVerification(lines, chunkSize: Self.chunkSize, with: preparer, on: verifying)
+    }
+
+    /// Deduplicates and durably appends a batch as its chunks come out of verification,
+    /// quarantining rejected lines when `quarantining`. `onAppended` gets the last event position
+    /// after each stored chunk.
+    func ingest(_ batch: BatchVerification, recordedAt: Int64, quarantining: Bool, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
         try commits.exclusively {
-            let verification = BatchVerification(lines, chunkSize: Self.chunkSize, with: preparer)
             var outcomes: [IngestOutcome] = []
-            outcomes.reserveCapacity(lines.count)
-            for chunk in 0..<verification.chunkCount {
-                let range = (chunk * Self.chunkSize)..<min(lines.count, (chunk + 1) * Self.chunkSize)
-                outcomes += try store(verification.take(chunk: chunk), lines: lines[range], recordedAt: recordedAt, quarantining: quarantining, onAppended: onAppended)
+            outcomes.reserveCapacity(batch.lines.count)
+            for chunk in 0..<batch.chunkCount {
+                outcomes += try store(batch.take(chunk: chunk), lines: batch.lines[batch.range(ofChunk: chunk)], recordedAt: recordedAt, quarantining: quarantining, onAppended: onAppended)
             }
             return outcomes
         }
