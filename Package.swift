@@ -13,6 +13,8 @@ let package = Package(
     targets: [
         // C shims
         .target(name: "CCRC32C"),
+        // SIMD scans for the JSON scanner's strings.
+        .target(name: "CByteScan"),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -34,7 +36,7 @@ let package = Package(
         .target(name: "SubledgerJWS", dependencies: ["SubledgerCore", "SubledgerCrypto"]),
         // App Store payloads: a fast JSON scanner into typed values, their JSON encoding, and the
         // mapping of verified notifications and transactions to domain events.
-        .target(name: "SubledgerAppStore", dependencies: ["SubledgerCore", "SubledgerEvents"]),
+        .target(name: "SubledgerAppStore", dependencies: ["SubledgerCore", "SubledgerEvents", "CByteScan"]),
         // Signed, Apple-shaped App Store notifications built from a TestPKI, for tests and simulations.
         .target(name: "SubledgerTestSupport", dependencies: ["SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
         // Workload simulator: signed App Store notifications and the ground truth of its own model.
