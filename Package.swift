@@ -13,8 +13,8 @@ let package = Package(
     targets: [
         // C shims
         .target(name: "CCRC32C"),
-        // SIMD scans for the JSON scanner's strings.
-        .target(name: "CByteScan"),
+        // SIMD kernels for text on the ingestion path: JSON string scanning, base64 decoding.
+        .target(name: "CTextKernels"),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -31,12 +31,12 @@ let package = Package(
         // Domain events, their binary codec and versions (the catalog is in Events/).
         .target(name: "SubledgerEvents", dependencies: ["SubledgerCore"]),
         // libcrypto wrappers: certificates, EC keys, ES256, SHA-256, base64/base64url.
-        .target(name: "SubledgerCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "SubledgerCrypto", dependencies: ["COpenSSL", "CTextKernels"]),
         // App Store signed data: compact JWS parsing, x5c chain + ES256 verification, test signing.
         .target(name: "SubledgerJWS", dependencies: ["SubledgerCore", "SubledgerCrypto"]),
         // App Store payloads: a fast JSON scanner into typed values, their JSON encoding, and the
         // mapping of verified notifications and transactions to domain events.
-        .target(name: "SubledgerAppStore", dependencies: ["SubledgerCore", "SubledgerEvents", "CByteScan"]),
+        .target(name: "SubledgerAppStore", dependencies: ["SubledgerCore", "SubledgerEvents", "CTextKernels"]),
         // Signed, Apple-shaped App Store notifications built from a TestPKI, for tests and simulations.
         .target(name: "SubledgerTestSupport", dependencies: ["SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
         // Workload simulator: signed App Store notifications and the ground truth of its own model.

@@ -88,6 +88,28 @@ struct Base64Tests {
         }
     }
 
+    @Test("in a long text, decoded many characters at a time, a character outside the alphabet is rejected at every position")
+    func rejectsEachInvalidByteInLongText() {
+        let bytes = Self.samples[75]
+        let url = Base64URL.encode(bytes), standard = Base64.encode(bytes)
+        let urlAlphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        let standardAlphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=".utf8)
+        for byte in UInt8.min...UInt8.max {
+            for position in 0..<96 {
+                if !urlAlphabet.contains(byte) {
+                    var text = url
+                    text[position] = byte
+                    #expect(Base64URL.decode(text) == nil, "byte \(byte) at \(position)")
+                }
+                if !standardAlphabet.contains(byte) {
+                    var text = standard
+                    text[position] = byte
+                    #expect(Base64.decode(text) == nil, "byte \(byte) at \(position)")
+                }
+            }
+        }
+    }
+
     @Test("empty input encodes and decodes to empty")
     func empty() {
         #expect(Base64.encode([]) == [])

@@ -2,7 +2,8 @@
 // kilobytes of plain base64url. AVX2 (through a target attribute and a CPUID check, so no unsafe
 // flags) takes 32 bytes a step, SSE2 (every x86-64) 16; a byte is special when it is '"', '\' or,
 // compared as signed, below 0x20 (which also catches every byte of 0x80 and above).
-#include "CByteScan.h"
+#include "CTextKernels.h"
+#include "cpu.h"
 
 static size_t plain_tail(const uint8_t *bytes, size_t start, size_t count) {
     size_t i = start;
@@ -53,15 +54,7 @@ static size_t plain_run_sse2(const uint8_t *bytes, size_t count) {
 size_t subledger_json_plain_run(const uint8_t *bytes, size_t count) {
     // Most strings are short (dates, ids): the vector setup is not worth it below 16 bytes.
     if (count < 16) return plain_tail(bytes, 0, count);
-    // CPUID once; threads racing here store the same value.
-    static int avx2 = -1;
-    int known = __atomic_load_n(&avx2, __ATOMIC_RELAXED);
-    if (known < 0) {
-        __builtin_cpu_init();
-        known = __builtin_cpu_supports("avx2") ? 1 : 0;
-        __atomic_store_n(&avx2, known, __ATOMIC_RELAXED);
-    }
-    return known ? plain_run_avx2(bytes, count) : plain_run_sse2(bytes, count);
+    return subledger_has_avx2() ? plain_run_avx2(bytes, count) : plain_run_sse2(bytes, count);
 }
 
 #else
