@@ -36,4 +36,26 @@ struct JSONStringScanningTests {
         #expect(throws: PayloadError.self) { try ResponseBodyV2.decode(body(offset: offset, middle: [0x1F]).body) }
         #expect(throws: PayloadError.self) { try ResponseBodyV2.decode(body(offset: offset, middle: [0xFF]).body) }
     }
+
+    @Test("signedPayloadBytes accepts and rejects what decode does, and gives its signedPayload's bytes", arguments: [
+        #"{"signedPayload":"eyJhbGciOiJFUzI1NiJ9.e30.c2ln"}"#,
+        #"{"other":[1,{"a":null}],"signedPayload":"a\/b\u00e9\n","more":true}"#,
+        #"{"signedPayload":null}"#,
+        #"{"unrelated":"x"}"#,
+        #"{"signedPayload":"a","signedPayload":"b"}"#,
+        #"{"signedPayload":12}"#,
+        #"{"signedPayload":"a"} trailing"#,
+        #"{"signedPayload":"a\x"}"#,
+        #"["signedPayload"]"#,
+    ])
+    func signedPayloadBytesMatchesDecode(body: String) {
+        let bytes = Array(body.utf8)
+        let decoded = Result { try ResponseBodyV2.decode(bytes) }
+        let raw = Result { try bytes.withUnsafeBytes { try ResponseBodyV2.signedPayloadBytes($0) } }
+        switch (decoded, raw) {
+        case (.success(let body), .success(let payload)): #expect(payload == body.signedPayload.map { Array($0.utf8) })
+        case (.failure, .failure): break
+        default: Issue.record("decode: \(decoded), signedPayloadBytes: \(raw)")
+        }
+    }
 }

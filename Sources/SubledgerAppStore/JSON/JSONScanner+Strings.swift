@@ -157,6 +157,15 @@ extension JSONScanner {
         return string(of: try scanString())
     }
 
+    /// The UTF-8 bytes of the string at the current position, escapes resolved.
+    mutating func readBytes() throws(PayloadError) -> [UInt8] {
+        guard index < bytes.count, bytes[index] == .quote else {
+            throw mismatch(expected: "a string")
+        }
+        let span = try scanString()
+        return span.hasEscapes ? unescapedBytes(of: span) : Array(UnsafeBufferPointer(rebasing: bytes[span.start..<span.end]))
+    }
+
     /// The text of a span that `scanString` validated.
     func string(of span: StringSpan) -> String {
         if span.hasEscapes {

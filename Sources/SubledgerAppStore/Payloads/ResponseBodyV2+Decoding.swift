@@ -27,3 +27,25 @@ extension ResponseBodyV2 {
         return try result.get()
     }
 }
+
+extension ResponseBodyV2 {
+    /// The `signedPayload` of a responseBodyV2 as bytes, the document checked exactly as `decode`
+    /// checks it, but the value never made a `String`: ingestion keeps the JWS as bytes, and a
+    /// ~16 KB `String` cost a UTF-8 check, a copy and an allocation per notification.
+    public static func signedPayloadBytes(_ bytes: UnsafeRawBufferPointer) throws(PayloadError) -> [UInt8]? {
+        try JSONScanner.decodeDocument(bytes, as: SignedPayloadBytes.self).signedPayload
+    }
+
+    private struct SignedPayloadBytes: JSONObjectDecodable {
+        static var fields: FieldTable<Field> { ResponseBodyV2.fields }
+
+        var signedPayload: [UInt8]?
+        var unknownFields: [UnknownField] = []
+
+        mutating func decode(_ field: Field, from scanner: inout JSONScanner) throws(PayloadError) {
+            switch field {
+            case .signedPayload: signedPayload = try scanner.readBytes()
+            }
+        }
+    }
+}

@@ -31,15 +31,15 @@ struct MessagePreparer: Sendable {
         let message: [UInt8]
         if bytes.first == UInt8(ascii: "{") {
             // Decoded in place: a body is ~16 KB, and only its signedPayload is kept.
-            let decoded = bytes.withUnsafeBytes { body in Result { () throws(PayloadError) in try ResponseBodyV2.decode(body) } }
-            let body: ResponseBodyV2
-            do { body = try decoded.get() } catch {
+            let decoded = bytes.withUnsafeBytes { body in Result { () throws(PayloadError) in try ResponseBodyV2.signedPayloadBytes(body) } }
+            let signed: [UInt8]?
+            do { signed = try decoded.get() } catch {
                 throw VerificationError(.malformedJSON, "the line is not valid JSON: \(error)")
             }
-            guard let signed = body.signedPayload else {
+            guard let signed else {
                 throw VerificationError(.malformedJSON, "the JSON object has no \"signedPayload\" member; send the App Store's POST body as it is")
             }
-            message = Array(signed.utf8)
+            message = signed
         } else {
             message = Array(bytes)
         }
