@@ -3,7 +3,6 @@
 // (A-Z, a-z, 0-9, the two alphabet-specific characters), mapped to its 6-bit value by adding
 // its class's offset, and four values are packed into three bytes with two multiply-adds.
 #include "CTextKernels.h"
-#include "cpu.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -49,7 +48,15 @@ static size_t decode_blocks_avx2(const uint8_t *text, size_t count, uint8_t *out
 
 size_t subledger_base64_decode_blocks(const uint8_t *text, size_t count, uint8_t *output, size_t capacity,
                                       uint8_t char62, uint8_t char63) {
-    return subledger_has_avx2() ? decode_blocks_avx2(text, count, output, capacity, char62, char63) : 0;
+    // CPUID once; threads racing here store the same value.
+    static int avx2 = -1;
+    int known = __atomic_load_n(&avx2, __ATOMIC_RELAXED);
+    if (known < 0) {
+        __builtin_cpu_init();
+        known = __builtin_cpu_supports("avx2") ? 1 : 0;
+        __atomic_store_n(&avx2, known, __ATOMIC_RELAXED);
+    }
+    return known ? decode_blocks_avx2(text, count, output, capacity, char62, char63) : 0;
 }
 
 #else

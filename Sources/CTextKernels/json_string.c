@@ -1,9 +1,8 @@
 // The JSON scanner's inner loop over string bytes: the nested JWS strings of a notification are
-// kilobytes of plain base64url. AVX2 (through a target attribute and a CPUID check, so no unsafe
-// flags) takes 32 bytes a step, SSE2 (every x86-64) 16; a byte is special when it is '"', '\' or,
-// compared as signed, below 0x20 (which also catches every byte of 0x80 and above).
+// kilobytes of plain base64url. SSE2 (every x86-64) takes 16 bytes a step; a byte is special when
+// it is '"', '\' or, compared as signed, below 0x20 (which also catches every byte of 0x80 and
+// above).
 #include "CTextKernels.h"
-#include "cpu.h"
 
 static size_t plain_tail(const uint8_t *bytes, size_t start, size_t count) {
     size_t i = start;
@@ -16,26 +15,9 @@ static size_t plain_tail(const uint8_t *bytes, size_t start, size_t count) {
 }
 
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include <emmintrin.h>
 
-__attribute__((target("avx2")))
-static size_t plain_run_avx2(const uint8_t *bytes, size_t count) {
-    const __m256i quote = _mm256_set1_epi8('"');
-    const __m256i backslash = _mm256_set1_epi8('\\');
-    const __m256i space = _mm256_set1_epi8(0x20);
-    size_t i = 0;
-    for (; i + 32 <= count; i += 32) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(bytes + i));
-        __m256i special = _mm256_or_si256(
-            _mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, backslash)),
-            _mm256_cmpgt_epi8(space, v));
-        unsigned mask = (unsigned)_mm256_movemask_epi8(special);
-        if (mask != 0) return i + (size_t)__builtin_ctz(mask);
-    }
-    return plain_tail(bytes, i, count);
-}
-
-static size_t plain_run_sse2(const uint8_t *bytes, size_t count) {
+size_t subledger_json_plain_run(const uint8_t *bytes, size_t count) {
     const __m128i quote = _mm_set1_epi8('"');
     const __m128i backslash = _mm_set1_epi8('\\');
     const __m128i space = _mm_set1_epi8(0x20);
@@ -49,12 +31,6 @@ static size_t plain_run_sse2(const uint8_t *bytes, size_t count) {
         if (mask != 0) return i + (size_t)__builtin_ctz(mask);
     }
     return plain_tail(bytes, i, count);
-}
-
-size_t subledger_json_plain_run(const uint8_t *bytes, size_t count) {
-    // Most strings are short (dates, ids): the vector setup is not worth it below 16 bytes.
-    if (count < 16) return plain_tail(bytes, 0, count);
-    return subledger_has_avx2() ? plain_run_avx2(bytes, count) : plain_run_sse2(bytes, count);
 }
 
 #else

@@ -47,7 +47,7 @@ extension JSONScanner {
     }
 
     /// Skips bytes that need no attention inside a string (printable ASCII other than `"` and `\`),
-    /// 32 or 16 at a time in C (`CTextKernels`); the nested JWS strings of a notification are
+    /// 16 at a time in C (`CTextKernels`, SSE2); the nested JWS strings of a notification are
     /// kilobytes of such bytes.
     @inline(__always)
     private mutating func skipPlainASCII() {
