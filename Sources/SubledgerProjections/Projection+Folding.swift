@@ -167,7 +167,7 @@ extension Projection {
         if transactionSeen || version.transactionId.isAbsent, let existing = timelines[timeline].index(of: version) {
             return existing
         }
-        timelines[timeline].append(version)
+        timelines[timeline].transactions.append(version)
         if let token = version.token { noteCustomerToken(token, purchasedAt: version.purchaseDate, in: index) }
         return Int32(timelines[timeline].transactions.count - 1)
     }
@@ -243,11 +243,6 @@ extension Timeline {
         return nil
     }
 
-    mutating func append(_ version: TransactionVersion) {
-        if transactions.capacity == 0 { transactions.reserveCapacity(8) }
-        transactions.append(version)
-    }
-
     /// The index of `snapshot`, adding it when new. Only the last few are compared: the same
     /// info arrives again in neighbouring notifications, and a rare copy stored twice changes
     /// no answer.
@@ -257,7 +252,6 @@ extension Timeline {
             index -= 1
             if renewals[index].signedDate == snapshot.signedDate && renewals[index] == snapshot { return Int32(index) }
         }
-        if renewals.capacity == 0 { renewals.reserveCapacity(8) }
         renewals.append(snapshot)
         return Int32(renewals.count - 1)
     }
@@ -285,7 +279,6 @@ extension Timeline {
                 probe += 1
             }
         }
-        if facts.capacity == 0 { facts.reserveCapacity(8) }
         facts.insert(fact, at: slot)
         return true
     }
