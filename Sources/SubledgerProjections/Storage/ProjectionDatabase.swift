@@ -247,44 +247,44 @@ struct ProjectionDatabase: Sendable {
         key.reserveCapacity(64)
         var value: [UInt8] = []
         value.reserveCapacity(4096)
-        try database.appendInChunks(timelineOrder.count) { range, txn in
+        try database.appendInChunks(timelineOrder.count, to: database.timelines) { range, appender in
             for index in timelineOrder[range] {
                 key.removeAll(keepingCapacity: true)
                 strings.appendKey(keys[index], to: &key)
                 value.removeAll(keepingCapacity: true)
                 TimelineCodec.encode(projection.timelines[index], into: &value)
-                try txn.put(key: key, value: value, in: database.timelines, options: .append)
+                try appender.append(key: key, value: value)
             }
         }
-        try database.environment.write { txn in
-            for (token, members) in tokens {
+        try database.appendInChunks(tokens.count, to: database.tokens) { range, appender in
+            for (token, members) in tokens[range] {
                 key.removeAll(keepingCapacity: true)
                 strings.appendKey(token, to: &key)
                 let value = tokenValue(members.map { strings.keyBytes(keys[Int($0)]) }.sorted { $0.lexicographicallyPrecedes($1) })
-                try txn.put(key: key, value: value, in: database.tokens, options: .append)
+                try appender.append(key: key, value: value)
             }
         }
         // UUIDs (0 ‖ bits) sort before texts (1 ‖ UTF-8).
-        func putNotification(_ notification: NotificationKey, _ index: Int32, _ txn: borrowing LMDBWriteTransaction) throws {
+        func appendNotification(_ notification: NotificationKey, _ index: Int32, _ appender: borrowing LMDBAppender) throws {
             key.removeAll(keepingCapacity: true)
             strings.appendKey(notification, to: &key)
             value.removeAll(keepingCapacity: true)
             if index >= 0 { strings.appendKey(keys[Int(index)], to: &value) }
-            try txn.put(key: key, value: value, in: database.notifications, options: .append)
+            try appender.append(key: key, value: value)
         }
-        try database.appendInChunks(notifications.count) { range, txn in
-            for entry in notifications[range] { try putNotification(NotificationKey(isText: false, bits: entry.key), entry.value, txn) }
+        try database.appendInChunks(notifications.count, to: database.notifications) { range, appender in
+            for entry in notifications[range] { try appendNotification(NotificationKey(isText: false, bits: entry.key), entry.value, appender) }
         }
-        try database.appendInChunks(textNotifications.count) { range, txn in
-            for (notification, index) in textNotifications[range] { try putNotification(notification, index, txn) }
+        try database.appendInChunks(textNotifications.count, to: database.notifications) { range, appender in
+            for (notification, index) in textNotifications[range] { try appendNotification(notification, index, appender) }
         }
-        try database.appendInChunks(transactions.count) { range, txn in
+        try database.appendInChunks(transactions.count, to: database.transactions) { range, appender in
             for entry in transactions[range] {
                 key.removeAll(keepingCapacity: true)
                 strings.appendKey(TimelineKey(packed: entry.key), to: &key)
                 value.removeAll(keepingCapacity: true)
                 strings.appendKey(keys[Int(entry.value)], to: &value)
-                try txn.put(key: key, value: value, in: database.transactions, options: .append)
+                try appender.append(key: key, value: value)
             }
         }
         try database.environment.write { try database.append(projection.postings, $0) }
@@ -300,12 +300,15 @@ struct ProjectionDatabase: Sendable {
     /// Elements a bulk write puts per transaction.
     static let bulkChunk = 1 << 16
 
-    /// Calls `body` with consecutive ranges of `0..<count`, each in a write transaction of its own.
-    private func appendInChunks(_ count: Int, _ body: (Range<Int>, borrowing LMDBWriteTransaction) throws -> Void) throws {
+    /// Calls `body` with consecutive ranges of `0..<count`, each in a write transaction of its own
+    /// with an appender to `target`.
+    private func appendInChunks(
+        _ count: Int, to target: LMDBDatabase, _ body: (Range<Int>, borrowing LMDBAppender) throws -> Void
+    ) throws {
         var start = 0
         while start < count {
             let range = start..<min(start + Self.bulkChunk, count)
-            try environment.write { try body(range, $0) }
+            try environment.write { txn in try txn.withAppender(to: target) { try body(range, $0) } }
             start = range.upperBound
         }
     }
