@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// A hash map from 128-bit keys to timeline indexes, for the fold's hot look-ups (a timeline by
 /// its key, a transaction id, a notification UUID): open addressing with linear probing and a
 /// multiplicative mix instead of `Dictionary`'s seeded SipHash, which dominated replay profiles.
@@ -33,6 +35,14 @@ struct HashIndex: Sendable {
         var size = 16
         while size * 3 < capacity * 4 { size *= 2 }
         slots = [Entry](repeating: Entry(key: 0, value: Self.empty), count: size)
+    }
+
+    /// Asks for the line where `key`'s probe starts, to be looked up a few steps later.
+    func prefetch(_ key: UInt128) {
+        slots.withUnsafeBufferPointer { slots in
+            let slot = Int(truncatingIfNeeded: Self.hash(UInt64(truncatingIfNeeded: key), UInt64(truncatingIfNeeded: key >> 64)))
+            subledger_prefetch(slots.baseAddress! + (slot & (slots.count - 1)))
+        }
     }
 
     subscript(key: UInt128) -> Int32? {
@@ -146,6 +156,10 @@ struct NotificationIndex: Sendable {
 
     mutating func set(_ key: NotificationKey, _ value: Int32) {
         if key.isText { texts[UInt32(truncatingIfNeeded: key.bits)] = value } else { uuids.set(key.bits, value) }
+    }
+
+    func prefetch(_ key: NotificationKey) {
+        if !key.isText { uuids.prefetch(key.bits) }
     }
 
     /// Records `key` (with no timeline yet) unless it is known; returns whether it was new.

@@ -1,3 +1,4 @@
+import CPrefetch
 import SubledgerEvents
 import SubledgerLog
 
@@ -117,6 +118,22 @@ extension Projection {
             fact.renewal = timelines[Int(index)].add(RenewalSnapshot(renewal, strings: &strings))
         }
         if timelines[Int(index)].insert(fact, deduplicate: notification == nil) { postings.add(posting) }
+    }
+
+    /// Folds a batch of placed steps in order, asking for each step's timeline a few steps ahead:
+    /// at 10 M events the timelines take gigabytes, and reaching one nearly always misses the caches.
+    mutating func apply(placed steps: [FoldStep]) {
+        for index in steps.indices {
+            if index + Self.prefetchDistance < steps.count { prefetchTimeline(steps[index + Self.prefetchDistance].timeline) }
+            apply(placed: steps[index])
+        }
+    }
+
+    private static let prefetchDistance = 8
+
+    private func prefetchTimeline(_ index: Int32) {
+        guard index >= 0, Int(index) < timelines.count else { return }
+        timelines.withUnsafeBufferPointer { subledger_prefetch($0.baseAddress! + Int(index)) }
     }
 
     /// Folds a step made with this projection's string table (or one it was since replaced by)
