@@ -71,18 +71,14 @@ struct RollupKey: Comparable, Sendable {
 
     /// A multiply-xor mix of the key's words, for `RollupCells`' slots: unseeded and a few
     /// instructions, as summing a rebuild's cells hashes every key (the keys come from the
-    /// ledger's own data). A multiplication carries bits only upwards, so the slot (the low
-    /// bits) sees a field only through its low bits or the final shifts: family and granularity
-    /// enter at the bottom, and the last steps fold the high half down. With them at the top, keys
-    /// that differed only there shared a slot and probed through each other's clusters.
+    /// ledger's own data).
     @inline(__always)
     var slotHash: Int {
-        var hash = (UInt64(environment) << 16 | UInt64(granularity.rawValue) << 8 | UInt64(family.rawValue)) &* 0x9E37_79B9_7F4A_7C15
+        var hash = (UInt64(family.rawValue) << 56 | UInt64(granularity.rawValue) << 48 | UInt64(environment)) &* 0x9E37_79B9_7F4A_7C15
         hash = (hash ^ UInt64(bitPattern: bucket)) &* 0xBF58_476D_1CE4_E5B9
         hash = (hash ^ (UInt64(currency) << 32 | UInt64(product))) &* 0x94D0_49BB_1331_11EB
         hash = (hash ^ UInt64(detail)) &* 0x9E37_79B9_7F4A_7C15
-        hash = (hash ^ hash >> 32) &* 0xBF58_476D_1CE4_E5B9
-        return Int(truncatingIfNeeded: hash ^ hash >> 29)
+        return Int(truncatingIfNeeded: hash ^ hash >> 32)
     }
 
     static func < (a: RollupKey, b: RollupKey) -> Bool {
