@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // epoll and eventfd: libc headers that Swift's Glibc module leaves out (nothing to link).
         .systemLibrary(name: "CEpoll"),
+        // The compiler's prefetch hint (nothing to link).
+        .systemLibrary(name: "CPrefetch"),
         // libpq, for subledger-bench's PostgreSQL baseline only.
         .systemLibrary(name: "CPostgres", path: "Tools/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
@@ -44,7 +46,7 @@ let package = Package(
         // A thin, safe wrapper over liblmdb for projection snapshots.
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
         // Per-subscription timelines folded from events: customer state, reports, LMDB snapshots.
-        .target(name: "SubledgerProjections", dependencies: ["SubledgerCore", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog"]),
+        .target(name: "SubledgerProjections", dependencies: ["SubledgerCore", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "CPrefetch"]),
         // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine, projections.
         .target(name: "SubledgerLedger", dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerProjections"]),
         // The App Store Server API over libcurl: Apple's bearer JWT, the endpoints with their retry

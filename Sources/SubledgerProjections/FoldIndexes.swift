@@ -31,8 +31,29 @@ struct FoldIndexes: Sendable {
         projection.environmentIDs = environmentIDs
     }
 
+    /// Places a batch of steps in order. At 10 M events these tables are hundreds of megabytes
+    /// and nearly every look-up misses the caches: the lines a step will probe are asked for
+    /// `prefetchDistance` steps ahead, so that the misses overlap instead of following each other.
+    mutating func place(_ steps: inout [FoldStep]) {
+        for index in steps.indices {
+            if index + Self.prefetchDistance < steps.count { prefetch(steps[index + Self.prefetchDistance]) }
+            place(&steps[index])
+        }
+    }
+
+    private static let prefetchDistance = 16
+
+    private func prefetch(_ step: FoldStep) {
+        if let notification = step.notification { notifications.prefetch(notification) }
+        guard let key = step.key else { return }
+        timelineIndex.prefetch(key.packed)
+        if let version = step.transaction, !version.transactionId.isAbsent {
+            transactionIndex.prefetch(TransactionKey(environment: key.environment, transactionId: version.transactionId).packed)
+        }
+    }
+
     /// Decides where `step` goes, as `Projection.apply(_:position:recordedAt:)` does for an event.
-    mutating func place(_ step: inout FoldStep) {
+    private mutating func place(_ step: inout FoldStep) {
         if let notification = step.notification, !notifications.claim(notification) {
             step.isRepeat = true
             return

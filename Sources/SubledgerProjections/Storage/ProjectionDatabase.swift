@@ -193,12 +193,21 @@ struct ProjectionDatabase: Sendable {
 
     /// Writes `projection` and its rollups into a new environment at `path` (a directory that
     /// must not hold one yet) in key order, and flushes it. Returns the data file's size in bytes.
+    /// Takes the projection's notification and transaction indexes (it sorts them in place) and
+    /// leaves them empty.
     ///
     /// The rollups are summed on other threads while this one writes the rest (LMDB's write
     /// transaction stays on one thread): they are written last. Nothing reads the environment
     /// before the snapshot directory switches to it, so it is written in many transactions, each
     /// holding a bounded number of dirty pages in memory.
-    static func write(_ projection: Projection, settings: RollupSettings, schemaVersion: UInt32, to path: String) throws -> Int {
+    static func write(_ projection: inout Projection, settings: RollupSettings, schemaVersion: UInt32, to path: String) throws -> Int {
+        // Out of the projection before the summing thread takes a copy of it, so that nothing
+        // else shares them and they sort where they lie.
+        var notificationIndex = projection.notifications.uuids
+        projection.notifications.uuids = HashIndex()
+        var transactionIndex = projection.transactionIndex
+        projection.transactionIndex = HashIndex()
+        let projection = projection
         let rollups = Mutex<[RollupRun]>([])
         let summed = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
@@ -217,20 +226,12 @@ struct ProjectionDatabase: Sendable {
             keys[a].environment != keys[b].environment
                 ? keys[a].environment < keys[b].environment : projection.precedes(keys[a].originalTransactionId, keys[b].originalTransactionId)
         }
-        var notifications: [(key: NotificationKey, value: Int32)] = []
-        notifications.reserveCapacity(projection.notifications.count)
-        projection.notifications.uuids.forEach { notifications.append((NotificationKey(isText: false, bits: $0), $1)) }
-        notifications.sort { $0.key.bits < $1.key.bits }
-        notifications += projection.notifications.texts.map { (NotificationKey(isText: true, bits: UInt128($0.key)), $0.value) }
+        let notifications = notificationIndex.takeSortedByKey()
+        let textNotifications = projection.notifications.texts.map { (key: NotificationKey(isText: true, bits: UInt128($0.key)), value: $0.value) }
             .sorted { projection.precedes($0.key, $1.key) }
         let tokens = projection.tokenIndex.sorted { projection.precedes($0.key, $1.key) }
-        var transactions: [(key: TransactionKey, timeline: Int32)] = []
-        transactions.reserveCapacity(projection.transactionIndex.count)
-        projection.transactionIndex.forEach { transactions.append((TransactionKey(packed: $0), $1)) }
-        transactions.sort { a, b in
-            a.key.environment != b.key.environment
-                ? a.key.environment < b.key.environment : projection.precedes(a.key.transactionId, b.key.transactionId)
-        }
+        var transactions = transactionIndex.takeSortedByKey()
+        projection.sortTextIdentifiers(&transactions)
 
         let database = try ProjectionDatabase(path: path, readOnly: false, create: true)
         let strings = projection.strings
@@ -246,39 +247,44 @@ struct ProjectionDatabase: Sendable {
         key.reserveCapacity(64)
         var value: [UInt8] = []
         value.reserveCapacity(4096)
-        try database.appendInChunks(timelineOrder.count) { range, txn in
+        try database.appendInChunks(timelineOrder.count, to: database.timelines) { range, appender in
             for index in timelineOrder[range] {
                 key.removeAll(keepingCapacity: true)
                 strings.appendKey(keys[index], to: &key)
                 value.removeAll(keepingCapacity: true)
                 TimelineCodec.encode(projection.timelines[index], into: &value)
-                try txn.put(key: key, value: value, in: database.timelines, options: .append)
+                try appender.append(key: key, value: value)
             }
         }
-        try database.environment.write { txn in
-            for (token, members) in tokens {
+        try database.appendInChunks(tokens.count, to: database.tokens) { range, appender in
+            for (token, members) in tokens[range] {
                 key.removeAll(keepingCapacity: true)
                 strings.appendKey(token, to: &key)
                 let value = tokenValue(members.map { strings.keyBytes(keys[Int($0)]) }.sorted { $0.lexicographicallyPrecedes($1) })
-                try txn.put(key: key, value: value, in: database.tokens, options: .append)
+                try appender.append(key: key, value: value)
             }
         }
-        try database.appendInChunks(notifications.count) { range, txn in
-            for (notification, index) in notifications[range] {
-                key.removeAll(keepingCapacity: true)
-                strings.appendKey(notification, to: &key)
-                value.removeAll(keepingCapacity: true)
-                if index >= 0 { strings.appendKey(keys[Int(index)], to: &value) }
-                try txn.put(key: key, value: value, in: database.notifications, options: .append)
-            }
+        // UUIDs (0 ‖ bits) sort before texts (1 ‖ UTF-8).
+        func appendNotification(_ notification: NotificationKey, _ index: Int32, _ appender: borrowing LMDBAppender) throws {
+            key.removeAll(keepingCapacity: true)
+            strings.appendKey(notification, to: &key)
+            value.removeAll(keepingCapacity: true)
+            if index >= 0 { strings.appendKey(keys[Int(index)], to: &value) }
+            try appender.append(key: key, value: value)
         }
-        try database.appendInChunks(transactions.count) { range, txn in
-            for (transaction, timeline) in transactions[range] {
+        try database.appendInChunks(notifications.count, to: database.notifications) { range, appender in
+            for entry in notifications[range] { try appendNotification(NotificationKey(isText: false, bits: entry.key), entry.value, appender) }
+        }
+        try database.appendInChunks(textNotifications.count, to: database.notifications) { range, appender in
+            for (notification, index) in textNotifications[range] { try appendNotification(notification, index, appender) }
+        }
+        try database.appendInChunks(transactions.count, to: database.transactions) { range, appender in
+            for entry in transactions[range] {
                 key.removeAll(keepingCapacity: true)
-                strings.appendKey(TimelineKey(environment: transaction.environment, originalTransactionId: transaction.transactionId), to: &key)
+                strings.appendKey(TimelineKey(packed: entry.key), to: &key)
                 value.removeAll(keepingCapacity: true)
-                strings.appendKey(keys[Int(timeline)], to: &value)
-                try txn.put(key: key, value: value, in: database.transactions, options: .append)
+                strings.appendKey(keys[Int(entry.value)], to: &value)
+                try appender.append(key: key, value: value)
             }
         }
         try database.environment.write { try database.append(projection.postings, $0) }
@@ -294,12 +300,15 @@ struct ProjectionDatabase: Sendable {
     /// Elements a bulk write puts per transaction.
     static let bulkChunk = 1 << 16
 
-    /// Calls `body` with consecutive ranges of `0..<count`, each in a write transaction of its own.
-    private func appendInChunks(_ count: Int, _ body: (Range<Int>, borrowing LMDBWriteTransaction) throws -> Void) throws {
+    /// Calls `body` with consecutive ranges of `0..<count`, each in a write transaction of its own
+    /// with an appender to `target`.
+    private func appendInChunks(
+        _ count: Int, to target: LMDBDatabase, _ body: (Range<Int>, borrowing LMDBAppender) throws -> Void
+    ) throws {
         var start = 0
         while start < count {
             let range = start..<min(start + Self.bulkChunk, count)
-            try environment.write { try body(range, $0) }
+            try environment.write { txn in try txn.withAppender(to: target) { try body(range, $0) } }
             start = range.upperBound
         }
     }

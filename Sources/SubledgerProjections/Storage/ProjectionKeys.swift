@@ -134,4 +134,21 @@ extension Projection {
         case (.text, .text): return tokenText(a).utf8.lexicographicallyPrecedes(tokenText(b).utf8)
         }
     }
+
+    /// Puts entries of the transaction index, sorted by packed key, into the byte order of their
+    /// database keys: in each environment the identifiers that are text follow the numbers (their
+    /// flag bit), but in the order they were interned rather than by their UTF-8.
+    func sortTextIdentifiers(_ entries: inout [HashIndex.Entry]) {
+        var start = 0
+        while start < entries.count {
+            guard Identifier(raw: entries[start].low).textID != nil else {
+                start += 1
+                continue
+            }
+            var end = start + 1
+            while end < entries.count, entries[end].high == entries[start].high { end += 1 }
+            entries[start..<end].sort { precedes(Identifier(raw: $0.low), Identifier(raw: $1.low)) }
+            start = end
+        }
+    }
 }

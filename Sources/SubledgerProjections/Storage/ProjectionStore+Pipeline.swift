@@ -31,14 +31,13 @@ extension ProjectionStore {
                 try LogReader(directory: log).scan { entry in
                     guard entry.kind == EventRecord.kind else { return true }
                     do throws(ProjectionError) {
-                        var step = try FoldStep(recordPayload: entry.payload, at: entry.position, strings: &strings)
-                        indexes.place(&step)
-                        steps.append(step)
+                        steps.append(try FoldStep(recordPayload: entry.payload, at: entry.position, strings: &strings))
                     } catch {
                         failure = error
                         return false
                     }
                     if steps.count == StepPipe.batchSize {
+                        indexes.place(&steps)
                         pipe.send(StepPipe.Batch(steps: steps, strings: strings))
                         steps.removeAll(keepingCapacity: true)
                     }
@@ -47,13 +46,14 @@ extension ProjectionStore {
             } catch {
                 failure = readFailure(error)
             }
+            indexes.place(&steps)
             handoff.withLock { $0 = indexes }
             pipe.send(StepPipe.Batch(steps: steps, strings: strings, isLast: true, failure: failure))
         }
         while true {
             let batch = pipe.receive()
             projection.strings = batch.strings
-            for step in batch.steps { projection.apply(placed: step) }
+            projection.apply(placed: batch.steps)
             if projection.eventsFolded % Self.progressEvery < StepPipe.batchSize { progress(projection.eventsFolded) }
             guard !batch.isLast else {
                 handoff.withLock { $0.take()! }.giveBack(to: &projection)

@@ -199,7 +199,7 @@ public final class ProjectionStore {
         let path: String
         do {
             path = try SnapshotDirectory(path: directory).replace { path in
-                size = try ProjectionDatabase.write(fresh, settings: settings, schemaVersion: schemaVersion, to: path)
+                size = try ProjectionDatabase.write(&fresh, settings: settings, schemaVersion: schemaVersion, to: path)
             }
         } catch let error as ProjectionError {
             throw error
