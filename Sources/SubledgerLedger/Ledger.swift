@@ -108,7 +108,8 @@ public final class Ledger: Sendable {
     }
 
     /// Deduplicates and durably appends a batch whose verification `verify(_:)` started;
-    /// rejected lines are quarantined. As `ingest(_ lines:recordedAt:)`.
+    /// rejected lines are quarantined. As `ingest(_ lines:recordedAt:)`; each batch is ingested
+    /// once (its outcomes are handed over as they are stored).
     public func ingest(_ batch: BatchVerification, recordedAt: Int64) throws -> [IngestOutcome] {
         let projections = projections
         defer { projections.foldAppended() }

@@ -110,7 +110,7 @@ enum IngestCommand: Command {
             var capacity = 0
             // A batch's verification starts before the batch ahead of it is stored, so the
             // cores go on verifying while that batch's last chunks are stored. At most three
-            // batches are held: one stored, one verified, one read.
+            // batches are held: one being stored, the next being verified, one being read.
             func flush() throws {
                 let verification = batch.isEmpty ? nil : ledger.verify(batch)
                 try collect()
