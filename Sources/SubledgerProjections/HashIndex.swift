@@ -40,8 +40,7 @@ struct HashIndex: Sendable {
     /// Asks for the line where `key`'s probe starts, to be looked up a few steps later.
     func prefetch(_ key: UInt128) {
         slots.withUnsafeBufferPointer { slots in
-            let slot = Int(truncatingIfNeeded: Self.hash(UInt64(truncatingIfNeeded: key), UInt64(truncatingIfNeeded: key >> 64)))
-            subledger_prefetch(slots.baseAddress! + (slot & (slots.count - 1)))
+            subledger_prefetch(slots.baseAddress! + Self.home(UInt64(truncatingIfNeeded: key), UInt64(truncatingIfNeeded: key >> 64), mask: slots.count - 1))
         }
     }
 
@@ -105,7 +104,7 @@ struct HashIndex: Sendable {
         let high = UInt64(truncatingIfNeeded: key >> 64)
         return slots.withUnsafeBufferPointer { slots in
             let mask = slots.count - 1
-            var slot = Int(truncatingIfNeeded: Self.hash(low, high)) & mask
+            var slot = Self.home(low, high, mask: mask)
             while slots[slot].value != Self.empty && !slots[slot].holds(low, high) { slot = (slot + 1) & mask }
             return slot
         }
@@ -115,6 +114,12 @@ struct HashIndex: Sendable {
         let old = slots
         slots = [Entry](repeating: Entry(key: 0, value: Self.empty), count: old.count * 2)
         for slot in old where slot.value != Self.empty { slots[find(slot.key)] = slot }
+    }
+
+    /// The slot where a key's probe starts.
+    @inline(__always)
+    private static func home(_ low: UInt64, _ high: UInt64, mask: Int) -> Int {
+        Int(truncatingIfNeeded: hash(low, high)) & mask
     }
 
     @inline(__always)

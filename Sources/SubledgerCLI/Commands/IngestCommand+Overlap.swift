@@ -6,18 +6,20 @@ extension IngestCommand {
     /// A batch being stored on `queue` while the caller reads the next one: read in turn, the
     /// file left both cores idle for ~5% of an ingest.
     final class PendingBatch: Sendable {
-        let lines: [IngestLine]
+        private let batch: BatchVerification
         private let outcomes = Mutex<Swift.Result<[IngestOutcome], any Error>?>(nil)
         private let done = DispatchSemaphore(value: 0)
 
-        private init(lines: [IngestLine]) {
-            self.lines = lines
+        private init(_ batch: BatchVerification) {
+            self.batch = batch
         }
+
+        var lines: [IngestLine] { batch.lines }
 
         /// `queue` is serial (so it has a thread of its own to block in the ledger's pipeline),
         /// and batches are started one at a time, each after the last was collected.
         static func start(_ batch: BatchVerification, into ledger: Ledger, recordedAt: Int64, on queue: DispatchQueue) -> PendingBatch {
-            let pending = PendingBatch(lines: batch.lines)
+            let pending = PendingBatch(batch)
             queue.async {
                 let result = Swift.Result { try ledger.ingest(batch, recordedAt: recordedAt) }
                 pending.outcomes.withLock { $0 = result }
