@@ -121,15 +121,14 @@ public final class Ledger: Sendable {
     /// One message, as the webhook receives them: verified on the caller's thread, stored with
     /// every message queued meanwhile (group commit), and returned once the background fold has
     /// committed it, so reads see it without waiting for a fold. A duplicate also waits, for
-    /// the original may still be on its way.
+    /// the original may still be on its way (and a rejected message, with its group).
     public func ingest(_ line: IngestLine, recordedAt: Int64) throws -> IngestOutcome {
         let projections = projections
-        let outcome = try pipeline.ingest(line, recordedAt: recordedAt) {
+        return try pipeline.ingest(line, recordedAt: recordedAt) {
             projections.follow(appendedThrough: $0, visible: false)
+        } release: { wake in
+            projections.whenFolded(wake)
         }
-        if case .rejected = outcome { return outcome }
-        projections.waitUntilFolded()
-        return outcome
     }
 
     /// Unmaps this process's resident pages of the memory-mapped databases (the projection and

@@ -8,7 +8,7 @@ import Synchronization
 /// background queue, flushes now and then, rebuilds and closes.
 ///
 /// Reads see every acknowledged event. An append acknowledged one message at a time (the
-/// webhook) waits for the background fold to pass it (`waitUntilFolded`) before it is
+/// webhook) waits for the background fold to pass it (`whenFolded`) before it is
 /// acknowledged, so reads never wait behind the fold it started; an append acknowledged on
 /// return (batch ingestion) marks its end visible, and the next read folds up to it first.
 ///
@@ -41,8 +41,8 @@ final class ProjectionFollower: Sendable {
     struct Progress {
         /// The checkpoint of the database as last committed.
         var checkpoint: UInt64
-        /// Callers waiting for the checkpoint to reach a position.
-        var waiters: [(position: UInt64, resume: DispatchSemaphore)] = []
+        /// What runs when the checkpoint reaches a position.
+        var waiters: [(position: UInt64, resume: @Sendable () -> Void)] = []
         var reader: ProjectionReader
     }
 
@@ -96,17 +96,17 @@ final class ProjectionFollower: Sendable {
         }
     }
 
-    /// Blocks until the background fold has committed every event appended so far: what the
-    /// webhook waits for before acknowledging a message.
-    func waitUntilFolded() {
+    /// Runs `body` once the background fold has committed every event appended so far (at once
+    /// if it has): what the webhook waits for before acknowledging a group of messages. `body`
+    /// runs on the folding thread, so it must only wake someone.
+    func whenFolded(_ body: @escaping @Sendable () -> Void) {
         let target = appendedEnd.load(ordering: .acquiring)
-        let resume: DispatchSemaphore? = progress.withLock { progress in
-            guard progress.checkpoint < target else { return nil }
-            let resume = DispatchSemaphore(value: 0)
-            progress.waiters.append((target, resume))
-            return resume
+        let folded = progress.withLock { progress in
+            guard progress.checkpoint < target else { return true }
+            progress.waiters.append((target, body))
+            return false
         }
-        resume?.wait()
+        if folded { body() }
     }
 
     /// A reader as of every acknowledged event. It takes the store's lock (and so waits for a
@@ -143,7 +143,7 @@ final class ProjectionFollower: Sendable {
             progress.waiters.removeAll { $0.position <= released }
             return due
         }
-        for resume in resumed { resume.signal() }
+        for resume in resumed { resume() }
     }
 
     /// Folds the whole log into a fresh database and switches to it.

@@ -11,7 +11,13 @@ import SubledgerLog
 /// Each stage runs on a thread of its own, started with the ledger at normal priority: the
 /// webhook's workers verify at a lower one, and a stage that ran on them waited for the CPU behind
 /// every verification after each of its syncs (measured: 2.3 ms for a front stage that does no
-/// sync). A message waits on a semaphore of its own and is woken once, with its outcome.
+/// sync). A message waits on a semaphore of its own and is woken once, with its outcome, when its
+/// group's `Release` says so (the ledger's, once the group is folded).
+///
+/// A group costs about the same to store and fold whatever its size (two syncs, one LMDB
+/// commit), so while other messages are still being verified the front stage gathers for up to
+/// `gatherWindow` after the first one queued, or until `gatherTarget` are queued. A lone message
+/// (nothing else verifying) is stored at once.
 final class GroupCommit: Sendable {
     /// The front stage of one group: dedup, quarantine, evidence. Returns what the back stage needs.
     typealias Front = @Sendable ([Slot]) throws -> Staged
@@ -19,6 +25,8 @@ final class GroupCommit: Sendable {
     /// outcomes in slot order.
     typealias Back = @Sendable (Staged, _ onAppended: @Sendable (LogPosition) -> Void) throws -> [IngestOutcome]
     typealias Staged = IngestionPipeline.Staged
+    /// Gets, once a group is stored, what wakes its messages' callers, and runs it (now or later).
+    typealias Release = @Sendable (_ wake: @escaping @Sendable () -> Void) -> Void
 
     private let state = Lock(State())
     /// Counts what the front thread has to do: queued messages, exclusive callers, stopping.
@@ -31,8 +39,17 @@ final class GroupCommit: Sendable {
     private let handedOff = DispatchSemaphore(value: 0)
     private let threads: Lock<[PosixThread]> = Lock([])
 
+    /// How long the first message of a group may wait for others still being verified, and how
+    /// many make a group worth storing at once.
+    private let gatherWindow: DispatchTimeInterval
+    private let gatherTarget: Int
+
     private struct State {
         var queue: [Slot] = []
+        /// When the group's first message was queued.
+        var gatherDeadline = DispatchTime.now()
+        /// Messages being verified, that will be queued next.
+        var preparing = 0
         /// Callers of `exclusively`, served before the queue so a steady webhook load cannot
         /// starve a batch: each is granted both stages and signals `done` when finished.
         var exclusive: [(granted: DispatchSemaphore, done: DispatchSemaphore)] = []
@@ -45,15 +62,25 @@ final class GroupCommit: Sendable {
         let prepared: Result<PreparedMessage, VerificationError>
         let recordedAt: Int64
         let onAppended: @Sendable (LogPosition) -> Void
+        let release: Release
         fileprivate let wake = DispatchSemaphore(value: 0)
         fileprivate let outcome = Lock<Result<IngestOutcome, any Error>?>(nil)
 
-        init(line: IngestLine, prepared: Result<PreparedMessage, VerificationError>, recordedAt: Int64, onAppended: @escaping @Sendable (LogPosition) -> Void) {
+        init(line: IngestLine, prepared: Result<PreparedMessage, VerificationError>, recordedAt: Int64,
+             onAppended: @escaping @Sendable (LogPosition) -> Void, release: @escaping Release) {
             self.line = line
             self.prepared = prepared
             self.recordedAt = recordedAt
             self.onAppended = onAppended
+            self.release = release
         }
+    }
+
+    /// Under a full webhook load on 2 cores, groups of about 4 messages became about 10 (the
+    /// numbers are in docs/ingestion.md).
+    init(gatherWindow: DispatchTimeInterval = .milliseconds(4), gatherTarget: Int = 32) {
+        self.gatherWindow = gatherWindow
+        self.gatherTarget = gatherTarget
     }
 
     /// Starts the two stage threads; `stop()` ends them.
@@ -65,15 +92,23 @@ final class GroupCommit: Sendable {
         threads.withLock { $0 = started }
     }
 
-    /// Queues a verified message and returns once its group is stored.
-    func submit(_ line: IngestLine, _ prepared: Result<PreparedMessage, VerificationError>, recordedAt: Int64, onAppended: @escaping @Sendable (LogPosition) -> Void) throws -> IngestOutcome {
-        let slot = Slot(line: line, prepared: prepared, recordedAt: recordedAt, onAppended: onAppended)
-        let queued = state.withLock { state in
-            if !state.stopped { state.queue.append(slot) }
-            return !state.stopped
+    /// Verifies a message with `prepare` on the caller's thread, queues it and returns once its
+    /// group is stored and released.
+    func submit(
+        _ line: IngestLine, prepare: () -> Result<PreparedMessage, VerificationError>, recordedAt: Int64,
+        onAppended: @escaping @Sendable (LogPosition) -> Void, release: @escaping Release = { $0() }
+    ) throws -> IngestOutcome {
+        state.withLock { $0.preparing += 1 }
+        let slot = Slot(line: line, prepared: prepare(), recordedAt: recordedAt, onAppended: onAppended, release: release)
+        let (queued, wakeFront) = state.withLock { state in
+            state.preparing -= 1
+            guard !state.stopped else { return (false, false) }
+            if state.queue.isEmpty { state.gatherDeadline = .now() + gatherWindow }
+            state.queue.append(slot)
+            return (true, state.queue.count == 1 || state.queue.count >= gatherTarget || state.preparing == 0)
         }
         guard queued else { throw LedgerError.storage("the ledger is closed; open it again to ingest") }
-        work.signal()
+        if wakeFront { work.signal() }
         slot.wake.wait()
         return try slot.outcome.withLock { $0 }!.get()
     }
@@ -105,24 +140,33 @@ final class GroupCommit: Sendable {
         case group([Slot])
         case exclusive(granted: DispatchSemaphore, done: DispatchSemaphore)
         case stop
-        case nothing
+    }
+
+    /// What the front thread does next, once there is something. `work` is signalled when a
+    /// group starts, fills or has nobody left to wait for, and for exclusive callers and stopping.
+    private func next() -> Next {
+        while true {
+            let (next, deadline): (Next?, DispatchTime?) = state.withLock { state in
+                if !state.exclusive.isEmpty {
+                    let turn = state.exclusive.removeFirst()
+                    return (.exclusive(granted: turn.granted, done: turn.done), nil)
+                }
+                if !state.queue.isEmpty {
+                    let gathering = state.preparing > 0 && state.queue.count < gatherTarget && !state.stopped
+                    if gathering && DispatchTime.now() < state.gatherDeadline { return (nil, state.gatherDeadline) }
+                    defer { state.queue.removeAll() }
+                    return (.group(state.queue), nil)
+                }
+                return (state.stopped ? .stop : nil, nil)
+            }
+            if let next { return next }
+            if let deadline { _ = work.wait(timeout: deadline) } else { work.wait() }
+        }
     }
 
     private func runFront(_ front: Front) {
         while true {
-            work.wait()
-            let next: Next = state.withLock { state in
-                if !state.exclusive.isEmpty {
-                    let turn = state.exclusive.removeFirst()
-                    return .exclusive(granted: turn.granted, done: turn.done)
-                }
-                if !state.queue.isEmpty {
-                    defer { state.queue.removeAll() }
-                    return .group(state.queue)
-                }
-                return state.stopped ? .stop : .nothing
-            }
-            switch next {
+            switch next() {
             case .group(let group):
                 let staged = Result { try front(group) }
                 backFree.wait()
@@ -136,8 +180,6 @@ final class GroupCommit: Sendable {
             case .stop:
                 handedOff.signal()
                 return
-            case .nothing:
-                continue
             }
         }
     }
@@ -150,8 +192,8 @@ final class GroupCommit: Sendable {
             backFree.signal()
             for (index, slot) in group.enumerated() {
                 slot.outcome.withLock { $0 = outcomes.map { $0[index] } }
-                slot.wake.signal()
             }
+            group[0].release { for slot in group { slot.wake.signal() } }
         }
     }
 

@@ -113,9 +113,13 @@ final class IngestionPipeline: Sendable {
     }
 
     /// One message, as the webhook receives them: verified on the caller's thread (so concurrent
-    /// requests verify in parallel), then stored with every message queued meanwhile.
-    func ingest(_ line: IngestLine, recordedAt: Int64, onAppended: @escaping @Sendable (LogPosition) -> Void) throws -> IngestOutcome {
-        try commits.submit(line, preparer.prepare(line), recordedAt: recordedAt, onAppended: onAppended)
+    /// requests verify in parallel), then stored with every message queued meanwhile. `release`
+    /// gets what wakes the group's callers once it is stored (the ledger runs it after the fold).
+    func ingest(
+        _ line: IngestLine, recordedAt: Int64, onAppended: @escaping @Sendable (LogPosition) -> Void,
+        release: @escaping GroupCommit.Release = { $0() }
+    ) throws -> IngestOutcome {
+        try commits.submit(line, prepare: { preparer.prepare(line) }, recordedAt: recordedAt, onAppended: onAppended, release: release)
     }
 
     /// Deduplicates (only now: dedup follows verification and input order) and stores a chunk.
