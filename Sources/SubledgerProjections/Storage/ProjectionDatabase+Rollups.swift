@@ -54,10 +54,13 @@ extension ProjectionDatabase {
 }
 
 extension Projection {
-    /// The rollup cells of every timeline, summed.
+    /// The rollup cells of every timeline, summed on this thread (a fold's few timelines).
     func rollups(_ settings: RollupSettings) -> RollupCells {
-        let runs = rollupRuns(settings)
-        return runs.dropFirst().reduce(into: runs[0].cells) { $0.add($1.cells, sign: 1) }
+        var sum = RollupCells()
+        for timeline in timelines {
+            addRollups(of: timeline, to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
+        }
+        return sum
     }
 
     /// The rollup cells of every timeline as a few runs, each summed and sorted on its own core
