@@ -196,26 +196,38 @@ struct ProjectionDatabase: Sendable {
     /// Takes the projection's notification and transaction indexes (it sorts them in place) and
     /// leaves them empty.
     ///
-    /// The rollups are summed on other threads while this one writes the rest (LMDB's write
-    /// transaction stays on one thread): they are written last. Nothing reads the environment
-    /// before the snapshot directory switches to it, so it is written in many transactions, each
-    /// holding a bounded number of dirty pages in memory.
+    /// Another thread sorts the notification and transaction indexes (the largest: one entry per
+    /// notification and per transaction) and then sums the rollups, while this one writes the
+    /// timelines and tokens (LMDB's write transaction stays on one thread); the indexes follow,
+    /// and the rollups last. Nothing reads the environment before the snapshot directory
+    /// switches to it, so it is written in many transactions, each holding a bounded number of
+    /// dirty pages in memory.
     static func write(_ projection: inout Projection, settings: RollupSettings, schemaVersion: UInt32, to path: String) throws -> Int {
-        // Out of the projection before the summing thread takes a copy of it, so that nothing
+        // Out of the projection before the other thread takes a copy of it, so that nothing
         // else shares them and they sort where they lie.
-        var notificationIndex = projection.notifications.uuids
+        let unsorted = Mutex((notifications: projection.notifications.uuids, transactions: projection.transactionIndex))
         projection.notifications.uuids = HashIndex()
-        var transactionIndex = projection.transactionIndex
         projection.transactionIndex = HashIndex()
         let projection = projection
+        let sortedIndexes = Mutex<(notifications: [HashIndex.Entry], transactions: [HashIndex.Entry])>(([], []))
         let rollups = Mutex<[RollupRun]>([])
+        let sorted = DispatchSemaphore(value: 0)
         let summed = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
+            var (notificationIndex, transactionIndex) = unsorted.withLock { indexes in
+                defer { indexes = (HashIndex(), HashIndex()) }
+                return indexes
+            }
+            let notifications = notificationIndex.takeSortedByKey()
+            var transactions = transactionIndex.takeSortedByKey()
+            projection.sortTextIdentifiers(&transactions)
+            sortedIndexes.withLock { $0 = (notifications, transactions) }
+            sorted.signal()
             let runs = projection.rollupRuns(settings)
             rollups.withLock { $0 = runs }
             summed.signal()
         }
-        // Whatever happens here, the summing thread must be done before `write` returns.
+        // Whatever happens here, the other thread must be done before `write` returns.
         var waited = false
         defer { if !waited { summed.wait() } }
         // Side by side, the keys stay in cache where the indexes look them up at random.
@@ -226,12 +238,9 @@ struct ProjectionDatabase: Sendable {
             keys[a].environment != keys[b].environment
                 ? keys[a].environment < keys[b].environment : projection.precedes(keys[a].originalTransactionId, keys[b].originalTransactionId)
         }
-        let notifications = notificationIndex.takeSortedByKey()
         let textNotifications = projection.notifications.texts.map { (key: NotificationKey(isText: true, bits: UInt128($0.key)), value: $0.value) }
             .sorted { projection.precedes($0.key, $1.key) }
         let tokens = projection.tokenIndex.sorted { projection.precedes($0.key, $1.key) }
-        var transactions = transactionIndex.takeSortedByKey()
-        projection.sortTextIdentifiers(&transactions)
 
         let database = try ProjectionDatabase(path: path, readOnly: false, create: true)
         let strings = projection.strings
@@ -271,6 +280,11 @@ struct ProjectionDatabase: Sendable {
             value.removeAll(keepingCapacity: true)
             if index >= 0 { strings.appendKey(keys[Int(index)], to: &value) }
             try appender.append(key: key, value: value)
+        }
+        sorted.wait()
+        let (notifications, transactions) = sortedIndexes.withLock { indexes in
+            defer { indexes = ([], []) }
+            return indexes
         }
         try database.appendInChunks(notifications.count, to: database.notifications) { range, appender in
             for entry in notifications[range] { try appendNotification(NotificationKey(isText: false, bits: entry.key), entry.value, appender) }
