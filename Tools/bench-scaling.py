@@ -20,7 +20,7 @@ limit (`openssl speed`) and `subledger ingest` of the fresh simulation into an e
 
 Usage: Tools/bench-scaling.py [--sizes 160k,1m,10m] [--report FILE] [--command TEXT]
 """
-import argparse, hashlib, http.client, json, math, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+import argparse, hashlib, http.client, json, math, os, re, resource, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUBLEDGER = os.path.join(REPO, ".build/release/subledger")
@@ -380,9 +380,23 @@ def cli_ingest(fresh, scratch):
     return appended, appended / wall
 
 
+def process_cpu_seconds(pid):
+    """User plus system CPU of a running process, from /proc."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_seconds():
+    """User and system CPU of the child processes waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime, usage.ru_stime
+
+
 def webhook_ingest(fresh, scratch, connections=64, seconds=20):
     """`subledger serve` on an empty ledger, wrk posting the fresh simulation's notifications to
-    the webhook (each acknowledged only once durable and folded): notifications/s and failures."""
+    the webhook (each acknowledged only once durable and folded): notifications/s, failures, and
+    the CPU seconds per notification of the server and of wrk (which shares the machine's cores)."""
     data = os.path.join(scratch, "webhook")
     init(data, fresh, fresh + "/root.cer")
     port = free_port()
@@ -391,15 +405,23 @@ def webhook_ingest(fresh, scratch, connections=64, seconds=20):
     try:
         wait_until_serving(server, port)
         environment = dict(os.environ, NOTIFICATIONS=fresh + "/notifications.jsonl")
+        server_before, wrk_before = process_cpu_seconds(server.process.pid), children_cpu_seconds()
         posted = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-s", os.path.join(REPO, "Tools/wrk-post-notifications.lua"),
                                  f"http://127.0.0.1:{port}"], capture_output=True, text=True, env=environment).stdout
+        server_cpu = process_cpu_seconds(server.process.pid) - server_before
+        wrk_user, wrk_system = (after - before for after, before in zip(children_cpu_seconds(), wrk_before))
     finally:
         server.process.send_signal(signal.SIGTERM)
         server.wait(timeout=600)
         shutil.rmtree(data, ignore_errors=True)
     rate = re.search(r"Requests/sec:\s+([0-9.]+)", posted)
     failed = re.search(r"posted (\d+) requests, (\d+) non-2xx", posted)
-    return (float(rate.group(1)) if rate else 0.0), (int(failed.group(2)) if failed else None), connections
+    requests = re.search(r"(\d+) requests in", posted)
+    count = int(requests.group(1)) if requests else 0
+    return {"rate": float(rate.group(1)) if rate else 0.0, "failed": int(failed.group(2)) if failed else None,
+            "connections": connections, "server_cpu": server_cpu / count if count else None,
+            "wrk_cpu": (wrk_user + wrk_system) / count if count else None,
+            "wrk_system_share": wrk_system / (wrk_user + wrk_system) if wrk_user + wrk_system > 0 else None}
 
 
 # Rendering
@@ -485,7 +507,17 @@ def markdown(rows, setting, ingest):
                 seconds_cell(r.get("ready")), files_cell(r.get("files")), ", ".join(r["stopped"])] for r in rows]
     per_core, cores, limit = ingest["limit"]
     notifications, rate = ingest["cli"]
-    webhook_rate, webhook_failed, webhook_connections = ingest["webhook"]
+    webhook = ingest["webhook"]
+    webhook_rate, webhook_failed, webhook_connections = webhook["rate"], webhook["failed"], webhook["connections"]
+    webhook_cpu = ""
+    if webhook["server_cpu"] and webhook["wrk_cpu"]:
+        verifications = 3 / per_core
+        webhook_cpu = f""" Per notification the server used {webhook["server_cpu"] * 1e6:.0f} µs of CPU, and wrk, on the same
+{cores} cores, {webhook["wrk_cpu"] * 1e6:.0f} µs ({webhook["wrk_system_share"]:.0%} of it in the kernel: loopback TCP). Three verifications take
+{verifications * 1e6:.0f} µs, so with wrk beside it the webhook could not pass
+{cores / (verifications + webhook["wrk_cpu"]) / limit:.0%} of the limit even if the server did nothing but verify; with the load
+sent from another machine, as the App Store's is, the server's own CPU would carry
+{count_cell(cores / webhook["server_cpu"])}/s ({cores / webhook["server_cpu"] / limit:.0%} of the limit)."""
     return f"""<!-- scaling:begin (written by Tools/bench-scaling.py; the rest of this file by subledger-bench) -->
 ## Scaling on the realistic mix
 
@@ -523,7 +555,7 @@ Verified ingestion, `subledger ingest` of {notifications:,} fresh notifications 
 (`openssl speed -seconds 3 ecdsap256`: {count_cell(per_core)} verifications/s per core × {cores} cores ÷ 3 JWS per
 notification), measured in the same run. The webhook, `serve` on an empty ledger with wrk posting the
 same notifications over {webhook_connections} connections for 20 s, each answered once durable and folded:
-**{count_cell(webhook_rate)} notifications/s**, {webhook_rate / limit:.0%} of the limit{f" ({webhook_failed} answered other than 2xx)" if webhook_failed else ""}.
+**{count_cell(webhook_rate)} notifications/s**, {webhook_rate / limit:.0%} of the limit{f" ({webhook_failed} answered other than 2xx)" if webhook_failed else ""}.{webhook_cpu}
 <!-- scaling:end -->
 """
 
