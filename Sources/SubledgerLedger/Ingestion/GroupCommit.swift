@@ -29,7 +29,8 @@ final class GroupCommit: Sendable {
     typealias Release = @Sendable (_ wake: @escaping @Sendable () -> Void) -> Void
 
     private let state = Lock(State())
-    /// Counts what the front thread has to do: queued messages, exclusive callers, stopping.
+    /// Wakes the front thread: a group started, filled or has nobody left to wait for; an
+    /// exclusive caller; stopping. It checks the state before waiting, so extra signals are harmless.
     private let work = DispatchSemaphore(value: 0)
     /// Admits one group at a time to the back stage.
     private let backFree = DispatchSemaphore(value: 1)
@@ -46,7 +47,8 @@ final class GroupCommit: Sendable {
 
     private struct State {
         var queue: [Slot] = []
-        /// When the group's first message was queued.
+        /// When the group being gathered is stored at the latest: its first message's arrival
+        /// plus the window.
         var gatherDeadline = DispatchTime.now()
         /// Messages being verified, that will be queued next.
         var preparing = 0
@@ -142,8 +144,7 @@ final class GroupCommit: Sendable {
         case stop
     }
 
-    /// What the front thread does next, once there is something. `work` is signalled when a
-    /// group starts, fills or has nobody left to wait for, and for exclusive callers and stopping.
+    /// What the front thread does next, once there is something.
     private func next() -> Next {
         while true {
             let (next, deadline): (Next?, DispatchTime?) = state.withLock { state in
