@@ -173,4 +173,30 @@ struct TimelineCodecTests {
             }
         }
     }
+
+    @Test("a posting list keeps every position and lies in the database's blocks: 128 positions each, gaps as encodeBlock writes them")
+    func postingListBlocks() throws {
+        var rng = SeededGenerator(state: 21)
+        var list = PostingList()
+        var expected: [UInt64] = []
+        var position: UInt64 = 0
+        for step in 0..<1_000 {
+            // Gaps of one byte, several bytes and a jump past 2^40, so varints of every length occur.
+            position += step == 500 ? 1 << 41 : 1 + rng.next() % (step % 3 == 0 ? 100 : 1 << 20)
+            list.append(position)
+            expected.append(position)
+        }
+        #expect(list.count == expected.count)
+        #expect(try list.positions() == expected)
+        var blocks = 0
+        var encoded: [UInt8] = []
+        list.forEachBlock { first, gaps in
+            let block = expected[(blocks * PostingList.blockSize)..<min((blocks + 1) * PostingList.blockSize, expected.count)]
+            #expect(first == block.first)
+            ProjectionDatabase.encodeBlock(block, into: &encoded)
+            #expect(Array(gaps) == encoded)
+            blocks += 1
+        }
+        #expect(blocks == 8)
+    }
 }

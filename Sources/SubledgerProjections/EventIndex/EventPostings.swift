@@ -10,7 +10,7 @@ import SubledgerEvents
 struct EventPostings: Sendable {
     private var index = HashIndex()
     private(set) var keys: [PostingKey] = []
-    private(set) var lists: [[UInt64]] = []
+    private(set) var lists: [PostingList] = []
     /// The list each dimension added to last: consecutive events mostly share hours,
     /// environments and types, so this spares most hash look-ups.
     private var recent: [(key: PostingKey, list: Int32)?] = Array(repeating: nil, count: EventDimension.allCases.count + 1)
@@ -41,14 +41,14 @@ struct EventPostings: Sendable {
             list = Int32(lists.count)
             index.set(key.packed, list)
             keys.append(key)
-            lists.append([])
+            lists.append(PostingList())
         }
         lists[Int(list)].append(position)
         recent[slot] = (key, list)
     }
 
     /// Every list, in the byte order of the stored keys.
-    var sorted: [(key: PostingKey, positions: [UInt64])] {
+    var sorted: [(key: PostingKey, list: PostingList)] {
         zip(keys, lists).map { ($0, $1) }.sorted { $0.key < $1.key }
     }
 }

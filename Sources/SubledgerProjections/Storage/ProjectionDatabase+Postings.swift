@@ -8,22 +8,18 @@ import SubledgerLMDB
 /// small block, and a reader seeks straight to the block holding a position; at 2–3 bytes a
 /// position, the whole index costs a fraction of the timelines.
 extension ProjectionDatabase {
-    static let postingBlockSize = 128
+    static let postingBlockSize = PostingList.blockSize
 
-    /// Writes a rebuild's index into an empty database, every key in order.
+    /// Writes a rebuild's index into an empty database, every key in order: its lists are
+    /// already in the stored blocks.
     func append(_ postings: EventPostings, _ txn: borrowing LMDBWriteTransaction) throws {
         var key: [UInt8] = []
-        var value: [UInt8] = []
-        for (posting, positions) in postings.sorted {
+        for (posting, list) in postings.sorted {
             Self.postingKey(posting, into: &key)
-            try txn.put(key: key, value: Self.bytes(UInt64(positions.count)), in: self.postings, options: .append)
-            var start = 0
-            while start < positions.count {
-                let block = positions[start..<min(start + Self.postingBlockSize, positions.count)]
-                Self.blockKey(posting, first: block.first!, into: &key)
-                Self.encodeBlock(block, into: &value)
-                try txn.put(key: key, value: value, in: self.postings, options: .append)
-                start = block.endIndex
+            try txn.put(key: key, value: Self.bytes(UInt64(list.count)), in: self.postings, options: .append)
+            try list.forEachBlock { first, gaps in
+                Self.blockKey(posting, first: first, into: &key)
+                try txn.put(key: key, value: gaps, in: self.postings, options: .append)
             }
         }
     }
@@ -34,7 +30,8 @@ extension ProjectionDatabase {
     func extend(with postings: EventPostings, _ txn: borrowing LMDBWriteTransaction) throws {
         var key: [UInt8] = []
         var value: [UInt8] = []
-        for (posting, positions) in zip(postings.keys, postings.lists) {
+        for (posting, list) in zip(postings.keys, postings.lists) {
+            let positions = try list.positions()
             Self.postingKey(posting, into: &key)
             let stored = try txn.get(key, in: self.postings).map { Int(Self.number($0) as UInt64) } ?? 0
             try txn.put(key: key, value: Self.bytes(UInt64(stored + positions.count)), in: self.postings)
