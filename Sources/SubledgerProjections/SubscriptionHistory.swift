@@ -22,7 +22,7 @@ struct SubscriptionHistory {
         let renewal: RenewalSnapshot?
     }
 
-    init(_ timeline: Timeline, visibility: Visibility) {
+    init(_ timeline: borrowing Timeline, visibility: Visibility) {
         var sightings: [Sighting] = []
         sightings.reserveCapacity(timeline.facts.count)
         var renewalSeen = [Bool](repeating: false, count: timeline.renewals.count)

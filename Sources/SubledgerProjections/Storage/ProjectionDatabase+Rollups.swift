@@ -71,8 +71,11 @@ extension Projection {
         let parts = Mutex([RollupRun?](repeating: nil, count: partCount))
         DispatchQueue.concurrentPerform(iterations: partCount) { part in
             var sum = RollupCells()
-            for index in (timelines.count * part / partCount)..<(timelines.count * (part + 1) / partCount) {
-                addRollups(of: timelines[index], to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
+            // Read where they lie, not copied out of the array (see `write`).
+            timelines.withUnsafeBufferPointer { timelines in
+                for index in (timelines.count * part / partCount)..<(timelines.count * (part + 1) / partCount) {
+                    addRollups(of: timelines[index], to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
+                }
             }
             let run = RollupRun(sum)
             parts.withLock { $0[part] = run }

@@ -182,11 +182,13 @@ struct ProjectionDatabase: Sendable {
     static func tokenValue(_ keys: [[UInt8]]) -> [UInt8] {
         var writer: [UInt8] = []
         writer.reserveCapacity(keys.count * 16)
-        for key in keys {
-            writer.appendVarint(key.count)
-            writer.append(contentsOf: key)
-        }
+        for key in keys { appendTokenMember(key, to: &writer) }
         return writer
+    }
+
+    static func appendTokenMember(_ key: [UInt8], to writer: inout [UInt8]) {
+        writer.appendVarint(key.count)
+        writer.append(contentsOf: key)
     }
 
     // MARK: - Bulk write
@@ -238,8 +240,8 @@ struct ProjectionDatabase: Sendable {
             keys[a].environment != keys[b].environment
                 ? keys[a].environment < keys[b].environment : projection.precedes(keys[a].originalTransactionId, keys[b].originalTransactionId)
         }
-        let textNotifications = projection.notifications.texts.map { (key: NotificationKey(isText: true, bits: UInt128($0.key)), value: $0.value) }
-            .sorted { projection.precedes($0.key, $1.key) }
+        let textNotifications = projection.notifications.texts.keys.map { NotificationKey(isText: true, bits: UInt128($0)) }
+            .sorted { projection.precedes($0, $1) }
         let tokens = projection.tokenIndex.sorted { projection.precedes($0.key, $1.key) }
 
         let database = try ProjectionDatabase(path: path, readOnly: false, create: true)
@@ -256,30 +258,46 @@ struct ProjectionDatabase: Sendable {
         key.reserveCapacity(64)
         var value: [UInt8] = []
         value.reserveCapacity(4096)
-        try database.appendInChunks(timelineOrder.count, to: database.timelines) { range, appender in
-            for index in timelineOrder[range] {
-                key.removeAll(keepingCapacity: true)
-                strings.appendKey(keys[index], to: &key)
-                value.removeAll(keepingCapacity: true)
-                TimelineCodec.encode(projection.timelines[index], into: &value)
-                try appender.append(key: key, value: value)
+        // Through a buffer, so that each timeline is read where it lies: an array's subscript
+        // copies it, retaining and releasing its three arrays (cache misses at 10 M events).
+        try projection.timelines.withUnsafeBufferPointer { timelines in
+            try database.appendInChunks(timelineOrder.count, to: database.timelines) { range, appender in
+                for index in timelineOrder[range] {
+                    key.removeAll(keepingCapacity: true)
+                    strings.appendKey(keys[index], to: &key)
+                    value.removeAll(keepingCapacity: true)
+                    TimelineCodec.encode(timelines[index], into: &value)
+                    try appender.append(key: key, value: value)
+                }
             }
         }
+        // A token's timelines are listed in the byte order of their keys: their places in
+        // `timelineOrder`, compared without building the keys.
+        var place = [Int32](repeating: 0, count: keys.count)
+        for (rank, index) in timelineOrder.enumerated() { place[index] = Int32(rank) }
+        var members: [Int32] = []
+        var member: [UInt8] = []
         try database.appendInChunks(tokens.count, to: database.tokens) { range, appender in
-            for (token, members) in tokens[range] {
+            for (token, timelines) in tokens[range] {
                 key.removeAll(keepingCapacity: true)
                 strings.appendKey(token, to: &key)
-                let value = tokenValue(members.map { strings.keyBytes(keys[Int($0)]) }.sorted { $0.lexicographicallyPrecedes($1) })
+                members.removeAll(keepingCapacity: true)
+                members.append(contentsOf: timelines)
+                members.sort { place[Int($0)] < place[Int($1)] }
+                value.removeAll(keepingCapacity: true)
+                for index in members {
+                    member.removeAll(keepingCapacity: true)
+                    strings.appendKey(keys[Int(index)], to: &member)
+                    appendTokenMember(member, to: &value)
+                }
                 try appender.append(key: key, value: value)
             }
         }
         // UUIDs (0 ‖ bits) sort before texts (1 ‖ UTF-8).
-        func appendNotification(_ notification: NotificationKey, _ index: Int32, _ appender: borrowing LMDBAppender) throws {
+        func appendNotification(_ notification: NotificationKey, _ appender: borrowing LMDBAppender) throws {
             key.removeAll(keepingCapacity: true)
             strings.appendKey(notification, to: &key)
-            value.removeAll(keepingCapacity: true)
-            if index >= 0 { strings.appendKey(keys[Int(index)], to: &value) }
-            try appender.append(key: key, value: value)
+            try appender.append(key: key, value: [UInt8]())
         }
         sorted.wait()
         let (notifications, transactions) = sortedIndexes.withLock { indexes in
@@ -287,10 +305,10 @@ struct ProjectionDatabase: Sendable {
             return indexes
         }
         try database.appendInChunks(notifications.count, to: database.notifications) { range, appender in
-            for entry in notifications[range] { try appendNotification(NotificationKey(isText: false, bits: entry.key), entry.value, appender) }
+            for entry in notifications[range] { try appendNotification(NotificationKey(isText: false, bits: entry.key), appender) }
         }
         try database.appendInChunks(textNotifications.count, to: database.notifications) { range, appender in
-            for (notification, index) in textNotifications[range] { try appendNotification(notification, index, appender) }
+            for notification in textNotifications[range] { try appendNotification(notification, appender) }
         }
         try database.appendInChunks(transactions.count, to: database.transactions) { range, appender in
             for entry in transactions[range] {

@@ -172,15 +172,14 @@ extension ProjectionStore {
         }
         var notificationKey: [UInt8] = []
         notificationKey.reserveCapacity(40)
-        func store(_ notification: NotificationKey, _ timeline: Int32) throws {
+        func store(_ notification: NotificationKey) throws {
             guard !known.contains(notification) else { return }
             notificationKey.removeAll(keepingCapacity: true)
             part.strings.appendKey(notification, to: &notificationKey)
-            let value = timeline >= 0 ? part.strings.keyBytes(part.timelines[Int(timeline)].key) : []
-            try txn.put(key: notificationKey, value: value, in: database.notifications)
+            try txn.put(key: notificationKey, value: [UInt8](), in: database.notifications)
         }
-        try part.notifications.uuids.forEach { try store(NotificationKey(isText: false, bits: $0), $1) }
-        for (text, timeline) in part.notifications.texts { try store(NotificationKey(isText: true, bits: UInt128(text)), timeline) }
+        try part.notifications.uuids.forEach { key, _ in try store(NotificationKey(isText: false, bits: key)) }
+        for text in part.notifications.texts.keys { try store(NotificationKey(isText: true, bits: UInt128(text))) }
         return untokened
     }
 
