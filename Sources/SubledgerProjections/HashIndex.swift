@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CPrefetch
 
 /// A hash map from 128-bit keys to timeline indexes, for the fold's hot look-ups (a timeline by
@@ -9,24 +12,61 @@ import CPrefetch
 struct HashIndex: Sendable {
     /// Key and value side by side, so a probe touches one cache line; the key is split in two
     /// words so that a slot takes 24 bytes rather than the 32 a 16-byte-aligned `UInt128` needs.
+    /// The value is kept with its sign bit flipped, so that an empty slot is all zero bits and a
+    /// table starts as zeroed memory (`Slots`).
     struct Entry {
         fileprivate(set) var low: UInt64
         fileprivate(set) var high: UInt64
-        fileprivate(set) var value: Int32
+        private var flippedValue: Int32
 
         init(key: UInt128, value: Int32) {
             low = UInt64(truncatingIfNeeded: key)
             high = UInt64(truncatingIfNeeded: key >> 64)
-            self.value = value
+            flippedValue = value ^ Int32.min
         }
 
         var key: UInt128 { UInt128(high) << 64 | UInt128(low) }
+
+        fileprivate(set) var value: Int32 {
+            get { flippedValue ^ Int32.min }
+            set { flippedValue = newValue ^ Int32.min }
+        }
 
         @inline(__always)
         func holds(_ low: UInt64, _ high: UInt64) -> Bool { self.low == low && self.high == high }
     }
 
-    private var slots: [Entry]
+    /// The slots, from `calloc`. A rebuild sizes its notification and transaction indexes for
+    /// every record (400 MB each at 10 M events); filling them with an empty marker took 2.6 s
+    /// before the fold could start, most of it the kernel backing fresh pages (2-9 µs a page on
+    /// this VM class). Zeroed pages cost nothing until written, so now each is first touched by
+    /// an insert, on the thread that places events while the other folds.
+    ///
+    /// `@unchecked Sendable`: like an array's buffer, it is written only through the one
+    /// `HashIndex` or `SortedEntries` that references it uniquely (a shared one is copied first).
+    final class Slots: @unchecked Sendable {
+        let base: UnsafeMutablePointer<Entry>
+        let count: Int
+
+        init(count: Int) {
+            guard let memory = calloc(max(count, 1), MemoryLayout<Entry>.stride) else {
+                fatalError("HashIndex: no memory for \(count) slots")
+            }
+            base = memory.bindMemory(to: Entry.self, capacity: count)
+            self.count = count
+        }
+
+        convenience init(copying other: Slots) {
+            self.init(count: other.count)
+            base.update(from: other.base, count: count)
+        }
+
+        deinit { free(base) }
+
+        var buffer: UnsafeMutableBufferPointer<Entry> { UnsafeMutableBufferPointer(start: base, count: count) }
+    }
+
+    private var slots: Slots
     private(set) var count = 0
 
     private static let empty = Int32.min
@@ -34,19 +74,17 @@ struct HashIndex: Sendable {
     init(capacity: Int = 0) {
         var size = 16
         while size * 3 < capacity * 4 { size *= 2 }
-        slots = [Entry](repeating: Entry(key: 0, value: Self.empty), count: size)
+        slots = Slots(count: size)
     }
 
     /// Asks for the line where `key`'s probe starts, to be looked up a few steps later.
     func prefetch(_ key: UInt128) {
-        slots.withUnsafeBufferPointer { slots in
-            subledger_prefetch(slots.baseAddress! + Self.home(UInt64(truncatingIfNeeded: key), UInt64(truncatingIfNeeded: key >> 64), mask: slots.count - 1))
-        }
+        subledger_prefetch(slots.base + Self.home(UInt64(truncatingIfNeeded: key), UInt64(truncatingIfNeeded: key >> 64), mask: slots.count - 1))
     }
 
     subscript(key: UInt128) -> Int32? {
-        let slot = find(key)
-        return slots[slot].value == Self.empty ? nil : slots[slot].value
+        let value = slots.base[find(key)].value
+        return value == Self.empty ? nil : value
     }
 
     /// Stores `value` under `key`, replacing what was there.
@@ -61,13 +99,14 @@ struct HashIndex: Sendable {
 
     private mutating func insert(_ key: UInt128, _ value: Int32, replacing: Bool) -> Int32? {
         precondition(value != Self.empty, "Int32.min cannot be stored in a HashIndex")
+        if !isKnownUniquelyReferenced(&slots) { slots = Slots(copying: slots) }
         let slot = find(key)
-        let existing = slots[slot].value
+        let existing = slots.base[slot].value
         if existing != Self.empty {
-            if replacing { slots[slot].value = value }
+            if replacing { slots.base[slot].value = value }
             return existing
         }
-        slots[slot] = Entry(key: key, value: value)
+        slots.base[slot] = Entry(key: key, value: value)
         count += 1
         if count * 4 > slots.count * 3 { grow() }
         return nil
@@ -75,45 +114,73 @@ struct HashIndex: Sendable {
 
     /// Every entry, in no particular order.
     func forEach(_ body: (UInt128, Int32) throws -> Void) rethrows {
-        for slot in slots where slot.value != Self.empty { try body(slot.key, slot.value) }
+        for slot in slots.buffer where slot.value != Self.empty { try body(slot.key, slot.value) }
     }
 
     /// Empties the index and returns its entries ordered by key (as an unsigned number), sorted
     /// where they lay: a rebuild writes millions of them in key order, and a sorted copy beside
     /// the index took hundreds of megabytes of fresh pages. Sorts in place only when no copy of
     /// the index shares its storage.
-    mutating func takeSortedByKey() -> [Entry] {
-        var entries = slots
-        slots = []
+    mutating func takeSortedByKey() -> SortedEntries {
+        if !isKnownUniquelyReferenced(&slots) { slots = Slots(copying: slots) }
+        let entries = slots
+        slots = Slots(count: 16)
         count = 0
         var kept = 0
-        entries.withUnsafeMutableBufferPointer { entries in
-            for index in entries.indices where entries[index].value != Self.empty {
-                entries[kept] = entries[index]
-                kept += 1
-            }
+        for index in 0..<entries.count where entries.base[index].value != Self.empty {
+            entries.base[kept] = entries.base[index]
+            kept += 1
         }
-        entries.removeLast(entries.count - kept)
-        entries.sort { $0.high != $1.high ? $0.high < $1.high : $0.low < $1.low }
-        return entries
+        var compacted = UnsafeMutableBufferPointer(start: entries.base, count: kept)
+        compacted.sort { $0.high != $1.high ? $0.high < $1.high : $0.low < $1.low }
+        return SortedEntries(storage: entries, count: kept)
+    }
+
+    /// An index's entries taken out of it, in the slots they were compacted into.
+    struct SortedEntries: RandomAccessCollection, Sendable {
+        private var storage: Slots
+        let count: Int
+
+        fileprivate init(storage: Slots, count: Int) {
+            self.storage = storage
+            self.count = count
+        }
+
+        init() {
+            self.init(storage: Slots(count: 0), count: 0)
+        }
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { count }
+
+        subscript(position: Int) -> Entry {
+            precondition(position >= 0 && position < count, "SortedEntries: index out of range")
+            return storage.base[position]
+        }
+
+        /// The entries to reorder in place (copied first if another value shares them).
+        mutating func withUnsafeMutableBufferPointer<R>(_ body: (inout UnsafeMutableBufferPointer<Entry>) throws -> R) rethrows -> R {
+            if !isKnownUniquelyReferenced(&storage) { storage = Slots(copying: storage) }
+            var buffer = UnsafeMutableBufferPointer(start: storage.base, count: count)
+            return try body(&buffer)
+        }
     }
 
     @inline(__always)
     private func find(_ key: UInt128) -> Int {
         let low = UInt64(truncatingIfNeeded: key)
         let high = UInt64(truncatingIfNeeded: key >> 64)
-        return slots.withUnsafeBufferPointer { slots in
-            let mask = slots.count - 1
-            var slot = Self.home(low, high, mask: mask)
-            while slots[slot].value != Self.empty && !slots[slot].holds(low, high) { slot = (slot + 1) & mask }
-            return slot
-        }
+        let base = slots.base
+        let mask = slots.count - 1
+        var slot = Self.home(low, high, mask: mask)
+        while base[slot].value != Self.empty && !base[slot].holds(low, high) { slot = (slot + 1) & mask }
+        return slot
     }
 
     private mutating func grow() {
         let old = slots
-        slots = [Entry](repeating: Entry(key: 0, value: Self.empty), count: old.count * 2)
-        for slot in old where slot.value != Self.empty { slots[find(slot.key)] = slot }
+        slots = Slots(count: old.count * 2)
+        for slot in old.buffer where slot.value != Self.empty { slots.base[find(slot.key)] = slot }
     }
 
     /// The slot where a key's probe starts.

@@ -174,6 +174,31 @@ struct TimelineCodecTests {
         }
     }
 
+    @Test("copies of a hash index are independent values: inserting into one, growing it or taking its sorted entries leaves the other as it was")
+    func hashIndexCopies() {
+        var original = HashIndex()
+        for key in 0..<100 { original.set(UInt128(key), Int32(key)) }
+        var copy = original
+        copy.set(5, -5)
+        for key in 100..<1_000 { copy.set(UInt128(key), Int32(key)) }
+        #expect(original.count == 100)
+        #expect(original[5] == 5)
+        #expect(original[500] == nil)
+        #expect(copy[5] == -5)
+        #expect(copy[999] == 999)
+        let shared = copy
+        let sorted = copy.takeSortedByKey()
+        #expect(sorted.map(\.key) == (0..<1_000).map { UInt128($0) })
+        #expect(copy.count == 0)
+        #expect(copy[5] == nil)
+        #expect(shared.count == 1_000)
+        #expect(shared[5] == -5)
+        var entries = sorted
+        entries.withUnsafeMutableBufferPointer { $0.reverse() }
+        #expect(sorted.first?.key == 0)
+        #expect(entries.first?.key == 999)
+    }
+
     @Test("a posting list keeps every position and lies in the database's blocks: 128 positions each, gaps as encodeBlock writes them")
     func postingListBlocks() throws {
         var rng = SeededGenerator(state: 21)

@@ -211,7 +211,7 @@ struct ProjectionDatabase: Sendable {
         projection.notifications.uuids = HashIndex()
         projection.transactionIndex = HashIndex()
         let projection = projection
-        let sortedIndexes = Mutex<(notifications: [HashIndex.Entry], transactions: [HashIndex.Entry])>(([], []))
+        let sortedIndexes = Mutex<(notifications: HashIndex.SortedEntries, transactions: HashIndex.SortedEntries)>((.init(), .init()))
         let rollups = Mutex<[RollupRun]>([])
         let sorted = DispatchSemaphore(value: 0)
         let summed = DispatchSemaphore(value: 0)
@@ -222,7 +222,7 @@ struct ProjectionDatabase: Sendable {
             }
             let notifications = notificationIndex.takeSortedByKey()
             var transactions = transactionIndex.takeSortedByKey()
-            projection.sortTextIdentifiers(&transactions)
+            transactions.withUnsafeMutableBufferPointer { projection.sortTextIdentifiers(&$0) }
             sortedIndexes.withLock { $0 = (notifications, transactions) }
             sorted.signal()
             let runs = projection.rollupRuns(settings)
@@ -301,7 +301,7 @@ struct ProjectionDatabase: Sendable {
         }
         sorted.wait()
         let (notifications, transactions) = sortedIndexes.withLock { indexes in
-            defer { indexes = ([], []) }
+            defer { indexes = (.init(), .init()) }
             return indexes
         }
         try database.appendInChunks(notifications.count, to: database.notifications) { range, appender in

@@ -138,7 +138,7 @@ extension Projection {
     /// Puts entries of the transaction index, sorted by packed key, into the byte order of their
     /// database keys: in each environment the identifiers that are text follow the numbers (their
     /// flag bit), but in the order they were interned rather than by their UTF-8.
-    func sortTextIdentifiers(_ entries: inout [HashIndex.Entry]) {
+    func sortTextIdentifiers(_ entries: inout UnsafeMutableBufferPointer<HashIndex.Entry>) {
         var start = 0
         while start < entries.count {
             guard Identifier(raw: entries[start].low).textID != nil else {
