@@ -71,7 +71,6 @@ struct FoldIndexes: Sendable {
                 environmentIDs.sort()
             }
         }
-        if let notification = step.notification { notifications.set(notification, index) }
         if let version = step.transaction, !version.transactionId.isAbsent {
             let transaction = TransactionKey(environment: key.environment, transactionId: version.transactionId)
             step.transactionSeen = transactionIndex.insertIfAbsent(transaction.packed, index) != nil

@@ -214,32 +214,24 @@ extension TransactionKey {
     }
 }
 
-/// Folded notifications → their timeline (-1 for none): UUIDs in a `HashIndex`, the rare
-/// non-UUID ids by interned text.
+/// The notifications folded, so that a repeat is skipped: UUIDs in a `HashIndex` (its values
+/// unused), the rare non-UUID ids by interned text.
 struct NotificationIndex: Sendable {
     var uuids = HashIndex()
-    var texts: [UInt32: Int32] = [:]
+    var texts: Set<UInt32> = []
 
     var count: Int { uuids.count + texts.count }
 
-    subscript(key: NotificationKey) -> Int32? {
-        key.isText ? texts[UInt32(truncatingIfNeeded: key.bits)] : uuids[key.bits]
-    }
-
-    mutating func set(_ key: NotificationKey, _ value: Int32) {
-        if key.isText { texts[UInt32(truncatingIfNeeded: key.bits)] = value } else { uuids.set(key.bits, value) }
+    func contains(_ key: NotificationKey) -> Bool {
+        key.isText ? texts.contains(UInt32(truncatingIfNeeded: key.bits)) : uuids[key.bits] != nil
     }
 
     func prefetch(_ key: NotificationKey) {
         if !key.isText { uuids.prefetch(key.bits) }
     }
 
-    /// Records `key` (with no timeline yet) unless it is known; returns whether it was new.
+    /// Records `key` unless it is known; returns whether it was new.
     mutating func claim(_ key: NotificationKey) -> Bool {
-        guard key.isText else { return uuids.insertIfAbsent(key.bits, -1) == nil }
-        let id = UInt32(truncatingIfNeeded: key.bits)
-        guard texts[id] == nil else { return false }
-        texts[id] = -1
-        return true
+        key.isText ? texts.insert(UInt32(truncatingIfNeeded: key.bits)).inserted : uuids.insertIfAbsent(key.bits, 0) == nil
     }
 }

@@ -101,7 +101,6 @@ extension Projection {
         }
         let key = TimelineKey(environment: environmentID ?? 0, originalTransactionId: identifier(interning: originalTransactionId))
         let index = timelineIndex(for: key)
-        if let notification { notifications.set(notification, index) }
 
         let type = event.type
         var fact = Fact(

@@ -82,7 +82,7 @@ public struct Projection: Sendable {
 
     /// Whether a notification with this `notificationUUID` was folded (any case of a UUID).
     public func containsNotification(_ notificationUUID: String) -> Bool {
-        notificationKey(lookingUp: notificationUUID).map { notifications[$0] != nil } ?? false
+        notificationKey(lookingUp: notificationUUID).map { notifications.contains($0) } ?? false
     }
 
     /// Folds one event. Events must arrive in increasing position order (replay order); an

@@ -240,7 +240,7 @@ struct ProjectionDatabase: Sendable {
             keys[a].environment != keys[b].environment
                 ? keys[a].environment < keys[b].environment : projection.precedes(keys[a].originalTransactionId, keys[b].originalTransactionId)
         }
-        let textNotifications = projection.notifications.texts.keys.map { NotificationKey(isText: true, bits: UInt128($0)) }
+        let textNotifications = projection.notifications.texts.map { NotificationKey(isText: true, bits: UInt128($0)) }
             .sorted { projection.precedes($0, $1) }
         let tokens = projection.tokenIndex.sorted { projection.precedes($0.key, $1.key) }
 

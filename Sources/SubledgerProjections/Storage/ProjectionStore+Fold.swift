@@ -94,7 +94,7 @@ extension ProjectionStore {
                 var part = Projection(strings: table, timelines: loaded, environments: header.environments)
                 part.eventsFolded = header.events
                 part.lastPosition = header.checkpoint
-                for key in known { part.notifications.set(key, -1) }
+                for key in known { _ = part.notifications.claim(key) }
                 let before = loaded.map { (transactions: $0.transactions.count, token: $0.customerToken) }
                 // Late events rewrite past periods: take back what the touched timelines
                 // contributed, then add what they contribute now.
@@ -179,7 +179,7 @@ extension ProjectionStore {
             try txn.put(key: notificationKey, value: [UInt8](), in: database.notifications)
         }
         try part.notifications.uuids.forEach { key, _ in try store(NotificationKey(isText: false, bits: key)) }
-        for text in part.notifications.texts.keys { try store(NotificationKey(isText: true, bits: UInt128(text))) }
+        for text in part.notifications.texts { try store(NotificationKey(isText: true, bits: UInt128(text))) }
         return untokened
     }
 
