@@ -14,7 +14,7 @@ struct HashIndex: Sendable {
     /// words so that a slot takes 24 bytes rather than the 32 a 16-byte-aligned `UInt128` needs.
     /// The value is kept with its sign bit flipped, so that an empty slot is all zero bits and a
     /// table starts as zeroed memory (`Slots`).
-    struct Entry {
+    struct Entry: BitwiseCopyable {
         fileprivate(set) var low: UInt64
         fileprivate(set) var high: UInt64
         private var flippedValue: Int32
@@ -44,6 +44,7 @@ struct HashIndex: Sendable {
     ///
     /// `@unchecked Sendable`: like an array's buffer, it is written only through the one
     /// `HashIndex` or `SortedEntries` that references it uniquely (a shared one is copied first).
+    /// Freed without deinitializing its entries: `Entry` is `BitwiseCopyable`.
     final class Slots: @unchecked Sendable {
         let base: UnsafeMutablePointer<Entry>
         let count: Int
@@ -58,7 +59,7 @@ struct HashIndex: Sendable {
 
         convenience init(copying other: Slots) {
             self.init(count: other.count)
-            base.update(from: other.base, count: count)
+            base.initialize(from: other.base, count: count)
         }
 
         deinit { free(base) }
