@@ -37,7 +37,7 @@ struct HashIndex: Sendable {
     }
 
     /// The slots, from `calloc`. A rebuild sizes its notification and transaction indexes for
-    /// every record (400 MB each at 10 M events); filling them with an empty marker took 2.6 s
+    /// every record (400 MB each at 10 M events); filling them with an empty marker took 1.7-3.0 s
     /// before the fold could start, most of it the kernel backing fresh pages (2-9 µs a page on
     /// this VM class). Zeroed pages cost nothing until written, so now each is first touched by
     /// an insert, on the thread that places events while the other folds.

@@ -259,7 +259,7 @@ struct ProjectionDatabase: Sendable {
         var value: [UInt8] = []
         value.reserveCapacity(4096)
         // Through a buffer, so that each timeline is read where it lies: an array's subscript
-        // copies it, retaining and releasing its three arrays (cache misses at 10 M events).
+        // copies it, retaining and releasing its three arrays.
         try projection.timelines.withUnsafeBufferPointer { timelines in
             try database.appendInChunks(timelineOrder.count, to: database.timelines) { range, appender in
                 for index in timelineOrder[range] {
