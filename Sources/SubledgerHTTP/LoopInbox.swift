@@ -37,8 +37,12 @@ final class LoopInbox: Sendable {
     }
 
     func post(_ completion: Completion) {
-        completions.withLock { $0.append(completion) }
-        wake()
+        // As `postStreamReady`: a group of webhook messages answered at once wakes the loop once.
+        let first = completions.withLock { posted in
+            posted.append(completion)
+            return posted.count == 1
+        }
+        if first { wake() }
     }
 
     func postStreamReady(_ connectionID: UInt64) {

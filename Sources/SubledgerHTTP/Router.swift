@@ -1,3 +1,6 @@
+import Dispatch
+import SubledgerCore
+
 /// Routes requests by method and path pattern to handlers.
 ///
 /// A pattern is a path whose segments are literals or `{name}` parameters:
@@ -10,6 +13,8 @@
 /// Unknown paths get a 404 JSON error; a known path with another method gets 405 with `Allow`.
 public struct Router: HTTPHandler {
     public typealias Handler = @Sendable (HTTPRequest) throws -> HTTPResponse
+    /// A route that answers later, through the completion (see ``HTTPHandler``).
+    public typealias DeferredHandler = @Sendable (HTTPRequest, @escaping HTTPCompletion) -> Void
 
     private enum Segment: Sendable, Equatable {
         case literal(String)
@@ -20,7 +25,7 @@ public struct Router: HTTPHandler {
         let method: String
         let pattern: String
         let segments: [Segment]
-        let handler: Handler
+        let handler: DeferredHandler
     }
 
     private var routes: [Route] = []
@@ -29,6 +34,11 @@ public struct Router: HTTPHandler {
 
     /// Adds a route. A malformed pattern, or the same method and pattern twice, is a programming error.
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+        add(method, pattern, answeringLater: { request, completion in completion(Result { try handler(request) }) })
+    }
+
+    /// Adds a route whose handler answers through its completion.
+    public mutating func add(_ method: String, _ pattern: String, answeringLater handler: @escaping DeferredHandler) {
         precondition(HTTPSyntax.isToken(method.utf8), "\(method) is not an HTTP method token")
         let segments = Self.compile(pattern)
         precondition(!routes.contains { $0.method == method && $0.segments == segments },
@@ -41,7 +51,30 @@ public struct Router: HTTPHandler {
     public mutating func put(_ pattern: String, _ handler: @escaping Handler) { add("PUT", pattern, handler) }
     public mutating func delete(_ pattern: String, _ handler: @escaping Handler) { add("DELETE", pattern, handler) }
 
+    /// Waits for a route that answers later; the server calls ``respond(to:completion:)``.
     public func respond(to request: HTTPRequest) throws -> HTTPResponse {
+        let answer = Lock<Result<HTTPResponse, any Error>?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        respond(to: request) { result in
+            answer.withLock { $0 = result }
+            answered.signal()
+        }
+        answered.wait()
+        return try answer.withLock { $0 }!.get()
+    }
+
+    public func respond(to request: HTTPRequest, completion: @escaping HTTPCompletion) {
+        let route: (handler: DeferredHandler, request: HTTPRequest)
+        do {
+            route = try self.route(request)
+        } catch {
+            return completion(.failure(error))
+        }
+        route.handler(route.request, completion)
+    }
+
+    /// The handler of the route `request` matches, and the request with its path parameters.
+    private func route(_ request: HTTPRequest) throws -> (handler: DeferredHandler, request: HTTPRequest) {
         var segments: [String] = []
         for raw in request.path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst() {
             guard let segment = PercentEncoding.decode(raw, plusAsSpace: false) else {
@@ -66,7 +99,7 @@ public struct Router: HTTPHandler {
         }
         var routed = request
         routed.pathParameters = best.parameters
-        return try best.route.handler(routed)
+        return (best.route.handler, routed)
     }
 
     private static func compile(_ pattern: String) -> [Segment] {

@@ -4,7 +4,7 @@ import SubledgerCore
 
 /// A fixed set of threads that call the handler, one request at a time each.
 ///
-/// Fixed, because handlers block (an append waits for `fsync`) and a growing pool would turn a
+/// Fixed, because handlers may block (on a lock, on a slow disk) and a growing pool would turn a
 /// slow disk into thousands of threads; a request waits in the queue instead. The queue is
 /// bounded by the connection limit: a connection has at most one request in progress.
 final class WorkerPool: Sendable {
@@ -53,7 +53,7 @@ final class WorkerPool: Sendable {
                 threads.append(try PosixThread.serverThread(name: "\(name)-\(index)") {
                     if niceness > 0 { SystemCalls.lowerPriority(of: gettid(), by: niceness) }
                     while let job = queue.pop() {
-                        inbox.post(Self.run(handler, job))
+                        Self.run(handler, job) { inbox.post($0) }
                     }
                 })
             }
@@ -75,20 +75,24 @@ final class WorkerPool: Sendable {
         for thread in threads { thread.join() }
     }
 
-    private static func run(_ handler: any HTTPHandler, _ job: Job) -> LoopInbox.Completion {
+    /// Calls `handler` and gives `post` what the event loop sends, when the handler answers.
+    private static func run(_ handler: any HTTPHandler, _ job: Job, post: @escaping @Sendable (LoopInbox.Completion) -> Void) {
         var logged = job.request
         logged.body = []
-        let response: HTTPResponse
-        var handlerError: String?
-        do {
-            response = try handler.respond(to: job.request)
-        } catch let error as HTTPError {
-            response = error.response
-        } catch {
-            response = HTTPError(.internalServerError, code: "internal_error",
-                                 detail: "the server failed to handle the request; details are in its log").response
-            handlerError = String(describing: error)
+        handler.respond(to: job.request) { [logged] result in
+            var handlerError: String?
+            let response: HTTPResponse
+            switch result {
+            case .success(let answer):
+                response = answer
+            case .failure(let error as HTTPError):
+                response = error.response
+            case .failure(let error):
+                response = HTTPError(.internalServerError, code: "internal_error",
+                                     detail: "the server failed to handle the request; details are in its log").response
+                handlerError = String(describing: error)
+            }
+            post(LoopInbox.Completion(connectionID: job.connectionID, request: logged, response: response, handlerError: handlerError))
         }
-        return LoopInbox.Completion(connectionID: job.connectionID, request: logged, response: response, handlerError: handlerError)
     }
 }

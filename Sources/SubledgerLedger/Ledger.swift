@@ -1,3 +1,5 @@
+import Dispatch
+import SubledgerCore
 import SubledgerEvents
 import SubledgerJWS
 import SubledgerLog
@@ -123,12 +125,24 @@ public final class Ledger: Sendable {
     /// committed it, so reads see it without waiting for a fold. A duplicate also waits, for
     /// the original may still be on its way (and a rejected message, with its group).
     public func ingest(_ line: IngestLine, recordedAt: Int64) throws -> IngestOutcome {
-        let projections = projections
-        return try pipeline.ingest(line, recordedAt: recordedAt) {
-            projections.follow(appendedThrough: $0, visible: false)
-        } release: { wake in
-            projections.whenFolded(wake)
+        let outcome = Lock<Result<IngestOutcome, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        ingest(line, recordedAt: recordedAt) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
         }
+        done.wait()
+        return try outcome.withLock { $0 }!.get()
+    }
+
+    /// As `ingest(_:recordedAt:)`, but returns once the message is verified and queued:
+    /// `completion` gets the outcome when the fold has committed it, on the fold's thread (keep
+    /// it short). The webhook answers this way, so its workers verify the next message meanwhile.
+    public func ingest(_ line: IngestLine, recordedAt: Int64, completion: @escaping @Sendable (Result<IngestOutcome, any Error>) -> Void) {
+        let projections = projections
+        pipeline.ingest(
+            line, recordedAt: recordedAt, onAppended: { projections.follow(appendedThrough: $0, visible: false) },
+            release: { projections.whenFolded($0) }, completion: completion)
     }
 
     /// Unmaps this process's resident pages of the memory-mapped databases (the projection and

@@ -43,7 +43,7 @@ public struct LedgerServer: Sendable {
 
     public var router: Router {
         var router = Router()
-        router.post("/v1/notifications/appstore") { request in try self.receive(request) }
+        router.add("POST", "/v1/notifications/appstore", answeringLater: { request, completion in self.receive(request, completion: completion) })
         router.get("/") { request in try self.dashboard(request) }
         router.get("/healthz") { _ in .text("ok\n") }
         router.get("/metrics", protected { _ in self.renderMetrics() })
@@ -165,11 +165,19 @@ public struct LedgerServer: Sendable {
         return response
     }
 
-    func receive(_ request: HTTPRequest) throws -> HTTPResponse {
+    /// Answers once the message is stored and folded, on the fold's thread; the worker that
+    /// verified it returns at once.
+    func receive(_ request: HTTPRequest, completion: @escaping HTTPCompletion) {
         let started = WallTime.monotonicSeconds()
+        ledger.ingest(IngestLine(bytes: request.body, line: 1, source: "http"), recordedAt: WallTime.nowMillis()) { [self] result in
+            completion(Result { try answer(result, since: started) })
+        }
+    }
+
+    private func answer(_ result: Result<IngestOutcome, any Error>, since started: Double) throws -> HTTPResponse {
         let outcome: IngestOutcome
         do {
-            outcome = try ledger.ingest(IngestLine(bytes: request.body, line: 1, source: "http"), recordedAt: WallTime.nowMillis())
+            outcome = try result.get()
         } catch {
             ingested.increment(labels: ["unavailable"])
             throw HTTPError(.serviceUnavailable, code: "storage_unavailable", detail: "the message was not stored (\(error)); the App Store will retry")

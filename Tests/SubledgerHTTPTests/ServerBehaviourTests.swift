@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SubledgerCore
 @testable import SubledgerHTTP
 
 /// Routes of a small API like Subledger's, behind a token, plus a handler the test can hold.
@@ -248,6 +249,36 @@ struct ReadWorkerTests {
             }
             hold.open()
             #expect(try writer.readResponse().text == "written")
+        }
+    }
+
+    @Test("a route that answers later frees its worker: with one write worker, later requests are answered first")
+    func deferredAnswersDoNotHoldWorkers() throws {
+        let pending = Lock<[HTTPCompletion]>([])
+        var router = Router()
+        router.add("POST", "/later", answeringLater: { request, completion in
+            pending.withLock { $0.append(completion) }
+        })
+        router.post("/now") { _ in .text("now") }
+        try withServer(.test { $0.workerThreads = 1; $0.readWorkerThreads = 0 }, handler: router) { server in
+            let waiting = try (0..<3).map { _ in try RawClient(port: server.port) }
+            for client in waiting {
+                try client.send("POST /later HTTP/1.1\r\nHost: test\r\nContent-Length: 1\r\n\r\nx")
+                let taken = pending.withLock { $0.count } + 1
+                let deadline = ContinuousClock.now + .seconds(5)
+                while pending.withLock({ $0.count }) < taken && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
+            }
+            #expect(pending.withLock { $0.count } == 3, "the one worker took each deferred request while none was answered")
+            let other = try RawClient(port: server.port)
+            try other.send("POST /now HTTP/1.1\r\nHost: test\r\nContent-Length: 1\r\n\r\nx")
+            #expect(try other.readResponse().text == "now")
+            // Answered in reverse, from this thread: each goes to its own connection.
+            for (index, completion) in pending.withLock({ $0 }).enumerated().reversed() {
+                completion(index == 1 ? .failure(HTTPError(.serviceUnavailable, code: "later", detail: "retry")) : .success(.text("later \(index)")))
+            }
+            let answers = try waiting.map { try $0.readResponse() }
+            #expect(answers.map(\.status) == [200, 503, 200])
+            #expect(answers[0].text == "later 0" && answers[2].text == "later 2")
         }
     }
 }

@@ -31,12 +31,11 @@ struct GroupGatheringTests {
             let commits = commits
             let verifying = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
-                _ = try? commits.submit(IngestLine(bytes: [], line: line, source: "http"), prepare: {
+                commits.submit(IngestLine(bytes: [], line: line, source: "http"), prepare: {
                     verifying.signal()
                     verified?.wait()
                     return .failure(VerificationError(.malformedJSON, "test"))
-                }, recordedAt: 0, onAppended: { _ in })
-                stored.signal()
+                }, recordedAt: 0, onAppended: { _ in }) { _ in stored.signal() }
             }
             if verified != nil { verifying.wait() }
         }

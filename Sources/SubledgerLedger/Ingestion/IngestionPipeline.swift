@@ -114,12 +114,14 @@ final class IngestionPipeline: Sendable {
 
     /// One message, as the webhook receives them: verified on the caller's thread (so concurrent
     /// requests verify in parallel), then stored with every message queued meanwhile. `release`
-    /// gets what wakes the group's callers once it is stored (the ledger runs it after the fold).
+    /// gets what calls the group's callers back once it is stored (the ledger runs it after the
+    /// fold); `completion` gets the outcome.
     func ingest(
         _ line: IngestLine, recordedAt: Int64, onAppended: @escaping @Sendable (LogPosition) -> Void,
-        release: @escaping GroupCommit.Release = { $0() }
-    ) throws -> IngestOutcome {
-        try commits.submit(line, prepare: { preparer.prepare(line) }, recordedAt: recordedAt, onAppended: onAppended, release: release)
+        release: @escaping GroupCommit.Release = { $0() }, completion: @escaping GroupCommit.Completion
+    ) {
+        commits.submit(line, prepare: { preparer.prepare(line) }, recordedAt: recordedAt, onAppended: onAppended, release: release,
+                       completion: completion)
     }
 
     /// Deduplicates (only now: dedup follows verification and input order) and stores a chunk.
