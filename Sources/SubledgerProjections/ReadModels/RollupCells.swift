@@ -28,11 +28,6 @@ struct RollupCells: Sendable {
         for (key, values) in contribution.cells { add(values, at: key, sign: sign) }
     }
 
-    /// Adds every cell of `other` times `sign` (e.g. sums built on several threads).
-    mutating func add(_ other: RollupCells, sign: Int64 = 1) {
-        for index in other.keys.indices { add(other.values[index], at: other.keys[index], sign: sign) }
-    }
-
     /// Calls `body` with every non-zero cell in key order.
     func forEachSorted(_ body: (RollupKey, RollupValues) throws -> Void) rethrows {
         try forEachSorted(where: { _ in true }, body)

@@ -13,3 +13,15 @@ extension RollupCells: RollupSink {
         add(values, at: key, sign: 1)
     }
 }
+
+extension RollupCells {
+    /// Cells added with their sign flipped: what timelines contributed, taken back before they
+    /// change, so a fold sums the change in one table.
+    struct TakingBack: RollupSink {
+        var cells = RollupCells()
+
+        mutating func add(_ values: RollupValues, at key: RollupKey) {
+            cells.add(values, at: key, sign: -1)
+        }
+    }
+}

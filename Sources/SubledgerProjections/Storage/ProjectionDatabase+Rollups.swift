@@ -54,13 +54,18 @@ extension ProjectionDatabase {
 }
 
 extension Projection {
-    /// The rollup cells of every timeline, summed on this thread (a fold's few timelines).
+    /// The rollup cells of every timeline, summed on this thread.
     func rollups(_ settings: RollupSettings) -> RollupCells {
         var sum = RollupCells()
-        for timeline in timelines {
-            addRollups(of: timeline, to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
-        }
+        addRollups(to: &sum, settings)
         return sum
+    }
+
+    /// Adds the rollup cells of every timeline to `sink`, on this thread (a fold's few timelines).
+    func addRollups(to sink: inout some RollupSink, _ settings: RollupSettings) {
+        for timeline in timelines {
+            addRollups(of: timeline, to: &sink, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
+        }
     }
 
     /// The rollup cells of every timeline as a few runs, each summed and sorted on its own core

@@ -97,13 +97,14 @@ extension ProjectionStore {
                 for key in known { _ = part.notifications.claim(key) }
                 let before = loaded.map { (transactions: $0.transactions.count, token: $0.customerToken) }
                 // Late events rewrite past periods: take back what the touched timelines
-                // contributed, then add what they contribute now.
-                let previous = part.rollups(settings)
+                // contributed, then add what they contribute now, into the one table.
+                var takenBack = RollupCells.TakingBack()
+                part.addRollups(to: &takenBack, settings)
                 for record in records {
                     try record.payload.withUnsafeBytes { bytes in try part.apply(recordPayload: bytes, at: record.position) }
                 }
-                var change = part.rollups(settings)
-                change.add(previous, sign: -1)
+                var change = (consume takenBack).cells
+                part.addRollups(to: &change, settings)
                 try database.add(change, txn)
                 let untokened = try write(part, loadedBefore: before, known: Set(known), txn)
                 try database.extend(with: part.postings, txn)
