@@ -6,8 +6,9 @@ import Glibc
 #endif
 
 /// What other threads hand to the event loop: finished responses from the workers and the
-/// request to stop from ``HTTPServer/shutdown()``. Each is followed by a write to an eventfd the
-/// loop's epoll watches, so the loop never polls.
+/// request to stop from ``HTTPServer/shutdown()``. A write to an eventfd the loop's epoll
+/// watches follows each, or the first of those the loop has not taken yet, so the loop never
+/// polls.
 final class LoopInbox: Sendable {
     struct Completion: Sendable {
         let connectionID: UInt64

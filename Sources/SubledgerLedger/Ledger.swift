@@ -136,8 +136,10 @@ public final class Ledger: Sendable {
     }
 
     /// As `ingest(_:recordedAt:)`, but returns once the message is verified and queued:
-    /// `completion` gets the outcome when the fold has committed it, on the fold's thread (keep
-    /// it short). The webhook answers this way, so its workers verify the next message meanwhile.
+    /// `completion` gets the outcome once the fold has committed it, with no lock held, on the
+    /// thread that committed it (usually the background fold's; keep it short), or at once when
+    /// the ledger is closed. The webhook answers this way, so its workers verify the next message
+    /// meanwhile.
     public func ingest(_ line: IngestLine, recordedAt: Int64, completion: @escaping @Sendable (Result<IngestOutcome, any Error>) -> Void) {
         let projections = projections
         pipeline.ingest(

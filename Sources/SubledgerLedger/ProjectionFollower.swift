@@ -16,7 +16,8 @@ import Synchronization
 /// folds and a read holds only to fold what is visible but missing; answering runs outside it,
 /// through the `ProjectionReader` the read takes away (LMDB read transactions). `progress`
 /// (the last checkpoint, its waiters and the reader in use) is a separate, short lock, taken
-/// inside `store`'s lock and never the other way round. The positions and `eventsFolded` are
+/// inside `store`'s lock and never the other way round. Waiters resume after `store`'s lock is
+/// released (a webhook message's answer is built there). The positions and `eventsFolded` are
 /// atomics so that ingestion and metrics take neither lock.
 final class ProjectionFollower: Sendable {
     private let store: Mutex<ProjectionStore>
@@ -38,11 +39,13 @@ final class ProjectionFollower: Sendable {
     private let flushEveryEvents: Int
     static let flushEvery = Duration.seconds(600)
 
+    /// What runs when the checkpoint reaches a position (`whenFolded`), once no lock is held.
+    typealias Waiter = @Sendable () -> Void
+
     struct Progress {
         /// The checkpoint of the database as last committed.
         var checkpoint: UInt64
-        /// What runs when the checkpoint reaches a position.
-        var waiters: [(position: UInt64, resume: @Sendable () -> Void)] = []
+        var waiters: [(position: UInt64, resume: Waiter)] = []
         var reader: ProjectionReader
     }
 
@@ -76,17 +79,20 @@ final class ProjectionFollower: Sendable {
         folding.async { [self] in
             foldScheduled.store(false, ordering: .releasing)
             let appended = appendedEnd.load(ordering: .acquiring)
-            store.withLock { store in
+            let (resumed, folded) = store.withLock { store in
                 do {
                     try store.catchUp(through: LogPosition(rawValue: appended))
                 } catch {
                     // The waiters' events are durable: they are acknowledged anyway, and the
                     // next read folds them itself and reports what fails.
                     visibleEnd.store(appended, ordering: .releasing)
-                    committed(store, releasingThrough: appended)
-                    return
+                    return (committed(store, releasingThrough: appended), false)
                 }
-                committed(store)
+                return (committed(store), true)
+            }
+            resume(resumed)
+            guard folded else { return }
+            store.withLock { store in
                 let folded = store.eventsFolded
                 let last = lastFlush.withLock { $0 }
                 let changed = folded - last.events
@@ -98,7 +104,9 @@ final class ProjectionFollower: Sendable {
 
     /// Runs `body` once the background fold has committed every event appended so far (at once
     /// if it has): what the webhook waits for before acknowledging a group of messages. `body`
-    /// runs on the folding thread, so it must only wake someone.
+    /// runs with no lock held, on the thread that committed the fold (the background queue, a
+    /// read that caught up, `close`), or at once on the caller's: keep it short, for the next
+    /// fold waits for it.
     func whenFolded(_ body: @escaping @Sendable () -> Void) {
         let target = appendedEnd.load(ordering: .acquiring)
         let folded = progress.withLock { progress in
@@ -115,13 +123,13 @@ final class ProjectionFollower: Sendable {
         let visible = visibleEnd.load(ordering: .acquiring)
         let current = progress.withLock { $0.checkpoint >= visible ? $0.reader : nil }
         if let current { return current }
-        return try store.withLock { store in
-            if (store.lastPosition?.rawValue ?? 0) < visible {
-                try store.catchUp(through: LogPosition(rawValue: visible))
-                committed(store)
-            }
-            return store.reader
+        let (reader, resumed) = try store.withLock { store in
+            guard (store.lastPosition?.rawValue ?? 0) < visible else { return (store.reader, [Waiter]()) }
+            try store.catchUp(through: LogPosition(rawValue: visible))
+            return (store.reader, committed(store))
         }
+        resume(resumed)
+        return reader
     }
 
     /// Unmaps the resident pages of the database in use; they stay in the page cache.
@@ -129,9 +137,10 @@ final class ProjectionFollower: Sendable {
         try progress.withLock { $0.reader }.releaseMappedPages()
     }
 
-    /// Publishes the store's new checkpoint (and reader) and resumes the callers waiting for it,
-    /// or for `releasingThrough` when a fold failed. Called with the store's lock held.
-    private func committed(_ store: borrowing ProjectionStore, releasingThrough failed: UInt64 = 0) {
+    /// Publishes the store's new checkpoint (and reader) and returns the callers waiting for it,
+    /// or for `releasingThrough` when a fold failed, for `resume` once the store's lock is
+    /// released. Called with the store's lock held.
+    private func committed(_ store: borrowing ProjectionStore, releasingThrough failed: UInt64 = 0) -> [Waiter] {
         eventsFolded.store(store.eventsFolded, ordering: .relaxed)
         let checkpoint = store.lastPosition?.rawValue ?? 0
         let released = max(checkpoint, failed)
@@ -143,30 +152,38 @@ final class ProjectionFollower: Sendable {
             progress.waiters.removeAll { $0.position <= released }
             return due
         }
-        for resume in resumed { resume() }
+        return resumed
+    }
+
+    private func resume(_ waiters: [Waiter]) {
+        for resume in waiters { resume() }
     }
 
     /// Folds the whole log into a fresh database and switches to it.
     func rebuild() throws -> ProjectionStore.RebuildSummary {
-        try folding.sync {
+        let (summary, resumed) = try folding.sync {
             try store.withLock { store in
                 let summary = try store.rebuild()
-                committed(store)
+                let resumed = committed(store)
                 lastFlush.withLock { $0 = (store.eventsFolded, .now) }
-                return summary
+                return (summary, resumed)
             }
         }
+        resume(resumed)
+        return summary
     }
 
     /// Folds what is left and seals the database, so the next open folds only what comes after
     /// it and can check it for damage. Call after the logs are closed.
     func close() {
-        folding.sync {
+        let resumed = folding.sync {
             store.withLock { store in
                 _ = try? store.catchUp()
-                committed(store, releasingThrough: appendedEnd.load(ordering: .acquiring))
+                let resumed = committed(store, releasingThrough: appendedEnd.load(ordering: .acquiring))
                 try? store.seal()
+                return resumed
             }
         }
+        resume(resumed)
     }
 }

@@ -165,8 +165,8 @@ public struct LedgerServer: Sendable {
         return response
     }
 
-    /// Answers once the message is stored and folded, on the fold's thread; the worker that
-    /// verified it returns at once.
+    /// Answers once the message is stored and folded, from the thread that committed the fold;
+    /// the worker that verified it returns at once.
     func receive(_ request: HTTPRequest, completion: @escaping HTTPCompletion) {
         let started = WallTime.monotonicSeconds()
         ledger.ingest(IngestLine(bytes: request.body, line: 1, source: "http"), recordedAt: WallTime.nowMillis()) { [self] result in

@@ -252,21 +252,23 @@ struct ReadWorkerTests {
         }
     }
 
-    @Test("a route that answers later frees its worker: with one write worker, later requests are answered first")
+    @Test("a route that answers later frees its worker: with one write worker, later requests are answered first", .timeLimit(.minutes(1)))
     func deferredAnswersDoNotHoldWorkers() throws {
-        let pending = Lock<[HTTPCompletion]>([])
+        let pending = Lock<[AnswerOnce]>([])
         var router = Router()
         router.add("POST", "/later", answeringLater: { request, completion in
-            pending.withLock { $0.append(completion) }
+            let answer = AnswerOnce(completion)
+            pending.withLock { $0.append(answer) }
+            // Should the worker block on this answer, the test fails rather than hangs.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 10) { answer(.success(.text("unanswered"))) }
         })
         router.post("/now") { _ in .text("now") }
         try withServer(.test { $0.workerThreads = 1; $0.readWorkerThreads = 0 }, handler: router) { server in
             let waiting = try (0..<3).map { _ in try RawClient(port: server.port) }
-            for client in waiting {
+            for (index, client) in waiting.enumerated() {
                 try client.send("POST /later HTTP/1.1\r\nHost: test\r\nContent-Length: 1\r\n\r\nx")
-                let taken = pending.withLock { $0.count } + 1
                 let deadline = ContinuousClock.now + .seconds(5)
-                while pending.withLock({ $0.count }) < taken && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
+                while pending.withLock({ $0.count }) <= index && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
             }
             #expect(pending.withLock { $0.count } == 3, "the one worker took each deferred request while none was answered")
             let other = try RawClient(port: server.port)
@@ -280,5 +282,18 @@ struct ReadWorkerTests {
             #expect(answers.map(\.status) == [200, 503, 200])
             #expect(answers[0].text == "later 0" && answers[2].text == "later 2")
         }
+    }
+}
+
+/// A completion that answers once: later calls do nothing.
+private final class AnswerOnce: Sendable {
+    private let completion: Lock<HTTPCompletion?>
+
+    init(_ completion: @escaping HTTPCompletion) {
+        self.completion = Lock(completion)
+    }
+
+    func callAsFunction(_ result: Result<HTTPResponse, any Error>) {
+        completion.withLock { $0.take() }?(result)
     }
 }

@@ -26,7 +26,8 @@ final class GroupCommit: Sendable {
     /// outcomes in slot order.
     typealias Back = @Sendable (Staged, _ onAppended: @Sendable (LogPosition) -> Void) throws -> [IngestOutcome]
     typealias Staged = IngestionPipeline.Staged
-    /// Gets, once a group is stored, what wakes its messages' callers, and runs it (now or later).
+    /// Gets, once a group is stored, what calls its messages' completions, and runs it (now or
+    /// later).
     typealias Release = @Sendable (_ wake: @escaping @Sendable () -> Void) -> Void
     /// What a submitted message's caller is given once its group is released.
     typealias Completion = @Sendable (Result<IngestOutcome, any Error>) -> Void

@@ -34,8 +34,8 @@ import SubledgerProjections
 ///   before it leaves the front stage and unstaged only after the index has them, and the front
 ///   stage reads `staging` before the index, so a key is always in one or the other.
 /// - `GroupCommit`'s state lock is taken to queue a message or an exclusive caller and to take
-///   them; its hand-off lock to pass a staged group to the back thread; each slot's outcome lock
-///   to set or read its outcome. All are leaves, held for in-memory work only.
+///   them; its hand-off lock to pass a staged group to the back thread. Both are leaves, held
+///   for in-memory work only; a message's outcome goes to its completion with neither held.
 /// - The logs order their own appends (`LogWriter`); `EvidenceStore.headers` is a leaf lock only
 ///   the front stage uses; `DedupIndex.state` is a leaf lock: the front stage reads through it,
 ///   the back stage writes. The index's LMDB writes run in the back stage only: one writer,
@@ -45,7 +45,7 @@ import SubledgerProjections
 ///   happens in `init`, before the pipeline is shared; `close()` takes both stages, so it waits
 ///   for the groups in progress, then stops the stage threads.
 ///
-/// Lock order: front stage → back stage → {`GroupCommit`'s locks, slot outcome, `staging`,
+/// Lock order: front stage → back stage → {`GroupCommit`'s locks, `staging`,
 /// header table, index state, LMDB transaction, `LogWriter`'s queue}; no leaf lock is held while
 /// taking another. The pipeline never touches the projection's locks: `onAppended` runs in the
 /// back stage and must not block (the ledger stores the position in an atomic and schedules a
