@@ -1,4 +1,3 @@
-import Dispatch
 import SubledgerCore
 
 /// Routes requests by method and path pattern to handlers.
@@ -53,14 +52,7 @@ public struct Router: HTTPHandler {
 
     /// Waits for a route that answers later; the server calls ``respond(to:completion:)``.
     public func respond(to request: HTTPRequest) throws -> HTTPResponse {
-        let answer = Lock<Result<HTTPResponse, any Error>?>(nil)
-        let answered = DispatchSemaphore(value: 0)
-        respond(to: request) { result in
-            answer.withLock { $0 = result }
-            answered.signal()
-        }
-        answered.wait()
-        return try answer.withLock { $0 }!.get()
+        try waitForCompletion { respond(to: request, completion: $0) }.get()
     }
 
     public func respond(to request: HTTPRequest, completion: @escaping HTTPCompletion) {

@@ -1,4 +1,3 @@
-import Dispatch
 import SubledgerCore
 import SubledgerEvents
 import SubledgerJWS
@@ -125,14 +124,7 @@ public final class Ledger: Sendable {
     /// committed it, so reads see it without waiting for a fold. A duplicate also waits, for
     /// the original may still be on its way (and a rejected message, with its group).
     public func ingest(_ line: IngestLine, recordedAt: Int64) throws -> IngestOutcome {
-        let outcome = Lock<Result<IngestOutcome, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        ingest(line, recordedAt: recordedAt) { result in
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        return try outcome.withLock { $0 }!.get()
+        try waitForCompletion { ingest(line, recordedAt: recordedAt, completion: $0) }.get()
     }
 
     /// As `ingest(_:recordedAt:)`, but returns once the message is verified and queued:

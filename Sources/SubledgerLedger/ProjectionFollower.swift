@@ -79,7 +79,7 @@ final class ProjectionFollower: Sendable {
         folding.async { [self] in
             foldScheduled.store(false, ordering: .releasing)
             let appended = appendedEnd.load(ordering: .acquiring)
-            let (resumed, folded) = store.withLock { store in
+            let (resumed, flushDue) = store.withLock { store in
                 do {
                     try store.catchUp(through: LogPosition(rawValue: appended))
                 } catch {
@@ -88,16 +88,14 @@ final class ProjectionFollower: Sendable {
                     visibleEnd.store(appended, ordering: .releasing)
                     return (committed(store, releasingThrough: appended), false)
                 }
-                return (committed(store), true)
+                let last = lastFlush.withLock { $0 }
+                let changed = store.eventsFolded - last.events
+                return (committed(store), changed >= flushEveryEvents || (changed > 0 && ContinuousClock.now - last.at >= Self.flushEvery))
             }
             resume(resumed)
-            guard folded else { return }
+            guard flushDue else { return }
             store.withLock { store in
-                let folded = store.eventsFolded
-                let last = lastFlush.withLock { $0 }
-                let changed = folded - last.events
-                guard changed >= flushEveryEvents || (changed > 0 && ContinuousClock.now - last.at >= Self.flushEvery) else { return }
-                if (try? store.sync()) != nil { lastFlush.withLock { $0 = (folded, .now) } }
+                if (try? store.sync()) != nil { lastFlush.withLock { $0 = (store.eventsFolded, .now) } }
             }
         }
     }

@@ -3,7 +3,6 @@ import Glibc
 #endif
 import Dispatch
 import SubledgerCore
-import Synchronization
 
 /// One record to append: a kind (1...254, chosen by the caller), a version and the payload.
 public struct LogRecord: Sendable {
@@ -211,14 +210,7 @@ public final class LogWriter: @unchecked Sendable {
     }
 
     private func wait(for records: [LogRecord], syncs: Bool) throws(LogError) -> [LogPosition] {
-        let done = DispatchSemaphore(value: 0)
-        let result = Mutex<Result<[LogPosition], LogError>?>(nil)
-        enqueue(records, inline: true, syncs: syncs) { outcome in
-            result.withLock { $0 = outcome }
-            done.signal()
-        }
-        done.wait()
-        return try result.withLock { $0! }.get()
+        try waitForCompletion { enqueue(records, inline: true, syncs: syncs, completion: $0) }.get()
     }
 
     /// Cuts the records from `position` on, which must be a record of the active segment: for a
