@@ -7,7 +7,8 @@ final class Connection {
     enum State {
         /// Receiving the next request (or idle between requests).
         case reading
-        /// A worker has the request; the socket is not watched except for errors.
+        /// A worker has the request; the socket is not watched except for errors, and its
+        /// descriptor is not closed before the worker answers (it may send a read's reply).
         case processing
         /// Sending a response.
         case writing

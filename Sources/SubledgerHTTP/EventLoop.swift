@@ -4,7 +4,8 @@ import CEpoll
 ///
 /// One thread with one level-triggered epoll instance owns every socket and all connection
 /// state, so none of it needs locks. Complete requests go to the ``WorkerPool``; responses come
-/// back through the ``LoopInbox``. Nothing here blocks: sockets are nonblocking, and the only
+/// back through the ``LoopInbox`` (a read's already sent by its worker, ``DirectReply``, when the
+/// socket took it). Nothing here blocks: sockets are nonblocking, and the only
 /// waits are `epoll_wait` and, at the very end, joining the workers.
 ///
 /// Why not a thread per core, each with its own epoll and `SO_REUSEPORT` listener: the work is
@@ -41,6 +42,9 @@ final class EventLoop {
     private var countedConnections = 0
     /// Requests handed to workers whose completions have not come back.
     private var inFlight = 0
+    /// Descriptors of connections closed while a worker held their request, by connection:
+    /// closed when the completion comes back, since the worker may write to them until then.
+    private var heldDescriptors: [UInt64: Int32] = [:]
     private var acceptPausedUntil: ContinuousClock.Instant?
     private var stopping = false
     private var forceCloseAt: ContinuousClock.Instant?
@@ -260,20 +264,35 @@ final class EventLoop {
         setInterest(connection, 0)
         inFlight += 1
         let isRead = request.method == "GET" || request.method == "HEAD"
-        (isRead ? readPool ?? pool : pool).submit(WorkerPool.Job(connectionID: connection.id, request: request))
+        // Nothing else may be queued on the socket (a 100 Continue not yet sent) ahead of a reply
+        // the worker sends, nor follow a reply that closes.
+        let reply = isRead && !connection.closeAfterResponse && !connection.hasPendingOutput
+            ? DirectReply(descriptor: connection.fd, keepAliveHeader: request.version == .http1_0,
+                          includeBody: request.method != "HEAD")
+            : nil
+        (isRead ? readPool ?? pool : pool).submit(WorkerPool.Job(connectionID: connection.id, request: request, reply: reply))
     }
 
     // MARK: Writing
 
     private func complete(_ completion: LoopInbox.Completion, _ now: ContinuousClock.Instant) {
         inFlight -= 1
+        if let held = heldDescriptors.removeValue(forKey: completion.connectionID) { SystemCalls.close(held) }
         guard let connection = connections[completion.connectionID], connection.state == .processing else {
             let exchange = Connection.Exchange(request: completion.request, status: completion.response.status.code,
                                                bodyBytes: 0, started: now, handlerError: completion.handlerError)
             record(exchange, remote: completion.request.remoteAddress, aborted: true, now: now)
             return
         }
-        respond(connection, completion.response, request: completion.request, handlerError: completion.handlerError, now: now)
+        if let sent = completion.sent {
+            connection.output = sent.bytes
+            connection.outputSent = sent.count
+            beginWriting(connection, request: completion.request, response: completion.response,
+                         handlerError: completion.handlerError, now: now)
+            flush(connection, now)
+        } else {
+            respond(connection, completion.response, request: completion.request, handlerError: completion.handlerError, now: now)
+        }
     }
 
     /// Queues `response` and starts writing it; the connection reads again (or lingers) once it is sent.
@@ -293,13 +312,7 @@ final class EventLoop {
         let bytes = response.serialized(date: date(), close: closing,
                                         keepAliveHeader: request?.version == .http1_0, includeBody: !isHead)
         connection.output.append(contentsOf: bytes)
-        connection.state = .writing
-        connection.requestStarted = nil
-        connection.exchange = Connection.Exchange(request: request, status: response.status.code,
-                                                  bodyBytes: isHead ? 0 : response.body.count,
-                                                  started: connection.requestCompleted ?? now, handlerError: handlerError)
-        connection.requestCompleted = nil
-        connection.deadline = now + configuration.writeTimeout
+        beginWriting(connection, request: request, response: response, handlerError: handlerError, now: now)
         if let start = response.stream, !isHead, !stopping {
             let stream = ResponseStream(connectionID: connection.id, inbox: inbox)
             connection.stream = stream
@@ -307,6 +320,18 @@ final class EventLoop {
             start(stream)
         }
         flush(connection, now)
+    }
+
+    /// The connection sends its output next; the exchange is logged once it is sent.
+    private func beginWriting(_ connection: Connection, request: HTTPRequest?, response: HTTPResponse,
+                              handlerError: String?, now: ContinuousClock.Instant) {
+        connection.state = .writing
+        connection.requestStarted = nil
+        connection.exchange = Connection.Exchange(request: request, status: response.status.code,
+                                                  bodyBytes: request?.method == "HEAD" ? 0 : response.body.count,
+                                                  started: connection.requestCompleted ?? now, handlerError: handlerError)
+        connection.requestCompleted = nil
+        connection.deadline = now + configuration.writeTimeout
     }
 
     /// Moves what a stream has queued to the socket once the connection's output has drained, so
@@ -404,11 +429,18 @@ final class EventLoop {
             record(exchange, remote: connection.remote, aborted: true, now: clock.now)
             connection.exchange = nil
         }
+        let held = connection.state == .processing
         connection.state = .closed
         connection.stream?.close()
         connections[connection.id] = nil
         if connection.counted { countedConnections -= 1 }
-        SystemCalls.close(connection.fd)
+        if held {
+            // Level-triggered: a descriptor left in the set would report its error again and again.
+            epoll.remove(connection.fd)
+            heldDescriptors[connection.id] = connection.fd
+        } else {
+            SystemCalls.close(connection.fd)
+        }
         metrics.connections.set(Double(connections.count))
     }
 

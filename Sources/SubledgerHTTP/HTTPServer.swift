@@ -9,7 +9,8 @@ import Glibc
 ///
 /// One event-loop thread (epoll) accepts connections and reads, parses and writes them; a fixed
 /// pool of worker threads calls the handler, so a handler waiting for `fsync` holds a worker and
-/// never the connections of others.
+/// never the connections of others. A read's worker sends its response itself, so the answer
+/// does not wait for the loop to be scheduled.
 ///
 /// Connections are kept alive by default (HTTP/1.1), close after a response when the client asks
 /// (`Connection: close`, or HTTP/1.0 without `keep-alive`), and pipelined requests are answered

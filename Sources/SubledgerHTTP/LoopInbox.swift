@@ -17,6 +17,8 @@ final class LoopInbox: Sendable {
         let response: HTTPResponse
         /// A non-``HTTPError`` the handler threw, kept out of the response but logged.
         let handlerError: String?
+        /// The response as the worker sent it (``DirectReply``), or nil for the loop to send.
+        let sent: DirectReply.Sent?
     }
 
     /// The eventfd (`eventfd(2)`), nonblocking.

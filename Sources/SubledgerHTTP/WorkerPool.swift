@@ -11,6 +11,8 @@ final class WorkerPool: Sendable {
     struct Job: Sendable {
         let connectionID: UInt64
         let request: HTTPRequest
+        /// Set for reads: the worker sends the response itself.
+        var reply: DirectReply?
     }
 
     /// A FIFO of jobs; `nil` tells one worker to stop.
@@ -53,7 +55,7 @@ final class WorkerPool: Sendable {
                 threads.append(try PosixThread.serverThread(name: "\(name)-\(index)") {
                     if niceness > 0 { SystemCalls.lowerPriority(of: gettid(), by: niceness) }
                     while let job = queue.pop() {
-                        Self.run(handler, job) { inbox.post($0) }
+                        Self.run(handler, job, inbox: inbox)
                     }
                 })
             }
@@ -75,8 +77,9 @@ final class WorkerPool: Sendable {
         for thread in threads { thread.join() }
     }
 
-    /// Calls `handler` and gives `post` what the event loop sends, when the handler answers.
-    private static func run(_ handler: any HTTPHandler, _ job: Job, post: @escaping @Sendable (LoopInbox.Completion) -> Void) {
+    /// Calls `handler` and, when it answers, sends the response when the job says so and posts
+    /// the completion to the event loop.
+    private static func run(_ handler: any HTTPHandler, _ job: Job, inbox: LoopInbox) {
         var logged = job.request
         logged.body = []
         handler.respond(to: job.request) { [logged] result in
@@ -92,7 +95,9 @@ final class WorkerPool: Sendable {
                                      detail: "the server failed to handle the request; details are in its log").response
                 handlerError = String(describing: error)
             }
-            post(LoopInbox.Completion(connectionID: job.connectionID, request: logged, response: response, handlerError: handlerError))
+            let sent = job.reply?.send(response, stopping: inbox.isStopRequested)
+            inbox.post(LoopInbox.Completion(connectionID: job.connectionID, request: logged, response: response,
+                                            handlerError: handlerError, sent: sent))
         }
     }
 }

@@ -285,6 +285,68 @@ struct ReadWorkerTests {
     }
 }
 
+@Suite("Server: a read's worker sends its answer")
+struct DirectReplyTests {
+    @Test("a read whose client reset the connection cannot answer into the connection accepted after it", .timeLimit(.minutes(1)))
+    func resetDuringReadKeepsDescriptor() throws {
+        let hold = Gate()
+        let entered = Gate()
+        let metrics = Metrics()
+        let log = LogLines()
+        let open = metrics.gauge("http_connections_open", help: "")
+        try withServer(.test { $0.accessLog = log.accessLog }, metrics: metrics,
+                       handler: api(token: "t", metrics: metrics, hold: hold, entered: entered)) { server in
+            let gone = try RawClient(port: server.port)
+            try gone.send(get("/hold"))
+            #expect(entered.wait())
+            gone.reset()
+            #expect(waitUntil { open.value() == 0 }, "the server closed the reset connection")
+            // Given the reset connection's descriptor number, were it free, this client would
+            // receive the held read's answer.
+            let next = try RawClient(port: server.port)
+            try next.send(get("/healthz"))
+            #expect(try next.readResponse().text == "ok")
+            hold.open()
+            #expect(waitUntil { log.all.contains { $0.contains("/hold") } }, "the held read was answered")
+            try next.send(get("/healthz"))
+            let answer = try next.readResponse()
+            #expect(answer.text == "ok")
+        }
+    }
+
+    @Test("reads answered by their workers keep the connection's framing: keep-alive, HEAD, HTTP/1.0, pipelining")
+    func framingOfDirectReplies() throws {
+        try withServer(handler: api(token: "t", metrics: Metrics())) { server in
+            let client = try RawClient(port: server.port)
+            try client.send(get("/healthz") + "HEAD /healthz HTTP/1.1\r\nHost: test\r\n\r\n" + get("/healthz"))
+            let first = try client.readResponse()
+            let head = try client.readResponse(head: true)
+            let third = try client.readResponse()
+            #expect(first.text == "ok" && third.text == "ok")
+            #expect(head.status == 200 && head.header("Content-Length") == "2" && head.body.isEmpty)
+            #expect(first.header("Date") != nil && first.header("Connection") == nil)
+
+            let old = try RawClient(port: server.port)
+            try old.send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            #expect(try old.readResponse().header("Connection") == "keep-alive")
+            try old.send("GET /healthz HTTP/1.0\r\n\r\n")
+            let last = try old.readResponse()
+            #expect(last.text == "ok" && last.header("Connection") == "close")
+            #expect(try old.isClosedByServer())
+        }
+    }
+}
+
+/// Polls `condition` for up to five seconds.
+private func waitUntil(_ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        Thread.sleep(forTimeInterval: 0.002)
+    }
+    return true
+}
+
 /// A completion that answers once: later calls do nothing.
 private final class AnswerOnce: Sendable {
     private let completion: Lock<HTTPCompletion?>

@@ -84,6 +84,14 @@ final class RawClient {
         shutdown(fd, Int32(SHUT_WR))
     }
 
+    /// Closes with a reset (`SO_LINGER` of zero) rather than a FIN: the server sees an error on
+    /// the socket at once, even while it is not reading it.
+    func reset() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close()
+    }
+
     /// Reads one response; its body by Content-Length (none for HEAD, 1xx, 204 and 304).
     func readResponse(head: Bool = false) throws -> RawResponse {
         let headEnd = try fill(until: { buffer in Self.find([13, 10, 13, 10], in: buffer).map { $0 + 4 } })
