@@ -29,6 +29,9 @@ final class Connection {
         /// When the request was complete (or the error detected).
         let started: ContinuousClock.Instant
         let handlerError: String?
+        /// When its last byte went to the socket, if a worker sent it all (``DirectReply``);
+        /// otherwise the exchange ends when the loop has sent it.
+        var delivered: ContinuousClock.Instant? = nil
     }
 
     let id: UInt64
@@ -53,6 +56,8 @@ final class Connection {
     /// The client shut down its sending side (read returned 0).
     var peerFinishedSending = false
     var closeAfterResponse = false
+    /// The worker holding the request may send its reply on the socket (``DirectReply``).
+    var workerMaySend = false
     var exchange: Exchange?
     var discarded = 0
     /// The body being streamed, in state `streaming`.

@@ -5,7 +5,8 @@
 /// it neither reads nor writes it then, and it closes the descriptor only once the worker's
 /// completion is back (so the number cannot meanwhile go to another client or file). The loop
 /// still owns the connection: it sends what the socket did not take, logs the exchange and reads
-/// the next request.
+/// the next request. (A connection it closes meanwhile is shut down at once and its descriptor
+/// closed when the worker's completion is back.)
 struct DirectReply: Sendable {
     let descriptor: Int32
     /// HTTP/1.0 keep-alive needs saying so.
@@ -16,6 +17,7 @@ struct DirectReply: Sendable {
     struct Sent: Sendable {
         let bytes: [UInt8]
         let count: Int
+        let at: ContinuousClock.Instant
     }
 
     /// Sends `response`, or returns nil to leave it to the loop: a stream, a response the loop
@@ -28,8 +30,8 @@ struct DirectReply: Sendable {
                                         keepAliveHeader: keepAliveHeader, includeBody: includeBody)
         // Whatever the socket refuses (a full buffer, a reset) the loop meets when it sends the rest.
         guard case .transferred(let count) = bytes.withUnsafeBytes({ SystemCalls.send(descriptor, $0) }) else {
-            return Sent(bytes: bytes, count: 0)
+            return Sent(bytes: bytes, count: 0, at: .now)
         }
-        return Sent(bytes: bytes, count: count)
+        return Sent(bytes: bytes, count: count, at: .now)
     }
 }

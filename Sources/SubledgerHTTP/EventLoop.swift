@@ -42,8 +42,9 @@ final class EventLoop {
     private var countedConnections = 0
     /// Requests handed to workers whose completions have not come back.
     private var inFlight = 0
-    /// Descriptors of connections closed while a worker held their request, by connection:
-    /// closed when the completion comes back, since the worker may write to them until then.
+    /// Descriptors of connections closed while a worker that may send their reply held the
+    /// request, by connection: shut down at once, closed (their number freed) when the completion
+    /// comes back. They count against the connection limit until then.
     private var heldDescriptors: [UInt64: Int32] = [:]
     private var acceptPausedUntil: ContinuousClock.Instant?
     private var stopping = false
@@ -110,11 +111,12 @@ final class EventLoop {
         case Self.listenerID:
             acceptConnections(now)
         case Self.inboxID:
+            // Before the completions, so a response that arrives with the stop says it closes.
+            if inbox.isStopRequested && !stopping { beginStopping(now) }
             for completion in inbox.takeCompletions() { complete(completion, now) }
             for id in inbox.takeReadyStreams() {
                 if let connection = connections[id], connection.state == .streaming { pump(connection, now) }
             }
-            if inbox.isStopRequested && !stopping { beginStopping(now) }
         default:
             guard let connection = connections[id] else { return }
             if events & Epoll.error != 0 {
@@ -153,7 +155,7 @@ final class EventLoop {
     }
 
     private func admit(_ fd: Int32, _ remote: RemoteAddress, _ now: ContinuousClock.Instant) {
-        let overLimit = countedConnections >= configuration.maxConnections
+        let overLimit = countedConnections + heldDescriptors.count >= configuration.maxConnections
         // Connections over the limit and lingering ones get at most as many slots again; past
         // that, a 503 is sent only if the socket buffer takes it at once.
         if overLimit && connections.count - countedConnections >= configuration.maxConnections {
@@ -270,6 +272,7 @@ final class EventLoop {
             ? DirectReply(descriptor: connection.fd, keepAliveHeader: request.version == .http1_0,
                           includeBody: request.method != "HEAD")
             : nil
+        connection.workerMaySend = reply != nil
         (isRead ? readPool ?? pool : pool).submit(WorkerPool.Job(connectionID: connection.id, request: request, reply: reply))
     }
 
@@ -279,9 +282,12 @@ final class EventLoop {
         inFlight -= 1
         if let held = heldDescriptors.removeValue(forKey: completion.connectionID) { SystemCalls.close(held) }
         guard let connection = connections[completion.connectionID], connection.state == .processing else {
+            // A reply the socket took whole reached the client even if it has gone since.
+            let delivered = completion.sent.map { $0.count == $0.bytes.count } ?? false
             let exchange = Connection.Exchange(request: completion.request, status: completion.response.status.code,
-                                               bodyBytes: 0, started: now, handlerError: completion.handlerError)
-            record(exchange, remote: completion.request.remoteAddress, aborted: true, now: now)
+                                               bodyBytes: delivered && completion.request.method != "HEAD" ? completion.response.body.count : 0,
+                                               started: now, handlerError: completion.handlerError)
+            record(exchange, remote: completion.request.remoteAddress, aborted: !delivered, now: now)
             return
         }
         if let sent = completion.sent {
@@ -289,6 +295,7 @@ final class EventLoop {
             connection.outputSent = sent.count
             beginWriting(connection, request: completion.request, response: completion.response,
                          handlerError: completion.handlerError, now: now)
+            if sent.count == sent.bytes.count { connection.exchange?.delivered = sent.at }
             flush(connection, now)
         } else {
             respond(connection, completion.response, request: completion.request, handlerError: completion.handlerError, now: now)
@@ -376,6 +383,8 @@ final class EventLoop {
         switch connection.state {
         case .writing: responseSent(connection, now)
         case .reading: setInterest(connection, Epoll.readable)
+        // A 100 Continue sent while a worker has the request: stop watching for room.
+        case .processing: setInterest(connection, 0)
         case .streaming:
             // Drained: no deadline while the producer has nothing to say (heartbeats keep it alive).
             connection.deadline = nil
@@ -429,13 +438,15 @@ final class EventLoop {
             record(exchange, remote: connection.remote, aborted: true, now: clock.now)
             connection.exchange = nil
         }
-        let held = connection.state == .processing
+        let held = connection.state == .processing && connection.workerMaySend
         connection.state = .closed
         connection.stream?.close()
         connections[connection.id] = nil
         if connection.counted { countedConnections -= 1 }
         if held {
-            // Level-triggered: a descriptor left in the set would report its error again and again.
+            // The client sees the connection end now; the number stays taken. Level-triggered:
+            // a descriptor left in the set would report its error again and again.
+            SystemCalls.shutdownBoth(connection.fd)
             epoll.remove(connection.fd)
             heldDescriptors[connection.id] = connection.fd
         } else {
@@ -508,7 +519,7 @@ final class EventLoop {
     }
 
     private func record(_ exchange: Connection.Exchange, remote: RemoteAddress, aborted: Bool, now: ContinuousClock.Instant) {
-        let latency = exchange.started.duration(to: now)
+        let latency = exchange.started.duration(to: exchange.delivered ?? now)
         metrics.requests.increment(labels: [ServerMetrics.methodLabel(exchange.request?.method), String(exchange.status)])
         metrics.duration.observe(Double(latency.components.seconds) + Double(latency.components.attoseconds) / 1e18)
         configuration.accessLog.write(AccessLog.Entry(remote: remote, request: exchange.request, status: exchange.status,

@@ -108,6 +108,12 @@ enum SystemCalls {
         }
     }
 
+    /// `shutdown(SHUT_RDWR)`: ends the connection for the peer while the descriptor stays open;
+    /// later sends on it fail with `EPIPE`.
+    static func shutdownBoth(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     /// `shutdown(SHUT_WR)`: sends FIN after the queued bytes, keeping the receive side open.
     static func shutdownWrite(_ fd: Int32) {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))

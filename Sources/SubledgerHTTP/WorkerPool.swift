@@ -1,6 +1,7 @@
 import CEpoll
 import Dispatch
 import SubledgerCore
+import Synchronization
 
 /// A fixed set of threads that call the handler, one request at a time each.
 ///
@@ -78,11 +79,15 @@ final class WorkerPool: Sendable {
     }
 
     /// Calls `handler` and, when it answers, sends the response when the job says so and posts
-    /// the completion to the event loop.
+    /// the completion to the event loop. Only the first answer counts: a later one could send to
+    /// a descriptor number another client has been given since, and would post a completion the
+    /// loop does not expect.
     private static func run(_ handler: any HTTPHandler, _ job: Job, inbox: LoopInbox) {
         var logged = job.request
         logged.body = []
+        let answered = Atomic<Bool>(false)
         handler.respond(to: job.request) { [logged] result in
+            guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }
             var handlerError: String?
             let response: HTTPResponse
             switch result {

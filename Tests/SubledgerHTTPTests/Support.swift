@@ -84,6 +84,16 @@ final class RawClient {
         shutdown(fd, Int32(SHUT_WR))
     }
 
+    /// The client's own port.
+    var localPort: Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     /// Closes with a reset (`SO_LINGER` of zero) rather than a FIN: the server sees an error on
     /// the socket at once, even while it is not reading it.
     func reset() {
