@@ -74,3 +74,11 @@ final class Connection {
 
     var hasPendingOutput: Bool { outputSent < output.count }
 }
+
+extension Connection.Exchange {
+    /// The exchange of `response` to `request`: a HEAD's body is not sent.
+    init(request: HTTPRequest?, response: HTTPResponse, started: ContinuousClock.Instant, handlerError: String?) {
+        self.init(request: request, status: response.status.code, bodyBytes: request?.method == "HEAD" ? 0 : response.body.count,
+                  started: started, handlerError: handlerError)
+    }
+}

@@ -29,9 +29,8 @@ struct DirectReply: Sendable {
         let bytes = response.serialized(date: WallClock.httpDate(WallClock.now()), close: false,
                                         keepAliveHeader: keepAliveHeader, includeBody: includeBody)
         // Whatever the socket refuses (a full buffer, a reset) the loop meets when it sends the rest.
-        guard case .transferred(let count) = bytes.withUnsafeBytes({ SystemCalls.send(descriptor, $0) }) else {
-            return Sent(bytes: bytes, count: 0, at: .now)
-        }
+        var count = 0
+        if case .transferred(let taken) = bytes.withUnsafeBytes({ SystemCalls.send(descriptor, $0) }) { count = taken }
         return Sent(bytes: bytes, count: count, at: .now)
     }
 }

@@ -284,9 +284,8 @@ final class EventLoop {
         guard let connection = connections[completion.connectionID], connection.state == .processing else {
             // A reply the socket took whole reached the client even if it has gone since.
             let delivered = completion.sent.map { $0.count == $0.bytes.count } ?? false
-            let exchange = Connection.Exchange(request: completion.request, status: completion.response.status.code,
-                                               bodyBytes: delivered && completion.request.method != "HEAD" ? completion.response.body.count : 0,
-                                               started: now, handlerError: completion.handlerError)
+            let exchange = Connection.Exchange(request: completion.request, response: completion.response, started: now,
+                                               handlerError: completion.handlerError)
             record(exchange, remote: completion.request.remoteAddress, aborted: !delivered, now: now)
             return
         }
@@ -334,8 +333,7 @@ final class EventLoop {
                               handlerError: String?, now: ContinuousClock.Instant) {
         connection.state = .writing
         connection.requestStarted = nil
-        connection.exchange = Connection.Exchange(request: request, status: response.status.code,
-                                                  bodyBytes: request?.method == "HEAD" ? 0 : response.body.count,
+        connection.exchange = Connection.Exchange(request: request, response: response,
                                                   started: connection.requestCompleted ?? now, handlerError: handlerError)
         connection.requestCompleted = nil
         connection.deadline = now + configuration.writeTimeout
