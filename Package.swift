@@ -44,7 +44,7 @@ let package = Package(
         // Workload simulator: signed App Store notifications and the ground truth of its own model.
         .target(name: "SubledgerSimulator", dependencies: ["SubledgerCore", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
         // A thin, safe wrapper over liblmdb for projection snapshots.
-        .target(name: "SubledgerLMDB", dependencies: ["CLMDB"]),
+        .target(name: "SubledgerLMDB", dependencies: ["CLMDB", "SubledgerCore"]),
         // Per-subscription timelines folded from events: customer state, reports, LMDB snapshots.
         .target(name: "SubledgerProjections", dependencies: ["SubledgerCore", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "CPrefetch"]),
         // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine, projections.

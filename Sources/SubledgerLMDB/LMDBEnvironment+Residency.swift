@@ -1,4 +1,5 @@
 import CLMDB
+import SubledgerCore
 
 #if canImport(Glibc)
 import Glibc
@@ -50,21 +51,5 @@ extension LMDBEnvironment {
             regions.append((start, Int(numbers[3] - numbers[2])))
         }
         return regions
-    }
-}
-
-/// The whole of a `/proc` file (whose size `stat` does not tell); nil when it cannot be read.
-private func readProcessFile(_ path: String) -> [UInt8]? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count < 0 && errno == EINTR { continue }
-        guard count >= 0 else { return nil }
-        if count == 0 { return bytes }
-        bytes.append(contentsOf: chunk[..<count])
     }
 }

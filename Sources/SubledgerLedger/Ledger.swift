@@ -36,7 +36,12 @@ public final class Ledger: Sendable {
     /// - Parameters:
     ///   - snapshotEveryEvents: events folded between flushes of the projection database.
     ///   - logOptions: how both logs cut segments (tests use small ones to cross segment ends).
-    public init(directory: String, snapshotEveryEvents: Int = 500_000, logOptions: LogOptions = LogOptions()) throws {
+    ///   - rebuildObserver: told how a rebuild of the projection database on open goes (a new
+    ///     schema version, a damaged database).
+    public init(
+        directory: String, snapshotEveryEvents: Int = 500_000, logOptions: LogOptions = LogOptions(),
+        rebuildObserver: RebuildObserver? = nil
+    ) throws {
         self.directory = directory
         layout = DataDirectoryLayout(directory)
         configuration = try LedgerConfiguration.load(from: directory)
@@ -48,7 +53,7 @@ public final class Ledger: Sendable {
         catalog = try LedgerReader.loadCatalog(directory: directory, configuration: configuration)
         let store = try ProjectionStore(
             directory: layout.projections, logDirectory: layout.log,
-            settings: RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog))
+            settings: RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog), observer: rebuildObserver)
         projections = ProjectionFollower(store, flushEveryEvents: snapshotEveryEvents)
     }
 
@@ -76,9 +81,9 @@ public final class Ledger: Sendable {
 
     /// What `subledger rebuild` runs: the rebuild alone. It holds the event log's writer lock
     /// (so nothing appends meanwhile) but opens neither the evidence, the dedup index nor the
-    /// database in use. `progress` gets the events folded and the log's record count.
+    /// database in use. `observer` is told how it goes.
     public static func rebuildProjections(
-        directory: String, progress: (@Sendable (_ folded: Int, _ records: Int) -> Void)? = nil
+        directory: String, observer: RebuildObserver? = nil
     ) throws -> ProjectionStore.RebuildSummary {
         let layout = DataDirectoryLayout(directory)
         let configuration = try LedgerConfiguration.load(from: directory)
@@ -87,7 +92,7 @@ public final class Ledger: Sendable {
         defer { log.close() }
         return try ProjectionStore.rebuild(
             directory: layout.projections, logDirectory: layout.log,
-            settings: RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog), progress: progress)
+            settings: RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog), observer: observer)
     }
 
     /// Verifies, deduplicates and durably appends `lines`; rejected lines are quarantined.

@@ -35,22 +35,23 @@ public struct LedgerReader: Sendable {
     /// Opens the projection database of a data directory for reading, after folding into it
     /// what the log holds beyond its checkpoint (beside a running server, LMDB serialises the two
     /// writers and each folds only past the checkpoint it reads). A ledger nothing was ingested
-    /// into yet answers zeros and empty lists.
-    public static func open(directory: String) throws -> LedgerReader {
+    /// into yet answers zeros and empty lists. `rebuildObserver` is told how a rebuild of the
+    /// database goes, if it needs one (a new schema version, a damaged database).
+    public static func open(directory: String, rebuildObserver: RebuildObserver? = nil) throws -> LedgerReader {
         let configuration = try LedgerConfiguration.load(from: directory)
         let catalog = try loadCatalog(directory: directory, configuration: configuration)
         let settings = RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog)
         return LedgerReader(
-            projections: try openProjections(directory: directory, settings: settings), directory: directory,
+            projections: try openProjections(directory: directory, settings: settings, observer: rebuildObserver), directory: directory,
             configuration: configuration, catalog: catalog)
     }
 
     /// The projection database; a log that could not be read is checked, so damage is reported
     /// as `LogError.corrupted` (exit 3) rather than as an unreadable log.
-    private static func openProjections(directory: String, settings: RollupSettings) throws -> ProjectionReader {
+    private static func openProjections(directory: String, settings: RollupSettings, observer: RebuildObserver?) throws -> ProjectionReader {
         do {
             let layout = DataDirectoryLayout(directory)
-            let store = try ProjectionStore(directory: layout.projections, logDirectory: layout.log, settings: settings)
+            let store = try ProjectionStore(directory: layout.projections, logDirectory: layout.log, settings: settings, observer: observer)
             try store.seal()
             return store.reader
         } catch let error where error.kind.isLogUnreadable {

@@ -73,9 +73,19 @@ struct HashIndex: Sendable {
     private static let empty = Int32.min
 
     init(capacity: Int = 0) {
+        slots = Slots(count: Self.slotCount(capacity: capacity))
+    }
+
+    /// Slots for `capacity` entries: a power of two, at most three quarters full.
+    private static func slotCount(capacity: Int) -> Int {
         var size = 16
         while size * 3 < capacity * 4 { size *= 2 }
-        slots = Slots(count: size)
+        return size
+    }
+
+    /// The memory an index made for `capacity` entries takes once its slots are written.
+    static func bytes(capacity: Int) -> Int {
+        slotCount(capacity: capacity) * MemoryLayout<Entry>.stride
     }
 
     /// Asks for the line where `key`'s probe starts, to be looked up a few steps later.

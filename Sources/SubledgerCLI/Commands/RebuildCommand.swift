@@ -36,11 +36,7 @@ enum RebuildCommand: Command {
             throw UsageError("the projection is `customers` (it holds customer state and every report)")
         }
         try context.data.requireExisting()
-        Output.diagnostic("rebuild: folding the whole log into a fresh projection database (the old one serves until the switch)")
-        let summary = try Ledger.rebuildProjections(directory: context.data.path) { folded, records in
-            Output.progress("rebuild: \(folded) / \(records) events folded")
-        }
-        Output.endProgress()
+        let summary = try Ledger.rebuildProjections(directory: context.data.path, observer: RebuildReporter.explicit)
         return CommandResult(Result(summary: summary))
     }
 }

@@ -55,8 +55,11 @@ public final class ProjectionStore {
 
     /// Opens the projection kept in `directory` for the log in `logDirectory` and folds the log
     /// records after its checkpoint; with no usable database (none, another schema version,
-    /// damaged, or not from this log) rebuilds one from the whole log.
-    public init(directory: String, logDirectory: String, settings: RollupSettings = RollupSettings()) throws(ProjectionError) {
+    /// damaged, or not from this log) rebuilds one from the whole log, telling `observer` how it
+    /// goes.
+    public init(
+        directory: String, logDirectory: String, settings: RollupSettings = RollupSettings(), observer: RebuildObserver? = nil
+    ) throws(ProjectionError) {
         self.directory = directory
         self.logDirectory = logDirectory
         self.settings = settings
@@ -74,7 +77,9 @@ public final class ProjectionStore {
         } catch {
             reason = .damaged(String(describing: error))
         }
-        if opened == nil { opened = try Self.buildFromLog(directory: directory, logDirectory: logDirectory, settings: settings).opened }
+        if opened == nil {
+            opened = try Self.buildFromLog(directory: directory, logDirectory: logDirectory, settings: settings, reason: reason, observer: observer).opened
+        }
         let (database, path, strings, header) = opened!
         self.database = database
         snapshotPath = path
@@ -84,7 +89,7 @@ public final class ProjectionStore {
         opening = reason.map(Opening.rebuilt) ?? .loaded
         guard reason == nil else { return }
         do { try catchUp() } catch where error.kind == .logMismatch {
-            try rebuild()
+            try rebuild(reason: .logMismatch, observer: observer)
             opening = .rebuilt(.logMismatch)
         }
     }
@@ -165,8 +170,13 @@ public final class ProjectionStore {
     /// side by side and switches to it. The previous database keeps serving readers until the
     /// switch.
     @discardableResult
-    public func rebuild() throws(ProjectionError) -> RebuildSummary {
-        let built = try Self.buildFromLog(directory: directory, logDirectory: logDirectory, settings: settings)
+    public func rebuild(observer: RebuildObserver? = nil) throws(ProjectionError) -> RebuildSummary {
+        try rebuild(reason: nil, observer: observer)
+    }
+
+    @discardableResult
+    private func rebuild(reason: RebuildReason?, observer: RebuildObserver?) throws(ProjectionError) -> RebuildSummary {
+        let built = try Self.buildFromLog(directory: directory, logDirectory: logDirectory, settings: settings, reason: reason, observer: observer)
         (database, snapshotPath, strings, header) = built.opened
         published.publish(strings)
         unsealed = false
@@ -174,24 +184,25 @@ public final class ProjectionStore {
     }
 
     /// Folds the whole log in `logDirectory` into a fresh database in `directory` and switches to
-    /// it, without opening the database in use: what `subledger rebuild` runs. `progress` is
-    /// called now and then with the events folded and the log's record count.
+    /// it, without opening the database in use: what `subledger rebuild` runs, telling
+    /// `observer` how it goes.
     public static func rebuild(
-        directory: String, logDirectory: String, settings: RollupSettings,
-        progress: (@Sendable (_ folded: Int, _ records: Int) -> Void)? = nil
+        directory: String, logDirectory: String, settings: RollupSettings, observer: RebuildObserver? = nil
     ) throws(ProjectionError) -> RebuildSummary {
-        try buildFromLog(directory: directory, logDirectory: logDirectory, settings: settings, progress: progress).summary
+        try buildFromLog(directory: directory, logDirectory: logDirectory, settings: settings, reason: nil, observer: observer).summary
     }
 
     private static func buildFromLog(
-        directory: String, logDirectory: String, settings: RollupSettings, progress: (@Sendable (Int, Int) -> Void)? = nil
+        directory: String, logDirectory: String, settings: RollupSettings, reason: RebuildReason?, observer: RebuildObserver?
     ) throws(ProjectionError) -> (opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header), summary: RebuildSummary) {
         let clock = ContinuousClock()
         let start = clock.now
         // Every record may be an event: size the indexes for all of them.
         let records = (try? LogReader(directory: logDirectory).summary().records).map { Int(clamping: $0) } ?? 0
+        observer?(.folding(records: records, estimatedPeakBytes: estimatedPeakBytes(records: records), reason: reason))
         var fresh = Projection(expectedEvents: records)
-        try foldPipelined(log: logDirectory, into: &fresh) { progress?($0, records) }
+        try foldPipelined(log: logDirectory, into: &fresh) { observer?(.folded(events: $0, records: records)) }
+        observer?(.writing(timelines: fresh.timelineCount))
         // Millions of small arrays: freeing them takes a good part of a second, which nobody
         // needs to wait for.
         defer { DispatchQueue.global(qos: .utility).async { [fresh] in _ = fresh.eventsFolded } }
@@ -216,6 +227,7 @@ public final class ProjectionStore {
         }
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        observer?(.finished(seconds: seconds))
         return (opened, RebuildSummary(
             events: fresh.eventsFolded, seconds: seconds,
             eventsPerSecond: seconds > 0 ? Double(fresh.eventsFolded) / seconds : 0, snapshotBytes: size))
