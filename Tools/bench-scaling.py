@@ -11,8 +11,8 @@ Fixtures (cached in .build/bench-fixtures/, keyed by their parameters, reused by
   and its fixture measured without a snapshot). Remove .build/bench-fixtures to start afresh;
 - fresh: a separate simulation (its own test root) posted to the webhook and ingested by the CLI.
 
-At each size, on a copy of the fixture: `stats --json` (open), `rebuild --json` (wall and its
-own fold rate), then `serve`: the dashboard and the four reports over the simulation's 12
+At each size, on a copy of the fixture: `stats --json` (open), `rebuild --json` (wall and the
+fold's own rate), then `serve`: the dashboard and the four reports over the simulation's 12
 months, customer look-ups (wrk, ~1,000/s, ids spread over all tiles) while wrk posts the fresh
 notifications to the webhook, then the server's VmRSS and VmHWM. Any `subledger` process above
 12 GiB resident is stopped, the step named in the table, and the next steps go on. Once per run: this machine's ES256
@@ -360,7 +360,7 @@ def measure(size, base, fresh, scratch):
         progress(f"  {row['events']:,} events, {row['customers']:,} customers: rebuild")
         try:
             wall, out, peak = subledger(work, "rebuild", "--json")
-            row.update(rebuild_wall=wall, fold=json.loads(out)["eventsPerSecond"], rebuild_peak=peak)
+            row.update(rebuild_wall=wall, fold=json.loads(out)["foldEventsPerSecond"], rebuild_peak=peak)
         except MemoryLimit:
             row["stopped"].append("rebuild")
         init(work, base["path"] + "/sim", base["path"] + "/sim/root.cer", fresh + "/root.cer")
@@ -544,7 +544,8 @@ acknowledges, which keeps both cores verifying). Server RSS is `VmRSS` after the
 reports and the look-ups, with `serve`'s default `--mapped-memory-limit` of 256 MB; "of it
 anonymous" is `RssAnon`, the process's own memory (the rest is file pages: the binary and the
 databases' mapped pages). Rebuild wall is `subledger rebuild` from process start to exit, with
-the fixture's previous snapshot in place; fold is its own events/s. Open is a whole
+the fixture's previous snapshot in place; fold is its `foldEventsPerSecond`: events over the
+fold alone (reading the log and folding it in memory), before the database is written. Open is a whole
 `subledger stats --json`. Resident file pages by directory are the server's mapped files in its
 data directory at the end (`/proc/PID/smaps`), by the data directory's top folder.
 

@@ -12,14 +12,15 @@ final class RebuildRecorder: Sendable {
 
 @Suite("Rebuild progress: what a rebuild tells its caller, and when")
 struct RebuildProgressTests {
-    @Test("an explicit rebuild announces the log's records and its memory estimate, reports the fold, the write with its timelines, and the end")
+    @Test("an explicit rebuild announces the log's records and its memory estimate, reports the fold, the write with its timelines, and the end; the fold alone takes part of its time")
     func explicitRebuild() throws {
         let events = MarchScenario().events
         let data = try DataDirectory()
         try data.append(events)
         let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
         let recorder = RebuildRecorder()
-        try store.rebuild(observer: recorder.observer)
+        let summary = try store.rebuild(observer: recorder.observer)
+        #expect(summary.foldSeconds > 0 && summary.foldSeconds < summary.seconds)
         let reports = recorder.all
         #expect(reports.first == .folding(records: events.count, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: events.count), reason: nil))
         #expect(reports.dropFirst().dropLast(2).allSatisfy { if case .folded(_, events.count) = $0 { true } else { false } })

@@ -17,7 +17,8 @@ enum RebuildCommand: Command {
             JSON.object([
                 ("events", .int(summary.events)), ("seconds", .double(summary.seconds)),
                 ("eventsPerSecond", .double(summary.eventsPerSecond.rounded())), ("projections", .array([.string("customers")])),
-                ("snapshotBytes", .int(summary.snapshotBytes)),
+                ("snapshotBytes", .int(summary.snapshotBytes)), ("foldSeconds", .double(summary.foldSeconds)),
+                ("foldEventsPerSecond", .double(foldRate.rounded())),
             ]).serialized()
         }
 
@@ -25,8 +26,13 @@ enum RebuildCommand: Command {
             Tabulation(facts: [
                 ("rebuilt", .text("customers")), ("events", .count(summary.events)),
                 ("seconds", .text(String(Double(Int(summary.seconds * 10)) / 10))), ("events/s", .count(Int(summary.eventsPerSecond))),
-                ("snapshot", .bytes(Int64(summary.snapshotBytes))),
+                ("fold events/s", .count(Int(foldRate))), ("snapshot", .bytes(Int64(summary.snapshotBytes))),
             ])
+        }
+
+        /// Events folded per second of the fold alone, before the database is written.
+        private var foldRate: Double {
+            summary.foldSeconds > 0 ? Double(summary.events) / summary.foldSeconds : 0
         }
     }
 

@@ -162,6 +162,9 @@ public final class ProjectionStore {
         /// Wall-clock seconds for the fold and the database write together.
         public var seconds: Double
         public var eventsPerSecond: Double
+        /// Wall-clock seconds of the fold alone: reading the log and folding it in memory, before
+        /// the database is written.
+        public var foldSeconds: Double
         /// The database's data file size.
         public var snapshotBytes: Int
     }
@@ -202,6 +205,7 @@ public final class ProjectionStore {
         observer?(.folding(records: records, estimatedPeakBytes: estimatedPeakBytes(records: records), reason: reason))
         var fresh = Projection(expectedEvents: records)
         try foldPipelined(log: logDirectory, into: &fresh) { observer?(.folded(events: $0, records: records)) }
+        let folded = clock.now
         observer?(.writing(timelines: fresh.timelineCount))
         // Millions of small arrays: freeing them takes a good part of a second, which nobody
         // needs to wait for.
@@ -225,12 +229,16 @@ public final class ProjectionStore {
         } catch {
             throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
         }
-        let elapsed = clock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let seconds = Self.seconds(clock.now - start)
         observer?(.finished(seconds: seconds))
         return (opened, RebuildSummary(
             events: fresh.eventsFolded, seconds: seconds,
-            eventsPerSecond: seconds > 0 ? Double(fresh.eventsFolded) / seconds : 0, snapshotBytes: size))
+            eventsPerSecond: seconds > 0 ? Double(fresh.eventsFolded) / seconds : 0, foldSeconds: Self.seconds(folded - start),
+            snapshotBytes: size))
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 
     /// What a failed log scan means for a projection.
