@@ -26,7 +26,8 @@ let package = Package(
         // libpq, for subledger-bench's PostgreSQL baseline only.
         .systemLibrary(name: "CPostgres", path: "Tools/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
-        // Small helpers every layer shares: the JSON writer, the byte reader and writer, the UTC instant format.
+        // Small helpers every layer shares: the JSON writer, the byte reader and writer, the UTC instant format,
+        // /proc files and the memory headroom.
         .target(name: "SubledgerCore"),
         // The append-only, CRC-framed, hash-chained event log.
         .target(name: "SubledgerLog", dependencies: ["SubledgerCore", "CCRC32C", "COpenSSL"]),

@@ -47,7 +47,7 @@ enum DemoCommand: Command {
                     ("simulated", .text("\(summary.customers) customers, \(months) months, \(summary.notifications) signed notifications")),
                     ("delivered", .text("\(summary.duplicateLines) twice, \(summary.delayedLines) late")),
                     ("ingested", .text("\(ingest.read) lines: \(ingest.appended) appended, \(ingest.duplicates) duplicates, \(ingest.rejections.count) rejected")),
-                    ("took", .text("\(Double(Int(seconds * 10)) / 10) s")),
+                    ("took", .text("\(Cell.tenths(seconds)) s")),
                     ("data", .text(data)), ("workload", .text(workload + "   (expected.json is the simulation's own ground truth)")),
                 ],
                 tables: tables,
@@ -77,7 +77,7 @@ enum DemoCommand: Command {
         Output.diagnostic("demo: a ledger for \(configuration.bundleId) in \(data), trusting the simulation's root")
         _ = try Ledger.initialize(directory: data, bundleId: configuration.bundleId, appAppleId: configuration.appAppleId, environments: ["Production"],
                                   rootFiles: [summary.rootCertificatePath], smallBusiness: false, catalogFile: nil)
-        let ledger = try Ledger(directory: data, rebuildObserver: RebuildReporter.onOpen)
+        let ledger = try Ledger(directory: data, rebuildObserver: RebuildReporter.onOpen())
         defer { ledger.close() }
         let ingest = try IngestCommand.ingest(files: [summary.notificationsPath], into: ledger, recordedAt: context.clock)
         let from = UTCDay(configuration.start)!

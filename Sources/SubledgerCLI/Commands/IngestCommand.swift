@@ -57,7 +57,7 @@ enum IngestCommand: Command {
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         try arguments.allow(help)
         try context.data.requireExisting()
-        let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen)
+        let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen())
         defer { ledger.close() }
         let result = try ingest(files: arguments.positional.isEmpty ? ["-"] : arguments.positional, into: ledger, recordedAt: context.clock)
         return CommandResult(result, result.rejections.isEmpty ? .success : .failure)

@@ -25,7 +25,7 @@ enum RebuildCommand: Command {
         var tabulation: Tabulation {
             Tabulation(facts: [
                 ("rebuilt", .text("customers")), ("events", .count(summary.events)),
-                ("seconds", .text(String(Double(Int(summary.seconds * 10)) / 10))), ("events/s", .count(Int(summary.eventsPerSecond))),
+                ("seconds", .text(Cell.tenths(summary.seconds))), ("events/s", .count(Int(summary.eventsPerSecond))),
                 ("fold events/s", .count(Int(foldRate))), ("snapshot", .bytes(Int64(summary.snapshotBytes))),
             ])
         }

@@ -59,7 +59,7 @@ enum ServeCommand: Command {
         let hasCredentials = try APIConfiguration.load(directory: data.path) != nil
         let recoverEvery = try arguments.value("--recover-every").map(duration) ?? (hasCredentials ? 3600 : 0)
         if recoverEvery > 0 && !hasCredentials { throw APISetupError.notConfigured }
-        let ledger = try Ledger(directory: data.path, snapshotEveryEvents: snapshotEvery, rebuildObserver: RebuildReporter.onOpen)
+        let ledger = try Ledger(directory: data.path, snapshotEveryEvents: snapshotEvery, rebuildObserver: RebuildReporter.onOpen())
         let service = LedgerServer(ledger: ledger, token: token, reportCSV: ReportDocument.csv, rates: rates)
         let server = try HTTPServer(configuration: HTTPServer.Configuration(host: host, port: port), metrics: service.metrics, handler: service.router)
         Output.diagnostic("serve: listening on \(host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")

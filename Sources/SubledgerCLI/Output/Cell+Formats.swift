@@ -51,6 +51,11 @@ extension Cell {
         return "\((value * 10).rounded() / 10) \(units[unit])"
     }
 
+    /// `41.2`: seconds to a tenth, cut rather than rounded.
+    static func tenths(_ seconds: Double) -> String {
+        String(Double(Int(seconds * 10)) / 10)
+    }
+
     /// `8.3 %`.
     static func percent(_ fraction: Double) -> String {
         let tenths = Int64((fraction * 1000).rounded())

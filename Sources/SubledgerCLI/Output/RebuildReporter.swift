@@ -1,32 +1,44 @@
 import SubledgerCore
 import SubledgerProjections
+import Synchronization
 
 /// Prints how a rebuild of the projection database goes, on stderr: what it folds and why, the
 /// memory it will take (with a warning when that is more than the process can still get, since
-/// the kernel would end it without a word), progress through the fold, the write, the end.
+/// running out ends it, often without a word from the kernel), progress through the fold, the
+/// write, the end.
 ///
 /// `subledger rebuild` uses it, and so does every command that opens a data directory, whose
 /// database may be rebuilt on open (a new schema version, a damaged database): at 10 M events that
 /// is most of a minute, which should not pass in silence.
 enum RebuildReporter {
     /// For `subledger rebuild`.
-    static let explicit: RebuildObserver = { report($0, prefix: "rebuild") }
+    static let explicit: RebuildObserver = { report($0, onOpen: false) }
 
-    /// For a command that opens a data directory: silent unless a rebuild of a non-empty log starts.
-    static let onOpen: RebuildObserver = { progress in
-        if case .folding(let records, _, _) = progress, records == 0 { return }
-        report(progress, prefix: "projections")
+    /// For a command that opens a data directory, one per open: silent unless a rebuild of a
+    /// non-empty log starts (a new ledger's first open builds an empty database, unannounced).
+    static func onOpen() -> RebuildObserver {
+        let announced = Announced()
+        return { progress in
+            if case .folding(let records, _, _) = progress { announced.value.store(records > 0, ordering: .relaxed) }
+            guard announced.value.load(ordering: .relaxed) else { return }
+            report(progress, onOpen: true)
+        }
     }
 
-    private static func report(_ progress: RebuildProgress, prefix: String) {
+    private final class Announced: Sendable {
+        let value = Atomic(false)
+    }
+
+    private static func report(_ progress: RebuildProgress, onOpen: Bool) {
+        let prefix = onOpen ? "projections" : "rebuild"
         switch progress {
         case .folding(let records, let estimate, let reason):
             let what = "\(Cell.count(records).tableText) log records"
             let start = reason.map { "\(Self.describe($0)); rebuilding it from the \(what)" }
                 ?? "folding the \(what) into a fresh projection database (the old one serves until the switch)"
             Output.diagnostic("\(prefix): \(start); expect about \(Cell.bytes(Int64(estimate)).tableText) of memory at the peak")
-            if let headroom = MemoryHeadroom.current(), estimate > headroom.bytes {
-                Output.diagnostic("\(prefix): warning: " + memoryWarning(headroom))
+            if let headroom = MemoryHeadroom.current(), headroom.fallsShort(ofResident: estimate) {
+                Output.diagnostic("\(prefix): warning: " + memoryWarning(headroom, onOpen: onOpen))
             }
         case .folded(let events, let records):
             let share = records > 0 ? " (\(events * 100 / records) %)" : ""
@@ -35,7 +47,7 @@ enum RebuildReporter {
             Output.progress("\(prefix): writing the database (\(Cell.count(timelines).tableText) subscriptions and purchases)")
         case .finished(let seconds):
             Output.endProgress()
-            if prefix != "rebuild" { Output.diagnostic("\(prefix): rebuilt in \(Double(Int(seconds * 10)) / 10) s") }
+            if onOpen { Output.diagnostic("\(prefix): rebuilt in \(Cell.tenths(seconds)) s") }
         }
     }
 
@@ -50,16 +62,27 @@ enum RebuildReporter {
         }
     }
 
-    static func memoryWarning(_ headroom: MemoryHeadroom) -> String {
+    /// What running short means, and what to do. On open there is no usable database to keep:
+    /// the next open starts the rebuild over, so a service that restarts fails the same way.
+    static func memoryWarning(_ headroom: MemoryHeadroom, onOpen: Bool) -> String {
         let available = Cell.bytes(Int64(headroom.bytes)).tableText
-        let kept = "if the kernel ends the rebuild for lack of memory, the database in use is kept"
+        let outcome = onOpen
+            ? "if it runs out, the rebuild starts over on the next open"
+            : "if it runs out, the rebuild stops and the database in use is kept"
+        let limit: String
+        let remedy: String
         switch headroom.bound {
         case .machine:
-            return "that is more than the \(available) this machine has available (MemAvailable); \(kept): free memory or add some, then run `subledger rebuild`"
-        case .cgroup(let limit):
-            return "that is more than the \(available) left under this process's memory limit of \(Cell.bytes(Int64(limit)).tableText) (its cgroup: systemd's MemoryMax=, a container's limit); \(kept): raise the limit, then run `subledger rebuild`"
-        case .dataSizeLimit(let limit):
-            return "that is more than the \(available) left under the data size limit of \(Cell.bytes(Int64(limit)).tableText) (ulimit -d); \(kept): raise it, then run `subledger rebuild`"
+            limit = "the \(available) this machine has available (MemAvailable)"
+            remedy = "free memory or add some"
+        case .cgroup(let bytes):
+            limit = "the \(available) left under this process's memory limit of \(Cell.bytes(Int64(bytes)).tableText) (its cgroup: systemd's MemoryMax=, a container's limit)"
+            remedy = onOpen ? "raise the limit, or stop the service and run `subledger rebuild` outside it" : "raise the limit"
+        case .dataSizeLimit(let bytes):
+            limit = "the \(available) left under the data size limit of \(Cell.bytes(Int64(bytes)).tableText) (ulimit -d)"
+            remedy = "raise it"
         }
+        let retry = onOpen ? "" : ", then run `subledger rebuild` again"
+        return "that is more than \(limit); \(outcome): \(remedy)\(retry)"
     }
 }

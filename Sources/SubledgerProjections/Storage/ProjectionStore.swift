@@ -162,8 +162,8 @@ public final class ProjectionStore {
         /// Wall-clock seconds for the fold and the database write together.
         public var seconds: Double
         public var eventsPerSecond: Double
-        /// Wall-clock seconds of the fold alone: reading the log and folding it in memory, before
-        /// the database is written.
+        /// Wall-clock seconds until the database is written: counting the log's records, sizing
+        /// the indexes, reading the log and folding it in memory.
         public var foldSeconds: Double
         /// The database's data file size.
         public var snapshotBytes: Int
