@@ -58,6 +58,11 @@ extension DedupIndex {
         } else {
             reason = .missing
         }
+        // Reading every record takes a while on a large ledger (20 s at 10 M events here): say so first.
+        let records = (try? eventLog.summary().records) ?? 0
+        if records > 0 {
+            report("building the dedup index \(path) from the logs because \(reason): reading \(records) event records and their evidence")
+        }
         let started = ContinuousClock.now
         let storage = try Storage(path: path)
         // From the start every event matches: an event without a message record has no key.
