@@ -49,6 +49,23 @@ struct RebuildProgressTests {
         #expect(again.all.isEmpty)
     }
 
+    @Test("a database from another log is rebuilt on open with that reason, found while catching up rather than on reading the database")
+    func rebuildForAnotherLog() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(events)
+        _ = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        let shorter = try DataDirectory()
+        try shorter.append(Array(events[..<5]))
+        let recorder = RebuildRecorder()
+        _ = try ProjectionStore(directory: data.projections, logDirectory: shorter.log, observer: recorder.observer)
+        #expect(recorder.all.first == .folding(records: 5, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: 5), reason: .logMismatch))
+        guard case .finished = recorder.all.last else {
+            Issue.record("the rebuild for another log did not report its end: \(recorder.all)")
+            return
+        }
+    }
+
     @Test("the memory estimate grows with the log and covers at least the notification and transaction indexes sized for every record")
     func memoryEstimate() {
         let sizes = [0, 1_000, 100_000, 1_000_000, 10_000_000, 30_000_000]
