@@ -52,6 +52,11 @@ public struct Projection: Sendable {
         notifications.uuids = HashIndex(capacity: expectedEvents)
     }
 
+    /// The memory the indexes `init(expectedEvents:)` sizes take once their slots are written.
+    static func indexBytes(expectedEvents: Int) -> Int {
+        HashIndex.bytes(capacity: expectedEvents / 8) + 2 * HashIndex.bytes(capacity: expectedEvents)
+    }
+
     /// Builds the transaction index from the timelines, which hold every transaction (a
     /// snapshot does not store it).
     mutating func indexTransactions() {

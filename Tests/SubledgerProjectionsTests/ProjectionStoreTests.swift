@@ -56,6 +56,18 @@ final class DataDirectory {
     }
 }
 
+/// Runs `body` with a store whose database was made from the March scenario's log, opened on a
+/// log of its first five events instead (both directories live until `body` returns).
+func withStoreOnAnotherLog(observer: RebuildObserver? = nil, _ body: (ProjectionStore) throws -> Void) throws {
+    let events = MarchScenario().events
+    let data = try DataDirectory()
+    try data.append(events)
+    _ = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+    let shorter = try DataDirectory()
+    try shorter.append(Array(events[..<5]))
+    try body(try ProjectionStore(directory: data.projections, logDirectory: shorter.log, observer: observer))
+}
+
 /// Every key and value of every database of the snapshot at `path`, in cursor order.
 func dumpSnapshot(_ path: String) throws -> [String: [[UInt8]]] {
     let environment = try LMDBEnvironment(path: path, mapSize: 1 << 20, options: [.readOnly])
@@ -298,15 +310,10 @@ struct ProjectionStoreTests {
 
     @Test("a snapshot from another log is detected and rebuilt")
     func logMismatch() throws {
-        let events = MarchScenario().events
-        let data = try DataDirectory()
-        try data.append(events)
-        _ = try ProjectionStore(directory: data.projections, logDirectory: data.log)
-        let shorter = try DataDirectory()
-        try shorter.append(Array(events[..<5]))
-        let reopened = try ProjectionStore(directory: data.projections, logDirectory: shorter.log)
-        #expect(reopened.opening == .rebuilt(.logMismatch))
-        #expect(reopened.eventsFolded == 5)
+        try withStoreOnAnotherLog { reopened in
+            #expect(reopened.opening == .rebuilt(.logMismatch))
+            #expect(reopened.eventsFolded == 5)
+        }
     }
 
     @Test("opening folds the log beyond the checkpoint into the same database, in place")

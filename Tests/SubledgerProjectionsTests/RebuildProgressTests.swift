@@ -51,14 +51,8 @@ struct RebuildProgressTests {
 
     @Test("a database from another log is rebuilt on open with that reason, found while catching up rather than on reading the database")
     func rebuildForAnotherLog() throws {
-        let events = MarchScenario().events
-        let data = try DataDirectory()
-        try data.append(events)
-        _ = try ProjectionStore(directory: data.projections, logDirectory: data.log)
-        let shorter = try DataDirectory()
-        try shorter.append(Array(events[..<5]))
         let recorder = RebuildRecorder()
-        _ = try ProjectionStore(directory: data.projections, logDirectory: shorter.log, observer: recorder.observer)
+        try withStoreOnAnotherLog(observer: recorder.observer) { _ in }
         #expect(recorder.all.first == .folding(records: 5, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: 5), reason: .logMismatch))
         guard case .finished = recorder.all.last else {
             Issue.record("the rebuild for another log did not report its end: \(recorder.all)")

@@ -18,7 +18,7 @@ enum RebuildCommand: Command {
                 ("events", .int(summary.events)), ("seconds", .double(summary.seconds)),
                 ("eventsPerSecond", .double(summary.eventsPerSecond.rounded())), ("projections", .array([.string("customers")])),
                 ("snapshotBytes", .int(summary.snapshotBytes)), ("foldSeconds", .double(summary.foldSeconds)),
-                ("foldEventsPerSecond", .double(foldRate.rounded())),
+                ("foldEventsPerSecond", .double(summary.foldEventsPerSecond.rounded())),
             ]).serialized()
         }
 
@@ -26,13 +26,8 @@ enum RebuildCommand: Command {
             Tabulation(facts: [
                 ("rebuilt", .text("customers")), ("events", .count(summary.events)),
                 ("seconds", .text(Cell.tenths(summary.seconds))), ("events/s", .count(Int(summary.eventsPerSecond))),
-                ("fold events/s", .count(Int(foldRate))), ("snapshot", .bytes(Int64(summary.snapshotBytes))),
+                ("fold events/s", .count(Int(summary.foldEventsPerSecond))), ("snapshot", .bytes(Int64(summary.snapshotBytes))),
             ])
-        }
-
-        /// Events folded per second of the fold alone, before the database is written.
-        private var foldRate: Double {
-            summary.foldSeconds > 0 ? Double(summary.events) / summary.foldSeconds : 0
         }
     }
 

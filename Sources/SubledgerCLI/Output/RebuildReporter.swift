@@ -51,7 +51,7 @@ enum RebuildReporter {
         }
     }
 
-    static func describe(_ reason: ProjectionStore.RebuildReason) -> String {
+    private static func describe(_ reason: ProjectionStore.RebuildReason) -> String {
         switch reason {
         case .missing: "there is no projection database yet"
         case .schemaChanged(let stored, let current):
@@ -64,7 +64,7 @@ enum RebuildReporter {
 
     /// What running short means, and what to do. On open there is no usable database to keep:
     /// the next open starts the rebuild over, so a service that restarts fails the same way.
-    static func memoryWarning(_ headroom: MemoryHeadroom, onOpen: Bool) -> String {
+    private static func memoryWarning(_ headroom: MemoryHeadroom, onOpen: Bool) -> String {
         let available = Cell.bytes(Int64(headroom.bytes)).tableText
         let outcome = onOpen
             ? "if it runs out, the rebuild starts over on the next open"

@@ -12,7 +12,6 @@ extension ProjectionStore {
     public static func estimatedPeakBytes(records: Int) -> Int {
         let runtime = 25 << 20
         let perEvent = 600
-        let indexes = 2 * HashIndex.bytes(capacity: records) + HashIndex.bytes(capacity: records / 8)
-        return runtime + indexes + perEvent * records
+        return runtime + Projection.indexBytes(expectedEvents: records) + perEvent * records
     }
 }

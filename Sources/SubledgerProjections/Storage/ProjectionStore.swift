@@ -161,12 +161,18 @@ public final class ProjectionStore {
         public var events: Int
         /// Wall-clock seconds for the fold and the database write together.
         public var seconds: Double
-        public var eventsPerSecond: Double
         /// Wall-clock seconds until the database is written: counting the log's records, sizing
         /// the indexes, reading the log and folding it in memory.
         public var foldSeconds: Double
         /// The database's data file size.
         public var snapshotBytes: Int
+
+        public var eventsPerSecond: Double { Self.rate(events, seconds) }
+        public var foldEventsPerSecond: Double { Self.rate(events, foldSeconds) }
+
+        private static func rate(_ events: Int, _ seconds: Double) -> Double {
+            seconds > 0 ? Double(events) / seconds : 0
+        }
     }
 
     /// Folds the whole log into a fresh database (on two cores, see `foldPipelined`), writes it
@@ -232,9 +238,7 @@ public final class ProjectionStore {
         let seconds = Self.seconds(clock.now - start)
         observer?(.finished(seconds: seconds))
         return (opened, RebuildSummary(
-            events: fresh.eventsFolded, seconds: seconds,
-            eventsPerSecond: seconds > 0 ? Double(fresh.eventsFolded) / seconds : 0, foldSeconds: Self.seconds(folded - start),
-            snapshotBytes: size))
+            events: fresh.eventsFolded, seconds: seconds, foldSeconds: Self.seconds(folded - start), snapshotBytes: size))
     }
 
     private static func seconds(_ duration: Duration) -> Double {
