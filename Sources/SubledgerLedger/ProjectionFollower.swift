@@ -25,6 +25,8 @@ final class ProjectionFollower: Sendable {
     /// Runs folds, one at a time, off the ingestion path.
     let folding = DispatchQueue(label: "subledger.projections")
     private let foldScheduled = Atomic(false)
+    /// Lines stored by batches since a batch last had the background queue fold.
+    private let batchedSinceFold = Atomic(0)
     /// The position of the last event appended.
     private let appendedEnd = Atomic<UInt64>(0)
     /// The position reads must include: the end of what was acknowledged without waiting for
@@ -71,6 +73,16 @@ final class ProjectionFollower: Sendable {
         appendedEnd.store(last.rawValue, ordering: .releasing)
         if visible { visibleEnd.store(last.rawValue, ordering: .releasing) }
         if folding { foldAppended() }
+    }
+
+    /// After a batch of `lines` is stored: has the background queue fold everything appended
+    /// so far unless `moreComing` (another batch is on its way) and fewer than
+    /// `ProjectionStore.foldBatchRecords` lines were stored since the last fold.
+    func foldAppended(afterBatchOf lines: Int, moreComing: Bool) {
+        let unfolded = batchedSinceFold.add(lines, ordering: .relaxed).newValue
+        guard !moreComing || unfolded >= ProjectionStore.foldBatchRecords else { return }
+        batchedSinceFold.store(0, ordering: .relaxed)
+        foldAppended()
     }
 
     /// Has the background queue fold everything appended so far (once, however many ask).

@@ -47,6 +47,35 @@ struct ProjectionFollowingTests {
         release.signal()
     }
 
+    @Test("a batch stored while the next one verifies is folded with it, once nothing more is coming")
+    func batchesFoldTogether() throws {
+        let ledger = try ledger()
+        defer { ledger.close() }
+        let batch = lines.enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: "test") }
+        let half = batch.count / 2
+        let first = ledger.verify(Array(batch[..<half]))
+        let second = ledger.verify(Array(batch[half...]))
+        _ = try ledger.ingest(first, recordedAt: 0)
+        ledger.projections.folding.sync {}
+        #expect(ledger.foldedEvents == 0, "the first batch was folded alone while the second was on its way")
+        _ = try ledger.ingest(second, recordedAt: 0)
+        ledger.projections.folding.sync {}
+        let folded = ledger.foldedEvents
+        _ = try ledger.read { try $0.projections.summary() }
+        #expect(folded > 0 && ledger.foldedEvents == folded, "the background fold left events for the read to fold")
+    }
+
+    @Test("a batch stored with no other verifying is folded in the background")
+    func aLoneBatchIsFolded() throws {
+        let ledger = try ledger()
+        defer { ledger.close() }
+        _ = try ledger.ingest(lines.enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: "test") }, recordedAt: 0)
+        ledger.projections.folding.sync {}
+        let folded = ledger.foldedEvents
+        _ = try ledger.read { try $0.projections.summary() }
+        #expect(folded > 0 && ledger.foldedEvents == folded)
+    }
+
     @Test("a webhook message is acknowledged only once the background fold has committed it")
     func webhookWaitsForTheFold() throws {
         let ledger = try ledger()

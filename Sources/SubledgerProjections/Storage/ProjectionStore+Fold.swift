@@ -8,8 +8,9 @@ import SubledgerLog
 
 extension ProjectionStore {
     /// Event records folded per LMDB transaction: large enough that a batch's commit is cheap
-    /// beside its fold, small enough that what a batch holds in memory stays small.
-    static let foldBatchRecords = 4096
+    /// beside its fold and that a long ingestion touches a customer's timeline rarely, small
+    /// enough that what a batch holds in memory stays small (tens of MB).
+    public static let foldBatchRecords = 16384
 
     /// Folds the log records written since the checkpoint into the database, up to and including
     /// the record at `last` when given, one transaction per batch. Returns the events folded.
