@@ -105,8 +105,9 @@ public final class Ledger: Sendable {
     /// or once `ProjectionStore.foldBatchRecords` lines are stored unfolded, not after each chunk
     /// or batch: a fold loads, folds and writes back every timeline it touches, so one fold of
     /// 16384 events touches a customer once where four folds of 4096 touched it up to four times
-    /// (profiled on `subledger ingest`: sixteen folds of 256 cost 25 µs of CPU per notification,
-    /// one per batch of 4096 15 µs, one per 16384 9 µs). A read folds what is still unfolded.
+    /// (profiled on `subledger ingest` of 47,451 notifications: the fold took 21 µs of CPU a
+    /// notification folding each batch, 11 µs folding four at once). A read folds what is still
+    /// unfolded.
     public func ingest(_ lines: [IngestLine], recordedAt: Int64) throws -> [IngestOutcome] {
         try ingest(verify(lines), recordedAt: recordedAt)
     }
