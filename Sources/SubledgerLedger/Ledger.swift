@@ -30,8 +30,9 @@ public final class Ledger: Sendable {
     let catalog: ProductCatalog?
     let pipeline: IngestionPipeline
     let projections: ProjectionFollower
-    /// Batches `verify(_:)` started that `ingest(_:recordedAt:)` has not stored yet.
-    private let batchesVerifying = Atomic(0)
+    /// Batches `verify(_:last:)` started, not the last, that `ingest(_:recordedAt:)` has not
+    /// stored yet: while there are some, a stored batch waits to be folded with them.
+    private let batchesToFoldWith = Atomic(0)
 
     /// Opens the data directory: configuration, roots, the logs (recovering a torn tail), the
     /// dedup index and the projection database (caught up with the log).
@@ -101,13 +102,13 @@ public final class Ledger: Sendable {
     /// Verifies, deduplicates and durably appends `lines`; rejected lines are quarantined.
     /// Outcomes come back in input order; the next read includes what was appended.
     ///
-    /// The background fold starts once a batch is stored and no other batch is being verified,
-    /// or once `ProjectionStore.foldBatchRecords` lines are stored unfolded, not after each chunk
-    /// or batch: a fold loads, folds and writes back every timeline it touches, so one fold of
-    /// 16384 events touches a customer once where four folds of 4096 touched it up to four times
-    /// (profiled on `subledger ingest` of 47,451 notifications: the fold took 21 µs of CPU a
-    /// notification folding each batch, 11 µs folding four at once). A read folds what is still
-    /// unfolded.
+    /// The background fold starts once a batch is stored and no batch but the last is being
+    /// verified, or once `ProjectionStore.foldBatchRecords` lines are stored unfolded; not after
+    /// each chunk or batch: a fold loads, folds and writes back every timeline it touches, so one
+    /// fold of 16384 events touches a customer once where four folds of 4096 touched it up to
+    /// four times (profiled on `subledger ingest` of 47,451 notifications: the fold took 21 µs of
+    /// CPU a notification folding each batch, 11 µs folding four at once). A read folds what is
+    /// still unfolded.
     public func ingest(_ lines: [IngestLine], recordedAt: Int64) throws -> [IngestOutcome] {
         try ingest(verify(lines), recordedAt: recordedAt)
     }
@@ -115,18 +116,23 @@ public final class Ledger: Sendable {
     /// Starts verifying `lines` on all cores (after the batches given here before), so a caller
     /// can hand in the next batch while this one is stored: `ingest(_:recordedAt:)` then stores
     /// it as its chunks come out of verification.
-    public func verify(_ lines: [IngestLine]) -> BatchVerification {
-        batchesVerifying.add(1, ordering: .relaxed)
-        return pipeline.verify(lines)
+    ///
+    /// `last`: no batch follows this one, so what is stored is folded now and each batch still
+    /// to be stored once it is, beside the verification of the batches after it: the fold after
+    /// the last batch, which no verification runs beside, folds that batch alone.
+    public func verify(_ lines: [IngestLine], last: Bool = false) -> BatchVerification {
+        if last { projections.foldAppended() } else { batchesToFoldWith.add(1, ordering: .relaxed) }
+        return pipeline.verify(lines, last: last)
     }
 
-    /// Deduplicates and durably appends a batch whose verification `verify(_:)` started;
+    /// Deduplicates and durably appends a batch whose verification `verify(_:last:)` started;
     /// rejected lines are quarantined. As `ingest(_ lines:recordedAt:)`; each batch is ingested
     /// once (its outcomes are handed over as they are stored).
     public func ingest(_ batch: BatchVerification, recordedAt: Int64) throws -> [IngestOutcome] {
         let projections = projections
         defer {
-            let moreComing = batchesVerifying.subtract(1, ordering: .relaxed).newValue > 0
+            if !batch.last { batchesToFoldWith.subtract(1, ordering: .relaxed) }
+            let moreComing = batchesToFoldWith.load(ordering: .relaxed) > 0
             projections.foldAppended(afterBatchOf: batch.lines.count, moreComing: moreComing)
         }
         return try pipeline.ingest(batch, recordedAt: recordedAt, quarantining: true) {

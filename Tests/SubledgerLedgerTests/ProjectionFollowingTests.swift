@@ -65,6 +65,23 @@ struct ProjectionFollowingTests {
         #expect(folded > 0 && ledger.foldedEvents == folded, "the background fold left events for the read to fold")
     }
 
+    @Test("a batch stored while only the last one verifies is folded at once, so the last is folded alone")
+    func theLastBatchIsFoldedAlone() throws {
+        let ledger = try ledger()
+        defer { ledger.close() }
+        let batch = lines.enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: "test") }
+        let half = batch.count / 2
+        let first = ledger.verify(Array(batch[..<half]))
+        let last = ledger.verify(Array(batch[half...]), last: true)
+        _ = try ledger.ingest(first, recordedAt: 0)
+        ledger.projections.folding.sync {}
+        let foldedFirst = ledger.foldedEvents
+        #expect(foldedFirst > 0, "the batch before the last waited to be folded with it")
+        _ = try ledger.ingest(last, recordedAt: 0)
+        ledger.projections.folding.sync {}
+        #expect(ledger.foldedEvents > foldedFirst)
+    }
+
     @Test("a batch stored with no other verifying is folded in the background")
     func aLoneBatchIsFolded() throws {
         let ledger = try ledger()

@@ -88,7 +88,7 @@ enum IngestCommand: Command {
             }
             Output.progress("ingest: \(stored) read, \(result.appended) appended, \(result.duplicates) duplicates, \(result.rejections.count) rejected")
         }
-        for input in files {
+        for (index, input) in files.enumerated() {
             // Nothing is in flight while a file is opened, so a failure to open stops after
             // everything before it is stored.
             try collect()
@@ -111,8 +111,8 @@ enum IngestCommand: Command {
             // A batch's verification starts before the batch ahead of it is stored, so the
             // cores go on verifying while that batch's last chunks are stored. At most three
             // batches are held: one being stored, the next being verified, one being read.
-            func flush() throws {
-                let verification = batch.isEmpty ? nil : ledger.verify(batch)
+            func flush(last: Bool = false) throws {
+                let verification = batch.isEmpty ? nil : ledger.verify(batch, last: last)
                 try collect()
                 guard let verification else { return }
                 pending = .start(verification, into: ledger, recordedAt: clock(), on: queue)
@@ -132,7 +132,7 @@ enum IngestCommand: Command {
                 }
             }
             free(buffer)
-            try flush()
+            try flush(last: index == files.count - 1)
         }
         try collect()
         Output.endProgress()

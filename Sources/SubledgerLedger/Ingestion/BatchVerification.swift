@@ -2,7 +2,7 @@ import Dispatch
 import SubledgerJWS
 import Synchronization
 
-/// A batch of lines being verified on Dispatch's threads (`Ledger.verify(_:)`), ready to be
+/// A batch of lines being verified on Dispatch's threads (`Ledger.verify(_:last:)`), ready to be
 /// stored chunk by chunk (`Ledger.ingest(_:recordedAt:)`) while the rest is verified.
 ///
 /// The lines are verified in parts of a few lines taken in input order, so the first chunks are
@@ -25,14 +25,17 @@ public final class BatchVerification: Sendable {
     private static let partSize = 4
 
     public let lines: [IngestLine]
+    /// No batch follows this one (`Ledger.verify(_:last:)`).
+    let last: Bool
     let chunkSize: Int
     private let state: Mutex<State>
     private let verified: [DispatchSemaphore]
 
     /// Starts verifying `lines` on `queue` (serial), after what is queued there.
-    init(_ lines: [IngestLine], chunkSize: Int, with preparer: MessagePreparer, on queue: DispatchQueue) {
+    init(_ lines: [IngestLine], last: Bool, chunkSize: Int, with preparer: MessagePreparer, on queue: DispatchQueue) {
         precondition(chunkSize % Self.partSize == 0, "a part must not straddle two chunks")
         self.lines = lines
+        self.last = last
         self.chunkSize = chunkSize
         let chunks = (lines.count + chunkSize - 1) / chunkSize
         state = Mutex(State(

@@ -94,8 +94,8 @@ final class IngestionPipeline: Sendable {
     }
 
     /// Starts verifying `lines` on all cores, after the batches whose verification started before.
-    func verify(_ lines: [IngestLine]) -> BatchVerification {
-        BatchVerification(lines, chunkSize: Self.chunkSize, with: preparer, on: verifying)
+    func verify(_ lines: [IngestLine], last: Bool = false) -> BatchVerification {
+        BatchVerification(lines, last: last, chunkSize: Self.chunkSize, with: preparer, on: verifying)
     }
 
     /// Deduplicates and durably appends a batch as its chunks come out of verification,
