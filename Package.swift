@@ -15,6 +15,8 @@ let package = Package(
         .target(name: "CCRC32C"),
         // SIMD kernels for text on the ingestion path: JSON string scanning, base64 decoding.
         .target(name: "CTextKernels"),
+        // ES256 verification with a key's multiples precomputed (libcrypto's EC groups).
+        .target(name: "CES256", dependencies: ["COpenSSL"]),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -34,7 +36,7 @@ let package = Package(
         // Domain events, their binary codec and versions (the catalog is in Events/).
         .target(name: "SubledgerEvents", dependencies: ["SubledgerCore"]),
         // libcrypto wrappers: certificates, EC keys, ES256, SHA-256, base64/base64url.
-        .target(name: "SubledgerCrypto", dependencies: ["COpenSSL", "CTextKernels"]),
+        .target(name: "SubledgerCrypto", dependencies: ["COpenSSL", "CES256", "CTextKernels"]),
         // App Store signed data: compact JWS parsing, x5c chain + ES256 verification, test signing.
         .target(name: "SubledgerJWS", dependencies: ["SubledgerCore", "SubledgerCrypto"]),
         // App Store payloads: a fast JSON scanner into typed values, their JSON encoding, and the
@@ -66,7 +68,7 @@ let package = Package(
         .executableTarget(name: "subledger", dependencies: ["SubledgerCLI"]),
         .executableTarget(
             name: "subledger-bench",
-            dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerEvents", "SubledgerProjections", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerAppStore", "SubledgerLMDB",
+            dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerEvents", "SubledgerProjections", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerCrypto", "SubledgerAppStore", "SubledgerLMDB",
                            "CSQLite", "CPostgres"],
             path: "Tools/Bench"),
         .executableTarget(name: "subledger-crash", dependencies: ["SubledgerLog"], path: "Tools/Crash"),
