@@ -10,6 +10,7 @@ let usage = """
                            [--postgres CONNINFO | --postgres-skipped REASON]
                            [--command TEXT] [--toolchain TEXT]
            subledger-bench fixture --base DIR --tiles N --out DIR   (a scale fixture: fixture --help)
+           subledger-bench es256 [SECONDS]   (ES256 verifications/s on one core: libcrypto's, the key table's)
 
       --runs R        each figure is the median of R runs (default 3)
       --scale LIST    rebuild sizes in millions of events (default 1,2,5,10; 0.05,0.1 with --quick)
@@ -69,6 +70,10 @@ func fail(_ message: String) -> Never {
 
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "fixture" {
     exit(FixtureCommand.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "es256" {
+    exit(ES256Benchmark.run(Array(CommandLine.arguments.dropFirst(2))))
 }
 
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == RebuildMemoryProbe.flag {
