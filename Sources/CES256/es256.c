@@ -24,7 +24,8 @@ void subledger_es256_key_free(subledger_es256_key *key) {
     free(key);
 }
 
-subledger_es256_key *subledger_es256_key_new(const uint8_t *point, size_t length) {
+subledger_es256_key *subledger_es256_key_new(const void *point, size_t length) {
+    ERR_set_mark();
     subledger_es256_key *key = calloc(1, sizeof *key);
     BN_CTX *context = BN_CTX_new();
     EC_POINT *q = NULL;
@@ -43,18 +44,19 @@ subledger_es256_key *subledger_es256_key_new(const uint8_t *point, size_t length
 done:
     EC_POINT_free(q);
     BN_CTX_free(context);
+    ERR_pop_to_mark();
     if (!built) {
-        ERR_clear_error();
         subledger_es256_key_free(key);
         return NULL;
     }
     return key;
 }
 
-int subledger_es256_verify(const subledger_es256_key *key, const uint8_t *digest, const uint8_t *signature) {
+int subledger_es256_verify(const subledger_es256_key *key, const void *digest, const void *signature) {
+    ERR_set_mark();
     BN_CTX *context = BN_CTX_new();
     if (context == NULL) {
-        ERR_clear_error();
+        ERR_pop_to_mark();
         return 0;
     }
     int verified = 0;
@@ -65,7 +67,8 @@ int subledger_es256_verify(const subledger_es256_key *key, const uint8_t *digest
     BIGNUM *x = BN_CTX_get(context);
     const BIGNUM *order = EC_GROUP_get0_order(key->curve);
     if (x == NULL) goto done;
-    if (BN_bin2bn(signature, 32, r) == NULL || BN_bin2bn(signature + 32, 32, s) == NULL || BN_bin2bn(digest, 32, e) == NULL) goto done;
+    const unsigned char *rs = signature;
+    if (BN_bin2bn(rs, 32, r) == NULL || BN_bin2bn(rs + 32, 32, s) == NULL || BN_bin2bn(digest, 32, e) == NULL) goto done;
     // SEC 1 §4.1.4: r and s in [1, n - 1]; the digest, as long as n, is used whole.
     if (BN_is_zero(r) || BN_is_zero(s) || BN_cmp(r, order) >= 0 || BN_cmp(s, order) >= 0) goto done;
     if (BN_mod_inverse(w, s, order, context) == NULL) goto done;
@@ -74,7 +77,8 @@ int subledger_es256_verify(const subledger_es256_key *key, const uint8_t *digest
     qPart = EC_POINT_new(key->key);
     if (sum == NULL || qPart == NULL) goto done;
     // u1·G and u2·Q, each from its table, then their sum R: valid when R is not infinity and
-    // x(R) mod n = r.
+    // x(R) mod n = r. The two groups are one curve with two generators, and libcrypto lets points
+    // of one be used on the other (ec_point_is_compat: same method, same curve name).
     if (EC_POINT_mul(key->curve, sum, u1, NULL, NULL, context) != 1) goto done;
     if (EC_POINT_mul(key->key, qPart, u2, NULL, NULL, context) != 1) goto done;
     if (EC_POINT_add(key->curve, sum, sum, qPart, context) != 1) goto done;
@@ -87,6 +91,6 @@ done:
     EC_POINT_free(qPart);
     BN_CTX_end(context);
     BN_CTX_free(context);
-    ERR_clear_error();
+    ERR_pop_to_mark();
     return verified;
 }

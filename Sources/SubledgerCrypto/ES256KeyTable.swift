@@ -2,7 +2,8 @@ import CES256
 import COpenSSL
 
 /// A P-256 public key with its multiples precomputed, for verifying many ES256 signatures by one
-/// key: Apple signs every App Store message with the same leaf key for months. A verification
+/// key: Apple signs every App Store message with the same leaf key for months. Build one only for
+/// a key that is known to sign (`SignedDataVerifier` waits for a first message that verifies). A verification
 /// takes about 60% of `ECPublicKey.verifyES256`'s time (28 against 47 µs on this machine class):
 /// libcrypto computes the key's part of the check from tables, as it does the curve
 /// generator's. Building one takes about 17 ms and holds about 150 KB, so build it once per key
@@ -33,8 +34,7 @@ public final class ES256KeyTable: @unchecked Sendable {
     /// `ECPublicKey.verifyES256(signature:digest:)` does.
     public func verify(signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer) -> Bool {
         guard signature.count == ECPublicKey.es256SignatureCount, digest.count == SHA256.digestCount else { return false }
-        return subledger_es256_verify(
-            table, digest.baseAddress!.assumingMemoryBound(to: UInt8.self), signature.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 1
+        return subledger_es256_verify(table, digest.baseAddress, signature.baseAddress) == 1
     }
 }
 
@@ -43,8 +43,7 @@ extension ECPublicKey {
     func encodedPoint() throws(CryptoError) -> [UInt8] {
         var point = [UInt8](repeating: 0, count: 1 + 2 * 66)
         var length = 0
-        // "pub" is OSSL_PKEY_PARAM_PUB_KEY, whose header the shim leaves out.
-        guard EVP_PKEY_get_octet_string_param(pointer, "pub", &point, point.count, &length) == 1 else {
+        guard EVP_PKEY_get_octet_string_param(pointer, OSSL_PKEY_PARAM_PUB_KEY, &point, point.count, &length) == 1 else {
             throw CryptoError.openSSL("EVP_PKEY_get_octet_string_param (the public point)")
         }
         return Array(point.prefix(length))

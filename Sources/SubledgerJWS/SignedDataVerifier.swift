@@ -15,16 +15,24 @@ import SubledgerCrypto
 ///   `header_b64.payload_b64`.
 ///
 /// Chains that passed are cached (keyed by SHA-256 of the two certificates' base64 text, which
-/// ``ParsedJWSHeader`` computes once per distinct header) with the leaf key's precomputed
-/// multiples (``ES256KeyTable``: 17 ms and about 150 KB once per chain, then 28 µs a
-/// verification instead of 47) and the three validity windows, so verifying another message
-/// from a known chain costs one validity comparison and one ECDSA verification. Safe to share
-/// between threads.
+/// ``ParsedJWSHeader`` computes once per distinct header) with the leaf key and the three
+/// validity windows, so verifying another message from a known chain costs one validity
+/// comparison and one ECDSA verification. Once a message under a leaf key has verified, the
+/// key's multiples are precomputed (``ES256KeyTable``: 17 ms and about 150 KB once per key, then
+/// 28 µs a verification instead of libcrypto's 47). Tables are kept by the key, not the chain,
+/// and only for keys that signed a message: the certificates' encodings are not unique, so one
+/// genuine chain can be written many ways, and each way would otherwise cost a table. Safe to
+/// share between threads.
 public final class SignedDataVerifier: Sendable {
     public static let defaultCacheCapacity = 1024
 
     public let trustedRoots: [Certificate]
-    private let cache: Lock<ChainCache>
+    private let cache: Lock<OldestFirstCache<VerifiedChain>>
+    /// Precomputed leaf keys by their DER SubjectPublicKeyInfo: Apple signs with a handful.
+    private let keyTables = Lock(OldestFirstCache<ES256KeyTable>(capacity: 16))
+
+    /// Leaf keys whose multiples are precomputed.
+    var precomputedKeys: Int { keyTables.withLock { $0.count } }
 
     /// - Parameters:
     ///   - trustedRoots: the configured roots, normally Apple Root CA - G3.
@@ -33,7 +41,7 @@ public final class SignedDataVerifier: Sendable {
     public init(trustedRoots: [Certificate], cacheCapacity: Int = SignedDataVerifier.defaultCacheCapacity) {
         precondition(cacheCapacity > 0, "cacheCapacity must be positive")
         self.trustedRoots = trustedRoots
-        cache = Lock(ChainCache(capacity: cacheCapacity))
+        cache = Lock(OldestFirstCache(capacity: cacheCapacity))
     }
 
     /// Verifies `jws` with every certificate's validity evaluated at `instantMillis` (epoch
@@ -57,11 +65,19 @@ public final class SignedDataVerifier: Sendable {
         guard jws.signature.count == ECPublicKey.es256SignatureCount else {
             throw VerificationError(.signatureInvalid, "the JWS signature is \(jws.signature.count) bytes; ES256 signatures are \(ECPublicKey.es256SignatureCount) bytes (raw r||s); the message was truncated or altered")
         }
+        let table = keyTables.withLock { $0[chain.leafKeyID] }
         let verified = jws.signingInputDigest().withUnsafeBytes { digest in
-            jws.signature.withUnsafeBytes { chain.leafKey.verify(signature: $0, digest: digest) }
+            jws.signature.withUnsafeBytes { signature in
+                table?.verify(signature: signature, digest: digest) ?? chain.leafKey.verifyES256(signature: signature, digest: digest)
+            }
         }
         guard verified else {
             throw VerificationError(.signatureInvalid, "the ES256 signature does not match the header and payload under the leaf certificate's key; the message was altered or not signed by Apple")
+        }
+        // Without a table, verification is only slower: a key whose table cannot be built
+        // goes on verifying through libcrypto.
+        if table == nil, let built = try? ES256KeyTable(chain.leafKey) {
+            keyTables.withLock { $0.insert(built, for: chain.leafKeyID) }
         }
     }
 
@@ -98,13 +114,7 @@ public final class SignedDataVerifier: Sendable {
         guard leafKey.curve == .p256 else {
             throw VerificationError(.chainInvalid, "the x5c leaf has a \(leafKey.curve.rawValue) key; ES256 needs P-256")
         }
-        let table: ES256KeyTable
-        do {
-            table = try ES256KeyTable(leafKey)
-        } catch {
-            throw VerificationError(.chainInvalid, "the x5c leaf's key is unusable: \(error.message)")
-        }
-        return VerifiedChain(leafKey: table, certificates: [
+        return VerifiedChain(leafKey: leafKey, leafKeyID: leafKey.subjectPublicKeyInfo, certificates: [
             .init(role: "leaf", certificate: leaf),
             .init(role: "intermediate", certificate: intermediate),
             .init(role: "root", certificate: root),
@@ -145,9 +155,9 @@ struct VerifiedChain: Sendable {
         }
     }
 
-    /// The leaf's key, with its multiples precomputed: every message the chain signs is checked
-    /// with it.
-    let leafKey: ES256KeyTable
+    let leafKey: ECPublicKey
+    /// The leaf key's DER SubjectPublicKeyInfo: what its precomputed table is kept under.
+    let leafKeyID: [UInt8]
     /// Leaf, intermediate, root: checked in that order.
     let certificates: [Window]
 
@@ -159,10 +169,10 @@ struct VerifiedChain: Sendable {
     }
 }
 
-/// Verified chains by cache key, evicting the oldest entry when full.
-struct ChainCache {
+/// Values by key, evicting the oldest entry when full.
+struct OldestFirstCache<Value: Sendable>: Sendable {
     let capacity: Int
-    private var chains: [[UInt8]: VerifiedChain] = [:]
+    private var values: [[UInt8]: Value] = [:]
     /// Keys in insertion order, used as a ring once `capacity` is reached.
     private var order: [[UInt8]] = []
     private var oldest = 0
@@ -171,19 +181,21 @@ struct ChainCache {
         self.capacity = capacity
     }
 
-    subscript(key: [UInt8]) -> VerifiedChain? {
-        chains[key]
+    subscript(key: [UInt8]) -> Value? {
+        values[key]
     }
 
-    mutating func insert(_ chain: VerifiedChain, for key: [UInt8]) {
-        guard chains[key] == nil else { return }
+    var count: Int { values.count }
+
+    mutating func insert(_ value: Value, for key: [UInt8]) {
+        guard values[key] == nil else { return }
         if order.count < capacity {
             order.append(key)
         } else {
-            chains[order[oldest]] = nil
+            values[order[oldest]] = nil
             order[oldest] = key
             oldest = (oldest + 1) % capacity
         }
-        chains[key] = chain
+        values[key] = value
     }
 }

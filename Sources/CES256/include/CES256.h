@@ -13,16 +13,16 @@
 /// libcrypto) makes u2·Q cost what u1·G costs.
 typedef struct subledger_es256_key subledger_es256_key;
 
-/// Builds the table for the uncompressed point `point` (0x04 || x || y, 65 bytes) on P-256,
-/// about 17 ms and 150 KB. NULL when the point is not on the curve or libcrypto fails (its error
-/// queue is cleared).
-subledger_es256_key *subledger_es256_key_new(const uint8_t *point, size_t length);
+/// Builds the table for the encoded P-256 point `point` (SEC 1: 0x04 || x || y, or compressed),
+/// about 17 ms and 150 KB. NULL when it is not a point on the curve other than infinity, or
+/// libcrypto fails (the errors this queued are taken off libcrypto's queue again).
+subledger_es256_key *subledger_es256_key_new(const void *point, size_t length);
 
 void subledger_es256_key_free(subledger_es256_key *key);
 
 /// Verifies the raw ES256 signature `signature` (r || s, 32 bytes each) over the SHA-256
-/// `digest` (32 bytes): 1 when it verifies, 0 when it does not or libcrypto fails (its error
-/// queue is cleared). Safe to call from many threads at once on one key.
-int subledger_es256_verify(const subledger_es256_key *key, const uint8_t *digest, const uint8_t *signature);
+/// `digest` (32 bytes): 1 when it verifies, 0 when it does not or libcrypto fails (the errors
+/// this queued are taken off the queue again). Safe to call from many threads at once on one key.
+int subledger_es256_verify(const subledger_es256_key *key, const void *digest, const void *signature);
 
 #endif
