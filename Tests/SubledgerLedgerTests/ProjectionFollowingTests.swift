@@ -30,6 +30,16 @@ struct ProjectionFollowingTests {
         return try Ledger(directory: data, snapshotEveryEvents: snapshotEveryEvents)
     }
 
+    /// Every simulated line as one batch.
+    var batch: [IngestLine] { lines.enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: "test") } }
+
+    /// The batch's two halves, both handed to verification, the second marked last or not.
+    func verifyHalves(_ ledger: Ledger, secondIsLast: Bool) -> (BatchVerification, BatchVerification) {
+        let batch = batch
+        let half = batch.count / 2
+        return (ledger.verify(Array(batch[..<half])), ledger.verify(Array(batch[half...]), last: secondIsLast))
+    }
+
     func webhook(_ ledger: Ledger, _ index: Int) throws -> IngestOutcome {
         try ledger.ingest(IngestLine(bytes: lines[index], line: index + 1, source: "test"), recordedAt: 0)
     }
@@ -40,7 +50,6 @@ struct ProjectionFollowingTests {
         defer { ledger.close() }
         let release = DispatchSemaphore(value: 0)
         ledger.projections.folding.async { release.wait() }  // the background fold cannot run until released
-        let batch = lines.enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: "test") }
         _ = try ledger.ingest(batch, recordedAt: 0)
         let folded = try ledger.read { try $0.projections.summary().notifications }
         #expect(folded == lines.count)
@@ -51,10 +60,7 @@ struct ProjectionFollowingTests {
     func batchesFoldTogether() throws {
         let ledger = try ledger()
         defer { ledger.close() }
-        let batch = lines.enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: "test") }
-        let half = batch.count / 2
-        let first = ledger.verify(Array(batch[..<half]))
-        let second = ledger.verify(Array(batch[half...]))
+        let (first, second) = verifyHalves(ledger, secondIsLast: false)
         _ = try ledger.ingest(first, recordedAt: 0)
         ledger.projections.folding.sync {}
         #expect(ledger.foldedEvents == 0, "the first batch was folded alone while the second was on its way")
@@ -69,10 +75,7 @@ struct ProjectionFollowingTests {
     func theLastBatchIsFoldedAlone() throws {
         let ledger = try ledger()
         defer { ledger.close() }
-        let batch = lines.enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: "test") }
-        let half = batch.count / 2
-        let first = ledger.verify(Array(batch[..<half]))
-        let last = ledger.verify(Array(batch[half...]), last: true)
+        let (first, last) = verifyHalves(ledger, secondIsLast: true)
         _ = try ledger.ingest(first, recordedAt: 0)
         ledger.projections.folding.sync {}
         let foldedFirst = ledger.foldedEvents
@@ -86,7 +89,7 @@ struct ProjectionFollowingTests {
     func aLoneBatchIsFolded() throws {
         let ledger = try ledger()
         defer { ledger.close() }
-        _ = try ledger.ingest(lines.enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: "test") }, recordedAt: 0)
+        _ = try ledger.ingest(batch, recordedAt: 0)
         ledger.projections.folding.sync {}
         let folded = ledger.foldedEvents
         _ = try ledger.read { try $0.projections.summary() }
