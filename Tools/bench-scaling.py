@@ -302,6 +302,15 @@ def lookups_while_posting(url, environment, connections):
             "webhook_errors": int(webhook.group(2)) if webhook else None}
 
 
+def line_offset(path, line):
+    """The byte offset of line `line` (from 0) of the file at `path`."""
+    offset = 0
+    with open(path, "rb") as file:
+        for _ in range(line):
+            offset += len(file.readline())
+    return offset
+
+
 def serve_figures(data, port, lookups, notifications, stopped):
     figures = {}
     server = Watched([SUBLEDGER, "--data", data, "serve", "--listen", f"127.0.0.1:{port}"],
@@ -318,7 +327,7 @@ def serve_figures(data, port, lookups, notifications, stopped):
         url = f"http://127.0.0.1:{port}"
         environment = dict(os.environ, NOTIFICATIONS=notifications, IDS=lookups)
         # The paced posts start far into the file, so the full-rate posts after them are new too.
-        paced = lookups_while_posting(url, dict(environment, DELAY_MS=str(PACED_DELAY_MS), SKIP="40000"), PACED_CONNECTIONS)
+        paced = lookups_while_posting(url, dict(environment, DELAY_MS=str(PACED_DELAY_MS), OFFSET=str(line_offset(notifications, 40000))), PACED_CONNECTIONS)
         figures["paced_p50"], figures["paced_p99"], figures["paced_webhook"] = paced["p50"], paced["p99"], paced["webhook"]
         full = lookups_while_posting(url, environment, 32)
         figures["lookup_p50"], figures["lookup_p99"], figures["webhook"] = full["p50"], full["p99"], full["webhook"]

@@ -2,15 +2,15 @@
 -- request carries a distinct signed notification. With DELAY_MS, each connection waits that long
 -- between requests: a steady webhook load well below what the machine can verify, so its latency
 -- measures the server, not a queue.
+--
+-- Lines are read as they are posted, never loaded whole: a simulation's file is hundreds of MB,
+-- and loading it (once per thread's Lua state) kept a core busy for seconds at the start of a
+-- run, which the look-ups measured beside it took for the server's latency.
 local path = os.getenv("NOTIFICATIONS")
 local pause = tonumber(os.getenv("DELAY_MS") or "")
--- SKIP: start this many lines in, so two runs against one server post different notifications.
-local skip = tonumber(os.getenv("SKIP") or "0")
-local bodies = {}
-for line in io.lines(path) do
-    if #line > 0 then bodies[#bodies + 1] = line end
-end
--- Each thread has its own Lua state: threads walk the file from evenly spaced starts.
+-- OFFSET: start at the line after the one holding this byte, so two runs against one server
+-- post different notifications.
+local offset = tonumber(os.getenv("OFFSET") or "0")
 local started = 0
 
 function setup(thread)
@@ -18,8 +18,23 @@ function setup(thread)
     started = started + 1
 end
 
+-- Each thread has its own Lua state: the first walks the file from OFFSET, the second from
+-- halfway through the rest, wrapping at the end.
 function init(args)
-    index = id * math.floor(#bodies / 2) + skip
+    file = assert(io.open(path, "rb"))
+    local size = file:seek("end")
+    local start = offset + id * math.floor((size - offset) / 2)
+    file:seek("set", start)
+    if start > 0 then file:read("l") end
+end
+
+local function next_body()
+    local line = file:read("l")
+    while line == nil or #line == 0 do
+        if line == nil then file:seek("set", 0) end
+        line = file:read("l")
+    end
+    return line
 end
 
 if pause then
@@ -29,9 +44,7 @@ if pause then
 end
 
 function request()
-    local body = bodies[(index % #bodies) + 1]
-    index = index + 1
-    return wrk.format("POST", "/v1/notifications/appstore", {["Content-Type"] = "application/json"}, body)
+    return wrk.format("POST", "/v1/notifications/appstore", {["Content-Type"] = "application/json"}, next_body())
 end
 
 function done(summary, latency, requests)
