@@ -23,15 +23,20 @@ end
 function init(args)
     file = assert(io.open(path, "rb"))
     local size = file:seek("end")
+    assert(size > offset, "NOTIFICATIONS holds nothing past OFFSET: " .. path)
     local start = offset + id * math.floor((size - offset) / 2)
     file:seek("set", start)
     if start > 0 then file:read("l") end
 end
 
 local function next_body()
-    local line = file:read("l")
+    local line, wrapped = file:read("l"), false
     while line == nil or #line == 0 do
-        if line == nil then file:seek("set", 0) end
+        if line == nil then
+            assert(not wrapped, "NOTIFICATIONS holds no notification: " .. path)
+            file:seek("set", 0)
+            wrapped = true
+        end
         line = file:read("l")
     end
     return line
