@@ -32,10 +32,9 @@ public struct CommandLineTool: Sendable {
 
     /// Runs `argv` (without the program name).
     public func run(_ argv: [String]) -> (exitCode: ExitCode, output: String) {
-        let valued = Set(Self.commands.flatMap { $0.command.allHelp.flatMap { $0.options.filter { $0.value != nil }.map(\.name) } })
         let arguments: Arguments
         do {
-            arguments = try Arguments(argv, valued: valued)
+            arguments = try Arguments(argv, valued: Self.valuedOptions)
         } catch {
             Output.diagnostic("subledger: \(error.message)\n\(Self.usage)")
             return (.usage, "")
@@ -61,6 +60,18 @@ public struct CommandLineTool: Sendable {
         } catch {
             return (Self.report(error, command: name), streamed.text)
         }
+    }
+
+    /// The options that take a value, from every command's help.
+    static var valuedOptions: Set<String> {
+        Set(commands.flatMap { $0.command.allHelp.flatMap { $0.options.filter { $0.value != nil }.map(\.name) } })
+    }
+
+    /// Whether `argv` (without the program name) runs a command that folds the whole log in
+    /// memory, for which the executable asks for huge-page malloc (`HugePageMalloc`).
+    public static func foldsWholeLog(_ argv: [String]) -> Bool {
+        guard let arguments = try? Arguments(argv, valued: valuedOptions) else { return false }
+        return arguments.command == RebuildCommand.help.name && !arguments.help
     }
 
     /// `subledger help [COMMAND [REPORT]]`, `subledger COMMAND --help`.

@@ -2,6 +2,11 @@
 import Glibc
 #endif
 import SubledgerCLI
+import SubledgerCore
+
+if CommandLineTool.foldsWholeLog(Array(CommandLine.arguments.dropFirst())) {
+    HugePageMalloc.reexecute(arguments: CommandLine.arguments)
+}
 
 let stdout: @Sendable (String) -> Void = { text in
     var text = text
