@@ -20,7 +20,7 @@ limit (`openssl speed`) and `subledger ingest` of the fresh simulation into an e
 
 Usage: Tools/bench-scaling.py [--sizes 160k,1m,10m] [--report FILE] [--command TEXT]
 """
-import argparse, hashlib, http.client, json, math, os, re, resource, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+import argparse, functools, hashlib, http.client, json, math, os, re, resource, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUBLEDGER = os.path.join(REPO, ".build/release/subledger")
@@ -302,8 +302,10 @@ def lookups_while_posting(url, environment, connections):
             "webhook_errors": int(webhook.group(2)) if webhook else None}
 
 
+@functools.lru_cache
 def line_offset(path, line):
-    """The byte offset of line `line` (from 0) of the file at `path`."""
+    """The byte offset of line `line` (from 0) of the file at `path` (read once a run: the
+    fresh simulation's file is hundreds of MB, and every size asks)."""
     offset = 0
     with open(path, "rb") as file:
         for _ in range(line):
