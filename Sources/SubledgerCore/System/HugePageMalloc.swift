@@ -6,7 +6,7 @@ import Glibc
 /// gigabytes of small objects (`subledger rebuild`).
 ///
 /// With 4 KB pages, a 10 M-event rebuild took 1.5 M page faults, and its kernel time (faults and
-/// zeroing) was 18–27 s of a 49–61 s run; with huge pages, 12 s of 43–46 s. glibc reads the
+/// zeroing) was 20–32 s of a 51–58 s run; with huge pages, 8.6–12 s of 38–43 s. glibc reads the
 /// `glibc.malloc.hugetlb` tunable only from the environment, before `main`, so the process
 /// re-executes itself once with it set. Where THP is off (`never`) the tunable does nothing.
 public enum HugePageMalloc {
