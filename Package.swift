@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "SubledgerCoreTests", dependencies: ["SubledgerCore"]),
         .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerLog", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerEventsTests", dependencies: ["SubledgerEvents", "SubledgerTestSupport"], exclude: ["Golden"]),
-        .testTarget(name: "SubledgerCryptoTests", dependencies: ["SubledgerCrypto", "SubledgerTestSupport"]),
+        .testTarget(name: "SubledgerCryptoTests", dependencies: ["SubledgerCrypto", "CES256", "COpenSSL", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerJWSTests", dependencies: ["SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"]),
         .testTarget(
             name: "SubledgerAppStoreTests",

@@ -1,5 +1,7 @@
-// EC_GROUP_precompute_mult is deprecated in OpenSSL 3 without a replacement: it is still the only
-// way to have libcrypto precompute the multiples of a point other than the curve's generator.
+// EC_GROUP_precompute_mult and EC_POINT_get_Jprojective_coordinates_GFp are deprecated in OpenSSL 3
+// without a replacement: the first is still the only way to have libcrypto precompute the
+// multiples of a point other than the curve's generator, the second the only way to a point's
+// coordinates without a field inversion.
 #define OPENSSL_SUPPRESS_DEPRECATED
 
 #include "CES256.h"
@@ -8,6 +10,7 @@
 #include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/obj_mac.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 struct subledger_es256_key {
@@ -52,6 +55,174 @@ done:
     return key;
 }
 
+// Inversion modulo the group order by Bernstein and Yang's divsteps ("Fast constant-time gcd
+// computation and modular inversion", 2019), in its variable-time form: the signature is public,
+// so nothing needs constant time. BN_mod_inverse took 24 µs of the 49 µs a check cost; this takes
+// about 2 µs.
+//
+// A scalar is Σ v[i]·2^(62·i), v[0] to v[3] in [0, 2^62) and v[4] signed, so it can hold the
+// negative values the iteration passes through, and a 62 × 62-bit product plus carries fits in
+// 128 bits.
+typedef struct {
+    int64_t v[5];
+} scalar;
+
+typedef __int128 wide;
+
+#define LIMB_MASK (UINT64_MAX >> 2)
+
+static void scalar_from_bytes(scalar *out, const unsigned char *bytes) {
+    uint64_t w[4];
+    for (int i = 0; i < 4; i++) {
+        uint64_t word = 0;
+        for (int j = 0; j < 8; j++) word = word << 8 | bytes[(3 - i) * 8 + j];
+        w[i] = word;
+    }
+    out->v[0] = (int64_t)(w[0] & LIMB_MASK);
+    out->v[1] = (int64_t)((w[0] >> 62 | w[1] << 2) & LIMB_MASK);
+    out->v[2] = (int64_t)((w[1] >> 60 | w[2] << 4) & LIMB_MASK);
+    out->v[3] = (int64_t)((w[2] >> 58 | w[3] << 6) & LIMB_MASK);
+    out->v[4] = (int64_t)(w[3] >> 56);
+}
+
+/// For a scalar in [0, 2^256).
+static void scalar_to_bytes(unsigned char *bytes, const scalar *value) {
+    const uint64_t *v = (const uint64_t *)value->v;
+    uint64_t w[4] = {v[0] | v[1] << 62, v[1] >> 2 | v[2] << 60, v[2] >> 4 | v[3] << 58, v[3] >> 6 | v[4] << 56};
+    for (int i = 0; i < 4; i++) {
+        for (int j = 0; j < 8; j++) bytes[(3 - i) * 8 + j] = (unsigned char)(w[i] >> (56 - 8 * j));
+    }
+}
+
+static int scalar_is_zero(const scalar *a) {
+    return (a->v[0] | a->v[1] | a->v[2] | a->v[3] | a->v[4]) == 0;
+}
+
+static int scalar_compare(const scalar *a, const scalar *b) {
+    for (int i = 4; i >= 0; i--) {
+        if (a->v[i] != b->v[i]) return a->v[i] < b->v[i] ? -1 : 1;
+    }
+    return 0;
+}
+
+/// a += sign·b, sign ±1.
+static void scalar_add(scalar *a, const scalar *b, int64_t sign) {
+    int64_t carry = 0;
+    for (int i = 0; i < 4; i++) {
+        carry += a->v[i] + sign * b->v[i];
+        a->v[i] = (int64_t)((uint64_t)carry & LIMB_MASK);
+        carry >>= 62;
+    }
+    a->v[4] += sign * b->v[4] + carry;
+}
+
+/// Brings a in (-2m, 3m) into [0, m).
+static void scalar_reduce(scalar *a, const scalar *m) {
+    while (a->v[4] < 0) scalar_add(a, m, 1);
+    while (scalar_compare(a, m) >= 0) scalar_add(a, m, -1);
+}
+
+/// out = (x·a + y·b + k·m) / 2^62, where the sum is a multiple of 2^62. |x| + |y| ≤ 2^62.
+static void scalar_combine(scalar *out, int64_t x, const scalar *a, int64_t y, const scalar *b, uint64_t k, const scalar *m) {
+    wide sum = (wide)x * a->v[0] + (wide)y * b->v[0] + (wide)k * m->v[0];
+    sum >>= 62;
+    for (int i = 1; i < 5; i++) {
+        sum += (wide)x * a->v[i] + (wide)y * b->v[i] + (wide)k * m->v[i];
+        if (i == 4) break;
+        out->v[i - 1] = (int64_t)((uint64_t)sum & LIMB_MASK);
+        sum >>= 62;
+    }
+    out->v[3] = (int64_t)((uint64_t)sum & LIMB_MASK);
+    out->v[4] = (int64_t)(sum >> 62);
+}
+
+/// 62 divsteps of (delta, f, g) on the low 64 bits of f (odd) and g, which decide them. Returns
+/// the new delta and the matrix t = (u v; q r) with 2^62·(f', g') = t·(f, g).
+static int64_t divsteps_62(int64_t delta, uint64_t f, uint64_t g, int64_t t[4]) {
+    int64_t u = 1, v = 0, q = 0, r = 1;
+    for (int i = 0; i < 62; i++) {
+        if ((g & 1) && delta > 0) {
+            // (f, g) ← (g, (g − f) / 2)
+            int64_t oldU = u, oldV = v;
+            u = 2 * q;
+            v = 2 * r;
+            q -= oldU;
+            r -= oldV;
+            uint64_t oldF = f;
+            f = g;
+            g = (g - oldF) >> 1;
+            delta = 1 - delta;
+            continue;
+        }
+        if (g & 1) {
+            // g ← (g + f) / 2
+            g = (g + f) >> 1;
+            q += u;
+            r += v;
+        } else {
+            g >>= 1;
+        }
+        u *= 2;
+        v *= 2;
+        delta += 1;
+    }
+    t[0] = u;
+    t[1] = v;
+    t[2] = q;
+    t[3] = r;
+    return delta;
+}
+
+/// out = x⁻¹ mod m, for odd m below 2^256 and x in [1, m) coprime with it; 0 if the iteration
+/// does not end in the bound that holds for such inputs (it then has no answer to give).
+static int scalar_inverse(scalar *out, const scalar *x, const scalar *m, uint64_t m_inverse_62) {
+    // f = m and g = x, with d·x ≡ f and e·x ≡ g (mod m); when g reaches 0, f = ±1.
+    scalar f = *m, g = *x, d = {{0}}, e = {{1}}, none = {{0}};
+    int64_t delta = 1, t[4];
+    // Bernstein and Yang bound the divsteps 256-bit inputs need by 741: 12 rounds.
+    for (int round = 0; !scalar_is_zero(&g); round++) {
+        if (round == 12) return 0;
+        uint64_t lowF = (uint64_t)f.v[0] | (uint64_t)f.v[1] << 62, lowG = (uint64_t)g.v[0] | (uint64_t)g.v[1] << 62;
+        delta = divsteps_62(delta, lowF, lowG, t);
+        scalar nextF, nextG, nextD, nextE;
+        scalar_combine(&nextF, t[0], &f, t[1], &g, 0, &none);
+        scalar_combine(&nextG, t[2], &f, t[3], &g, 0, &none);
+        // d and e are divided by 2^62 modulo m: add the multiple of m that clears their low bits.
+        uint64_t lowD = (uint64_t)t[0] * (uint64_t)d.v[0] + (uint64_t)t[1] * (uint64_t)e.v[0];
+        uint64_t lowE = (uint64_t)t[2] * (uint64_t)d.v[0] + (uint64_t)t[3] * (uint64_t)e.v[0];
+        scalar_combine(&nextD, t[0], &d, t[1], &e, (0 - lowD * m_inverse_62) & LIMB_MASK, m);
+        scalar_combine(&nextE, t[2], &d, t[3], &e, (0 - lowE * m_inverse_62) & LIMB_MASK, m);
+        scalar_reduce(&nextD, m);
+        scalar_reduce(&nextE, m);
+        f = nextF;
+        g = nextG;
+        d = nextD;
+        e = nextE;
+    }
+    if (f.v[4] < 0) {
+        scalar negated = *m;
+        scalar_add(&negated, &d, -1);
+        scalar_reduce(&negated, m);
+        d = negated;
+    }
+    *out = d;
+    return 1;
+}
+
+
+// The order n of P-256 in 62-bit limbs, and n⁻¹ mod 2⁶².
+static const scalar order = {{0x33B9CAC2FC632551, 0x339BEAB69C5E7A13, 0x3FFFFFFFFFFFFFFB, 0x3FFFFFC00000003F, 0xFF}};
+static const uint64_t order_inverse_62 = 0x332E375511FF43B1;
+
+int subledger_p256_order_inverse(const void *value, void *inverse) {
+    scalar x, result;
+    scalar_from_bytes(&x, value);
+    if (scalar_is_zero(&x) || scalar_compare(&x, &order) >= 0) return 0;
+    if (!scalar_inverse(&result, &x, &order, order_inverse_62)) return 0;
+    scalar_to_bytes(inverse, &result);
+    return 1;
+}
+
 int subledger_es256_verify(const subledger_es256_key *key, const void *digest, const void *signature) {
     ERR_set_mark();
     BN_CTX *context = BN_CTX_new();
@@ -62,17 +233,19 @@ int subledger_es256_verify(const subledger_es256_key *key, const void *digest, c
     int verified = 0;
     EC_POINT *sum = NULL, *qPart = NULL;
     BN_CTX_start(context);
-    BIGNUM *r = BN_CTX_get(context), *s = BN_CTX_get(context), *e = BN_CTX_get(context);
-    BIGNUM *w = BN_CTX_get(context), *u1 = BN_CTX_get(context), *u2 = BN_CTX_get(context);
-    BIGNUM *x = BN_CTX_get(context);
-    const BIGNUM *order = EC_GROUP_get0_order(key->curve);
-    if (x == NULL) goto done;
+    BIGNUM *r = BN_CTX_get(context), *e = BN_CTX_get(context), *w = BN_CTX_get(context);
+    BIGNUM *u1 = BN_CTX_get(context), *u2 = BN_CTX_get(context);
+    BIGNUM *x = BN_CTX_get(context), *z = BN_CTX_get(context), *candidate = BN_CTX_get(context);
+    const BIGNUM *n = EC_GROUP_get0_order(key->curve);
+    if (candidate == NULL) goto done;
     const unsigned char *rs = signature;
-    if (BN_bin2bn(rs, 32, r) == NULL || BN_bin2bn(rs + 32, 32, s) == NULL || BN_bin2bn(digest, 32, e) == NULL) goto done;
-    // SEC 1 §4.1.4: r and s in [1, n - 1]; the digest, as long as n, is used whole.
-    if (BN_is_zero(r) || BN_is_zero(s) || BN_cmp(r, order) >= 0 || BN_cmp(s, order) >= 0) goto done;
-    if (BN_mod_inverse(w, s, order, context) == NULL) goto done;
-    if (BN_mod_mul(u1, e, w, order, context) != 1 || BN_mod_mul(u2, r, w, order, context) != 1) goto done;
+    unsigned char inverse[32];
+    // SEC 1 §4.1.4: r and s in [1, n - 1] (the inverse refuses s outside it); the digest, as long
+    // as n, is used whole.
+    if (BN_bin2bn(rs, 32, r) == NULL || BN_bin2bn(digest, 32, e) == NULL) goto done;
+    if (BN_is_zero(r) || BN_cmp(r, n) >= 0) goto done;
+    if (!subledger_p256_order_inverse(rs + 32, inverse) || BN_bin2bn(inverse, 32, w) == NULL) goto done;
+    if (BN_mod_mul(u1, e, w, n, context) != 1 || BN_mod_mul(u2, r, w, n, context) != 1) goto done;
     sum = EC_POINT_new(key->curve);
     qPart = EC_POINT_new(key->key);
     if (sum == NULL || qPart == NULL) goto done;
@@ -83,9 +256,19 @@ int subledger_es256_verify(const subledger_es256_key *key, const void *digest, c
     if (EC_POINT_mul(key->key, qPart, u2, NULL, NULL, context) != 1) goto done;
     if (EC_POINT_add(key->curve, sum, sum, qPart, context) != 1) goto done;
     if (EC_POINT_is_at_infinity(key->curve, sum)) goto done;
-    if (EC_POINT_get_affine_coordinates(key->curve, sum, x, NULL, context) != 1) goto done;
-    if (BN_nnmod(x, x, order, context) != 1) goto done;
-    verified = BN_cmp(x, r) == 0;
+    // In Jacobian coordinates x(R) = X / Z², so x(R) mod n = r means X = r·Z² or, when r + n is
+    // below p, X = (r + n)·Z² (mod p): two multiplications instead of the field inversion that
+    // affine coordinates cost (about 4.5 of the check's 25 µs).
+    const BIGNUM *p = EC_GROUP_get0_field(key->curve);
+    // X is reduced too: what a method hands over need not be below p.
+    if (EC_POINT_get_Jprojective_coordinates_GFp(key->curve, sum, x, NULL, z, context) != 1) goto done;
+    if (BN_nnmod(x, x, p, context) != 1) goto done;
+    if (BN_mod_sqr(z, z, p, context) != 1 || BN_mod_mul(candidate, r, z, p, context) != 1) goto done;
+    verified = BN_cmp(candidate, x) == 0;
+    if (!verified && BN_add(candidate, r, n) == 1 && BN_cmp(candidate, p) < 0) {
+        if (BN_mod_mul(candidate, candidate, z, p, context) != 1) goto done;
+        verified = BN_cmp(candidate, x) == 0;
+    }
 done:
     EC_POINT_free(sum);
     EC_POINT_free(qPart);

@@ -19,7 +19,7 @@ import SubledgerCrypto
 /// validity windows, so verifying another message from a known chain costs one validity
 /// comparison and one ECDSA verification. Once a message under a leaf key has verified, the
 /// key's multiples are precomputed (``ES256KeyTable``: 17 ms and about 150 KB once per key, then
-/// 28 µs a verification instead of libcrypto's 47). Tables are kept by the key, not the chain,
+/// about a third of libcrypto's time a verification). Tables are kept by the key, not the chain,
 /// and only for keys that signed a message: the certificates' encodings are not unique, so one
 /// genuine chain can be written many ways, and each way would otherwise cost a table. Safe to
 /// share between threads.
