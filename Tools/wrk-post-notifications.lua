@@ -11,9 +11,14 @@ local pause = tonumber(os.getenv("DELAY_MS") or "")
 -- OFFSET: start at the line after the one holding this byte, so two runs against one server
 -- post different notifications.
 local offset = tonumber(os.getenv("OFFSET") or "0")
+-- ONCE (one thread only): stop at the end of the file instead of wrapping, so every notification
+-- posted is new (a repeated one is answered without being stored, which flatters a rate).
+local once = os.getenv("ONCE") ~= nil
+local finished = false
 local started = 0
 
 function setup(thread)
+    assert(not (once and started > 0), "ONCE walks the file in one thread: run wrk with -t1")
     thread:set("id", started)
     started = started + 1
 end
@@ -34,6 +39,7 @@ local function next_body()
     while line == nil or #line == 0 do
         if line == nil then
             assert(not wrapped, "NOTIFICATIONS holds no notification: " .. path)
+            finished = finished or once
             file:seek("set", 0)
             wrapped = true
         end
@@ -50,6 +56,12 @@ end
 
 function request()
     return wrk.format("POST", "/v1/notifications/appstore", {["Content-Type"] = "application/json"}, next_body())
+end
+
+if once then
+    function response()
+        if finished then wrk.thread:stop() end
+    end
 end
 
 function done(summary, latency, requests)
