@@ -414,18 +414,18 @@ class GrowthClock:
 
     def __init__(self, directory):
         self.directory, self.first, self.last, self.running = directory, None, None, True
-        self.size = self._size()
+        self.files = self._files()
         self.thread = threading.Thread(target=self._watch, daemon=True)
         self.thread.start()
 
-    def _size(self):
+    def _files(self):
         return sorted((entry.name, entry.stat().st_size, entry.stat().st_mtime_ns) for entry in os.scandir(self.directory) if entry.is_file())
 
     def _watch(self):
         while self.running:
-            size = self._size()
-            if size != self.size:
-                self.size, self.last = size, time.monotonic()
+            files = self._files()
+            if files != self.files:
+                self.files, self.last = files, time.monotonic()
                 self.first = self.first or self.last
             time.sleep(0.01)
 
