@@ -27,8 +27,8 @@ extension HTTPServer {
         /// Threads that call the handler. A handler that blocks holds its thread; one that
         /// answers later (the webhook: it verifies, queues the message and returns) does not, so
         /// its requests in progress are not bounded by this. The webhook's work here is signature
-        /// checks, so a few threads per core keep the cores busy: 4 and 64 gave the same rate and
-        /// CPU per message under 64 connections on two cores, and fewer threads preempt less.
+        /// checks, so a thread per core keeps the cores busy, and more preempt one another
+        /// (`LedgerServer.httpConfiguration`). The default, 8, suits handlers that block.
         public var workerThreads: Int
         /// Threads of their own for GET and HEAD, so reads never wait behind slow writes (such
         /// as signature checks and syncs); 0 sends every request to the one pool.

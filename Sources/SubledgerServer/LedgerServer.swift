@@ -41,6 +41,15 @@ public struct LedgerServer: Sendable {
             buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1])
     }
 
+    /// The HTTP configuration these routes want: one write worker per online processor. The
+    /// only write route, the webhook, answers later, so a worker never waits for a sync or a
+    /// fold; what it does is verify signatures, work for a processor. More workers only preempt
+    /// one another: on two cores, 2 workers against 8 took 311–337 µs of server CPU per message
+    /// instead of 345–381 µs, and the webhook's rate rose 8–16% in each of four alternated pairs.
+    public static func httpConfiguration(host: String, port: Int) -> HTTPServer.Configuration {
+        HTTPServer.Configuration(host: host, port: port, workerThreads: max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
     public var router: Router {
         var router = Router()
         router.add("POST", "/v1/notifications/appstore", answeringLater: { request, completion in self.receive(request, completion: completion) })

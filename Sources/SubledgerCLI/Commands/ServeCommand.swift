@@ -61,7 +61,7 @@ enum ServeCommand: Command {
         if recoverEvery > 0 && !hasCredentials { throw APISetupError.notConfigured }
         let ledger = try Ledger(directory: data.path, snapshotEveryEvents: snapshotEvery, rebuildObserver: RebuildReporter.onOpen())
         let service = LedgerServer(ledger: ledger, token: token, reportCSV: ReportDocument.csv, rates: rates)
-        let server = try HTTPServer(configuration: HTTPServer.Configuration(host: host, port: port), metrics: service.metrics, handler: service.router)
+        let server = try HTTPServer(configuration: LedgerServer.httpConfiguration(host: host, port: port), metrics: service.metrics, handler: service.router)
         Output.diagnostic("serve: listening on \(host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
         let recovery = recoverEvery > 0 ? PeriodicRecovery(ledger: ledger, every: recoverEvery, metrics: service.metrics, log: { Output.diagnostic($0) }) : nil
         recovery?.start()
