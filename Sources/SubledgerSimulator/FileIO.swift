@@ -122,8 +122,4 @@ enum FileSystem {
     static func removeDirectory(_ path: String) {
         rmdir(path)
     }
-
-    static var processorCount: Int {
-        max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-    }
 }

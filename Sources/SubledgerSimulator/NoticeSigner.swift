@@ -1,5 +1,6 @@
 import Dispatch
 import SubledgerAppStore
+import SubledgerCore
 import SubledgerJWS
 
 /// Turns parked notifications into delivery lines, `{"signedPayload":"<JWS>"}`: the transaction
@@ -32,7 +33,7 @@ struct NoticeSigner: Sendable {
     /// The lines of `records`, in the same order (`DispatchQueue.concurrentPerform` over slices).
     func lines(for records: [DaySpill.Record]) -> [[UInt8]] {
         var lines = [[UInt8]](repeating: [], count: records.count)
-        let slices = min(records.count, FileSystem.processorCount * 4)
+        let slices = min(records.count, Processors.online * 4)
         guard slices > 0 else { return lines }
         let sliceSize = (records.count + slices - 1) / slices
         lines.withUnsafeMutableBufferPointer { buffer in
