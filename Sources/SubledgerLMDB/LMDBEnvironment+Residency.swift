@@ -14,8 +14,9 @@ extension LMDBEnvironment {
     /// page it ever read counts in its RSS (and in the OOM killer's score) until the kernel
     /// reclaims memory.
     ///
-    /// Safe at any time: the map is read-only and shared (LMDB writes through the file), so no
-    /// data lives only in the mapping, and open transactions simply fault pages back in. It holds
+    /// Safe at any time: the map is shared, so no data lives only in the mapping (a page written
+    /// through it with ``Options/writeMap`` is already the page cache's, marked dirty when its
+    /// mapping goes), and open transactions simply fault pages back in. It holds
     /// the transaction gate, so a map resize cannot move the map meanwhile. Linux only: elsewhere
     /// it does nothing.
     public func releaseMappedPages() throws {

@@ -26,7 +26,7 @@ extension LMDBEnvironment {
     /// Wraps `mdb_txn_begin`, `mdb_txn_commit` and `mdb_txn_abort`.
     ///
     /// When the map fills up (`MDB_MAP_FULL` from any operation or from the commit, even if `body`
-    /// caught it) the transaction is aborted, the map doubled once this process's transactions
+    /// caught it) the transaction is aborted, the map grown once this process's transactions
     /// have ended (`mdb_env_set_mapsize`), and `body` runs again from the start. Bodies must
     /// therefore be re-runnable: derive everything they write from their inputs and keep side
     /// effects outside. Growing cannot happen while this thread holds a read transaction of this
@@ -67,16 +67,25 @@ extension LMDBEnvironment {
         }
     }
 
-    /// Doubles the memory map. Safe only with no transaction of this process open, which the gate
+    /// Grows the memory map: doubles it, or with ``LMDBEnvironment/Options/writeMap`` adds half
+    /// (at least 1 MB) once the data file's blocks for it are allocated, as the map size is then
+    /// disk in use. Safe only with no transaction of this process open, which the gate
     /// guarantees; other processes adopt the new size through `MDB_MAP_RESIZED`.
     private func growMap() throws {
-        try gate.remap(kindIfNested: .mapFull, context: "grow the memory map of \(path)") {
-            var info = MDB_envinfo()
-            let rc = mdb_env_info(handle, &info)
-            guard rc == 0 else { return rc }
-            let (doubled, overflow) = info.me_mapsize.multipliedReportingOverflow(by: 2)
-            return overflow ? ENOMEM : mdb_env_set_mapsize(handle, doubled)
+        let context = "grow the memory map of \(path)"
+        var info = MDB_envinfo()
+        var rc = mdb_env_info(handle, &info)
+        guard rc == 0 else { throw LMDBError(code: rc, context: context) }
+        let (grown, overflow) = writesThroughMap
+            ? info.me_mapsize.addingReportingOverflow(max(info.me_mapsize / 2, 1 << 20))
+            : info.me_mapsize.multipliedReportingOverflow(by: 2)
+        guard !overflow else { throw LMDBError(code: ENOMEM, context: context) }
+        // Outside the gate: a failed allocation changes no map, and readers need not wait for it.
+        if writesThroughMap {
+            rc = Self.allocateDataFile(of: handle, through: grown)
+            guard rc == 0 else { throw LMDBError(code: rc, context: context + " (allocate the data file's blocks)") }
         }
+        try gate.remap(kindIfNested: .mapFull, context: context) { mdb_env_set_mapsize(handle, grown) }
     }
 
     /// Begins a transaction, adopting the map size when another process grew the map.

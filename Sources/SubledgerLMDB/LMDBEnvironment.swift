@@ -22,6 +22,8 @@ public final class LMDBEnvironment: @unchecked Sendable {
     let gate = TransactionGate()
     private let databaseOpening = Mutex(())
     private let registeredPath: String
+    /// Opened with ``Options/writeMap`` for writing: the data file is allocated up to the map.
+    let writesThroughMap: Bool
 
     /// The path given when opening.
     public let path: String
@@ -43,6 +45,18 @@ public final class LMDBEnvironment: @unchecked Sendable {
         public static let noMetaSync = Options(rawValue: UInt32(MDB_NOMETASYNC))
         /// `MDB_RDONLY`: no write transactions; databases must already exist.
         public static let readOnly = Options(rawValue: UInt32(MDB_RDONLY))
+        /// `MDB_WRITEMAP`: write transactions change the mapped file in place instead of copying
+        /// each dirty page into the file at commit, which spares small, frequent commits most of
+        /// their cost. Every process that writes the environment must use it, or none.
+        ///
+        /// LMDB sizes the data file to the map, which would leave holes, and a write into a hole
+        /// on a full disk kills the process (`SIGBUS`). So the file's blocks are allocated up to
+        /// the map size when it opens and before the map grows: a full disk is then an error
+        /// (``LMDBError/Kind/noSpace``) from the open or the write, as without this option. The
+        /// map size is therefore disk really used. The map of an existing file is its size, so
+        /// opening changes no file; `mapSize` sizes a new one; the map grows by half as writes
+        /// fill it.
+        public static let writeMap = Options(rawValue: UInt32(MDB_WRITEMAP))
     }
 
     /// Opens (creating if needed) the environment at `path`, then clears stale reader slots.
@@ -53,8 +67,9 @@ public final class LMDBEnvironment: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - mapSize: initial size of the memory map, the limit of the data file until ``write(_:)``
-    ///     grows it. Only address space is reserved, so generous values cost nothing; each growth
-    ///     reruns a write transaction. Rounded up to the page size.
+    ///     grows it. Only address space is reserved, so generous values cost nothing (except with
+    ///     ``Options/writeMap``, where it is disk); each growth reruns a write transaction.
+    ///     Rounded up to the page size.
     ///   - maxDatabases: the most named databases the environment can hold.
     ///   - maxReaders: the most read transactions open at once, across processes.
     public init(
@@ -77,15 +92,27 @@ public final class LMDBEnvironment: @unchecked Sendable {
             guard rc == 0, let env = created else { throw LMDBError(code: rc, context: context) }
             rc = mdb_env_set_maxdbs(env, MDB_dbi(maxDatabases))
             if rc == 0 { rc = mdb_env_set_maxreaders(env, UInt32(maxReaders)) }
-            if rc == 0 { rc = mdb_env_set_mapsize(env, Self.roundedToPageSize(mapSize)) }
+            var size = mapSize
+            if options.contains(.writeMap) {
+                // The map is the file, so an open leaves an existing file as it is.
+                var file = stat()
+                if stat(options.contains(.noSubdirectory) ? path : path + "/data.mdb", &file) == 0, file.st_size > 0 { size = Int(file.st_size) }
+            }
+            if rc == 0 { rc = mdb_env_set_mapsize(env, Self.roundedToPageSize(size)) }
             if rc == 0 { rc = mdb_env_open(env, path, options.rawValue | UInt32(MDB_NOTLS), 0o600) }
             var dead: Int32 = 0
             if rc == 0 { rc = mdb_reader_check(env, &dead) }
+            if rc == 0, options.contains(.writeMap), !options.contains(.readOnly) {
+                var info = MDB_envinfo()
+                rc = mdb_env_info(env, &info)
+                if rc == 0 { rc = Self.allocateDataFile(of: env, through: info.me_mapsize) }
+            }
             guard rc == 0 else {
                 mdb_env_close(env)
                 throw LMDBError(code: rc, context: context)
             }
             handle = env
+            writesThroughMap = options.contains(.writeMap) && !options.contains(.readOnly)
             staleReadersCleared = Int(dead)
         } catch {
             _ = openPaths.withLock { $0.remove(registeredPath) }
@@ -242,6 +269,15 @@ extension LMDBEnvironment {
             }
             prefix += "/"
         }
+    }
+
+    /// Allocates the blocks of the environment's data file from its start through `size` bytes
+    /// (`posix_fallocate`, which extends the file if needed). Returns 0 or an errno.
+    static func allocateDataFile(of env: OpaquePointer, through size: Int) -> Int32 {
+        var descriptor: mdb_filehandle_t = -1
+        let rc = mdb_env_get_fd(env, &descriptor)
+        guard rc == 0 else { return rc }
+        return posix_fallocate(descriptor, 0, off_t(size))
     }
 
     private static func roundedToPageSize(_ size: Int) -> Int {
