@@ -68,21 +68,25 @@ extension LMDBEnvironment {
     }
 
     /// Grows the memory map: doubles it, or with ``LMDBEnvironment/Options/writeMap`` adds half
-    /// (at least 1 MB) once the data file's blocks for it are allocated, as the map size is then
-    /// disk in use. Safe only with no transaction of this process open, which the gate
+    /// (at least 64 MB, or 1 MB when the disk has no room for that) once the data file's blocks
+    /// for it are allocated, as the map size is then disk in use. Growing reruns the write, so
+    /// steps are large. Safe only with no transaction of this process open, which the gate
     /// guarantees; other processes adopt the new size through `MDB_MAP_RESIZED`.
     private func growMap() throws {
         let context = "grow the memory map of \(path)"
         var info = MDB_envinfo()
         var rc = mdb_env_info(handle, &info)
         guard rc == 0 else { throw LMDBError(code: rc, context: context) }
-        let (grown, overflow) = writesThroughMap
-            ? info.me_mapsize.addingReportingOverflow(max(info.me_mapsize / 2, 1 << 20))
-            : info.me_mapsize.multipliedReportingOverflow(by: 2)
-        guard !overflow else { throw LMDBError(code: ENOMEM, context: context) }
+        let size = info.me_mapsize
+        guard size <= Int.max / 2 else { throw LMDBError(code: ENOMEM, context: context) }
+        var grown = writesThroughMap ? size + max(size / 2, 1 << 26) : size * 2
         // Outside the gate: a failed allocation changes no map, and readers need not wait for it.
         if writesThroughMap {
             rc = Self.allocateDataFile(of: handle, through: grown)
+            if rc == ENOSPC || rc == EDQUOT {
+                grown = size + (1 << 20)
+                rc = Self.allocateDataFile(of: handle, through: grown)
+            }
             guard rc == 0 else { throw LMDBError(code: rc, context: context + " (allocate the data file's blocks)") }
         }
         try gate.remap(kindIfNested: .mapFull, context: context) { mdb_env_set_mapsize(handle, grown) }

@@ -54,8 +54,8 @@ public final class LMDBEnvironment: @unchecked Sendable {
         /// the map size when it opens and before the map grows: a full disk is then an error
         /// (``LMDBError/Kind/noSpace``) from the open or the write, as without this option. The
         /// map size is therefore disk really used. The map of an existing file is its size, so
-        /// opening changes no file; `mapSize` sizes a new one; the map grows by half as writes
-        /// fill it.
+        /// opening changes no file; `mapSize` sizes a new one; the map grows by half, at least
+        /// 64 MB, as writes fill it.
         public static let writeMap = Options(rawValue: UInt32(MDB_WRITEMAP))
     }
 

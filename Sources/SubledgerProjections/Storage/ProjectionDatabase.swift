@@ -42,7 +42,7 @@ struct ProjectionDatabase: Sendable {
     /// Generous: LMDB reserves address space only, and grows the map when a write fills it.
     static let initialMapSize = 1 << 32
     /// The map of a new database folded into in place (`MDB_WRITEMAP`, where the map is the file
-    /// and its size disk in use); it grows by half as the fold fills it.
+    /// and its size disk in use); it grows by half, at least 64 MB, as the fold fills it.
     static let foldMapSize = 1 << 20
 
     /// Opens the environment at `path` to read or to fold into; `create` makes it and its
