@@ -288,6 +288,66 @@ struct ProjectionStoreTests {
         #expect(Answers((try reopened.reader.materialized()), ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
     }
 
+    @Test("a sealed database that a live writer unseals and changes while it is being checked is opened as it is, not taken for damage")
+    func unsealedWhileChecked() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(events)
+        let path = try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath
+        // Room past the pages in use, as a map written in place has, makes the check long enough
+        // for the writer below to land in the middle of it.
+        let file = path + "/data.mdb"
+        let handle = try #require(FileHandle(forUpdatingAtPath: file))
+        handle.seekToEndOfFile()
+        handle.write(Data(count: 64 << 20))
+        try handle.close()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let crc = bytes.withUnsafeBytes { CRC32C.checksum($0) }
+        try (String(crc, radix: 16) + "\n").write(toFile: path + "/CHECKSUM", atomically: false, encoding: .utf8)
+        let writer = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            usleep(5_000)
+            // As the fold does before its first write: unseal, then write.
+            unlink(path + "/CHECKSUM")
+            if let handle = FileHandle(forUpdatingAtPath: file) {
+                handle.seek(toFileOffset: UInt64(bytes.count - 4096))
+                handle.write(Data([1]))
+                try? handle.close()
+            }
+            writer.signal()
+        }
+        let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        writer.wait()
+        #expect(reopened.opening == .loaded)
+        #expect(reopened.snapshotPath == path)
+        #expect(Answers((try reopened.reader.materialized()), ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+    }
+
+    @Test("a database folded into in place is sealed over the pages it uses: a byte changed in the room its map holds past them is no damage, as LMDB never reads it")
+    func sealCoversThePagesInUse() throws {
+        let events = MarchScenario().events
+        let half = events.count / 2
+        let data = try DataDirectory()
+        try data.append(Array(events[..<half]))
+        let path = try {
+            let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+            try data.append(Array(events[half...]))
+            try store.catchUp()
+            try store.seal()
+            return store.snapshotPath
+        }()
+        let file = path + "/data.mdb"
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        #expect(size >= 64 << 20, "the fold grew the map, and the file with it")
+        let handle = try #require(FileHandle(forUpdatingAtPath: file))
+        handle.seek(toFileOffset: UInt64(size - 4096))
+        handle.write(Data([0xFF]))
+        try handle.close()
+        let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        #expect(reopened.opening == .loaded)
+        #expect(Answers((try reopened.reader.materialized()), ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+    }
+
     @Test("a crash in the middle of a rebuild leaves the old database in use; the next rebuild clears the debris")
     func crashMidRebuild() throws {
         let events = MarchScenario().events

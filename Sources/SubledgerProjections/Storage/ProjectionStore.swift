@@ -133,7 +133,8 @@ public final class ProjectionStore {
         guard unsealed else { return }
         do {
             try database.environment.sync(force: true)
-            try SnapshotChecksum.seal(snapshotPath)
+            let used = (try database.environment.info().lastPageNumber + 1) * (try database.environment.statistics().pageSize)
+            try SnapshotChecksum.seal(snapshotPath, usedBytes: used)
         } catch {
             throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
         }

@@ -3,8 +3,8 @@ import Glibc
 #endif
 import SubledgerLog
 
-/// A CRC32C of a projection database's `data.mdb`, kept in `CHECKSUM` beside it and checked before
-/// LMDB opens the file: LMDB pages carry no checksums, and a damaged B-tree page can make
+/// A CRC32C of the pages a projection database's `data.mdb` uses, kept in `CHECKSUM` beside it
+/// and checked before LMDB opens the file: LMDB pages carry no checksums, and a damaged B-tree page can make
 /// liblmdb abort the process instead of returning an error. A mismatch makes the database
 /// "damaged", and the store rebuilds it from the log.
 ///
@@ -14,9 +14,13 @@ import SubledgerLog
 enum SnapshotChecksum {
     static let fileName = "CHECKSUM"
 
-    /// Writes `CHECKSUM` for the snapshot in `directory` (after LMDB has closed it).
-    static func seal(_ directory: String) throws {
-        let text = String(try crc(of: directory + "/data.mdb"), radix: 16) + "\n"
+    /// Writes `CHECKSUM` for the snapshot in `directory`, with nothing writing it. `usedBytes`,
+    /// the pages LMDB uses, limits the sum to them: a file written through the map holds room
+    /// past them (zeros LMDB never reads), which every open would otherwise read too. The sum and
+    /// its length are written as hex; a sum alone covers the whole file.
+    static func seal(_ directory: String, usedBytes: Int? = nil) throws {
+        let sum = String(try crc(of: directory + "/data.mdb", upTo: usedBytes), radix: 16)
+        let text = sum + (usedBytes.map { " " + String($0, radix: 16) } ?? "") + "\n"
         guard let file = fopen(directory + "/" + fileName, "wb") else { throw SnapshotDamage("cannot write \(directory)/\(fileName)") }
         defer { fclose(file) }
         let bytes = Array(text.utf8)
@@ -36,28 +40,58 @@ enum SnapshotChecksum {
     }
 
     /// Throws `SnapshotDamage` when `data.mdb` no longer matches its `CHECKSUM`. A snapshot
-    /// without one (written before checksums existed) is accepted.
+    /// without one (written before checksums existed, or being written) is accepted.
+    ///
+    /// Another process may open the database for writing while this reads it (the server beside
+    /// a CLI command): it unseals before its first write, so a file that changed under the
+    /// reading has lost its seal, or been sealed anew, by the time the reading ends. Only a
+    /// mismatch with the seal still in place is damage; a seal that keeps changing belongs to a
+    /// live writer, and the database is opened on LMDB's own crash safety, as an unsealed one.
     static func check(_ directory: String) throws {
-        guard let file = fopen(directory + "/" + fileName, "rb") else { return }
-        var buffer = [UInt8](repeating: 0, count: 16)
-        let count = fread(&buffer, 1, buffer.count, file)
-        fclose(file)
-        let stored = UInt32(String(decoding: buffer[0..<count], as: UTF8.self).filter(\.isHexDigit), radix: 16)
-        let actual = try crc(of: directory + "/data.mdb")
-        guard stored == actual else {
-            throw SnapshotDamage("data.mdb does not match its checksum (stored \(stored.map { String($0, radix: 16) } ?? "unreadable"), actual \(String(actual, radix: 16)))")
+        var seal = storedSeal(directory)
+        for _ in 0..<3 {
+            guard let text = seal else { return }
+            let fields = text.split(separator: " ").map { UInt64($0, radix: 16) }
+            let stored = fields.first.flatMap { $0 }.flatMap(UInt32.init(exactly:))
+            let length = fields.count == 2 ? fields[1].flatMap { Int(exactly: $0) } : nil
+            let readable = stored != nil && (fields.count == 1 || (fields.count == 2 && length != nil))
+            let actual = try crc(of: directory + "/data.mdb", upTo: length)
+            if readable, stored == actual { return }
+            let after = storedSeal(directory)
+            guard after == seal else {
+                seal = after
+                continue
+            }
+            throw SnapshotDamage("data.mdb does not match its checksum (stored \(readable ? stored.map { String($0, radix: 16) } ?? "" : "unreadable"), actual \(String(actual, radix: 16)))")
         }
     }
 
-    private static func crc(of path: String) throws -> UInt32 {
+    /// The words of hex digits `CHECKSUM` holds, or nil when there is none.
+    private static func storedSeal(_ directory: String) -> String? {
+        guard let file = fopen(directory + "/" + fileName, "rb") else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = fread(&buffer, 1, buffer.count, file)
+        fclose(file)
+        return String(decoding: buffer[0..<count], as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// The CRC32C of the file's first `limit` bytes (all of it when nil); a file shorter than
+    /// `limit` is damage.
+    private static func crc(of path: String, upTo limit: Int?) throws -> UInt32 {
         guard let file = fopen(path, "rb") else { throw SnapshotDamage("cannot read \(path)") }
         defer { fclose(file) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var crc: UInt32 = 0
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
+        var left = limit ?? .max
+        while left > 0 {
+            let wanted = min(buffer.count, left)
+            let count = fread(&buffer, 1, wanted, file)
             if count > 0 { crc = buffer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<count]), continuing: crc) } }
-            if count < buffer.count { break }
+            left -= count
+            if count < wanted {
+                if let limit, ferror(file) == 0 { throw SnapshotDamage("data.mdb ends \(limit - left) bytes in, before the \(limit) its checksum covers") }
+                break
+            }
         }
         guard ferror(file) == 0 else { throw SnapshotDamage("cannot read \(path)") }
         return crc
