@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FoundationEssentials
 import SubledgerCore
 import SubledgerEvents
@@ -46,16 +49,28 @@ public struct LedgerReader: Sendable {
             configuration: configuration, catalog: catalog)
     }
 
-    /// The projection database; a log that could not be read is checked, so damage is reported
-    /// as `LogError.corrupted` (exit 3) rather than as an unreadable log.
+    /// The projection database, sealed when this process has the log to itself.
     private static func openProjections(directory: String, settings: RollupSettings, observer: RebuildObserver?) throws -> ProjectionReader {
-        do {
-            let layout = DataDirectoryLayout(directory)
-            let store = try ProjectionStore(directory: layout.projections, logDirectory: layout.log, settings: settings, observer: observer)
+        let layout = DataDirectoryLayout(directory)
+        let store = try openStore(layout, settings: settings, observer: observer)
+        // A server beside this command folds on into the database, under a seal it would not
+        // know to remove, and the next command to open it would take it for damage; the server
+        // seals it when it stops.
+        if access(layout.log, F_OK) != 0 {
             try store.seal()
-            return store.reader
+        } else {
+            _ = try LogWriter.withoutWriter(directory: layout.log) { try store.seal() }
+        }
+        return store.reader
+    }
+
+    /// A log that could not be read is checked, so damage is reported as `LogError.corrupted`
+    /// (exit 3) rather than as an unreadable log.
+    private static func openStore(_ layout: DataDirectoryLayout, settings: RollupSettings, observer: RebuildObserver?) throws -> ProjectionStore {
+        do {
+            return try ProjectionStore(directory: layout.projections, logDirectory: layout.log, settings: settings, observer: observer)
         } catch let error where error.kind.isLogUnreadable {
-            if let problem = try? LogReader(directory: DataDirectoryLayout(directory).log).verify().problems.first { throw LogError.corrupted(problem) }
+            if let problem = try? LogReader(directory: layout.log).verify().problems.first { throw LogError.corrupted(problem) }
             throw error
         }
     }

@@ -113,3 +113,18 @@ extension String {
         return String(view)
     }
 }
+
+extension LogWriter {
+    /// Runs `body` holding the writer lock of the log in `directory` when no process holds it,
+    /// so that nothing appends, or opens the log to append, meanwhile. Returns nil without running
+    /// `body` when a writer holds it (a server running on the same data directory).
+    public static func withoutWriter<T>(directory: String, _ body: () throws -> T) throws -> T? {
+        let lock: WriterLock
+        do { lock = try WriterLock(directory: directory) } catch {
+            if case .locked = error { return nil }
+            throw error
+        }
+        defer { lock.release() }
+        return try body()
+    }
+}

@@ -1,6 +1,8 @@
 import Dispatch
 import Synchronization
 import Foundation
+import SubledgerEvents
+import SubledgerLog
 import SubledgerProjections
 import SubledgerSimulator
 import SubledgerTestSupport
@@ -156,6 +158,43 @@ struct ProjectionFollowingTests {
         }
         #expect(finished, "the acknowledgement waited for the read to end")
         #expect(outcome.withLock { $0 }.map { if case .appended = $0 { true } else { false } } == true)
+    }
+
+    @Test("a read that folds beside a process holding the log leaves the database unsealed, for that process writes on under any seal; alone, it seals")
+    func readBesideAWriterLeavesTheSealOff() throws {
+        try {
+            let ledger = try ledger()
+            for index in 0..<lines.count { _ = try webhook(ledger, index) }
+            ledger.close()
+        }()
+        let data = directory.file("data")
+        let log = data + "/log"
+        func sealed() throws -> Bool {
+            let current = try String(contentsOfFile: data + "/projections/CURRENT", encoding: .utf8).filter { !$0.isWhitespace }
+            return FileManager.default.fileExists(atPath: data + "/projections/" + current + "/CHECKSUM")
+        }
+        #expect(try sealed())
+        // A record past the database's checkpoint, so that the next read folds (writes) it.
+        var last: [UInt8] = []
+        try LogReader(directory: log).scan { entry in
+            if entry.kind == EventRecord.kind { last = Array(entry.payload) }
+            return true
+        }
+        func appendAgain() throws {
+            let writer = try LogWriter(directory: log)
+            defer { writer.close() }
+            _ = try writer.append([LogRecord(kind: EventRecord.kind, payload: last)])
+        }
+        try appendAgain()
+        do {
+            let server = try LogWriter(directory: log)
+            defer { server.close() }
+            _ = try LedgerReader.open(directory: data)
+            #expect(try !sealed(), "sealed while another writer held the log")
+        }
+        try appendAgain()
+        _ = try LedgerReader.open(directory: data)
+        #expect(try sealed())
     }
 
     @Test("the background fold commits every batch to the projection database, so a restart without a close folds nothing again")
