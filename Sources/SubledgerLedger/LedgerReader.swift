@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FoundationEssentials
 import SubledgerCore
 import SubledgerEvents
@@ -56,11 +53,7 @@ public struct LedgerReader: Sendable {
         // A server beside this command folds on into the database, under a seal it would not
         // know to remove, and the next command to open it would take it for damage; the server
         // seals it when it stops.
-        if access(layout.log, F_OK) != 0 {
-            try store.seal()
-        } else {
-            _ = try LogWriter.withoutWriter(directory: layout.log) { try store.seal() }
-        }
+        _ = try LogWriter.withoutWriter(directory: layout.log) { try store.seal() }
         return store.reader
     }
 

@@ -116,9 +116,11 @@ extension String {
 
 extension LogWriter {
     /// Runs `body` holding the writer lock of the log in `directory` when no process holds it,
-    /// so that nothing appends, or opens the log to append, meanwhile. Returns nil without running
-    /// `body` when a writer holds it (a server running on the same data directory).
+    /// so that nothing appends, or opens the log to append, meanwhile; a log not created yet has
+    /// no writer either. Returns nil without running `body` when a writer holds it (a server
+    /// running on the same data directory).
     public static func withoutWriter<T>(directory: String, _ body: () throws -> T) throws -> T? {
+        guard access(directory, F_OK) == 0 else { return try body() }
         let lock: WriterLock
         do { lock = try WriterLock(directory: directory) } catch {
             if case .locked = error { return nil }

@@ -4,8 +4,8 @@ import Glibc
 import SubledgerLog
 
 /// A CRC32C of the pages a projection database's `data.mdb` uses, kept in `CHECKSUM` beside it
-/// and checked before LMDB opens the file: LMDB pages carry no checksums, and a damaged B-tree page can make
-/// liblmdb abort the process instead of returning an error. A mismatch makes the database
+/// and checked before LMDB opens the file: LMDB pages carry no checksums, and a damaged B-tree
+/// page can make liblmdb abort the process instead of returning an error. A mismatch makes the database
 /// "damaged", and the store rebuilds it from the log.
 ///
 /// The fold updates the database in place, so the checksum is removed before the first write
@@ -19,8 +19,7 @@ enum SnapshotChecksum {
     /// past them (zeros LMDB never reads), which every open would otherwise read too. The sum and
     /// its length are written as hex; a sum alone covers the whole file.
     static func seal(_ directory: String, usedBytes: Int? = nil) throws {
-        let sum = String(try crc(of: directory + "/data.mdb", upTo: usedBytes), radix: 16)
-        let text = sum + (usedBytes.map { " " + String($0, radix: 16) } ?? "") + "\n"
+        let text = Seal(sum: try crc(of: directory + "/data.mdb", upTo: usedBytes), length: usedBytes).text + "\n"
         guard let file = fopen(directory + "/" + fileName, "wb") else { throw SnapshotDamage("cannot write \(directory)/\(fileName)") }
         defer { fclose(file) }
         let bytes = Array(text.utf8)
@@ -48,25 +47,45 @@ enum SnapshotChecksum {
     /// mismatch with the seal still in place is damage; a seal that keeps changing belongs to a
     /// live writer, and the database is opened on LMDB's own crash safety, as an unsealed one.
     static func check(_ directory: String) throws {
-        var seal = storedSeal(directory)
+        var text = storedSeal(directory)
         for _ in 0..<3 {
-            guard let text = seal else { return }
-            let fields = text.split(separator: " ").map { UInt64($0, radix: 16) }
-            let stored = fields.first.flatMap { $0 }.flatMap(UInt32.init(exactly:))
-            let length = fields.count == 2 ? fields[1].flatMap { Int(exactly: $0) } : nil
-            let readable = stored != nil && (fields.count == 1 || (fields.count == 2 && length != nil))
-            let actual = try crc(of: directory + "/data.mdb", upTo: length)
-            if readable, stored == actual { return }
+            guard let seen = text else { return }
+            let seal = Seal(seen)
+            let actual = try crc(of: directory + "/data.mdb", upTo: seal?.length)
+            if seal?.sum == actual { return }
             let after = storedSeal(directory)
-            guard after == seal else {
-                seal = after
+            guard after == seen else {
+                text = after
                 continue
             }
-            throw SnapshotDamage("data.mdb does not match its checksum (stored \(readable ? stored.map { String($0, radix: 16) } ?? "" : "unreadable"), actual \(String(actual, radix: 16)))")
+            throw SnapshotDamage("data.mdb does not match its checksum (stored \(seal.map { String($0.sum, radix: 16) } ?? "unreadable"), actual \(String(actual, radix: 16)))")
         }
     }
 
-    /// The words of hex digits `CHECKSUM` holds, or nil when there is none.
+    /// What `CHECKSUM` says: the sum in hex, then the length it covers in hex when not the whole file.
+    private struct Seal {
+        var sum: UInt32
+        var length: Int?
+
+        init(sum: UInt32, length: Int?) {
+            self.sum = sum
+            self.length = length
+        }
+
+        /// Nil when `text` is no seal.
+        init?(_ text: String) {
+            let words = text.split(separator: " ")
+            guard let sum = words.first.flatMap({ UInt32($0, radix: 16) }), words.count <= 2 else { return nil }
+            self.sum = sum
+            guard words.count == 2 else { return }
+            guard let length = Int(words[1], radix: 16) else { return nil }
+            self.length = length
+        }
+
+        var text: String { String(sum, radix: 16) + (length.map { " " + String($0, radix: 16) } ?? "") }
+    }
+
+    /// The words `CHECKSUM` holds, one space apart, or nil when there is none.
     private static func storedSeal(_ directory: String) -> String? {
         guard let file = fopen(directory + "/" + fileName, "rb") else { return nil }
         var buffer = [UInt8](repeating: 0, count: 64)
