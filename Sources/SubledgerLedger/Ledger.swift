@@ -85,9 +85,10 @@ public final class Ledger: Sendable {
 
     /// What `subledger rebuild` runs: the rebuild alone. It holds the event log's writer lock
     /// (so nothing appends meanwhile) but opens neither the evidence, the dedup index nor the
-    /// database in use. `observer` is told how it goes.
+    /// database in use. `strategy` says whether it folds in memory or in batches; `observer` is
+    /// told how it goes.
     public static func rebuildProjections(
-        directory: String, observer: RebuildObserver? = nil
+        directory: String, strategy: RebuildStrategy = .automatic, observer: RebuildObserver? = nil
     ) throws -> ProjectionStore.RebuildSummary {
         let layout = DataDirectoryLayout(directory)
         let configuration = try LedgerConfiguration.load(from: directory)
@@ -96,7 +97,7 @@ public final class Ledger: Sendable {
         defer { log.close() }
         return try ProjectionStore.rebuild(
             directory: layout.projections, logDirectory: layout.log,
-            settings: RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog), observer: observer)
+            settings: RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog), strategy: strategy, observer: observer)
     }
 
     /// Verifies, deduplicates and durably appends `lines`; rejected lines are quarantined.

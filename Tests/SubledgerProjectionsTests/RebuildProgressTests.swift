@@ -22,7 +22,8 @@ struct RebuildProgressTests {
         let summary = try store.rebuild(observer: recorder.observer)
         #expect(summary.foldSeconds > 0 && summary.foldSeconds < summary.seconds)
         let reports = recorder.all
-        #expect(reports.first == .folding(records: events.count, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: events.count), reason: nil))
+        #expect(reports.first == .folding(
+            records: events.count, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: events.count), reason: nil, method: .inMemory))
         let folded = reports.dropFirst().dropLast(2)
         #expect(!folded.isEmpty && folded.allSatisfy { if case .folded(_, events.count) = $0 { true } else { false } })
         #expect(reports.dropLast().last == .writing(timelines: try store.reader.summary().timelines))
@@ -40,7 +41,7 @@ struct RebuildProgressTests {
         try data.append(events)
         let first = RebuildRecorder()
         _ = try ProjectionStore(directory: data.projections, logDirectory: data.log, observer: first.observer)
-        guard case .folding(events.count, _, .missing) = first.all.first else {
+        guard case .folding(events.count, _, .missing, .inMemory) = first.all.first else {
             Issue.record("a first open reported \(first.all), not a rebuild for a missing database")
             return
         }
@@ -53,7 +54,8 @@ struct RebuildProgressTests {
     func rebuildForAnotherLog() throws {
         let recorder = RebuildRecorder()
         try withStoreOnAnotherLog(observer: recorder.observer) { _ in }
-        #expect(recorder.all.first == .folding(records: 5, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: 5), reason: .logMismatch))
+        #expect(recorder.all.first == .folding(
+            records: 5, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: 5), reason: .logMismatch, method: .inMemory))
         guard case .finished = recorder.all.last else {
             Issue.record("the rebuild for another log did not report its end: \(recorder.all)")
             return

@@ -6,8 +6,13 @@ import SubledgerProjections
 enum RebuildCommand: Command {
     static let help = CommandHelp(
         name: "rebuild", summary: "fold the log into a fresh projection database and switch to it",
-        usage: "rebuild [--projection customers]",
-        options: [.init("--projection", "NAME", "the projection to rebuild: customers (it holds customer state and every report)")],
+        usage: "rebuild [--projection customers] [--strategy auto|in-memory|batched]",
+        options: [
+            .init("--projection", "NAME", "the projection to rebuild: customers (it holds customer state and every report)"),
+            .init(
+                "--strategy", "HOW",
+                "auto (default): in memory, or in batches when that would take more memory than the process can get; in-memory: the fastest, memory in proportion to history; batched: memory bounded, several times slower"),
+        ],
         example: "subledger rebuild --json")
 
     struct Result: CommandOutput {
@@ -18,13 +23,13 @@ enum RebuildCommand: Command {
                 ("events", .int(summary.events)), ("seconds", .double(summary.seconds)),
                 ("eventsPerSecond", .double(summary.eventsPerSecond.rounded())), ("projections", .array([.string("customers")])),
                 ("snapshotBytes", .int(summary.snapshotBytes)), ("foldSeconds", .double(summary.foldSeconds)),
-                ("foldEventsPerSecond", .double(summary.foldEventsPerSecond.rounded())),
+                ("foldEventsPerSecond", .double(summary.foldEventsPerSecond.rounded())), ("strategy", .string(summary.method.name)),
             ]).serialized()
         }
 
         var tabulation: Tabulation {
             Tabulation(facts: [
-                ("rebuilt", .text("customers")), ("events", .count(summary.events)),
+                ("rebuilt", .text("customers")), ("strategy", .text(summary.method.name)), ("events", .count(summary.events)),
                 ("seconds", .text(Cell.tenths(summary.seconds))), ("events/s", .count(Int(summary.eventsPerSecond))),
                 ("fold events/s", .count(Int(summary.foldEventsPerSecond))), ("snapshot", .bytes(Int64(summary.snapshotBytes))),
             ])
@@ -36,8 +41,14 @@ enum RebuildCommand: Command {
         if let name = arguments.value("--projection"), name != "customers" {
             throw UsageError("the projection is `customers` (it holds customer state and every report)")
         }
+        let strategy = try arguments.value("--strategy").map { name in
+            guard let strategy = RebuildStrategy(rawValue: name) else {
+                throw UsageError("--strategy is auto, in-memory or batched, not '\(name)'")
+            }
+            return strategy
+        } ?? .automatic
         try context.data.requireExisting()
-        let summary = try Ledger.rebuildProjections(directory: context.data.path, observer: RebuildReporter.explicit)
+        let summary = try Ledger.rebuildProjections(directory: context.data.path, strategy: strategy, observer: RebuildReporter.explicit)
         return CommandResult(Result(summary: summary))
     }
 }

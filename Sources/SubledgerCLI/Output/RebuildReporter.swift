@@ -19,7 +19,7 @@ enum RebuildReporter {
     static func onOpen() -> RebuildObserver {
         let announced = Announced()
         return { progress in
-            if case .folding(let records, _, _) = progress { announced.value.store(records > 0, ordering: .relaxed) }
+            if case .folding(let records, _, _, _) = progress { announced.value.store(records > 0, ordering: .relaxed) }
             guard announced.value.load(ordering: .relaxed) else { return }
             report(progress, onOpen: true)
         }
@@ -32,19 +32,32 @@ enum RebuildReporter {
     private static func report(_ progress: RebuildProgress, onOpen: Bool) {
         let prefix = onOpen ? "projections" : "rebuild"
         switch progress {
-        case .folding(let records, let estimate, let reason):
+        case .folding(let records, let estimate, let reason, let method):
             let what = "\(Cell.count(records).tableText) log records"
             let start = reason.map { "\(Self.describe($0)); rebuilding it from the \(what)" }
                 ?? "folding the \(what) into a fresh projection database (the old one serves until the switch)"
-            Output.diagnostic("\(prefix): \(start); expect about \(Cell.bytes(Int64(estimate)).tableText) of memory at the peak")
-            if let headroom = MemoryHeadroom.current(), headroom.fallsShort(ofResident: estimate) {
-                Output.diagnostic("\(prefix): warning: " + memoryWarning(headroom, onOpen: onOpen))
+            let peak = Cell.bytes(Int64(estimate)).tableText
+            switch method {
+            case .inMemory:
+                Output.diagnostic("\(prefix): \(start); expect about \(peak) of memory at the peak")
+                if let headroom = MemoryHeadroom.current(), headroom.fallsShort(ofResident: estimate) {
+                    Output.diagnostic("\(prefix): warning: " + memoryWarning(headroom, onOpen: onOpen))
+                }
+            case .batched(let shortOf):
+                let why = shortOf.map { headroom in
+                    let force = onOpen ? "`subledger rebuild --strategy in-memory`" : "`--strategy in-memory`"
+                    return ": in memory it would take about \(peak), more than \(Self.bound(headroom, onOpen: onOpen).limit) (\(force) folds in memory regardless)"
+                } ?? " (asked for)"
+                Output.diagnostic(
+                    "\(prefix): \(start), in batches\(why); memory stays that of a batch whatever the history, and it takes several times longer")
             }
         case .folded(let events, let records):
             let share = records > 0 ? " (\(events * 100 / records) %)" : ""
             Output.progress("\(prefix): \(Cell.count(events).tableText) / \(Cell.count(records).tableText) events folded\(share)")
         case .writing(let timelines):
             Output.progress("\(prefix): writing the database (\(Cell.count(timelines).tableText) subscriptions and purchases)")
+        case .compacting:
+            Output.progress("\(prefix): compacting the database")
         case .finished(let seconds):
             Output.endProgress()
             if onOpen { Output.diagnostic("\(prefix): rebuilt in \(Cell.tenths(seconds)) s") }
@@ -65,24 +78,29 @@ enum RebuildReporter {
     /// What running short means, and what to do. On open there is no usable database to keep:
     /// the next open starts the rebuild over, so a service that restarts fails the same way.
     private static func memoryWarning(_ headroom: MemoryHeadroom, onOpen: Bool) -> String {
-        let available = Cell.bytes(Int64(headroom.bytes)).tableText
         let outcome = onOpen
             ? "if it runs out, the rebuild starts over on the next open"
             : "if it runs out, the rebuild stops and the database in use is kept"
-        let limit: String
-        let remedy: String
-        switch headroom.bound {
-        case .machine:
-            limit = "the \(available) this machine has available (MemAvailable)"
-            remedy = "free memory or add some"
-        case .cgroup(let bytes):
-            limit = "the \(available) left under this process's memory limit of \(Cell.bytes(Int64(bytes)).tableText) (its cgroup: systemd's MemoryMax=, a container's limit)"
-            remedy = onOpen ? "raise the limit, or stop the service and run `subledger rebuild` outside it" : "raise the limit"
-        case .dataSizeLimit(let bytes):
-            limit = "the \(available) left under the data size limit of \(Cell.bytes(Int64(bytes)).tableText) (ulimit -d)"
-            remedy = "raise it"
-        }
+        let (limit, remedy) = bound(headroom, onOpen: onOpen)
         let retry = onOpen ? "" : ", then run `subledger rebuild` again"
         return "that is more than \(limit); \(outcome): \(remedy)\(retry)"
+    }
+
+    /// The bound `headroom` names, in words, and how to give the process more.
+    private static func bound(_ headroom: MemoryHeadroom, onOpen: Bool) -> (limit: String, remedy: String) {
+        let available = Cell.bytes(Int64(headroom.bytes)).tableText
+        switch headroom.bound {
+        case .machine:
+            return ("the \(available) this machine has available (MemAvailable)", "free memory or add some")
+        case .cgroup(let bytes):
+            return (
+                "the \(available) left under this process's memory limit of \(Cell.bytes(Int64(bytes)).tableText) (its cgroup: systemd's MemoryMax=, a container's limit)",
+                onOpen ? "raise the limit, or stop the service and run `subledger rebuild` outside it" : "raise the limit")
+        case .dataSizeLimit(let bytes):
+            let reserved = Cell.bytes(Int64(MemoryHeadroom.reservedBesidesResident)).tableText
+            return (
+                "the \(available) left under the data size limit of \(Cell.bytes(Int64(bytes)).tableText) (ulimit -d), less the \(reserved) it also counts for threads' reservations",
+                "raise it")
+        }
     }
 }

@@ -36,7 +36,7 @@ public struct MemoryHeadroom: Sendable, Equatable {
         return resident > bytes
     }
 
-    static let reservedBesidesResident = 64 << 20
+    public static let reservedBesidesResident = 64 << 20
 
     /// The headroom now; nil when none of the bounds can be read.
     public static func current() -> MemoryHeadroom? {

@@ -333,8 +333,13 @@ struct ProjectionDatabase: Sendable {
         let runs = rollups.withLock { $0 }
         try database.environment.write { try database.append(runs, $0) }
         try database.environment.sync(force: true)
-        let info = try database.environment.info()
-        return (info.lastPageNumber + 1) * (try database.environment.statistics().pageSize)
+        return try database.usedBytes()
+    }
+
+    /// The bytes of the data file in use: its pages up to the last one written (a database folded
+    /// into in place has room allocated beyond them).
+    func usedBytes() throws -> Int {
+        (try environment.info().lastPageNumber + 1) * (try environment.statistics().pageSize)
     }
 
     /// Elements a bulk write puts per transaction.

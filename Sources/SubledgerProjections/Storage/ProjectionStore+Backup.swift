@@ -20,11 +20,7 @@ extension ProjectionStore {
             maxDatabases: ProjectionDatabase.databaseNames.count, options: [.readOnly])
         _ = try SnapshotDirectory(path: destination).replace { copy in
             try source.copy(to: copy, compact: true)
-            let file = copy + "/data.mdb"
-            let fd = open(file, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw ProjectionError(.snapshotIO(path: file, errno: errno, operation: "open to sync")) }
-            defer { close(fd) }
-            guard fsync(fd) == 0 else { throw ProjectionError(.snapshotIO(path: file, errno: errno, operation: "sync")) }
+            try SnapshotDirectory(path: destination).syncPath(copy + "/data.mdb", directory: false)
         }
         return true
     }

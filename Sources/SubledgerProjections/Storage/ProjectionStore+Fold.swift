@@ -17,9 +17,11 @@ extension ProjectionStore {
     ///
     /// A process that appends while it folds passes the last position it has appended: the scan
     /// then never reads past it into an append in progress, whose half-written frame it would
-    /// otherwise take for damage.
+    /// otherwise take for damage. `progress` is told the events folded after each batch.
     @discardableResult
-    public func catchUp(through last: LogPosition? = nil) throws(ProjectionError) -> Int {
+    public func catchUp(
+        through last: LogPosition? = nil, batchRecords: Int = foldBatchRecords, progress: (Int) -> Void = { _ in }
+    ) throws(ProjectionError) -> Int {
         if let last, let folded = header.checkpoint, folded >= last { return 0 }
         guard Self.logExists(logDirectory) else { return 0 }
         let before = header.events
@@ -36,11 +38,12 @@ extension ProjectionStore {
                 guard foundCheckpoint else { return false }
                 guard entry.kind == EventRecord.kind else { return true }
                 batch.append((entry.position, Array(entry.payload)))
-                if batch.count == Self.foldBatchRecords {
+                if batch.count == batchRecords {
                     do throws(ProjectionError) { try fold(batch) } catch {
                         failure = error
                         return false
                     }
+                    progress(header.events)
                     batch.removeAll(keepingCapacity: true)
                 }
                 return true
@@ -50,7 +53,10 @@ extension ProjectionStore {
         }
         if let failure { throw failure }
         guard foundCheckpoint else { throw ProjectionError(.logMismatch) }
-        if !batch.isEmpty { try fold(batch) }
+        if !batch.isEmpty {
+            try fold(batch)
+            progress(header.events)
+        }
         return header.events - before
     }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import SubledgerCore
 import SubledgerEvents
 import SubledgerLMDB
 import SubledgerLog
@@ -78,7 +79,9 @@ public final class ProjectionStore {
             reason = .damaged(String(describing: error))
         }
         if opened == nil {
-            opened = try Self.buildFromLog(directory: directory, logDirectory: logDirectory, settings: settings, reason: reason, observer: observer).opened
+            opened = try Self.buildFromLog(
+                directory: directory, logDirectory: logDirectory, settings: settings, strategy: .automatic, reason: reason, observer: observer
+            ).opened
         }
         let (database, path, strings, header) = opened!
         self.database = database
@@ -118,13 +121,19 @@ public final class ProjectionStore {
         guard let path = try SnapshotDirectory(path: directory).current() else { return nil }
         // Before LMDB maps a page: LMDB has no page checksums and may abort on a damaged one.
         try SnapshotChecksum.check(path)
+        let (database, strings, header) = try open(path)
+        return (database, path, strings, header)
+    }
+
+    /// The database at `path`, opened to fold into, with its strings and header.
+    private static func open(_ path: String) throws -> (ProjectionDatabase, StringTable, ProjectionDatabase.Header) {
         let database = try ProjectionDatabase(path: path, readOnly: false)
         let (strings, header) = try database.environment.read { txn in
             let header = try database.header(txn)
             guard header.schema == schemaVersion else { throw SchemaMismatch(stored: header.schema) }
             return (try database.loadStrings(txn), header)
         }
-        return (database, path, strings, header)
+        return (database, strings, header)
     }
 
     /// Flushes the database and seals its checksum, so the next open can tell damage from a
@@ -133,8 +142,7 @@ public final class ProjectionStore {
         guard unsealed else { return }
         do {
             try database.environment.sync(force: true)
-            let used = (try database.environment.info().lastPageNumber + 1) * (try database.environment.statistics().pageSize)
-            try SnapshotChecksum.seal(snapshotPath, usedBytes: used)
+            try SnapshotChecksum.seal(snapshotPath, usedBytes: try database.usedBytes())
         } catch {
             throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
         }
@@ -163,10 +171,13 @@ public final class ProjectionStore {
         /// Wall-clock seconds for the fold and the database write together.
         public var seconds: Double
         /// Wall-clock seconds until the database is written: counting the log's records, sizing
-        /// the indexes, reading the log and folding it in memory.
+        /// the indexes, reading the log and folding it in memory. A rebuild in batches writes as
+        /// it folds: all of `seconds` but the switch.
         public var foldSeconds: Double
         /// The database's data file size.
         public var snapshotBytes: Int
+        /// In memory or in batches.
+        public var method: RebuildMethod
 
         public var eventsPerSecond: Double { Self.rate(events, seconds) }
         public var foldEventsPerSecond: Double { Self.rate(events, foldSeconds) }
@@ -176,17 +187,18 @@ public final class ProjectionStore {
         }
     }
 
-    /// Folds the whole log into a fresh database (on two cores, see `foldPipelined`), writes it
-    /// side by side and switches to it. The previous database keeps serving readers until the
-    /// switch.
+    /// Folds the whole log into a fresh database (in memory on two cores, see `foldPipelined`,
+    /// or in batches, as `strategy` says), writes it side by side and switches to it. The
+    /// previous database keeps serving readers until the switch.
     @discardableResult
-    public func rebuild(observer: RebuildObserver? = nil) throws(ProjectionError) -> RebuildSummary {
-        try rebuild(reason: nil, observer: observer)
+    public func rebuild(strategy: RebuildStrategy = .automatic, observer: RebuildObserver? = nil) throws(ProjectionError) -> RebuildSummary {
+        try rebuild(strategy: strategy, reason: nil, observer: observer)
     }
 
     @discardableResult
-    private func rebuild(reason: RebuildReason?, observer: RebuildObserver?) throws(ProjectionError) -> RebuildSummary {
-        let built = try Self.buildFromLog(directory: directory, logDirectory: logDirectory, settings: settings, reason: reason, observer: observer)
+    private func rebuild(strategy: RebuildStrategy = .automatic, reason: RebuildReason?, observer: RebuildObserver?) throws(ProjectionError) -> RebuildSummary {
+        let built = try Self.buildFromLog(
+            directory: directory, logDirectory: logDirectory, settings: settings, strategy: strategy, reason: reason, observer: observer)
         (database, snapshotPath, strings, header) = built.opened
         published.publish(strings)
         unsealed = false
@@ -197,19 +209,30 @@ public final class ProjectionStore {
     /// it, without opening the database in use: what `subledger rebuild` runs, telling
     /// `observer` how it goes.
     public static func rebuild(
-        directory: String, logDirectory: String, settings: RollupSettings, observer: RebuildObserver? = nil
+        directory: String, logDirectory: String, settings: RollupSettings, strategy: RebuildStrategy = .automatic,
+        observer: RebuildObserver? = nil
     ) throws(ProjectionError) -> RebuildSummary {
-        try buildFromLog(directory: directory, logDirectory: logDirectory, settings: settings, reason: nil, observer: observer).summary
+        try buildFromLog(
+            directory: directory, logDirectory: logDirectory, settings: settings, strategy: strategy, reason: nil, observer: observer
+        ).summary
     }
 
     private static func buildFromLog(
-        directory: String, logDirectory: String, settings: RollupSettings, reason: RebuildReason?, observer: RebuildObserver?
+        directory: String, logDirectory: String, settings: RollupSettings, strategy: RebuildStrategy, reason: RebuildReason?,
+        observer: RebuildObserver?
     ) throws(ProjectionError) -> (opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header), summary: RebuildSummary) {
         let clock = ContinuousClock()
         let start = clock.now
         // Every record may be an event: size the indexes for all of them.
         let records = (try? LogReader(directory: logDirectory).summary().records).map { Int(clamping: $0) } ?? 0
-        observer?(.folding(records: records, estimatedPeakBytes: estimatedPeakBytes(records: records), reason: reason))
+        let estimate = estimatedPeakBytes(records: records)
+        let method = strategy.method(estimate: estimate, headroom: records > 0 ? MemoryHeadroom.current() : nil)
+        observer?(.folding(records: records, estimatedPeakBytes: estimate, reason: reason, method: method))
+        if case .batched = method {
+            return try buildInBatches(
+                directory: directory, logDirectory: logDirectory, settings: settings, records: records, batchRecords: foldBatchRecords,
+                observer: observer)
+        }
         var fresh = Projection(expectedEvents: records)
         try foldPipelined(log: logDirectory, into: &fresh) { observer?(.folded(events: $0, records: records)) }
         let folded = clock.now
@@ -239,7 +262,71 @@ public final class ProjectionStore {
         let seconds = Self.seconds(clock.now - start)
         observer?(.finished(seconds: seconds))
         return (opened, RebuildSummary(
-            events: fresh.eventsFolded, seconds: seconds, foldSeconds: Self.seconds(folded - start), snapshotBytes: size))
+            events: fresh.eventsFolded, seconds: seconds, foldSeconds: Self.seconds(folded - start), snapshotBytes: size, method: method))
+    }
+
+    /// Folds the whole log into a new, empty database batch by batch, as ingestion folds
+    /// (`catchUp`), and switches to it: what such a rebuild holds in memory is one batch's
+    /// records and timelines, whatever the history.
+    static func buildInBatches(
+        directory: String, logDirectory: String, settings: RollupSettings, records: Int, batchRecords: Int, observer: RebuildObserver?
+    ) throws(ProjectionError) -> (opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header), summary: RebuildSummary) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var events = 0
+        var size = 0
+        let path: String
+        let opened: (ProjectionDatabase, StringTable, ProjectionDatabase.Header)
+        do {
+            let snapshots = SnapshotDirectory(path: directory)
+            path = try snapshots.replace { path in
+                // Folded beside the snapshot, then copied into it compacted: pages split by
+                // inserts in no order and freed by rewritten timelines would leave it about twice
+                // the size a rebuild in memory writes. Its name is that of a snapshot in
+                // progress, so the next rebuild removes it after a crash, as it does that one.
+                let scratch = path + "-batches"
+                var empty = Projection(expectedEvents: 0)
+                _ = try ProjectionDatabase.write(&empty, settings: settings, schemaVersion: schemaVersion, to: scratch)
+                try {
+                    let building = try ProjectionStore(building: scratch, logDirectory: logDirectory, settings: settings)
+                    var reported = 0
+                    try building.catchUp(batchRecords: batchRecords) { folded in
+                        guard reported == 0 || folded - reported >= progressEvery else { return }
+                        reported = folded
+                        observer?(.folded(events: folded, records: records))
+                    }
+                    events = building.eventsFolded
+                    observer?(.compacting)
+                    try building.database.environment.copy(to: path, compact: true)
+                }()
+                try snapshots.syncPath(path + "/data.mdb", directory: false)
+                try snapshots.removeTree(scratch)
+            }
+            opened = try open(path)
+            size = try opened.0.usedBytes()
+        } catch let error as ProjectionError {
+            throw error
+        } catch {
+            throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
+        }
+        let seconds = Self.seconds(clock.now - start)
+        observer?(.finished(seconds: seconds))
+        return ((opened.0, path, opened.1, opened.2), RebuildSummary(
+            events: events, seconds: seconds, foldSeconds: seconds, snapshotBytes: size, method: .batched(shortOf: nil)))
+    }
+
+    /// The empty database a rebuild in batches folds into at `path`.
+    private init(building path: String, logDirectory: String, settings: RollupSettings) throws {
+        let (database, strings, header) = try Self.open(path)
+        directory = path
+        self.logDirectory = logDirectory
+        self.settings = settings
+        opening = .loaded
+        self.database = database
+        snapshotPath = path
+        self.strings = strings
+        self.header = header
+        published = PublishedStrings(strings)
     }
 
     private static func seconds(_ duration: Duration) -> Double {

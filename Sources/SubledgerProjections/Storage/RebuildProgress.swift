@@ -1,13 +1,18 @@
 /// What a rebuild reports as it goes: `subledger rebuild`, and a rebuild on open (a new schema
 /// version, a damaged database), print it on stderr.
 public enum RebuildProgress: Sendable, Equatable {
-    /// About to fold the log's `records`; `reason` says why a database is rebuilt on open (nil
-    /// for a rebuild asked for).
-    case folding(records: Int, estimatedPeakBytes: Int, reason: ProjectionStore.RebuildReason?)
+    /// About to fold the log's `records` by `method`; `estimatedPeakBytes` is the peak memory of
+    /// a rebuild in memory; `reason` says why a database is rebuilt on open (nil for a rebuild
+    /// asked for).
+    case folding(records: Int, estimatedPeakBytes: Int, reason: ProjectionStore.RebuildReason?, method: RebuildMethod)
     /// After the first batch of events folded, then every `ProjectionStore.progressEvery`.
     case folded(events: Int, records: Int)
-    /// The fold is done; the database is being written.
+    /// The fold in memory is done; the database is being written (a rebuild in batches writes as
+    /// it folds).
     case writing(timelines: Int)
+    /// A rebuild in batches has folded everything and copies the database it folded into,
+    /// compacted, into the new snapshot.
+    case compacting
     /// The new database is written, switched to and open.
     case finished(seconds: Double)
 }

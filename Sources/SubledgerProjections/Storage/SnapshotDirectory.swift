@@ -117,7 +117,7 @@ struct SnapshotDirectory {
     }
 
     /// `fsync` of a file or a directory (a directory's entries: created and renamed names).
-    private func syncPath(_ target: String, directory: Bool) throws(ProjectionError) {
+    func syncPath(_ target: String, directory: Bool) throws(ProjectionError) {
         let fd = open(target, (directory ? O_DIRECTORY : 0) | O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ProjectionError(.snapshotIO(path: target, errno: errno, operation: "open to sync")) }
         defer { close(fd) }
@@ -125,7 +125,7 @@ struct SnapshotDirectory {
     }
 
     /// Removes a snapshot directory: LMDB's files, then the directory.
-    private func removeTree(_ directory: String) throws(ProjectionError) {
+    func removeTree(_ directory: String) throws(ProjectionError) {
         let inner = SnapshotDirectory(path: directory)
         for entry in try inner.list() {
             guard unlink(directory + "/" + entry) == 0 || errno == ENOENT else {

@@ -1,0 +1,99 @@
+@testable import SubledgerProjections
+import SubledgerCore
+import Testing
+
+@Suite("Rebuild in batches: bounded memory, the same database")
+struct RebuildInBatchesTests {
+    @Test("a rebuild in batches of the realistic mix, duplicates and late deliveries included, answers every report and look-up as a rebuild in memory does, from as many rows",
+          arguments: [UInt64(4), 9])
+    func batchesAnswerAsMemoryDoes(seed: UInt64) throws {
+        let workload = try SimulatedWorkload(seed: seed, customers: 120, months: 8)
+        let events = workload.inputs.map(\.event)
+        let data = try DataDirectory()
+        try data.append(events)
+        let paths: [String] = try {
+            let inMemory = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+            #expect(inMemory.opening == .rebuilt(.missing))
+            // Small batches, so that most timelines are loaded, changed and written back many times.
+            let summary = try ProjectionStore.buildInBatches(
+                directory: data.path + "/batched", logDirectory: data.log, settings: RollupSettings(), records: events.count,
+                batchRecords: 97, observer: nil
+            ).summary
+            #expect(summary.events == events.count)
+            #expect(summary.method == .batched(shortOf: nil))
+            let batched = try ProjectionStore(directory: data.path + "/batched", logDirectory: data.log)
+            #expect(batched.opening == .loaded)
+            #expect(batched.eventsFolded == inMemory.eventsFolded && batched.lastPosition == inMemory.lastPosition)
+            try expectSameAnswers(batched.reader, inMemory.reader, workload: workload)
+            return [inMemory.snapshotPath, batched.snapshotPath]
+        }()
+        // The same rows under other string ids: the two folds intern strings in another order.
+        let (one, other) = (try dumpSnapshot(paths[0]), try dumpSnapshot(paths[1]))
+        #expect(one.mapValues(\.count) == other.mapValues(\.count))
+    }
+
+    /// Every report over the workload's span, by day and by month, and every subscription's state.
+    private func expectSameAnswers(_ got: ProjectionReader, _ expected: ProjectionReader, workload: SimulatedWorkload) throws {
+        let scope = ReportScope(environment: .production)
+        let (from, to) = (workload.start, UTCDay(number: workload.end.number - 1))
+        for granularity in ReportGranularity.allCases {
+            for convention in RefundConvention.allCases {
+                #expect(try got.revenue(from: from, to: to, by: granularity, byProduct: true, refunds: convention, scope: scope)
+                    == expected.revenue(from: from, to: to, by: granularity, byProduct: true, refunds: convention, scope: scope))
+            }
+            #expect(try got.churn(from: from, to: to, by: granularity, scope: scope) == expected.churn(from: from, to: to, by: granularity, scope: scope))
+        }
+        let months = UTCMonth(containing: workload.start.start).number...UTCMonth(containing: workload.end.start).number
+        for month in months {
+            let instant = UTCMonth(number: month).start + 9 * 86_400_000
+            #expect(try got.mrr(at: instant, scope: scope) == expected.mrr(at: instant, scope: scope))
+        }
+        let (first, last) = (UTCMonth(number: months.lowerBound), UTCMonth(number: months.upperBound))
+        #expect(try got.cohorts(from: first, to: last, now: workload.end.start, scope: scope)
+            == expected.cohorts(from: first, to: last, now: workload.end.start, scope: scope))
+        let ids = Set(workload.inputs.compactMap { $0.event.transaction?.originalTransactionId })
+        #expect(ids.count > 100)
+        for id in ids {
+            #expect(try got.customer(id, asOf: workload.end.start) == expected.customer(id, asOf: workload.end.start), "\(id)")
+        }
+        #expect(try got.summary() == expected.summary())
+    }
+
+    @Test("a rebuild asked to fold in batches says so, writes as it folds, switches, and answers as folding event by event does")
+    func askedForBatches() throws {
+        let (events, ids) = mixedEvents()
+        let data = try DataDirectory()
+        try data.append(events)
+        let recorder = RebuildRecorder()
+        let summary = try ProjectionStore.rebuild(
+            directory: data.projections, logDirectory: data.log, settings: RollupSettings(), strategy: .batched, observer: recorder.observer)
+        #expect(summary.method == .batched(shortOf: nil))
+        #expect(summary.events == events.count && summary.snapshotBytes > 0)
+        let reports = recorder.all
+        #expect(reports.first == .folding(
+            records: events.count, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: events.count), reason: nil,
+            method: .batched(shortOf: nil)))
+        #expect(reports.dropFirst().first == .folded(events: events.count, records: events.count))
+        #expect(!reports.contains { if case .writing = $0 { true } else { false } })
+        guard case .finished = reports.last else {
+            Issue.record("the rebuild in batches did not report its end: \(reports)")
+            return
+        }
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        #expect(store.opening == .loaded)
+        #expect(Answers(try store.reader.materialized(), ids: ids) == Answers(TestLedger(events).projection, ids: ids))
+    }
+
+    @Test("auto folds in memory unless its estimate is more than the process can still take, or the headroom is unknown; the other strategies do as they say")
+    func strategyResolution() {
+        let machine = MemoryHeadroom(bytes: 1 << 30, bound: .machine)
+        let limited = MemoryHeadroom(bytes: 100 << 20, bound: .dataSizeLimit(limit: 200 << 20))
+        #expect(RebuildStrategy.automatic.method(estimate: 512 << 20, headroom: machine) == .inMemory)
+        #expect(RebuildStrategy.automatic.method(estimate: 2 << 30, headroom: machine) == .batched(shortOf: machine))
+        // Against a data size limit, room for the threads' reservations counts too.
+        #expect(RebuildStrategy.automatic.method(estimate: 90 << 20, headroom: limited) == .batched(shortOf: limited))
+        #expect(RebuildStrategy.automatic.method(estimate: 2 << 30, headroom: nil) == .inMemory)
+        #expect(RebuildStrategy.inMemory.method(estimate: 2 << 30, headroom: machine) == .inMemory)
+        #expect(RebuildStrategy.batched.method(estimate: 1 << 20, headroom: machine) == .batched(shortOf: nil))
+    }
+}
