@@ -1,3 +1,4 @@
+import Foundation
 @testable import SubledgerProjections
 import SubledgerCore
 import Testing
@@ -12,15 +13,18 @@ struct RebuildInBatchesTests {
         let data = try DataDirectory()
         try data.append(events)
         let paths: [String] = try {
+            let summary = try ProjectionStore.rebuild(
+                directory: data.projections, logDirectory: data.log, settings: RollupSettings(), strategy: .inMemory)
+            #expect(summary.method == .inMemory)
             let inMemory = try ProjectionStore(directory: data.projections, logDirectory: data.log)
-            #expect(inMemory.opening == .rebuilt(.missing))
+            #expect(inMemory.opening == .loaded)
             // Small batches, so that most timelines are loaded, changed and written back many times.
-            let summary = try ProjectionStore.buildInBatches(
+            let batchedSummary = try ProjectionStore.buildInBatches(
                 directory: data.path + "/batched", logDirectory: data.log, settings: RollupSettings(), records: events.count,
                 batchRecords: 97, observer: nil
             ).summary
-            #expect(summary.events == events.count)
-            #expect(summary.method == .batched(shortOf: nil))
+            #expect(batchedSummary.events == events.count)
+            #expect(batchedSummary.method == .batched(shortOf: nil))
             let batched = try ProjectionStore(directory: data.path + "/batched", logDirectory: data.log)
             #expect(batched.opening == .loaded)
             #expect(batched.eventsFolded == inMemory.eventsFolded && batched.lastPosition == inMemory.lastPosition)
@@ -59,7 +63,7 @@ struct RebuildInBatchesTests {
         #expect(try got.summary() == expected.summary())
     }
 
-    @Test("a rebuild asked to fold in batches says so, writes as it folds, switches, and answers as folding event by event does")
+    @Test("a rebuild asked to fold in batches says so, writes as it folds, compacts, switches, leaves nothing beside the snapshot, and answers as folding event by event does")
     func askedForBatches() throws {
         let (events, ids) = mixedEvents()
         let data = try DataDirectory()
@@ -73,15 +77,38 @@ struct RebuildInBatchesTests {
         #expect(reports.first == .folding(
             records: events.count, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: events.count), reason: nil,
             method: .batched(shortOf: nil)))
-        #expect(reports.dropFirst().first == .folded(events: events.count, records: events.count))
-        #expect(!reports.contains { if case .writing = $0 { true } else { false } })
+        // It writes as it folds (no write after the fold), then compacts what it wrote.
+        #expect(Array(reports.dropFirst().dropLast()) == [.folded(events: events.count, records: events.count), .compacting])
+        #expect(summary.foldSeconds > 0 && summary.foldSeconds < summary.seconds)
         guard case .finished = reports.last else {
             Issue.record("the rebuild in batches did not report its end: \(reports)")
             return
         }
+        // The database it folded into is gone once copied.
+        #expect(try data.entries() == ["CURRENT", "snapshot-1"])
         let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
         #expect(store.opening == .loaded)
         #expect(Answers(try store.reader.materialized(), ids: ids) == Answers(TestLedger(events).projection, ids: ids))
+    }
+
+    @Test("a crash in the middle of a rebuild in batches leaves the old database in use; the next rebuild clears both the snapshot in progress and the database it was folding into")
+    func crashMidRebuildInBatches() throws {
+        let (events, ids) = mixedEvents()
+        let data = try DataDirectory()
+        try data.append(events)
+        let served = try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath
+        for debris in ["projections.new-7", "projections.new-7-batches"] {
+            try FileManager.default.createDirectory(atPath: data.projections + "/" + debris, withIntermediateDirectories: true)
+            for file in ["data.mdb", "lock.mdb"] {
+                try Data(repeating: 0, count: 8192).write(to: URL(fileURLWithPath: data.projections + "/" + debris + "/" + file))
+            }
+        }
+        let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        #expect(reopened.opening == .loaded && reopened.snapshotPath == served)
+        try reopened.rebuild(strategy: .batched)
+        #expect(try data.current() == "snapshot-8")
+        #expect(try data.entries() == ["CURRENT", "snapshot-1", "snapshot-8"])
+        #expect(Answers(try reopened.reader.materialized(), ids: ids) == Answers(TestLedger(events).projection, ids: ids))
     }
 
     @Test("auto folds in memory unless its estimate is more than the process can still take, or the headroom is unknown; the other strategies do as they say")

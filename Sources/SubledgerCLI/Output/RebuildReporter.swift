@@ -44,9 +44,11 @@ enum RebuildReporter {
                     Output.diagnostic("\(prefix): warning: " + memoryWarning(headroom, onOpen: onOpen))
                 }
             case .batched(let shortOf):
+                // On open the service holds the log: forcing the fold in memory is for `subledger
+                // rebuild` alone.
                 let why = shortOf.map { headroom in
-                    let force = onOpen ? "`subledger rebuild --strategy in-memory`" : "`--strategy in-memory`"
-                    return ": in memory it would take about \(peak), more than \(Self.bound(headroom, onOpen: onOpen).limit) (\(force) folds in memory regardless)"
+                    let force = onOpen ? "" : " (`--strategy in-memory` folds in memory regardless)"
+                    return ": in memory it would take about \(peak), more than \(Self.bound(headroom, onOpen: onOpen).limit)\(force)"
                 } ?? " (asked for)"
                 Output.diagnostic(
                     "\(prefix): \(start), in batches\(why); memory stays that of a batch whatever the history, and it takes several times longer")
@@ -82,7 +84,7 @@ enum RebuildReporter {
             ? "if it runs out, the rebuild starts over on the next open"
             : "if it runs out, the rebuild stops and the database in use is kept"
         let (limit, remedy) = bound(headroom, onOpen: onOpen)
-        let retry = onOpen ? "" : ", then run `subledger rebuild` again"
+        let retry = onOpen ? "" : ", then run `subledger rebuild` again (without `--strategy in-memory` it folds in batches where memory is short)"
         return "that is more than \(limit); \(outcome): \(remedy)\(retry)"
     }
 

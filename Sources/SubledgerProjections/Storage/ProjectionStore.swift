@@ -172,7 +172,7 @@ public final class ProjectionStore {
         public var seconds: Double
         /// Wall-clock seconds until the database is written: counting the log's records, sizing
         /// the indexes, reading the log and folding it in memory. A rebuild in batches writes as
-        /// it folds: all of `seconds` but the switch.
+        /// it folds: all of `seconds` but the compaction and the switch.
         public var foldSeconds: Double
         /// The database's data file size.
         public var snapshotBytes: Int
@@ -231,7 +231,7 @@ public final class ProjectionStore {
         if case .batched = method {
             return try buildInBatches(
                 directory: directory, logDirectory: logDirectory, settings: settings, records: records, batchRecords: foldBatchRecords,
-                observer: observer)
+                method: method, since: start, observer: observer)
         }
         var fresh = Projection(expectedEvents: records)
         try foldPipelined(log: logDirectory, into: &fresh) { observer?(.folded(events: $0, records: records)) }
@@ -269,10 +269,11 @@ public final class ProjectionStore {
     /// (`catchUp`), and switches to it: what such a rebuild holds in memory is one batch's
     /// records and timelines, whatever the history.
     static func buildInBatches(
-        directory: String, logDirectory: String, settings: RollupSettings, records: Int, batchRecords: Int, observer: RebuildObserver?
+        directory: String, logDirectory: String, settings: RollupSettings, records: Int, batchRecords: Int,
+        method: RebuildMethod = .batched(shortOf: nil), since start: ContinuousClock.Instant = .now, observer: RebuildObserver?
     ) throws(ProjectionError) -> (opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header), summary: RebuildSummary) {
         let clock = ContinuousClock()
-        let start = clock.now
+        var folded = start
         var events = 0
         var size = 0
         let path: String
@@ -287,18 +288,20 @@ public final class ProjectionStore {
                 let scratch = path + "-batches"
                 var empty = Projection(expectedEvents: 0)
                 _ = try ProjectionDatabase.write(&empty, settings: settings, schemaVersion: schemaVersion, to: scratch)
-                try {
+                // In a scope of its own, so that its environment is closed before it is removed.
+                do {
                     let building = try ProjectionStore(building: scratch, logDirectory: logDirectory, settings: settings)
                     var reported = 0
-                    try building.catchUp(batchRecords: batchRecords) { folded in
-                        guard reported == 0 || folded - reported >= progressEvery else { return }
-                        reported = folded
-                        observer?(.folded(events: folded, records: records))
+                    try building.catchUp(batchRecords: batchRecords) { events in
+                        guard reported == 0 || events - reported >= progressEvery else { return }
+                        reported = events
+                        observer?(.folded(events: events, records: records))
                     }
                     events = building.eventsFolded
+                    folded = clock.now
                     observer?(.compacting)
                     try building.database.environment.copy(to: path, compact: true)
-                }()
+                }
                 try snapshots.syncPath(path + "/data.mdb", directory: false)
                 try snapshots.removeTree(scratch)
             }
@@ -312,10 +315,11 @@ public final class ProjectionStore {
         let seconds = Self.seconds(clock.now - start)
         observer?(.finished(seconds: seconds))
         return ((opened.0, path, opened.1, opened.2), RebuildSummary(
-            events: events, seconds: seconds, foldSeconds: seconds, snapshotBytes: size, method: .batched(shortOf: nil)))
+            events: events, seconds: seconds, foldSeconds: Self.seconds(folded - start), snapshotBytes: size, method: method))
     }
 
-    /// The empty database a rebuild in batches folds into at `path`.
+    /// The empty database a rebuild in batches folds into at `path`: a store that only catches
+    /// up (its `directory` is that database, not a snapshot directory to rebuild in).
     private init(building path: String, logDirectory: String, settings: RollupSettings) throws {
         let (database, strings, header) = try Self.open(path)
         directory = path
