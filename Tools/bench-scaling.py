@@ -77,10 +77,12 @@ def status_kib(pid, field):
 
 
 class Watched:
-    """A child process whose resident set is sampled every 0.1 s: it is killed above the limit."""
+    """A child process whose resident set (and its anonymous part) is sampled every 0.1 s: it is
+    killed above the limit."""
 
     def __init__(self, args, **popen):
         self.peak_kib = 0
+        self.peak_anon_kib = 0
         self.killed = False
         self.process = subprocess.Popen(args, **popen)
         self.thread = threading.Thread(target=self._watch, daemon=True)
@@ -90,6 +92,7 @@ class Watched:
         while self.process.poll() is None:
             rss = status_kib(self.process.pid, "VmRSS") or 0
             self.peak_kib = max(self.peak_kib, rss)
+            self.peak_anon_kib = max(self.peak_anon_kib, status_kib(self.process.pid, "RssAnon") or 0)
             if rss > MEMORY_LIMIT_KIB:
                 self.killed = True
                 self.process.kill()
@@ -105,7 +108,8 @@ class Watched:
 
 
 def run(args, timeout=3600, env=None):
-    """Runs a command to its end; returns (wall seconds from start to exit, stdout, peak RSS KiB)."""
+    """Runs a command to its end; returns (wall seconds from start to exit, stdout, peak RSS KiB,
+    peak anonymous RSS KiB)."""
     started = time.monotonic()
     child = Watched(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     out, err = child.process.communicate(timeout=timeout)
@@ -113,7 +117,7 @@ def run(args, timeout=3600, env=None):
     wall = time.monotonic() - started
     if code != 0:
         raise SystemExit(f"bench-scaling: {' '.join(args)} exited {code}:\n{err[-2000:]}")
-    return wall, out, child.peak_kib
+    return wall, out, child.peak_kib, child.peak_anon_kib
 
 
 def subledger(data, *args, **options):
@@ -371,9 +375,16 @@ def measure(size, base, fresh, scratch):
             row["open"] = statistics.median(opens)
         except MemoryLimit:
             row["stopped"].append("open")
-        progress(f"  {row['events']:,} events, {row['customers']:,} customers: rebuild")
+        # In batches first, so that the server below reads what the rebuild in memory wrote.
+        progress(f"  {row['events']:,} events, {row['customers']:,} customers: rebuild in batches")
         try:
-            wall, out, peak = subledger(work, "rebuild", "--json")
+            wall, _, _, anon = subledger(work, "rebuild", "--strategy", "batched", "--json")
+            row.update(batched_wall=wall, batched_anon=anon)
+        except MemoryLimit:
+            row["stopped"].append("rebuild in batches")
+        progress(f"  {row['events']:,} events: rebuild")
+        try:
+            wall, out, peak, _ = subledger(work, "rebuild", "--json")
             row.update(rebuild_wall=wall, fold=json.loads(out)["foldEventsPerSecond"], rebuild_peak=peak)
         except MemoryLimit:
             row["stopped"].append("rebuild")
@@ -388,7 +399,7 @@ def measure(size, base, fresh, scratch):
 def cli_ingest(fresh, scratch):
     data = os.path.join(scratch, "ingest")
     init(data, fresh, fresh + "/root.cer")
-    wall, out, _ = subledger(data, "ingest", fresh + "/notifications.jsonl", "--json")
+    wall, out, _, _ = subledger(data, "ingest", fresh + "/notifications.jsonl", "--json")
     shutil.rmtree(data, ignore_errors=True)
     appended = json.loads(out)["appended"]
     return appended, appended / wall
@@ -526,6 +537,8 @@ COLUMNS = [
     ("of it anonymous", lambda r: r.get("anon"), bytes_cell),
     ("rebuild wall", lambda r: r.get("rebuild_wall"), seconds_cell),
     ("fold (events/s)", lambda r: r.get("fold"), count_cell),
+    ("rebuild in batches wall", lambda r: r.get("batched_wall"), seconds_cell),
+    ("its peak anonymous memory", lambda r: r.get("batched_anon"), bytes_cell),
     ("open (`stats --json`)", lambda r: r.get("open"), seconds_cell),
 ]
 
@@ -595,7 +608,9 @@ reports and the look-ups, with `serve`'s default `--mapped-memory-limit` of 256 
 anonymous" is `RssAnon`, the process's own memory (the rest is file pages: the binary and the
 databases' mapped pages). Rebuild wall is `subledger rebuild` from process start to exit, with
 the fixture's previous snapshot in place; fold is its `foldEventsPerSecond`: events over the
-fold alone (reading the log and folding it in memory), before the database is written. Open is a whole
+fold alone (reading the log and folding it in memory), before the database is written. Rebuild in
+batches is `subledger rebuild --strategy batched` (what `auto` does where memory is short), with
+the peak of its `RssAnon` (its own memory, without the database pages it maps). Open is a whole
 `subledger stats --json`. Resident file pages by directory are the server's mapped files in its
 data directory at the end (`/proc/PID/smaps`), by the data directory's top folder.
 
@@ -646,7 +661,7 @@ def main():
     try:
         progress("bench-scaling: fixtures")
         path = base_fixture()
-        _, out, _ = subledger(path + "/ledger", "stats", "--json")
+        _, out, _, _ = subledger(path + "/ledger", "stats", "--json")
         stats = json.loads(out)
         base = {"path": path, "events": stats["events"], "customers": stats["customers"]}
         fresh = fresh_simulation()
