@@ -43,7 +43,7 @@ enum RebuildCommand: Command {
         }
         let strategy = try arguments.value("--strategy").map { name in
             guard let strategy = RebuildStrategy(rawValue: name) else {
-                throw UsageError("--strategy is auto, in-memory or batched, not '\(name)'")
+                throw UsageError("--strategy is \(RebuildStrategy.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
             }
             return strategy
         } ?? .automatic

@@ -20,6 +20,9 @@ public final class ProjectionStore {
     public let logDirectory: String
     /// What the rollups depend on besides the events.
     public let settings: RollupSettings
+    /// A database opened to fold into, its path, strings and header.
+    typealias OpenedDatabase = (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header)
+
     /// How `init` obtained the database.
     public private(set) var opening: Opening
     /// The database in use and its path.
@@ -65,7 +68,7 @@ public final class ProjectionStore {
         self.logDirectory = logDirectory
         self.settings = settings
         var reason: RebuildReason?
-        var opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header)?
+        var opened: OpenedDatabase?
         do {
             opened = try Self.openCurrent(directory: directory)
             if opened == nil { reason = .missing }
@@ -117,7 +120,7 @@ public final class ProjectionStore {
     /// The database `CURRENT` names, opened for writing, with its strings and header.
     private static func openCurrent(
         directory: String
-    ) throws -> (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header)? {
+    ) throws -> OpenedDatabase? {
         guard let path = try SnapshotDirectory(path: directory).current() else { return nil }
         // Before LMDB maps a page: LMDB has no page checksums and may abort on a damaged one.
         try SnapshotChecksum.check(path)
@@ -220,7 +223,7 @@ public final class ProjectionStore {
     private static func buildFromLog(
         directory: String, logDirectory: String, settings: RollupSettings, strategy: RebuildStrategy, reason: RebuildReason?,
         observer: RebuildObserver?
-    ) throws(ProjectionError) -> (opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header), summary: RebuildSummary) {
+    ) throws(ProjectionError) -> (opened: OpenedDatabase, summary: RebuildSummary) {
         let clock = ContinuousClock()
         let start = clock.now
         // Every record may be an event: size the indexes for all of them.
@@ -251,7 +254,7 @@ public final class ProjectionStore {
         } catch {
             throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
         }
-        let opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header)
+        let opened: OpenedDatabase
         do {
             let database = try ProjectionDatabase(path: path, readOnly: false)
             let header = try database.environment.read { try database.header($0) }
@@ -271,7 +274,7 @@ public final class ProjectionStore {
     static func buildInBatches(
         directory: String, logDirectory: String, settings: RollupSettings, records: Int, batchRecords: Int,
         method: RebuildMethod = .batched(shortOf: nil), since start: ContinuousClock.Instant = .now, observer: RebuildObserver?
-    ) throws(ProjectionError) -> (opened: (ProjectionDatabase, String, StringTable, ProjectionDatabase.Header), summary: RebuildSummary) {
+    ) throws(ProjectionError) -> (opened: OpenedDatabase, summary: RebuildSummary) {
         let clock = ContinuousClock()
         var folded = start
         var events = 0
