@@ -36,6 +36,26 @@ struct RebuildInBatchesTests {
         #expect(one.mapValues(\.count) == other.mapValues(\.count))
     }
 
+    @Test("catching up in many small batches, each taking back the touched timelines' rollups and adding them again as ingestion does, answers as a rebuild in memory does",
+          arguments: [UInt64(4), 9])
+    func catchingUpKeepsRollupsAsMemoryDoes(seed: UInt64) throws {
+        let workload = try SimulatedWorkload(seed: seed, customers: 120, months: 8)
+        let events = workload.inputs.map(\.event)
+        // Appended in the same two parts as the log the other store follows, so both logs are one.
+        let data = try DataDirectory()
+        try data.append(Array(events.prefix(1)))
+        try data.append(Array(events.dropFirst()))
+        try ProjectionStore.rebuild(directory: data.projections, logDirectory: data.log, settings: RollupSettings(), strategy: .inMemory)
+        let inMemory = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        let followed = try DataDirectory()
+        try followed.append(Array(events.prefix(1)))
+        let store = try ProjectionStore(directory: followed.projections, logDirectory: followed.log)
+        try followed.append(Array(events.dropFirst()))
+        // Small batches, so that most timelines are loaded, changed and written back many times.
+        #expect(try store.catchUp(batchRecords: 97) == events.count - 1)
+        try expectSameAnswers(store.reader, inMemory.reader, workload: workload)
+    }
+
     /// Every report over the workload's span, by day and by month, and every subscription's state.
     private func expectSameAnswers(_ got: ProjectionReader, _ expected: ProjectionReader, workload: SimulatedWorkload) throws {
         let scope = ReportScope(environment: .production)
@@ -77,8 +97,12 @@ struct RebuildInBatchesTests {
         #expect(reports.first == .folding(
             records: events.count, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: events.count), reason: nil,
             method: .batched(shortOf: nil)))
-        // It writes as it folds (no write after the fold), then compacts what it wrote.
-        #expect(Array(reports.dropFirst().dropLast()) == [.folded(events: events.count, records: events.count), .compacting])
+        // It writes timelines as it folds (no write of them after the fold), sums the reports'
+        // rollups over all of them once, then compacts what it wrote.
+        let timelines = try ProjectionStore(directory: data.projections, logDirectory: data.log).reader.summary().timelines
+        #expect(Array(reports.dropFirst().dropLast()) == [
+            .folded(events: events.count, records: events.count), .summingRollups(timelines: timelines), .compacting,
+        ])
         #expect(summary.foldSeconds > 0 && summary.foldSeconds < summary.seconds)
         guard case .finished = reports.last else {
             Issue.record("the rebuild in batches did not report its end: \(reports)")

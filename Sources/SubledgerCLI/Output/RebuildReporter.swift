@@ -58,6 +58,8 @@ enum RebuildReporter {
             Output.progress("\(prefix): \(Cell.count(events).tableText) / \(Cell.count(records).tableText) events folded\(share)")
         case .writing(let timelines):
             Output.progress("\(prefix): writing the database (\(Cell.count(timelines).tableText) subscriptions and purchases)")
+        case .summingRollups(let timelines):
+            Output.progress("\(prefix): summing the reports' rollups over \(Cell.count(timelines).tableText) subscriptions and purchases")
         case .compacting:
             Output.progress("\(prefix): compacting the database")
         case .finished(let seconds):

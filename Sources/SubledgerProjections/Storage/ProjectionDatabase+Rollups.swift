@@ -1,4 +1,5 @@
 import Dispatch
+import SubledgerCore
 import SubledgerLMDB
 import Synchronization
 
@@ -41,6 +42,49 @@ extension ProjectionDatabase {
             }
         }
     }
+
+    /// Sums the rollup cells of every stored timeline and writes them into the empty `rollups`
+    /// database: a rebuild in batches folds timelines only and adds each one's cells once, here,
+    /// rather than taking them back and adding them again in every batch that touches it. It
+    /// holds the cells (days × currencies × products, not events) and one chunk of timelines.
+    /// Returns the timelines summed.
+    func writeRollupsOfStoredTimelines(strings: StringTable, environments: [UInt32], settings: RollupSettings) throws -> Int {
+        let projection = Projection(strings: strings, timelines: [], environments: environments)
+        // One sum per core, each kept across chunks, merged in key order as they are written.
+        let parts = min(4, Processors.online)
+        let sums = Mutex([RollupCells](repeating: RollupCells(), count: parts))
+        var chunk: [Timeline] = []
+        chunk.reserveCapacity(Self.rollupChunk)
+        var summed = 0
+        func sumChunk() {
+            let timelines = chunk
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                var sum = sums.withLock { sums in
+                    defer { sums[part] = RollupCells() }
+                    return sums[part]
+                }
+                for index in (timelines.count * part / parts)..<(timelines.count * (part + 1) / parts) {
+                    projection.addRollups(of: timelines[index], to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
+                }
+                sums.withLock { $0[part] = sum }
+            }
+            summed += chunk.count
+            chunk.removeAll(keepingCapacity: true)
+        }
+        try environment.read { txn in
+            try forEachTimeline(txn, table: strings) { timeline in
+                chunk.append(timeline)
+                if chunk.count == Self.rollupChunk { sumChunk() }
+            }
+        }
+        sumChunk()
+        let runs = sums.withLock { $0.map(RollupRun.init) }
+        try environment.write { try append(runs, $0) }
+        return summed
+    }
+
+    /// Timelines decoded at a time while summing stored timelines' rollups: a few MB.
+    static let rollupChunk = 8192
 
     /// Writes the sum of `runs` into the empty `rollups` database in key order.
     func append(_ runs: [RollupRun], _ txn: borrowing LMDBWriteTransaction) throws {

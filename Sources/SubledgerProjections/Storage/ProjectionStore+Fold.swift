@@ -22,6 +22,14 @@ extension ProjectionStore {
     public func catchUp(
         through last: LogPosition? = nil, batchRecords: Int = foldBatchRecords, progress: (Int) -> Void = { _ in }
     ) throws(ProjectionError) -> Int {
+        try catchUp(through: last, batchRecords: batchRecords, keepingRollups: true, progress: progress)
+    }
+
+    /// `catchUp`, leaving the rollups alone when not `keepingRollups`: a rebuild in batches sums
+    /// them once at the end (`ProjectionDatabase.writeRollupsOfStoredTimelines`).
+    func catchUp(
+        through last: LogPosition? = nil, batchRecords: Int, keepingRollups: Bool, progress: (Int) -> Void
+    ) throws(ProjectionError) -> Int {
         if let last, let folded = header.checkpoint, folded >= last { return 0 }
         guard Self.logExists(logDirectory) else { return 0 }
         let before = header.events
@@ -39,7 +47,7 @@ extension ProjectionStore {
                 guard entry.kind == EventRecord.kind else { return true }
                 batch.append((entry.position, Array(entry.payload)))
                 if batch.count == batchRecords {
-                    do throws(ProjectionError) { try fold(batch) } catch {
+                    do throws(ProjectionError) { try fold(batch, keepingRollups: keepingRollups) } catch {
                         failure = error
                         return false
                     }
@@ -54,7 +62,7 @@ extension ProjectionStore {
         if let failure { throw failure }
         guard foundCheckpoint else { throw ProjectionError(.logMismatch) }
         if !batch.isEmpty {
-            try fold(batch)
+            try fold(batch, keepingRollups: keepingRollups)
             progress(header.events)
         }
         return header.events - before
@@ -62,8 +70,9 @@ extension ProjectionStore {
 
     /// Folds one batch of event records in one write transaction: loads the timelines the batch
     /// touches into a small projection, folds the records into it, and writes back those
-    /// timelines and every index entry that changed, with the new checkpoint.
-    private func fold(_ records: [(position: LogPosition, payload: [UInt8])]) throws(ProjectionError) {
+    /// timelines and every index entry that changed, with the new checkpoint (and the rollups'
+    /// change when `keepingRollups`).
+    private func fold(_ records: [(position: LogPosition, payload: [UInt8])], keepingRollups: Bool) throws(ProjectionError) {
         try willWrite()
         let database = self.database
         do {
@@ -105,14 +114,18 @@ extension ProjectionStore {
                 let before = loaded.map { (transactions: $0.transactions.count, token: $0.customerToken) }
                 // Late events rewrite past periods: take back what the touched timelines
                 // contributed, then add what they contribute now, into the one table.
-                var takenBack = RollupCells.TakingBack()
-                part.addRollups(to: &takenBack, settings)
+                var takenBack: RollupCells.TakingBack?
+                if keepingRollups {
+                    takenBack = RollupCells.TakingBack()
+                    part.addRollups(to: &takenBack!, settings)
+                }
                 for record in records {
                     try record.payload.withUnsafeBytes { bytes in try part.apply(recordPayload: bytes, at: record.position) }
                 }
-                var change = (consume takenBack).cells
-                part.addRollups(to: &change, settings)
-                try database.add(change, txn)
+                if var change = takenBack?.cells {
+                    part.addRollups(to: &change, settings)
+                    try database.add(change, txn)
+                }
                 let untokened = try write(part, loadedBefore: before, known: Set(known), txn)
                 try database.extend(with: part.postings, txn)
                 // Before the commit, so a reader that sees these rows can name their strings.

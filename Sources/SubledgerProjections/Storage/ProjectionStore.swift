@@ -295,12 +295,15 @@ public final class ProjectionStore {
                 do {
                     let building = try ProjectionStore(building: scratch, logDirectory: logDirectory, settings: settings)
                     var reported = 0
-                    try building.catchUp(batchRecords: batchRecords) { events in
+                    try building.catchUp(batchRecords: batchRecords, keepingRollups: false) { events in
                         guard reported == 0 || events - reported >= progressEvery else { return }
                         reported = events
                         observer?(.folded(events: events, records: records))
                     }
                     events = building.eventsFolded
+                    observer?(.summingRollups(timelines: try building.reader.summary().timelines))
+                    _ = try building.database.writeRollupsOfStoredTimelines(
+                        strings: building.strings, environments: building.header.environments, settings: settings)
                     folded = clock.now
                     observer?(.compacting)
                     try building.database.environment.copy(to: path, compact: true)

@@ -10,6 +10,9 @@ public enum RebuildProgress: Sendable, Equatable {
     /// The fold in memory is done; the database is being written (a rebuild in batches writes as
     /// it folds).
     case writing(timelines: Int)
+    /// A rebuild in batches has folded every timeline and sums the rollups of its `timelines`
+    /// (subscriptions and purchases).
+    case summingRollups(timelines: Int)
     /// A rebuild in batches has folded everything and copies the database it folded into,
     /// compacted, into the new snapshot.
     case compacting
