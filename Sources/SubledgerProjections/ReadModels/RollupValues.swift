@@ -34,9 +34,13 @@ struct RollupValues: Sendable, Equatable {
         return true
     }
 
-    /// Adds `other × sign` elementwise.
+    /// Adds `other × sign` elementwise. Through spans: subscripting `other.storage` in the loop
+    /// copied all 14 values onto the stack for each one read, and summing cells is a rebuild's
+    /// and the fold's innermost loop.
     mutating func add(_ other: RollupValues, sign: Int64 = 1) {
-        for index in storage.indices { storage[index] &+= other.storage[index] &* sign }
+        let addend = other.storage.span
+        var sum = storage.mutableSpan
+        for index in 0..<Self.capacity { sum[index] &+= addend[index] &* sign }
     }
 
     /// The values up to the last non-zero one as zigzag varints: most cells hold a few small
@@ -50,7 +54,8 @@ struct RollupValues: Sendable, Equatable {
     }
 
     static func == (a: RollupValues, b: RollupValues) -> Bool {
-        for index in a.storage.indices where a.storage[index] != b.storage[index] { return false }
+        let (a, b) = (a.storage.span, b.storage.span)
+        for index in 0..<capacity where a[index] != b[index] { return false }
         return true
     }
 }
