@@ -47,15 +47,13 @@ extension ProjectionDatabase {
     /// database: a rebuild in batches folds timelines only and adds each one's cells once, here,
     /// rather than taking them back and adding them again in every batch that touches it. It
     /// holds the cells (days × currencies × products, not events) and one chunk of timelines.
-    /// Returns the timelines summed.
-    func writeRollupsOfStoredTimelines(strings: StringTable, environments: [UInt32], settings: RollupSettings) throws -> Int {
+    func writeRollupsOfStoredTimelines(strings: StringTable, environments: [UInt32], settings: RollupSettings) throws {
         let projection = Projection(strings: strings, timelines: [], environments: environments)
         // One sum per core, each kept across chunks, merged in key order as they are written.
         let parts = min(4, Processors.online)
         let sums = Mutex([RollupCells](repeating: RollupCells(), count: parts))
         var chunk: [Timeline] = []
         chunk.reserveCapacity(Self.rollupChunk)
-        var summed = 0
         func sumChunk() {
             let timelines = chunk
             DispatchQueue.concurrentPerform(iterations: parts) { part in
@@ -68,7 +66,6 @@ extension ProjectionDatabase {
                 }
                 sums.withLock { $0[part] = sum }
             }
-            summed += chunk.count
             chunk.removeAll(keepingCapacity: true)
         }
         try environment.read { txn in
@@ -80,7 +77,6 @@ extension ProjectionDatabase {
         sumChunk()
         let runs = sums.withLock { $0.map(RollupRun.init) }
         try environment.write { try append(runs, $0) }
-        return summed
     }
 
     /// Timelines decoded at a time while summing stored timelines' rollups: a few MB.

@@ -302,7 +302,7 @@ public final class ProjectionStore {
                     }
                     events = building.eventsFolded
                     observer?(.summingRollups(timelines: try building.reader.summary().timelines))
-                    _ = try building.database.writeRollupsOfStoredTimelines(
+                    try building.database.writeRollupsOfStoredTimelines(
                         strings: building.strings, environments: building.header.environments, settings: settings)
                     folded = clock.now
                     observer?(.compacting)
