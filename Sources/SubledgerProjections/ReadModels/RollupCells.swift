@@ -28,6 +28,11 @@ struct RollupCells: Sendable {
         for (key, values) in contribution.cells { add(values, at: key, sign: sign) }
     }
 
+    /// Adds every cell of `other`.
+    mutating func add(_ other: RollupCells) {
+        for index in other.keys.indices { add(other.values[index], at: other.keys[index], sign: 1) }
+    }
+
     /// Calls `body` with every non-zero cell in key order.
     func forEachSorted(_ body: (RollupKey, RollupValues) throws -> Void) rethrows {
         try forEachSorted(where: { _ in true }, body)

@@ -49,23 +49,23 @@ extension ProjectionDatabase {
     /// holds the cells (days × currencies × products, not events) and one chunk of timelines.
     func writeRollupsOfStoredTimelines(strings: StringTable, environments: [UInt32], settings: RollupSettings) throws {
         let projection = Projection(strings: strings, timelines: [], environments: environments)
-        // One sum per core, each kept across chunks, merged in key order as they are written.
         let parts = min(4, Processors.online)
-        let sums = Mutex([RollupCells](repeating: RollupCells(), count: parts))
+        // Each core sums its share of a chunk into a table of its own, which this thread then
+        // adds to the one sum: a sum per core kept across chunks would hold every cell once per core.
+        let shares = Mutex([RollupCells](repeating: RollupCells(), count: parts))
+        var sum = RollupCells()
         var chunk: [Timeline] = []
         chunk.reserveCapacity(Self.rollupChunk)
         func sumChunk() {
             let timelines = chunk
             DispatchQueue.concurrentPerform(iterations: parts) { part in
-                var sum = sums.withLock { sums in
-                    defer { sums[part] = RollupCells() }
-                    return sums[part]
-                }
+                var share = RollupCells()
                 for index in (timelines.count * part / parts)..<(timelines.count * (part + 1) / parts) {
-                    projection.addRollups(of: timelines[index], to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
+                    projection.addRollups(of: timelines[index], to: &share, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
                 }
-                sums.withLock { $0[part] = sum }
+                shares.withLock { $0[part] = share }
             }
+            for share in shares.withLock({ $0 }) { sum.add(share) }
             chunk.removeAll(keepingCapacity: true)
         }
         try environment.read { txn in
@@ -75,12 +75,13 @@ extension ProjectionDatabase {
             }
         }
         sumChunk()
-        let runs = sums.withLock { $0.map(RollupRun.init) }
-        try environment.write { try append(runs, $0) }
+        let run = RollupRun(sum)
+        try environment.write { try append([run], $0) }
     }
 
-    /// Timelines decoded at a time while summing stored timelines' rollups: a few MB.
-    static let rollupChunk = 8192
+    /// Timelines decoded and summed at a time while summing stored timelines' rollups: what the
+    /// cores' own tables hold stays a few MB.
+    static let rollupChunk = 2048
 
     /// Writes the sum of `runs` into the empty `rollups` database in key order.
     func append(_ runs: [RollupRun], _ txn: borrowing LMDBWriteTransaction) throws {
