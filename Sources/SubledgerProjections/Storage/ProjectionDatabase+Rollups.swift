@@ -49,23 +49,13 @@ extension ProjectionDatabase {
     /// holds the cells (days × currencies × products, not events) and one chunk of timelines.
     func writeRollupsOfStoredTimelines(strings: StringTable, environments: [UInt32], settings: RollupSettings) throws {
         let projection = Projection(strings: strings, timelines: [], environments: environments)
-        let parts = min(4, Processors.online)
-        // Each core sums its share of a chunk into a table of its own, which this thread then
-        // adds to the one sum: a sum per core kept across chunks would hold every cell once per core.
-        let shares = Mutex([RollupCells](repeating: RollupCells(), count: parts))
-        var sum = RollupCells()
         var chunk: [Timeline] = []
         chunk.reserveCapacity(Self.rollupChunk)
+        // Each core sums its share of a chunk into a table of its own, which this thread then
+        // adds to the one sum: a sum per core kept across chunks would hold every cell once per core.
+        var sum = RollupCells()
         func sumChunk() {
-            let timelines = chunk
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                var share = RollupCells()
-                for index in (timelines.count * part / parts)..<(timelines.count * (part + 1) / parts) {
-                    projection.addRollups(of: timelines[index], to: &share, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
-                }
-                shares.withLock { $0[part] = share }
-            }
-            for share in shares.withLock({ $0 }) { sum.add(share) }
+            for share in projection.rollupShares(of: chunk, settings, parts: min(4, Processors.online), { $0 }) { sum.add(share) }
             chunk.removeAll(keepingCapacity: true)
         }
         try environment.read { txn in
@@ -113,20 +103,27 @@ extension Projection {
     /// over a share of the timelines; a rebuild merges them as it writes them.
     func rollupRuns(_ settings: RollupSettings) -> [RollupRun] {
         // More runs than cores, so a core that another process slows does not hold up the rest.
-        let partCount = max(1, min(4, timelines.count / 4096))
-        let parts = Mutex([RollupRun?](repeating: nil, count: partCount))
-        DispatchQueue.concurrentPerform(iterations: partCount) { part in
+        rollupShares(of: timelines, settings, parts: max(1, min(4, timelines.count / 4096)), RollupRun.init)
+    }
+
+    /// The rollup cells of `timelines` (this projection's or others named by its strings) in
+    /// `parts` shares, each summed on its own core and passed through `finish` there.
+    func rollupShares<Share: Sendable>(
+        of timelines: [Timeline], _ settings: RollupSettings, parts: Int, _ finish: @Sendable (RollupCells) -> Share
+    ) -> [Share] {
+        let shares = Mutex([Share?](repeating: nil, count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
             var sum = RollupCells()
             // Read where they lie, not copied out of the array (see `write`).
             timelines.withUnsafeBufferPointer { timelines in
-                for index in (timelines.count * part / partCount)..<(timelines.count * (part + 1) / partCount) {
+                for index in (timelines.count * part / parts)..<(timelines.count * (part + 1) / parts) {
                     addRollups(of: timelines[index], to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
                 }
             }
-            let run = RollupRun(sum)
-            parts.withLock { $0[part] = run }
+            let share = finish(sum)
+            shares.withLock { $0[part] = share }
         }
-        return parts.withLock { $0.map { $0! } }
+        return shares.withLock { $0.map { $0! } }
     }
 }
 

@@ -114,15 +114,13 @@ extension ProjectionStore {
                 let before = loaded.map { (transactions: $0.transactions.count, token: $0.customerToken) }
                 // Late events rewrite past periods: take back what the touched timelines
                 // contributed, then add what they contribute now, into the one table.
-                var takenBack: RollupCells.TakingBack?
-                if keepingRollups {
-                    takenBack = RollupCells.TakingBack()
-                    part.addRollups(to: &takenBack!, settings)
-                }
+                var takenBack = RollupCells.TakingBack()
+                if keepingRollups { part.addRollups(to: &takenBack, settings) }
                 for record in records {
                     try record.payload.withUnsafeBytes { bytes in try part.apply(recordPayload: bytes, at: record.position) }
                 }
-                if var change = takenBack?.cells {
+                if keepingRollups {
+                    var change = (consume takenBack).cells
                     part.addRollups(to: &change, settings)
                     try database.add(change, txn)
                 }
