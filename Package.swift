@@ -25,12 +25,14 @@ let package = Package(
         .systemLibrary(name: "CEpoll"),
         // The compiler's prefetch hint (nothing to link).
         .systemLibrary(name: "CPrefetch"),
+        // glibc's mallopt, which the Glibc module leaves out (nothing to link).
+        .systemLibrary(name: "CMalloc"),
         // libpq, for subledger-bench's PostgreSQL baseline only.
         .systemLibrary(name: "CPostgres", path: "Tools/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Small helpers every layer shares: the JSON writer, the byte reader and writer, the UTC instant format,
-        // /proc files and the memory headroom.
-        .target(name: "SubledgerCore"),
+        // /proc files, the memory headroom and the heap's prefault.
+        .target(name: "SubledgerCore", dependencies: ["CMalloc"]),
         // The append-only, CRC-framed, hash-chained event log.
         .target(name: "SubledgerLog", dependencies: ["SubledgerCore", "CCRC32C", "COpenSSL"]),
         // Domain events, their binary codec and versions (the catalog is in Events/).

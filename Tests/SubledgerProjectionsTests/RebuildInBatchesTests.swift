@@ -45,7 +45,7 @@ struct RebuildInBatchesTests {
         let data = try DataDirectory()
         try data.append(Array(events.prefix(1)))
         try data.append(Array(events.dropFirst()))
-        try ProjectionStore.rebuild(directory: data.projections, logDirectory: data.log, settings: RollupSettings(), strategy: .inMemory)
+        _ = try ProjectionStore.rebuild(directory: data.projections, logDirectory: data.log, settings: RollupSettings(), strategy: .inMemory)
         let inMemory = try ProjectionStore(directory: data.projections, logDirectory: data.log)
         let followed = try DataDirectory()
         try followed.append(Array(events.prefix(1)))

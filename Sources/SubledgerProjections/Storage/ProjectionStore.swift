@@ -229,7 +229,8 @@ public final class ProjectionStore {
         // Every record may be an event: size the indexes for all of them.
         let records = (try? LogReader(directory: logDirectory).summary().records).map { Int(clamping: $0) } ?? 0
         let estimate = estimatedPeakBytes(records: records)
-        let method = strategy.method(estimate: estimate, headroom: records > 0 ? MemoryHeadroom.current() : nil)
+        let headroom = records > 0 ? MemoryHeadroom.current() : nil
+        let method = strategy.method(estimate: estimate, headroom: headroom)
         observer?(.folding(records: records, estimatedPeakBytes: estimate, reason: reason, method: method))
         if case .batched = method {
             return try buildInBatches(
@@ -237,7 +238,14 @@ public final class ProjectionStore {
                 method: method, since: start, observer: observer)
         }
         var fresh = Projection(expectedEvents: records)
-        try foldPipelined(log: logDirectory, into: &fresh) { observer?(.folded(events: $0, records: records)) }
+        do {
+            // The fold's pace is set by the thread that applies the events, and a good part of
+            // its time went to faulting in the memory it takes (see `HeapPrefault`).
+            let roomForPadding = headroom.map { !$0.fallsShort(ofResident: estimate + HeapPrefault.padding) } ?? true
+            let prefault = roomForPadding ? HeapPrefault(budget: estimatedFoldedBytes(records: records)) : nil
+            defer { prefault?.stop() }
+            try foldPipelined(log: logDirectory, into: &fresh) { observer?(.folded(events: $0, records: records)) }
+        }
         let folded = clock.now
         observer?(.writing(timelines: fresh.timelineCount))
         // Millions of small arrays: freeing them takes a good part of a second, which nobody
@@ -295,7 +303,7 @@ public final class ProjectionStore {
                 do {
                     let building = try ProjectionStore(building: scratch, logDirectory: logDirectory, settings: settings)
                     var reported = 0
-                    try building.catchUp(batchRecords: batchRecords, keepingRollups: false) { events in
+                    _ = try building.catchUp(batchRecords: batchRecords, keepingRollups: false) { events in
                         guard reported == 0 || events - reported >= progressEvery else { return }
                         reported = events
                         observer?(.folded(events: events, records: records))

@@ -1,0 +1,2 @@
+// glibc's malloc tuning (`mallopt`), which Swift's Glibc module map leaves out.
+#include <malloc.h>
