@@ -27,12 +27,6 @@ enum AcceptResult {
 
 /// The socket calls the server makes: nonblocking, close-on-exec, `EINTR` retried.
 enum SystemCalls {
-    /// Lowers one thread's scheduling priority: `setpriority(PRIO_PROCESS, tid, niceness)`,
-    /// which on Linux applies to that thread alone. Best effort: a failure leaves it as it was.
-    static func lowerPriority(of thread: pid_t, by niceness: Int32) {
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(thread), niceness)
-    }
-
     /// Creates a nonblocking listening TCP socket: `socket`, `SO_REUSEADDR`, `bind`, `listen`.
     /// Returns the descriptor and the bound port (useful when `port` is 0).
     static func listen(host: String, port: Int, backlog: Int32) throws(HTTPServerError) -> (fd: Int32, port: Int) {

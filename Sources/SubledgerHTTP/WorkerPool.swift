@@ -53,8 +53,7 @@ final class WorkerPool: Sendable {
         var threads: [PosixThread] = []
         do throws(HTTPServerError) {
             for index in 0..<count {
-                threads.append(try PosixThread.serverThread(name: "\(name)-\(index)") {
-                    if niceness > 0 { SystemCalls.lowerPriority(of: gettid(), by: niceness) }
+                threads.append(try PosixThread.serverThread(name: "\(name)-\(index)", niceness: niceness) {
                     while let job = queue.pop() {
                         Self.run(handler, job, inbox: inbox)
                     }

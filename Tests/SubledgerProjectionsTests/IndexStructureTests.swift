@@ -36,6 +36,33 @@ struct IndexStructureTests {
         #expect(seen == reference.count)
     }
 
+    @Test("a hash index's entries come out sorted by key as unsigned numbers, with their values, whatever bytes the keys share")
+    func sortedEntries() {
+        var rng = SeededGenerator(state: 33)
+        // Random UUIDs; transaction keys (a small environment above an id); keys apart only in
+        // their lowest byte or only in their highest; sizes on both sides of the insertion sort's.
+        let shapes: [(Int) -> UInt128] = [
+            { _ in UInt128(rng.next()) << 64 | UInt128(rng.next()) },
+            { _ in UInt128(rng.next() % 3 + 1) << 64 | UInt128(rng.next() % 5_000_000) },
+            { step in UInt128(7) << 64 | UInt128(0xABCD_0000 + step % 256) },
+            { step in UInt128(UInt64(step % 256) << 56) << 64 },
+        ]
+        for count in [0, 1, 31, 33, 5_000] {
+            for shape in shapes {
+                var index = HashIndex()
+                var reference: [UInt128: Int32] = [:]
+                for step in 0..<count {
+                    let key = shape(step)
+                    let value = Int32(truncatingIfNeeded: rng.next() % 1_000_000)
+                    if index.insertIfAbsent(key, value) == nil { reference[key] = value }
+                }
+                let sorted = index.takeSortedByKey()
+                #expect(sorted.map(\.key) == reference.keys.sorted())
+                #expect(sorted.allSatisfy { reference[$0.key] == $0.value })
+            }
+        }
+    }
+
     @Test("the string table hands out ids in order of first appearance and finds them again")
     func stringTable() {
         var table = StringTable()

@@ -4,7 +4,9 @@ import Glibc
 
 /// A joinable, named thread (`pthread_create`). The server's loop and workers and the ledger's
 /// commit stages are long-lived and block, so they run on threads of their own rather than on
-/// Swift concurrency's or Dispatch's shared pools. A thread starts at its creator's priority.
+/// Swift concurrency's or Dispatch's shared pools. A thread starts at its creator's priority, or
+/// lower (`niceness`): a thread that has lowered its priority cannot raise it again without
+/// privileges, so lowered work gets a thread of its own, never a shared pool's.
 public struct PosixThread: Sendable {
     private let handle: pthread_t
 
@@ -16,11 +18,23 @@ public struct PosixThread: Sendable {
 
     private final class Start: Sendable {
         let name: String
+        let niceness: Int32
         let body: @Sendable () -> Void
 
-        init(name: String, body: @escaping @Sendable () -> Void) {
+        init(name: String, niceness: Int32, body: @escaping @Sendable () -> Void) {
             self.name = name
+            self.niceness = niceness
             self.body = body
+        }
+
+        /// Adds `niceness` to the nice value this thread inherited (`setpriority(PRIO_PROCESS, 0,
+        /// …)` applies to the calling thread alone on Linux). Best effort: a failure leaves it at
+        /// its creator's priority.
+        func lowerPriority() {
+            guard niceness > 0 else { return }
+            let which = __priority_which_t(PRIO_PROCESS.rawValue)
+            let inherited = getpriority(which, 0)
+            _ = setpriority(which, 0, min(19, inherited + niceness))
         }
 
         /// Through `/proc/thread-self/comm` (Linux): Glibc's module hides `pthread_setname_np`.
@@ -33,13 +47,14 @@ public struct PosixThread: Sendable {
         }
     }
 
-    /// Starts `body` on a new thread named `name`.
-    public static func spawn(name: String, _ body: @escaping @Sendable () -> Void) throws(StartError) -> PosixThread {
-        let start = Unmanaged.passRetained(Start(name: name, body: body))
+    /// Starts `body` on a new thread named `name`, `niceness` steps below its creator's priority.
+    public static func spawn(name: String, niceness: Int32 = 0, _ body: @escaping @Sendable () -> Void) throws(StartError) -> PosixThread {
+        let start = Unmanaged.passRetained(Start(name: name, niceness: niceness, body: body))
         var handle = pthread_t()
         let rc = pthread_create(&handle, nil, { argument in
             let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
             start.nameThisThread()
+            start.lowerPriority()
             start.body()
             return nil
         }, start.toOpaque())

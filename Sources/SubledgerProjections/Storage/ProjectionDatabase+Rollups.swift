@@ -1,4 +1,3 @@
-import Dispatch
 import SubledgerCore
 import SubledgerLMDB
 import Synchronization
@@ -99,31 +98,46 @@ extension Projection {
         }
     }
 
-    /// The rollup cells of every timeline as a few runs, each summed and sorted on its own core
-    /// over a share of the timelines; a rebuild merges them as it writes them.
+    /// The rollup cells of every timeline as a few runs, each summed and sorted on a core over a
+    /// share of the timelines; a rebuild merges them as it writes them.
     func rollupRuns(_ settings: RollupSettings) -> [RollupRun] {
         // More runs than cores, so a core that another process slows does not hold up the rest.
         rollupShares(of: timelines, settings, parts: max(1, min(4, timelines.count / 4096)), RollupRun.init)
     }
 
     /// The rollup cells of `timelines` (this projection's or others named by its strings) in
-    /// `parts` shares, each summed on its own core and passed through `finish` there.
+    /// `parts` shares, each summed and passed through `finish` on one of the cores: on this
+    /// thread and on a thread per other core, which start at this one's priority (where one
+    /// cannot start, the others take its shares).
     func rollupShares<Share: Sendable>(
-        of timelines: [Timeline], _ settings: RollupSettings, parts: Int, _ finish: @Sendable (RollupCells) -> Share
+        of timelines: [Timeline], _ settings: RollupSettings, parts: Int,
+        _ finish: @escaping @Sendable (RollupCells) -> Share
     ) -> [Share] {
-        let shares = Mutex([Share?](repeating: nil, count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
-            var sum = RollupCells()
-            // Read where they lie, not copied out of the array (see `write`).
-            timelines.withUnsafeBufferPointer { timelines in
-                for index in (timelines.count * part / parts)..<(timelines.count * (part + 1) / parts) {
-                    addRollups(of: timelines[index], to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
+        let shares = Lock((next: 0, done: [Share?](repeating: nil, count: parts)))
+        let sumShares: @Sendable () -> Void = {
+            while true {
+                let part = shares.withLock { state in
+                    defer { state.next += 1 }
+                    return state.next
                 }
+                guard part < parts else { return }
+                var sum = RollupCells()
+                // Read where they lie, not copied out of the array (see `write`).
+                timelines.withUnsafeBufferPointer { timelines in
+                    for index in (timelines.count * part / parts)..<(timelines.count * (part + 1) / parts) {
+                        addRollups(of: timelines[index], to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
+                    }
+                }
+                let share = finish(sum)
+                shares.withLock { $0.done[part] = share }
             }
-            let share = finish(sum)
-            shares.withLock { $0[part] = share }
         }
-        return shares.withLock { $0.map { $0! } }
+        let helpers = (1..<max(1, min(parts, Processors.online))).compactMap {
+            try? PosixThread.spawn(name: "rollup-sum-\($0)", sumShares)
+        }
+        sumShares()
+        for helper in helpers { helper.join() }
+        return shares.withLock { $0.done.map { $0! } }
     }
 }
 

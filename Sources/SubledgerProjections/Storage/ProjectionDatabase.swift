@@ -222,8 +222,7 @@ struct ProjectionDatabase: Sendable {
         let sortedIndexes = Mutex<(notifications: HashIndex.SortedEntries, transactions: HashIndex.SortedEntries)>((.init(), .init()))
         let rollups = Mutex<[RollupRun]>([])
         let sorted = DispatchSemaphore(value: 0)
-        let summed = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        let sortAndSum: @Sendable () -> Void = {
             var (notificationIndex, transactionIndex) = unsorted.withLock { indexes in
                 defer { indexes = (HashIndex(), HashIndex()) }
                 return indexes
@@ -233,13 +232,18 @@ struct ProjectionDatabase: Sendable {
             transactions.withUnsafeMutableBufferPointer { projection.sortTextIdentifiers(&$0) }
             sortedIndexes.withLock { $0 = (notifications, transactions) }
             sorted.signal()
+            // Threads this one starts inherit its priority.
             let runs = projection.rollupRuns(settings)
             rollups.withLock { $0 = runs }
-            summed.signal()
         }
+        // Below this thread's priority: the sum needs a core and a half for as long as this
+        // thread writes, and at the same priority the three threads shared two cores, so the
+        // write, which comes last, finished alone on one core while the other stood idle.
+        let helper = try? PosixThread.spawn(name: "rebuild-sum", niceness: sumNiceness, sortAndSum)
+        if helper == nil { sortAndSum() }
         // Whatever happens here, the other thread must be done before `write` returns.
-        var waited = false
-        defer { if !waited { summed.wait() } }
+        var joined = false
+        defer { if !joined { helper?.join() } }
         // Side by side, the keys stay in cache where the indexes look them up at random.
         let keys = projection.timelines.map(\.key)
         // Timelines in the byte order of their keys, compared without building them.
@@ -328,8 +332,8 @@ struct ProjectionDatabase: Sendable {
             }
         }
         try database.environment.write { try database.append(projection.postings, $0) }
-        summed.wait()
-        waited = true
+        helper?.join()
+        joined = true
         let runs = rollups.withLock { $0 }
         try database.environment.write { try database.append(runs, $0) }
         try database.environment.sync(force: true)
@@ -341,6 +345,9 @@ struct ProjectionDatabase: Sendable {
     func usedBytes() throws -> Int {
         (try environment.info().lastPageNumber + 1) * (try environment.statistics().pageSize)
     }
+
+    /// How far below the writing thread's priority a rebuild sums its rollups (`nice` steps).
+    static let sumNiceness: Int32 = 10
 
     /// Elements a bulk write puts per transaction.
     static let bulkChunk = 1 << 16
