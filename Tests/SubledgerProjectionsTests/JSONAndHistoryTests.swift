@@ -171,4 +171,16 @@ struct UTCCalendarTests {
         #expect(UTCMonth(containing: at("2026-01-31", 23)).description == "2026-01")
         #expect(UTCDay(containing: -1).description == "1969-12-31")
     }
+
+    @Test("every month starts where civil-date arithmetic says, and its first and last milliseconds belong to it, in and beyond 1970-2299")
+    func monthEdges() {
+        for month in (1950 * 12)..<(2320 * 12) {
+            let year = month / 12
+            let start = UTCInstant.dayNumber(year: year, month: month - year * 12 + 1, day: 1) * UTCCalendar.millisecondsPerDay
+            #expect(UTCCalendar.start(ofMonth: month) == start)
+            #expect(UTCCalendar.month(containing: start) == month)
+            #expect(UTCCalendar.month(containing: start + 15 * UTCCalendar.millisecondsPerDay) == month)
+            #expect(UTCCalendar.month(containing: start - 1) == month - 1)
+        }
+    }
 }

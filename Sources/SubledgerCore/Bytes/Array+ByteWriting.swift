@@ -1,7 +1,18 @@
 /// The encodings `ByteReader` reads, appended in place.
 extension [UInt8] {
-    @inlinable
+    /// Most values the codecs write (counts, small ids, deltas) take one byte: that case is
+    /// inlined, the loop is not.
+    @inlinable @inline(__always)
     public mutating func appendVarint(_ value: UInt64) {
+        if value < 0x80 {
+            append(UInt8(truncatingIfNeeded: value))
+        } else {
+            appendLongVarint(value)
+        }
+    }
+
+    @usableFromInline
+    mutating func appendLongVarint(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
             append(UInt8(truncatingIfNeeded: value) | 0x80)

@@ -5,7 +5,7 @@ extension Projection {
     ///
     /// `smallBusiness` and `catalog` shape proceeds and MRR, so the cells depend on them: a store
     /// built under other settings must be rebuilt.
-    func rollupContribution(of timeline: Timeline, smallBusiness: Bool, catalog: ProductCatalog?) -> RollupContribution {
+    func rollupContribution(of timeline: borrowing Timeline, smallBusiness: Bool, catalog: ProductCatalog?) -> RollupContribution {
         var cells = RollupContribution()
         addRollups(of: timeline, to: &cells, smallBusiness: smallBusiness, catalog: catalog)
         cells.finish()
@@ -13,7 +13,7 @@ extension Projection {
     }
 
     /// Adds the rollup cells `timeline` contributes to `sink`.
-    func addRollups(of timeline: Timeline, to sink: inout some RollupSink, smallBusiness: Bool, catalog: ProductCatalog?) {
+    func addRollups(of timeline: borrowing Timeline, to sink: inout some RollupSink, smallBusiness: Bool, catalog: ProductCatalog?) {
         let environment = timeline.key.environment
         let history = SubscriptionHistory(timeline, visibility: Visibility())
         sink.addRevenue(of: history, environment: environment, smallBusiness: smallBusiness)

@@ -12,7 +12,7 @@ import SubledgerCore
 /// from its own purchase date, and its token is "same as the previous version" when it is;
 /// snapshot dates from the base; facts from the fact before.
 enum TimelineCodec {
-    static func encode(_ timeline: Timeline, into writer: inout [UInt8]) {
+    static func encode(_ timeline: borrowing Timeline, into writer: inout [UInt8]) {
         let base = timeline.facts.first?.time ?? 0
         writer.appendZigzag(base)
         writer.appendVarint(timeline.transactions.count)
