@@ -19,6 +19,7 @@ public final class HeapPrefault: Sendable {
     /// limit (`ulimit -d`) whether touched or not, so a rebuild leaves it out where that is tight.
     public static let padding = 64 << 20
 
+    private static let niceness: Int32 = 10
     private static let defaultPadding: Int32 = 128 << 10
     private static let step = 2 << 20
     private static let stride = 64 << 20
@@ -42,7 +43,11 @@ public final class HeapPrefault: Sendable {
         if padsHeap { _ = mallopt(M_TOP_PAD, Int32(Self.padding)) }
         let stopped = self.stopped
         let start = Self.alignedUp(end())
-        thread = try? PosixThread.spawn(name: "heap-prefault") {
+        // Below the fold's priority: it took a quarter to half a core from the thread that
+        // decodes the log, which sets the fold's pace as much as the allocating one; lowered, it
+        // takes what the two leave idle, and the allocating thread, which waits for the other
+        // part of the time anyway, takes the rest of its faults itself.
+        thread = try? PosixThread.spawn(name: "heap-prefault", niceness: Self.niceness) {
             var warmed = start
             let limit = start + budget
             while warmed < limit && !stopped.withLock({ $0 }) {
