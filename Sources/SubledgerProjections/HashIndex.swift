@@ -150,7 +150,7 @@ struct HashIndex: Sendable {
     /// (an MSD radix sort that permutes in place, "American flag sort"), insertion sort below 32
     /// entries. The standard library's sort is a merge sort: at 10 M notifications it took 2.1 s
     /// of a rebuild's write and a buffer of half the entries in fresh pages.
-    static func sortByKey(_ entries: UnsafeMutableBufferPointer<Entry>, digit: Int) {
+    private static func sortByKey(_ entries: UnsafeMutableBufferPointer<Entry>, digit: Int) {
         guard entries.count > 32, digit >= 0 else {
             insertionSort(entries)
             return
