@@ -347,7 +347,7 @@ struct ProjectionDatabase: Sendable {
     }
 
     /// How far below the writing thread's priority a rebuild sums its rollups (`nice` steps).
-    static let sumNiceness: Int32 = 10
+    private static let sumNiceness: Int32 = 10
 
     /// Elements a bulk write puts per transaction.
     static let bulkChunk = 1 << 16
