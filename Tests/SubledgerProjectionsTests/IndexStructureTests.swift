@@ -81,6 +81,33 @@ struct IndexStructureTests {
         }
         #expect(ids.values.sorted() == Array(1...UInt32(ids.count)))
     }
+
+    @Test("a customer token keeps all 128 bits, alone and in a transaction version, and a cleared one leaves no trace")
+    func customerTokenBits() {
+        var rng = SeededGenerator(state: 128)
+        for _ in 0..<1000 {
+            let bits = UInt128(rng.next()) << 64 | UInt128(rng.next())
+            let kind: CustomerToken.Kind = rng.next() % 2 == 0 ? .uuid : .text
+            let token = CustomerToken(kind: kind, bits: bits)
+            #expect(token.bits == bits && token.kind == kind)
+            var version = TransactionVersion()
+            version.token = token
+            #expect(version.token == token)
+            #expect(version != TransactionVersion())
+            version.token = nil
+            #expect(version.token == nil)
+            #expect(version == TransactionVersion() && version.hashValue == TransactionVersion().hashValue)
+        }
+    }
+
+    /// A 10 M-event rebuild holds about 10 M transaction versions and 2.4 M timelines; a
+    /// `UInt128` field would align them to 16 bytes again (160 and 96 bytes).
+    @Test("a transaction version, a timeline and an optional customer token stay within the sizes a rebuild's memory is planned for")
+    func compactLayouts() {
+        #expect(MemoryLayout<TransactionVersion>.stride <= 144)
+        #expect(MemoryLayout<Timeline>.stride <= 72)
+        #expect(MemoryLayout<CustomerToken?>.stride <= 24)
+    }
 }
 
 @Suite("Timeline codec")
