@@ -1,101 +1,53 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import CPrefetch
-
-/// A hash map from 128-bit keys to timeline indexes, for the fold's hot look-ups (a timeline by
-/// its key, a transaction id, a notification UUID): open addressing with linear probing and a
-/// multiplicative mix instead of `Dictionary`'s seeded SipHash, which dominated replay profiles.
+/// A hash map from keys of up to 96 bits (an environment or dimension above a 64-bit id) to
+/// `Int32` indexes, for the fold's hot look-ups: a timeline by its key, a transaction id's
+/// timeline, a posting list.
 ///
-/// Values are `Int32`; `Int32.min` marks an empty slot and cannot be stored. Entries are never
-/// removed: timelines, transactions and notifications only ever come in.
+/// Values are `Int32`; `Int32.min` marks an empty slot and cannot be stored.
 struct HashIndex: Sendable {
-    /// Key and value side by side, so a probe touches one cache line; the key is split in two
-    /// words so that a slot takes 24 bytes rather than the 32 a 16-byte-aligned `UInt128` needs.
-    /// The value is kept with its sign bit flipped, so that an empty slot is all zero bits and a
-    /// table starts as zeroed memory (`Slots`).
-    struct Entry: BitwiseCopyable {
-        fileprivate(set) var low: UInt64
-        fileprivate(set) var high: UInt64
-        private var flippedValue: Int32
+    /// Key and value side by side in 16 bytes, so a probe touches one cache line. The value is
+    /// kept with its sign bit flipped, so that an empty slot is all zero bits.
+    struct Entry: HashSlot {
+        static let keyBytes = 12
+
+        let low: UInt64
+        private let highWord: UInt32
+        private let flippedValue: Int32
 
         init(key: UInt128, value: Int32) {
+            precondition(key >> 96 == 0, "HashIndex keys have 96 bits")
             low = UInt64(truncatingIfNeeded: key)
-            high = UInt64(truncatingIfNeeded: key >> 64)
+            highWord = UInt32(truncatingIfNeeded: key >> 64)
             flippedValue = value ^ Int32.min
         }
 
-        var key: UInt128 { UInt128(high) << 64 | UInt128(low) }
-
-        fileprivate(set) var value: Int32 {
-            get { flippedValue ^ Int32.min }
-            set { flippedValue = newValue ^ Int32.min }
-        }
-
-        @inline(__always)
-        func holds(_ low: UInt64, _ high: UInt64) -> Bool { self.low == low && self.high == high }
+        var high: UInt64 { UInt64(highWord) }
+        var value: Int32 { flippedValue ^ Int32.min }
+        var isEmpty: Bool { flippedValue == 0 }
     }
 
-    /// The slots, from `calloc`. A rebuild sizes its notification and transaction indexes for
-    /// every record (400 MB each at 10 M events); filling them with an empty marker took 1.7-3.0 s
-    /// before the fold could start, most of it the kernel backing fresh pages (2-9 µs a page on
-    /// this VM class). Zeroed pages cost nothing until written, so now each is first touched by
-    /// an insert, on the thread that places events while the other folds.
-    ///
-    /// `@unchecked Sendable`: like an array's buffer, it is written only through the one
-    /// `HashIndex` or `SortedEntries` that references it uniquely (a shared one is copied first).
-    /// Freed without deinitializing its entries: `Entry` is `BitwiseCopyable`.
-    final class Slots: @unchecked Sendable {
-        let base: UnsafeMutablePointer<Entry>
-        let count: Int
+    typealias SortedEntries = HashTable<Entry>.Sorted
 
-        init(count: Int) {
-            guard let memory = calloc(max(count, 1), MemoryLayout<Entry>.stride) else {
-                fatalError("HashIndex: no memory for \(count) slots")
-            }
-            base = memory.bindMemory(to: Entry.self, capacity: count)
-            self.count = count
-        }
-
-        convenience init(copying other: Slots) {
-            self.init(count: other.count)
-            base.initialize(from: other.base, count: count)
-        }
-
-        deinit { free(base) }
-
-        var buffer: UnsafeMutableBufferPointer<Entry> { UnsafeMutableBufferPointer(start: base, count: count) }
-    }
-
-    private var slots: Slots
-    private(set) var count = 0
-
-    private static let empty = Int32.min
+    private var table: HashTable<Entry>
 
     init(capacity: Int = 0) {
-        slots = Slots(count: Self.slotCount(capacity: capacity))
+        table = HashTable(capacity: capacity)
     }
 
-    /// Slots for `capacity` entries: a power of two, at most three quarters full.
-    private static func slotCount(capacity: Int) -> Int {
-        var size = 16
-        while size * 3 < capacity * 4 { size *= 2 }
-        return size
-    }
+    var count: Int { table.count }
 
     /// The memory an index made for `capacity` entries takes once its slots are written.
     static func bytes(capacity: Int) -> Int {
-        slotCount(capacity: capacity) * MemoryLayout<Entry>.stride
+        HashTable<Entry>.bytes(capacity: capacity)
     }
 
     /// Asks for the line where `key`'s probe starts, to be looked up a few steps later.
     func prefetch(_ key: UInt128) {
-        subledger_prefetch(slots.base + Self.home(UInt64(truncatingIfNeeded: key), UInt64(truncatingIfNeeded: key >> 64), mask: slots.count - 1))
+        table.prefetch(UInt64(truncatingIfNeeded: key), UInt64(truncatingIfNeeded: key >> 64))
     }
 
     subscript(key: UInt128) -> Int32? {
-        let value = slots.base[find(key)].value
-        return value == Self.empty ? nil : value
+        let slot = table[find(key)]
+        return slot.isEmpty ? nil : slot.value
     }
 
     /// Stores `value` under `key`, replacing what was there.
@@ -109,173 +61,27 @@ struct HashIndex: Sendable {
     }
 
     private mutating func insert(_ key: UInt128, _ value: Int32, replacing: Bool) -> Int32? {
-        precondition(value != Self.empty, "Int32.min cannot be stored in a HashIndex")
-        if !isKnownUniquelyReferenced(&slots) { slots = Slots(copying: slots) }
+        precondition(value != Int32.min, "Int32.min cannot be stored in a HashIndex")
         let slot = find(key)
-        let existing = slots.base[slot].value
-        if existing != Self.empty {
-            if replacing { slots.base[slot].value = value }
-            return existing
-        }
-        slots.base[slot] = Entry(key: key, value: value)
-        count += 1
-        if count * 4 > slots.count * 3 { grow() }
-        return nil
-    }
-
-    /// Every entry, in no particular order.
-    func forEach(_ body: (UInt128, Int32) throws -> Void) rethrows {
-        for slot in slots.buffer where slot.value != Self.empty { try body(slot.key, slot.value) }
-    }
-
-    /// Empties the index and returns its entries ordered by key (as an unsigned number), sorted
-    /// where they lay: a rebuild writes millions of them in key order, and a sorted copy beside
-    /// the index took hundreds of megabytes of fresh pages. Sorts in place only when no copy of
-    /// the index shares its storage.
-    mutating func takeSortedByKey() -> SortedEntries {
-        if !isKnownUniquelyReferenced(&slots) { slots = Slots(copying: slots) }
-        let entries = slots
-        slots = Slots(count: 16)
-        count = 0
-        var kept = 0
-        for index in 0..<entries.count where entries.base[index].value != Self.empty {
-            entries.base[kept] = entries.base[index]
-            kept += 1
-        }
-        Self.sortByKey(UnsafeMutableBufferPointer(start: entries.base, count: kept), digit: 15)
-        return SortedEntries(storage: entries, count: kept)
-    }
-
-    /// Sorts `entries` by key, in place, one byte of the key at a time from the most significant
-    /// (an MSD radix sort that permutes in place, "American flag sort"), insertion sort below 32
-    /// entries. The standard library's sort is a merge sort: at 10 M notifications it took 2.1 s
-    /// of a rebuild's write and a buffer of half the entries in fresh pages.
-    private static func sortByKey(_ entries: UnsafeMutableBufferPointer<Entry>, digit: Int) {
-        guard entries.count > 32, digit >= 0 else {
-            insertionSort(entries)
-            return
-        }
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: 3 * 256) { scratch in
-            let counts = UnsafeMutableBufferPointer(rebasing: scratch[0..<256])
-            let heads = UnsafeMutableBufferPointer(rebasing: scratch[256..<512])
-            let tails = UnsafeMutableBufferPointer(rebasing: scratch[512..<768])
-            var digit = digit
-            // Bytes every key shares (the environment above a transaction id) sort nothing.
-            while true {
-                counts.update(repeating: 0)
-                for entry in entries { counts[byte(entry, digit)] += 1 }
-                if counts[byte(entries[0], digit)] < entries.count { break }
-                digit -= 1
-                guard digit >= 0 else { return }
-            }
-            var sum = 0
-            for bucket in 0..<256 {
-                heads[bucket] = sum
-                sum += counts[bucket]
-                tails[bucket] = sum
-            }
-            // Each entry goes straight to its bucket's next free place, the one there moving on
-            // in turn, until the cycle comes back to this bucket.
-            for bucket in 0..<256 {
-                while heads[bucket] < tails[bucket] {
-                    var moving = entries[heads[bucket]]
-                    var target = byte(moving, digit)
-                    while target != bucket {
-                        swap(&moving, &entries[heads[target]])
-                        heads[target] += 1
-                        target = byte(moving, digit)
-                    }
-                    entries[heads[bucket]] = moving
-                    heads[bucket] += 1
-                }
-            }
-            var start = 0
-            for bucket in 0..<256 where counts[bucket] > 0 {
-                let end = start + counts[bucket]
-                if counts[bucket] > 1 { sortByKey(UnsafeMutableBufferPointer(rebasing: entries[start..<end]), digit: digit - 1) }
-                start = end
-            }
-        }
-    }
-
-    /// Byte `digit` of an entry's key, 0 the least significant.
-    @inline(__always)
-    private static func byte(_ entry: Entry, _ digit: Int) -> Int {
-        Int(truncatingIfNeeded: (digit >= 8 ? entry.high >> UInt64((digit - 8) * 8) : entry.low >> UInt64(digit * 8)) & 0xff)
-    }
-
-    private static func insertionSort(_ entries: UnsafeMutableBufferPointer<Entry>) {
-        guard entries.count > 1 else { return }
-        for index in 1..<entries.count {
-            let entry = entries[index]
-            var slot = index
-            while slot > 0, entries[slot - 1].high > entry.high || (entries[slot - 1].high == entry.high && entries[slot - 1].low > entry.low) {
-                entries[slot] = entries[slot - 1]
-                slot -= 1
-            }
-            entries[slot] = entry
-        }
-    }
-
-    /// An index's entries taken out of it, in the slots they were compacted into.
-    struct SortedEntries: RandomAccessCollection, Sendable {
-        private var storage: Slots
-        let count: Int
-
-        fileprivate init(storage: Slots, count: Int) {
-            self.storage = storage
-            self.count = count
-        }
-
-        init() {
-            self.init(storage: Slots(count: 0), count: 0)
-        }
-
-        var startIndex: Int { 0 }
-        var endIndex: Int { count }
-
-        subscript(position: Int) -> Entry {
-            precondition(position >= 0 && position < count, "SortedEntries: index out of range")
-            return storage.base[position]
-        }
-
-        /// The entries to reorder in place (copied first if another value shares them).
-        mutating func withUnsafeMutableBufferPointer<R>(_ body: (inout UnsafeMutableBufferPointer<Entry>) throws -> R) rethrows -> R {
-            if !isKnownUniquelyReferenced(&storage) { storage = Slots(copying: storage) }
-            var buffer = UnsafeMutableBufferPointer(start: storage.base, count: count)
-            return try body(&buffer)
-        }
+        let existing = table[slot]
+        if !existing.isEmpty && !replacing { return existing.value }
+        table.store(Entry(key: key, value: value), at: slot)
+        return existing.isEmpty ? nil : existing.value
     }
 
     @inline(__always)
     private func find(_ key: UInt128) -> Int {
-        let low = UInt64(truncatingIfNeeded: key)
-        let high = UInt64(truncatingIfNeeded: key >> 64)
-        let base = slots.base
-        let mask = slots.count - 1
-        var slot = Self.home(low, high, mask: mask)
-        while base[slot].value != Self.empty && !base[slot].holds(low, high) { slot = (slot + 1) & mask }
-        return slot
+        table.find(UInt64(truncatingIfNeeded: key), UInt64(truncatingIfNeeded: key >> 64))
     }
 
-    private mutating func grow() {
-        let old = slots
-        slots = Slots(count: old.count * 2)
-        for slot in old.buffer where slot.value != Self.empty { slots.base[find(slot.key)] = slot }
+    /// Every entry, in no particular order.
+    func forEach(_ body: (UInt128, Int32) throws -> Void) rethrows {
+        try table.forEach { try body($0.key, $0.value) }
     }
 
-    /// The slot where a key's probe starts.
-    @inline(__always)
-    private static func home(_ low: UInt64, _ high: UInt64, mask: Int) -> Int {
-        Int(truncatingIfNeeded: hash(low, high)) & mask
-    }
-
-    @inline(__always)
-    private static func hash(_ low: UInt64, _ high: UInt64) -> UInt64 {
-        var x = low ^ (high &* 0x9E37_79B9_7F4A_7C15)
-        x = (x ^ (x >> 33)) &* 0xFF51_AFD7_ED55_8CCD
-        x = (x ^ (x >> 33)) &* 0xC4CE_B9FE_1A85_EC53
-        return x ^ (x >> 33)
+    /// Empties the index and returns its entries ordered by key (see `HashTable.takeSorted`).
+    mutating func takeSortedByKey() -> SortedEntries {
+        table.takeSorted()
     }
 }
 
@@ -295,16 +101,108 @@ extension TransactionKey {
     }
 }
 
-/// The notifications folded, so that a repeat is skipped: UUIDs in a `HashIndex` (its values
-/// unused), the rare non-UUID ids by interned text.
+/// A set of UUIDs, the notifications a fold has seen: 16-byte slots holding just the bits.
+struct UUIDSet: Sendable {
+    struct Entry: HashSlot {
+        static let keyBytes = 16
+
+        let low: UInt64
+        let high: UInt64
+
+        init(_ uuid: UInt128) {
+            low = UInt64(truncatingIfNeeded: uuid)
+            high = UInt64(truncatingIfNeeded: uuid >> 64)
+        }
+
+        var isEmpty: Bool { low == 0 && high == 0 }
+    }
+
+    private var table: HashTable<Entry>
+    /// Whether the nil UUID is in the set: its bits are an empty slot's.
+    private var holdsNil = false
+
+    init(capacity: Int = 0) {
+        table = HashTable(capacity: capacity)
+    }
+
+    var count: Int { table.count + (holdsNil ? 1 : 0) }
+
+    /// The memory a set made for `capacity` UUIDs takes once its slots are written.
+    static func bytes(capacity: Int) -> Int {
+        HashTable<Entry>.bytes(capacity: capacity)
+    }
+
+    func contains(_ uuid: UInt128) -> Bool {
+        uuid == 0 ? holdsNil : !table[find(uuid)].isEmpty
+    }
+
+    func prefetch(_ uuid: UInt128) {
+        table.prefetch(UInt64(truncatingIfNeeded: uuid), UInt64(truncatingIfNeeded: uuid >> 64))
+    }
+
+    /// Adds `uuid`; returns whether it was new.
+    mutating func insert(_ uuid: UInt128) -> Bool {
+        if uuid == 0 {
+            defer { holdsNil = true }
+            return !holdsNil
+        }
+        let slot = find(uuid)
+        guard table[slot].isEmpty else { return false }
+        table.store(Entry(uuid), at: slot)
+        return true
+    }
+
+    @inline(__always)
+    private func find(_ uuid: UInt128) -> Int {
+        table.find(UInt64(truncatingIfNeeded: uuid), UInt64(truncatingIfNeeded: uuid >> 64))
+    }
+
+    /// Every UUID, in no particular order.
+    func forEach(_ body: (UInt128) throws -> Void) rethrows {
+        if holdsNil { try body(0) }
+        try table.forEach { try body($0.key) }
+    }
+
+    /// Empties the set and returns its UUIDs in ascending order (see `HashTable.takeSorted`).
+    mutating func takeSorted() -> Sorted {
+        defer { holdsNil = false }
+        return Sorted(holdsNil: holdsNil, rest: table.takeSorted())
+    }
+
+    /// The UUIDs of a set, ascending: the nil UUID first if it was there, then the table's.
+    struct Sorted: RandomAccessCollection, Sendable {
+        private let holdsNil: Bool
+        private let rest: HashTable<Entry>.Sorted
+
+        fileprivate init(holdsNil: Bool, rest: HashTable<Entry>.Sorted) {
+            self.holdsNil = holdsNil
+            self.rest = rest
+        }
+
+        init() {
+            self.init(holdsNil: false, rest: .init())
+        }
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { rest.count + (holdsNil ? 1 : 0) }
+
+        subscript(position: Int) -> UInt128 {
+            guard holdsNil else { return rest[position].key }
+            return position == 0 ? 0 : rest[position - 1].key
+        }
+    }
+}
+
+/// The notifications folded, so that a repeat is skipped: UUIDs in a `UUIDSet`, the rare
+/// non-UUID ids by interned text.
 struct NotificationIndex: Sendable {
-    var uuids = HashIndex()
+    var uuids = UUIDSet()
     var texts: Set<UInt32> = []
 
     var count: Int { uuids.count + texts.count }
 
     func contains(_ key: NotificationKey) -> Bool {
-        key.isText ? texts.contains(UInt32(truncatingIfNeeded: key.bits)) : uuids[key.bits] != nil
+        key.isText ? texts.contains(UInt32(truncatingIfNeeded: key.bits)) : uuids.contains(key.bits)
     }
 
     func prefetch(_ key: NotificationKey) {
@@ -313,6 +211,6 @@ struct NotificationIndex: Sendable {
 
     /// Records `key` unless it is known; returns whether it was new.
     mutating func claim(_ key: NotificationKey) -> Bool {
-        key.isText ? texts.insert(UInt32(truncatingIfNeeded: key.bits)).inserted : uuids.insertIfAbsent(key.bits, 0) == nil
+        key.isText ? texts.insert(UInt32(truncatingIfNeeded: key.bits)).inserted : uuids.insert(key.bits)
     }
 }

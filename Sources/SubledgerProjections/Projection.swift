@@ -49,12 +49,12 @@ public struct Projection: Sendable {
         strings = Known.stringTable()
         timelineIndex = HashIndex(capacity: expectedEvents / 8)
         transactionIndex = HashIndex(capacity: expectedEvents)
-        notifications.uuids = HashIndex(capacity: expectedEvents)
+        notifications.uuids = UUIDSet(capacity: expectedEvents)
     }
 
     /// The memory the indexes `init(expectedEvents:)` sizes take once their slots are written.
     static func indexBytes(expectedEvents: Int) -> Int {
-        HashIndex.bytes(capacity: expectedEvents / 8) + 2 * HashIndex.bytes(capacity: expectedEvents)
+        HashIndex.bytes(capacity: expectedEvents / 8) + HashIndex.bytes(capacity: expectedEvents) + UUIDSet.bytes(capacity: expectedEvents)
     }
 
     /// Builds the transaction index from the timelines, which hold every transaction (a

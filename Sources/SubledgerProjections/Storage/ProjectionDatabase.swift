@@ -216,18 +216,18 @@ struct ProjectionDatabase: Sendable {
         // Out of the projection before the other thread takes a copy of it, so that nothing
         // else shares them and they sort where they lie.
         let unsorted = Mutex((notifications: projection.notifications.uuids, transactions: projection.transactionIndex))
-        projection.notifications.uuids = HashIndex()
+        projection.notifications.uuids = UUIDSet()
         projection.transactionIndex = HashIndex()
         let projection = projection
-        let sortedIndexes = Mutex<(notifications: HashIndex.SortedEntries, transactions: HashIndex.SortedEntries)>((.init(), .init()))
+        let sortedIndexes = Mutex<(notifications: UUIDSet.Sorted, transactions: HashIndex.SortedEntries)>((.init(), .init()))
         let rollups = Mutex<[RollupRun]>([])
         let sorted = DispatchSemaphore(value: 0)
         let sortAndSum: @Sendable () -> Void = {
             var (notificationIndex, transactionIndex) = unsorted.withLock { indexes in
-                defer { indexes = (HashIndex(), HashIndex()) }
+                defer { indexes = (UUIDSet(), HashIndex()) }
                 return indexes
             }
-            let notifications = notificationIndex.takeSortedByKey()
+            let notifications = notificationIndex.takeSorted()
             var transactions = transactionIndex.takeSortedByKey()
             transactions.withUnsafeMutableBufferPointer { projection.sortTextIdentifiers(&$0) }
             sortedIndexes.withLock { $0 = (notifications, transactions) }
@@ -317,7 +317,7 @@ struct ProjectionDatabase: Sendable {
             return indexes
         }
         try database.appendInChunks(notifications.count, to: database.notifications) { range, appender in
-            for entry in notifications[range] { try appendNotification(NotificationKey(isText: false, bits: entry.key), appender) }
+            for uuid in notifications[range] { try appendNotification(NotificationKey(isText: false, bits: uuid), appender) }
         }
         try database.appendInChunks(textNotifications.count, to: database.notifications) { range, appender in
             for notification in textNotifications[range] { try appendNotification(notification, appender) }

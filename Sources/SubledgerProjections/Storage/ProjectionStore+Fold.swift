@@ -197,7 +197,7 @@ extension ProjectionStore {
             part.strings.appendKey(notification, to: &notificationKey)
             try txn.put(key: notificationKey, value: [UInt8](), in: database.notifications)
         }
-        try part.notifications.uuids.forEach { key, _ in try store(NotificationKey(isText: false, bits: key)) }
+        try part.notifications.uuids.forEach { try store(NotificationKey(isText: false, bits: $0)) }
         for text in part.notifications.texts { try store(NotificationKey(isText: true, bits: UInt128(text))) }
         return untokened
     }
