@@ -44,12 +44,16 @@ public struct Projection: Sendable {
     }
 
     /// An empty projection with its indexes sized for about `expectedEvents` events, which
-    /// spares a rebuild their repeated growth.
+    /// spares a rebuild their repeated growth. The timeline table and the token index are
+    /// reserved too: each growth copied them into fresh pages (twice what they finally hold, on
+    /// the folding thread), while room reserved and never written is never faulted in.
     public init(expectedEvents: Int) {
         strings = Known.stringTable()
         timelineIndex = HashIndex(capacity: expectedEvents / 8)
         transactionIndex = HashIndex(capacity: expectedEvents)
         notifications.uuids = UUIDSet(capacity: expectedEvents)
+        timelines.reserveCapacity(expectedEvents / 4)
+        tokenIndex.reserveCapacity(expectedEvents / 8)
     }
 
     /// The memory the indexes `init(expectedEvents:)` sizes take once their slots are written.
