@@ -206,9 +206,8 @@ extension Projection {
         }
         timelines[timeline].customerToken = token
         timelines[timeline].customerTokenPurchaseDate = purchase
-        var list = tokenIndex[token] ?? []
-        list.insert(index, at: list.firstIndex { $0 > index } ?? list.count)
-        tokenIndex[token] = list
+        // In place: a copy taken out and stored back was a second look-up and a new array each time.
+        tokenIndex[token, default: []].insertInOrder(index)
     }
 
     // MARK: - Keys
@@ -244,6 +243,13 @@ extension Projection {
         case .uuid: formatUUID(token.bits)
         case .text: strings.string(UInt32(truncatingIfNeeded: token.bits))
         }
+    }
+}
+
+extension [Int32] {
+    /// Inserts `value` into this ascending list, after any equal ones.
+    fileprivate mutating func insertInOrder(_ value: Int32) {
+        insert(value, at: firstIndex { $0 > value } ?? count)
     }
 }
 
