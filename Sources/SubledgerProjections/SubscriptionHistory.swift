@@ -42,11 +42,14 @@ struct SubscriptionHistory {
         for (index, seen) in renewalSeen.enumerated() where seen { renewals.append(timeline.renewals[index]) }
         renewals.sort { $0.ordersBefore($1) }
 
+        // The closure captures the versions, not the timeline: capturing a borrowed timeline
+        // copied it, retaining and releasing its three arrays, for every timeline a rebuild sums.
+        let versions = timeline.transactions
         sightings.sort { a, b in
             if a.transactionId != b.transactionId { return a.transactionId < b.transactionId }
             if a.signedAt != b.signedAt { return a.signedAt < b.signedAt }
             if a.time != b.time { return a.time < b.time }
-            let (x, y) = (timeline.transactions[Int(a.version)], timeline.transactions[Int(b.version)])
+            let (x, y) = (versions[Int(a.version)], versions[Int(b.version)])
             return x != y ? x.ordersBefore(y) : a.version < b.version
         }
         var start = 0
