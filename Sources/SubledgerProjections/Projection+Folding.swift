@@ -254,12 +254,13 @@ extension [Int32] {
 }
 
 extension Array {
-    /// Grows a timeline's array by half instead of doubling it when it is full. A rebuild holds
-    /// every timeline's arrays at once (10 M facts and transaction versions at 10 M events), and
+    /// Grows a timeline's array one element at a time up to four, then by half, instead of
+    /// doubling it when it is full. A rebuild holds every timeline's arrays at once (10 M facts
+    /// and transaction versions at 10 M events, a timeline holding three or four of each), and
     /// doubling left about a quarter of their room unused, in pages the kernel must clear.
     @inline(__always)
     fileprivate mutating func makeRoomForOneMore() {
-        if count == capacity { reserveCapacity(count + count / 2 + 1) }
+        if count == capacity { reserveCapacity(count < 4 ? count + 1 : count + count / 2) }
     }
 }
 
