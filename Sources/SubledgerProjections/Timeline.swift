@@ -95,8 +95,13 @@ struct NotificationKey: Hashable, Sendable {
 }
 
 /// One distinct content of a transaction, reduced to what projections use. Absent dates and
-/// amounts are `.absent` (`Int64.min`), absent strings 0, absent small numbers -1: the struct
-/// stays small because a ledger holds hundreds of thousands of them.
+/// amounts are `.absent` (`Int64.min`), absent strings 0, absent small numbers -1.
+///
+/// 128 bytes: a rebuild holds every version at once (about 8 M at 10 M events), and each byte
+/// of them is memory the kernel must clear on first touch. So Apple's small numbers (an offer
+/// type of 1–4; a commitment's billing period and count of periods, 12 at most) take a byte
+/// each, clamped; a revocation percentage (in thousandths, at most 100,000) four; and the
+/// customer token's kind shares a byte of flags with `isUpgraded`.
 struct TransactionVersion: Hashable, Sendable {
     var transactionId = Identifier.absent
     var productId: UInt32 = 0
@@ -109,35 +114,63 @@ struct TransactionVersion: Hashable, Sendable {
     var ownership: UInt32 = 0
     var revocationType: UInt32 = 0
     var billingPlanType: UInt32 = 0
-    var offerType: Int32 = -1
-    var commitmentPeriod: Int32 = -1
-    var commitmentTotal: Int32 = -1
-    var isUpgraded = false
-    /// `token`'s kind (0 when absent) in what would be padding, and its bits below: an optional
-    /// `CustomerToken` field pads to 24 bytes.
-    private var tokenKind: UInt8 = 0
+    private var storedRevocationPercentage = Int32.min
+    private var storedOfferType: Int8 = -1
+    private var storedCommitmentPeriod: Int8 = -1
+    private var storedCommitmentTotal: Int8 = -1
+    /// The token's kind in the low two bits (0 when absent), `isUpgraded` in the third.
+    private var flags: UInt8 = 0
     var purchaseDate = Int64.absent
     var originalPurchaseDate = Int64.absent
     var expiresDate = Int64.absent
     var price = Int64.absent
     var revocationDate = Int64.absent
-    var revocationPercentage = Int64.absent
     var commitmentExpiresDate = Int64.absent
     var commitmentPrice = Int64.absent
     private var tokenLow: UInt64 = 0
     private var tokenHigh: UInt64 = 0
 
+    var offerType: Int32 {
+        get { Int32(storedOfferType) }
+        set { storedOfferType = Int8(clamping: newValue) }
+    }
+
+    var commitmentPeriod: Int32 {
+        get { Int32(storedCommitmentPeriod) }
+        set { storedCommitmentPeriod = Int8(clamping: newValue) }
+    }
+
+    var commitmentTotal: Int32 {
+        get { Int32(storedCommitmentTotal) }
+        set { storedCommitmentTotal = Int8(clamping: newValue) }
+    }
+
+    var revocationPercentage: Int64 {
+        get { storedRevocationPercentage == .min ? .absent : Int64(storedRevocationPercentage) }
+        set { storedRevocationPercentage = newValue == .absent ? .min : Int32(clamping: max(newValue, Int64(Int32.min) + 1)) }
+    }
+
+    var isUpgraded: Bool {
+        get { flags & Self.upgradedFlag != 0 }
+        set { flags = newValue ? flags | Self.upgradedFlag : flags & ~Self.upgradedFlag }
+    }
+
     var token: CustomerToken? {
         get {
-            CustomerToken.Kind(rawValue: tokenKind).map { CustomerToken(kind: $0, bits: UInt128(tokenHigh) << 64 | UInt128(tokenLow)) }
+            CustomerToken.Kind(rawValue: flags & Self.tokenKindMask).map {
+                CustomerToken(kind: $0, bits: UInt128(tokenHigh) << 64 | UInt128(tokenLow))
+            }
         }
         set {
-            tokenKind = newValue?.kind.rawValue ?? 0
+            flags = flags & ~Self.tokenKindMask | (newValue?.kind.rawValue ?? 0)
             let bits = newValue?.bits ?? 0
             tokenLow = UInt64(truncatingIfNeeded: bits)
             tokenHigh = UInt64(truncatingIfNeeded: bits >> 64)
         }
     }
+
+    private static let tokenKindMask: UInt8 = 0b11
+    private static let upgradedFlag: UInt8 = 0b100
 }
 
 /// One distinct content of a renewal info, reduced to what projections use.

@@ -130,12 +130,43 @@ struct IndexStructureTests {
         }
     }
 
+    @Test("a transaction version keeps Apple's small numbers, a revocation percentage and its flags apart, and clamps what no App Store value reaches")
+    func compactVersionFields() {
+        var version = TransactionVersion()
+        #expect(version.offerType == -1 && version.commitmentPeriod == -1 && version.commitmentTotal == -1)
+        #expect(version.revocationPercentage == .absent && !version.isUpgraded && version.token == nil)
+        version.offerType = 4
+        version.commitmentPeriod = 12
+        version.commitmentTotal = 12
+        version.revocationPercentage = 100_000
+        version.isUpgraded = true
+        version.token = CustomerToken(kind: .text, bits: 7)
+        #expect(version.offerType == 4 && version.commitmentPeriod == 12 && version.commitmentTotal == 12)
+        #expect(version.revocationPercentage == 100_000 && version.isUpgraded)
+        #expect(version.token == CustomerToken(kind: .text, bits: 7))
+        version.token = nil
+        #expect(version.isUpgraded && version.token == nil)
+        version.isUpgraded = false
+        version.token = CustomerToken(kind: .uuid, bits: 1)
+        #expect(!version.isUpgraded && version.token?.kind == .uuid)
+        version.revocationPercentage = 0
+        #expect(version.revocationPercentage == 0)
+        version.revocationPercentage = .absent
+        #expect(version.revocationPercentage == .absent)
+        version.offerType = 1_000
+        version.commitmentTotal = -1_000
+        version.revocationPercentage = Int64(Int32.min)
+        #expect(version.offerType == Int32(Int8.max) && version.commitmentTotal == Int32(Int8.min))
+        #expect(version.revocationPercentage == Int64(Int32.min) + 1)
+    }
+
     /// A 10 M-event rebuild holds about 10 M transaction versions, 2.4 M timelines and tables
     /// of 16.8 M slots for notifications and transactions; a `UInt128` field would align the
     /// first two to 16 bytes again (160 and 96 bytes), and the slots took 24 bytes before.
+    /// Versions took 144 bytes before their small numbers were kept in bytes.
     @Test("a transaction version, a timeline, an optional customer token and a hash slot stay within the sizes a rebuild's memory is planned for")
     func compactLayouts() {
-        #expect(MemoryLayout<TransactionVersion>.stride <= 144)
+        #expect(MemoryLayout<TransactionVersion>.stride <= 128)
         #expect(MemoryLayout<Timeline>.stride <= 72)
         #expect(MemoryLayout<CustomerToken?>.stride <= 24)
         #expect(MemoryLayout<HashIndex.Entry>.stride == 16)
