@@ -8,7 +8,7 @@ public enum RebuildStrategy: String, Sendable, CaseIterable {
     /// starts over at every restart.
     case automatic = "auto"
     /// The whole log folded in memory on two cores, then written in key order: the fastest, with
-    /// memory in proportion to history (about 375 bytes an event at 10 M events).
+    /// memory in proportion to history (about 350 bytes an event at 10 M events).
     case inMemory = "in-memory"
     /// Folded into the new database a batch at a time, the way ingestion folds: memory bounded by
     /// a batch whatever the history, for several times the time.
