@@ -15,8 +15,8 @@ struct HashIndex: Sendable {
 
         init(key: UInt128, value: Int32) {
             precondition(key >> 96 == 0, "HashIndex keys have 96 bits")
-            low = UInt64(truncatingIfNeeded: key)
-            highWord = UInt32(truncatingIfNeeded: key >> 64)
+            low = key.low
+            highWord = UInt32(truncatingIfNeeded: key.high)
             flippedValue = value ^ Int32.min
         }
 
@@ -42,11 +42,11 @@ struct HashIndex: Sendable {
 
     /// Asks for the line where `key`'s probe starts, to be looked up a few steps later.
     func prefetch(_ key: UInt128) {
-        table.prefetch(UInt64(truncatingIfNeeded: key), UInt64(truncatingIfNeeded: key >> 64))
+        table.prefetch(key)
     }
 
     subscript(key: UInt128) -> Int32? {
-        let slot = table[find(key)]
+        let slot = table[table.find(key)]
         return slot.isEmpty ? nil : slot.value
     }
 
@@ -62,16 +62,11 @@ struct HashIndex: Sendable {
 
     private mutating func insert(_ key: UInt128, _ value: Int32, replacing: Bool) -> Int32? {
         precondition(value != Int32.min, "Int32.min cannot be stored in a HashIndex")
-        let slot = find(key)
+        let slot = table.find(key)
         let existing = table[slot]
         if !existing.isEmpty && !replacing { return existing.value }
         table.store(Entry(key: key, value: value), at: slot)
         return existing.isEmpty ? nil : existing.value
-    }
-
-    @inline(__always)
-    private func find(_ key: UInt128) -> Int {
-        table.find(UInt64(truncatingIfNeeded: key), UInt64(truncatingIfNeeded: key >> 64))
     }
 
     /// Every entry, in no particular order.
@@ -110,8 +105,8 @@ struct UUIDSet: Sendable {
         let high: UInt64
 
         init(_ uuid: UInt128) {
-            low = UInt64(truncatingIfNeeded: uuid)
-            high = UInt64(truncatingIfNeeded: uuid >> 64)
+            low = uuid.low
+            high = uuid.high
         }
 
         var isEmpty: Bool { low == 0 && high == 0 }
@@ -133,11 +128,11 @@ struct UUIDSet: Sendable {
     }
 
     func contains(_ uuid: UInt128) -> Bool {
-        uuid == 0 ? holdsNil : !table[find(uuid)].isEmpty
+        uuid == 0 ? holdsNil : !table[table.find(uuid)].isEmpty
     }
 
     func prefetch(_ uuid: UInt128) {
-        table.prefetch(UInt64(truncatingIfNeeded: uuid), UInt64(truncatingIfNeeded: uuid >> 64))
+        table.prefetch(uuid)
     }
 
     /// Adds `uuid`; returns whether it was new.
@@ -146,15 +141,10 @@ struct UUIDSet: Sendable {
             defer { holdsNil = true }
             return !holdsNil
         }
-        let slot = find(uuid)
+        let slot = table.find(uuid)
         guard table[slot].isEmpty else { return false }
         table.store(Entry(uuid), at: slot)
         return true
-    }
-
-    @inline(__always)
-    private func find(_ uuid: UInt128) -> Int {
-        table.find(UInt64(truncatingIfNeeded: uuid), UInt64(truncatingIfNeeded: uuid >> 64))
     }
 
     /// Every UUID, in no particular order.

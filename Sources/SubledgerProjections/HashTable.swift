@@ -14,7 +14,7 @@ protocol HashSlot: BitwiseCopyable {
 }
 
 extension HashSlot {
-    var key: UInt128 { UInt128(high) << 64 | UInt128(low) }
+    var key: UInt128 { UInt128(high: high, low: low) }
 
     @inline(__always)
     func holds(_ low: UInt64, _ high: UInt64) -> Bool { self.low == low && self.high == high }
@@ -76,14 +76,19 @@ struct HashTable<Slot: HashSlot>: Sendable {
         slotCount(capacity: capacity) * MemoryLayout<Slot>.stride
     }
 
-    /// Asks for the line where a key's probe starts, to be looked up a few steps later.
-    func prefetch(_ low: UInt64, _ high: UInt64) {
-        subledger_prefetch(slots.base + Self.home(low, high, mask: slots.count - 1))
+    /// Asks for the line where `key`'s probe starts, to be looked up a few steps later.
+    func prefetch(_ key: UInt128) {
+        subledger_prefetch(slots.base + Self.home(key.low, key.high, mask: slots.count - 1))
     }
 
-    /// The slot holding the key, or the empty slot where it would go.
+    /// The slot holding `key`, or the empty slot where it would go.
     @inline(__always)
-    func find(_ low: UInt64, _ high: UInt64) -> Int {
+    func find(_ key: UInt128) -> Int {
+        find(key.low, key.high)
+    }
+
+    @inline(__always)
+    private func find(_ low: UInt64, _ high: UInt64) -> Int {
         let base = slots.base
         let mask = slots.count - 1
         var slot = Self.home(low, high, mask: mask)
@@ -248,4 +253,13 @@ struct HashTable<Slot: HashSlot>: Sendable {
             return try body(&buffer)
         }
     }
+}
+
+extension UInt128 {
+    init(high: UInt64, low: UInt64) {
+        self = UInt128(high) << 64 | UInt128(low)
+    }
+
+    var low: UInt64 { UInt64(truncatingIfNeeded: self) }
+    var high: UInt64 { UInt64(truncatingIfNeeded: self >> 64) }
 }

@@ -80,12 +80,12 @@ struct CustomerToken: Hashable, Sendable {
 
     init(kind: Kind, bits: UInt128) {
         self.kind = kind
-        low = UInt64(truncatingIfNeeded: bits)
-        high = UInt64(truncatingIfNeeded: bits >> 64)
+        low = bits.low
+        high = bits.high
     }
 
     /// The UUID's bits, or the interned id of the lowercased text.
-    var bits: UInt128 { UInt128(high) << 64 | UInt128(low) }
+    var bits: UInt128 { UInt128(high: high, low: low) }
 }
 
 /// A notification's `notificationUUID`: as 128 bits, or (not a UUID) the interned text.
@@ -158,14 +158,14 @@ struct TransactionVersion: Hashable, Sendable {
     var token: CustomerToken? {
         get {
             CustomerToken.Kind(rawValue: flags & Self.tokenKindMask).map {
-                CustomerToken(kind: $0, bits: UInt128(tokenHigh) << 64 | UInt128(tokenLow))
+                CustomerToken(kind: $0, bits: UInt128(high: tokenHigh, low: tokenLow))
             }
         }
         set {
             flags = flags & ~Self.tokenKindMask | (newValue?.kind.rawValue ?? 0)
             let bits = newValue?.bits ?? 0
-            tokenLow = UInt64(truncatingIfNeeded: bits)
-            tokenHigh = UInt64(truncatingIfNeeded: bits >> 64)
+            tokenLow = bits.low
+            tokenHigh = bits.high
         }
     }
 
