@@ -18,14 +18,14 @@ public enum UTCCalendar {
     /// The month number (`year * 12 + month - 1`) containing `instant`.
     public static func month(containing instant: Int64) -> Int {
         let day = day(containing: instant)
-        let months = Months.table
-        if day >= 0, day < months.firstDay.last! {
+        let firstDays = monthFirstDays
+        if day >= 0, day < firstDays.last! {
             // The last month starting on or before `day`, from its estimate (4,800 months in
             // 146,097 days).
-            var month = min(Int(day * 4800 / 146_097), months.firstDay.count - 2)
-            while months.firstDay[month + 1] <= day { month += 1 }
-            while months.firstDay[month] > day { month -= 1 }
-            return Months.first + month
+            var month = min(Int(day * 4800 / 146_097), firstDays.count - 2)
+            while firstDays[month + 1] <= day { month += 1 }
+            while firstDays[month] > day { month -= 1 }
+            return firstTabledMonth + month
         }
         let date = UTCInstant.civilDate(ofDay: day)
         return date.year * 12 + date.month - 1
@@ -33,9 +33,8 @@ public enum UTCCalendar {
 
     /// The first millisecond of month number `month`.
     public static func start(ofMonth month: Int) -> Int64 {
-        let months = Months.table
-        let index = month - Months.first
-        if index >= 0, index < months.firstDay.count { return start(ofDay: months.firstDay[index]) }
+        let index = month - firstTabledMonth
+        if index >= 0, index < monthFirstDays.count { return start(ofDay: monthFirstDays[index]) }
         let year = UTCInstant.floorDivide(Int64(month), 12)
         return start(ofDay: UTCInstant.dayNumber(year: Int(year), month: month - Int(year) * 12 + 1, day: 1))
     }
@@ -43,18 +42,11 @@ public enum UTCCalendar {
     /// The first day of each month from January 1970 to 2299: summing a rebuild's rollups asks
     /// for the month of several instants per timeline, and the civil-date arithmetic (divisions)
     /// took a thirteenth of it.
-    private struct Months: Sendable {
-        static let first = 1970 * 12
-        static let table = Months()
-
-        let firstDay: [Int64]
-
-        private init() {
-            firstDay = (Self.first..<2300 * 12).map { month in
-                UTCInstant.dayNumber(year: month / 12, month: month % 12 + 1, day: 1)
-            }
-        }
+    private static let monthFirstDays: [Int64] = (firstTabledMonth..<2300 * 12).map { month in
+        UTCInstant.dayNumber(year: month / 12, month: month % 12 + 1, day: 1)
     }
+
+    private static let firstTabledMonth = 1970 * 12
 
     static func monthText(_ month: Int) -> String {
         let year = Int(UTCInstant.floorDivide(Int64(month), 12))
