@@ -122,7 +122,7 @@ extension Projection {
                 }
                 guard part < parts else { return }
                 var sum = RollupCells()
-                // Read where they lie, not copied out of the array (see `write`).
+                // Through a buffer, as `write` encodes them.
                 timelines.withUnsafeBufferPointer { timelines in
                     for index in (timelines.count * part / parts)..<(timelines.count * (part + 1) / parts) {
                         addRollups(of: timelines[index], to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)

@@ -270,8 +270,10 @@ struct ProjectionDatabase: Sendable {
         key.reserveCapacity(64)
         var value: [UInt8] = []
         value.reserveCapacity(4096)
-        // Through a buffer, so that each timeline is read where it lies: an array's subscript
-        // copies it, retaining and releasing its three arrays.
+        // Through a buffer: through the array's subscript, here and in the sum, the write phase
+        // of a 10 M-event rebuild took about 0.5 s longer. Each call still copies the timeline it
+        // is given (retaining its three arrays), as Swift copies a value borrowed from memory it
+        // cannot prove unchanged into a call with side effects (docs/projections.md).
         try projection.timelines.withUnsafeBufferPointer { timelines in
             try database.appendInChunks(timelineOrder.count, to: database.timelines) { range, appender in
                 for index in timelineOrder[range] {
