@@ -7,8 +7,8 @@ import SubledgerProjections
 
 /// A large ledger with a real ledger's mix of lifecycles, made in minutes: the event log of an
 /// ingested simulation (the base) written `tiles` times into a new data directory, each tile
-/// with its own identifiers (`TileIdentifiers`) and the base's times, so a report over the same
-/// months sees `tiles` times the customers, as a larger app would.
+/// with its own identifiers and its instants a few seconds later (`Tile`), so a report over the
+/// same months sees `tiles` times the customers, as a larger app would.
 ///
 /// Signatures are not made again: every tile's events point at the base's evidence (copied
 /// once), so `history --raw` of a tiled customer shows the base customer's signed message. The
@@ -46,19 +46,19 @@ struct ScaleFixture {
 
         let events = try readBase()
         guard !events.isEmpty else { throw FixtureError.emptyBase(base) }
-        let stride = TileIdentifiers.stride(above: largestNumber(in: events))
-        let identifiers = try (1...tiles).map { tile throws(FixtureError) in try TileIdentifiers(tile: tile, stride: stride) }
-        fputs("fixture: \(grouped(events.count)) base events, \(tiles) tile\(tiles == 1 ? "" : "s"), numeric ids shifted by multiples of \(stride)\n", stderr)
+        let stride = Tile.stride(above: largestNumber(in: events))
+        let allTiles = try (1...tiles).map { tile throws(FixtureError) in try Tile(tile: tile, stride: stride) }
+        fputs("fixture: \(grouped(events.count)) base events, \(tiles) tile\(tiles == 1 ? "" : "s"), numeric ids shifted by multiples of \(stride), instants by 1 s a tile\n", stderr)
 
         let writer = try LogWriter(directory: partial + "/log")
         var written = 0
         var records: [LogRecord] = []
         records.reserveCapacity(Self.batch)
-        for tile in identifiers {
+        for tile in allTiles {
             for (recordedAt, original) in events {
                 var event = original
                 tile.remap(&event)
-                records.append(EventRecord.logRecord(for: event, recordedAtMillis: recordedAt))
+                records.append(EventRecord.logRecord(for: event, recordedAtMillis: tile.shifted(recordedAt)))
                 if records.count == Self.batch {
                     _ = try writer.append(records)
                     written += records.count
@@ -76,7 +76,7 @@ struct ScaleFixture {
         for item in ["config.json", "roots", "catalog.json", "evidence"] where exists(base + "/" + item) {
             try copy(base + "/" + item, to: partial + "/" + item)
         }
-        if let sample { writeFile(sample, Array(lookupIds(events, identifiers).joined(separator: "\n").utf8) + [0x0A]) }
+        if let sample { writeFile(sample, Array(lookupIds(events, allTiles).joined(separator: "\n").utf8) + [0x0A]) }
         guard rename(partial, out) == 0 else { throw FixtureError.io("cannot rename \(partial) to \(out): \(String(cString: strerror(errno)))") }
         return Summary(baseEvents: events.count, events: written, stride: stride, seconds: now() - started)
     }
@@ -98,25 +98,25 @@ struct ScaleFixture {
     /// even steps through all tiles' subscriptions. Only subscriptions that had begun when they
     /// were recorded: a simulation runs ahead of the clock, and a look-up as of now does not
     /// find a customer whose first purchase is still to come.
-    private func lookupIds(_ events: [(recordedAt: Int64, event: Event)], _ identifiers: [TileIdentifiers]) -> [String] {
+    private func lookupIds(_ events: [(recordedAt: Int64, event: Event)], _ tiles: [Tile]) -> [String] {
         var seen: Set<String> = []
         var originals: [String] = []
         for (recordedAt, event) in events {
             guard let id = event.transaction?.originalTransactionId, seen.insert(id).inserted else { continue }
             if event.effectiveAt <= recordedAt { originals.append(id) }
         }
-        let total = originals.count * identifiers.count
+        let total = originals.count * tiles.count
         let count = min(Self.sampleSize, total)
         return (0..<count).map { pick in
             let index = pick * total / count
-            return identifiers[index / originals.count].identifier(originals[index % originals.count])
+            return tiles[index / originals.count].identifier(originals[index % originals.count])
         }
     }
 
     private func largestNumber(in events: [(recordedAt: Int64, event: Event)]) -> UInt64 {
         var largest: UInt64 = 0
         func note(_ text: String?) {
-            if let text, let value = TileIdentifiers.number(text) { largest = max(largest, value) }
+            if let text, let value = Tile.number(text) { largest = max(largest, value) }
         }
         for (_, event) in events {
             note(event.transaction?.transactionId)

@@ -1,9 +1,11 @@
 import SubledgerEvents
 
-/// The identifiers of one tile of a scale fixture: every id that names a customer, a
-/// subscription, a transaction or a notification is rewritten so that tiles never share one,
-/// deterministically, keeping its shape (the projections store canonical decimals as numbers
-/// and UUIDs as 128 bits, so a tile must cost what the original costs):
+/// One tile of a scale fixture: the base's events under other identifiers, a few seconds later.
+///
+/// Every id that names a customer, a subscription, a transaction or a notification is rewritten
+/// so that tiles never share one, deterministically, keeping its shape (the projections store
+/// canonical decimals as numbers and UUIDs as 128 bits, so a tile must cost what the original
+/// costs):
 ///
 /// - canonical decimals: `id + tile × stride`, where `stride` is a power of ten above every
 ///   numeric id of the base, so tiles occupy disjoint ranges;
@@ -11,9 +13,15 @@ import SubledgerEvents
 ///   tiles could only collide on UUIDs equal in their other 96 bits, which random UUIDs are not;
 /// - anything else: `-t<tile>` appended.
 ///
+/// Every instant (the signed dates and when the event was recorded) moves `tile` seconds later.
+/// In a real ledger no two customers' changes fall on the same millisecond, and the rollups keep
+/// a cell per instant at which what is active changes: tiles sharing the base's instants would
+/// share those cells and hide what they cost. Seconds move few events across a day, and none
+/// across a month but those within a minute of its end.
+///
 /// Tiles count from 1, so the base's own identifiers (tile 0) stay free: a fresh simulation
 /// posted into a fixture names customers no tile has.
-struct TileIdentifiers {
+struct Tile {
     let tile: UInt64
     let stride: UInt64
 
@@ -49,23 +57,43 @@ struct TileIdentifiers {
         return value
     }
 
+    /// How much later than the base's this tile's instants are, in milliseconds.
+    var shift: Int64 { Int64(tile) * 1_000 }
+
     func remap(_ event: inout Event) {
         event.notificationUUID = event.notificationUUID.map(identifier)
+        event.effectiveAt += shift
         if var transaction = event.transaction {
             transaction.transactionId = transaction.transactionId.map(identifier)
             transaction.originalTransactionId = transaction.originalTransactionId.map(identifier)
             transaction.webOrderLineItemId = transaction.webOrderLineItemId.map(identifier)
             transaction.appAccountToken = transaction.appAccountToken.map(identifier)
+            transaction.purchaseDate = transaction.purchaseDate.map(shifted)
+            transaction.originalPurchaseDate = transaction.originalPurchaseDate.map(shifted)
+            transaction.expiresDate = transaction.expiresDate.map(shifted)
+            transaction.signedDate = transaction.signedDate.map(shifted)
+            transaction.revocationDate = transaction.revocationDate.map(shifted)
+            if let expires = transaction.commitment?.commitmentExpiresDate { transaction.commitment?.commitmentExpiresDate = shifted(expires) }
             event.transaction = transaction
         }
         if var renewal = event.renewal {
             renewal.originalTransactionId = renewal.originalTransactionId.map(identifier)
+            renewal.gracePeriodExpiresDate = renewal.gracePeriodExpiresDate.map(shifted)
+            renewal.signedDate = renewal.signedDate.map(shifted)
+            renewal.renewalDate = renewal.renewalDate.map(shifted)
+            renewal.recentSubscriptionStartDate = renewal.recentSubscriptionStartDate.map(shifted)
+            if let renews = renewal.commitment?.commitmentRenewalDate { renewal.commitment?.commitmentRenewalDate = shifted(renews) }
             event.renewal = renewal
         }
         if var token = event.externalPurchaseToken {
             token.externalPurchaseId = token.externalPurchaseId.map(identifier)
+            token.tokenCreationDate = token.tokenCreationDate.map(shifted)
             event.externalPurchaseToken = token
         }
+    }
+
+    func shifted(_ instant: Int64) -> Int64 {
+        instant + shift
     }
 
     func identifier(_ text: String) -> String {
