@@ -342,4 +342,48 @@ struct TimelineCodecTests {
         }
         #expect(blocks == 8)
     }
+
+    @Test("activity changes at instants, once finished, are the sums a rollup table keeps: one per key, in key order, none zero, values intact")
+    func activityInstantsSumAsCellsDo() {
+        var rng = SeededGenerator(state: 77)
+        var instants = ActivityInstants()
+        var cells = RollupCells()
+        // Few keys, so that many changes share one; negative instants and environments, currencies
+        // and instants that differ only in their highest or lowest bits.
+        let moments: [Int64] = [-86_400_000, -1, 0, 1, 1_767_225_600_000, 1_767_225_600_001, Int64(1) << 40]
+        for _ in 0..<5_000 {
+            var values = RollupValues()
+            values[ActivityField.twelfths] = Int64.random(in: -50_000...50_000, using: &rng)
+            values[ActivityField.committedRevenueRemaining] = Int64.random(in: -3...3, using: &rng) * 1_000_000_000_000
+            values[ActivityField.subscriptions] = Int64.random(in: -1...1, using: &rng)
+            values[ActivityField.trials] = Int64.random(in: -1...1, using: &rng)
+            values[ActivityField.commitments] = Int64.random(in: -1...1, using: &rng)
+            values[ActivityField.paidEntitled] = Int64.random(in: -1...1, using: &rng)
+            let instant = moments.randomElement(using: &rng)!
+            let currency = [UInt32(1), 2, 0x8000_0000].randomElement(using: &rng)!
+            let environment = [UInt32(1), 0x8000_0001].randomElement(using: &rng)!
+            instants.add(values, at: instant, currency: currency, environment: environment)
+            cells.add(values, at: RollupKey(family: .activity, environment: environment, granularity: .instant, bucket: instant, currency: currency), sign: 1)
+            // Taken back at once now and then, so that some keys sum to zero.
+            if Int.random(in: 0..<40, using: &rng) == 0 {
+                var back = RollupValues()
+                back.add(values, sign: -1)
+                instants.add(back, at: instant, currency: currency, environment: environment)
+                cells.add(back, at: RollupKey(family: .activity, environment: environment, granularity: .instant, bucket: instant, currency: currency), sign: 1)
+            }
+        }
+        // A key whose changes cancel is no cell.
+        var gained = RollupValues()
+        gained[ActivityField.subscriptions] = 1
+        var lost = RollupValues()
+        lost[ActivityField.subscriptions] = -1
+        instants.add(gained, at: 42, currency: 9, environment: 1)
+        instants.add(lost, at: 42, currency: 9, environment: 1)
+        instants.finish()
+        #expect(!instants.changes.contains { $0.rollupKey.bucket == 42 })
+        let expected = cells.sorted()
+        #expect(expected.count > 20)
+        #expect(instants.changes.map(\.rollupKey) == expected.map(\.key))
+        #expect(instants.changes.map(\.values) == expected.map(\.values))
+    }
 }

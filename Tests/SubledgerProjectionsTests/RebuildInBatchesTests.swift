@@ -18,10 +18,11 @@ struct RebuildInBatchesTests {
             #expect(summary.method == .inMemory)
             let inMemory = try ProjectionStore(directory: data.projections, logDirectory: data.log)
             #expect(inMemory.opening == .loaded)
-            // Small batches, so that most timelines are loaded, changed and written back many times.
+            // Small batches, so that most timelines are loaded, changed and written back many times,
+            // and few activity changes held, so that they are added to the stored rows many times.
             let batchedSummary = try ProjectionStore.buildInBatches(
                 directory: data.path + "/batched", logDirectory: data.log, settings: RollupSettings(), records: events.count,
-                batchRecords: 97, observer: nil
+                batchRecords: 97, instantsHeld: 50, observer: nil
             ).summary
             #expect(batchedSummary.events == events.count)
             #expect(batchedSummary.method == .batched(shortOf: nil))
@@ -68,9 +69,11 @@ struct RebuildInBatchesTests {
             #expect(try got.churn(from: from, to: to, by: granularity, scope: scope) == expected.churn(from: from, to: to, by: granularity, scope: scope))
         }
         let months = UTCMonth(containing: workload.start.start).number...UTCMonth(containing: workload.end.start).number
-        for month in months {
-            let instant = UTCMonth(number: month).start + 9 * 86_400_000
-            #expect(try got.mrr(at: instant, scope: scope) == expected.mrr(at: instant, scope: scope))
+        // At each day's start, and inside each day, which reads the changes at single instants.
+        for day in workload.start.number..<workload.end.number {
+            for instant in [UTCDay(number: day).start, UTCDay(number: day).start + 47_123_456] {
+                #expect(try got.mrr(at: instant, scope: scope) == expected.mrr(at: instant, scope: scope))
+            }
         }
         let (first, last) = (UTCMonth(number: months.lowerBound), UTCMonth(number: months.upperBound))
         #expect(try got.cohorts(from: first, to: last, now: workload.end.start, scope: scope)

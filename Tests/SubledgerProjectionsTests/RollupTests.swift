@@ -298,18 +298,23 @@ struct RollupTests {
         cuts = [0] + cuts.sorted() + [projection.timelines.count]
         var runs: [RollupRun] = []
         for (start, end) in zip(cuts, cuts.dropFirst()) {
-            var cells = RollupCells()
+            var share = RollupShare()
             for timeline in projection.timelines[start..<end] {
-                projection.addRollups(of: timeline, to: &cells, smallBusiness: false, catalog: nil)
+                projection.addRollups(of: timeline, to: &share, smallBusiness: false, catalog: nil)
             }
-            runs.append(RollupRun(cells))
+            #expect(end == start || share.instants.count > 0)
+            runs.append(RollupRun(share))
         }
-        // A timeline added to one run and taken back in another.
-        var added = RollupCells()
-        var takenBack = RollupCells()
-        added.add(projection.rollupContribution(of: projection.timelines[0], smallBusiness: false, catalog: nil))
-        takenBack.add(projection.rollupContribution(of: projection.timelines[0], smallBusiness: false, catalog: nil), sign: -1)
-        runs += [RollupRun(added), RollupRun(takenBack)]
+        // A timeline added to one run and taken back in another: as cells, and as instants.
+        var added = RollupShare()
+        var takenBack = RollupShare()
+        added.cells.add(projection.rollupContribution(of: projection.timelines[0], smallBusiness: false, catalog: nil))
+        takenBack.cells.add(projection.rollupContribution(of: projection.timelines[0], smallBusiness: false, catalog: nil), sign: -1)
+        var addedAsInstants = RollupShare()
+        var takenBackAsInstants = TakingBack()
+        projection.addRollups(of: projection.timelines[1], to: &addedAsInstants, smallBusiness: false, catalog: nil)
+        projection.addRollups(of: projection.timelines[1], to: &takenBackAsInstants, smallBusiness: false, catalog: nil)
+        runs += [RollupRun(added), RollupRun(takenBack), RollupRun(addedAsInstants), RollupRun(takenBackAsInstants.share)]
 
         var merged: [(key: RollupKey, values: RollupValues)] = []
         RollupRun.forEachMerged(runs) { merged.append(($0, $1)) }
@@ -317,5 +322,24 @@ struct RollupTests {
         #expect(whole.count > 100)
         #expect(merged.map(\.key) == whole.map(\.key))
         #expect(merged.map(\.values) == whole.map(\.values))
+    }
+}
+
+/// A rebuild's share of the rollups with every value negated: a timeline taken back.
+private struct TakingBack: RollupSink {
+    var share = RollupShare()
+
+    mutating func add(_ values: RollupValues, at key: RollupKey) {
+        share.add(negated(values), at: key)
+    }
+
+    mutating func addActivityChange(_ values: RollupValues, at instant: Int64, currency: UInt32, environment: UInt32) {
+        share.addActivityChange(negated(values), at: instant, currency: currency, environment: environment)
+    }
+
+    private func negated(_ values: RollupValues) -> RollupValues {
+        var negated = RollupValues()
+        negated.add(values, sign: -1)
+        return negated
     }
 }

@@ -26,7 +26,8 @@ extension RollupSink {
         }
     }
 
-    private mutating func addActivityChange(_ values: RollupValues, at instant: Int64, currency: UInt32, environment: UInt32) {
+    /// The month and day cells of an activity change at `instant` (see `addActivity`).
+    mutating func addActivityPeriods(_ values: RollupValues, at instant: Int64, currency: UInt32, environment: UInt32) {
         let before = instant - 1
         var key = RollupKey(
             family: .activity, environment: environment, granularity: .month, bucket: Int64(UTCCalendar.month(containing: before)),
@@ -35,8 +36,10 @@ extension RollupSink {
         key.granularity = .day
         key.bucket = UTCCalendar.day(containing: before)
         add(values, at: key)
-        key.granularity = .instant
-        key.bucket = instant
-        add(values, at: key)
+    }
+
+    mutating func addActivityChange(_ values: RollupValues, at instant: Int64, currency: UInt32, environment: UInt32) {
+        addActivityPeriods(values, at: instant, currency: currency, environment: environment)
+        add(values, at: RollupKey(family: .activity, environment: environment, granularity: .instant, bucket: instant, currency: currency))
     }
 }

@@ -4,6 +4,10 @@
 protocol RollupSink {
     /// Adds `values` to the cell at `key`.
     mutating func add(_ values: RollupValues, at key: RollupKey)
+
+    /// Adds an activity change at `instant` to its month, day and instant cells (by default
+    /// through `add(_:at:)`).
+    mutating func addActivityChange(_ values: RollupValues, at instant: Int64, currency: UInt32, environment: UInt32)
 }
 
 extension RollupContribution: RollupSink {}
@@ -23,5 +27,21 @@ extension RollupCells {
         mutating func add(_ values: RollupValues, at key: RollupKey) {
             cells.add(values, at: key, sign: -1)
         }
+    }
+}
+
+/// One core's share of a rebuild's rollups: the cells, but the activity changes at single
+/// instants, nearly one cell each, kept apart in compact form (`ActivityInstants`).
+struct RollupShare: RollupSink, Sendable {
+    var cells = RollupCells()
+    var instants = ActivityInstants()
+
+    mutating func add(_ values: RollupValues, at key: RollupKey) {
+        cells.add(values, at: key, sign: 1)
+    }
+
+    mutating func addActivityChange(_ values: RollupValues, at instant: Int64, currency: UInt32, environment: UInt32) {
+        addActivityPeriods(values, at: instant, currency: currency, environment: environment)
+        instants.add(values, at: instant, currency: currency, environment: environment)
     }
 }

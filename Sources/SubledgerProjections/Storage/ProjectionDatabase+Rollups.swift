@@ -24,20 +24,28 @@ extension ProjectionDatabase {
     /// Adds `cells` to the stored rows, dropping rows that reach zero.
     func add(_ cells: RollupCells, _ txn: borrowing LMDBWriteTransaction) throws {
         var encoded: [UInt8] = []
-        try cells.forEachSorted { key, values in
-            var sum = values
-            try key.withUnsafeBytes { keyBytes in
-                if let stored = try txn.withValue(forKey: keyBytes, in: rollups, { RollupValues(bytes: $0) }) {
-                    guard let stored else { throw SnapshotDamage("a rollup row of the wrong size") }
-                    sum.add(stored)
-                }
-                if sum.isZero {
-                    _ = try txn.delete(key: keyBytes, in: rollups)
-                } else {
-                    encoded.removeAll(keepingCapacity: true)
-                    sum.write(into: &encoded)
-                    try txn.put(key: keyBytes, value: encoded, in: rollups)
-                }
+        try cells.forEachSorted { key, values in try add(values, at: key, encoded: &encoded, txn) }
+    }
+
+    /// Adds the (finished) `instants` to the stored rows, dropping rows that reach zero.
+    func add(_ instants: ActivityInstants, _ txn: borrowing LMDBWriteTransaction) throws {
+        var encoded: [UInt8] = []
+        for change in instants.changes { try add(change.values, at: change.rollupKey, encoded: &encoded, txn) }
+    }
+
+    private func add(_ values: RollupValues, at key: RollupKey, encoded: inout [UInt8], _ txn: borrowing LMDBWriteTransaction) throws {
+        var sum = values
+        try key.withUnsafeBytes { keyBytes in
+            if let stored = try txn.withValue(forKey: keyBytes, in: rollups, { RollupValues(bytes: $0) }) {
+                guard let stored else { throw SnapshotDamage("a rollup row of the wrong size") }
+                sum.add(stored)
+            }
+            if sum.isZero {
+                _ = try txn.delete(key: keyBytes, in: rollups)
+            } else {
+                encoded.removeAll(keepingCapacity: true)
+                sum.write(into: &encoded)
+                try txn.put(key: keyBytes, value: encoded, in: rollups)
             }
         }
     }
@@ -45,32 +53,50 @@ extension ProjectionDatabase {
     /// Sums the rollup cells of every stored timeline and writes them into the empty `rollups`
     /// database: a rebuild in batches folds timelines only and adds each one's cells once, here,
     /// rather than taking them back and adding them again in every batch that touches it. It
-    /// holds the cells (days × currencies × products, not events) and one chunk of timelines.
-    func writeRollupsOfStoredTimelines(strings: StringTable, environments: [UInt32], settings: RollupSettings) throws {
+    /// holds the cells of days and months (days × currencies × products, not events), one chunk
+    /// of timelines, and at most about `instantsHeld` activity changes at single instants, which
+    /// are as many as the changes of entitlement: when it holds that many, it sums them and adds
+    /// them to the stored rows.
+    func writeRollupsOfStoredTimelines(
+        strings: StringTable, environments: [UInt32], settings: RollupSettings, instantsHeld: Int = instantsHeld
+    ) throws {
         let projection = Projection(strings: strings, timelines: [], environments: environments)
         var chunk: [Timeline] = []
         chunk.reserveCapacity(Self.rollupChunk)
         // Each core sums its share of a chunk into a table of its own, which this thread then
         // adds to the one sum: a sum per core kept across chunks would hold every cell once per core.
         var sum = RollupCells()
-        func sumChunk() {
-            for share in projection.rollupShares(of: chunk, settings, parts: min(4, Processors.online), { $0 }) { sum.add(share) }
-            chunk.removeAll(keepingCapacity: true)
+        var instants = ActivityInstants()
+        func addInstants() throws {
+            instants.finish()
+            try environment.write { try add(instants, $0) }
+            instants.removeAll()
         }
-        try environment.read { txn in
-            try forEachTimeline(txn, table: strings) { timeline in
-                chunk.append(timeline)
-                if chunk.count == Self.rollupChunk { sumChunk() }
+        func sumChunk() throws {
+            for share in projection.rollupShares(of: chunk, settings, parts: min(4, Processors.online), { $0 }) {
+                sum.add(share.cells)
+                instants.add(contentsOf: share.instants)
             }
+            chunk.removeAll(keepingCapacity: true)
+            if instants.count >= instantsHeld { try addInstants() }
         }
-        sumChunk()
-        let run = RollupRun(sum)
-        try environment.write { try append([run], $0) }
+        // A read transaction per chunk: adding instants writes, and not inside a read.
+        var next: [UInt8]?
+        repeat {
+            next = try timelines(from: next, count: Self.rollupChunk, table: strings, into: &chunk)
+            try sumChunk()
+        } while next != nil
+        try addInstants()
+        try environment.write { try add(sum, $0) }
     }
 
     /// Timelines decoded and summed at a time while summing stored timelines' rollups: what the
     /// cores' own tables hold stays a few MB.
     static let rollupChunk = 2048
+
+    /// Activity changes at single instants a rebuild in batches holds before adding them to the
+    /// stored rows: 48 MB.
+    static let instantsHeld = 1 << 20
 
     /// Writes the sum of `runs` into the empty `rollups` database in key order.
     func append(_ runs: [RollupRun], _ txn: borrowing LMDBWriteTransaction) throws {
@@ -111,7 +137,7 @@ extension Projection {
     /// cannot start, the others take its shares).
     func rollupShares<Share: Sendable>(
         of timelines: [Timeline], _ settings: RollupSettings, parts: Int,
-        _ finish: @escaping @Sendable (RollupCells) -> Share
+        _ finish: @escaping @Sendable (RollupShare) -> Share
     ) -> [Share] {
         let shares = Lock((next: 0, done: [Share?](repeating: nil, count: parts)))
         let sumShares: @Sendable () -> Void = {
@@ -121,7 +147,7 @@ extension Projection {
                     return state.next
                 }
                 guard part < parts else { return }
-                var sum = RollupCells()
+                var sum = RollupShare()
                 // Through a buffer, as `write` encodes them.
                 timelines.withUnsafeBufferPointer { timelines in
                     for index in (timelines.count * part / parts)..<(timelines.count * (part + 1) / parts) {

@@ -159,12 +159,9 @@ struct ProjectionDatabase: Sendable {
         _ txn: borrowing LMDBTransaction<A>, table: StringTable, environment: UInt32? = nil, _ visit: (Timeline) throws -> Void
     ) throws {
         let body = { (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> Bool in
-            var keyReader = SnapshotReader(key)
-            let timelineKey = try table.decodeTimelineKey(&keyReader)
-            guard keyReader.isAtEnd else { throw SnapshotDamage("a bad timeline key") }
-            if let environment, timelineKey.environment != environment { return false }
-            var reader = SnapshotReader(value)
-            try visit(try TimelineCodec.decode(&reader, key: timelineKey))
+            let timeline = try Self.timeline(key: key, value: value, table: table)
+            if let environment, timeline.key.environment != environment { return false }
+            try visit(timeline)
             return true
         }
         if let environment {
@@ -172,6 +169,37 @@ struct ProjectionDatabase: Sendable {
         } else {
             try txn.forEach(in: timelines, while: body)
         }
+    }
+
+    /// Decodes up to `count` timelines into `chunk`, in key order from the key `start` (the first
+    /// when nil), in a read transaction of their own; returns the key of the next timeline, nil
+    /// after the last.
+    func timelines(from start: [UInt8]?, count: Int, table: StringTable, into chunk: inout [Timeline]) throws -> [UInt8]? {
+        var next: [UInt8]?
+        try environment.read { txn in
+            let body = { (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> Bool in
+                guard chunk.count < count else {
+                    next = Array(key)
+                    return false
+                }
+                chunk.append(try Self.timeline(key: key, value: value, table: table))
+                return true
+            }
+            if let start {
+                try txn.forEach(in: timelines, from: start, while: body)
+            } else {
+                try txn.forEach(in: timelines, while: body)
+            }
+        }
+        return next
+    }
+
+    private static func timeline(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, table: StringTable) throws -> Timeline {
+        var keyReader = SnapshotReader(key)
+        let timelineKey = try table.decodeTimelineKey(&keyReader)
+        guard keyReader.isAtEnd else { throw SnapshotDamage("a bad timeline key") }
+        var reader = SnapshotReader(value)
+        return try TimelineCodec.decode(&reader, key: timelineKey)
     }
 
     // MARK: - Values of the index databases

@@ -278,10 +278,11 @@ public final class ProjectionStore {
 
     /// Folds the whole log into a new, empty database batch by batch, as ingestion folds
     /// (`catchUp`), and switches to it: what such a rebuild holds in memory is one batch's
-    /// records and timelines, whatever the history.
+    /// records and timelines, whatever the history, and at most `instantsHeld` activity changes
+    /// (`ProjectionDatabase.writeRollupsOfStoredTimelines`).
     static func buildInBatches(
         directory: String, logDirectory: String, settings: RollupSettings, records: Int, batchRecords: Int,
-        method: RebuildMethod = .batched(shortOf: nil), since start: ContinuousClock.Instant = .now, observer: RebuildObserver?
+        instantsHeld: Int = ProjectionDatabase.instantsHeld, method: RebuildMethod = .batched(shortOf: nil), since start: ContinuousClock.Instant = .now, observer: RebuildObserver?
     ) throws(ProjectionError) -> (opened: OpenedDatabase, summary: RebuildSummary) {
         let clock = ContinuousClock()
         var folded = start
@@ -311,7 +312,8 @@ public final class ProjectionStore {
                     events = building.eventsFolded
                     observer?(.summingRollups(timelines: try building.reader.summary().timelines))
                     try building.database.writeRollupsOfStoredTimelines(
-                        strings: building.strings, environments: building.header.environments, settings: settings)
+                        strings: building.strings, environments: building.header.environments, settings: settings,
+                        instantsHeld: instantsHeld)
                     folded = clock.now
                     observer?(.compacting)
                     try building.database.environment.copy(to: path, compact: true)
