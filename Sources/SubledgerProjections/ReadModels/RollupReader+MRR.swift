@@ -51,7 +51,7 @@ extension RollupReader {
         let (instants, sign): (RollupRange, Int64) =
             fromEnd
             ? (.buckets(from: instant + 1, through: dayEnd, of: .activity, environment: environment, granularity: .instant), -1)
-            : (.buckets(from: dayStart + 1, through: instant, of: .activity, environment: environment, granularity: .instant), -1)
+            : (.buckets(from: dayStart + 1, through: instant, of: .activity, environment: environment, granularity: .instant), 1)
         try source.forEach(in: instants) { key, values in sums[key.currency, default: RollupValues()].add(values, sign: sign) }
         return sums
     }
