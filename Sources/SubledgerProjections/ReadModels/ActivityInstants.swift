@@ -57,18 +57,34 @@ struct ActivityInstants: Sendable {
 
     init() {}
 
+    /// Room for the changes of `timelines` timelines, about three each once consecutive ones
+    /// are netted (room never written is never faulted in), so that the array does not grow
+    /// by copying into fresh pages.
+    init(timelines: Int) {
+        changes.reserveCapacity(timelines * 4)
+    }
+
     var count: Int { changes.count }
 
     /// Adds `values`, an activity cell's, at `instant`. The counts are one timeline's (0 or ±1),
     /// and sums of them stay far inside 32 bits.
+    ///
+    /// A change at the key of the last one is summed into it (and both dropped if they cancel):
+    /// a timeline's segments come in order, and one usually starts where the one before ended,
+    /// a renewal at the same price cancelling out.
     mutating func add(_ values: RollupValues, at instant: Int64, currency: UInt32, environment: UInt32) {
-        changes.append(
-            Change(
-                key: UInt128(environment) << 96 | UInt128(UInt64(bitPattern: instant) ^ Self.signBit) << 32 | UInt128(currency),
-                twelfths: values[ActivityField.twelfths],
-                committedRevenueRemaining: values[ActivityField.committedRevenueRemaining],
-                subscriptions: Int32(values[ActivityField.subscriptions]), trials: Int32(values[ActivityField.trials]),
-                commitments: Int32(values[ActivityField.commitments]), paidEntitled: Int32(values[ActivityField.paidEntitled])))
+        let change = Change(
+            key: UInt128(environment) << 96 | UInt128(UInt64(bitPattern: instant) ^ Self.signBit) << 32 | UInt128(currency),
+            twelfths: values[ActivityField.twelfths],
+            committedRevenueRemaining: values[ActivityField.committedRevenueRemaining],
+            subscriptions: Int32(values[ActivityField.subscriptions]), trials: Int32(values[ActivityField.trials]),
+            commitments: Int32(values[ActivityField.commitments]), paidEntitled: Int32(values[ActivityField.paidEntitled]))
+        guard let last = changes.last, last.key == change.key else {
+            changes.append(change)
+            return
+        }
+        changes[changes.count - 1].add(change)
+        if changes[changes.count - 1].isZero { changes.removeLast() }
     }
 
     mutating func add(contentsOf other: ActivityInstants) {

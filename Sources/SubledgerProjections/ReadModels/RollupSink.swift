@@ -34,7 +34,12 @@ extension RollupCells {
 /// instants, nearly one cell each, kept apart in compact form (`ActivityInstants`).
 struct RollupShare: RollupSink, Sendable {
     var cells = RollupCells()
-    var instants = ActivityInstants()
+    var instants: ActivityInstants
+
+    /// A share of `timelines` timelines' cells (the number sizes the room for instants).
+    init(timelines: Int = 0) {
+        instants = ActivityInstants(timelines: timelines)
+    }
 
     mutating func add(_ values: RollupValues, at key: RollupKey) {
         cells.add(values, at: key, sign: 1)

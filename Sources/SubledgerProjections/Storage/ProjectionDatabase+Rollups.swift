@@ -147,15 +147,16 @@ extension Projection {
                     return state.next
                 }
                 guard part < parts else { return }
-                var sum = RollupShare()
+                let share = (timelines.count * part / parts)..<(timelines.count * (part + 1) / parts)
+                var sum = RollupShare(timelines: share.count)
                 // Through a buffer, as `write` encodes them.
                 timelines.withUnsafeBufferPointer { timelines in
-                    for index in (timelines.count * part / parts)..<(timelines.count * (part + 1) / parts) {
+                    for index in share {
                         addRollups(of: timelines[index], to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
                     }
                 }
-                let share = finish(sum)
-                shares.withLock { $0.done[part] = share }
+                let finished = finish(sum)
+                shares.withLock { $0.done[part] = finished }
             }
         }
         let helpers = (1..<max(1, min(parts, Processors.online))).compactMap {
