@@ -317,7 +317,8 @@ struct RollupTests {
         runs += [RollupRun(added), RollupRun(takenBack), RollupRun(addedAsInstants), RollupRun(takenBackAsInstants.share)]
 
         var merged: [(key: RollupKey, values: RollupValues)] = []
-        RollupRun.forEachMerged(runs) { merged.append(($0, $1)) }
+        var merge = RollupRun.Merge(runs)
+        while let cell = merge.next() { merged.append(cell) }
         let whole = projection.rollups(RollupSettings()).sorted()
         #expect(whole.count > 100)
         #expect(merged.map(\.key) == whole.map(\.key))

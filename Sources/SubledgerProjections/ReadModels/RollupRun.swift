@@ -15,36 +15,51 @@ struct RollupRun: Sendable {
         self.instants = instants
     }
 
-    /// Calls `body` with the sum of `runs`, cell by cell in key order, leaving out cells that sum
-    /// to zero.
-    static func forEachMerged(_ runs: [RollupRun], _ body: (RollupKey, RollupValues) throws -> Void) rethrows {
-        // Two sorted sequences a run: its cells, then its instants.
-        var heads = [Int](repeating: 0, count: runs.count * 2)
-        func head(_ sequence: Int) -> (key: RollupKey, values: RollupValues)? {
+    /// The sum of some runs, cell by cell in key order, leaving out cells that sum to zero.
+    ///
+    /// A value, so that a write that starts over (a transaction run again once the map has
+    /// grown) can take it up from a copy made before.
+    struct Merge: IteratorProtocol {
+        private let runs: [RollupRun]
+        /// Two sorted sequences a run, its cells and then its instants: the position in each,
+        /// and the key there (nil past the end).
+        private var heads: [Int]
+        private var keys: [RollupKey?]
+
+        init(_ runs: [RollupRun]) {
+            self.runs = runs
+            heads = [Int](repeating: 0, count: runs.count * 2)
+            keys = []
+            keys = heads.indices.map(key)
+        }
+
+        mutating func next() -> (key: RollupKey, values: RollupValues)? {
+            while true {
+                var least: RollupKey?
+                for case let key? in keys where least.map({ key < $0 }) ?? true { least = key }
+                guard let key = least else { return nil }
+                var sum = RollupValues()
+                for sequence in keys.indices where keys[sequence] == key {
+                    let run = runs[sequence / 2]
+                    if sequence % 2 == 0 {
+                        sum.add(run.cells.values[run.order[heads[sequence]]])
+                    } else {
+                        sum.add(run.instants.changes[heads[sequence]].values)
+                    }
+                    heads[sequence] += 1
+                    keys[sequence] = self.key(sequence)
+                }
+                if !sum.isZero { return (key, sum) }
+            }
+        }
+
+        private func key(_ sequence: Int) -> RollupKey? {
             let run = runs[sequence / 2]
             let position = heads[sequence]
             if sequence % 2 == 0 {
-                guard position < run.order.count else { return nil }
-                let cell = run.order[position]
-                return (run.cells.keys[cell], run.cells.values[cell])
+                return position < run.order.count ? run.cells.keys[run.order[position]] : nil
             }
-            guard position < run.instants.count else { return nil }
-            let change = run.instants.changes[position]
-            return (change.rollupKey, change.values)
-        }
-        var current = heads.indices.map(head)
-        while true {
-            var least: RollupKey?
-            for case let (key, _)? in current where least.map({ key < $0 }) ?? true { least = key }
-            guard let key = least else { return }
-            var sum = RollupValues()
-            for sequence in heads.indices {
-                guard let (headKey, values) = current[sequence], headKey == key else { continue }
-                sum.add(values)
-                heads[sequence] += 1
-                current[sequence] = head(sequence)
-            }
-            if !sum.isZero { try body(key, sum) }
+            return position < run.instants.count ? run.instants.changes[position].rollupKey : nil
         }
     }
 }

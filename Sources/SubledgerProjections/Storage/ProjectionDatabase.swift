@@ -365,7 +365,7 @@ struct ProjectionDatabase: Sendable {
         helper?.join()
         joined = true
         let runs = rollups.withLock { $0 }
-        try database.environment.write { try database.append(runs, $0) }
+        try database.append(runs)
         try database.environment.sync(force: true)
         return try database.usedBytes()
     }
