@@ -303,6 +303,7 @@ struct RollupTests {
                 projection.addRollups(of: timeline, to: &share, smallBusiness: false, catalog: nil)
             }
             #expect(end == start || share.instants.count > 0)
+            share.finish()
             runs.append(RollupRun(share))
         }
         // A timeline added to one run and taken back in another: as cells, and as instants.
@@ -314,7 +315,10 @@ struct RollupTests {
         var takenBackAsInstants = TakingBack()
         projection.addRollups(of: projection.timelines[1], to: &addedAsInstants, smallBusiness: false, catalog: nil)
         projection.addRollups(of: projection.timelines[1], to: &takenBackAsInstants, smallBusiness: false, catalog: nil)
-        runs += [RollupRun(added), RollupRun(takenBack), RollupRun(addedAsInstants), RollupRun(takenBackAsInstants.share)]
+        for var share in [added, takenBack, addedAsInstants, takenBackAsInstants.share] {
+            share.finish()
+            runs.append(RollupRun(share))
+        }
 
         var merged: [(key: RollupKey, values: RollupValues)] = []
         var merge = RollupRun.Merge(runs)

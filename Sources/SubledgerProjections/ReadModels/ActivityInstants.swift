@@ -20,11 +20,13 @@ struct ActivityInstants: Sendable {
         var low: UInt64 { key.low }
         var high: UInt64 { key.high }
 
+        var currency: UInt32 { UInt32(truncatingIfNeeded: key) }
+
         var rollupKey: RollupKey {
             RollupKey(
                 family: .activity, environment: UInt32(truncatingIfNeeded: key >> 96), granularity: .instant,
                 bucket: Int64(bitPattern: UInt64(truncatingIfNeeded: key >> 32) ^ ActivityInstants.signBit),
-                currency: UInt32(truncatingIfNeeded: key))
+                currency: currency)
         }
 
         var values: RollupValues {

@@ -42,4 +42,33 @@ extension RollupSink {
         addActivityPeriods(values, at: instant, currency: currency, environment: environment)
         add(values, at: RollupKey(family: .activity, environment: environment, granularity: .instant, bucket: instant, currency: currency))
     }
+
+    /// Adds the (finished) `instants` to their month and day cells. In key order a day's changes
+    /// come together, so each day's sum per currency is added once rather than every change.
+    mutating func addActivityPeriods(of instants: ActivityInstants) {
+        var day: (environment: UInt32, number: Int64, instant: Int64)?
+        var sums: [ActivityInstants.Change] = []
+        func addDay() {
+            guard let day else { return }
+            for sum in sums where !sum.isZero {
+                addActivityPeriods(sum.values, at: day.instant, currency: sum.rollupKey.currency, environment: day.environment)
+            }
+            sums.removeAll(keepingCapacity: true)
+        }
+        for change in instants.changes {
+            let key = change.rollupKey
+            let number = UTCCalendar.day(containing: key.bucket - 1)
+            if day?.environment != key.environment || day?.number != number {
+                addDay()
+                day = (key.environment, number, key.bucket)
+            }
+            // A day holds changes in a few currencies: a scan finds the one.
+            if let index = sums.firstIndex(where: { $0.currency == change.currency }) {
+                sums[index].add(change)
+            } else {
+                sums.append(change)
+            }
+        }
+        addDay()
+    }
 }

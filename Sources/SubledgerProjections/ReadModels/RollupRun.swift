@@ -7,12 +7,11 @@ struct RollupRun: Sendable {
     /// The share's activity changes at single instants, one per cell, by key.
     let instants: ActivityInstants
 
+    /// The run of a finished share (`RollupShare.finish`).
     init(_ share: RollupShare) {
         cells = share.cells
         order = cells.sortedIndices()
-        var instants = share.instants
-        instants.finish()
-        self.instants = instants
+        instants = share.instants
     }
 
     /// The sum of some runs, cell by cell in key order, leaving out cells that sum to zero.

@@ -31,7 +31,8 @@ extension RollupCells {
 }
 
 /// One core's share of a rebuild's rollups: the cells, but the activity changes at single
-/// instants, nearly one cell each, kept apart in compact form (`ActivityInstants`).
+/// instants, nearly one cell each, kept apart in compact form (`ActivityInstants`) and added to
+/// their month and day cells only once they are sorted and summed (`finish`), a day at a time.
 struct RollupShare: RollupSink, Sendable {
     var cells = RollupCells()
     var instants: ActivityInstants
@@ -46,7 +47,13 @@ struct RollupShare: RollupSink, Sendable {
     }
 
     mutating func addActivityChange(_ values: RollupValues, at instant: Int64, currency: UInt32, environment: UInt32) {
-        addActivityPeriods(values, at: instant, currency: currency, environment: environment)
         instants.add(values, at: instant, currency: currency, environment: environment)
+    }
+
+    /// Sorts and sums the instants and adds them to their month and day cells: the share is
+    /// then complete.
+    mutating func finish() {
+        instants.finish()
+        cells.addActivityPeriods(of: instants)
     }
 }

@@ -149,12 +149,12 @@ extension Projection {
     }
 
     /// The rollup cells of `timelines` (this projection's or others named by its strings) in
-    /// `parts` shares, each summed and passed through `finish` on one of the cores: on this
+    /// `parts` shares, each summed, finished and passed through `transform` on one of the cores: on this
     /// thread and on a thread per other core, which start at this one's priority (where one
     /// cannot start, the others take its shares).
     func rollupShares<Share: Sendable>(
         of timelines: [Timeline], _ settings: RollupSettings, parts: Int,
-        _ finish: @escaping @Sendable (RollupShare) -> Share
+        _ transform: @escaping @Sendable (RollupShare) -> Share
     ) -> [Share] {
         let shares = Lock((next: 0, done: [Share?](repeating: nil, count: parts)))
         let sumShares: @Sendable () -> Void = {
@@ -172,8 +172,9 @@ extension Projection {
                         addRollups(of: timelines[index], to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
                     }
                 }
-                let finished = finish(sum)
-                shares.withLock { $0.done[part] = finished }
+                sum.finish()
+                let transformed = transform(sum)
+                shares.withLock { $0.done[part] = transformed }
             }
         }
         let helpers = (1..<max(1, min(parts, Processors.online))).compactMap {
