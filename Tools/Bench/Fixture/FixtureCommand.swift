@@ -10,6 +10,7 @@ enum FixtureCommand {
 
           --base DIR   a data directory with an ingested simulation (`subledger init` + `ingest`)
           --tiles N    how many copies of its events to write, each with its own identifiers
+                       and its instants a second after the copy before's
           --out DIR    the new data directory (must not exist); then `subledger --data DIR rebuild`
           --sample FILE  also write up to 10,000 customer ids spread over the tiles, one a line
         """
