@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SubledgerTestSupport
 import Testing
 @testable import SubledgerLog
@@ -27,6 +30,34 @@ struct CRC32CTests {
                 }
             }
         }
+    }
+
+    @Test("hardware and software agree on buffers long enough for three streams, continued and not, whatever their length mod 24")
+    func threeStreamsAgree() {
+        var random = SeededGenerator(state: 99)
+        let data = random.bytes(300_000)
+        data.withUnsafeBytes { raw in
+            var lengths = Array(3060...3100) + [4095, 4096, 65_537, 299_992]
+            lengths += (0..<40).map { _ in Int.random(in: 3072...299_992, using: &random) }
+            for length in lengths {
+                let offset = length % 8
+                let slice = UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + length)])
+                let before = UInt32(truncatingIfNeeded: length &* 2_654_435_761)
+                #expect(CRC32C.checksum(slice) == CRC32C.software(slice), "length \(length)")
+                #expect(CRC32C.checksum(slice, continuing: before) == CRC32C.software(slice, continuing: before), "length \(length), continued")
+            }
+        }
+    }
+
+    @Test("a buffer of over 1.5 GB, whose three streams pass 2^29 bytes each, sums as in software")
+    func threeLongStreamsAgree() throws {
+        // Zeroed by calloc and mostly never written: untouched pages are the shared zero page.
+        let count = 3 << 29 + 4_099
+        let memory = try #require(calloc(count, 1))
+        defer { free(memory) }
+        for offset in [0, 1 << 29, 1 << 29 + 8, 3 << 28, count - 1] { memory.storeBytes(of: UInt8(offset % 251 + 1), toByteOffset: offset, as: UInt8.self) }
+        let buffer = UnsafeRawBufferPointer(start: memory, count: count)
+        #expect(CRC32C.checksum(buffer) == CRC32C.software(buffer))
     }
 
     @Test("continuing a checksum over two parts equals the checksum of the whole")
