@@ -95,24 +95,24 @@ enum SnapshotChecksum {
     }
 
     /// The CRC32C of the file's first `limit` bytes (all of it when nil); a file shorter than
-    /// `limit` is damage.
+    /// `limit` is damage. Summed through a read-only mapping: read into a buffer, the copy out of
+    /// the page cache took a third of the time, and every command's open sums the whole file
+    /// (1.6 GB at 10 M events).
     private static func crc(of path: String, upTo limit: Int?) throws -> UInt32 {
-        guard let file = fopen(path, "rb") else { throw SnapshotDamage("cannot read \(path)") }
-        defer { fclose(file) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var crc: UInt32 = 0
-        var left = limit ?? .max
-        while left > 0 {
-            let wanted = min(buffer.count, left)
-            let count = fread(&buffer, 1, wanted, file)
-            if count > 0 { crc = buffer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<count]), continuing: crc) } }
-            left -= count
-            if count < wanted {
-                if let limit, ferror(file) == 0 { throw SnapshotDamage("data.mdb ends \(limit - left) bytes in, before the \(limit) its checksum covers") }
-                break
-            }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SnapshotDamage("cannot read \(path)") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SnapshotDamage("cannot read \(path)") }
+        let size = Int(info.st_size)
+        if let limit, size < limit { throw SnapshotDamage("data.mdb ends \(size) bytes in, before the \(limit) its checksum covers") }
+        let count = limit ?? size
+        guard count > 0 else { return 0 }
+        guard let address = mmap(nil, count, PROT_READ, MAP_SHARED, fd, 0), address != MAP_FAILED else {
+            throw SnapshotDamage("cannot map \(path)")
         }
-        guard ferror(file) == 0 else { throw SnapshotDamage("cannot read \(path)") }
-        return crc
+        defer { munmap(address, count) }
+        _ = madvise(address, count, MADV_SEQUENTIAL)
+        return CRC32C.checksum(UnsafeRawBufferPointer(start: address, count: count))
     }
 }
