@@ -95,9 +95,11 @@ enum SnapshotChecksum {
     }
 
     /// The CRC32C of the file's first `limit` bytes (all of it when nil); a file shorter than
-    /// `limit` is damage. Summed through a read-only mapping: read into a buffer, the copy out of
-    /// the page cache took a third of the time, and every command's open sums the whole file
-    /// (1.6 GB at 10 M events).
+    /// `limit` is damage. Summed through read-only mappings of `window` bytes at a time, each
+    /// populated in one call: read into a buffer, the copy out of the page cache took a third of
+    /// the time, and every open sums the whole file (1.6 GB at 10 M events: 0.19 s of a CLI
+    /// look-up against 0.30 s); mapped whole, the file's pages counted in the process's resident
+    /// memory at once (a server's peak RSS rose from 450 MB to 1.6 GB).
     private static func crc(of path: String, upTo limit: Int?) throws -> UInt32 {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SnapshotDamage("cannot read \(path)") }
@@ -107,12 +109,21 @@ enum SnapshotChecksum {
         let size = Int(info.st_size)
         if let limit, size < limit { throw SnapshotDamage("data.mdb ends \(size) bytes in, before the \(limit) its checksum covers") }
         let count = limit ?? size
-        guard count > 0 else { return 0 }
-        guard let address = mmap(nil, count, PROT_READ, MAP_SHARED, fd, 0), address != MAP_FAILED else {
-            throw SnapshotDamage("cannot map \(path)")
+        var crc: UInt32 = 0
+        var offset = 0
+        while offset < count {
+            let length = min(window, count - offset)
+            guard let address = mmap(nil, length, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, off_t(offset)), address != MAP_FAILED else {
+                throw SnapshotDamage("cannot map \(path)")
+            }
+            _ = madvise(address, length, MADV_SEQUENTIAL)
+            crc = CRC32C.checksum(UnsafeRawBufferPointer(start: address, count: length), continuing: crc)
+            munmap(address, length)
+            offset += length
         }
-        defer { munmap(address, count) }
-        _ = madvise(address, count, MADV_SEQUENTIAL)
-        return CRC32C.checksum(UnsafeRawBufferPointer(start: address, count: count))
+        return crc
     }
+
+    /// Bytes mapped at a time while summing (a multiple of the page size).
+    private static let window = 32 << 20
 }
