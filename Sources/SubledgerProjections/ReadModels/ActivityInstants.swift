@@ -20,13 +20,12 @@ struct ActivityInstants: Sendable {
         var low: UInt64 { key.low }
         var high: UInt64 { key.high }
 
+        var environment: UInt32 { UInt32(truncatingIfNeeded: key >> 96) }
+        var instant: Int64 { Int64(bitPattern: UInt64(truncatingIfNeeded: key >> 32) ^ ActivityInstants.signBit) }
         var currency: UInt32 { UInt32(truncatingIfNeeded: key) }
 
         var rollupKey: RollupKey {
-            RollupKey(
-                family: .activity, environment: UInt32(truncatingIfNeeded: key >> 96), granularity: .instant,
-                bucket: Int64(bitPattern: UInt64(truncatingIfNeeded: key >> 32) ^ ActivityInstants.signBit),
-                currency: currency)
+            RollupKey(family: .activity, environment: environment, granularity: .instant, bucket: instant, currency: currency)
         }
 
         var values: RollupValues {

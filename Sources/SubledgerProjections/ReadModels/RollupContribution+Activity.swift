@@ -51,16 +51,15 @@ extension RollupSink {
         func addDay() {
             guard let day else { return }
             for sum in sums where !sum.isZero {
-                addActivityPeriods(sum.values, at: day.instant, currency: sum.rollupKey.currency, environment: day.environment)
+                addActivityPeriods(sum.values, at: day.instant, currency: sum.currency, environment: day.environment)
             }
             sums.removeAll(keepingCapacity: true)
         }
         for change in instants.changes {
-            let key = change.rollupKey
-            let number = UTCCalendar.day(containing: key.bucket - 1)
-            if day?.environment != key.environment || day?.number != number {
+            let number = UTCCalendar.day(containing: change.instant - 1)
+            if day?.environment != change.environment || day?.number != number {
                 addDay()
-                day = (key.environment, number, key.bucket)
+                day = (change.environment, number, change.instant)
             }
             // A day holds changes in a few currencies: a scan finds the one.
             if let index = sums.firstIndex(where: { $0.currency == change.currency }) {

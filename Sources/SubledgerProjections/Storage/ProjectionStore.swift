@@ -282,7 +282,8 @@ public final class ProjectionStore {
     /// (`ProjectionDatabase.writeRollupsOfStoredTimelines`).
     static func buildInBatches(
         directory: String, logDirectory: String, settings: RollupSettings, records: Int, batchRecords: Int,
-        instantsHeld: Int = ProjectionDatabase.instantsHeld, method: RebuildMethod = .batched(shortOf: nil), since start: ContinuousClock.Instant = .now, observer: RebuildObserver?
+        instantsHeld: Int = ProjectionDatabase.instantsHeld, method: RebuildMethod = .batched(shortOf: nil),
+        since start: ContinuousClock.Instant = .now, observer: RebuildObserver?
     ) throws(ProjectionError) -> (opened: OpenedDatabase, summary: RebuildSummary) {
         let clock = ContinuousClock()
         var folded = start
