@@ -246,6 +246,8 @@ struct ProjectionDatabase: Sendable {
         let unsorted = Mutex((notifications: projection.notifications.uuids, transactions: projection.transactionIndex))
         projection.notifications.uuids = UUIDSet()
         projection.transactionIndex = HashIndex()
+        // Not written: freed before the write takes memory of its own.
+        projection.timelineIndex = HashIndex()
         let projection = projection
         let sortedIndexes = Mutex<(notifications: UUIDSet.Sorted, transactions: HashIndex.SortedEntries)>((.init(), .init()))
         let rollups = Mutex<[RollupRun]>([])
@@ -342,13 +344,15 @@ struct ProjectionDatabase: Sendable {
             try appender.append(key: key, value: [UInt8]())
         }
         sorted.wait()
-        let (notifications, transactions) = sortedIndexes.withLock { indexes in
+        var (notifications, transactions) = sortedIndexes.withLock { indexes in
             defer { indexes = (.init(), .init()) }
             return indexes
         }
         try database.appendInChunks(notifications.count, to: database.notifications) { range, appender in
             for uuid in notifications[range] { try appendNotification(NotificationKey(isText: false, bits: uuid), appender) }
         }
+        // Each index freed once written, for the rollups and the page cache to reuse.
+        notifications = .init()
         try database.appendInChunks(textNotifications.count, to: database.notifications) { range, appender in
             for notification in textNotifications[range] { try appendNotification(notification, appender) }
         }
@@ -361,6 +365,7 @@ struct ProjectionDatabase: Sendable {
                 try appender.append(key: key, value: value)
             }
         }
+        transactions = .init()
         try database.environment.write { try database.append(projection.postings, $0) }
         helper?.join()
         joined = true
