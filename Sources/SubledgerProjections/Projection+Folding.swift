@@ -121,19 +121,59 @@ extension Projection {
 
     /// Folds a batch of placed steps in order, asking for each step's timeline a few steps ahead:
     /// at 10 M events the timelines take gigabytes, and reaching one nearly always misses the caches.
+    ///
+    /// Then, nearer, the three arrays the step reads and grows: first the lines that hold their
+    /// headers (count, capacity, reference count) and first elements, read from the timeline
+    /// asked for before, then the lines of their last elements, which the headers asked for
+    /// before give the place of. A fact lands at its timeline's end, a version is looked for from
+    /// the end, and each of these was a miss of its own.
     mutating func apply(placed steps: [FoldStep]) {
         for index in steps.indices {
             if index + Self.prefetchDistance < steps.count { prefetchTimeline(steps[index + Self.prefetchDistance].timeline) }
+            if index + Self.headersDistance < steps.count { prefetchArrays(of: steps[index + Self.headersDistance].timeline, ends: false) }
+            if index + Self.endsDistance < steps.count { prefetchArrays(of: steps[index + Self.endsDistance].timeline, ends: true) }
             apply(placed: steps[index])
         }
     }
 
     private static let prefetchDistance = 8
+    private static let headersDistance = 4
+    private static let endsDistance = 2
 
     private func prefetchTimeline(_ index: Int32) {
         guard index >= 0, Int(index) < timelines.count else { return }
         timelines.withUnsafeBufferPointer { subledger_prefetch($0.baseAddress! + Int(index)) }
     }
+
+    /// Asks for the lines of a timeline's arrays, reading their storage's addresses (and, for
+    /// `ends`, their counts) as bare words: no reference is taken, and a prefetch never faults.
+    private func prefetchArrays(of index: Int32, ends: Bool) {
+        guard index >= 0, Int(index) < timelines.count else { return }
+        timelines.withUnsafeBufferPointer { buffer in
+            let timeline = UnsafeRawPointer(buffer.baseAddress! + Int(index))
+            for (offset, stride) in Self.arrays {
+                let storage = timeline.load(fromByteOffset: offset, as: UnsafeRawPointer.self)
+                if ends {
+                    let count = storage.load(fromByteOffset: Self.countOffset, as: Int.self)
+                    if count > 1 { subledger_prefetch(storage + Self.elementsOffset + (count - 1) * stride) }
+                } else {
+                    subledger_prefetch(storage)
+                    subledger_prefetch(storage + 64)
+                }
+            }
+        }
+    }
+
+    /// Where a timeline holds each array's storage, and the stride of its elements.
+    private static let arrays = [
+        (MemoryLayout<Timeline>.offset(of: \.transactions)!, MemoryLayout<TransactionVersion>.stride),
+        (MemoryLayout<Timeline>.offset(of: \.renewals)!, MemoryLayout<RenewalSnapshot>.stride),
+        (MemoryLayout<Timeline>.offset(of: \.facts)!, MemoryLayout<Fact>.stride),
+    ]
+    /// An array's storage: an object header (two words), its count, its capacity, then the
+    /// elements (the standard library's layout on 64-bit platforms).
+    private static let countOffset = 16
+    private static let elementsOffset = 32
 
     /// Folds a step made with this projection's string table (or one it was since replaced by)
     /// and placed by the `FoldIndexes` taken from this projection, which hold its notification,
