@@ -31,6 +31,18 @@ private func read<T>(_ bytes: [UInt8], _ body: (inout ByteReader<ReadFailure>) t
         #expect(try read(bytes + Array(repeating: 0, count: 9)) { reader in try reader.varint() } == value)
     }
 
+    @Test func eachVarintTakesSevenBitsABytePlacedAfterWhatWasThere() throws {
+        for bits in 1...64 {
+            for value in [UInt64.max >> (64 - bits), UInt64(1) << (bits - 1)] {
+                var bytes: [UInt8] = [0xEE]
+                bytes.appendVarint(value)
+                #expect(bytes.count == 1 + (bits + 6) / 7, "\(value) takes \((bits + 6) / 7) bytes")
+                #expect(bytes.first == 0xEE)
+                #expect(try read(Array(bytes.dropFirst())) { reader in try reader.varint() } == value)
+            }
+        }
+    }
+
     @Test(arguments: [Int64.min, -65, -1, 0, 1, 64, .max])
     func zigzagIntegersRoundTrip(_ value: Int64) throws {
         var bytes: [UInt8] = []
