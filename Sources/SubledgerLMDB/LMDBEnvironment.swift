@@ -169,6 +169,17 @@ public final class LMDBEnvironment: @unchecked Sendable {
         guard rc == 0 else { throw LMDBError(code: rc, context: "sync \(path)") }
     }
 
+    /// Writes the data file's pages written so far to disk and waits for them (`fdatasync` on
+    /// the environment's descriptor). It leaves LMDB's own state alone, so another thread may
+    /// call it while a write transaction runs: the final `sync` of a long bulk write then finds
+    /// little left to write.
+    public func flushWrittenPages() throws {
+        var descriptor: mdb_filehandle_t = -1
+        let rc = mdb_env_get_fd(handle, &descriptor)
+        guard rc == 0 else { throw LMDBError(code: rc, context: "flush \(path)") }
+        guard fdatasync(descriptor) == 0 else { throw LMDBError(code: errno, context: "flush \(path)") }
+    }
+
     /// Writes a consistent copy of the environment to `destination`, an empty or missing
     /// directory (a new file name with ``Options/noSubdirectory``). Wraps `mdb_env_copy2`;
     /// `compact` adds `MDB_CP_COMPACT`, which omits free pages and renumbers the rest.

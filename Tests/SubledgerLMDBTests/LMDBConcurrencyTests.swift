@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 import SubledgerLMDB
@@ -24,6 +25,44 @@ struct LMDBConcurrencyTests {
                 #expect(try txn.get(bytes("status"), in: db) == bytes("expired"))
                 #expect(try txn.get(bytes("added"), in: db) == bytes("x"))
             }
+        }
+    }
+
+    @Test("pages flushed from another thread while write transactions commit leave every record readable")
+    func flushingBesideTheWriter() throws {
+        try withTemporaryDirectory { directory in
+            let env = try LMDBEnvironment(path: directory.path, mapSize: 1 << 26, options: .noSync)
+            let db = try env.openDatabase(named: "db", create: true)
+            let writing = Atomic<Bool>(true)
+            let flushes = Atomic<Int>(0)
+            let failures = Mutex<[String]>([])
+            let flusher = Thread {
+                while writing.load(ordering: .relaxed) {
+                    do {
+                        try env.flushWrittenPages()
+                        flushes.add(1, ordering: .relaxed)
+                    } catch {
+                        failures.withLock { $0.append(String(describing: error)) }
+                        return
+                    }
+                }
+            }
+            flusher.start()
+            let value = [UInt8](repeating: 0x5A, count: 512)
+            for chunk in 0..<64 {
+                try env.write { txn in
+                    for number in chunk * 256..<(chunk + 1) * 256 {
+                        try txn.put(key: key(number), value: value, in: db, options: .append)
+                    }
+                }
+            }
+            writing.store(false, ordering: .relaxed)
+            while !flusher.isFinished { usleep(1_000) }
+            try env.sync(force: true)
+            #expect(failures.withLock { $0 } == [])
+            #expect(flushes.load(ordering: .relaxed) > 0)
+            let entries = try env.read { txn in try dump(txn, db) }
+            #expect(entries.map(\.0) == (0..<64 * 256).map(key) && entries.allSatisfy { $0.1 == value })
         }
     }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import SubledgerCore
 import SubledgerLMDB
@@ -287,6 +290,23 @@ struct ProjectionDatabase: Sendable {
         let tokens = projection.tokenIndex.sorted { projection.precedes($0.key, $1.key) }
 
         let database = try ProjectionDatabase(path: path, readOnly: false, create: true)
+        // The disk takes the pages as they are written rather than all at the end: the flush
+        // after the last transaction took 0.56 s at 10 M events, with the cores waiting.
+        let flushing = Atomic<Bool>(true)
+        let flusher = try? PosixThread.spawn(name: "rebuild-flush", niceness: sumNiceness) {
+            while flushing.load(ordering: .relaxed) {
+                guard (try? database.environment.flushWrittenPages()) != nil else { return }
+                usleep(100_000)
+            }
+        }
+        var flusherJoined = false
+        func stopFlushing() {
+            guard !flusherJoined else { return }
+            flushing.store(false, ordering: .relaxed)
+            flusher?.join()
+            flusherJoined = true
+        }
+        defer { stopFlushing() }
         let strings = projection.strings
         try database.environment.write { txn in
             let header = Header(
@@ -371,6 +391,7 @@ struct ProjectionDatabase: Sendable {
         joined = true
         let runs = rollups.withLock { $0 }
         try database.append(runs)
+        stopFlushing()
         try database.environment.sync(force: true)
         return try database.usedBytes()
     }
