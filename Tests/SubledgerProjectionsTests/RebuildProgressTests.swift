@@ -12,7 +12,7 @@ final class RebuildRecorder: Sendable {
 
 @Suite("Rebuild progress: what a rebuild tells its caller, and when")
 struct RebuildProgressTests {
-    @Test("an explicit rebuild announces the log's records and its memory estimate, reports the fold, the write with its timelines, and the end; the fold alone takes part of its time")
+    @Test("an explicit rebuild announces the log's records and its memory estimate, reports the fold, the write with its timelines written and then the rollups, and the end; the fold alone takes part of its time")
     func explicitRebuild() throws {
         let events = MarchScenario().events
         let data = try DataDirectory()
@@ -24,9 +24,12 @@ struct RebuildProgressTests {
         let reports = recorder.all
         #expect(reports.first == .folding(
             records: events.count, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: events.count), reason: nil, method: .inMemory))
-        let folded = reports.dropFirst().dropLast(2)
+        let folded = reports.dropFirst().dropLast(4)
         #expect(!folded.isEmpty && folded.allSatisfy { if case .folded(_, events.count) = $0 { true } else { false } })
-        #expect(reports.dropLast().last == .writing(timelines: try store.reader.summary().timelines))
+        let timelines = try store.reader.summary().timelines
+        #expect(Array(reports.dropLast().suffix(3)) == [
+            .writing(timelines: timelines), .wroteTimelines(written: timelines, of: timelines), .writingRollups,
+        ])
         guard case .finished(let seconds) = reports.last else {
             Issue.record("the last report is \(String(describing: reports.last)), not the end")
             return

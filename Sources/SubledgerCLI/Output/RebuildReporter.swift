@@ -58,6 +58,12 @@ enum RebuildReporter {
             Output.progress("\(prefix): \(Cell.count(events).tableText) / \(Cell.count(records).tableText) events folded\(share)")
         case .writing(let timelines):
             Output.progress("\(prefix): writing the database (\(Cell.count(timelines).tableText) subscriptions and purchases)")
+        case .wroteTimelines(let written, let timelines):
+            let share = timelines > 0 ? " (\(written * 100 / timelines) %)" : ""
+            Output.progress(
+                "\(prefix): \(Cell.count(written).tableText) / \(Cell.count(timelines).tableText) subscriptions and purchases written\(share)")
+        case .writingRollups:
+            Output.progress("\(prefix): writing the reports' rollups")
         case .summingRollups(let timelines):
             Output.progress("\(prefix): summing the reports' rollups over \(Cell.count(timelines).tableText) subscriptions and purchases")
         case .compacting:

@@ -243,7 +243,10 @@ struct ProjectionDatabase: Sendable {
     /// and the rollups last. Nothing reads the environment before the snapshot directory
     /// switches to it, so it is written in many transactions, each holding a bounded number of
     /// dirty pages in memory.
-    static func write(_ projection: inout Projection, settings: RollupSettings, schemaVersion: UInt32, to path: String) throws -> Int {
+    static func write(
+        _ projection: inout Projection, settings: RollupSettings, schemaVersion: UInt32, to path: String,
+        progress: (RebuildProgress) -> Void = { _ in }
+    ) throws -> Int {
         // Out of the projection before the other thread takes a copy of it, so that nothing
         // else shares them and they sort where they lie.
         let unsorted = Mutex((notifications: projection.notifications.uuids, transactions: projection.transactionIndex))
@@ -333,6 +336,9 @@ struct ProjectionDatabase: Sendable {
                     TimelineCodec.encode(timelines[index], into: &value)
                     try appender.append(key: key, value: value)
                 }
+                if range.upperBound % ProjectionStore.progressEvery < Self.bulkChunk || range.upperBound == timelineOrder.count {
+                    progress(.wroteTimelines(written: range.upperBound, of: timelineOrder.count))
+                }
             }
         }
         // A token's timelines are listed in the byte order of their keys: their places in
@@ -387,6 +393,7 @@ struct ProjectionDatabase: Sendable {
         }
         transactions = .init()
         try database.environment.write { try database.append(projection.postings, $0) }
+        progress(.writingRollups)
         helper?.join()
         joined = true
         let runs = rollups.withLock { $0 }

@@ -255,7 +255,9 @@ public final class ProjectionStore {
         let path: String
         do {
             path = try SnapshotDirectory(path: directory).replace { path in
-                size = try ProjectionDatabase.write(&fresh, settings: settings, schemaVersion: schemaVersion, to: path)
+                size = try ProjectionDatabase.write(&fresh, settings: settings, schemaVersion: schemaVersion, to: path) {
+                    observer?($0)
+                }
             }
         } catch let error as ProjectionError {
             throw error

@@ -10,6 +10,12 @@ public enum RebuildProgress: Sendable, Equatable {
     /// The fold in memory is done; the database is being written (a rebuild in batches writes as
     /// it folds).
     case writing(timelines: Int)
+    /// The write in memory has put `written` of its `timelines` in the new database: every
+    /// `ProjectionStore.progressEvery`, and once all are.
+    case wroteTimelines(written: Int, of: Int)
+    /// The write in memory has put the timelines and their indexes in the new database, and
+    /// writes the reports' rollups once they are summed.
+    case writingRollups
     /// A rebuild in batches has folded every timeline and sums the rollups of its `timelines`
     /// (subscriptions and purchases).
     case summingRollups(timelines: Int)
