@@ -239,7 +239,8 @@ struct ProjectionDatabase: Sendable {
     /// timelines and tokens (LMDB's write transaction stays on one thread); the indexes follow,
     /// and the rollups last. Nothing reads the environment before the snapshot directory
     /// switches to it, so it is written in many transactions, each holding a bounded number of
-    /// dirty pages in memory.
+    /// dirty pages in memory. `progress` hears, on this thread, the timelines written (every
+    /// `ProjectionStore.progressEvery`, and all) and the start of the rollups.
     static func write(
         _ projection: inout Projection, settings: RollupSettings, schemaVersion: UInt32, to path: String,
         progress: (RebuildProgress) -> Void = { _ in }

@@ -116,7 +116,6 @@ enum SnapshotChecksum {
             guard let address = mmap(nil, length, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, off_t(offset)), address != MAP_FAILED else {
                 throw SnapshotDamage("cannot map \(path)")
             }
-            _ = madvise(address, length, MADV_SEQUENTIAL)
             crc = CRC32C.checksum(UnsafeRawBufferPointer(start: address, count: length), continuing: crc)
             munmap(address, length)
             offset += length
