@@ -50,6 +50,11 @@ struct LMDBConcurrencyTests {
             flusher.start()
             let value = [UInt8](repeating: 0x5A, count: 512)
             for chunk in 0..<64 {
+                // Halfway, the flusher has had its turn at least once, however slowly it started
+                // (under `strace`, fd-check's, the writer can finish first).
+                if chunk == 32 {
+                    for _ in 0..<10_000 where flushes.load(ordering: .relaxed) == 0 { usleep(1_000) }
+                }
                 try env.write { txn in
                     for number in chunk * 256..<(chunk + 1) * 256 {
                         try txn.put(key: key(number), value: value, in: db, options: .append)
