@@ -241,13 +241,15 @@ extension Projection {
             let earlier = purchase < currentPurchase
                 || (purchase == currentPurchase && tokenText(token) < tokenText(current))
             guard earlier else { return }
-            tokenIndex[current]?.removeAll { $0 == index }
-            if tokenIndex[current]?.isEmpty == true { tokenIndex[current] = nil }
+            if keepsTokenIndex {
+                tokenIndex[current]?.removeAll { $0 == index }
+                if tokenIndex[current]?.isEmpty == true { tokenIndex[current] = nil }
+            }
         }
         timelines[timeline].customerToken = token
         timelines[timeline].customerTokenPurchaseDate = purchase
         // In place: a copy taken out and stored back was a second look-up and a new array each time.
-        tokenIndex[token, default: []].insertInOrder(index)
+        if keepsTokenIndex { tokenIndex[token, default: []].insertInOrder(index) }
     }
 
     // MARK: - Keys

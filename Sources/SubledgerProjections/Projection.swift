@@ -23,8 +23,13 @@ public struct Projection: Sendable {
     var timelineIndex = HashIndex()
     /// `TransactionKey.packed` → the timeline holding that transaction.
     var transactionIndex = HashIndex()
-    /// Customer tokens → the timelines whose customer id is that token, ascending.
+    /// Customer tokens → the timelines whose customer id is that token, ascending. Empty in a
+    /// rebuild's projection (`keepsTokenIndex`).
     var tokenIndex: [CustomerToken: [Int32]] = [:]
+    /// Whether folding maintains `tokenIndex`. A rebuild's projection is only written, and the
+    /// write lists each token's timelines from the timelines themselves (`tokenMembers`): kept
+    /// while folding, the index was a tenth of the folding thread's time at 10 M events.
+    private(set) var keepsTokenIndex = true
     /// Every notification folded → its timeline, or -1 when it touches none (e.g. TEST).
     var notifications = NotificationIndex()
     /// Interned names of the environments seen, ascending.
@@ -43,20 +48,21 @@ public struct Projection: Sendable {
         strings = Known.stringTable()
     }
 
-    /// An empty projection with its indexes sized for about `expectedEvents` events, which
-    /// spares a rebuild their repeated growth. The timeline table and the token index are
-    /// reserved too: each growth copied them into fresh pages (twice what they finally hold, on
-    /// the folding thread), while room reserved and never written is never faulted in.
-    public init(expectedEvents: Int) {
+    /// A rebuild's empty projection, to be written (`ProjectionDatabase.write`) rather than
+    /// asked: its indexes sized for about `expectedEvents` events, which spares it their
+    /// repeated growth, and no token index. The timeline table is reserved too: each growth
+    /// copied it into fresh pages (twice what it finally holds, on the folding thread), while
+    /// room reserved and never written is never faulted in.
+    public init(rebuildingExpectedEvents expectedEvents: Int) {
         strings = Known.stringTable()
         timelineIndex = HashIndex(capacity: expectedEvents / 8)
         transactionIndex = HashIndex(capacity: expectedEvents)
         notifications.uuids = UUIDSet(capacity: expectedEvents)
         timelines.reserveCapacity(expectedEvents / 4)
-        tokenIndex.reserveCapacity(expectedEvents / 8)
+        keepsTokenIndex = false
     }
 
-    /// The memory the indexes `init(expectedEvents:)` sizes take once their slots are written.
+    /// The memory the indexes `init(rebuildingExpectedEvents:)` sizes take once their slots are written.
     static func indexBytes(expectedEvents: Int) -> Int {
         HashIndex.bytes(capacity: expectedEvents / 8) + HashIndex.bytes(capacity: expectedEvents) + UUIDSet.bytes(capacity: expectedEvents)
     }

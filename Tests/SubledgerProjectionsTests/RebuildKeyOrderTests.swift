@@ -29,4 +29,44 @@ struct RebuildKeyOrderTests {
             #expect(rebuilt.customer(id, asOf: instant) == folded.customer(id, asOf: instant))
         }
     }
+
+    /// A rebuild keeps no token index while it folds: the write lists each token's timelines
+    /// from the timelines. Tokens here are UUIDs and texts, each with two to four timelines, one
+    /// moved by an earlier purchase, created in no byte order.
+    @Test("each customer token lists its timelines after a rebuild, as the fold does")
+    func tokensListTheirTimelines() throws {
+        var apple = Notifier()
+        var events: [Event] = []
+        let tokens = [
+            "f0e1d2c3-0000-4000-8000-000000000001", "player-7", "00000000-0000-4000-8000-00000000000a",
+            "Zed", "a1b2c3d4-0000-4000-8000-000000000002", "00000000-0000-0000-0000-000000000002",
+        ] + (0..<40).map { Notifier.uuid(for: "customer-\($0)") }  // enough to be sorted by radix
+        for (index, token) in tokens.enumerated() {
+            for purchase in 0..<(index % 3 + 2) {
+                let sub = Subscriber("otx-\(index)-\(purchase)", token: token)
+                let signed = at("2026-01-10", index, purchase)
+                let transaction = sub.transaction("tx-\(index)-\(purchase)", purchased: signed, expires: signed + 30 * day)
+                events.append(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: signed, transaction: transaction))
+            }
+        }
+        // An earlier purchase of otx-0-0 under another token takes it away from the first.
+        let moved = Subscriber("otx-0-0", token: "player-7")
+        let earlier = moved.transaction("tx-0-early", purchased: at("2026-01-01"), expires: at("2026-01-31"))
+        events.append(apple.notification("DID_RENEW", signed: at("2026-01-20"), transaction: earlier))
+
+        let data = try DataDirectory()
+        try data.append(events)
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        let rebuilt = try store.reader.materialized()
+        let folded = TestLedger(events).projection
+        let instant = at("2026-01-25")
+        for token in tokens + tokens.map({ $0.uppercased() }) {
+            let customer = rebuilt.customer(token, asOf: instant)
+            #expect(customer != nil, "\(token) not found after a rebuild")
+            #expect(customer == folded.customer(token, asOf: instant))
+        }
+        #expect(rebuilt.customer("player-7", asOf: instant)?.subscriptions.count == 4)
+        #expect(rebuilt.customer(tokens[0], asOf: instant)?.subscriptions.count == 1)
+        #expect(try store.reader.summary().customers == folded.customerCount)
+    }
 }

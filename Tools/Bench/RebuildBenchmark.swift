@@ -155,7 +155,7 @@ final class RebuildBenchmark {
 
     private func foldFromLog(_ count: Int) throws -> Double {
         let start = now()
-        var projection = Projection(expectedEvents: count)
+        var projection = Projection(rebuildingExpectedEvents: count)
         try LogReader(directory: log).scan { entry in
             try projection.apply(recordPayload: entry.payload, at: entry.position)
             return true
@@ -167,7 +167,7 @@ final class RebuildBenchmark {
 
     private func foldFromSQLite(_ count: Int) throws -> Double {
         let start = now()
-        var projection = Projection(expectedEvents: count)
+        var projection = Projection(rebuildingExpectedEvents: count)
         let select = sqlite.prepare("SELECT position, payload FROM events ORDER BY position")
         while select.step() {
             try projection.apply(recordPayload: select.blob(1), at: LogPosition(rawValue: UInt64(select.int64(0))))
@@ -179,7 +179,7 @@ final class RebuildBenchmark {
 
     private func foldFromPostgres(_ postgres: PostgresConnection, _ count: Int) throws -> Double {
         let start = now()
-        var projection = Projection(expectedEvents: count)
+        var projection = Projection(rebuildingExpectedEvents: count)
         try postgres.forEachRow(of: "SELECT position, payload FROM replay_events ORDER BY position") { result, row in
             try projection.apply(recordPayload: result.bytes(row: row, column: 1), at: LogPosition(rawValue: UInt64(result.int64(row: row, column: 0))))
         }

@@ -288,7 +288,8 @@ struct ProjectionDatabase: Sendable {
         }
         let textNotifications = projection.notifications.texts.map { NotificationKey(isText: true, bits: UInt128($0)) }
             .sorted { projection.precedes($0, $1) }
-        let tokens = projection.tokenIndex.sorted { projection.precedes($0.key, $1.key) }
+        let tokenMembers = projection.tokenMembers()
+        let tokenStarts = tokenMembers.indices.filter { $0 == 0 || !tokenMembers[$0].hasToken(of: tokenMembers[$0 - 1]) }
 
         let database = try ProjectionDatabase(path: path, readOnly: false, create: true)
         // The disk takes the pages as they are written rather than all at the end: the flush
@@ -344,12 +345,14 @@ struct ProjectionDatabase: Sendable {
         for (rank, index) in timelineOrder.enumerated() { place[index] = Int32(rank) }
         var members: [Int32] = []
         var member: [UInt8] = []
-        try database.appendInChunks(tokens.count, to: database.tokens) { range, appender in
-            for (token, timelines) in tokens[range] {
+        try database.appendInChunks(tokenStarts.count, to: database.tokens) { range, appender in
+            for group in range {
+                let start = tokenStarts[group]
+                let end = group + 1 < tokenStarts.count ? tokenStarts[group + 1] : tokenMembers.count
                 key.removeAll(keepingCapacity: true)
-                strings.appendKey(token, to: &key)
+                strings.appendKey(tokenMembers[start].token, to: &key)
                 members.removeAll(keepingCapacity: true)
-                members.append(contentsOf: timelines)
+                members.append(contentsOf: tokenMembers[start..<end].lazy.map(\.timeline))
                 members.sort { place[Int($0)] < place[Int($1)] }
                 value.removeAll(keepingCapacity: true)
                 for index in members {

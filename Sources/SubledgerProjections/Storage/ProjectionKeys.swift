@@ -152,3 +152,47 @@ extension Projection {
         }
     }
 }
+
+/// A timeline listed under its customer token (`Projection.tokenMembers`).
+struct TokenMember: RadixSortable {
+    let high: UInt64
+    let low: UInt64
+    let timeline: Int32
+    let kind: CustomerToken.Kind
+
+    init(_ token: CustomerToken, timeline: Int32) {
+        let bits = token.bits
+        high = bits.high
+        low = bits.low
+        self.timeline = timeline
+        kind = token.kind
+    }
+
+    var token: CustomerToken { CustomerToken(kind: kind, bits: UInt128(high: high, low: low)) }
+
+    func hasToken(of other: TokenMember) -> Bool {
+        kind == other.kind && high == other.high && low == other.low
+    }
+}
+
+extension Projection {
+    /// Every timeline that has a customer token, listed under it, in the byte order of the
+    /// tokens' keys; a token's timelines are adjacent, in no particular order. Built from the
+    /// timelines, since a rebuild's projection keeps no token index, and sorted by radix: the
+    /// index's entries sorted by `precedes` took about as long as building this.
+    func tokenMembers() -> [TokenMember] {
+        var uuids: [TokenMember] = []
+        var texts: [TokenMember] = []
+        uuids.reserveCapacity(timelines.count)
+        for (index, timeline) in timelines.enumerated() {
+            guard let token = timeline.customerToken else { continue }
+            switch token.kind {
+            case .uuid: uuids.append(TokenMember(token, timeline: Int32(index)))
+            case .text: texts.append(TokenMember(token, timeline: Int32(index)))
+            }
+        }
+        uuids.withUnsafeMutableBufferPointer { $0.sortByKey(bytes: 16) }
+        texts.sort { precedes($0.token, $1.token) }
+        return uuids + texts
+    }
+}

@@ -237,7 +237,7 @@ public final class ProjectionStore {
                 directory: directory, logDirectory: logDirectory, settings: settings, records: records, batchRecords: foldBatchRecords,
                 method: method, since: start, observer: observer)
         }
-        var fresh = Projection(expectedEvents: records)
+        var fresh = Projection(rebuildingExpectedEvents: records)
         do {
             // The fold's pace is set by the thread that applies the events, and a good part of
             // its time went to faulting in the memory it takes (see `HeapPrefault`).
@@ -301,7 +301,7 @@ public final class ProjectionStore {
                 // the size a rebuild in memory writes. Its name is that of a snapshot in
                 // progress, so the next rebuild removes it after a crash, as it does that one.
                 let scratch = path + "-batches"
-                var empty = Projection(expectedEvents: 0)
+                var empty = Projection(rebuildingExpectedEvents: 0)
                 _ = try ProjectionDatabase.write(&empty, settings: settings, schemaVersion: schemaVersion, to: scratch)
                 // In a scope of its own, so that its environment is closed before it is removed.
                 do {
