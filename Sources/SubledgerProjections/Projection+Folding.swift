@@ -130,8 +130,8 @@ extension Projection {
     mutating func apply(placed steps: [FoldStep]) {
         for index in steps.indices {
             if index + Self.prefetchDistance < steps.count { prefetchTimeline(steps[index + Self.prefetchDistance].timeline) }
-            if index + Self.headersDistance < steps.count { prefetchArrays(of: steps[index + Self.headersDistance].timeline, ends: false) }
-            if index + Self.endsDistance < steps.count { prefetchArrays(of: steps[index + Self.endsDistance].timeline, ends: true) }
+            if index + Self.headersDistance < steps.count { prefetchArrays(of: steps[index + Self.headersDistance].timeline, .heads) }
+            if index + Self.endsDistance < steps.count { prefetchArrays(of: steps[index + Self.endsDistance].timeline, .ends) }
             apply(placed: steps[index])
         }
     }
@@ -145,35 +145,10 @@ extension Projection {
         timelines.withUnsafeBufferPointer { subledger_prefetch($0.baseAddress! + Int(index)) }
     }
 
-    /// Asks for the lines of a timeline's arrays, reading their storage's addresses (and, for
-    /// `ends`, their counts) as bare words: no reference is taken, and a prefetch never faults.
-    private func prefetchArrays(of index: Int32, ends: Bool) {
+    private func prefetchArrays(of index: Int32, _ lines: Timeline.ArrayLines) {
         guard index >= 0, Int(index) < timelines.count else { return }
-        timelines.withUnsafeBufferPointer { buffer in
-            let timeline = UnsafeRawPointer(buffer.baseAddress! + Int(index))
-            for (offset, stride) in Self.arrays {
-                let storage = timeline.load(fromByteOffset: offset, as: UnsafeRawPointer.self)
-                if ends {
-                    let count = storage.load(fromByteOffset: Self.countOffset, as: Int.self)
-                    if count > 1 { subledger_prefetch(storage + Self.elementsOffset + (count - 1) * stride) }
-                } else {
-                    subledger_prefetch(storage)
-                    subledger_prefetch(storage + 64)
-                }
-            }
-        }
+        timelines.withUnsafeBufferPointer { Timeline.prefetchArrays(of: $0.baseAddress! + Int(index), lines) }
     }
-
-    /// Where a timeline holds each array's storage, and the stride of its elements.
-    private static let arrays = [
-        (MemoryLayout<Timeline>.offset(of: \.transactions)!, MemoryLayout<TransactionVersion>.stride),
-        (MemoryLayout<Timeline>.offset(of: \.renewals)!, MemoryLayout<RenewalSnapshot>.stride),
-        (MemoryLayout<Timeline>.offset(of: \.facts)!, MemoryLayout<Fact>.stride),
-    ]
-    /// An array's storage: an object header (two words), its count, its capacity, then the
-    /// elements (the standard library's layout on 64-bit platforms).
-    private static let countOffset = 16
-    private static let elementsOffset = 32
 
     /// Folds a step made with this projection's string table (or one it was since replaced by)
     /// and placed by the `FoldIndexes` taken from this projection, which hold its notification,

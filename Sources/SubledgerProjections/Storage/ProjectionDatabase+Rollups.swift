@@ -166,9 +166,13 @@ extension Projection {
                 guard part < parts else { return }
                 let share = (timelines.count * part / parts)..<(timelines.count * (part + 1) / parts)
                 var sum = RollupShare(timelines: share.count)
-                // Through a buffer, as `write` encodes them.
+                // Through a buffer, as `write` encodes them. Each timeline's arrays are asked for
+                // ahead, as the fold does: the sum reads every element of each.
                 timelines.withUnsafeBufferPointer { timelines in
+                    let first = timelines.baseAddress!
                     for index in share {
+                        if index + 2 < share.upperBound { Timeline.prefetchArrays(of: first + index + 2, .heads) }
+                        if index + 1 < share.upperBound { Timeline.prefetchArrays(of: first + index + 1, .whole) }
                         addRollups(of: timelines[index], to: &sum, smallBusiness: settings.smallBusiness, catalog: settings.catalog)
                     }
                 }
