@@ -15,9 +15,6 @@ struct RollupRun: Sendable {
     }
 
     /// The sum of some runs, cell by cell in key order, leaving out cells that sum to zero.
-    ///
-    /// A value, so that a write that starts over (a transaction run again once the map has
-    /// grown) can take it up from a copy made before.
     struct Merge: IteratorProtocol {
         private let runs: [RollupRun]
         /// Two sorted sequences a run, its cells and then its instants: the position in each,

@@ -102,24 +102,81 @@ extension ProjectionDatabase {
     /// cursor per transaction of at most `bulkChunk` rows, as the other databases are bulk
     /// written: in one transaction, the 4.7 M rows of a 10 M-event ledger kept LMDB searching its
     /// list of dirty pages.
+    ///
+    /// Another thread merges the runs and encodes the rows while this one appends them: at
+    /// 10 M events the merge took 0.55–0.65 s and the appends about 0.45 s, one after the other,
+    /// at the end of the rebuild with the other core idle.
     func append(_ runs: [RollupRun]) throws {
+        let pipe = BoundedPipe<EncodedRollupRows>(capacity: 2)
+        guard let merger = try? PosixThread.spawn(name: "rollup-merge", { Self.encodeRows(of: runs) { pipe.send($0) } }) else {
+            try Self.encodeRows(of: runs) { try append($0) }
+            return
+        }
+        // Whatever happens here, the merge must have ended before `append` returns.
+        var last = false
+        defer {
+            while !last { last = pipe.receive().isLast }
+            merger.join()
+        }
+        while !last {
+            let rows = pipe.receive()
+            last = rows.isLast
+            try append(rows)
+        }
+    }
+
+    /// The sum of `runs`, a write transaction's worth of rows at a time.
+    private static func encodeRows(of runs: [RollupRun], _ body: (EncodedRollupRows) throws -> Void) rethrows {
         var merge = RollupRun.Merge(runs)
-        var encoded: [UInt8] = []
-        var done = false
-        while !done {
-            let start = merge
-            try environment.write { txn in
-                (merge, done) = (start, false)
-                try txn.withAppender(to: rollups) { appender in
-                    for _ in 0..<Self.bulkChunk {
-                        guard let (key, values) = merge.next() else {
-                            done = true
-                            return
-                        }
-                        encoded.removeAll(keepingCapacity: true)
-                        values.write(into: &encoded)
-                        try key.withUnsafeBytes { try appender.append(key: $0, value: encoded) }
-                    }
+        var rows: EncodedRollupRows
+        repeat {
+            rows = EncodedRollupRows(merging: &merge, upTo: bulkChunk)
+            try body(rows)
+        } while !rows.isLast
+    }
+
+    private func append(_ rows: EncodedRollupRows) throws {
+        try environment.write { txn in
+            try txn.withAppender(to: rollups) { appender in
+                try rows.forEach { try appender.append(key: $0, value: $1) }
+            }
+        }
+    }
+}
+
+/// Rollup rows merged from runs and encoded as stored, ready to append.
+struct EncodedRollupRows: Sendable {
+    /// `RollupKey.size` bytes a row.
+    private var keys: [UInt8] = []
+    private var values: [UInt8] = []
+    /// Where each row's values end in `values`.
+    private var valueEnds: [Int] = []
+    /// Whether the merge has no rows after these.
+    private(set) var isLast = false
+
+    /// The next `count` rows of `merge` (fewer when it ends).
+    init(merging merge: inout RollupRun.Merge, upTo count: Int) {
+        keys.reserveCapacity(count * RollupKey.size)
+        valueEnds.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let (key, sum) = merge.next() else {
+                isLast = true
+                return
+            }
+            key.withUnsafeBytes { keys.append(contentsOf: $0) }
+            sum.write(into: &values)
+            valueEnds.append(values.count)
+        }
+    }
+
+    func forEach(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try keys.withUnsafeBytes { keys in
+            try values.withUnsafeBytes { values in
+                var start = 0
+                for (row, end) in valueEnds.enumerated() {
+                    let key = UnsafeRawBufferPointer(rebasing: keys[row * RollupKey.size..<(row + 1) * RollupKey.size])
+                    try body(key, UnsafeRawBufferPointer(rebasing: values[start..<end]))
+                    start = end
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Dispatch
+import SubledgerCore
 import SubledgerLog
 import Synchronization
 
@@ -17,7 +18,7 @@ extension ProjectionStore {
         log: String, into projection: inout Projection, progress: (Int) -> Void = { _ in }
     ) throws(ProjectionError) {
         guard logExists(log) else { return }
-        let pipe = StepPipe()
+        let pipe = StepPipe.make()
         let initialStrings = projection.strings
         // Built in place and moved out, so the reader holds the only copy and grows it in place.
         let handoff = Mutex(Optional(FoldIndexes(taking: &projection)))
@@ -66,7 +67,7 @@ extension ProjectionStore {
 
 /// Batches of fold steps from the reader thread to the folding one, at most two in flight so
 /// memory stays bounded whichever side is slower.
-final class StepPipe: Sendable {
+enum StepPipe {
     static let batchSize = 4096
 
     struct Batch: Sendable {
@@ -76,20 +77,7 @@ final class StepPipe: Sendable {
         var failure: ProjectionError?
     }
 
-    private let free = DispatchSemaphore(value: 2)
-    private let ready = DispatchSemaphore(value: 0)
-    private let batches = Mutex<[Batch]>([])
-
-    func send(_ batch: Batch) {
-        free.wait()
-        batches.withLock { $0.append(batch) }
-        ready.signal()
-    }
-
-    func receive() -> Batch {
-        ready.wait()
-        let batch = batches.withLock { $0.removeFirst() }
-        free.signal()
-        return batch
+    static func make() -> BoundedPipe<Batch> {
+        BoundedPipe(capacity: 2)
     }
 }
