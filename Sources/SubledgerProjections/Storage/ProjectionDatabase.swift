@@ -234,10 +234,10 @@ struct ProjectionDatabase: Sendable {
     /// Takes the projection's notification and transaction indexes (it sorts them in place) and
     /// leaves them empty.
     ///
-    /// Another thread sorts the notification and transaction indexes (the largest: one entry per
-    /// notification and per transaction) and then sums the rollups, while this one writes the
-    /// timelines and tokens (LMDB's write transaction stays on one thread); the indexes follow,
-    /// and the rollups last. Nothing reads the environment before the snapshot directory
+    /// Another thread sorts the transaction index (one entry per transaction) and then sums the
+    /// rollups, while this one writes the timelines and tokens (LMDB's write transaction stays on
+    /// one thread), sorts the notification index (one entry per notification) and writes the
+    /// indexes, and the rollups last: the sum is the longer side, so this thread takes one sort. Nothing reads the environment before the snapshot directory
     /// switches to it, so it is written in many transactions, each holding a bounded number of
     /// dirty pages in memory. `progress` hears, on this thread, the timelines written (every
     /// `ProjectionStore.progressEvery`, and all) and the start of the rollups.
@@ -247,24 +247,24 @@ struct ProjectionDatabase: Sendable {
     ) throws -> Int {
         // Out of the projection before the other thread takes a copy of it, so that nothing
         // else shares them and they sort where they lie.
-        let unsorted = Mutex((notifications: projection.notifications.uuids, transactions: projection.transactionIndex))
+        var notificationIndex = projection.notifications.uuids
+        let unsortedTransactions = Mutex(projection.transactionIndex)
         projection.notifications.uuids = UUIDSet()
         projection.transactionIndex = HashIndex()
         // Not written: freed before the write takes memory of its own.
         projection.timelineIndex = HashIndex()
         let projection = projection
-        let sortedIndexes = Mutex<(notifications: UUIDSet.Sorted, transactions: HashIndex.SortedEntries)>((.init(), .init()))
+        let sortedTransactions = Mutex(HashIndex.SortedEntries())
         let rollups = Mutex<[RollupRun]>([])
         let sorted = DispatchSemaphore(value: 0)
         let sortAndSum: @Sendable () -> Void = {
-            var (notificationIndex, transactionIndex) = unsorted.withLock { indexes in
-                defer { indexes = (UUIDSet(), HashIndex()) }
-                return indexes
+            var transactionIndex = unsortedTransactions.withLock { index in
+                defer { index = HashIndex() }
+                return index
             }
-            let notifications = notificationIndex.takeSorted()
             var transactions = transactionIndex.takeSortedByKey()
             transactions.withUnsafeMutableBufferPointer { projection.sortTextIdentifiers(&$0) }
-            sortedIndexes.withLock { $0 = (notifications, transactions) }
+            sortedTransactions.withLock { $0 = transactions }
             sorted.signal()
             // Threads this one starts inherit its priority.
             let runs = projection.rollupRuns(settings)
@@ -369,10 +369,11 @@ struct ProjectionDatabase: Sendable {
             strings.appendKey(notification, to: &key)
             try appender.append(key: key, value: [UInt8]())
         }
+        var notifications = notificationIndex.takeSorted()
         sorted.wait()
-        var (notifications, transactions) = sortedIndexes.withLock { indexes in
-            defer { indexes = (.init(), .init()) }
-            return indexes
+        var transactions = sortedTransactions.withLock { entries in
+            defer { entries = .init() }
+            return entries
         }
         try database.appendInChunks(notifications.count, to: database.notifications) { range, appender in
             for uuid in notifications[range] { try appendNotification(NotificationKey(isText: false, bits: uuid), appender) }
