@@ -18,15 +18,12 @@ struct RebuildKeyOrderTests {
             let transaction = sub.transaction(id, purchased: signed, expires: at("2026-02-\(10 + day)"))
             events.append(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: signed, transaction: transaction))
         }
-        let data = try DataDirectory()
-        try data.append(events)
-        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
-        let rebuilt = try store.reader.materialized()
-        let folded = TestLedger(events).projection
-        let instant = at("2026-01-20")
-        for id in ids + ids.map({ "sub-\($0)" }) {
-            #expect(rebuilt.customer(id, asOf: instant) != nil, "\(id) not found after a rebuild")
-            #expect(rebuilt.customer(id, asOf: instant) == folded.customer(id, asOf: instant))
+        try rebuildAndFold(events) { _, rebuilt, folded in
+            let instant = at("2026-01-20")
+            for id in ids + ids.map({ "sub-\($0)" }) {
+                #expect(rebuilt.customer(id, asOf: instant) != nil, "\(id) not found after a rebuild")
+                #expect(rebuilt.customer(id, asOf: instant) == folded.customer(id, asOf: instant))
+            }
         }
     }
 
@@ -54,19 +51,28 @@ struct RebuildKeyOrderTests {
         let earlier = moved.transaction("tx-0-early", purchased: at("2026-01-01"), expires: at("2026-01-31"))
         events.append(apple.notification("DID_RENEW", signed: at("2026-01-20"), transaction: earlier))
 
+        try rebuildAndFold(events) { store, rebuilt, folded in
+            let instant = at("2026-01-25")
+            for token in tokens + tokens.map({ $0.uppercased() }) {
+                let customer = rebuilt.customer(token, asOf: instant)
+                #expect(customer != nil, "\(token) not found after a rebuild")
+                #expect(customer == folded.customer(token, asOf: instant))
+            }
+            #expect(rebuilt.customer("player-7", asOf: instant)?.subscriptions.count == 4)
+            #expect(rebuilt.customer(tokens[0], asOf: instant)?.subscriptions.count == 1)
+            let customers = try store.reader.summary().customers
+            #expect(customers == folded.customerCount)
+        }
+    }
+
+    /// `events` written to a new log and rebuilt from it (a store opened over a log with no
+    /// database rebuilds), beside the same events folded one by one.
+    private func rebuildAndFold(
+        _ events: [Event], _ check: (ProjectionStore, _ rebuilt: Projection, _ folded: Projection) throws -> Void
+    ) throws {
         let data = try DataDirectory()
         try data.append(events)
         let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
-        let rebuilt = try store.reader.materialized()
-        let folded = TestLedger(events).projection
-        let instant = at("2026-01-25")
-        for token in tokens + tokens.map({ $0.uppercased() }) {
-            let customer = rebuilt.customer(token, asOf: instant)
-            #expect(customer != nil, "\(token) not found after a rebuild")
-            #expect(customer == folded.customer(token, asOf: instant))
-        }
-        #expect(rebuilt.customer("player-7", asOf: instant)?.subscriptions.count == 4)
-        #expect(rebuilt.customer(tokens[0], asOf: instant)?.subscriptions.count == 1)
-        #expect(try store.reader.summary().customers == folded.customerCount)
+        try check(store, try store.reader.materialized(), TestLedger(events).projection)
     }
 }
