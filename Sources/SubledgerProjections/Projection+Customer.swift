@@ -55,6 +55,7 @@ extension Projection {
     /// The customer id and timelines for a look-up id: a token (any case) first, then an
     /// `originalTransactionId`, then a `transactionId`.
     func customerTimelines(_ id: String) -> (customerId: String, timelines: [Int32])? {
+        precondition(keepsTokenIndex, "a rebuild's projection keeps no token index")
         let lowered = id.lowercased()
         if let bits = parseUUID(lowered), let members = tokenIndex[CustomerToken(kind: .uuid, bits: bits)] {
             return (formatUUID(bits), members)

@@ -53,7 +53,7 @@ public struct Projection: Sendable {
     /// repeated growth, and no token index. The timeline table is reserved too: each growth
     /// copied it into fresh pages (twice what it finally holds, on the folding thread), while
     /// room reserved and never written is never faulted in.
-    public init(rebuildingExpectedEvents expectedEvents: Int) {
+    package init(rebuildingExpectedEvents expectedEvents: Int) {
         strings = Known.stringTable()
         timelineIndex = HashIndex(capacity: expectedEvents / 8)
         transactionIndex = HashIndex(capacity: expectedEvents)
@@ -87,7 +87,8 @@ public struct Projection: Sendable {
 
     /// Distinct customers: tokens, plus timelines without one.
     public var customerCount: Int {
-        tokenIndex.count + timelines.lazy.filter { $0.customerToken == nil }.count
+        precondition(keepsTokenIndex, "a rebuild's projection keeps no token index")
+        return tokenIndex.count + timelines.lazy.filter { $0.customerToken == nil }.count
     }
 
     /// The environments that have at least one timeline, by name.

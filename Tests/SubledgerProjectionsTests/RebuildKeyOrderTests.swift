@@ -34,10 +34,11 @@ struct RebuildKeyOrderTests {
     func tokensListTheirTimelines() throws {
         var apple = Notifier()
         var events: [Event] = []
+        // Texts interned (in this order) against their byte order; UUIDs enough to be sorted by radix.
         let tokens = [
-            "f0e1d2c3-0000-4000-8000-000000000001", "player-7", "00000000-0000-4000-8000-00000000000a",
-            "Zed", "a1b2c3d4-0000-4000-8000-000000000002", "00000000-0000-0000-0000-000000000002",
-        ] + (0..<40).map { Notifier.uuid(for: "customer-\($0)") }  // enough to be sorted by radix
+            "zulu-9", "f0e1d2c3-0000-4000-8000-000000000001", "player-7", "00000000-0000-4000-8000-00000000000a",
+            "Zed", "a1b2c3d4-0000-4000-8000-000000000002", "alpha", "00000000-0000-0000-0000-000000000002",
+        ] + (0..<40).map { Notifier.uuid(for: "customer-\($0)") }
         for (index, token) in tokens.enumerated() {
             for purchase in 0..<(index % 3 + 2) {
                 let sub = Subscriber("otx-\(index)-\(purchase)", token: token)
@@ -46,9 +47,9 @@ struct RebuildKeyOrderTests {
                 events.append(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: signed, transaction: transaction))
             }
         }
-        // An earlier purchase of otx-0-0 under another token takes it away from the first.
-        let moved = Subscriber("otx-0-0", token: "player-7")
-        let earlier = moved.transaction("tx-0-early", purchased: at("2026-01-01"), expires: at("2026-01-31"))
+        // An earlier purchase of otx-1-0 under another token takes it away from the first.
+        let moved = Subscriber("otx-1-0", token: "player-7")
+        let earlier = moved.transaction("tx-1-early", purchased: at("2026-01-01"), expires: at("2026-01-31"))
         events.append(apple.notification("DID_RENEW", signed: at("2026-01-20"), transaction: earlier))
 
         try rebuildAndFold(events) { store, rebuilt, folded in
@@ -58,8 +59,8 @@ struct RebuildKeyOrderTests {
                 #expect(customer != nil, "\(token) not found after a rebuild")
                 #expect(customer == folded.customer(token, asOf: instant))
             }
-            #expect(rebuilt.customer("player-7", asOf: instant)?.subscriptions.count == 4)
-            #expect(rebuilt.customer(tokens[0], asOf: instant)?.subscriptions.count == 1)
+            #expect(rebuilt.customer("player-7", asOf: instant)?.subscriptions.count == 5)
+            #expect(rebuilt.customer(tokens[1], asOf: instant)?.subscriptions.count == 2)
             let customers = try store.reader.summary().customers
             #expect(customers == folded.customerCount)
         }

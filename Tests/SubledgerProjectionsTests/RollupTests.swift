@@ -328,6 +328,27 @@ struct RollupTests {
         #expect(merged.map(\.key) == whole.map(\.key))
         #expect(merged.map(\.values) == whole.map(\.values))
     }
+
+    /// A rebuild's rows are merged from its runs on another thread and appended a transaction's
+    /// worth at a time; here a few rows a transaction, so that many batches pass between the threads.
+    @Test("the rollup rows a rebuild appends from its runs, a few per transaction, are the cells summed on one thread", arguments: [1, 7, 4096])
+    func runsAppendedInBatches(rowsPerTransaction: Int) throws {
+        let projection = try SimulatedWorkload(seed: 14, customers: 60, months: 8).projection()
+        let expected = projection.rollups(RollupSettings()).sorted()
+        #expect(expected.count > 1_000)
+        let directory = TemporaryDirectory()
+        let database = try ProjectionDatabase(path: directory.path, readOnly: false, create: true)
+        try database.append(projection.rollupRuns(RollupSettings()), rowsPerTransaction: rowsPerTransaction)
+        var stored: [(key: RollupKey, values: RollupValues)] = []
+        try database.environment.read { txn in
+            try txn.forEach(in: database.rollups) { key, value in
+                stored.append((try #require(RollupKey(bytes: key)), try #require(RollupValues(bytes: value))))
+                return true
+            }
+        }
+        #expect(stored.count == expected.count)
+        #expect(zip(stored, expected).allSatisfy { $0.key == $1.key && $0.values == $1.values })
+    }
 }
 
 /// A rebuild's share of the rollups with every value negated: a timeline taken back.

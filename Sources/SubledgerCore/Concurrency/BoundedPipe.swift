@@ -8,6 +8,7 @@ public final class BoundedPipe<Element: Sendable>: Sendable {
     private let elements = Lock<[Element]>([])
 
     public init(capacity: Int) {
+        precondition(capacity > 0, "a pipe that holds nothing never lets a value through")
         free = DispatchSemaphore(value: capacity)
     }
 

@@ -99,17 +99,18 @@ extension ProjectionDatabase {
     static let instantsHeld = 1 << 20
 
     /// Writes the sum of `runs` into the empty `rollups` database in key order, through one
-    /// cursor per transaction of at most `bulkChunk` rows, as the other databases are bulk
+    /// cursor per transaction of at most `rowsPerTransaction` rows, as the other databases are bulk
     /// written: in one transaction, the 4.7 M rows of a 10 M-event ledger kept LMDB searching its
     /// list of dirty pages.
     ///
     /// Another thread merges the runs and encodes the rows while this one appends them: at
     /// 10 M events the merge took 0.55–0.65 s and the appends about 0.45 s, one after the other,
     /// at the end of the rebuild with the other core idle.
-    func append(_ runs: [RollupRun]) throws {
+    func append(_ runs: [RollupRun], rowsPerTransaction: Int = bulkChunk) throws {
         let pipe = BoundedPipe<EncodedRollupRows>(capacity: 2)
-        guard let merger = try? PosixThread.spawn(name: "rollup-merge", { Self.encodeRows(of: runs) { pipe.send($0) } }) else {
-            try Self.encodeRows(of: runs) { try append($0) }
+        let encode: @Sendable () -> Void = { Self.encodeRows(of: runs, rowsPerTransaction) { pipe.send($0) } }
+        guard let merger = try? PosixThread.spawn(name: "rollup-merge", encode) else {
+            try Self.encodeRows(of: runs, rowsPerTransaction) { try append($0) }
             return
         }
         // Whatever happens here, the merge must have ended before `append` returns.
@@ -125,12 +126,12 @@ extension ProjectionDatabase {
         }
     }
 
-    /// The sum of `runs`, a write transaction's worth of rows at a time.
-    private static func encodeRows(of runs: [RollupRun], _ body: (EncodedRollupRows) throws -> Void) rethrows {
+    /// The sum of `runs`, `count` rows (a write transaction's worth) at a time.
+    private static func encodeRows(of runs: [RollupRun], _ count: Int, _ body: (EncodedRollupRows) throws -> Void) rethrows {
         var merge = RollupRun.Merge(runs)
         var rows: EncodedRollupRows
         repeat {
-            rows = EncodedRollupRows(merging: &merge, upTo: bulkChunk)
+            rows = EncodedRollupRows(merging: &merge, upTo: count)
             try body(rows)
         } while !rows.isLast
     }

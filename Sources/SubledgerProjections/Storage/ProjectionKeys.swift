@@ -178,8 +178,8 @@ struct TokenMember: RadixSortable {
 extension Projection {
     /// Every timeline that has a customer token, listed under it, in the byte order of the
     /// tokens' keys; a token's timelines are adjacent, in no particular order. Built from the
-    /// timelines, since a rebuild's projection keeps no token index, and sorted by radix: the
-    /// index's entries sorted by `precedes` took about as long as building this.
+    /// timelines, since a rebuild's projection keeps no token index; UUIDs (nearly all) sorted
+    /// by radix: the index's entries sorted by `precedes` took about as long as building this.
     func tokenMembers() -> [TokenMember] {
         var uuids: [TokenMember] = []
         var texts: [TokenMember] = []
@@ -193,6 +193,7 @@ extension Projection {
         }
         uuids.withUnsafeMutableBufferPointer { $0.sortByKey(bytes: 16) }
         texts.sort { precedes($0.token, $1.token) }
-        return uuids + texts
+        uuids.append(contentsOf: texts)
+        return uuids
     }
 }

@@ -2,7 +2,8 @@ extension ProjectionStore {
     /// About how much memory a rebuild of a log of `records` records holds at its peak (while it
     /// writes: everything folded is held until written, and the rollups are summed beside it):
     /// the notification and transaction indexes, sized for every record, the timeline index, what
-    /// each event adds to the timelines, postings, token index and rollup cells, and the runtime.
+    /// each event adds to the timelines, postings, the write's token list and rollup cells, and the
+    /// runtime.
     ///
     /// Fitted to peak RSS on the realistic mix (`Tools/bench --scaling`, 2026-12-02): a simulated
     /// ledger of 159 k events peaked at 123-137 MB (estimate 135 MB). Its tiles (955 k and 10 M
