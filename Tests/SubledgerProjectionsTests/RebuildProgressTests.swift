@@ -18,15 +18,17 @@ struct RebuildProgressTests {
         let data = try DataDirectory()
         try data.append(events)
         let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        let timelines = try store.reader.summary().timelines
         let recorder = RebuildRecorder()
         let summary = try store.rebuild(observer: recorder.observer)
         #expect(summary.foldSeconds > 0 && summary.foldSeconds < summary.seconds)
         let reports = recorder.all
+        // The database in use was made from this whole log: the fold makes its timelines again.
         #expect(reports.first == .folding(
-            records: events.count, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: events.count), reason: nil, method: .inMemory))
+            records: events.count, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: events.count, timelines: timelines),
+            reason: nil, method: .inMemory))
         let folded = reports.dropFirst().dropLast(4)
         #expect(!folded.isEmpty && folded.allSatisfy { if case .folded(_, events.count) = $0 { true } else { false } })
-        let timelines = try store.reader.summary().timelines
         #expect(Array(reports.dropLast().suffix(3)) == [
             .writing(timelines: timelines), .wroteTimelines(written: timelines, of: timelines), .writingRollups,
         ])
@@ -68,9 +70,62 @@ struct RebuildProgressTests {
     @Test("the memory estimate grows with the log and covers at least the notification and transaction indexes sized for every record")
     func memoryEstimate() {
         let sizes = [0, 1_000, 100_000, 1_000_000, 10_000_000, 30_000_000]
-        let estimates = sizes.map(ProjectionStore.estimatedPeakBytes(records:))
+        let estimates = sizes.map { ProjectionStore.estimatedPeakBytes(records: $0) }
         #expect(zip(estimates, estimates.dropFirst()).allSatisfy { $0 < $1 })
-        // 24-byte slots, at most three quarters full: 10 M records need 2^24 slots in each index.
-        #expect(estimates[4] > 2 * (1 << 24) * 24)
+        // 16-byte slots, at most three quarters full: 10 M records need 2^24 slots in each index.
+        #expect(estimates[4] > 2 * (1 << 24) * 16)
+    }
+
+    @Test("fewer timelines than records lower the memory estimate; a bound above the records changes nothing")
+    func memoryEstimateBoundedByTimelines() {
+        let records = 10_000_000
+        let unbounded = ProjectionStore.estimatedPeakBytes(records: records)
+        let quarter = ProjectionStore.estimatedPeakBytes(records: records, timelines: records / 4)
+        #expect(quarter < unbounded)
+        #expect(ProjectionStore.estimatedPeakBytes(records: records, timelines: records / 8) < quarter)
+        #expect(ProjectionStore.estimatedPeakBytes(records: records, timelines: 2 * records) == unbounded)
+        #expect(ProjectionStore.estimatedPeakBytes(records: records, timelines: records) == unbounded)
+    }
+
+    @Test("a rebuild bounds the timelines by the database in use plus one for each record it has not folded, and goes by none made from another log")
+    func timelinesBoundedByTheDatabaseInUse() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(events)
+        let timelines = try ProjectionStore(directory: data.projections, logDirectory: data.log).reader.summary().timelines
+        #expect(timelines < events.count)
+        // Three records more, each for a subscription of its own.
+        var apple = Notifier()
+        let more = (0..<3).map { index in
+            let sub = Subscriber("late-\(index)")
+            let signed = at("2026-03-2\(index)")
+            return apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: signed, transaction: sub.transaction("late-tx-\(index)", purchased: signed, expires: signed + 30 * day))
+        }
+        try data.append(more)
+        let recorder = RebuildRecorder()
+        _ = try ProjectionStore.rebuild(
+            directory: data.projections, logDirectory: data.log, settings: RollupSettings(), observer: recorder.observer)
+        let records = events.count + more.count
+        #expect(recorder.all.first == .folding(
+            records: records, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: records, timelines: timelines + more.count),
+            reason: nil, method: .inMemory))
+        #expect(try ProjectionStore(directory: data.projections, logDirectory: data.log).reader.summary().timelines == timelines + more.count)
+
+        // The same database beside another log, longer than the bound it would give: its
+        // checkpoint is no record of that log, so the estimate goes by the records alone.
+        let extra = (0..<20).map { index in
+            let sub = Subscriber("other-\(index)")
+            let signed = at("2026-04-1\(index % 10)")
+            return apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: signed, transaction: sub.transaction("other-tx-\(index)", purchased: signed, expires: signed + 30 * day))
+        }
+        let other = try DataDirectory()
+        try other.append(more + events + extra)
+        let another = RebuildRecorder()
+        _ = try ProjectionStore.rebuild(
+            directory: data.projections, logDirectory: other.log, settings: RollupSettings(), observer: another.observer)
+        let otherRecords = more.count + events.count + extra.count
+        #expect(timelines + more.count + extra.count < otherRecords)
+        #expect(another.all.first == .folding(
+            records: otherRecords, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: otherRecords), reason: nil, method: .inMemory))
     }
 }

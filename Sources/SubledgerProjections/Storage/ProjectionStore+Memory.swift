@@ -1,24 +1,69 @@
+import SubledgerLog
+
 extension ProjectionStore {
-    /// About how much memory a rebuild of a log of `records` records holds at its peak (while it
-    /// writes: everything folded is held until written, and the rollups are summed beside it):
-    /// the notification and transaction indexes, sized for every record, the timeline index, what
-    /// each event adds to the timelines, postings, the write's token list and rollup cells, and the
-    /// runtime.
+    /// About how much memory a rebuild of a log of `records` records, folding into at most
+    /// `timelines` subscriptions and purchases (each record makes at most one; nil when nothing
+    /// bounds them better), holds at its peak (while it writes: everything folded is held until
+    /// written, and the rollups are summed beside it): the notification and transaction indexes,
+    /// sized for every record, the timeline index, what each record and each timeline add
+    /// (facts, versions and renewals; a timeline, its arrays, its rollup changes and its place
+    /// in the write's orders), and the runtime.
     ///
-    /// Fitted to peak RSS on the realistic mix (`Tools/bench --scaling`, 2026-12-02): a simulated
-    /// ledger of 159 k events peaked at 123-137 MB (estimate 135 MB). Its tiles (955 k and 10 M
-    /// events) peaked at 632 MB and 4,459 MB (estimates 706 MB and 6.9 GB): tiles keep their
-    /// times, so they share rollup cells that a ledger of as many customers would not. For a
-    /// warning, erring high is the right side.
-    public static func estimatedPeakBytes(records: Int) -> Int {
-        runtime + Projection.indexBytes(expectedEvents: records) + estimatedFoldedBytes(records: records)
+    /// Fitted to peak RSS, 2026-12-05, on two mixes of the same 10 M records (the benchmark's
+    /// tiled fixture): the simulator's, 2.44 M timelines, peaked at 3.28 GB (estimate 4.14 GB);
+    /// the same records each made its own timeline, at 5.63 GB (estimate 6.95 GB, the estimate
+    /// without a bound). At 955 k records 393 MB and 585 MB (estimates 451 MB and 718 MB); at
+    /// 159 k, 98–111 MB (estimate 125 MB). Erring high is the right side: a rebuild that runs
+    /// out of memory ends, and one on open would start over at every restart.
+    public static func estimatedPeakBytes(records: Int, timelines: Int? = nil) -> Int {
+        runtime + Projection.indexBytes(expectedEvents: records) + estimatedFoldedBytes(records: records, timelines: timelines)
     }
 
     /// The part of `estimatedPeakBytes` the fold allocates as it goes (the indexes are allocated
     /// before it): what `HeapPrefault` may fault in ahead of it.
-    static func estimatedFoldedBytes(records: Int) -> Int {
-        600 * records
+    static func estimatedFoldedBytes(records: Int, timelines: Int?) -> Int {
+        bytesPerRecord * records + bytesPerTimeline * min(timelines ?? records, records)
     }
 
-    private static let runtime = 25 << 20
+    private static let runtime = 60 << 20
+    private static let bytesPerRecord = 260
+    private static let bytesPerTimeline = 370
+}
+
+/// What the projection database in use holds, which bounds the timelines a rebuild of the log it
+/// was made from makes (`estimatedPeakBytes`).
+struct SnapshotCounts {
+    let timelines: Int
+    let events: Int
+    let checkpoint: LogPosition?
+
+    init(timelines: Int, events: Int, checkpoint: LogPosition?) {
+        self.timelines = timelines
+        self.events = events
+        self.checkpoint = checkpoint
+    }
+
+    /// The counts of the database `directory`'s `CURRENT` names, opened and closed again; nil when
+    /// there is none or it cannot be read.
+    init?(current directory: String) {
+        guard let opened = try? ProjectionStore.openCurrent(directory: directory), let counts = SnapshotCounts(opened) else { return nil }
+        self = counts
+    }
+
+    init?(_ opened: ProjectionStore.OpenedDatabase) {
+        let (database, _, strings, header) = opened
+        guard let timelines = try? ProjectionReader(database: database, strings: PublishedStrings(strings)).summary().timelines else {
+            return nil
+        }
+        self.init(timelines: timelines, events: header.events, checkpoint: header.checkpoint)
+    }
+
+    /// At most how many timelines folding the whole log of `records` records makes: these, plus
+    /// one for each record not folded into them (each makes at most one). Nil unless the
+    /// database's checkpoint is a record of this log, as catching up requires: a database made
+    /// from another log bounds nothing.
+    func timelineBound(records: Int, logDirectory: String) -> Int? {
+        guard let checkpoint, (try? LogReader(directory: logDirectory).record(at: checkpoint)) != nil else { return nil }
+        return min(records, timelines + max(0, records - events))
+    }
 }

@@ -69,10 +69,12 @@ public final class ProjectionStore {
         self.settings = settings
         var reason: RebuildReason?
         var opened: OpenedDatabase?
+        var inUse: SnapshotCounts?
         do {
             opened = try Self.openCurrent(directory: directory)
             if opened == nil { reason = .missing }
-            if let header = opened?.3, header.settings != settings.fingerprint {
+            if let current = opened, current.3.settings != settings.fingerprint {
+                inUse = SnapshotCounts(current)
                 opened = nil
                 reason = .settingsChanged
             }
@@ -83,7 +85,8 @@ public final class ProjectionStore {
         }
         if opened == nil {
             opened = try Self.buildFromLog(
-                directory: directory, logDirectory: logDirectory, settings: settings, strategy: .automatic, reason: reason, observer: observer
+                directory: directory, logDirectory: logDirectory, settings: settings, strategy: .automatic, reason: reason, inUse: inUse,
+                observer: observer
             ).opened
         }
         let (database, path, strings, header) = opened!
@@ -118,7 +121,7 @@ public final class ProjectionStore {
     }
 
     /// The database `CURRENT` names, opened for writing, with its strings and header.
-    private static func openCurrent(
+    static func openCurrent(
         directory: String
     ) throws -> OpenedDatabase? {
         guard let path = try SnapshotDirectory(path: directory).current() else { return nil }
@@ -195,13 +198,17 @@ public final class ProjectionStore {
     /// previous database keeps serving readers until the switch.
     @discardableResult
     public func rebuild(strategy: RebuildStrategy = .automatic, observer: RebuildObserver? = nil) throws(ProjectionError) -> RebuildSummary {
-        try rebuild(strategy: strategy, reason: nil, observer: observer)
+        let inUse = (try? reader.summary().timelines).map { SnapshotCounts(timelines: $0, events: header.events, checkpoint: header.checkpoint) }
+        return try rebuild(strategy: strategy, reason: nil, inUse: inUse, observer: observer)
     }
 
     @discardableResult
-    private func rebuild(strategy: RebuildStrategy = .automatic, reason: RebuildReason?, observer: RebuildObserver?) throws(ProjectionError) -> RebuildSummary {
+    private func rebuild(
+        strategy: RebuildStrategy = .automatic, reason: RebuildReason?, inUse: SnapshotCounts? = nil, observer: RebuildObserver?
+    ) throws(ProjectionError) -> RebuildSummary {
         let built = try Self.buildFromLog(
-            directory: directory, logDirectory: logDirectory, settings: settings, strategy: strategy, reason: reason, observer: observer)
+            directory: directory, logDirectory: logDirectory, settings: settings, strategy: strategy, reason: reason, inUse: inUse,
+            observer: observer)
         (database, snapshotPath, strings, header) = built.opened
         published.publish(strings)
         unsealed = false
@@ -216,19 +223,21 @@ public final class ProjectionStore {
         observer: RebuildObserver? = nil
     ) throws(ProjectionError) -> RebuildSummary {
         try buildFromLog(
-            directory: directory, logDirectory: logDirectory, settings: settings, strategy: strategy, reason: nil, observer: observer
+            directory: directory, logDirectory: logDirectory, settings: settings, strategy: strategy, reason: nil,
+            inUse: SnapshotCounts(current: directory), observer: observer
         ).summary
     }
 
     private static func buildFromLog(
         directory: String, logDirectory: String, settings: RollupSettings, strategy: RebuildStrategy, reason: RebuildReason?,
-        observer: RebuildObserver?
+        inUse: SnapshotCounts?, observer: RebuildObserver?
     ) throws(ProjectionError) -> (opened: OpenedDatabase, summary: RebuildSummary) {
         let clock = ContinuousClock()
         let start = clock.now
         // Every record may be an event: size the indexes for all of them.
         let records = (try? LogReader(directory: logDirectory).summary().records).map { Int(clamping: $0) } ?? 0
-        let estimate = estimatedPeakBytes(records: records)
+        let timelines = inUse.flatMap { $0.timelineBound(records: records, logDirectory: logDirectory) }
+        let estimate = estimatedPeakBytes(records: records, timelines: timelines)
         let headroom = records > 0 ? MemoryHeadroom.current() : nil
         let method = strategy.method(estimate: estimate, headroom: headroom)
         observer?(.folding(records: records, estimatedPeakBytes: estimate, reason: reason, method: method))
@@ -242,7 +251,7 @@ public final class ProjectionStore {
             // The fold's pace is set by the thread that applies the events, and a good part of
             // its time went to faulting in the memory it takes (see `HeapPrefault`).
             let roomForPadding = headroom.map { !$0.fallsShort(ofResident: estimate + HeapPrefault.padding) } ?? true
-            let prefault = roomForPadding ? HeapPrefault(budget: estimatedFoldedBytes(records: records)) : nil
+            let prefault = roomForPadding ? HeapPrefault(budget: estimatedFoldedBytes(records: records, timelines: timelines)) : nil
             defer { prefault?.stop() }
             try foldPipelined(log: logDirectory, into: &fresh) { observer?(.folded(events: $0, records: records)) }
         }
