@@ -12,7 +12,7 @@ extension ProjectionStore {
     /// Fitted to peak RSS, 2026-12-05, on two mixes of the same 10 M records (the benchmark's
     /// tiled fixture): the simulator's, 2.44 M timelines, peaked at 3.28 GB (estimate 4.14 GB);
     /// the same records each made its own timeline, at 5.63 GB (estimate 6.95 GB, the estimate
-    /// without a bound). At 955 k records 393 MB and 585 MB (estimates 451 MB and 718 MB); at
+    /// without a bound). At 955 k records 393 MB and 585 MB (estimates 469 MB and 736 MB); at
     /// 159 k, 98–111 MB (estimate 125 MB). Erring high is the right side: a rebuild that runs
     /// out of memory ends, and one on open would start over at every restart.
     public static func estimatedPeakBytes(records: Int, timelines: Int? = nil) -> Int {
