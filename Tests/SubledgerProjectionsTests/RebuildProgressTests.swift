@@ -1,3 +1,4 @@
+import Foundation
 import SubledgerProjections
 import Synchronization
 import Testing
@@ -87,7 +88,7 @@ struct RebuildProgressTests {
         #expect(ProjectionStore.estimatedPeakBytes(records: records, timelines: records) == unbounded)
     }
 
-    @Test("a rebuild bounds the timelines by the database in use plus one for each record it has not folded, and goes by none made from another log")
+    @Test("a rebuild bounds the timelines by the database in use plus one for each record it has not folded, and goes by none unsealed or made from another log")
     func timelinesBoundedByTheDatabaseInUse() throws {
         let events = MarchScenario().events
         let data = try DataDirectory()
@@ -110,6 +111,15 @@ struct RebuildProgressTests {
             records: records, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: records, timelines: timelines + more.count),
             reason: nil, method: .inMemory))
         #expect(try ProjectionStore(directory: data.projections, logDirectory: data.log).reader.summary().timelines == timelines + more.count)
+
+        // Unsealed, as a crash leaves it, the database in use is not read at all.
+        let current = try String(contentsOfFile: data.projections + "/CURRENT", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        try FileManager.default.removeItem(atPath: data.projections + "/" + current + "/CHECKSUM")
+        let unsealed = RebuildRecorder()
+        _ = try ProjectionStore.rebuild(
+            directory: data.projections, logDirectory: data.log, settings: RollupSettings(), observer: unsealed.observer)
+        #expect(unsealed.all.first == .folding(
+            records: records, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: records), reason: nil, method: .inMemory))
 
         // The same database beside another log, longer than the bound it would give: its
         // checkpoint is no record of that log, so the estimate goes by the records alone.

@@ -10,11 +10,14 @@ extension ProjectionStore {
     /// in the write's orders), and the runtime.
     ///
     /// Fitted to peak RSS, 2026-12-05, on two mixes of the same 10 M records (the benchmark's
-    /// tiled fixture): the simulator's, 2.44 M timelines, peaked at 3.28 GB (estimate 4.14 GB);
-    /// the same records each made its own timeline, at 5.63 GB (estimate 6.95 GB, the estimate
-    /// without a bound). At 955 k records 393 MB and 585 MB (estimates 469 MB and 736 MB); at
-    /// 159 k, 98–111 MB (estimate 125 MB). Erring high is the right side: a rebuild that runs
-    /// out of memory ends, and one on open would start over at every restart.
+    /// tiled fixture): the simulator's, 2.44 M timelines, peaked at 3.28–3.41 GB (estimate
+    /// 4.4 GB); the same records each made its own timeline, at 5.63–5.68 GB (estimate 6.6 GB,
+    /// the estimate without a bound). At 955 k records 393–399 MB and 585 MB (estimates 491 MB
+    /// and 707 MB); at 159 k, 98–111 MB (estimate 131 MB). A record's 300 bytes cover a fact, a
+    /// transaction version and a renewal (200 bytes) with the room their arrays grow into, and
+    /// its postings: a ledger of long subscriptions, many records to a timeline, rests on them.
+    /// Erring high is the right side: a rebuild that runs out of memory ends, and one on open
+    /// would start over at every restart.
     public static func estimatedPeakBytes(records: Int, timelines: Int? = nil) -> Int {
         runtime + Projection.indexBytes(expectedEvents: records) + estimatedFoldedBytes(records: records, timelines: timelines)
     }
@@ -26,8 +29,8 @@ extension ProjectionStore {
     }
 
     private static let runtime = 60 << 20
-    private static let bytesPerRecord = 260
-    private static let bytesPerTimeline = 370
+    private static let bytesPerRecord = 300
+    private static let bytesPerTimeline = 300
 }
 
 /// What the projection database in use holds, which bounds the timelines a rebuild of the log it
@@ -43,27 +46,28 @@ struct SnapshotCounts {
         self.checkpoint = checkpoint
     }
 
-    /// The counts of the database `directory`'s `CURRENT` names, opened and closed again; nil when
-    /// there is none or it cannot be read.
+    /// The counts of the database `directory`'s `CURRENT` names when it is sealed (closed cleanly,
+    /// its checksum matched), read from its header and its timelines' entry count alone; nil
+    /// otherwise. `subledger rebuild` is what a user runs when opening that database fails, so
+    /// it reads nothing an unsealed one might hold damaged.
     init?(current directory: String) {
-        guard let opened = try? ProjectionStore.openCurrent(directory: directory), let counts = SnapshotCounts(opened) else { return nil }
-        self = counts
+        guard let path = try? SnapshotDirectory(path: directory).current(), SnapshotChecksum.isSealed(path),
+            let database = try? ProjectionDatabase(path: path, readOnly: true),
+            let (header, timelines) = try? database.environment.read({ txn in (try database.header(txn), try txn.entryCount(in: database.timelines)) })
+        else { return nil }
+        self.init(timelines: timelines, events: header.events, checkpoint: header.checkpoint)
     }
 
-    init?(_ opened: ProjectionStore.OpenedDatabase) {
-        let (database, _, strings, header) = opened
-        guard let timelines = try? ProjectionReader(database: database, strings: PublishedStrings(strings)).summary().timelines else {
-            return nil
-        }
-        self.init(timelines: timelines, events: header.events, checkpoint: header.checkpoint)
+    init(_ summary: ProjectionReader.Summary) {
+        self.init(timelines: summary.timelines, events: summary.events, checkpoint: summary.checkpoint)
     }
 
     /// At most how many timelines folding the whole log of `records` records makes: these, plus
     /// one for each record not folded into them (each makes at most one). Nil unless the
-    /// database's checkpoint is a record of this log, as catching up requires: a database made
-    /// from another log bounds nothing.
+    /// database's checkpoint is a record of this log, as catching up requires, and it folded no
+    /// more events than the log has records: a database made from another log bounds nothing.
     func timelineBound(records: Int, logDirectory: String) -> Int? {
-        guard let checkpoint, (try? LogReader(directory: logDirectory).record(at: checkpoint)) != nil else { return nil }
+        guard events <= records, let checkpoint, (try? LogReader(directory: logDirectory).record(at: checkpoint)) != nil else { return nil }
         return min(records, timelines + max(0, records - events))
     }
 }

@@ -74,7 +74,7 @@ public final class ProjectionStore {
             opened = try Self.openCurrent(directory: directory)
             if opened == nil { reason = .missing }
             if let current = opened, current.3.settings != settings.fingerprint {
-                inUse = SnapshotCounts(current)
+                inUse = (try? ProjectionReader(database: current.0, strings: PublishedStrings(current.2)).summary()).map(SnapshotCounts.init)
                 opened = nil
                 reason = .settingsChanged
             }
@@ -198,8 +198,7 @@ public final class ProjectionStore {
     /// previous database keeps serving readers until the switch.
     @discardableResult
     public func rebuild(strategy: RebuildStrategy = .automatic, observer: RebuildObserver? = nil) throws(ProjectionError) -> RebuildSummary {
-        let inUse = (try? reader.summary().timelines).map { SnapshotCounts(timelines: $0, events: header.events, checkpoint: header.checkpoint) }
-        return try rebuild(strategy: strategy, reason: nil, inUse: inUse, observer: observer)
+        try rebuild(strategy: strategy, reason: nil, inUse: (try? reader.summary()).map(SnapshotCounts.init), observer: observer)
     }
 
     @discardableResult
@@ -216,8 +215,8 @@ public final class ProjectionStore {
     }
 
     /// Folds the whole log in `logDirectory` into a fresh database in `directory` and switches to
-    /// it, without opening the database in use: what `subledger rebuild` runs, telling
-    /// `observer` how it goes.
+    /// it, reading of the database in use only its counts, and only when it is sealed
+    /// (`SnapshotCounts`): what `subledger rebuild` runs, telling `observer` how it goes.
     public static func rebuild(
         directory: String, logDirectory: String, settings: RollupSettings, strategy: RebuildStrategy = .automatic,
         observer: RebuildObserver? = nil

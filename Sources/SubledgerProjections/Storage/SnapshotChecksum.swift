@@ -62,6 +62,16 @@ enum SnapshotChecksum {
         }
     }
 
+    /// Whether `data.mdb` has its `CHECKSUM` and matches it: a database closed cleanly and not
+    /// written since, which may be read without relying on LMDB's crash safety (a damaged page
+    /// can make liblmdb abort the process).
+    static func isSealed(_ directory: String) -> Bool {
+        guard let text = storedSeal(directory), let seal = Seal(text),
+            let actual = try? crc(of: directory + "/data.mdb", upTo: seal.length)
+        else { return false }
+        return actual == seal.sum && storedSeal(directory) == text
+    }
+
     /// What `CHECKSUM` says: the sum in hex, then the length it covers in hex when not the whole file.
     private struct Seal {
         var sum: UInt32
