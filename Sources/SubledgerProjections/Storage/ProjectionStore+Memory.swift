@@ -9,13 +9,13 @@ extension ProjectionStore {
     /// (facts, versions and renewals; a timeline, its arrays, its rollup changes and its place
     /// in the write's orders), and the runtime.
     ///
-    /// Fitted to peak RSS, 2026-12-05, on two mixes of the same 10 M records (the benchmark's
+    /// Fitted to peak RSS, 2026-12-05, on three mixes of the same 10 M records (the benchmark's
     /// tiled fixture): the simulator's, 2.44 M timelines, peaked at 3.28–3.41 GB (estimate
-    /// 4.4 GB); the same records each made its own timeline, at 5.63–5.68 GB (estimate 6.6 GB,
-    /// the estimate without a bound). At 955 k records 393–399 MB and 585 MB (estimates 491 MB
-    /// and 707 MB); at 159 k, 98–111 MB (estimate 131 MB). A record's 300 bytes cover a fact, a
-    /// transaction version and a renewal (200 bytes) with the room their arrays grow into, and
-    /// its postings: a ledger of long subscriptions, many records to a timeline, rests on them.
+    /// 4.7 GB); the records gathered into 333 k timelines of 30, at 3.32–3.53 GB (4.1 GB); each
+    /// record its own timeline, at 5.53–5.68 GB (6.6 GB, the estimate without a bound). At 955 k
+    /// records 393–399 MB and 585–601 MB (estimates 519 MB and 707 MB); at 159 k, 98–111 MB
+    /// (136 MB). A record's 340 bytes cover a fact, a transaction version and a renewal (200
+    /// bytes) with the room their arrays grow into (up to half again), and its postings.
     /// Erring high is the right side: a rebuild that runs out of memory ends, and one on open
     /// would start over at every restart.
     public static func estimatedPeakBytes(records: Int, timelines: Int? = nil) -> Int {
@@ -29,8 +29,8 @@ extension ProjectionStore {
     }
 
     private static let runtime = 60 << 20
-    private static let bytesPerRecord = 300
-    private static let bytesPerTimeline = 300
+    private static let bytesPerRecord = 340
+    private static let bytesPerTimeline = 260
 }
 
 /// What the projection database in use holds, which bounds the timelines a rebuild of the log it
