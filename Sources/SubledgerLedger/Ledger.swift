@@ -85,8 +85,8 @@ public final class Ledger: Sendable {
 
     /// What `subledger rebuild` runs: the rebuild alone. It holds the event log's writer lock
     /// (so nothing appends meanwhile) but opens neither the evidence nor the dedup index, and of
-    /// the database in use reads only its counts, when it is sealed, for its memory estimate. `strategy` says whether it folds in memory or in batches; `observer` is
-    /// told how it goes.
+    /// the database in use reads only its counts, when it is sealed, for its memory estimate.
+    /// `strategy` says whether it folds in memory or in batches; `observer` is told how it goes.
     public static func rebuildProjections(
         directory: String, strategy: RebuildStrategy = .automatic, observer: RebuildObserver? = nil
     ) throws -> ProjectionStore.RebuildSummary {

@@ -1,4 +1,5 @@
 import Foundation
+import SubledgerEvents
 import SubledgerProjections
 import Synchronization
 import Testing
@@ -97,17 +98,10 @@ struct RebuildProgressTests {
         #expect(timelines < events.count)
         // Three records more, each for a subscription of its own.
         var apple = Notifier()
-        let more = (0..<3).map { index in
-            let sub = Subscriber("late-\(index)")
-            let signed = at("2026-03-2\(index)")
-            return apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: signed, transaction: sub.transaction("late-tx-\(index)", purchased: signed, expires: signed + 30 * day))
-        }
+        let more = newSubscriptions("late", 3, from: at("2026-03-20"), &apple)
         try data.append(more)
-        let recorder = RebuildRecorder()
-        _ = try ProjectionStore.rebuild(
-            directory: data.projections, logDirectory: data.log, settings: RollupSettings(), observer: recorder.observer)
         let records = events.count + more.count
-        #expect(recorder.all.first == .folding(
+        #expect(try firstReport(rebuilding: data, from: data.log) == .folding(
             records: records, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: records, timelines: timelines + more.count),
             reason: nil, method: .inMemory))
         #expect(try ProjectionStore(directory: data.projections, logDirectory: data.log).reader.summary().timelines == timelines + more.count)
@@ -115,27 +109,34 @@ struct RebuildProgressTests {
         // Unsealed, as a crash leaves it, the database in use is not read at all.
         let current = try String(contentsOfFile: data.projections + "/CURRENT", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         try FileManager.default.removeItem(atPath: data.projections + "/" + current + "/CHECKSUM")
-        let unsealed = RebuildRecorder()
-        _ = try ProjectionStore.rebuild(
-            directory: data.projections, logDirectory: data.log, settings: RollupSettings(), observer: unsealed.observer)
-        #expect(unsealed.all.first == .folding(
+        #expect(try firstReport(rebuilding: data, from: data.log) == .folding(
             records: records, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: records), reason: nil, method: .inMemory))
 
         // The same database beside another log, longer than the bound it would give: its
         // checkpoint is no record of that log, so the estimate goes by the records alone.
-        let extra = (0..<20).map { index in
-            let sub = Subscriber("other-\(index)")
-            let signed = at("2026-04-1\(index % 10)")
-            return apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: signed, transaction: sub.transaction("other-tx-\(index)", purchased: signed, expires: signed + 30 * day))
-        }
+        let extra = newSubscriptions("other", 20, from: at("2026-04-10"), &apple)
         let other = try DataDirectory()
         try other.append(more + events + extra)
-        let another = RebuildRecorder()
-        _ = try ProjectionStore.rebuild(
-            directory: data.projections, logDirectory: other.log, settings: RollupSettings(), observer: another.observer)
         let otherRecords = more.count + events.count + extra.count
         #expect(timelines + more.count + extra.count < otherRecords)
-        #expect(another.all.first == .folding(
+        #expect(try firstReport(rebuilding: data, from: other.log) == .folding(
             records: otherRecords, estimatedPeakBytes: ProjectionStore.estimatedPeakBytes(records: otherRecords), reason: nil, method: .inMemory))
+    }
+
+    /// `count` new subscriptions, one notification each, named after `name`, a day apart from `first`.
+    private func newSubscriptions(_ name: String, _ count: Int, from first: Int64, _ apple: inout Notifier) -> [Event] {
+        (0..<count).map { index in
+            let sub = Subscriber("\(name)-\(index)")
+            let signed = first + Int64(index) * day
+            let transaction = sub.transaction("\(name)-tx-\(index)", purchased: signed, expires: signed + 30 * day)
+            return apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: signed, transaction: transaction)
+        }
+    }
+
+    /// What `subledger rebuild` of `data`'s projections from the log at `log` reports first.
+    private func firstReport(rebuilding data: DataDirectory, from log: String) throws -> RebuildProgress? {
+        let recorder = RebuildRecorder()
+        _ = try ProjectionStore.rebuild(directory: data.projections, logDirectory: log, settings: RollupSettings(), observer: recorder.observer)
+        return recorder.all.first
     }
 }

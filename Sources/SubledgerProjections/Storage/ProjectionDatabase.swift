@@ -237,9 +237,9 @@ struct ProjectionDatabase: Sendable {
     /// Another thread sorts the transaction index (one entry per transaction) and then sums the
     /// rollups, while this one writes the timelines and tokens (LMDB's write transaction stays on
     /// one thread), sorts the notification index (one entry per notification) and writes the
-    /// indexes, and the rollups last: the sum is the longer side, so this thread takes one sort. Nothing reads the environment before the snapshot directory
-    /// switches to it, so it is written in many transactions, each holding a bounded number of
-    /// dirty pages in memory. `progress` hears, on this thread, the timelines written (every
+    /// indexes, and the rollups last: the sum is the longer side, so this thread takes one sort.
+    /// Nothing reads the environment before the snapshot directory switches to it, so it is
+    /// written in many transactions, each holding a bounded number of dirty pages in memory. `progress` hears, on this thread, the timelines written (every
     /// `ProjectionStore.progressEvery`, and all) and the start of the rollups.
     static func write(
         _ projection: inout Projection, settings: RollupSettings, schemaVersion: UInt32, to path: String,

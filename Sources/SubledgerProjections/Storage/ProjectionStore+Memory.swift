@@ -53,7 +53,9 @@ struct SnapshotCounts {
     init?(current directory: String) {
         guard let path = try? SnapshotDirectory(path: directory).current(), SnapshotChecksum.isSealed(path),
             let database = try? ProjectionDatabase(path: path, readOnly: true),
-            let (header, timelines) = try? database.environment.read({ txn in (try database.header(txn), try txn.entryCount(in: database.timelines)) })
+            let (header, timelines) = try? database.environment.read({ txn in
+                (try database.header(txn), try txn.entryCount(in: database.timelines))
+            })
         else { return nil }
         self.init(timelines: timelines, events: header.events, checkpoint: header.checkpoint)
     }

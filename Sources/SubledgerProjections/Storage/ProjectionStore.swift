@@ -121,7 +121,7 @@ public final class ProjectionStore {
     }
 
     /// The database `CURRENT` names, opened for writing, with its strings and header.
-    static func openCurrent(
+    private static func openCurrent(
         directory: String
     ) throws -> OpenedDatabase? {
         guard let path = try SnapshotDirectory(path: directory).current() else { return nil }
