@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SubledgerLog
 
 /// What went wrong while folding or storing projections, and what to do about it.
@@ -33,7 +38,7 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
         case .logMismatch:
             return "the projection snapshot does not belong to this log; run `subledger rebuild`"
         case .snapshotIO(let path, let code, let operation):
-            return "could not \(operation) \(path) (errno \(code)); check free space and permissions, "
+            return "could not \(operation) \(path): \(String(cString: strerror(code))) (errno \(code)); check free space and permissions, "
                 + "then run `subledger rebuild`"
         case .snapshotStorage(let detail):
             return "the projection snapshot could not be written: \(detail); run `subledger rebuild`"

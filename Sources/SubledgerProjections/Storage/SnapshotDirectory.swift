@@ -34,7 +34,7 @@ struct SnapshotDirectory {
         try makeDirectory(path)
         let entries = try list()
         let previous = try readPointer()
-        for entry in entries where entry.hasPrefix(Self.inProgressPrefix) { try removeTree(path + "/" + entry) }
+        for entry in entries where entry.hasPrefix(Self.inProgressPrefix) && isDirectory(entry) { try removeTree(path + "/" + entry) }
         let number = entries.compactMap(Self.number(of:)).max().map { $0 + 1 } ?? 1
         let inProgress = path + "/" + Self.inProgressPrefix + String(number)
         let name = Self.snapshotPrefix + String(number)
@@ -45,10 +45,18 @@ struct SnapshotDirectory {
         try move(inProgress, to: path + "/" + name)
         try syncPath(path, directory: true)
         try writePointer(name)
-        for entry in entries where entry.hasPrefix(Self.snapshotPrefix) && entry != previous && entry != name {
+        for entry in entries where entry.hasPrefix(Self.snapshotPrefix) && isDirectory(entry) && entry != previous && entry != name {
             try removeTree(path + "/" + entry)
         }
         return path + "/" + name
+    }
+
+    /// Whether `entry` is a directory: snapshots and rebuilds in progress are. Files are left
+    /// alone, e.g. the `snapshot-<n>-lock` that `mdb_stat -n` leaves beside a snapshot it was
+    /// pointed at, which, removed as a snapshot, failed every rebuild after its switch.
+    private func isDirectory(_ entry: String) -> Bool {
+        var status = stat()
+        return lstat(path + "/" + entry, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
     private static func number(of entry: String) -> Int? {
