@@ -128,9 +128,18 @@ struct EntitlementTimeline {
         segments.contains { $0.isPaid && $0.contains(instant) }
     }
 
-    /// Paid stretches ending in `(from, to]` with no entitlement right after: lapses.
-    func paidLapses(endingAfter from: Int64, notAfter to: Int64) -> [EntitlementSegment] {
-        segments.filter { $0.isPaid && $0.end > from && $0.end <= to && !entitled(at: $0.end) }
+    /// The last paid stretch ending in `(from, to]` with no entitlement right after: a lapse.
+    /// Found without listing the others: a rebuild asks for every period a subscription touches.
+    func lastPaidLapse(endingAfter from: Int64, notAfter to: Int64) -> EntitlementSegment? {
+        segments.last { isPaidLapse($0, endingAfter: from, notAfter: to) }
+    }
+
+    func hasPaidLapse(endingAfter from: Int64, notAfter to: Int64) -> Bool {
+        segments.contains { isPaidLapse($0, endingAfter: from, notAfter: to) }
+    }
+
+    private func isPaidLapse(_ segment: EntitlementSegment, endingAfter from: Int64, notAfter to: Int64) -> Bool {
+        segment.isPaid && segment.end > from && segment.end <= to && !entitled(at: segment.end)
     }
 
     /// The start of the first paid period (not a grace period).
@@ -159,7 +168,7 @@ extension ChurnRow {
         let firstPaid = timeline.firstPaidStart
         if let firstPaid, firstPaid >= start, firstPaid < end { newPaid += 1 }
 
-        if let lapse = timeline.paidLapses(endingAfter: start, notAfter: end).last, !timeline.entitled(at: end) {
+        if let lapse = timeline.lastPaidLapse(endingAfter: start, notAfter: end), !timeline.entitled(at: end) {
             churned += 1
             if case .revocation(familyRevoke: false) = lapse.ending {
                 byReason.refund += 1
@@ -173,14 +182,14 @@ extension ChurnRow {
         }
 
         if !paidAtStart, let firstPaid, firstPaid < start,
-            !timeline.paidLapses(endingAfter: .min, notAfter: start).isEmpty,
+            timeline.hasPaidLapse(endingAfter: .min, notAfter: start),
             timeline.segments.contains(where: { $0.isPaid && $0.start >= start && $0.start < end })
         {
             reactivated += 1
         }
 
-        for (index, period) in history.periods.enumerated() {
-            let version = period.version
+        for index in history.periods.indices {
+            let version = history.periods[index].version
             guard !version.isFamilyShared, version.purchaseDate >= start, version.purchaseDate < end else { continue }
             if version.isTrial {
                 trialsStarted += 1

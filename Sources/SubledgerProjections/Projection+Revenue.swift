@@ -79,7 +79,7 @@ extension Projection {
         for (_, history) in histories(in: scope) {
             history.forEachSale(smallBusiness: smallBusiness) { transaction, rate in
                 let version = transaction.version
-                for booking in transaction.revenueBookings(convention, by: granularity, in: window) {
+                transaction.forEachRevenueBooking(convention, by: granularity, in: window) { booking in
                     let key = RevenueRowKey(
                         bucket: booking.bucket, currency: text(version.currency) ?? "",
                         productId: byProduct ? text(version.productId) ?? "" : nil)

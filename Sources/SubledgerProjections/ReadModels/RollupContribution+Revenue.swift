@@ -5,7 +5,7 @@ extension RollupSink {
         history.forEachSale(smallBusiness: smallBusiness) { transaction, rate in
             for convention in RefundConvention.allCases {
                 for granularity in ReportGranularity.allCases {
-                    for booking in transaction.revenueBookings(convention, by: granularity, in: Int64.min..<Int64.max) {
+                    transaction.forEachRevenueBooking(convention, by: granularity, in: Int64.min..<Int64.max) { booking in
                         let key = RollupKey(
                             family: .revenue(convention), environment: environment, granularity: RollupGranularity(granularity),
                             bucket: booking.bucket, currency: transaction.version.currency, product: transaction.version.productId)
