@@ -1,6 +1,9 @@
 /// Unsigned LEB128 varints (7 bits a byte, least significant group first, high bit = more
 /// follows) and the zigzag mapping that makes small magnitudes of either sign small varints.
 public enum Varint {
+    /// The longest varint, of a 64-bit value.
+    public static let maxBytes = 10
+
     /// 0, -1, 1, -2 → 0, 1, 2, 3.
     @inlinable @inline(__always)
     public static func zigzag(_ value: Int64) -> UInt64 {

@@ -13,6 +13,14 @@ import SubledgerCore
 /// snapshot dates from the base; facts from the fact before.
 enum TimelineCodec {
     static func encode(_ timeline: borrowing Timeline, into writer: inout [UInt8]) {
+        // Every number is one varint; a token takes a kind byte and at most 16 more.
+        let varints = 4 + 8 * timeline.facts.count + VersionField.allCases.count * timeline.transactions.count
+            + 8 * timeline.renewals.count + 2
+        let tokens = 17 * (timeline.transactions.count + 1)
+        writer.append(atMost: varints * Varint.maxBytes + tokens) { encode(timeline, into: &$0) }
+    }
+
+    private static func encode(_ timeline: borrowing Timeline, into writer: inout UnsafeByteWriter) {
         let base = timeline.facts.first?.time ?? 0
         writer.appendZigzag(base)
         writer.appendVarint(timeline.transactions.count)
@@ -110,7 +118,9 @@ enum TimelineCodec {
         }
     }
 
-    private static func encode(_ v: TransactionVersion, after previous: TransactionVersion?, base: Int64, into writer: inout [UInt8]) {
+    private static func encode(
+        _ v: TransactionVersion, after previous: TransactionVersion?, base: Int64, into writer: inout UnsafeByteWriter
+    ) {
         let anchors = Anchors(after: previous, base: base)
         var bits: UInt64 = 0
         func mark(_ present: Bool, _ field: VersionField) {
@@ -142,13 +152,25 @@ enum TimelineCodec {
         mark(v.token != nil, .token)
         writer.appendVarint(bits)
         if !v.transactionId.isAbsent { writer.appendZigzag(Int64(bitPattern: v.transactionId.raw &- anchors.transactionId)) }
-        for id in [v.productId, v.subscriptionGroup, v.type, v.currency, v.storefront] where id != 0 {
-            writer.appendVarint(UInt64(id))
+        func string(_ id: UInt32) {
+            if id != 0 { writer.appendVarint(UInt64(id)) }
         }
-        for id in [v.offerDiscountType, v.offerPeriod, v.ownership, v.revocationType, v.billingPlanType] where id != 0 {
-            writer.appendVarint(UInt64(id))
+        func small(_ value: Int32) {
+            if value != -1 { writer.appendZigzag(Int64(value)) }
         }
-        for value in [v.offerType, v.commitmentPeriod, v.commitmentTotal] where value != -1 { writer.appendZigzag(Int64(value)) }
+        string(v.productId)
+        string(v.subscriptionGroup)
+        string(v.type)
+        string(v.currency)
+        string(v.storefront)
+        string(v.offerDiscountType)
+        string(v.offerPeriod)
+        string(v.ownership)
+        string(v.revocationType)
+        string(v.billingPlanType)
+        small(v.offerType)
+        small(v.commitmentPeriod)
+        small(v.commitmentTotal)
         let purchase = v.purchaseDate.present ?? base
         if v.purchaseDate != .absent { writer.appendZigzag(v.purchaseDate &- anchors.purchaseDate) }
         if v.originalPurchaseDate != .absent { writer.appendZigzag(v.originalPurchaseDate &- anchors.originalPurchaseDate) }
@@ -231,7 +253,7 @@ enum TimelineCodec {
 
     // MARK: - Renewal snapshots
 
-    private static func encode(_ s: RenewalSnapshot, base: Int64, into writer: inout [UInt8]) {
+    private static func encode(_ s: RenewalSnapshot, base: Int64, into writer: inout UnsafeByteWriter) {
         var bits: UInt64 = 0
         if s.signedDate != .absent { bits |= 1 }
         if s.gracePeriodExpiresDate != .absent { bits |= 2 }
@@ -244,9 +266,13 @@ enum TimelineCodec {
         if s.signedDate != .absent { writer.appendZigzag(s.signedDate &- base) }
         if s.gracePeriodExpiresDate != .absent { writer.appendZigzag(s.gracePeriodExpiresDate &- base) }
         if s.autoRenewProductId != 0 { writer.appendVarint(UInt64(s.autoRenewProductId)) }
-        for value in [s.autoRenewStatus, s.expirationIntent, s.billingRetry, s.priceIncreaseStatus] where value != -1 {
-            writer.appendZigzag(Int64(value))
+        func small(_ value: Int8) {
+            if value != -1 { writer.appendZigzag(Int64(value)) }
         }
+        small(s.autoRenewStatus)
+        small(s.expirationIntent)
+        small(s.billingRetry)
+        small(s.priceIncreaseStatus)
     }
 
     private static func decodeSnapshot(_ reader: inout SnapshotReader, base: Int64) throws(SnapshotDamage) -> RenewalSnapshot {
@@ -273,7 +299,7 @@ enum TimelineCodec {
     // MARK: - Tokens
 
     /// 0 for none; 1 and the UUID's 16 bytes; 2 and the interned id.
-    static func encode(_ token: CustomerToken?, into writer: inout [UInt8]) {
+    private static func encode(_ token: CustomerToken?, into writer: inout UnsafeByteWriter) {
         guard let token else { return writer.append(0) }
         writer.append(token.kind.rawValue)
         switch token.kind {
