@@ -13,28 +13,49 @@ import SubledgerCore
 /// snapshot dates from the base; facts from the fact before.
 enum TimelineCodec {
     static func encode(_ timeline: borrowing Timeline, into writer: inout [UInt8]) {
-        // Every number is one varint; a token takes a kind byte and at most 16 more.
-        let varints = 4 + 8 * timeline.facts.count + VersionField.allCases.count * timeline.transactions.count
-            + 8 * timeline.renewals.count + 2
-        let tokens = 17 * (timeline.transactions.count + 1)
-        writer.append(atMost: varints * Varint.maxBytes + tokens) { encode(timeline, into: &$0) }
+        withUnsafePointer(to: timeline) { encode($0, into: &writer) }
     }
 
-    private static func encode(_ timeline: borrowing Timeline, into writer: inout UnsafeByteWriter) {
-        let base = timeline.facts.first?.time ?? 0
+    /// As `encode(_:into:)`, reading the timeline where it lies. A rebuild's writer encodes
+    /// millions: given as a value, each was copied first, retaining and releasing its three
+    /// arrays (docs/projections.md).
+    static func encode(_ timeline: UnsafePointer<Timeline>, into writer: inout [UInt8]) {
+        // Every number is one varint; a token takes a kind byte and at most 16 more.
+        let transactionCount = timeline.pointee.transactions.count
+        let varints = 4 + 8 * timeline.pointee.facts.count + VersionField.allCases.count * transactionCount
+            + 8 * timeline.pointee.renewals.count + 2
+        let tokens = 17 * (transactionCount + 1)
+        writer.append(atMost: varints * Varint.maxBytes + tokens) { out in
+            timeline.pointee.transactions.withUnsafeBufferPointer { transactions in
+                timeline.pointee.renewals.withUnsafeBufferPointer { renewals in
+                    timeline.pointee.facts.withUnsafeBufferPointer { facts in
+                        encode(transactions, renewals, facts, into: &out)
+                    }
+                }
+            }
+            encode(timeline.pointee.customerToken, into: &out)
+            if timeline.pointee.customerToken != nil { out.appendZigzag(timeline.pointee.customerTokenPurchaseDate) }
+        }
+    }
+
+    private static func encode(
+        _ transactions: UnsafeBufferPointer<TransactionVersion>, _ renewals: UnsafeBufferPointer<RenewalSnapshot>,
+        _ facts: UnsafeBufferPointer<Fact>, into writer: inout UnsafeByteWriter
+    ) {
+        let base = facts.first?.time ?? 0
         writer.appendZigzag(base)
-        writer.appendVarint(timeline.transactions.count)
+        writer.appendVarint(transactions.count)
         var previous: TransactionVersion?
-        for version in timeline.transactions {
+        for version in transactions {
             encode(version, after: previous, base: base, into: &writer)
             previous = version
         }
-        writer.appendVarint(timeline.renewals.count)
-        for snapshot in timeline.renewals { encode(snapshot, base: base, into: &writer) }
-        writer.appendVarint(timeline.facts.count)
+        writer.appendVarint(renewals.count)
+        for snapshot in renewals { encode(snapshot, base: base, into: &writer) }
+        writer.appendVarint(facts.count)
         var previousTime = base
         var previousPosition: UInt64 = 0
-        for fact in timeline.facts {
+        for fact in facts {
             writer.appendZigzag(fact.time &- previousTime)
             writer.appendZigzag(Int64(bitPattern: fact.position &- previousPosition))
             writer.appendZigzag(fact.recordedAt &- fact.time)
@@ -46,8 +67,6 @@ enum TimelineCodec {
             previousTime = fact.time
             previousPosition = fact.position
         }
-        encode(timeline.customerToken, into: &writer)
-        if timeline.customerToken != nil { writer.appendZigzag(timeline.customerTokenPurchaseDate) }
     }
 
     static func decode(_ reader: inout SnapshotReader, key: TimelineKey) throws(SnapshotDamage) -> Timeline {
