@@ -235,13 +235,14 @@ struct ProjectionDatabase: Sendable {
     /// Takes the projection's notification and transaction indexes (it sorts them in place) and
     /// leaves them empty.
     ///
-    /// Another thread sorts the transaction index (one entry per transaction) and then sums the
-    /// rollups, while this one writes the timelines and tokens (LMDB's write transaction stays on
-    /// one thread), sorts the notification index (one entry per notification) and writes the
-    /// indexes, and the rollups last: the sum is the longer side, so this thread takes one sort.
-    /// Nothing reads the environment before the snapshot directory switches to it, so it is
-    /// written in many transactions, each holding a bounded number of dirty pages in memory. `progress` hears, on this thread, the timelines written (every
-    /// `ProjectionStore.progressEvery`, and all) and the start of the rollups.
+    /// Another thread sums the rollups while this one writes the timelines and tokens (LMDB's
+    /// write transaction stays on one thread), sorts the notification and transaction indexes
+    /// (one entry per notification, per transaction) and writes them, and the rollups last: the
+    /// sum is the longer side, so this thread takes both sorts. Nothing reads the environment
+    /// before the snapshot directory switches to it, so it is written in many transactions, each
+    /// holding a bounded number of dirty pages in memory. `progress` hears, on this thread, the
+    /// timelines written (every `ProjectionStore.progressEvery`, and all) and the start of the
+    /// rollups.
     static func write(
         _ projection: inout Projection, settings: RollupSettings, schemaVersion: UInt32, to path: String,
         progress: (RebuildProgress) -> Void = { _ in }
@@ -249,24 +250,14 @@ struct ProjectionDatabase: Sendable {
         // Out of the projection before the other thread takes a copy of it, so that nothing
         // else shares them and they sort where they lie.
         var notificationIndex = projection.notifications.uuids
-        let unsortedTransactions = Mutex(projection.transactionIndex)
+        var transactionIndex = projection.transactionIndex
         projection.notifications.uuids = UUIDSet()
         projection.transactionIndex = HashIndex()
         // Not written: freed before the write takes memory of its own.
         projection.timelineIndex = HashIndex()
         let projection = projection
-        let sortedTransactions = Mutex(HashIndex.SortedEntries())
         let rollups = Mutex<[RollupRun]>([])
-        let sorted = DispatchSemaphore(value: 0)
-        let sortAndSum: @Sendable () -> Void = {
-            var transactionIndex = unsortedTransactions.withLock { index in
-                defer { index = HashIndex() }
-                return index
-            }
-            var transactions = transactionIndex.takeSortedByKey()
-            transactions.withUnsafeMutableBufferPointer { projection.sortTextIdentifiers(&$0) }
-            sortedTransactions.withLock { $0 = transactions }
-            sorted.signal()
+        let sum: @Sendable () -> Void = {
             // Threads this one starts inherit its priority.
             let runs = projection.rollupRuns(settings)
             rollups.withLock { $0 = runs }
@@ -274,8 +265,8 @@ struct ProjectionDatabase: Sendable {
         // Below this thread's priority: the sum needs a core and a half for as long as this
         // thread writes, and at the same priority the three threads shared two cores, so the
         // write, which comes last, finished alone on one core while the other stood idle.
-        let helper = try? PosixThread.spawn(name: "rebuild-sum", niceness: sumNiceness, sortAndSum)
-        if helper == nil { sortAndSum() }
+        let helper = try? PosixThread.spawn(name: "rebuild-sum", niceness: sumNiceness, sum)
+        if helper == nil { sum() }
         // Whatever happens here, the other thread must be done before `write` returns.
         var joined = false
         defer { if !joined { helper?.join() } }
@@ -376,11 +367,6 @@ struct ProjectionDatabase: Sendable {
             try appender.append(key: key, value: [UInt8]())
         }
         var notifications = notificationIndex.takeSorted()
-        sorted.wait()
-        var transactions = sortedTransactions.withLock { entries in
-            defer { entries = .init() }
-            return entries
-        }
         try database.appendInChunks(notifications.count, to: database.notifications) { range, appender in
             for uuid in notifications[range] { try appendNotification(NotificationKey(isText: false, bits: uuid), appender) }
         }
@@ -389,6 +375,8 @@ struct ProjectionDatabase: Sendable {
         try database.appendInChunks(textNotifications.count, to: database.notifications) { range, appender in
             for notification in textNotifications[range] { try appendNotification(notification, appender) }
         }
+        var transactions = transactionIndex.takeSortedByKey()
+        transactions.withUnsafeMutableBufferPointer { projection.sortTextIdentifiers(&$0) }
         try database.appendInChunks(transactions.count, to: database.transactions) { range, appender in
             for entry in transactions[range] {
                 key.removeAll(keepingCapacity: true)
