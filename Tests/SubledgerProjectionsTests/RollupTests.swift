@@ -327,6 +327,20 @@ struct RollupTests {
         #expect(whole.count > 100)
         #expect(merged.map(\.key) == whole.map(\.key))
         #expect(merged.map(\.values) == whole.map(\.values))
+
+        // Split where a rebuild splits them, at keys the runs hold and between: two merges, one
+        // below the key and one from it, give the rows of one.
+        var splits = stride(from: 0, to: whole.count, by: whole.count / 7).map { whole[$0].key }
+        splits.append(try #require(RollupRun.Merge.middleKey(of: runs)))
+        splits += splits.map { RollupKey(family: $0.family, environment: $0.environment, granularity: $0.granularity, bucket: $0.bucket, currency: $0.currency, product: $0.product, detail: $0.detail + 1) }
+        for split in splits {
+            var halves: [(key: RollupKey, values: RollupValues)] = []
+            for var merge in [RollupRun.Merge(runs, below: split), RollupRun.Merge(runs, from: split)] {
+                while let cell = merge.next() { halves.append(cell) }
+            }
+            #expect(halves.map(\.key) == whole.map(\.key))
+            #expect(halves.map(\.values) == whole.map(\.values))
+        }
     }
 
     /// A rebuild's rows are merged from its runs on another thread and appended a transaction's

@@ -21,12 +21,36 @@ struct RollupRun: Sendable {
         /// and the key there (nil past the end).
         private var heads: [Int]
         private var keys: [RollupKey?]
+        /// Where the merge stops: keys from here on are another merge's.
+        private let upper: RollupKey?
 
-        init(_ runs: [RollupRun]) {
+        /// The sum of the cells of `runs` with keys from `lower` (included) to `upper` (excluded).
+        init(_ runs: [RollupRun], from lower: RollupKey? = nil, below upper: RollupKey? = nil) {
             self.runs = runs
+            self.upper = upper
             heads = [Int](repeating: 0, count: runs.count * 2)
             keys = []
+            if let lower {
+                for sequence in heads.indices {
+                    var (low, high) = (0, count(sequence))
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if key(sequence, at: middle) < lower { low = middle + 1 } else { high = middle }
+                    }
+                    heads[sequence] = low
+                }
+            }
             keys = heads.indices.map(key)
+        }
+
+        /// A key that splits `runs`' cells into two merges of about equal size: the middle key
+        /// of their longest sequence; nil when they hold too few cells to be worth it.
+        static func middleKey(of runs: [RollupRun]) -> RollupKey? {
+            let merge = Merge(runs)
+            guard let longest = merge.heads.indices.max(by: { merge.count($0) < merge.count($1) }),
+                merge.count(longest) >= 2
+            else { return nil }
+            return merge.key(longest, at: merge.count(longest) / 2)
         }
 
         mutating func next() -> (key: RollupKey, values: RollupValues)? {
@@ -52,11 +76,19 @@ struct RollupRun: Sendable {
         }
 
         private func key(_ sequence: Int) -> RollupKey? {
-            let (run, position) = (sequence / 2, heads[sequence])
-            if sequence % 2 == 0 {
-                return position < runs[run].order.count ? runs[run].cells.keys[runs[run].order[position]] : nil
-            }
-            return position < runs[run].instants.count ? runs[run].instants.changes[position].rollupKey : nil
+            guard heads[sequence] < count(sequence) else { return nil }
+            let key = key(sequence, at: heads[sequence])
+            return upper.map { key < $0 } ?? true ? key : nil
+        }
+
+        private func count(_ sequence: Int) -> Int {
+            sequence % 2 == 0 ? runs[sequence / 2].order.count : runs[sequence / 2].instants.count
+        }
+
+        private func key(_ sequence: Int, at position: Int) -> RollupKey {
+            let run = sequence / 2
+            if sequence % 2 == 0 { return runs[run].cells.keys[runs[run].order[position]] }
+            return runs[run].instants.changes[position].rollupKey
         }
     }
 }
