@@ -3,15 +3,6 @@
 // keeps machines without it on the Swift fallback.
 #include "CCRC32C.h"
 
-#if defined(__x86_64__)
-#include <nmmintrin.h>
-#include <string.h>
-
-bool subledger_crc32c_hardware_available(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("sse4.2");
-}
-
 // x^(2^k) modulo the (reflected) polynomial, k = 0…30: what moves a CRC past 2^k zero bits. For
 // this polynomial x^(2^31) is x again, so the table repeats every 31 (not 32, as for zlib's).
 static const uint32_t x2n_table[31] = {
@@ -45,6 +36,19 @@ static uint32_t x8nmodp(size_t bytes) {
         k++;
     }
     return p;
+}
+
+uint32_t subledger_crc32c_combine(uint32_t crc_a, uint32_t crc_b, size_t length_b) {
+    return multmodp(x8nmodp(length_b), crc_a) ^ crc_b;
+}
+
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#include <string.h>
+
+bool subledger_crc32c_hardware_available(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("sse4.2");
 }
 
 // Below this, one stream; above, three, whose combination costs about a microsecond.

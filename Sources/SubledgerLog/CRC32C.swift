@@ -21,6 +21,12 @@ public enum CRC32C {
         bytes.withUnsafeBytes { checksum($0, continuing: crc) }
     }
 
+    /// The CRC32C of A followed by B, from `first` (A's), `second` (B's, started from 0) and
+    /// B's length in bytes.
+    public static func combine(_ first: UInt32, _ second: UInt32, lengthOfSecond: Int) -> UInt32 {
+        subledger_crc32c_combine(first, second, lengthOfSecond)
+    }
+
     /// Masks a CRC before it is stored, as LevelDB does: a CRC computed over bytes that
     /// themselves contain CRCs is otherwise prone to degenerate matches.
     @inlinable

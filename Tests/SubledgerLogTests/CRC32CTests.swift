@@ -72,6 +72,20 @@ struct CRC32CTests {
         }
     }
 
+    @Test("two parts summed apart and combined give the checksum of the whole, at every cut")
+    func combinedPartsEqualTheWhole() {
+        var random = SeededGenerator(state: 7)
+        let data = random.bytes(70_000)
+        data.withUnsafeBytes { raw in
+            let whole = CRC32C.checksum(raw)
+            for cut in [0, 1, 7, 8, 3072, 35_000, 65_536, 69_999, 70_000] {
+                let first = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[..<cut]))
+                let second = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[cut...]))
+                #expect(CRC32C.combine(first, second, lengthOfSecond: raw.count - cut) == whole, "cut at \(cut)")
+            }
+        }
+    }
+
     @Test("masking is reversible and changes the value")
     func masking() {
         for value: UInt32 in [0, 1, 0xE306_9283, .max] {
