@@ -5,6 +5,28 @@ import Testing
 
 @Suite("Index structures")
 struct IndexStructureTests {
+    @Test("keys built on the stack are the bytes the array appends write, for numbers, texts and UUIDs")
+    func keysBuiltOnTheStack() {
+        var strings = StringTable()
+        let environment = strings.intern("Production")
+        let text = strings.intern("not-a-number-7")
+        let identifiers = [Identifier(number: 0), Identifier(number: 2_000_000_123_456_789), Identifier(number: Identifier.textFlag - 1), Identifier(text: text)]
+        for environment in [0, environment, .max] {
+            for identifier in identifiers {
+                let key = TimelineKey(environment: environment, originalTransactionId: identifier)
+                var expected: [UInt8] = []
+                strings.appendKey(key, to: &expected)
+                #expect(strings.withKeyBytes(key) { Array($0) } == expected)
+            }
+        }
+        let uuid: UInt128 = 0x0011_2233_4455_6677_8899_AABB_CCDD_EEFF
+        for notification in [NotificationKey(isText: false, bits: uuid), NotificationKey(isText: false, bits: 0), NotificationKey(isText: true, bits: UInt128(text))] {
+            var expected: [UInt8] = []
+            strings.appendKey(notification, to: &expected)
+            #expect(strings.withKeyBytes(notification) { Array($0) } == expected)
+        }
+    }
+
     @Test("the hash index agrees with a Dictionary through growth, replacement and colliding keys")
     func hashIndex() {
         var rng = SeededGenerator(state: 9)

@@ -223,7 +223,7 @@ struct ProjectionDatabase: Sendable {
         return writer
     }
 
-    static func appendTokenMember(_ key: [UInt8], to writer: inout [UInt8]) {
+    static func appendTokenMember(_ key: some Collection<UInt8>, to writer: inout [UInt8]) {
         writer.appendVarint(key.count)
         writer.append(contentsOf: key)
     }
@@ -325,11 +325,9 @@ struct ProjectionDatabase: Sendable {
                     if rank + 4 < range.upperBound { Timeline.prefetchArrays(of: first + timelineOrder[rank + 4], .heads) }
                     if rank + 2 < range.upperBound { Timeline.prefetchArrays(of: first + timelineOrder[rank + 2], .whole) }
                     let index = timelineOrder[rank]
-                    key.removeAll(keepingCapacity: true)
-                    strings.appendKey(keys[index], to: &key)
                     value.removeAll(keepingCapacity: true)
                     TimelineCodec.encode(first + index, into: &value)
-                    try appender.append(key: key, value: value)
+                    try strings.withKeyBytes(keys[index]) { try appender.append(key: $0, value: value) }
                 }
                 if range.upperBound % ProjectionStore.progressEvery < Self.bulkChunk || range.upperBound == timelineOrder.count {
                     progress(.wroteTimelines(written: range.upperBound, of: timelineOrder.count))
@@ -341,7 +339,6 @@ struct ProjectionDatabase: Sendable {
         var place = [Int32](repeating: 0, count: keys.count)
         for (rank, index) in timelineOrder.enumerated() { place[index] = Int32(rank) }
         var members: [Int32] = []
-        var member: [UInt8] = []
         try database.appendInChunks(tokenStarts.count, to: database.tokens) { range, appender in
             for group in range {
                 let start = tokenStarts[group]
@@ -353,18 +350,15 @@ struct ProjectionDatabase: Sendable {
                 members.sort { place[Int($0)] < place[Int($1)] }
                 value.removeAll(keepingCapacity: true)
                 for index in members {
-                    member.removeAll(keepingCapacity: true)
-                    strings.appendKey(keys[Int(index)], to: &member)
-                    appendTokenMember(member, to: &value)
+                    strings.withKeyBytes(keys[Int(index)]) { appendTokenMember($0, to: &value) }
                 }
                 try appender.append(key: key, value: value)
             }
         }
         // UUIDs (0 ‖ bits) sort before texts (1 ‖ UTF-8).
+        let nothing: [UInt8] = []
         func appendNotification(_ notification: NotificationKey, _ appender: borrowing LMDBAppender) throws {
-            key.removeAll(keepingCapacity: true)
-            strings.appendKey(notification, to: &key)
-            try appender.append(key: key, value: [UInt8]())
+            try strings.withKeyBytes(notification) { try appender.append(key: $0, value: nothing) }
         }
         var notifications = notificationIndex.takeSorted()
         try database.appendInChunks(notifications.count, to: database.notifications) { range, appender in
@@ -379,11 +373,9 @@ struct ProjectionDatabase: Sendable {
         transactions.withUnsafeMutableBufferPointer { projection.sortTextIdentifiers(&$0) }
         try database.appendInChunks(transactions.count, to: database.transactions) { range, appender in
             for entry in transactions[range] {
-                key.removeAll(keepingCapacity: true)
-                strings.appendKey(TimelineKey(packed: entry.key), to: &key)
-                value.removeAll(keepingCapacity: true)
-                strings.appendKey(keys[Int(entry.value)], to: &value)
-                try appender.append(key: key, value: value)
+                try strings.withKeyBytes(TimelineKey(packed: entry.key)) { key in
+                    try strings.withKeyBytes(keys[Int(entry.value)]) { try appender.append(key: key, value: $0) }
+                }
             }
         }
         transactions = .init()
