@@ -348,9 +348,14 @@ extension Fact {
 extension StringTable {
     /// Interns a field read in place: text from its bytes where they lie, a known Apple value
     /// through a cache by value and a number (e.g. a subscription group id) through a cache of
-    /// the last one, so the replay path neither allocates nor hashes those.
+    /// the last one, so the replay path neither allocates nor hashes those. Text equal to the
+    /// last text is not hashed either: an event names its product two or three times (the
+    /// transaction's, the renewal's next one, the event index's).
     mutating func intern(_ text: TextRef) -> UInt32 {
-        if let bytes = text.storedUTF8 { return intern(bytes) }
+        if let bytes = text.storedUTF8 {
+            if lastText == 0 || !matches(lastText, bytes) { lastText = intern(bytes) }
+            return lastText
+        }
         if let number = text.number {
             if number != lastNumber.value || lastNumber.id == 0 { lastNumber = (number, intern(text.string)) }
             return lastNumber.id

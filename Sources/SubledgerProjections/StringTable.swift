@@ -21,6 +21,8 @@ struct StringTable: Sendable {
     var knownValueIDs: [UInt32] = []
     /// The last number interned by `intern(_: TextRef)` and its id (0 = none yet).
     var lastNumber: (value: UInt64, id: UInt32) = (0, 0)
+    /// The id of the last text `intern(_: TextRef)` interned from its bytes (0 = none yet).
+    var lastText: UInt32 = 0
 
     var count: Int { strings.count - 1 }
 
@@ -69,7 +71,7 @@ struct StringTable: Sendable {
         return string.withUTF8 { lookUp(UnsafeRawBufferPointer($0)) }
     }
 
-    private func matches(_ id: UInt32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    func matches(_ id: UInt32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         let range = ranges[Int(id)]
         guard range.count == bytes.count else { return false }
         return arena.withUnsafeBytes { arena in
