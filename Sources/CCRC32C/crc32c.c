@@ -1,6 +1,6 @@
-// CRC32C (Castagnoli) with the SSE4.2 instruction. The target attribute lets this one function
-// use SSE4.2 without compiling the target with -msse4.2 (no unsafe flags); the CPUID check
-// keeps machines without it on the Swift fallback.
+// CRC32C (Castagnoli) with the SSE4.2 instruction, and the combination of two CRCs (portable C).
+// The target attribute lets the one SSE4.2 function use it without compiling the target with
+// -msse4.2 (no unsafe flags); the CPUID check keeps machines without it on the Swift fallback.
 #include "CCRC32C.h"
 
 // x^(2^k) modulo the (reflected) polynomial, k = 0…30: what moves a CRC past 2^k zero bits. For

@@ -65,7 +65,8 @@ extension StringTable {
         }
     }
 
-    /// As `withKeyBytes(_:_:)` for a timeline key: a UUID's key is built on the stack.
+    /// Calls `body` with the bytes `appendKey` writes for `notification`, built on the stack for
+    /// a UUID.
     func withKeyBytes<Result>(_ notification: NotificationKey, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         guard !notification.isText else {
             var writer: [UInt8] = []

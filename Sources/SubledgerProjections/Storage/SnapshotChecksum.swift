@@ -123,7 +123,8 @@ enum SnapshotChecksum {
         let size = Int(info.st_size)
         if let limit, size < limit { throw SnapshotDamage("data.mdb ends \(size) bytes in, before the \(limit) its checksum covers") }
         let count = limit ?? size
-        let middle = count / 2 / window * window
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let middle = count / 2 / page * page
         guard middle >= splitFrom / 2, Processors.online > 1 else { return try crc(fd, 0..<count, path) }
         let second = Mutex<Result<UInt32, SnapshotDamage>?>(nil)
         let helper = try? PosixThread.spawn(name: "checksum") {

@@ -20,10 +20,13 @@ enum TimelineCodec {
     /// millions: given as a value, each was copied first, retaining and releasing its three
     /// arrays (docs/projections.md).
     static func encode(_ timeline: UnsafePointer<Timeline>, into writer: inout [UInt8]) {
-        // Every number is one varint; a token takes a kind byte and at most 16 more.
+        // Every number is one varint: the base and three counts, then the customer token's
+        // purchase date (one more spare); at most one per version field (the presence bits and
+        // 22 numbers, the token apart), eight per renewal and per fact. A token takes a kind byte
+        // and at most 16 more: one a version, one the timeline's.
         let transactionCount = timeline.pointee.transactions.count
-        let varints = 4 + 8 * timeline.pointee.facts.count + VersionField.allCases.count * transactionCount
-            + 8 * timeline.pointee.renewals.count + 2
+        let varints = 4 + 2 + VersionField.allCases.count * transactionCount
+            + 8 * timeline.pointee.renewals.count + 8 * timeline.pointee.facts.count
         let tokens = 17 * (transactionCount + 1)
         writer.append(atMost: varints * Varint.maxBytes + tokens) { out in
             timeline.pointee.transactions.withUnsafeBufferPointer { transactions in
