@@ -174,25 +174,19 @@ enum TimelineCodec {
         mark(v.token != nil, .token)
         writer.appendVarint(bits)
         if !v.transactionId.isAbsent { writer.appendZigzag(Int64(bitPattern: v.transactionId.raw &- anchors.transactionId)) }
-        func string(_ id: UInt32) {
-            if id != 0 { writer.appendVarint(UInt64(id)) }
-        }
-        func small(_ value: Int32) {
-            if value != -1 { writer.appendZigzag(Int64(value)) }
-        }
-        string(v.productId)
-        string(v.subscriptionGroup)
-        string(v.type)
-        string(v.currency)
-        string(v.storefront)
-        string(v.offerDiscountType)
-        string(v.offerPeriod)
-        string(v.ownership)
-        string(v.revocationType)
-        string(v.billingPlanType)
-        small(v.offerType)
-        small(v.commitmentPeriod)
-        small(v.commitmentTotal)
+        writer.appendPresent(string: v.productId)
+        writer.appendPresent(string: v.subscriptionGroup)
+        writer.appendPresent(string: v.type)
+        writer.appendPresent(string: v.currency)
+        writer.appendPresent(string: v.storefront)
+        writer.appendPresent(string: v.offerDiscountType)
+        writer.appendPresent(string: v.offerPeriod)
+        writer.appendPresent(string: v.ownership)
+        writer.appendPresent(string: v.revocationType)
+        writer.appendPresent(string: v.billingPlanType)
+        writer.appendPresent(small: v.offerType)
+        writer.appendPresent(small: v.commitmentPeriod)
+        writer.appendPresent(small: v.commitmentTotal)
         let purchase = v.purchaseDate.present ?? base
         if v.purchaseDate != .absent { writer.appendZigzag(v.purchaseDate &- anchors.purchaseDate) }
         if v.originalPurchaseDate != .absent { writer.appendZigzag(v.originalPurchaseDate &- anchors.originalPurchaseDate) }
@@ -288,13 +282,10 @@ enum TimelineCodec {
         if s.signedDate != .absent { writer.appendZigzag(s.signedDate &- base) }
         if s.gracePeriodExpiresDate != .absent { writer.appendZigzag(s.gracePeriodExpiresDate &- base) }
         if s.autoRenewProductId != 0 { writer.appendVarint(UInt64(s.autoRenewProductId)) }
-        func small(_ value: Int8) {
-            if value != -1 { writer.appendZigzag(Int64(value)) }
-        }
-        small(s.autoRenewStatus)
-        small(s.expirationIntent)
-        small(s.billingRetry)
-        small(s.priceIncreaseStatus)
+        writer.appendPresent(small: s.autoRenewStatus)
+        writer.appendPresent(small: s.expirationIntent)
+        writer.appendPresent(small: s.billingRetry)
+        writer.appendPresent(small: s.priceIncreaseStatus)
     }
 
     private static func decodeSnapshot(_ reader: inout SnapshotReader, base: Int64) throws(SnapshotDamage) -> RenewalSnapshot {
@@ -337,5 +328,17 @@ enum TimelineCodec {
         case CustomerToken.Kind.text.rawValue: return CustomerToken(kind: .text, bits: UInt128(try reader.varint()))
         default: throw SnapshotDamage("an unknown token kind")
         }
+    }
+}
+
+extension UnsafeByteWriter {
+    /// An interned string's id; nothing when absent (0).
+    fileprivate mutating func appendPresent(string id: UInt32) {
+        if id != 0 { appendVarint(UInt64(id)) }
+    }
+
+    /// One of Apple's small numbers; nothing when absent (-1).
+    fileprivate mutating func appendPresent(small value: some BinaryInteger) {
+        if value != -1 { appendZigzag(Int64(value)) }
     }
 }
