@@ -363,6 +363,34 @@ struct RollupTests {
         #expect(stored.count == expected.count)
         #expect(zip(stored, expected).allSatisfy { $0.key == $1.key && $0.values == $1.values })
     }
+
+    /// The merges run on threads of their own and the second half's rows wait in their pipe; an
+    /// append that fails must still drain both pipes and join both threads, not hang.
+    @Test("an append of rollup rows that LMDB refuses throws once both merge threads have ended, and writes nothing", .timeLimit(.minutes(1)))
+    func refusedAppendEndsTheMerges() throws {
+        let projection = try SimulatedWorkload(seed: 15, customers: 60, months: 8).projection()
+        let runs = projection.rollupRuns(RollupSettings())
+        let directory = TemporaryDirectory()
+        let database = try ProjectionDatabase(path: directory.path, readOnly: false, create: true)
+        // A row past every key a rebuild writes: appending in key order is then refused at once.
+        let last = RollupKey(family: .cohort, environment: .max, granularity: .instant, bucket: .max, currency: .max, product: .max, detail: .max)
+        try database.environment.write { txn in
+            var values = RollupValues()
+            values[0] = 1
+            var encoded: [UInt8] = []
+            values.write(into: &encoded)
+            try last.withUnsafeBytes { try txn.put(key: $0, value: encoded, in: database.rollups) }
+        }
+        #expect(throws: (any Error).self) { try database.append(runs, rowsPerTransaction: 3) }
+        var stored = 0
+        try database.environment.read { txn in
+            try txn.forEach(in: database.rollups) { _, _ in
+                stored += 1
+                return true
+            }
+        }
+        #expect(stored == 1)
+    }
 }
 
 /// A rebuild's share of the rollups with every value negated: a timeline taken back.
