@@ -24,43 +24,45 @@ extension ResolvedTransaction {
         _ convention: RefundConvention, by granularity: ReportGranularity, in window: Range<Int64>, _ body: (RevenueBooking) -> Void
     ) {
         guard version.isRevenue, version.purchaseDate != .absent else { return }
+        func booking(at instant: Int64, sales: Int64, refunds: Int64, refunded: Int) -> RevenueBooking? {
+            guard window.contains(instant) else { return nil }
+            return RevenueBooking(
+                bucket: granularity.bucket(containing: instant), sales: sales, refunds: refunds, sold: sales > 0 ? 1 : 0, refunded: refunded)
+        }
+        let sale = booking(at: version.purchaseDate, sales: version.price, refunds: 0, refunded: 0)
         // A refund of the last version is always among the changes (`ResolvedTransaction.init`).
         if refundChanges.isEmpty {
-            guard window.contains(version.purchaseDate) else { return }
-            let bucket = granularity.bucket(containing: version.purchaseDate)
-            body(RevenueBooking(bucket: bucket, sales: version.price, refunds: 0, sold: version.price > 0 ? 1 : 0, refunded: 0))
+            if let sale { body(sale) }
             return
         }
         var bookings: [RevenueBooking] = []
-        func book(at instant: Int64, sales: Int64, refunds: Int64, refunded: Int) {
-            guard window.contains(instant) else { return }
-            let bucket = granularity.bucket(containing: instant)
-            let sold = sales > 0 ? 1 : 0
-            if let index = bookings.firstIndex(where: { $0.bucket == bucket }) {
-                bookings[index].sales += sales
-                bookings[index].refunds += refunds
-                bookings[index].sold += sold
-                bookings[index].refunded += refunded
+        func book(_ new: RevenueBooking?) {
+            guard let new else { return }
+            if let index = bookings.firstIndex(where: { $0.bucket == new.bucket }) {
+                bookings[index].sales += new.sales
+                bookings[index].refunds += new.refunds
+                bookings[index].sold += new.sold
+                bookings[index].refunded += new.refunded
             } else {
-                bookings.append(RevenueBooking(bucket: bucket, sales: sales, refunds: refunds, sold: sold, refunded: refunded))
+                bookings.append(new)
             }
         }
-        book(at: version.purchaseDate, sales: version.price, refunds: 0, refunded: 0)
+        book(sale)
         switch convention {
         case .refundDate:
             for change in refundChanges {
                 switch change {
                 case .refunded(let at, let amount, let familyRevoke) where !familyRevoke:
-                    book(at: at, sales: 0, refunds: amount, refunded: 1)
+                    book(booking(at: at, sales: 0, refunds: amount, refunded: 1))
                 case .reversed(let at, let amount, let familyRevoke) where !familyRevoke:
                     // Undoes the refund where it is booked: money and count alike.
-                    book(at: at, sales: 0, refunds: -amount, refunded: -1)
+                    book(booking(at: at, sales: 0, refunds: -amount, refunded: -1))
                 default:
                     break
                 }
             }
         case .original:
-            if version.isRefund { book(at: version.purchaseDate, sales: 0, refunds: version.refundedAmount, refunded: 1) }
+            if version.isRefund { book(booking(at: version.purchaseDate, sales: 0, refunds: version.refundedAmount, refunded: 1)) }
         }
         for booking in bookings { body(booking) }
     }

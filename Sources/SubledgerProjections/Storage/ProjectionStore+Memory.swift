@@ -13,9 +13,10 @@ extension ProjectionStore {
     /// tiled fixture): the simulator's, 2.44 M timelines, peaked at 3.28–3.41 GB (estimate
     /// 4.7 GB); the records gathered into 333 k timelines of 30, at 3.32–3.53 GB (4.1 GB); each
     /// record its own timeline, at 5.53–5.68 GB (6.6 GB, the estimate without a bound). At 955 k
-    /// records 393–399 MB and 585–601 MB (estimates 523 MB and 711 MB, with the timeline index
-    /// sized for a timeline every four records as since); at 159 k, 98–111 MB (136 MB). A record's 340 bytes cover a fact, a transaction version and a renewal (200
-    /// bytes) with the room their arrays grow into (up to half again), and its postings.
+    /// records 393–399 MB and 585–601 MB (estimates 523 MB and 711 MB with the timeline index
+    /// sized, as since, for a timeline every four records); at 159 k, 98–111 MB (136 MB). A
+    /// record's 340 bytes cover a fact, a transaction version and a renewal (200 bytes) with the
+    /// room their arrays grow into (up to half again), and its postings.
     /// Erring high is the right side: a rebuild that runs out of memory ends, and one on open
     /// would start over at every restart.
     public static func estimatedPeakBytes(records: Int, timelines: Int? = nil) -> Int {

@@ -131,10 +131,11 @@ enum SnapshotChecksum {
             let result = Result { () throws(SnapshotDamage) in try crc(fd, middle..<count, path) }
             second.withLock { $0 = result }
         }
+        // Joined before anything is thrown: the helper reads `fd`, closed on the way out.
         let first = Result { () throws(SnapshotDamage) in try crc(fd, 0..<middle, path) }
-        guard let helper else { return CRC32C.combine(try first.get(), try crc(fd, middle..<count, path), lengthOfSecond: count - middle) }
-        helper.join()
-        return CRC32C.combine(try first.get(), try second.withLock { $0! }.get(), lengthOfSecond: count - middle)
+        helper?.join()
+        let secondSum = try helper == nil ? crc(fd, middle..<count, path) : second.withLock { $0! }.get()
+        return CRC32C.combine(try first.get(), secondSum, lengthOfSecond: count - middle)
     }
 
     /// The CRC32C of the bytes `range` of the open file `fd`, started from 0.
