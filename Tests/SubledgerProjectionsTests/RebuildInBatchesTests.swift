@@ -20,10 +20,8 @@ struct RebuildInBatchesTests {
             #expect(inMemory.opening == .loaded)
             // Small batches, so that most timelines are loaded, changed and written back many times,
             // and few activity changes held, so that they are added to the stored rows many times.
-            let batchedSummary = try ProjectionStore.buildInBatches(
-                directory: data.path + "/batched", logDirectory: data.log, settings: RollupSettings(), records: events.count,
-                batchRecords: 97, instantsHeld: 50, observer: nil
-            ).summary
+            let batchedSummary = try ProjectionRebuild(directory: data.path + "/batched", logDirectory: data.log, settings: RollupSettings())
+                .inBatches(records: events.count, batchRecords: 97, instantsHeld: 50).summary
             #expect(batchedSummary.events == events.count)
             #expect(batchedSummary.method == .batched(shortOf: nil))
             let batched = try ProjectionStore(directory: data.path + "/batched", logDirectory: data.log)

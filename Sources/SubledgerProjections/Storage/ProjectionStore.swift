@@ -84,10 +84,9 @@ public final class ProjectionStore {
             reason = .damaged(String(describing: error))
         }
         if opened == nil {
-            opened = try Self.buildFromLog(
-                directory: directory, logDirectory: logDirectory, settings: settings, strategy: .automatic, reason: reason, inUse: inUse,
-                observer: observer
-            ).opened
+            opened = try ProjectionRebuild(
+                directory: directory, logDirectory: logDirectory, settings: settings, reason: reason, inUse: inUse, observer: observer
+            ).run().opened
         }
         let (database, path, strings, header) = opened!
         self.database = database
@@ -132,7 +131,7 @@ public final class ProjectionStore {
     }
 
     /// The database at `path`, opened to fold into, with its strings and header.
-    private static func open(_ path: String) throws -> (ProjectionDatabase, StringTable, ProjectionDatabase.Header) {
+    static func open(_ path: String) throws -> (ProjectionDatabase, StringTable, ProjectionDatabase.Header) {
         let database = try ProjectionDatabase(path: path, readOnly: false)
         let (strings, header) = try database.environment.read { txn in
             let header = try database.header(txn)
@@ -205,9 +204,10 @@ public final class ProjectionStore {
     private func rebuild(
         strategy: RebuildStrategy = .automatic, reason: RebuildReason?, inUse: SnapshotCounts? = nil, observer: RebuildObserver?
     ) throws(ProjectionError) -> RebuildSummary {
-        let built = try Self.buildFromLog(
+        let built = try ProjectionRebuild(
             directory: directory, logDirectory: logDirectory, settings: settings, strategy: strategy, reason: reason, inUse: inUse,
-            observer: observer)
+            observer: observer
+        ).run()
         (database, snapshotPath, strings, header) = built.opened
         published.publish(strings)
         unsealed = false
@@ -221,133 +221,15 @@ public final class ProjectionStore {
         directory: String, logDirectory: String, settings: RollupSettings, strategy: RebuildStrategy = .automatic,
         observer: RebuildObserver? = nil
     ) throws(ProjectionError) -> RebuildSummary {
-        try buildFromLog(
-            directory: directory, logDirectory: logDirectory, settings: settings, strategy: strategy, reason: nil,
+        try ProjectionRebuild(
+            directory: directory, logDirectory: logDirectory, settings: settings, strategy: strategy,
             inUse: SnapshotCounts(current: directory), observer: observer
-        ).summary
-    }
-
-    private static func buildFromLog(
-        directory: String, logDirectory: String, settings: RollupSettings, strategy: RebuildStrategy, reason: RebuildReason?,
-        inUse: SnapshotCounts?, observer: RebuildObserver?
-    ) throws(ProjectionError) -> (opened: OpenedDatabase, summary: RebuildSummary) {
-        let clock = ContinuousClock()
-        let start = clock.now
-        // Every record may be an event: size the indexes for all of them.
-        let records = (try? LogReader(directory: logDirectory).summary().records).map { Int(clamping: $0) } ?? 0
-        let timelines = inUse.flatMap { $0.timelineBound(records: records, logDirectory: logDirectory) }
-        let estimate = estimatedPeakBytes(records: records, timelines: timelines)
-        let headroom = records > 0 ? MemoryHeadroom.current() : nil
-        let method = strategy.method(estimate: estimate, headroom: headroom)
-        observer?(.folding(records: records, estimatedPeakBytes: estimate, reason: reason, method: method))
-        if case .batched = method {
-            return try buildInBatches(
-                directory: directory, logDirectory: logDirectory, settings: settings, records: records, batchRecords: foldBatchRecords,
-                method: method, since: start, observer: observer)
-        }
-        var fresh = Projection(rebuildingExpectedEvents: records)
-        do {
-            // The fold's pace is set by the thread that applies the events, and a good part of
-            // its time went to faulting in the memory it takes (see `HeapPrefault`).
-            let roomForPadding = headroom.map { !$0.fallsShort(ofResident: estimate + HeapPrefault.padding) } ?? true
-            let prefault = roomForPadding ? HeapPrefault(budget: estimatedFoldedBytes(records: records, timelines: timelines)) : nil
-            defer { prefault?.stop() }
-            try foldPipelined(log: logDirectory, into: &fresh) { observer?(.folded(events: $0, records: records)) }
-        }
-        let folded = clock.now
-        observer?(.writing(timelines: fresh.timelineCount))
-        // Millions of small arrays: freeing them takes a good part of a second, which nobody
-        // needs to wait for.
-        defer { DispatchQueue.global(qos: .utility).async { [fresh] in _ = fresh.eventsFolded } }
-        var size = 0
-        let path: String
-        do {
-            path = try SnapshotDirectory(path: directory).replace { path in
-                size = try ProjectionDatabase.write(&fresh, settings: settings, schemaVersion: schemaVersion, to: path) {
-                    observer?($0)
-                }
-            }
-        } catch let error as ProjectionError {
-            throw error
-        } catch {
-            throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
-        }
-        let opened: OpenedDatabase
-        do {
-            let database = try ProjectionDatabase(path: path, readOnly: false)
-            let header = try database.environment.read { try database.header($0) }
-            opened = (database, path, fresh.strings, header)
-        } catch {
-            throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
-        }
-        let seconds = Self.seconds(clock.now - start)
-        observer?(.finished(seconds: seconds))
-        return (opened, RebuildSummary(
-            events: fresh.eventsFolded, seconds: seconds, foldSeconds: Self.seconds(folded - start), snapshotBytes: size, method: method))
-    }
-
-    /// Folds the whole log into a new, empty database batch by batch, as ingestion folds
-    /// (`catchUp`), and switches to it: what such a rebuild holds in memory is one batch's
-    /// records and timelines, whatever the history, and at most `instantsHeld` activity changes
-    /// (`ProjectionDatabase.writeRollupsOfStoredTimelines`).
-    static func buildInBatches(
-        directory: String, logDirectory: String, settings: RollupSettings, records: Int, batchRecords: Int,
-        instantsHeld: Int = ProjectionDatabase.instantsHeld, method: RebuildMethod = .batched(shortOf: nil),
-        since start: ContinuousClock.Instant = .now, observer: RebuildObserver?
-    ) throws(ProjectionError) -> (opened: OpenedDatabase, summary: RebuildSummary) {
-        let clock = ContinuousClock()
-        var folded = start
-        var events = 0
-        var size = 0
-        let path: String
-        let opened: (ProjectionDatabase, StringTable, ProjectionDatabase.Header)
-        do {
-            let snapshots = SnapshotDirectory(path: directory)
-            path = try snapshots.replace { path in
-                // Folded beside the snapshot, then copied into it compacted: pages split by
-                // inserts in no order and freed by rewritten timelines would leave it about twice
-                // the size a rebuild in memory writes. Its name is that of a snapshot in
-                // progress, so the next rebuild removes it after a crash, as it does that one.
-                let scratch = path + "-batches"
-                var empty = Projection(rebuildingExpectedEvents: 0)
-                _ = try ProjectionDatabase.write(&empty, settings: settings, schemaVersion: schemaVersion, to: scratch)
-                // In a scope of its own, so that its environment is closed before it is removed.
-                do {
-                    let building = try ProjectionStore(building: scratch, logDirectory: logDirectory, settings: settings)
-                    var reported = 0
-                    _ = try building.catchUp(batchRecords: batchRecords, keepingRollups: false) { events in
-                        guard reported == 0 || events - reported >= progressEvery else { return }
-                        reported = events
-                        observer?(.folded(events: events, records: records))
-                    }
-                    events = building.eventsFolded
-                    observer?(.summingRollups(timelines: try building.reader.summary().timelines))
-                    try building.database.writeRollupsOfStoredTimelines(
-                        strings: building.strings, environments: building.header.environments, settings: settings,
-                        instantsHeld: instantsHeld)
-                    folded = clock.now
-                    observer?(.compacting)
-                    try building.database.environment.copy(to: path, compact: true)
-                }
-                try snapshots.syncPath(path + "/data.mdb", directory: false)
-                try snapshots.removeTree(scratch)
-            }
-            opened = try open(path)
-            size = try opened.0.usedBytes()
-        } catch let error as ProjectionError {
-            throw error
-        } catch {
-            throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
-        }
-        let seconds = Self.seconds(clock.now - start)
-        observer?(.finished(seconds: seconds))
-        return ((opened.0, path, opened.1, opened.2), RebuildSummary(
-            events: events, seconds: seconds, foldSeconds: Self.seconds(folded - start), snapshotBytes: size, method: method))
+        ).run().summary
     }
 
     /// The empty database a rebuild in batches folds into at `path`: a store that only catches
     /// up (its `directory` is that database, not a snapshot directory to rebuild in).
-    private init(building path: String, logDirectory: String, settings: RollupSettings) throws {
+    init(building path: String, logDirectory: String, settings: RollupSettings) throws {
         let (database, strings, header) = try Self.open(path)
         directory = path
         self.logDirectory = logDirectory
@@ -358,10 +240,6 @@ public final class ProjectionStore {
         self.strings = strings
         self.header = header
         published = PublishedStrings(strings)
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 
     /// What a failed log scan means for a projection.
