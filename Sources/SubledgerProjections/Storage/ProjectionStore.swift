@@ -1,7 +1,5 @@
-import Dispatch
 import SubledgerCore
 import SubledgerEvents
-import SubledgerLMDB
 import SubledgerLog
 import Synchronization
 
