@@ -252,6 +252,19 @@ struct TimelineCodecTests {
         }
     }
 
+    @Test("a rebuild's projection names the memory of its three indexes and its timeline table's room, all of which a rebuild faults in ahead")
+    func rebuildReservedMemory() {
+        let events = 400_000
+        let projection = Projection(rebuildingExpectedEvents: events)
+        let ranges = projection.reservedMemory
+        #expect(ranges.count == 4)
+        let indexes = ranges.prefix(3).reduce(0) { $0 + $1.count }
+        #expect(indexes == Projection.indexBytes(expectedEvents: events))
+        #expect(ranges[3].count >= events / 4 * MemoryLayout<Timeline>.stride)
+        let starts = ranges.map { Int(bitPattern: $0.baseAddress) }
+        #expect(Set(starts).count == 4 && !starts.contains(0), "four separate allocations")
+    }
+
     @Test("any timeline reads back exactly as it was written")
     func roundTrip() throws {
         var random = Randomness(rng: SeededGenerator(state: 2026))

@@ -29,6 +29,8 @@ struct HashIndex: Sendable {
 
     private var table: HashTable<Entry>
 
+    var memory: UnsafeMutableRawBufferPointer { table.memory }
+
     init(capacity: Int = 0) {
         table = HashTable(capacity: capacity)
     }
@@ -113,6 +115,8 @@ struct UUIDSet: Sendable {
     }
 
     private var table: HashTable<Entry>
+
+    var memory: UnsafeMutableRawBufferPointer { table.memory }
     /// Whether the nil UUID is in the set: its bits are an empty slot's.
     private var holdsNil = false
 

@@ -62,6 +62,9 @@ struct HashTable<Slot: HashSlot>: Sendable {
         slots = Slots(count: Self.slotCount(capacity: capacity))
     }
 
+    /// The slots' memory, for `RangePrefault`: valid until the table grows or is freed.
+    var memory: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(slots.buffer) }
+
     /// Slots for `capacity` entries: a power of two, at most three quarters full.
     private static func slotCount(capacity: Int) -> Int {
         var size = 16

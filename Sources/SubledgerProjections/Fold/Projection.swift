@@ -64,6 +64,16 @@ public struct Projection: Sendable {
         keepsTokenIndex = false
     }
 
+    /// The memory `init(rebuildingExpectedEvents:)` sets aside for the indexes and the timeline
+    /// table, which the fold writes at random (and the table in order) from its first event.
+    var reservedMemory: [UnsafeMutableRawBufferPointer] {
+        let timelineRoom = timelines.withUnsafeBufferPointer { buffer in
+            UnsafeMutableRawBufferPointer(
+                start: UnsafeMutableRawPointer(mutating: buffer.baseAddress), count: timelines.capacity * MemoryLayout<Timeline>.stride)
+        }
+        return [notifications.uuids.memory, transactionIndex.memory, timelineIndex.memory, timelineRoom]
+    }
+
     /// The memory the indexes `init(rebuildingExpectedEvents:)` sizes take once their slots are written.
     static func indexBytes(expectedEvents: Int) -> Int {
         HashIndex.bytes(capacity: expectedEvents / 4) + HashIndex.bytes(capacity: expectedEvents) + UUIDSet.bytes(capacity: expectedEvents)

@@ -39,6 +39,10 @@ struct ProjectionRebuild {
             let roomForPadding = headroom.map { !$0.fallsShort(ofResident: estimate + HeapPrefault.padding) } ?? true
             let prefault = roomForPadding ? HeapPrefault(budget: ProjectionStore.estimatedFoldedBytes(records: records, timelines: timelines)) : nil
             defer { prefault?.stop() }
+            // The indexes, in particular, took the reader its first seconds while the core that
+            // folds stood idle.
+            let tables = RangePrefault(fresh.reservedMemory)
+            defer { tables.wait() }
             try ProjectionStore.foldPipelined(log: logDirectory, into: &fresh) { observer?(.folded(events: $0, records: records)) }
         }
         let folded = clock.now
