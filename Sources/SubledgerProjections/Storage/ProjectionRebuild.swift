@@ -78,7 +78,7 @@ struct ProjectionRebuild {
     }
 
     /// Folds the whole log into a new, empty database batch by batch, as ingestion folds
-    /// (`catchUp`), and switches to it: what such a rebuild holds in memory is one batch's
+    /// (`ProjectionStore.catchUp`), and switches to it: what such a rebuild holds in memory is one batch's
     /// records and timelines, whatever the history, and at most `instantsHeld` activity changes
     /// (`ProjectionDatabase.writeRollupsOfStoredTimelines`).
     func inBatches(
