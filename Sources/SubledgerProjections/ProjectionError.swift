@@ -20,6 +20,9 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
         case snapshotIO(path: String, errno: Int32, operation: String)
         /// LMDB refused an operation on a snapshot.
         case snapshotStorage(detail: String)
+        /// The thread that reads the log for a fold could not start (`pthread_create`'s code):
+        /// the process has reached its memory or thread limit.
+        case threadUnavailable(name: String, errno: Int32)
     }
 
     public let kind: Kind
@@ -42,6 +45,9 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
                 + "then run `subledger rebuild`"
         case .snapshotStorage(let detail):
             return "the projection snapshot could not be written: \(detail); run `subledger rebuild`"
+        case .threadUnavailable(let name, let code):
+            return "could not start the thread \(name): \(String(cString: strerror(code))) (errno \(code)); the process has reached "
+                + "its memory or thread limit (ulimit -d, ulimit -u, the service's MemoryMax or TasksMax): raise it, then run `subledger rebuild`"
         }
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import SubledgerCore
 import SubledgerLog
 import Synchronization
@@ -22,34 +21,42 @@ extension ProjectionStore {
         let initialStrings = projection.strings
         // Built in place and moved out, so the reader holds the only copy and grows it in place.
         let handoff = Mutex(Optional(FoldIndexes(taking: &projection)))
-        DispatchQueue.global().async {
-            var strings = initialStrings
-            var indexes = handoff.withLock { $0.take()! }
-            var steps: [FoldStep] = []
-            steps.reserveCapacity(StepPipe.batchSize)
-            var failure: ProjectionError?
-            do {
-                try LogReader(directory: log).scan { entry in
-                    guard entry.kind == EventRecord.kind else { return true }
-                    do throws(ProjectionError) {
-                        steps.append(try FoldStep(recordPayload: entry.payload, at: entry.position, strings: &strings))
-                    } catch {
-                        failure = error
-                        return false
+        // A thread of its own, not Dispatch's pool: where the process may not create one (a data
+        // size limit spent), Dispatch waits for it forever; `pthread_create` says so at once.
+        let reader: PosixThread
+        do {
+            reader = try PosixThread.spawn(name: "fold-reader") {
+                var strings = initialStrings
+                var indexes = handoff.withLock { $0.take()! }
+                var steps: [FoldStep] = []
+                steps.reserveCapacity(StepPipe.batchSize)
+                var failure: ProjectionError?
+                do {
+                    try LogReader(directory: log).scan { entry in
+                        guard entry.kind == EventRecord.kind else { return true }
+                        do throws(ProjectionError) {
+                            steps.append(try FoldStep(recordPayload: entry.payload, at: entry.position, strings: &strings))
+                        } catch {
+                            failure = error
+                            return false
+                        }
+                        if steps.count == StepPipe.batchSize {
+                            indexes.place(&steps)
+                            pipe.send(StepPipe.Batch(steps: steps, strings: strings))
+                            steps.removeAll(keepingCapacity: true)
+                        }
+                        return true
                     }
-                    if steps.count == StepPipe.batchSize {
-                        indexes.place(&steps)
-                        pipe.send(StepPipe.Batch(steps: steps, strings: strings))
-                        steps.removeAll(keepingCapacity: true)
-                    }
-                    return true
+                } catch {
+                    failure = readFailure(error)
                 }
-            } catch {
-                failure = readFailure(error)
+                indexes.place(&steps)
+                handoff.withLock { $0 = indexes }
+                pipe.send(StepPipe.Batch(steps: steps, strings: strings, isLast: true, failure: failure))
             }
-            indexes.place(&steps)
-            handoff.withLock { $0 = indexes }
-            pipe.send(StepPipe.Batch(steps: steps, strings: strings, isLast: true, failure: failure))
+        } catch {
+            handoff.withLock { $0.take()! }.giveBack(to: &projection)
+            throw ProjectionError(.threadUnavailable(name: error.name, errno: error.errno))
         }
         while true {
             let batch = pipe.receive()
@@ -57,6 +64,7 @@ extension ProjectionStore {
             projection.apply(placed: batch.steps)
             if projection.eventsFolded % Self.progressEvery < StepPipe.batchSize { progress(projection.eventsFolded) }
             guard !batch.isLast else {
+                reader.join()
                 handoff.withLock { $0.take()! }.giveBack(to: &projection)
                 if let failure = batch.failure { throw failure }
                 return
