@@ -65,8 +65,13 @@ public struct PosixThread: Sendable {
         return PosixThread(handle: handle)
     }
 
-    /// `pthread_join`: waits for the thread to end. Call exactly once.
+    /// `pthread_join`: waits for the thread to end. Call exactly once, or `detach` instead.
     public func join() {
         pthread_join(handle, nil)
+    }
+
+    /// `pthread_detach`: nobody waits for the thread; its resources go when it ends.
+    public func detach() {
+        pthread_detach(handle)
     }
 }

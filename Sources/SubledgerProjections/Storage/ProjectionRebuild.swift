@@ -1,4 +1,3 @@
-import Dispatch
 import SubledgerCore
 import SubledgerLog
 
@@ -48,8 +47,9 @@ struct ProjectionRebuild {
         let folded = clock.now
         observer?(.writing(timelines: fresh.timelineCount))
         // Millions of small arrays: freeing them takes a good part of a second, which nobody
-        // needs to wait for.
-        defer { DispatchQueue.global(qos: .utility).async { [fresh] in _ = fresh.eventsFolded } }
+        // needs to wait for. Not on Dispatch's pool, which waits forever for a thread the
+        // process may not create (a spent data size limit); without one they are freed here.
+        defer { (try? PosixThread.spawn(name: "free-projection", niceness: 10) { [fresh] in _ = fresh.eventsFolded })?.detach() }
         var size = 0
         let path: String
         do {
