@@ -1,4 +1,5 @@
 import CEpoll
+import SubledgerCore
 
 /// The server's I/O thread: accepts, reads, parses, writes, enforces timeouts and limits.
 ///
@@ -519,7 +520,7 @@ final class EventLoop {
     private func record(_ exchange: Connection.Exchange, remote: RemoteAddress, aborted: Bool, now: ContinuousClock.Instant) {
         let latency = exchange.started.duration(to: exchange.delivered ?? now)
         metrics.requests.increment(labels: [ServerMetrics.methodLabel(exchange.request?.method), String(exchange.status)])
-        metrics.duration.observe(Double(latency.components.seconds) + Double(latency.components.attoseconds) / 1e18)
+        metrics.duration.observe(latency.inSeconds)
         configuration.accessLog.write(AccessLog.Entry(remote: remote, request: exchange.request, status: exchange.status,
                                                       bodyBytes: aborted ? 0 : exchange.bodyBytes, latency: latency,
                                                       aborted: aborted, error: exchange.handlerError))

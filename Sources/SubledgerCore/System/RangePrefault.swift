@@ -39,7 +39,7 @@ public final class RangePrefault: Sendable {
         thread?.join()
     }
 
-    private static let pageSize = 4096
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
     /// A call's share: small enough that the writing thread's own faults interleave with it.
     private static let stride = 8 << 20
 }

@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerLog
 import SubledgerProjections
 
@@ -67,7 +68,7 @@ public enum LedgerBackup {
         }
         progress("verified: \(summary.records) records, \(summary.problems.count) problems")
         let elapsed = ContinuousClock.now - started
-        summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        summary.seconds = elapsed.inSeconds
         return summary
     }
 

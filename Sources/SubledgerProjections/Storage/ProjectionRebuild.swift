@@ -71,10 +71,10 @@ struct ProjectionRebuild {
         } catch {
             throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
         }
-        let seconds = Self.seconds(clock.now - start)
+        let seconds = (clock.now - start).inSeconds
         observer?(.finished(seconds: seconds))
         return (opened, ProjectionStore.RebuildSummary(
-            events: fresh.eventsFolded, seconds: seconds, foldSeconds: Self.seconds(folded - start), snapshotBytes: size, method: method))
+            events: fresh.eventsFolded, seconds: seconds, foldSeconds: (folded - start).inSeconds, snapshotBytes: size, method: method))
     }
 
     /// Folds the whole log into a new, empty database batch by batch, as ingestion folds
@@ -129,13 +129,9 @@ struct ProjectionRebuild {
         } catch {
             throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
         }
-        let seconds = Self.seconds(clock.now - start)
+        let seconds = (clock.now - start).inSeconds
         observer?(.finished(seconds: seconds))
         return ((opened.0, path, opened.1, opened.2), ProjectionStore.RebuildSummary(
-            events: events, seconds: seconds, foldSeconds: Self.seconds(folded - start), snapshotBytes: size, method: method))
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+            events: events, seconds: seconds, foldSeconds: (folded - start).inSeconds, snapshotBytes: size, method: method))
     }
 }
