@@ -1,4 +1,5 @@
 import CLMDB
+import SubledgerCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -272,13 +273,8 @@ extension LMDBEnvironment {
 
     /// `mkdir -p` with mode 0700, reporting failures as ``LMDBError``.
     static func makeDirectories(_ directory: String, context: String) throws {
-        var prefix = directory.hasPrefix("/") ? "/" : ""
-        for component in directory.split(separator: "/") {
-            prefix += component
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw LMDBError(code: errno, context: context + " (create directory \(prefix))")
-            }
-            prefix += "/"
+        do { try DirectoryPath.create(directory, mode: 0o700) } catch {
+            throw LMDBError(code: error.errno, context: context + " (create directory \(error.path))")
         }
     }
 

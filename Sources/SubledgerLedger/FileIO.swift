@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 
 /// Small whole-file helpers for configuration files (not for the logs).
 public enum FileIO {
@@ -30,14 +31,7 @@ public enum FileIO {
     }
 
     static func makeDirectory(_ path: String) throws(LedgerError) {
-        var prefix = path.hasPrefix("/") ? "/" : ""
-        for component in path.split(separator: "/") {
-            prefix += component
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
-                throw LedgerError.storage("cannot create \(prefix): \(String(cString: strerror(errno)))")
-            }
-            prefix += "/"
-        }
+        do { try DirectoryPath.create(path) } catch { throw LedgerError.storage(error.description) }
     }
 
     static func exists(_ path: String) -> Bool {

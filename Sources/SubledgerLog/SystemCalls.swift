@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SubledgerCore
 
 /// An `errno` value from a failed system call, with the call's name.
 public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -142,14 +143,7 @@ enum SystemCalls {
 
     /// `mkdir(2)` of every missing component.
     static func makeDirectories(_ path: String) throws(SystemError) {
-        var prefix = path.hasPrefix("/") ? "/" : ""
-        for component in path.split(separator: "/") {
-            prefix += component
-            if Glibc.mkdir(prefix, 0o755) != 0 && Glibc.errno != EEXIST {
-                throw SystemError(call: "mkdir \(prefix)", errno: Glibc.errno)
-            }
-            prefix += "/"
-        }
+        do { try DirectoryPath.create(path) } catch { throw SystemError(call: "mkdir \(error.path)", errno: error.errno) }
     }
 
     /// `opendir(3)`/`readdir(3)`: the names in a directory.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SubledgerCore
 
 /// An open file, closed on deinit (`open(2)`, `write(2)`, `read(2)`, `close(2)`).
 final class OpenFile {
@@ -103,11 +104,9 @@ struct BufferedWriter {
 }
 
 enum FileSystem {
-    /// Creates `path` unless it already is a directory.
+    /// Creates `path` and its missing parents unless it already is a directory.
     static func makeDirectory(_ path: String) throws(SimulatorError) {
-        if mkdir(path, 0o755) != 0, errno != EEXIST {
-            throw OpenFile.failure("mkdir", path)
-        }
+        do { try DirectoryPath.create(path) } catch { throw SimulatorError(.io, error.description) }
     }
 
     static func write(_ bytes: [UInt8], to path: String) throws(SimulatorError) {

@@ -57,7 +57,7 @@ enum ExportCommand: Command {
         guard let out = arguments.value("--out") else { throw UsageError("export needs --out DIR, the directory to write into") }
         let format: ExportFormat = arguments.format == .jsonl ? .jsonl : .csv
         let reader = try context.data.reader()
-        guard mkdir(out, 0o755) == 0 || errno == EEXIST else { throw ExportError(path: out, call: "mkdir", errno: errno) }
+        do { try DirectoryPath.create(out) } catch { throw ExportError(path: error.path, call: "create the directory", errno: error.errno) }
         let window = from.start..<UTCDay(number: to.number + 1).start
 
         let transactions = try ExportFileWriter(ExportTables.transactions, format: format, directory: out)
