@@ -39,7 +39,10 @@ struct Arguments {
                     index += 1
                 }
                 switch name {
-                case "--data": dataDirectory = value
+                case "--data":
+                    // An empty path would resolve against the root: `--data ""` once wrote /config.json.
+                    guard value != "" else { throw UsageError("--data needs a directory, not an empty path") }
+                    dataDirectory = value
                 case "--format":
                     guard let chosen = OutputFormat(rawValue: value!) else { throw UsageError("--format is table, csv, json or jsonl, not '\(value!)'") }
                     format = chosen
@@ -67,6 +70,11 @@ struct Arguments {
         let known = Set(help.options.map(\.name))
         for name in options.keys where !known.contains(name) { throw UsageError("\(help.name) does not take \(name); see `subledger \(help.name) --help`") }
         for name in flags where !known.contains(name) { throw UsageError("unknown option \(name); see `subledger \(help.name) --help`") }
+        let allowed = help.name.split(separator: " ").count - 1 + (help.operands ?? .max)
+        if positional.count > allowed {
+            let extra = positional[allowed...].map { "'\($0)'" }.joined(separator: " ")
+            throw UsageError("\(help.name) does not take \(extra) (a value with spaces needs quotes); see `subledger \(help.name) --help`")
+        }
     }
 }
 

@@ -25,6 +25,10 @@ struct CommandHelp: Sendable {
     var summary: String
     /// After `subledger`: `ingest [FILE|-]...`.
     var usage: String
+    /// How many words may follow the command's name (`customer ID`: 1), nil for any number
+    /// (`ingest FILE...`). A word too many is refused: `--as-of 2026-03-01 10:00` must not
+    /// quietly mean midnight.
+    var operands: Int? = 0
     var options: [Option] = []
     /// Whether the result can be printed as a table, CSV or JSON (`--format`, `--json`).
     var formats = true

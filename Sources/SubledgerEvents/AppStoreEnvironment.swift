@@ -12,5 +12,8 @@ public struct AppStoreEnvironment: RawRepresentable, Hashable, Sendable, CustomS
     public static let xcode = AppStoreEnvironment(rawValue: "Xcode")
     public static let localTesting = AppStoreEnvironment(rawValue: "LocalTesting")
 
+    /// The environments a ledger accepts (`init --environment` takes no other).
+    public static let known: [AppStoreEnvironment] = [.production, .sandbox, .xcode, .localTesting]
+
     public var description: String { rawValue }
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import SubledgerCrypto
+import SubledgerEvents
 import SubledgerJWS
 
 /// A data directory's configuration (`DIR/config.json`), written by `subledger init`.
@@ -23,7 +24,7 @@ public struct LedgerConfiguration: Codable, Sendable, Equatable {
         self.catalog = catalog
     }
 
-    public static let knownEnvironments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
+    public static let knownEnvironments = AppStoreEnvironment.known.map(\.rawValue)
 
     public static func load(from directory: String) throws(LedgerError) -> LedgerConfiguration {
         let path = DataDirectoryLayout(directory).configuration

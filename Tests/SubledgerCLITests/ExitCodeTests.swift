@@ -18,6 +18,63 @@ struct ExitCodeTests {
         #expect(SimulatedLedger.shared.run(argv).exitCode == .usage)
     }
 
+    @Test("a window that ends before it starts is a usage error (2), not an empty answer", arguments: [
+        ["report", "revenue", "--from", "2026-03-01", "--to", "2026-02-01"], ["report", "churn", "--from", "2026-03-01", "--to", "2026-02-01"],
+        ["report", "cohorts", "--from", "2026-03", "--to", "2026-01"], ["history", "any-customer", "--from", "2026-03-01", "--to", "2026-02-01"],
+        ["events", "--from", "2026-03-01", "--to", "2026-02-01"],
+    ])
+    func reversedWindow(argv: [String]) {
+        let (code, output) = SimulatedLedger.shared.run(argv + ["--json"])
+        #expect(code == .usage)
+        #expect(output.isEmpty)
+    }
+
+    @Test("a word no option takes is a usage error (2), not silently dropped", arguments: [
+        ["customer", "one-id", "another-id"], ["report", "mrr", "--at", "2026-03-01", "10:00"], ["stats", "junk"],
+        ["history", "one-id", "junk"], ["head", "56"], ["verify", "extra"], ["quarantine", "list", "extra"], ["report", "revenue", "extra", "--from", "2026-01-01", "--to", "2026-01-31"],
+    ])
+    func extraWord(argv: [String]) {
+        #expect(SimulatedLedger.shared.run(argv).exitCode == .usage)
+    }
+
+    @Test("an environment that no ledger can hold is a usage error (2); a known one in any case is accepted", arguments: [
+        (["report", "revenue", "--from", "2026-01-01", "--to", "2026-01-31", "--environment", "Bogus"], ExitCode.usage),
+        (["report", "mrr", "--environment", ""], .usage),
+        (["events", "--environment", "prod"], .usage),
+        (["report", "mrr", "--environment", "PRODUCTION"], .success),
+        (["events", "--environment", "production", "--limit", "1"], .success),
+    ])
+    func environmentNames(argv: [String], expected: ExitCode) {
+        #expect(SimulatedLedger.shared.run(argv).exitCode == expected)
+    }
+
+    @Test("--data with an empty path is a usage error (2): it would resolve against the root")
+    func emptyDataPath() {
+        #expect(tool.run(["--data", "", "stats"]).exitCode == .usage)
+        #expect(tool.run(["--data=", "init", "--bundle-id", "com.example.subledger"]).exitCode == .usage)
+    }
+
+    @Test("export --format json is a usage error (2): export writes csv or jsonl files")
+    func exportJSON() {
+        let directory = TemporaryDirectory()
+        #expect(SimulatedLedger.shared.run("export", "--from", "2026-01-01", "--to", "2026-01-31", "--out", directory.file("out"), "--format", "json").exitCode == .usage)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
+    }
+
+    @Test("ingest checks every input before it appends anything: a missing or directory input is a usage error (2) and nothing is ingested")
+    func inputsCheckedFirst() throws {
+        let directory = TemporaryDirectory()
+        let simulation = SimulatedLedger.shared.directory.file("sim")
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.subledger", "--root", simulation + "/root.cer"]).exitCode == .success)
+        for missing in [directory.file("missing.jsonl"), simulation] {
+            #expect(tool.run(["--data", directory.path, "ingest", simulation + "/notifications.jsonl", missing]).exitCode == .usage)
+        }
+        let (code, output) = tool.run(["--data", directory.path, "stats", "--json"])
+        #expect(code == .success)
+        let document = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        #expect(document["messages"] as? Int == 0)
+    }
+
     @Test("a data directory that does not exist is a usage error (2)")
     func missingDirectory() {
         let directory = TemporaryDirectory()

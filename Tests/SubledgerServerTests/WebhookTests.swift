@@ -174,4 +174,37 @@ struct ReadAPITests {
         #expect(try get("/v1/reports/revenue?from=yesterday&to=2026-01-31").status == 400)
         #expect(try get("/v1/reports/weather").status == 404)
     }
+
+    @Test("a window that ends before it starts is 400 naming `to`, and the server goes on answering")
+    func reversedWindows() throws {
+        let fixture = try WebhookFixture()
+        defer { fixture.server.ledger.close() }
+        let transaction = fixture.fixtures.transaction(transactionId: "2000000000000778", purchaseDate: 1_767_225_600_000)
+        #expect(try fixture.post(fixture.fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixture.fixtures.renewalInfo(for: transaction)).webhookBody).status == 200)
+        func get(_ target: String) throws -> (status: Int, json: [String: Any]) {
+            try fixture.respond(HTTPRequest(method: "GET", target: target, headers: HTTPHeaders()))
+        }
+        for target in ["/v1/customers/2000000000000778/history?from=2026-11-01&to=2026-10-01", "/v1/reports/revenue?from=2026-03-01&to=2026-02-01",
+                       "/v1/reports/churn?from=2026-03-01&to=2026-02-01", "/v1/reports/cohorts?from=2026-03&to=2026-01"] {
+            let response = try get(target)
+            #expect(response.status == 400, "\(target)")
+            #expect(response.json["error"] as? String == "invalid_to", "\(target)")
+        }
+        #expect(try get("/v1/customers/2000000000000778/history").status == 200)
+    }
+
+    @Test("an environment is matched in any case, and one no ledger can hold is 400")
+    func environmentNames() throws {
+        let fixture = try WebhookFixture()
+        defer { fixture.server.ledger.close() }
+        func get(_ target: String) throws -> (status: Int, json: [String: Any]) {
+            try fixture.respond(HTTPRequest(method: "GET", target: target, headers: HTTPHeaders()))
+        }
+        let lower = try get("/v1/reports/mrr?at=2026-01-15&environment=production")
+        #expect(lower.status == 200)
+        #expect(lower.json["environment"] as? String == "Production")
+        let unknown = try get("/v1/reports/mrr?environment=Staging")
+        #expect(unknown.status == 400)
+        #expect(unknown.json["error"] as? String == "invalid_environment")
+    }
 }

@@ -25,6 +25,7 @@ enum AppstoreCommand: Command {
     static let backfill = CommandHelp(
         name: "appstore backfill", summary: "whole histories of customers from before the ledger (Get Transaction History, All Subscription Statuses)",
         usage: "appstore backfill [TRANSACTION_ID]... [--ids FILE] [--environment E]",
+        operands: nil,
         options: [
             .init("--ids", "FILE", "transaction ids, one per line (any transaction id of each customer)"),
             environment,
@@ -90,7 +91,6 @@ enum AppstoreCommand: Command {
     }
 
     static func recover(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
-        guard arguments.positional.count == 1 else { throw UsageError("appstore recover takes no ids") }
         let flags = FlagSource(arguments)
         let recovery = NotificationRecovery(ledger: ledger, client: client, environment: environment, metrics: APIMetrics(), clock: context.clock)
         let window = recovery.window(since: try flags.instant("since"), until: try flags.instant("until"))

@@ -6,6 +6,7 @@ enum CustomerCommand: Command {
     static let help = CommandHelp(
         name: "customer", summary: "one customer's subscriptions and purchases at an instant",
         usage: "customer ID [--as-of INSTANT] [--environment E]",
+        operands: 1,
         options: [
             .init("--as-of", "INSTANT", "the state then (2026-03-01 or 2026-03-01T10:00:00Z; default: now)"),
             .init("--environment", "E", "only that environment's subscriptions (default: all)"),

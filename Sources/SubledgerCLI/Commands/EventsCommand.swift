@@ -26,8 +26,8 @@ enum EventsCommand: Command {
         example: "subledger events --type refunded --from 2026-07-01 --to 2026-10-01 --raw --format jsonl")
 
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
-        try arguments.allow(help)
         guard arguments.positional.isEmpty else { throw UsageError("events takes no ID; use --customer ID") }
+        try arguments.allow(help)
         let query = try EventQuery(FlagSource(arguments))
         let reader = try context.data.reader()
         var failed: [EventItem] = []

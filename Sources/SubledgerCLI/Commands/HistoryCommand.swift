@@ -6,6 +6,7 @@ enum HistoryCommand: Command {
     static let help = CommandHelp(
         name: "history", summary: "a customer's events, with the verbatim Apple-signed evidence",
         usage: "history ID [--from INSTANT] [--to INSTANT] [--raw]",
+        operands: 1,
         options: [
             .init("--from", "INSTANT", "only events effective at or after this instant"),
             .init("--to", "INSTANT", "only events effective at or before this instant"),

@@ -11,6 +11,7 @@ enum IngestCommand: Command {
     static let help = CommandHelp(
         name: "ingest", summary: "verify and append App Store notifications and signed transactions",
         usage: "ingest [FILE|-]...",
+        operands: nil,
         notes: ["Each line is a webhook body {\"signedPayload\": \"...\"}, a bare notification JWS or a signed transaction",
                 "(backfill); FILE - or none reads stdin. Every JWS is verified before it is stored; ingesting a line",
                 "again is a no-op. Exit 1 when a line was rejected (it is quarantined, the rest appended).",
@@ -57,10 +58,26 @@ enum IngestCommand: Command {
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         try arguments.allow(help)
         try context.data.requireExisting()
+        let files = arguments.positional.isEmpty ? ["-"] : arguments.positional
+        try requireReadable(files)
         let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen())
         defer { ledger.close() }
-        let result = try ingest(files: arguments.positional.isEmpty ? ["-"] : arguments.positional, into: ledger, recordedAt: context.clock)
+        let result = try ingest(files: files, into: ledger, recordedAt: context.clock)
         return CommandResult(result, result.rejections.isEmpty ? .success : .failure)
+    }
+
+    /// Every input is checked before anything is ingested: a typo in the last of several files
+    /// must not leave the ones before it half done behind a usage error.
+    static func requireReadable(_ files: [String]) throws(UsageError) {
+        for file in files where file != "-" {
+            var info = stat()
+            guard stat(file, &info) == 0, access(file, R_OK) == 0 else {
+                throw UsageError("cannot read \(file): \(String(cString: strerror(errno))); nothing was ingested")
+            }
+            guard info.st_mode & S_IFMT != S_IFDIR else {
+                throw UsageError("\(file) is a directory; name the files in it (ingest \(file)/*.jsonl); nothing was ingested")
+            }
+        }
     }
 
     /// Reads every line of `files` (`-` is stdin) into the ledger, with a progress line. The

@@ -6,6 +6,7 @@ enum QuarantineCommand: Command {
     static let help = CommandHelp(
         name: "quarantine", summary: "rejected input kept with its reason; retry it after fixing the configuration",
         usage: "quarantine list | quarantine retry",
+        operands: 1,
         notes: ["list: every rejected line with where it came from and why. retry: verifies each again (after `init`",
                 "fixed the bundle id, environments or roots); exit 1 when some are still rejected."],
         example: "subledger quarantine list")

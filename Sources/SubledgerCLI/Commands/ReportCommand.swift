@@ -49,7 +49,7 @@ enum ReportCommand: Command {
             .init("--from", "MONTH", "first cohort (YYYY-MM), required"),
             .init("--to", "MONTH", "last cohort, required"),
         ] + common,
-        notes: ["Column +k: subscriptions of the cohort entitled and paid at the start of month cohort + k."],
+        notes: ["Column +n: subscriptions of the cohort entitled and paid at the start of month cohort + n (JSON: retained[n - 1])."],
         example: "subledger report cohorts --from 2026-01 --to 2026-06")
 
     static let help = CommandHelp(

@@ -15,6 +15,8 @@ public struct ChurnQuery: Sendable, Equatable {
     /// `from`, `to` (required days), `by`, `environment`, `atPosition`.
     public init(_ parameters: some QueryParameterSource) throws(QueryError) {
         let filter = try ReportFilter(parameters)
-        self.init(from: try parameters.day("from"), to: try parameters.day("to"), by: try parameters.granularity(), filter: filter)
+        let (from, to) = (try parameters.day("from"), try parameters.day("to"))
+        try parameters.requireOrdered(from: from, to: to)
+        self.init(from: from, to: to, by: try parameters.granularity(), filter: filter)
     }
 }

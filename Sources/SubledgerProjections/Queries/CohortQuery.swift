@@ -16,6 +16,8 @@ public struct CohortQuery: Sendable, Equatable {
     /// `from`, `to` (required months), `environment`, `atPosition`.
     public init(_ parameters: some QueryParameterSource, now: Int64) throws(QueryError) {
         let filter = try ReportFilter(parameters)
-        self.init(from: try parameters.month("from"), to: try parameters.month("to"), now: now, filter: filter)
+        let (from, to) = (try parameters.month("from"), try parameters.month("to"))
+        try parameters.requireOrdered(from: from, to: to)
+        self.init(from: from, to: to, now: now, filter: filter)
     }
 }

@@ -17,6 +17,6 @@ public struct CustomerQuery: Sendable, Equatable {
 
     /// `asOf` (an instant; default `now`), `environment`.
     public init(id: String, _ parameters: some QueryParameterSource, now: Int64) throws(QueryError) {
-        self.init(id: id, asOf: try parameters.instant("asOf") ?? now, environment: parameters.environment())
+        self.init(id: id, asOf: try parameters.instant("asOf") ?? now, environment: try parameters.environment())
     }
 }

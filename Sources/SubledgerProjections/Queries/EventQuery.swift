@@ -48,15 +48,14 @@ public struct EventQuery: Sendable, Equatable {
             }
             types.append(type)
         }
-        notificationTypes = parameters.list("notificationType")
+        // Apple's notification types are upper case; `refund` means REFUND.
+        notificationTypes = parameters.list("notificationType").map { $0.uppercased() }
         products = parameters.list("product")
         customer = parameters.value("customer")
-        environment = parameters.environment()
+        environment = try parameters.environment()
         from = try parameters.instant("from")
         to = try parameters.instant("to")
-        if let from, let to, to < from {
-            throw QueryError(kind: .badParameter, code: "invalid_to", detail: "to must not be before from")
-        }
+        try parameters.requireOrdered(from: from, to: to)
         if let text = parameters.value("time") {
             guard let axis = TimeAxis(rawValue: text) else {
                 throw QueryError(kind: .badParameter, code: "invalid_time", detail: "time is effective or recorded, not \(text)")

@@ -17,6 +17,8 @@ public struct HistoryQuery: Sendable, Equatable {
 
     /// `from`, `to` (instants), `raw`.
     public init(id: String, _ parameters: some QueryParameterSource) throws(QueryError) {
-        self.init(id: id, from: try parameters.instant("from"), to: try parameters.instant("to"), raw: parameters.isOn("raw"))
+        let (from, to) = (try parameters.instant("from"), try parameters.instant("to"))
+        try parameters.requireOrdered(from: from, to: to)
+        self.init(id: id, from: from, to: to, raw: parameters.isOn("raw"))
     }
 }

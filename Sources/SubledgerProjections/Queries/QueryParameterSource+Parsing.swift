@@ -35,8 +35,22 @@ extension QueryParameterSource {
         return granularity
     }
 
-    func environment() -> AppStoreEnvironment? {
-        value("environment").map(AppStoreEnvironment.init(rawValue:))
+    /// One of the environments a ledger can hold, in any case: any other name is a typo that
+    /// would otherwise be answered with nothing at all.
+    func environment() throws(QueryError) -> AppStoreEnvironment? {
+        guard let text = value("environment") else { return nil }
+        guard let environment = AppStoreEnvironment.known.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
+            let names = AppStoreEnvironment.known.map(\.rawValue)
+            throw QueryError(kind: .badParameter, code: "invalid_environment", detail: "environment is \(names.dropLast().joined(separator: ", ")) or \(names.last!), not \(text)")
+        }
+        return environment
+    }
+
+    /// A window that ends before it starts is a mistake, not a question whose answer is empty.
+    func requireOrdered<Bound: Comparable>(from: Bound?, to: Bound?) throws(QueryError) {
+        if let from, let to, to < from {
+            throw QueryError(kind: .badParameter, code: "invalid_to", detail: "to must not be before from")
+        }
     }
 
     func position() throws(QueryError) -> LogPosition? {

@@ -15,6 +15,6 @@ public struct ReportFilter: Sendable, Equatable {
 
     /// `environment`, `atPosition`.
     public init(_ parameters: some QueryParameterSource) throws(QueryError) {
-        self.init(environment: parameters.environment(), atPosition: try parameters.position())
+        self.init(environment: try parameters.environment(), atPosition: try parameters.position())
     }
 }

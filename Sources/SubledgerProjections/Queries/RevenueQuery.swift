@@ -28,6 +28,8 @@ public struct RevenueQuery: Sendable, Equatable {
             }
             refunds = convention
         }
-        self.init(from: try parameters.day("from"), to: try parameters.day("to"), by: by, byProduct: parameters.isOn("byProduct"), refunds: refunds, filter: filter)
+        let (from, to) = (try parameters.day("from"), try parameters.day("to"))
+        try parameters.requireOrdered(from: from, to: to)
+        self.init(from: from, to: to, by: by, byProduct: parameters.isOn("byProduct"), refunds: refunds, filter: filter)
     }
 }

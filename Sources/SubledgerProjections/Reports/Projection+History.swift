@@ -28,6 +28,7 @@ extension Projection {
     /// nil when no customer has this id. Duplicates folded away are not listed.
     public func history(_ id: String, from: Int64? = nil, to: Int64? = nil) -> CustomerHistory? {
         guard let (customerId, members) = customerTimelines(id) else { return nil }
+        guard (from ?? .min) <= (to ?? .max) else { return CustomerHistory(customerId: customerId, events: []) }
         let window = (from ?? .min)...(to ?? .max)
         var events: [HistoryEntry] = []
         for member in members {
