@@ -80,6 +80,20 @@ extension Ledger {
     /// never touches the logs.
     public static func initialize(directory: String, bundleId: String, appAppleId: Int64?, environments: [String], rootFiles: [String], smallBusiness: Bool, catalogFile: String?) throws -> LedgerConfiguration {
         let layout = DataDirectoryLayout(directory)
+        // Everything given is read and checked before anything is written: a bad second root or
+        // catalog must leave the directory as it was, not half updated or unable to open.
+        let rootCertificates = try rootFiles.map { file throws(LedgerError) in
+            guard let bytes = FileIO.read(file) else { throw LedgerError.configuration("cannot read root certificate \(file)") }
+            do { _ = try Certificate(derOrPEM: bytes) } catch {
+                throw LedgerError.configuration("\(file) is not a certificate (DER or PEM): \(error)")
+            }
+            return bytes
+        }
+        let catalogBytes = try catalogFile.map { file throws(LedgerError) in
+            guard let bytes = FileIO.read(file) else { throw LedgerError.configuration("cannot read catalog \(file)") }
+            _ = try LedgerReader.decodeCatalog(bytes, named: file)
+            return bytes
+        }
         try FileIO.makeDirectory(layout.roots)
         let previous = try? LedgerConfiguration.load(from: directory)
         var roots: [String] = rootFiles.isEmpty ? (previous?.roots ?? []) : []
@@ -89,19 +103,14 @@ extension Ledger {
             try FileIO.writeAtomically(layout.path(of: name), AppleRootCertificates.rootCAG3)
             roots.append(name)
         }
-        for (index, file) in rootFiles.enumerated() {
-            guard let bytes = FileIO.read(file) else { throw LedgerError.configuration("cannot read root certificate \(file)") }
-            do { _ = try Certificate(derOrPEM: bytes) } catch {
-                throw LedgerError.configuration("\(file) is not a certificate (DER or PEM): \(error)")
-            }
+        for (index, bytes) in rootCertificates.enumerated() {
             let name = DataDirectoryLayout.rootCertificateName(index + 1)
             try FileIO.writeAtomically(layout.path(of: name), bytes)
             roots.append(name)
         }
         var catalog = previous?.catalog
-        if let catalogFile {
-            guard let bytes = FileIO.read(catalogFile) else { throw LedgerError.configuration("cannot read catalog \(catalogFile)") }
-            try FileIO.writeAtomically(layout.path(of: DataDirectoryLayout.catalogName), bytes)
+        if let catalogBytes {
+            try FileIO.writeAtomically(layout.path(of: DataDirectoryLayout.catalogName), catalogBytes)
             catalog = DataDirectoryLayout.catalogName
         }
         let configuration = LedgerConfiguration(bundleId: bundleId, appAppleId: appAppleId, environments: environments, roots: roots, smallBusiness: smallBusiness, catalog: catalog)

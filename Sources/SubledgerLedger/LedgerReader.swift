@@ -27,8 +27,22 @@ public struct LedgerReader: Sendable {
         guard let bytes = FileIO.read(DataDirectoryLayout(directory).path(of: file)) else {
             throw LedgerError.configuration("the catalog \(directory)/\(file) is missing; run `subledger init --catalog FILE` again")
         }
+        return try decodeCatalog(bytes, named: file)
+    }
+
+    /// A catalog's JSON, or an error naming where it departs from the expected shape.
+    static func decodeCatalog(_ bytes: [UInt8], named file: String) throws(LedgerError) -> ProductCatalog {
         do { return try JSONDecoder().decode(ProductCatalog.self, from: Data(bytes)) } catch {
-            throw LedgerError.configuration("the catalog \(file) is not valid: \(error)")
+            let shape = #"expected {"products": [{"productId": "...", "entitlements": ["pro"], "rank": 2, "period": "P1M"}]}"#
+            let context: DecodingError.Context
+            switch error as? DecodingError {
+            case .typeMismatch(_, let found), .valueNotFound(_, let found), .keyNotFound(_, let found), .dataCorrupted(let found): context = found
+            default: throw LedgerError.configuration("the catalog \(file) is not valid: \(error); \(shape)")
+            }
+            var reason = context.debugDescription
+            if reason.hasSuffix(".") { reason.removeLast() }
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
+            throw LedgerError.configuration("the catalog \(file) is not valid at \(path.isEmpty ? "the top" : String(path.drop { $0 == "." })): \(reason); \(shape)")
         }
     }
 

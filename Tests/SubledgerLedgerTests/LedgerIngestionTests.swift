@@ -122,6 +122,8 @@ struct LedgerIngestionTests {
         var ledger = try makeLedger(dir, environments: ["Production"])
         let outcomes = try ledger.ingest(lines(entries), recordedAt: 1)
         #expect(outcomes.allSatisfy { if case .rejected("environment_not_accepted", _) = $0 { true } else { false } })
+        // The hint keeps the environments already accepted: `init --environment` replaces the list.
+        #expect(outcomes.allSatisfy { if case .rejected(_, let detail) = $0 { detail.contains("`subledger init --environment Production --environment Sandbox`") } else { false } })
         ledger.close()
         ledger = try makeLedger(dir, environments: ["Production", "Sandbox"])
         defer { ledger.close() }

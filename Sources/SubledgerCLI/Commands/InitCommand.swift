@@ -5,14 +5,15 @@ import SubledgerLedger
 /// `subledger init`: writes (or updates) the data directory's configuration; never touches the log.
 enum InitCommand: Command {
     static let help = CommandHelp(
-        name: "init", summary: "write the data directory's configuration (again: update it; the log is never touched)",
-        usage: "init --bundle-id ID [--app-apple-id N] [--environment E]... [--root CERT]... [--small-business] [--catalog FILE] [--api-key FILE.p8 --api-key-id ID --api-issuer-id UUID [--api-base-url URL] [--api-ca-file PEM]]",
+        name: "init", summary: "write the data directory's configuration (again: change what is given, keep the rest; the log is never touched)",
+        usage: "init --bundle-id ID [--app-apple-id N] [--environment E]... [--root CERT]... [--small-business|--no-small-business] [--catalog FILE] [--api-key FILE.p8 --api-key-id ID --api-issuer-id UUID [--api-base-url URL] [--api-ca-file PEM]]",
         options: [
-            .init("--bundle-id", "ID", "the app's bundle id, required"),
+            .init("--bundle-id", "ID", "the app's bundle id, required the first time"),
             .init("--app-apple-id", "N", "the app's Apple id (checked in Production notifications)"),
-            .init("--environment", "E", "an environment to accept: Production (default), Sandbox, Xcode, LocalTesting; repeat for more"),
+            .init("--environment", "E", "an environment to accept: Production (default), Sandbox, Xcode, LocalTesting; repeat for more (replaces the list)"),
             .init("--root", "CERT", "a root certificate to trust (DER or PEM); repeat for more. Without any, Apple Root CA - G3 (shipped with subledger) is trusted"),
             .init("--small-business", "proceeds at 85 % from the first day (App Store Small Business Program)"),
+            .init("--no-small-business", "proceeds at 70 % in a subscription's first year, 85 % after (the default)"),
             .init("--catalog", "FILE", "products' entitlements, ranks and periods (JSON)"),
             .init("--api-key", "FILE.p8", "the App Store Server API key: copied into the data directory, owner-readable only, never printed"),
             .init("--api-key-id", "ID", "the key's id (App Store Connect → Users and Access → Integrations → In-App Purchase)"),
@@ -20,6 +21,7 @@ enum InitCommand: Command {
             .init("--api-base-url", "URL", "one base URL for every environment instead of Apple's (a local stand-in)"),
             .init("--api-ca-file", "PEM", "a CA to trust for the API's TLS besides the system's"),
         ],
+        notes: ["Run again on a data directory, init changes the settings it is given and keeps the others (roots, catalog and API credentials included)."],
         example: "subledger --data /srv/subledger init --bundle-id com.example.app --app-apple-id 1234567890")
 
     struct Result: CommandOutput {
@@ -50,19 +52,25 @@ enum InitCommand: Command {
 
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         try arguments.allow(help)
-        guard let bundleId = arguments.value("--bundle-id") else { throw UsageError("init needs --bundle-id ID") }
-        var appAppleId: Int64?
+        // A setting not given keeps its value: re-running init to add an environment must not
+        // quietly turn off the Small Business rate or forget the app's Apple id.
+        let previous = try? LedgerConfiguration.load(from: context.data.path)
+        guard let bundleId = arguments.value("--bundle-id") ?? previous?.bundleId else { throw UsageError("init needs --bundle-id ID") }
+        guard !bundleId.isEmpty else { throw UsageError("--bundle-id needs the app's bundle id (com.example.app), not an empty string") }
+        var appAppleId = previous?.appAppleId
         if let text = arguments.value("--app-apple-id") {
-            guard let value = Int64(text) else { throw UsageError("--app-apple-id takes a number, not '\(text)'") }
+            guard let value = Int64(text), value > 0 else { throw UsageError("--app-apple-id takes the app's Apple id (a positive number), not '\(text)'") }
             appAppleId = value
         }
-        let environments = arguments.options["--environment"] ?? ["Production"]
+        let environments = arguments.options["--environment"] ?? previous?.environments ?? ["Production"]
         for environment in environments where !LedgerConfiguration.knownEnvironments.contains(environment) {
             throw UsageError("unknown environment '\(environment)'; use one of \(LedgerConfiguration.knownEnvironments.joined(separator: ", "))")
         }
+        let (on, off) = (arguments.flags.contains("--small-business"), arguments.flags.contains("--no-small-business"))
+        guard !(on && off) else { throw UsageError("--small-business and --no-small-business contradict each other; give one") }
         let configuration = try Ledger.initialize(
             directory: context.data.path, bundleId: bundleId, appAppleId: appAppleId, environments: environments,
-            rootFiles: arguments.options["--root"] ?? [], smallBusiness: arguments.flags.contains("--small-business"),
+            rootFiles: arguments.options["--root"] ?? [], smallBusiness: on || (!off && previous?.smallBusiness == true),
             catalogFile: arguments.value("--catalog"))
         return CommandResult(Result(data: context.data.path, configuration: configuration, api: try installAPI(arguments, directory: context.data.path)))
     }

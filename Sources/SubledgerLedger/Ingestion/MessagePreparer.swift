@@ -140,7 +140,7 @@ struct MessagePreparer: Sendable {
             throw VerificationError(.bundleMismatch, "the message is for bundle \(bundleId), this ledger is for \(configuration.bundleId); check `subledger init --bundle-id`")
         }
         if let environment, !configuration.environments.contains(environment) {
-            throw VerificationError(.environmentNotAccepted, "the message is from the \(environment) environment; this ledger accepts \(configuration.environments.joined(separator: ", ")) (add it with `subledger init --environment \(environment)`)")
+            throw VerificationError(.environmentNotAccepted, "the message is from the \(environment) environment; this ledger accepts \(configuration.environments.joined(separator: ", ")) (add it with `subledger init \((configuration.environments + [environment]).map { "--environment \($0)" }.joined(separator: " "))`)")
         }
         if environment == "Production", let expected = configuration.appAppleId, let appAppleId, appAppleId != expected {
             throw VerificationError(.appAppleIDMismatch, "the message is for appAppleId \(appAppleId), this ledger is for \(expected); check `subledger init --app-apple-id`")

@@ -1,0 +1,61 @@
+import Foundation
+import SubledgerCLI
+import SubledgerTestSupport
+import Testing
+
+/// `init` run again changes what it is given and keeps the rest, and checks everything it is
+/// given before it writes anything.
+@Suite("init")
+struct InitCommandTests {
+    let tool = CommandLineTool(clock: { SimulatedLedger.now })
+    var root: String { SimulatedLedger.shared.directory.file("sim/root.cer") }
+
+    func configuration(_ directory: TemporaryDirectory) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("config.json")))) as! [String: Any]
+    }
+
+    @Test("init again changes the settings it is given and keeps the others")
+    func againKeepsWhatIsNotGiven() throws {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.a", "--app-apple-id", "5", "--small-business", "--root", root]).exitCode == .success)
+        #expect(tool.run(["--data", directory.path, "init", "--environment", "Production", "--environment", "Sandbox"]).exitCode == .success)
+        var saved = try configuration(directory)
+        #expect(saved["bundleId"] as? String == "com.example.a")
+        #expect(saved["appAppleId"] as? Int == 5)
+        #expect(saved["smallBusiness"] as? Bool == true)
+        #expect(saved["environments"] as? [String] == ["Production", "Sandbox"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("roots/root-1.cer"))) == Data(contentsOf: URL(fileURLWithPath: root)))
+        #expect(tool.run(["--data", directory.path, "init", "--no-small-business"]).exitCode == .success)
+        saved = try configuration(directory)
+        #expect(saved["smallBusiness"] as? Bool == false)
+        #expect(saved["appAppleId"] as? Int == 5)
+    }
+
+    @Test("a catalog or root that is not valid is refused and leaves the directory as it was", arguments: [
+        ("catalog", "hi\n"), ("catalog", #"{"products": [{"productId": "a", "entitlements": "pro"}]}"#), ("root", "not a certificate"),
+    ])
+    func invalidInputsWriteNothing(flag: String, content: String) throws {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.a", "--root", root]).exitCode == .success)
+        let before = try configuration(directory)
+        let file = directory.file("given")
+        try content.write(toFile: file, atomically: true, encoding: .utf8)
+        let arguments = flag == "root" ? ["--root", root, "--root", file] : ["--catalog", file]
+        #expect(tool.run(["--data", directory.path, "init", "--small-business"] + arguments).exitCode == .failure)
+        #expect(try configuration(directory) as NSDictionary == before as NSDictionary)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("catalog.json")))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("roots/root-2.cer")))
+        // The ledger still opens.
+        #expect(tool.run(["--data", directory.path, "stats"]).exitCode == .success)
+    }
+
+    @Test("init refuses an empty bundle id, an app Apple id that is not a positive number, and both Small Business switches", arguments: [
+        ["--bundle-id", ""], ["--bundle-id", "com.example.a", "--app-apple-id", "-5"], ["--bundle-id", "com.example.a", "--app-apple-id", "0"],
+        ["--bundle-id", "com.example.a", "--small-business", "--no-small-business"], [],
+    ])
+    func refusedValues(argv: [String]) {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.path, "init"] + argv).exitCode == .usage)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("config.json")))
+    }
+}
