@@ -28,6 +28,9 @@ package enum LogFormat {
     static let footerFrameSize = frameHeaderSize + footerPayloadSize
     /// Larger payloads are refused on append and reported as `bad_length` on read.
     public static let maxPayloadSize = 16 << 20
+    /// No segment comes near this size; a position further into its segment is read as no record,
+    /// since it comes from outside (`?after=`, `Last-Event-ID`) and `pread` refuses such offsets.
+    package static let maxSegmentOffset: Int64 = 1 << 62
     static let segmentSuffix = ".seg"
 
     static func segmentName(firstPosition: UInt64) -> String {

@@ -49,7 +49,9 @@ public struct LogReader: Sendable {
         let span = end.map { Int(min($0.rawValue &- min($0.rawValue, start.rawValue), UInt64(Self.chunkSize))) } ?? Self.chunkSize
         var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(Self.chunkSize, span + Self.slack), alignment: 16)
         defer { buffer.deallocate() }
-        var offsetInSegment = max(Int64(LogFormat.segmentHeaderSize), Int64(start.rawValue) - Int64(list.segments[index].firstPosition))
+        let relative = start.rawValue - min(start.rawValue, list.segments[index].firstPosition)
+        guard relative <= UInt64(LogFormat.maxSegmentOffset) else { return }
+        var offsetInSegment = max(Int64(LogFormat.segmentHeaderSize), Int64(relative))
         while index < list.segments.count {
             let segment = list.segments[index]
             let isLast = index == list.segments.count - 1

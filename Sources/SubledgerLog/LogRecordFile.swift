@@ -33,8 +33,9 @@ public final class LogRecordFile {
     private func read(at position: LogPosition) throws(LogError) -> LogRecord {
         guard let index = list.index(containing: position.rawValue) else { throw .noRecord(at: position) }
         let fd = try descriptor(index)
-        let offset = Int64(position.rawValue - list.segments[index].firstPosition)
-        guard offset >= Int64(LogFormat.segmentHeaderSize) else { throw .noRecord(at: position) }
+        let relative = position.rawValue - list.segments[index].firstPosition
+        guard relative <= UInt64(LogFormat.maxSegmentOffset), relative >= UInt64(LogFormat.segmentHeaderSize) else { throw .noRecord(at: position) }
+        let offset = Int64(relative)
         var read = try pread(fd, offset)
         if read >= LogFormat.frameHeaderSize {
             let needed = LogFormat.frameHeaderSize + Int(buffer.withUnsafeBytes { $0.loadLE(UInt32.self, at: 0) })

@@ -75,6 +75,19 @@ struct LogRoundTripTests {
         #expect(seen.last?.1 == large)
     }
 
+    @Test("a position far past the log's end, up to the largest a position can be, is no record rather than a trap", arguments: [
+        UInt64(1) << 40, UInt64(Int64.max), UInt64(1) << 63, UInt64.max - 1,
+    ])
+    func positionsPastTheEnd(raw: UInt64) throws {
+        let dir = TemporaryDirectory()
+        let writer = try LogWriter(directory: dir.path)
+        _ = try writer.append([LogRecord(kind: 1, payload: [1, 2, 3])])
+        writer.close()
+        let error = #expect(throws: LogError.self) { try LogReader(directory: dir.path).record(at: LogPosition(rawValue: raw)) }
+        guard case .noRecord(let position) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(position.rawValue == raw)
+    }
+
     @Test("positions are strictly increasing and print and parse as decimal numbers")
     func positions() throws {
         let dir = TemporaryDirectory()

@@ -30,6 +30,13 @@ struct EventRoutesTests {
         #expect((try get("/v1/events?type=refunded").json["events"] as? [Any])?.isEmpty == true)
         #expect(try get("/v1/events?type=weather").json["error"] as? String == "invalid_type")
         #expect(try get("/v1/events?after=\(Int(next)! + 1)").json["error"] as? String == "invalid_after")
+        // Positions no log reaches, up to the largest a position can be, took the server down.
+        for far in ["9223372036854775807", "9223372036854775808", "18446744073709551615"] {
+            #expect(try get("/v1/events?after=\(far)").json["error"] as? String == "invalid_after", "\(far)")
+            var farHeaders = headers
+            farHeaders.add("Last-Event-ID", far)
+            #expect(try fixture.respond(HTTPRequest(method: "GET", target: "/v1/events/stream", headers: farHeaders)).status == 400, "\(far)")
+        }
 
         var streamHeaders = headers
         streamHeaders.add("Last-Event-ID", "banana")
