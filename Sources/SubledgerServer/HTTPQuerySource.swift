@@ -2,18 +2,34 @@ import SubledgerHTTP
 import SubledgerProjections
 
 /// A request's query string as query parameters; a name given twice counts with its last value.
-struct HTTPQuerySource: QueryParameterSource {
+///
+/// It notes every name a query's parser asks for, so that a name none asked for is refused
+/// rather than ignored: `?at-position=1000` (the CLI's spelling) answered with today's figures.
+final class HTTPQuerySource: QueryParameterSource {
     let parameters: QueryParameters
+    private var asked: Set<String> = []
 
     init(_ parameters: QueryParameters) {
         self.parameters = parameters
     }
 
     func value(_ name: String) -> String? {
-        parameters.items.last { $0.name == name }?.value
+        asked.insert(name)
+        return parameters.items.last { $0.name == name }?.value
     }
 
     func values(_ name: String) -> [String] {
-        parameters.items.filter { $0.name == name }.map(\.value)
+        asked.insert(name)
+        return parameters.items.filter { $0.name == name }.map(\.value)
+    }
+
+    /// Throws for the first name given that no parser asked for and is not in `routeNames` (a
+    /// route's own, such as a report's `format`).
+    func requireEveryNameAsked(besides routeNames: Set<String> = []) throws(QueryError) {
+        let known = asked.union(routeNames)
+        guard let name = parameters.items.map(\.name).first(where: { !known.contains($0) }) else { return }
+        let camel = name.split(separator: "-").enumerated().map { $0 == 0 ? String($1) : $1.prefix(1).uppercased() + $1.dropFirst() }.joined()
+        let hint = camel != name && known.contains(camel) ? "did you mean \(camel)? " : ""
+        throw QueryError(kind: .badParameter, code: "unknown_parameter", detail: "\(name) is not a parameter of this route; \(hint)it takes \(known.sorted().joined(separator: ", "))")
     }
 }

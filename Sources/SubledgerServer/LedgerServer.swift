@@ -78,7 +78,7 @@ public struct LedgerServer: Sendable {
             let name = request.pathParameters["name"]!
             switch request.query["format"] ?? "json" {
             case "json":
-                return try self.answer(request) { reader, parameters, now in
+                return try self.answer(request, routeNames: Self.reportRouteNames) { reader, parameters, now in
                     switch try self.report(name, reader, parameters, now, into: request.query["in"]) {
                     case .revenue(let report): try JSON.document(report)
                     case .mrr(let report): try JSON.document(report)
@@ -90,7 +90,9 @@ public struct LedgerServer: Sendable {
                 guard let csv = self.reportCSV else {
                     throw HTTPError(HTTPStatus(code: 406), code: "format_unavailable", detail: "this server renders JSON only; drop format=csv")
                 }
-                var response = try self.answer(request) { reader, parameters, now in try csv(self.report(name, reader, parameters, now, into: request.query["in"])) }
+                var response = try self.answer(request, routeNames: Self.reportRouteNames) { reader, parameters, now in
+                    try csv(self.report(name, reader, parameters, now, into: request.query["in"]))
+                }
                 response.headers.set("Content-Type", "text/csv; charset=utf-8")
                 response.headers.set("Content-Disposition", "attachment; filename=\"\(name).csv\"")
                 return response
@@ -100,6 +102,9 @@ public struct LedgerServer: Sendable {
         })
         return router
     }
+
+    /// What a report route reads itself, besides its query's parameters.
+    static let reportRouteNames: Set<String> = ["format", "in"]
 
     /// A report route's answer; with `into` (`?in=CUR`), revenue and MRR converted at `rates`.
     func report(_ name: String, _ reader: LedgerReader, _ parameters: HTTPQuerySource, _ now: Int64, into target: String?) throws -> ReportDocument {
@@ -130,9 +135,20 @@ public struct LedgerServer: Sendable {
 
     /// A read: the query string parsed by the same query types as the CLI's flags, answered as
     /// the contract's JSON; a query error becomes 400 or 404 with its code.
-    func answer(_ request: HTTPRequest, _ body: (LedgerReader, HTTPQuerySource, Int64) throws -> String) throws -> HTTPResponse {
+    /// A name no parser asked for, and not among `routeNames`, is a 400 (`unknown_parameter`).
+    func answer(_ request: HTTPRequest, routeNames: Set<String> = [], _ body: (LedgerReader, HTTPQuerySource, Int64) throws -> String) throws -> HTTPResponse {
         do {
-            return .json(try ledger.read { try body($0, HTTPQuerySource(request.query), WallTime.nowMillis()) })
+            return .json(try ledger.read { reader in
+                let parameters = HTTPQuerySource(request.query)
+                let answer: String
+                do { answer = try body(reader, parameters, WallTime.nowMillis()) } catch let error as QueryError where error.kind == .notFound {
+                    // Parsed whole, then nothing found: a name misspelt is the likelier news.
+                    try parameters.requireEveryNameAsked(besides: routeNames)
+                    throw error
+                }
+                try parameters.requireEveryNameAsked(besides: routeNames)
+                return answer
+            })
         } catch let error as QueryError {
             throw HTTPError(error.kind == .notFound ? .notFound : .badRequest, code: error.code, detail: error.detail)
         }

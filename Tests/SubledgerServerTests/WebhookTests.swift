@@ -193,6 +193,29 @@ struct ReadAPITests {
         #expect(try get("/v1/customers/2000000000000778/history").status == 200)
     }
 
+    @Test("a parameter the route does not take is 400 naming it and what the route takes, rather than ignored")
+    func unknownParameters() throws {
+        let fixture = try WebhookFixture()
+        defer { fixture.server.ledger.close() }
+        func get(_ target: String) throws -> (status: Int, json: [String: Any]) {
+            try fixture.respond(HTTPRequest(method: "GET", target: target, headers: HTTPHeaders()))
+        }
+        let cliSpelling = try get("/v1/reports/revenue?from=2026-01-01&to=2026-03-31&at-position=1000")
+        #expect(cliSpelling.status == 400)
+        #expect(cliSpelling.json["error"] as? String == "unknown_parameter")
+        #expect((cliSpelling.json["detail"] as? String)?.contains("did you mean atPosition?") == true)
+        for target in ["/v1/customers/2000000000000001?atPosition=56", "/v1/customers/2000000000000001/history?as-of=2026-01-01",
+                       "/v1/events?typ=renewed", "/v1/events/stream?customr=x", "/v1/reports/mrr?by-product=1"] {
+            let response = try get(target)
+            #expect(response.status == 400, "\(target)")
+            #expect(response.json["error"] as? String == "unknown_parameter", "\(target)")
+        }
+        for target in ["/v1/reports/revenue?from=2026-01-01&to=2026-03-31&byProduct=1&format=json", "/v1/reports/mrr?at=2026-01-15&atPosition=0",
+                       "/v1/events?type=renewed&limit=5&raw"] {
+            #expect(try get(target).status == 200, "\(target)")
+        }
+    }
+
     @Test("an environment is matched in any case, and one no ledger can hold is 400")
     func environmentNames() throws {
         let fixture = try WebhookFixture()

@@ -9,7 +9,9 @@ extension LedgerServer {
     func stream(_ request: HTTPRequest) throws -> HTTPResponse {
         var query: EventQuery
         do {
-            query = try EventQuery(HTTPQuerySource(request.query))
+            let parameters = HTTPQuerySource(request.query)
+            query = try EventQuery(parameters)
+            try parameters.requireEveryNameAsked()
             if let resume = request.headers["Last-Event-ID"] {
                 guard let position = LogPosition(resume) else {
                     throw QueryError(kind: .badParameter, code: "invalid_last_event_id", detail: "Last-Event-ID is an event's position (its id:), not \(resume)")
