@@ -119,7 +119,7 @@ public struct LedgerReader: Sendable {
     }
 
     public func churn(_ query: ChurnQuery) throws -> ChurnReport {
-        try projections.churn(from: query.from, to: query.to, by: query.by, scope: scope(query.filter))
+        try projections.churn(from: query.from, to: query.to, by: query.by, scope: scope(query.filter), now: query.now)
     }
 
     public func cohorts(_ query: CohortQuery) throws -> CohortReport {

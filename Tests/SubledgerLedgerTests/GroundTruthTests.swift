@@ -56,7 +56,7 @@ struct GroundTruthTests {
             let mrr = try (run.expected["mrr"] as! [[String: Any]]).map { point in
                 rows(try object(JSON.document(reader.mrr(MRRQuery(["at": point["at"] as! String], now: 0)))))
             }
-            let churn = rows(try object(JSON.document(reader.churn(ChurnQuery(["from": "2026-01-01", "to": run.end])))))
+            let churn = rows(try object(JSON.document(reader.churn(ChurnQuery(["from": "2026-01-01", "to": run.end], now: .max)))))
             var customers: [String: NSDictionary] = [:]
             for id in (run.expected["customers"] as! [String: Any]).keys {
                 let state = try object(reader.customer(CustomerQuery(id: id, ["asOf": run.end + "T23:59:59.999Z"], now: 0)).json.serialized())

@@ -40,7 +40,8 @@ enum ReportCommand: Command {
             .init("--to", "DAY", "last UTC day, included, required"),
             .init("--by", "day|month", "period of each row (default: month)"),
         ] + common,
-        wide: true, notes: [csvNote], example: "subledger report churn --from 2026-01-01 --to 2026-06-30")
+        wide: true, notes: ["Only what has happened counts: periods after today are left out, and the month in progress is the sum of its days so far.", csvNote],
+        example: "subledger report churn --from 2026-01-01 --to 2026-06-30")
 
     static let cohorts = CommandHelp(
         name: "report cohorts", summary: "retention by month of first payment",

@@ -11,7 +11,7 @@ public enum ReportQuery: Sendable, Equatable {
         switch name {
         case "revenue": self = .revenue(try RevenueQuery(parameters))
         case "mrr": self = .mrr(try MRRQuery(parameters, now: now))
-        case "churn": self = .churn(try ChurnQuery(parameters))
+        case "churn": self = .churn(try ChurnQuery(parameters, now: now))
         case "cohorts": self = .cohorts(try CohortQuery(parameters, now: now))
         default: throw QueryError(kind: .notFound, code: "unknown_report", detail: "no report \(name); reports are revenue, mrr, churn and cohorts")
         }

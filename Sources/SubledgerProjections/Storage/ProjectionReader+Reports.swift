@@ -29,6 +29,41 @@ extension ProjectionReader {
         return report
     }
 
+    /// As `Projection.churn(from:to:by:scope:)`, for what has happened by `now` when it is given:
+    /// periods that begin after its day are left out, and a month in progress is the sum of its
+    /// days so far. A subscription whose period ends later this month, and that may well renew,
+    /// has not churned yet; counted at its expiry, it made the month in progress look like a
+    /// churn spike.
+    public func churn(from: UTCDay, to: UTCDay, by granularity: ReportGranularity = .month, scope: ReportScope, now: Int64?) throws(ProjectionError) -> ChurnReport {
+        let today = now.map(UTCDay.init(containing:))
+        guard let now, let today, to > today else { return try churn(from: from, to: to, by: granularity, scope: scope) }
+        var report = ChurnReport(from: from, to: to, by: granularity, environment: scope.environment.rawValue, rows: [])
+        guard from <= today else { return report }
+        guard granularity == .month else {
+            report.rows = try churn(from: from, to: today, by: .day, scope: scope).rows
+            return report
+        }
+        let month = UTCMonth(containing: now)
+        let monthStart = max(from, UTCDay(containing: UTCCalendar.start(ofMonth: month.number)))
+        if from < monthStart {
+            report.rows = try churn(from: from, to: UTCDay(number: monthStart.number - 1), by: .month, scope: scope).rows
+        }
+        var soFar = ChurnReport(from: from, to: to, by: .month, environment: report.environment, rows: [])
+        for var day in try churn(from: monthStart, to: today, by: .day, scope: scope).rows {
+            // Active at the month's start is its first day's; the days after it add events.
+            if day.period != monthStart.description { day.activeAtStart = 0 }
+            day.period = month.description
+            soFar.merge(ChurnReport(from: from, to: to, by: .month, environment: report.environment, rows: [day]))
+        }
+        for index in soFar.rows.indices {
+            let row = soFar.rows[index]
+            soFar.rows[index].churnRate = row.activeAtStart == 0 ? nil : Double(row.churned) / Double(row.activeAtStart)
+            soFar.rows[index].trialConversionRate = row.trialsStarted == 0 ? nil : Double(row.trialsConverted) / Double(row.trialsStarted)
+        }
+        report.rows += soFar.rows
+        return report
+    }
+
     /// As `Projection.churn(from:to:by:scope:)`.
     public func churn(from: UTCDay, to: UTCDay, by granularity: ReportGranularity = .month, scope: ReportScope) throws(ProjectionError) -> ChurnReport {
         if scope.atPosition == nil, let report = try rollups().churn(from: from, to: to, by: granularity, environment: scope.environment) {

@@ -87,7 +87,7 @@ struct Dashboard {
             return (bucket, at, try mrrRow(at: at))
         }
         revenue = try revenueReport(period.first, period.last)
-        churn = try projection.churn(from: period.first, to: period.last, by: period.granularity, scope: scope)
+        churn = try projection.churn(from: period.first, to: period.last, by: period.granularity, scope: scope, now: now)
         // Measured up to the end of the range, so a range in the past is not padded with months
         // after its data.
         let measuredUntil = min(now, UTCCalendar.start(ofDay: period.last.number + 1))
@@ -96,7 +96,7 @@ struct Dashboard {
         previous = (
             try mrrRow(at: previousAt), previousAt,
             try revenueReport(period.previousFirst, period.previousLast),
-            try projection.churn(from: period.previousFirst, to: period.previousLast, by: period.granularity, scope: scope))
+            try projection.churn(from: period.previousFirst, to: period.previousLast, by: period.granularity, scope: scope, now: now))
         if let id = query["customer"], !id.isEmpty, let state = try projection.customer(id, asOf: now, catalog: catalog),
             let history = try projection.history(id)
         {

@@ -48,6 +48,11 @@ final class SimulatedLedger: Sendable {
         turns.withLock { _ in tool.run(["--data", data] + argv) }
     }
 
+    /// Runs a command as if the wall clock read `now` (epoch milliseconds).
+    func run(_ argv: [String], at now: Int64) -> (exitCode: ExitCode, output: String) {
+        turns.withLock { _ in CommandLineTool(clock: { now }).run(["--data", data] + argv) }
+    }
+
     /// The command's JSON document, decoded.
     func json(_ argv: String...) throws -> [String: Any] {
         try json(argv)

@@ -1,0 +1,53 @@
+import Foundation
+import SubledgerCLI
+import SubledgerTestSupport
+import Testing
+
+/// `report churn` counts what has happened by now: no rows for periods that have not begun,
+/// and the month in progress is the sum of its days so far, not every lapse scheduled in it.
+@Suite("Churn so far")
+struct ChurnSoFarTests {
+    /// 2026-03-10T12:00:00Z, inside the simulated months (2026-01 to 2026-04).
+    static let now: Int64 = 1_773_144_000_000
+
+    static func rows(_ argv: [String], at now: Int64) throws -> [[String: Any]] {
+        let (code, output) = SimulatedLedger.shared.run(argv + ["--json"], at: now)
+        guard code == .success else { throw SimulatedLedger.Failure("\(argv.joined(separator: " ")) exited \(code)") }
+        return (try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any])["rows"] as! [[String: Any]]
+    }
+
+    static let counts = ["newPaid", "churned", "reactivated", "trialsStarted", "trialsConverted", "commitmentsStarted", "commitmentsCompleted", "commitmentsDefaulted"]
+
+    @Test("by month: whole months as before, nothing after this month, and this month the sum of its days through today", arguments: [[String](), ["--at-position", "999999999999"]])
+    func byMonth(audit: [String]) throws {
+        let range = ["report", "churn", "--from", "2026-01-01", "--to", "2026-06-30"]
+        let soFar = try Self.rows(range + audit, at: Self.now)
+        let everything = try Self.rows(range + audit, at: SimulatedLedger.now)
+        #expect(soFar.map { $0["period"] as! String } == ["2026-01", "2026-02", "2026-03"])
+        #expect(everything.count > soFar.count)
+        for index in 0..<2 { #expect(NSDictionary(dictionary: soFar[index]) == NSDictionary(dictionary: everything[index])) }
+        let days = try Self.rows(["report", "churn", "--from", "2026-03-01", "--to", "2026-03-10", "--by", "day"] + audit, at: SimulatedLedger.now)
+        let march = soFar[2]
+        for field in Self.counts {
+            #expect(march[field] as? Int == days.reduce(0) { $0 + ($1[field] as! Int) }, "\(field)")
+        }
+        #expect(march["activeAtStart"] as? Int == (days.first { $0["period"] as? String == "2026-03-01" }?["activeAtStart"] as? Int ?? 0))
+        let wholeMarch = try #require(everything.first { $0["period"] as? String == "2026-03" })
+        #expect((march["churned"] as! Int) <= (wholeMarch["churned"] as! Int))
+    }
+
+    @Test("by day: the days through today, each as before")
+    func byDay() throws {
+        let range = ["report", "churn", "--from", "2026-03-01", "--to", "2026-03-31", "--by", "day"]
+        let soFar = try Self.rows(range, at: Self.now)
+        let everything = try Self.rows(range, at: SimulatedLedger.now)
+        #expect(soFar.map { NSDictionary(dictionary: $0) } == everything.filter { ($0["period"] as! String) <= "2026-03-10" }.map { NSDictionary(dictionary: $0) })
+    }
+
+    @Test("a range wholly after today has no rows; one wholly before it is as it always was")
+    func wholeRanges() throws {
+        #expect(try Self.rows(["report", "churn", "--from", "2026-04-01", "--to", "2026-04-30"], at: Self.now).isEmpty)
+        let before = ["report", "churn", "--from", "2026-01-01", "--to", "2026-02-28"]
+        #expect(try Self.rows(before, at: Self.now).map { NSDictionary(dictionary: $0) } == Self.rows(before, at: SimulatedLedger.now).map { NSDictionary(dictionary: $0) })
+    }
+}
