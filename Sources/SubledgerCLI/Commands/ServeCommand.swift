@@ -21,6 +21,28 @@ enum ServeCommand: Command {
         notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM or SIGINT."],
         example: "subledger --data /srv/subledger serve --listen 0.0.0.0:8080 --token-file /etc/subledger/token")
 
+    /// The file's token, without the whitespace around it.
+    static func bearerToken(inFile file: String) throws(UsageError) -> String {
+        guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the token file \(file)") }
+        let isSpace = { (byte: UInt8) in byte == 0x0A || byte == 0x0D || byte == 0x20 || byte == 0x09 }
+        let text = Array(bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+        guard !text.isEmpty else { throw UsageError("the token file \(file) is empty") }
+        // What an Authorization header can carry (RFC 6750's b64token): a token with a space
+        // inside started a server that no request could authenticate with.
+        guard text.allSatisfy(isTokenCharacter) else {
+            throw UsageError("the token in \(file) has a character a bearer token cannot carry; use letters, digits and - . _ ~ + / (e.g. `openssl rand -hex 32`)")
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="): true
+        default: false
+        }
+    }
+
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         try arguments.allow(help)
         let data = context.data
@@ -31,12 +53,7 @@ enum ServeCommand: Command {
         }
         let host = String(listen[..<colon].filter { $0 != "[" && $0 != "]" })
         var token: String?
-        if let file = arguments.value("--token-file") {
-            guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the token file \(file)") }
-            let text = String(decoding: bytes.filter { $0 != 0x0A && $0 != 0x0D && $0 != 0x20 && $0 != 0x09 }, as: UTF8.self)
-            guard !text.isEmpty else { throw UsageError("the token file \(file) is empty") }
-            token = text
-        }
+        if let file = arguments.value("--token-file") { token = try bearerToken(inFile: file) }
         guard token != nil || isLoopback(host: host) else {
             throw UsageError("refusing to listen on \(host) without --token-file: the read API would be open to the network")
         }
