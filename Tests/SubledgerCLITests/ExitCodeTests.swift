@@ -79,3 +79,25 @@ struct ExitCodeTests {
         }
     }
 }
+
+/// Damage is found wherever it is: `verify` names it and exits 3, as every command that meets it does.
+@Suite("Damage found")
+struct DamageTests {
+    @Test("verify exits 3 on a flipped byte in the quarantine log, naming the file, as the commands reading it do")
+    func damagedQuarantine() throws {
+        let copy = try LedgerCopy()
+        try "not a jws\nnor this\n".write(toFile: copy.directory.file("bad.jsonl"), atomically: true, encoding: .utf8)
+        #expect(copy.run("ingest", copy.directory.file("bad.jsonl")).exitCode == .failure)
+        let segment = try copy.firstSegment(of: "quarantine")
+        #expect(copy.run("verify").exitCode == .success)
+        try copy.flip(segment, at: 70)  // inside the first entry's frame, the second intact after it
+        let (code, output) = copy.run("verify", "--json")
+        #expect(code == .corruption)
+        let document = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        #expect(document["ok"] as? Bool == false)
+        let problems = try #require(document["problems"] as? [[String: Any]])
+        #expect(problems.map { $0["file"] as? String } == [segment])
+        #expect(problems.first?["kind"] as? String == "crc_mismatch")
+        #expect(copy.run("quarantine", "list").exitCode == .corruption)
+    }
+}

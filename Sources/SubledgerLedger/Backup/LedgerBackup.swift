@@ -60,7 +60,7 @@ public enum LedgerBackup {
         summary.events = try copyLog("log", from.log, to.log)
         summary.evidence = try copyLog("evidence", from.evidence, to.evidence)
         summary.quarantine = try copyLog("quarantine", from.quarantine, to.quarantine)
-        for directory in [to.log, to.evidence] where FileIO.exists(directory) {
+        for directory in [to.log, to.evidence, to.quarantine] where FileIO.exists(directory) {
             let verification = try LogReader(directory: directory).verify()
             summary.records += verification.records
             summary.bytes += verification.bytes
