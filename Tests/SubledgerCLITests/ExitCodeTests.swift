@@ -100,4 +100,16 @@ struct DamageTests {
         #expect(problems.first?["kind"] as? String == "crc_mismatch")
         #expect(copy.run("quarantine", "list").exitCode == .corruption)
     }
+
+    @Test("head exits 3 and prints no digest when the evidence it would cover is damaged")
+    func damagedEvidenceHead() throws {
+        let copy = try LedgerCopy()
+        let (healthy, _) = copy.run("head", "--json")
+        #expect(healthy == .success)
+        try copy.flip(try copy.firstSegment(of: "evidence"), at: 70)
+        let (code, output) = copy.run("head", "--json")
+        #expect(code == .corruption)
+        #expect(output.isEmpty)
+        #expect(copy.run("verify").exitCode == .corruption)
+    }
 }
