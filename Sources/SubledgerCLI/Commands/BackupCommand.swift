@@ -8,12 +8,12 @@ enum BackupCommand: Command {
     static let help = CommandHelp(
         name: "backup", summary: "copy the data directory, also while it serves; verified, incremental",
         usage: "backup --to DIR",
-        options: [.init("--to", "DIR", "where the backup goes (created; an earlier backup there is brought up to date)")],
+        options: [.init("--to", "DIR", "where the backup goes: new, empty, or an earlier backup of this ledger (brought up to date)")],
         notes: [
             "The backup holds every event acknowledged before it began and is itself a data directory:",
             "`subledger --data DIR verify` checks it, `--data DIR` opens it. Sealed log segments already in DIR",
             "are skipped; the projection database and dedup index are copied whole (LMDB's own copy).",
-            "Exit 3 when the copy fails verification.",
+            "Exit 3 when the copy fails verification; exit 2 when DIR holds anything else (another ledger, other files).",
         ],
         example: "subledger --data /srv/subledger backup --to /backup/subledger --json")
 
@@ -60,7 +60,12 @@ enum BackupCommand: Command {
         try arguments.allow(help)
         guard let destination = arguments.value("--to") else { throw UsageError("backup needs --to DIR: where the backup goes") }
         try context.data.requireExisting()
-        let summary = try LedgerBackup.run(from: context.data.path, to: destination) { Output.progress("backup: " + $0) }
+        let summary: LedgerBackup.Summary
+        do {
+            summary = try LedgerBackup.run(from: context.data.path, to: destination) { Output.progress("backup: " + $0) }
+        } catch let refused as LedgerBackup.DestinationRefused {
+            throw UsageError(refused.description)  // the command line names the wrong directory
+        }
         Output.endProgress()
         return CommandResult(Result(summary: summary), summary.verified ? .success : .corruption)
     }

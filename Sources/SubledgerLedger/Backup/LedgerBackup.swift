@@ -29,6 +29,17 @@ public enum LedgerBackup {
         public var seconds = 0.0
     }
 
+    /// The destination holds what a backup would overwrite: files of something other than a data
+    /// directory, or a ledger whose logs are not an earlier copy of this one's. Nothing was written.
+    public struct DestinationRefused: Error, Sendable, CustomStringConvertible {
+        public var destination: String
+        public var reason: String
+
+        public var description: String {
+            "\(destination) \(reason); nothing was written: pass a new or empty --to DIR, or an earlier backup of this ledger"
+        }
+    }
+
     /// What to report while copying: a stage name and a line of progress.
     public typealias Progress = (String) -> Void
 
@@ -44,6 +55,7 @@ public enum LedgerBackup {
         if let a = FileIO.canonicalPath(source), let b = FileIO.canonicalPath(existingPrefixOf: destination), a == b || b.hasPrefix(a + "/") {
             throw LedgerError.configuration("the backup must go outside the data directory \(source); pass another --to DIR")
         }
+        try requireBackupOrEmpty(to, of: from)
         try FileIO.makeDirectory(destination)
         var summary = Summary(destination: destination)
         summary.files = try copyFiles(from: from, to: to)
@@ -70,6 +82,21 @@ public enum LedgerBackup {
         let elapsed = ContinuousClock.now - started
         summary.seconds = elapsed.inSeconds
         return summary
+    }
+
+    /// Refuses a destination that is neither missing, empty, nor an earlier backup of this ledger
+    /// (a data directory whose logs hold nothing this ledger's do not): the copy overwrites its
+    /// configuration, databases and active segments, which must not be another ledger's.
+    private static func requireBackupOrEmpty(_ to: DataDirectoryLayout, of from: DataDirectoryLayout) throws {
+        guard let names = FileIO.names(in: to.root), !names.isEmpty else { return }
+        guard FileIO.exists(to.configuration) else {
+            throw DestinationRefused(destination: to.root, reason: "is not empty and is not a data directory (it has no config.json)")
+        }
+        for (source, copy) in [(from.log, to.log), (from.evidence, to.evidence), (from.quarantine, to.quarantine)] {
+            do { try LogCopy.requireEarlierCopy(of: source, in: copy) } catch let mismatch as LogCopy.Mismatch {
+                throw DestinationRefused(destination: to.root, reason: "holds another ledger: \(mismatch.file) is not a copy of this ledger's log")
+            }
+        }
     }
 
     /// Copies the top level's regular files (`config.json`, `catalog.json`, credentials) and
