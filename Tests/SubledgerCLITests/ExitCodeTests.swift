@@ -112,4 +112,36 @@ struct DamageTests {
         #expect(output.isEmpty)
         #expect(copy.run("verify").exitCode == .corruption)
     }
+
+    @Test("a backup that meets damage exits 3 with its JSON, and its copy answers verify and stats with exit 3, not as a healthy ledger")
+    func failedBackup() throws {
+        let copy = try LedgerCopy()
+        try copy.flip(try copy.firstSegment(of: "log"), at: 70)
+        let backup = copy.directory.file("backup")
+        let (code, output) = copy.run("backup", "--to", backup, "--json")
+        #expect(code == .corruption)
+        let document = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        #expect(document["complete"] as? Bool == false)
+        #expect((document["problems"] as? [[String: Any]])?.isEmpty == false)
+        let (verified, report) = copy.tool.run(["--data", backup, "verify", "--json"])
+        #expect(verified == .corruption)
+        let problems = (try JSONSerialization.jsonObject(with: Data(report.utf8)) as! [String: Any])["problems"] as? [[String: Any]]
+        #expect(problems?.contains { ($0["file"] as? String)?.hasSuffix("BACKUP-INCOMPLETE") == true } == true)
+        #expect(copy.tool.run(["--data", backup, "stats"]).exitCode == .corruption)
+    }
+
+    @Test("backup into another ledger's data directory is a usage error (2) and changes nothing there")
+    func backupIntoAnotherLedger() throws {
+        let copy = try LedgerCopy()
+        let other = copy.directory.file("other")
+        let simulation = SimulatedLedger.shared.directory.file("sim")
+        let line = try String(contentsOfFile: simulation + "/notifications.jsonl", encoding: .utf8).split(separator: "\n")[4]
+        try (line + "\n").write(toFile: copy.directory.file("one.jsonl"), atomically: true, encoding: .utf8)
+        #expect(copy.tool.run(["--data", other, "init", "--bundle-id", "com.example.subledger", "--root", simulation + "/root.cer"]).exitCode == .success)
+        #expect(copy.tool.run(["--data", other, "ingest", copy.directory.file("one.jsonl")]).exitCode == .success)
+        let log = other + "/log/00000000000000000000.seg"
+        let before = try Data(contentsOf: URL(fileURLWithPath: log))
+        #expect(copy.run("backup", "--to", other).exitCode == .usage)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == before)
+    }
 }

@@ -111,4 +111,28 @@ struct LedgerBackupTests {
         let again = try LedgerBackup.run(from: directory.file("data"), to: directory.file("empty"))
         #expect(again.verified && again.events.segmentsCopied == 1)
     }
+
+    @Test("a backup that meets damage in the ledger stops, says so, and stays marked incomplete until a backup completes")
+    func failedBackupIsMarkedIncomplete() throws {
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(lines, recordedAt: 1)
+        }()
+        let segment = directory.file("data/log/00000000000000000000.seg")
+        let original = try Data(contentsOf: URL(fileURLWithPath: segment))
+        var damaged = original
+        damaged[70] ^= 0xFF  // the first record; valid ones follow
+        try damaged.write(to: URL(fileURLWithPath: segment))
+
+        let failed = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        #expect(!failed.complete)
+        #expect(failed.problems.first?.file == segment)
+        #expect(throws: LedgerBackup.Incomplete.self) { try LedgerBackup.requireComplete(directory.file("backup")) }
+
+        try original.write(to: URL(fileURLWithPath: segment))
+        let again = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        #expect(again.complete && again.verified)
+        try LedgerBackup.requireComplete(directory.file("backup"))
+    }
 }

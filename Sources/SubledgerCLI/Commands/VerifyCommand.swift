@@ -50,6 +50,7 @@ enum VerifyCommand: Command {
         if let hash = arguments.value("--head") { return try verifyHead(hash, arguments, context) }
         if arguments.value("--at") != nil { throw UsageError("--at goes with --head HASH; plain `verify` checks the whole ledger") }
         var result = Result()
+        do { try LedgerBackup.requireComplete(context.data.path) } catch { result.problems.append(error.problem) }
         for directory in [context.data.log, context.data.evidence, context.data.layout.quarantine] where DataDirectory.exists(directory) {
             let report = try LogReader(directory: directory).verify()
             result.segments += report.segments

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SubledgerCore
 import SubledgerLog
 import SubledgerProjections
@@ -11,6 +14,13 @@ import SubledgerProjections
 /// databases cover, and every event copied finds its evidence (evidence is durable before its
 /// event is appended). The ledger that opens the backup folds and indexes what the logs hold past
 /// the databases' checkpoints. Sealed segments already in the destination are skipped.
+///
+/// A backup brings an earlier one up to date in place, so it cannot write under a temporary
+/// name and rename at the end. Instead `BACKUP-INCOMPLETE` is written before anything else and
+/// removed only once every log is copied: a backup that failed (damage in the source, a full
+/// disk) or was killed leaves it, and `verify` and every read of that directory report the copy
+/// as incomplete (exit 3) instead of answering from a part of the ledger. Running the backup
+/// again completes it.
 public enum LedgerBackup {
     public struct Summary: Sendable {
         public var destination: String
@@ -27,6 +37,29 @@ public enum LedgerBackup {
         public var problems: [LogProblem] = []
         public var verified: Bool { problems.isEmpty }
         public var seconds = 0.0
+        /// False when copying stopped at damage in the source (in `problems`): the destination
+        /// keeps `BACKUP-INCOMPLETE`.
+        public var complete = true
+    }
+
+    /// A directory whose backup did not finish: it may lack events and evidence the ledger has.
+    public struct Incomplete: Error, Sendable, CustomStringConvertible {
+        public var directory: String
+
+        public var description: String {
+            "\(directory) holds a backup that did not finish (\(DataDirectoryLayout(directory).incompleteBackup) is there): it may lack events and evidence; run `subledger backup --to \(directory)` again from the ledger, or restore from another backup"
+        }
+
+        /// As `verify` lists it.
+        public var problem: LogProblem {
+            LogProblem(file: DataDirectoryLayout(directory).incompleteBackup, offset: 0, kind: .truncated,
+                       detail: "a backup into this directory did not finish: its logs may end before the ledger's; run `subledger backup --to DIR` again from the ledger")
+        }
+    }
+
+    /// Throws `Incomplete` when `directory` holds a backup that did not finish.
+    public static func requireComplete(_ directory: String) throws(Incomplete) {
+        if FileIO.exists(DataDirectoryLayout(directory).incompleteBackup) { throw Incomplete(directory: directory) }
     }
 
     /// The destination holds what a backup would overwrite: files of something other than a data
@@ -57,6 +90,8 @@ public enum LedgerBackup {
         }
         try requireBackupOrEmpty(to, of: from)
         try FileIO.makeDirectory(destination)
+        try FileIO.writeAtomically(to.incompleteBackup, Array("a backup into this directory began and has not finished\n".utf8))
+        try FileIO.syncDirectory(destination)
         var summary = Summary(destination: destination)
         summary.files = try copyFiles(from: from, to: to)
         progress("configuration: \(summary.files) files")
@@ -69,9 +104,15 @@ public enum LedgerBackup {
                 progress("\(name): \(done.segmentsCopied + done.segmentsSkipped)/\(segments) segments (\(done.segmentsSkipped) unchanged)")
             }
         }
-        summary.events = try copyLog("log", from.log, to.log)
-        summary.evidence = try copyLog("evidence", from.evidence, to.evidence)
-        summary.quarantine = try copyLog("quarantine", from.quarantine, to.quarantine)
+        do {
+            summary.events = try copyLog("log", from.log, to.log)
+            summary.evidence = try copyLog("evidence", from.evidence, to.evidence)
+            summary.quarantine = try copyLog("quarantine", from.quarantine, to.quarantine)
+        } catch LogError.corrupted(let problem) {
+            // Damage in the source's active segment: what is copied stays marked incomplete.
+            summary.problems.append(problem)
+            summary.complete = false
+        }
         for directory in [to.log, to.evidence, to.quarantine] where FileIO.exists(directory) {
             let verification = try LogReader(directory: directory).verify()
             summary.records += verification.records
@@ -79,6 +120,12 @@ public enum LedgerBackup {
             summary.problems += verification.problems
         }
         progress("verified: \(summary.records) records, \(summary.problems.count) problems")
+        if summary.complete {
+            guard unlink(to.incompleteBackup) == 0 else {
+                throw LedgerError.storage("cannot remove \(to.incompleteBackup): \(String(cString: strerror(errno)))")
+            }
+            try FileIO.syncDirectory(destination)
+        }
         let elapsed = ContinuousClock.now - started
         summary.seconds = elapsed.inSeconds
         return summary
@@ -89,7 +136,7 @@ public enum LedgerBackup {
     /// configuration, databases and active segments, which must not be another ledger's.
     private static func requireBackupOrEmpty(_ to: DataDirectoryLayout, of from: DataDirectoryLayout) throws {
         guard let names = FileIO.names(in: to.root), !names.isEmpty else { return }
-        guard FileIO.exists(to.configuration) else {
+        guard FileIO.exists(to.configuration) || FileIO.exists(to.incompleteBackup) else {
             throw DestinationRefused(destination: to.root, reason: "is not empty and is not a data directory (it has no config.json)")
         }
         for (source, copy) in [(from.log, to.log), (from.evidence, to.evidence), (from.quarantine, to.quarantine)] {
@@ -105,7 +152,7 @@ public enum LedgerBackup {
         var count = 0
         for (directory, target) in [(from.root, to.root), (from.roots, to.roots)] where FileIO.exists(directory) {
             try FileIO.makeDirectory(target)
-            for name in try FileIO.regularFiles(in: directory) where !name.hasSuffix(".tmp") {
+            for name in try FileIO.regularFiles(in: directory) where !name.hasSuffix(".tmp") && directory + "/" + name != from.incompleteBackup {
                 try FileIO.copyFile(directory + "/" + name, to: target + "/" + name)
                 count += 1
             }
