@@ -144,4 +144,26 @@ struct DamageTests {
         #expect(copy.run("backup", "--to", other).exitCode == .usage)
         #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == before)
     }
+
+    @Test("events --raw exits 3 when an event's evidence is damaged, instead of leaving signedPayload out")
+    func eventsOverDamagedEvidence() throws {
+        let copy = try LedgerCopy()
+        try copy.flip(try copy.firstSegment(of: "evidence"), at: 70)
+        #expect(copy.run("events", "--format", "jsonl").exitCode == .success)  // the events themselves are intact
+        #expect(copy.run("events", "--raw", "--format", "jsonl").exitCode == .corruption)
+    }
+
+    @Test("events exits 3 on a damaged event record, not 1 with a position the user never passed")
+    func eventsOverDamagedLog() throws {
+        let copy = try LedgerCopy()
+        try copy.flip(try copy.firstSegment(of: "log"), at: 70)
+        let (code, output) = copy.run("events", "--json")
+        #expect(code == .corruption)
+        #expect(output.isEmpty)
+    }
+
+    @Test("events --after a position inside a record is still a usage error (2)")
+    func afterInsideARecord() {
+        #expect(SimulatedLedger.shared.run("events", "--after", "70", "--json").exitCode == .usage)
+    }
 }
