@@ -166,4 +166,22 @@ struct DamageTests {
     func afterInsideARecord() {
         #expect(SimulatedLedger.shared.run("events", "--after", "70", "--json").exitCode == .usage)
     }
+
+    @Test("after a torn tail is cut and its message ingested again, stats counts each message once, as head does")
+    func messagesAfterTornTail() throws {
+        let copy = try LedgerCopy()
+        let before = try JSONSerialization.jsonObject(with: Data(copy.run("head", "--json").output.utf8)) as! [String: Any]
+        let logEnd = try #require(UInt64(before["logEnd"] as! String))
+        let segment = try copy.firstSegment(of: "log")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: copy.data + "/log").filter { $0.hasSuffix(".seg") }.count == 1)
+        // The last event's frame cut short, as a crash mid-append leaves it; its evidence stays.
+        #expect(truncate(segment, off_t(logEnd - 30)) == 0)
+        let notifications = SimulatedLedger.shared.directory.file("sim/notifications.jsonl")
+        #expect(copy.run("ingest", notifications).exitCode == .success)
+        let stats = try JSONSerialization.jsonObject(with: Data(copy.run("stats", "--json").output.utf8)) as! [String: Any]
+        let head = try JSONSerialization.jsonObject(with: Data(copy.run("head", "--json").output.utf8)) as! [String: Any]
+        #expect(stats["messages"] as? Int == before["messages"] as? Int)
+        #expect(head["messages"] as? Int == before["messages"] as? Int)
+        #expect(stats["events"] as? Int == before["events"] as? Int)
+    }
 }
