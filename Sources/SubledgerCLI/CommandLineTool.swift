@@ -94,6 +94,9 @@ public struct CommandLineTool: Sendable {
         case let error as QueryError:
             Output.diagnostic("subledger \(command): \(error.detail)")
             return error.kind == .notFound ? .failure : .usage
+        case let error as LedgerBackup.Incomplete:
+            Output.diagnostic("subledger \(command): \(error)")
+            return .corruption
         case let error as LogError:
             Output.diagnostic("subledger \(command): \(error)")
             if case .corrupted = error { return .corruption }

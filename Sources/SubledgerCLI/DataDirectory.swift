@@ -30,9 +30,11 @@ struct DataDirectory: Sendable {
         guard Self.exists(path) else { throw UsageError("no data directory at \(path); create one with `subledger init` or pass --data DIR") }
     }
 
-    /// The projection database, caught up with the log: works beside a running server.
+    /// The projection database, caught up with the log: works beside a running server. Not of
+    /// a backup that did not finish: its answers would silently miss what it lacks.
     func reader() throws -> LedgerReader {
         try requireExisting()
+        try LedgerBackup.requireComplete(path)
         return try LedgerReader.open(directory: path, rebuildObserver: RebuildReporter.onOpen())
     }
 }

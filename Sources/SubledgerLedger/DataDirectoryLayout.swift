@@ -10,6 +10,7 @@
 /// | `quarantine/` | rejected input, with the reason |
 /// | `projections/` | projection snapshots (LMDB) |
 /// | `dedup/` | the dedup index (LMDB), derived from the logs and rebuilt from them when needed |
+/// | `BACKUP-INCOMPLETE` | present while `backup` writes into the directory, and after a backup that did not finish |
 public struct DataDirectoryLayout: Sendable, Hashable {
     public let root: String
 
@@ -23,6 +24,7 @@ public struct DataDirectoryLayout: Sendable, Hashable {
     public var quarantine: String { path(of: "quarantine") }
     public var projections: String { path(of: "projections") }
     public var dedupIndex: String { path(of: "dedup") }
+    public var incompleteBackup: String { path(of: "BACKUP-INCOMPLETE") }
     var roots: String { path(of: "roots") }
 
     /// The name `config.json` gives the `number`th root certificate copied by `init`.

@@ -179,8 +179,19 @@ public final class Ledger: Sendable {
     }
 
     /// Signed messages stored (header records of the evidence log are not messages).
-    public static func messageCount(evidenceDirectory: String) throws -> Int {
-        try EvidenceStore.messageCount(in: evidenceDirectory)
+    /// The distinct signed messages behind the events, counted as `head` counts them: a
+    /// message's events are appended together, so each run of events sharing one evidence record
+    /// is one message. Not the evidence records: an append whose events were cut as a torn tail
+    /// leaves its evidence behind, and ingesting the message again stores it anew.
+    public static func messageCount(directory: String) throws -> Int {
+        let log = DataDirectoryLayout(directory).log
+        guard FileIO.exists(log) else { return 0 }
+        var tally = LedgerHead.Tally()
+        try LogReader(directory: log).scan { entry in
+            try tally.add(entry)
+            return true
+        }
+        return tally.messages
     }
 
     public static func quarantinedCount(directory: String) throws -> Int {

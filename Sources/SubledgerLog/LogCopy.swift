@@ -46,19 +46,17 @@ public enum LogCopy {
             sources = try SegmentList(directory: source)
             existing = try SegmentList(directory: destination)
         } catch { throw LogError.io(error) }
+        try requireEarlierCopy(of: sources, in: existing)
         var summary = Summary()
-        guard let last = sources.segments.last else { return summary }
-        if let stray = existing.segments.first(where: { $0.firstPosition > last.firstPosition }) {
-            throw Mismatch(file: stray.path)
-        }
+        guard !sources.segments.isEmpty else { return summary }
         let held = Dictionary(uniqueKeysWithValues: existing.segments.map { ($0.firstPosition, $0) })
         for (index, segment) in sources.segments.enumerated() {
             let target = destination + "/" + LogFormat.segmentName(firstPosition: segment.firstPosition)
             do {
                 if index < sources.segments.count - 1 {
                     let sealed = try sealedEnd(of: segment)
+                    // Equal to the source's when present: `requireEarlierCopy` checked it.
                     let copy = try held[segment.firstPosition].flatMap(sealedEnd(of:))
-                    if let copy, copy != sealed { throw Mismatch(file: target) }
                     var length = sealed?.size ?? 0
                     if copy != nil {
                         summary.segmentsSkipped += 1
@@ -85,6 +83,44 @@ public enum LogCopy {
         }
         do { try SystemCalls.syncDirectory(destination) } catch { throw LogError.io(error) }
         return summary
+    }
+
+    /// Throws `Mismatch` unless every record `destination` holds is in `source` at the same
+    /// position, byte for byte: an earlier copy, which `copy` brings up to date and so loses
+    /// nothing. A missing `destination` holds nothing.
+    public static func requireEarlierCopy(of source: String, in destination: String) throws {
+        guard access(destination, F_OK) == 0 else { return }
+        do {
+            let existing = try SegmentList(directory: destination)
+            guard access(source, F_OK) == 0 else {
+                if let stray = existing.segments.first { throw Mismatch(file: stray.path) }
+                return
+            }
+            try requireEarlierCopy(of: try SegmentList(directory: source), in: existing)
+        } catch let error as SystemError { throw LogError.io(error) }
+    }
+
+    private static func requireEarlierCopy(of sources: SegmentList, in existing: SegmentList) throws {
+        let originals = Dictionary(uniqueKeysWithValues: sources.segments.map { ($0.firstPosition, $0) })
+        for segment in existing.segments {
+            guard let original = originals[segment.firstPosition] else { throw Mismatch(file: segment.path) }
+            if let sealed = try sealedEnd(of: segment) {
+                guard try sealedEnd(of: original) == sealed else { throw Mismatch(file: segment.path) }
+                continue
+            }
+            // The active segment of an earlier copy: its frames must begin the original's. Its
+            // header alone is the same in every log, so a damaged one proves nothing either way.
+            let held = try readWholeFile(segment.path)
+            let walk = SegmentWalk(file: segment.path, bytes: held)
+            guard walk.problems.isEmpty, walk.header != nil else { throw Mismatch(file: segment.path) }
+            let bytes = held.prefix(Int(walk.validEnd))
+            let (fd, size) = try original.openForReading()
+            defer { SystemCalls.close(fd) }
+            var prefix = [UInt8](repeating: 0, count: bytes.count)
+            guard size >= Int64(bytes.count), try SystemCalls.pread(fd, into: &prefix, 0) == bytes.count, prefix[...] == bytes else {
+                throw Mismatch(file: segment.path)
+            }
+        }
     }
 
     /// The active segment's bytes, read once (what is walked is what is written), and its walk.

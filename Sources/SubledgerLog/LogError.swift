@@ -58,5 +58,12 @@ public struct LogProblem: Sendable, Equatable, CustomStringConvertible {
     public var kind: Kind
     public var detail: String
 
+    public init(file: String, offset: Int64, kind: Kind, detail: String) {
+        self.file = file
+        self.offset = offset
+        self.kind = kind
+        self.detail = detail
+    }
+
     public var description: String { "\(kind.rawValue) in \(file) at offset \(offset): \(detail)" }
 }

@@ -19,7 +19,9 @@ public final class LogRecordFile {
         for case let fd? in descriptors { SystemCalls.close(fd) }
     }
 
-    /// The record that starts at `position`; `LogError.noRecord` when none starts there.
+    /// The record that starts at `position`; `LogError.noRecord` when none starts there, and
+    /// `.corrupted` when the frame there fails its CRC or length check (damage, or a position
+    /// inside a record: only a caller that knows a record starts there can tell which).
     public func record(at position: LogPosition) throws(LogError) -> LogRecord {
         do {
             return try read(at: position)
@@ -44,14 +46,19 @@ public final class LogRecordFile {
                 read = try pread(fd, offset)
             }
         }
-        let record = buffer.withUnsafeBytes { raw -> LogRecord? in
-            guard case .frame(let kind, let version, let payload, _) = Frame.parse(UnsafeRawBufferPointer(rebasing: raw[..<read]), at: 0),
-                  kind != LogFormat.footerKind
-            else { return nil }
-            return LogRecord(kind: kind, version: version, payload: Array(raw[payload]))
+        let parsed = buffer.withUnsafeBytes { raw -> Result<LogRecord, LogError> in
+            switch Frame.parse(UnsafeRawBufferPointer(rebasing: raw[..<read]), at: 0) {
+            case .frame(let kind, let version, let payload, _) where kind != LogFormat.footerKind:
+                return .success(LogRecord(kind: kind, version: version, payload: Array(raw[payload])))
+            case .crcMismatch:
+                return .failure(.corrupted(LogProblem(file: list.segments[index].path, offset: offset, kind: .crcMismatch, detail: "frame checksum does not match")))
+            case .badLength:
+                return .failure(.corrupted(LogProblem(file: list.segments[index].path, offset: offset, kind: .badLength, detail: "impossible frame length or kind")))
+            case .frame, .incomplete, .zero:
+                return .failure(.noRecord(at: position))
+            }
         }
-        guard let record else { throw .noRecord(at: position) }
-        return record
+        return try parsed.get()
     }
 
     private func pread(_ fd: Int32, _ offset: Int64) throws(LogError) -> Int {

@@ -136,3 +136,109 @@ struct ExitCodeTests {
         }
     }
 }
+
+/// Damage is found wherever it is: `verify` names it and exits 3, as every command that meets it does.
+@Suite("Damage found")
+struct DamageTests {
+    @Test("verify exits 3 on a flipped byte in the quarantine log, naming the file, as the commands reading it do")
+    func damagedQuarantine() throws {
+        let copy = try LedgerCopy()
+        try "not a jws\nnor this\n".write(toFile: copy.directory.file("bad.jsonl"), atomically: true, encoding: .utf8)
+        #expect(copy.run("ingest", copy.directory.file("bad.jsonl")).exitCode == .failure)
+        let segment = try copy.firstSegment(of: "quarantine")
+        #expect(copy.run("verify").exitCode == .success)
+        try copy.flip(segment, at: 70)  // inside the first entry's frame, the second intact after it
+        let (code, output) = copy.run("verify", "--json")
+        #expect(code == .corruption)
+        let document = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        #expect(document["ok"] as? Bool == false)
+        let problems = try #require(document["problems"] as? [[String: Any]])
+        #expect(problems.map { $0["file"] as? String } == [segment])
+        #expect(problems.first?["kind"] as? String == "crc_mismatch")
+        #expect(copy.run("quarantine", "list").exitCode == .corruption)
+    }
+
+    @Test("head exits 3 and prints no digest when the evidence it would cover is damaged")
+    func damagedEvidenceHead() throws {
+        let copy = try LedgerCopy()
+        let (healthy, _) = copy.run("head", "--json")
+        #expect(healthy == .success)
+        try copy.flip(try copy.firstSegment(of: "evidence"), at: 70)
+        let (code, output) = copy.run("head", "--json")
+        #expect(code == .corruption)
+        #expect(output.isEmpty)
+        #expect(copy.run("verify").exitCode == .corruption)
+    }
+
+    @Test("a backup that meets damage exits 3 with its JSON, and its copy answers verify and stats with exit 3, not as a healthy ledger")
+    func failedBackup() throws {
+        let copy = try LedgerCopy()
+        try copy.flip(try copy.firstSegment(of: "log"), at: 70)
+        let backup = copy.directory.file("backup")
+        let (code, output) = copy.run("backup", "--to", backup, "--json")
+        #expect(code == .corruption)
+        let document = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        #expect(document["complete"] as? Bool == false)
+        #expect((document["problems"] as? [[String: Any]])?.isEmpty == false)
+        let (verified, report) = copy.tool.run(["--data", backup, "verify", "--json"])
+        #expect(verified == .corruption)
+        let problems = (try JSONSerialization.jsonObject(with: Data(report.utf8)) as! [String: Any])["problems"] as? [[String: Any]]
+        #expect(problems?.contains { ($0["file"] as? String)?.hasSuffix("BACKUP-INCOMPLETE") == true } == true)
+        #expect(copy.tool.run(["--data", backup, "stats"]).exitCode == .corruption)
+    }
+
+    @Test("backup into another ledger's data directory is a usage error (2) and changes nothing there")
+    func backupIntoAnotherLedger() throws {
+        let copy = try LedgerCopy()
+        let other = copy.directory.file("other")
+        let simulation = SimulatedLedger.shared.directory.file("sim")
+        let line = try String(contentsOfFile: simulation + "/notifications.jsonl", encoding: .utf8).split(separator: "\n")[4]
+        try (line + "\n").write(toFile: copy.directory.file("one.jsonl"), atomically: true, encoding: .utf8)
+        #expect(copy.tool.run(["--data", other, "init", "--bundle-id", "com.example.subledger", "--root", simulation + "/root.cer"]).exitCode == .success)
+        #expect(copy.tool.run(["--data", other, "ingest", copy.directory.file("one.jsonl")]).exitCode == .success)
+        let log = other + "/log/00000000000000000000.seg"
+        let before = try Data(contentsOf: URL(fileURLWithPath: log))
+        #expect(copy.run("backup", "--to", other).exitCode == .usage)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == before)
+    }
+
+    @Test("events --raw exits 3 when an event's evidence is damaged, instead of leaving signedPayload out")
+    func eventsOverDamagedEvidence() throws {
+        let copy = try LedgerCopy()
+        try copy.flip(try copy.firstSegment(of: "evidence"), at: 70)
+        #expect(copy.run("events", "--format", "jsonl").exitCode == .success)  // the events themselves are intact
+        #expect(copy.run("events", "--raw", "--format", "jsonl").exitCode == .corruption)
+    }
+
+    @Test("events exits 3 on a damaged event record, not 1 with a position the user never passed")
+    func eventsOverDamagedLog() throws {
+        let copy = try LedgerCopy()
+        try copy.flip(try copy.firstSegment(of: "log"), at: 70)
+        let (code, output) = copy.run("events", "--json")
+        #expect(code == .corruption)
+        #expect(output.isEmpty)
+    }
+
+    @Test("events --after a position inside a record is still a usage error (2)")
+    func afterInsideARecord() {
+        #expect(SimulatedLedger.shared.run("events", "--after", "70", "--json").exitCode == .usage)
+    }
+
+    @Test("after a torn tail is cut and its message ingested again, stats counts each message once, as head does")
+    func messagesAfterTornTail() throws {
+        let copy = try LedgerCopy()
+        let before = try JSONSerialization.jsonObject(with: Data(copy.run("head", "--json").output.utf8)) as! [String: Any]
+        let logEnd = try #require(UInt64(before["logEnd"] as! String))
+        let segment = try copy.firstSegment(of: "log")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: copy.data + "/log").filter { $0.hasSuffix(".seg") }.count == 1)
+        // The last event's frame cut short, as a crash mid-append leaves it; its evidence stays.
+        #expect(truncate(segment, off_t(logEnd - 30)) == 0)
+        let notifications = SimulatedLedger.shared.directory.file("sim/notifications.jsonl")
+        #expect(copy.run("ingest", notifications).exitCode == .success)
+        let stats = try JSONSerialization.jsonObject(with: Data(copy.run("stats", "--json").output.utf8)) as! [String: Any]
+        let head = try JSONSerialization.jsonObject(with: Data(copy.run("head", "--json").output.utf8)) as! [String: Any]
+        #expect(stats["messages"] as? Int == before["messages"] as? Int)
+        #expect(head["messages"] as? Int == before["messages"] as? Int)
+        #expect(stats["events"] as? Int == before["events"] as? Int)
+    }
+}

@@ -74,4 +74,65 @@ struct LedgerBackupTests {
         try ledger("data").close()
         #expect(throws: LedgerError.self) { try LedgerBackup.run(from: directory.file("data"), to: directory.file("data/backup")) }
     }
+
+    @Test("a backup into another ledger's data directory is refused, and that ledger is left as it was")
+    func anotherLedgerIsRefused() throws {
+        let half = lines.count / 2
+        for (name, part) in [("data", lines[..<half]), ("other", lines[half...])] {
+            let ledger = try ledger(name)
+            defer { ledger.close() }
+            _ = try ledger.ingest(Array(part), recordedAt: 1)
+        }
+        let files = ["config.json", "log/00000000000000000000.seg", "evidence/00000000000000000000.seg"]
+        let before = try files.map { try Data(contentsOf: URL(fileURLWithPath: directory.file("other/" + $0))) }
+        #expect(throws: LedgerBackup.DestinationRefused.self) { try LedgerBackup.run(from: directory.file("data"), to: directory.file("other")) }
+        #expect(try files.map { try Data(contentsOf: URL(fileURLWithPath: directory.file("other/" + $0))) } == before)
+    }
+
+    @Test("a backup into a directory holding other files is refused; into an empty one, or again into its own backup, it goes")
+    func destinationMustBeEmptyOrABackup() throws {
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(lines.prefix(20)), recordedAt: 1)
+        }()
+        try FileManager.default.createDirectory(atPath: directory.file("papers"), withIntermediateDirectories: false)
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: directory.file("papers/notes.txt")))
+        #expect(throws: LedgerBackup.DestinationRefused.self) { try LedgerBackup.run(from: directory.file("data"), to: directory.file("papers")) }
+        #expect(FileManager.default.fileExists(atPath: directory.file("papers/notes.txt")))
+
+        try FileManager.default.createDirectory(atPath: directory.file("empty"), withIntermediateDirectories: false)
+        #expect(try LedgerBackup.run(from: directory.file("data"), to: directory.file("empty")).verified)
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(lines.dropFirst(20).prefix(20)), recordedAt: 2)
+        }()
+        let again = try LedgerBackup.run(from: directory.file("data"), to: directory.file("empty"))
+        #expect(again.verified && again.events.segmentsCopied == 1)
+    }
+
+    @Test("a backup that meets damage in the ledger stops, says so, and stays marked incomplete until a backup completes")
+    func failedBackupIsMarkedIncomplete() throws {
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(lines, recordedAt: 1)
+        }()
+        let segment = directory.file("data/log/00000000000000000000.seg")
+        let original = try Data(contentsOf: URL(fileURLWithPath: segment))
+        var damaged = original
+        damaged[70] ^= 0xFF  // the first record; valid ones follow
+        try damaged.write(to: URL(fileURLWithPath: segment))
+
+        let failed = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        #expect(!failed.complete)
+        #expect(failed.problems.first?.file == segment)
+        #expect(throws: LedgerBackup.Incomplete.self) { try LedgerBackup.requireComplete(directory.file("backup")) }
+
+        try original.write(to: URL(fileURLWithPath: segment))
+        let again = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        #expect(again.complete && again.verified)
+        try LedgerBackup.requireComplete(directory.file("backup"))
+    }
 }

@@ -121,6 +121,28 @@ struct LedgerHeadTests {
         #expect(try fixture.verify().ok)
     }
 
+    @Test("head refuses to digest a byte that fails its own check: a frame before the cut, a sealed segment's header or footer", arguments: ["log", "evidence"])
+    func damageRefused(log: String) throws {
+        let fixture = try Self.fixture.get()
+        let cut = log == "log" ? fixture.head.eventLogEnd.rawValue : fixture.head.evidenceEnd.rawValue
+        let segments = try fixture.segments(log).filter { $0.first < cut }
+        let sealed = segments[segments.count - 2]
+        let sealedSize = try FileManager.default.attributesOfItem(atPath: sealed.path)[.size] as! Int
+        let covered = Int(cut - segments.last!.first)
+        let targets = [(sealed.path, 13), (sealed.path, sealedSize - 1), (segments.last!.path, 70), (segments.last!.path, covered - 1)]
+        for (path, offset) in targets {
+            try Self.changing(path, at: offset, to: { $0 ^ 0x20 }) {
+                #expect {
+                    _ = try LedgerHead.compute(directory: fixture.data, at: fixture.head.position)
+                } throws: { error in
+                    guard case LogError.corrupted(let problem) = error else { return false }
+                    return problem.file == path
+                }
+            }
+        }
+        #expect(try LedgerHead.compute(directory: fixture.data, at: fixture.head.position) == fixture.head)
+    }
+
     @Test("an event rewritten with its frame checksum fixed still fails: in a sealed segment at its footer, in the last by the digest")
     func consistentRewrite() throws {
         let fixture = try Self.fixture.get()

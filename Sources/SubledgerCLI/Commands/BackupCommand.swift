@@ -8,12 +8,13 @@ enum BackupCommand: Command {
     static let help = CommandHelp(
         name: "backup", summary: "copy the data directory, also while it serves; verified, incremental",
         usage: "backup --to DIR",
-        options: [.init("--to", "DIR", "where the backup goes (created; an earlier backup there is brought up to date)")],
+        options: [.init("--to", "DIR", "where the backup goes: new, empty, or an earlier backup of this ledger (brought up to date)")],
         notes: [
             "The backup holds every event acknowledged before it began and is itself a data directory:",
             "`subledger --data DIR verify` checks it, `--data DIR` opens it. Sealed log segments already in DIR",
             "are skipped; the projection database and dedup index are copied whole (LMDB's own copy).",
-            "Exit 3 when the copy fails verification.",
+            "Exit 3 when the copy fails verification, or stops at damage in the ledger (DIR is then marked",
+            "BACKUP-INCOMPLETE, which verify and every read of DIR report, until a backup completes); exit 2 when DIR holds anything else (another ledger, other files).",
         ],
         example: "subledger --data /srv/subledger backup --to /backup/subledger --json")
 
@@ -31,7 +32,7 @@ enum BackupCommand: Command {
                 ("to", .string(summary.destination)),
                 ("log", log(summary.events)), ("evidence", log(summary.evidence)), ("quarantine", log(summary.quarantine)),
                 ("files", .int(summary.files)), ("projections", .bool(summary.projections)), ("dedupIndex", .bool(summary.dedupIndex)),
-                ("verified", .bool(summary.verified)), ("records", .int(summary.records)), ("bytes", .int(summary.bytes)),
+                ("complete", .bool(summary.complete)), ("verified", .bool(summary.verified)), ("records", .int(summary.records)), ("bytes", .int(summary.bytes)),
                 ("problems", .array(summary.problems.map { problem in
                     .object([("file", .string(problem.file)), ("offset", .int(problem.offset)), ("kind", .string(problem.kind.rawValue)), ("detail", .string(problem.detail))])
                 })),
@@ -43,6 +44,7 @@ enum BackupCommand: Command {
             let copies = [summary.events, summary.evidence, summary.quarantine]
             return Tabulation(facts: [
                 ("backup", .text(summary.destination)),
+                ("complete", .text(summary.complete ? "yes" : "NO (marked BACKUP-INCOMPLETE; run the backup again)")),
                 ("verified", .text(summary.verified ? "ok" : "DAMAGED")),
                 ("records", .count(Int(summary.records))),
                 ("segments copied", .count(copies.map(\.segmentsCopied).reduce(0, +))),
@@ -60,8 +62,13 @@ enum BackupCommand: Command {
         try arguments.allow(help)
         guard let destination = arguments.value("--to") else { throw UsageError("backup needs --to DIR: where the backup goes") }
         try context.data.requireExisting()
-        let summary = try LedgerBackup.run(from: context.data.path, to: destination) { Output.progress("backup: " + $0) }
+        let summary: LedgerBackup.Summary
+        do {
+            summary = try LedgerBackup.run(from: context.data.path, to: destination) { Output.progress("backup: " + $0) }
+        } catch let refused as LedgerBackup.DestinationRefused {
+            throw UsageError(refused.description)  // the command line names the wrong directory
+        }
         Output.endProgress()
-        return CommandResult(Result(summary: summary), summary.verified ? .success : .corruption)
+        return CommandResult(Result(summary: summary), summary.verified && summary.complete ? .success : .corruption)
     }
 }

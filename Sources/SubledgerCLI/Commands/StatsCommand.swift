@@ -67,7 +67,7 @@ enum StatsCommand: Command {
         // what it has not folded (a running server folds it moments after each acknowledgement).
         let projection = try data.reader().projections.summary()
         return CommandResult(Result(
-            messages: try Ledger.messageCount(evidenceDirectory: data.evidence), events: events, evidence: evidence,
+            messages: try Ledger.messageCount(directory: data.path), events: events, evidence: evidence,
             customers: projection.customers, quarantined: try Ledger.quarantinedCount(directory: data.path),
             checkpoint: projection.checkpoint?.description, lag: max(0, Int(events?.records ?? 0) - projection.events),
             eventsFolded: projection.events))

@@ -2,10 +2,11 @@ import SubledgerCore
 import SubledgerLedger
 import SubledgerLog
 
-/// `subledger verify`: every frame, footer and chain link of the log and the evidence log.
+/// `subledger verify`: every frame, footer and chain link of the event, evidence and quarantine
+/// logs (every command that reads the quarantine stops at its damage, so verify must name it).
 enum VerifyCommand: Command {
     static let help = CommandHelp(
-        name: "verify", summary: "check every frame of the log and evidence and the segment hash chain",
+        name: "verify", summary: "check every frame of the log, evidence and quarantine and the segment hash chain",
         usage: "verify [--head HASH --at POSITION]",
         options: [
             .init("--head", "HASH", "instead: check that the ledger up to --at still has this digest (from `subledger head`)"),
@@ -49,7 +50,8 @@ enum VerifyCommand: Command {
         if let hash = arguments.value("--head") { return try verifyHead(hash, arguments, context) }
         if arguments.value("--at") != nil { throw UsageError("--at goes with --head HASH; plain `verify` checks the whole ledger") }
         var result = Result()
-        for directory in [context.data.log, context.data.evidence] where DataDirectory.exists(directory) {
+        do { try LedgerBackup.requireComplete(context.data.path) } catch { result.problems.append(error.problem) }
+        for directory in [context.data.log, context.data.evidence, context.data.layout.quarantine] where DataDirectory.exists(directory) {
             let report = try LogReader(directory: directory).verify()
             result.segments += report.segments
             result.records += report.records

@@ -29,21 +29,38 @@ extension FileIO {
         }
     }
 
-    /// Names of the regular files directly in `directory`.
-    static func regularFiles(in directory: String) throws(LedgerError) -> [String] {
-        guard let handle = opendir(directory) else {
-            throw LedgerError.storage("cannot list \(directory): \(String(cString: strerror(errno)))")
-        }
+    /// Names directly in `directory`, `.` and `..` left out; nil when it cannot be listed.
+    static func names(in directory: String) -> [String]? {
+        guard let handle = opendir(directory) else { return nil }
         defer { closedir(handle) }
         var names: [String] = []
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            var info = stat()
-            if stat(directory + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG { names.append(name) }
+            if name != "." && name != ".." { names.append(name) }
         }
-        return names.sorted()
+        return names
+    }
+
+    /// Names of the regular files directly in `directory`.
+    static func regularFiles(in directory: String) throws(LedgerError) -> [String] {
+        guard let names = names(in: directory) else {
+            throw LedgerError.storage("cannot list \(directory): \(String(cString: strerror(errno)))")
+        }
+        return names.filter { name in
+            var info = stat()
+            return stat(directory + "/" + name, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+        }.sorted()
+    }
+
+    /// `fsync` of a directory: the names created or removed in it are durable.
+    static func syncDirectory(_ directory: String) throws(LedgerError) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let synced = fd >= 0 && fsync(fd) == 0
+        let code = errno
+        if fd >= 0 { close(fd) }
+        guard synced else { throw LedgerError.storage("cannot sync \(directory): \(String(cString: strerror(code)))") }
     }
 
     /// Copies a small file atomically (temporary file, sync, rename), keeping its mode: a copied

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SubledgerCore
 import SubledgerLog
 import SubledgerProjections
@@ -11,6 +14,13 @@ import SubledgerProjections
 /// databases cover, and every event copied finds its evidence (evidence is durable before its
 /// event is appended). The ledger that opens the backup folds and indexes what the logs hold past
 /// the databases' checkpoints. Sealed segments already in the destination are skipped.
+///
+/// A backup brings an earlier one up to date in place, so it cannot write under a temporary
+/// name and rename at the end. Instead `BACKUP-INCOMPLETE` is written before anything else and
+/// removed only once every log is copied: a backup that failed (damage in the source, a full
+/// disk) or was killed leaves it, and `verify` and every read of that directory report the copy
+/// as incomplete (exit 3) instead of answering from a part of the ledger. Running the backup
+/// again completes it.
 public enum LedgerBackup {
     public struct Summary: Sendable {
         public var destination: String
@@ -27,6 +37,40 @@ public enum LedgerBackup {
         public var problems: [LogProblem] = []
         public var verified: Bool { problems.isEmpty }
         public var seconds = 0.0
+        /// False when copying stopped at damage in the source (in `problems`): the destination
+        /// keeps `BACKUP-INCOMPLETE`.
+        public var complete = true
+    }
+
+    /// A directory whose backup did not finish: it may lack events and evidence the ledger has.
+    public struct Incomplete: Error, Sendable, CustomStringConvertible {
+        public var directory: String
+
+        public var description: String {
+            "\(directory) holds a backup that did not finish (\(DataDirectoryLayout(directory).incompleteBackup) is there): it may lack events and evidence; run `subledger backup --to \(directory)` again from the ledger, or restore from another backup"
+        }
+
+        /// As `verify` lists it.
+        public var problem: LogProblem {
+            LogProblem(file: DataDirectoryLayout(directory).incompleteBackup, offset: 0, kind: .truncated,
+                       detail: "a backup into this directory did not finish: its logs may end before the ledger's; run `subledger backup --to DIR` again from the ledger")
+        }
+    }
+
+    /// Throws `Incomplete` when `directory` holds a backup that did not finish.
+    public static func requireComplete(_ directory: String) throws(Incomplete) {
+        if FileIO.exists(DataDirectoryLayout(directory).incompleteBackup) { throw Incomplete(directory: directory) }
+    }
+
+    /// The destination holds what a backup would overwrite: files of something other than a data
+    /// directory, or a ledger whose logs are not an earlier copy of this one's. Nothing was written.
+    public struct DestinationRefused: Error, Sendable, CustomStringConvertible {
+        public var destination: String
+        public var reason: String
+
+        public var description: String {
+            "\(destination) \(reason); nothing was written: pass a new or empty --to DIR, or an earlier backup of this ledger"
+        }
     }
 
     /// What to report while copying: a stage name and a line of progress.
@@ -44,7 +88,10 @@ public enum LedgerBackup {
         if let a = FileIO.canonicalPath(source), let b = FileIO.canonicalPath(existingPrefixOf: destination), a == b || b.hasPrefix(a + "/") {
             throw LedgerError.configuration("the backup must go outside the data directory \(source); pass another --to DIR")
         }
+        try requireBackupOrEmpty(to, of: from)
         try FileIO.makeDirectory(destination)
+        try FileIO.writeAtomically(to.incompleteBackup, Array("a backup into this directory began and has not finished\n".utf8))
+        try FileIO.syncDirectory(destination)
         var summary = Summary(destination: destination)
         summary.files = try copyFiles(from: from, to: to)
         progress("configuration: \(summary.files) files")
@@ -57,19 +104,46 @@ public enum LedgerBackup {
                 progress("\(name): \(done.segmentsCopied + done.segmentsSkipped)/\(segments) segments (\(done.segmentsSkipped) unchanged)")
             }
         }
-        summary.events = try copyLog("log", from.log, to.log)
-        summary.evidence = try copyLog("evidence", from.evidence, to.evidence)
-        summary.quarantine = try copyLog("quarantine", from.quarantine, to.quarantine)
-        for directory in [to.log, to.evidence] where FileIO.exists(directory) {
+        do {
+            summary.events = try copyLog("log", from.log, to.log)
+            summary.evidence = try copyLog("evidence", from.evidence, to.evidence)
+            summary.quarantine = try copyLog("quarantine", from.quarantine, to.quarantine)
+        } catch LogError.corrupted(let problem) {
+            // Damage in the source's active segment: what is copied stays marked incomplete.
+            summary.problems.append(problem)
+            summary.complete = false
+        }
+        for directory in [to.log, to.evidence, to.quarantine] where FileIO.exists(directory) {
             let verification = try LogReader(directory: directory).verify()
             summary.records += verification.records
             summary.bytes += verification.bytes
             summary.problems += verification.problems
         }
         progress("verified: \(summary.records) records, \(summary.problems.count) problems")
+        if summary.complete {
+            guard unlink(to.incompleteBackup) == 0 else {
+                throw LedgerError.storage("cannot remove \(to.incompleteBackup): \(String(cString: strerror(errno)))")
+            }
+            try FileIO.syncDirectory(destination)
+        }
         let elapsed = ContinuousClock.now - started
         summary.seconds = elapsed.inSeconds
         return summary
+    }
+
+    /// Refuses a destination that is neither missing, empty, nor an earlier backup of this ledger
+    /// (a data directory whose logs hold nothing this ledger's do not): the copy overwrites its
+    /// configuration, databases and active segments, which must not be another ledger's.
+    private static func requireBackupOrEmpty(_ to: DataDirectoryLayout, of from: DataDirectoryLayout) throws {
+        guard let names = FileIO.names(in: to.root), !names.isEmpty else { return }
+        guard FileIO.exists(to.configuration) || FileIO.exists(to.incompleteBackup) else {
+            throw DestinationRefused(destination: to.root, reason: "is not empty and is not a data directory (it has no config.json)")
+        }
+        for (source, copy) in [(from.log, to.log), (from.evidence, to.evidence), (from.quarantine, to.quarantine)] {
+            do { try LogCopy.requireEarlierCopy(of: source, in: copy) } catch let mismatch as LogCopy.Mismatch {
+                throw DestinationRefused(destination: to.root, reason: "holds another ledger: \(mismatch.file) is not a copy of this ledger's log")
+            }
+        }
     }
 
     /// Copies the top level's regular files (`config.json`, `catalog.json`, credentials) and
@@ -78,7 +152,7 @@ public enum LedgerBackup {
         var count = 0
         for (directory, target) in [(from.root, to.root), (from.roots, to.roots)] where FileIO.exists(directory) {
             try FileIO.makeDirectory(target)
-            for name in try FileIO.regularFiles(in: directory) where !name.hasSuffix(".tmp") {
+            for name in try FileIO.regularFiles(in: directory) where !name.hasSuffix(".tmp") && directory + "/" + name != from.incompleteBackup {
                 try FileIO.copyFile(directory + "/" + name, to: target + "/" + name)
                 count += 1
             }

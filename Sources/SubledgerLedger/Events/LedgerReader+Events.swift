@@ -44,8 +44,13 @@ extension LedgerReader {
                 var item = EventItem(position: position, recordedAt: recordedAt, event: event)
                 if let evidence {
                     let check = Self.read(item.event.evidence.position, from: evidence)
+                    if let preparer {
+                        item.evidence = Self.reverify(check, with: preparer)
+                    } else {
+                        // Without --reverify nothing else would say the evidence is missing.
+                        _ = try check.get()
+                    }
                     if query.raw, case .success(let message) = check { item.signedPayload = String(decoding: message, as: UTF8.self) }
-                    if let preparer { item.evidence = Self.reverify(check, with: preparer) }
                 }
                 try body(item)
                 emitted += 1
@@ -63,7 +68,7 @@ extension LedgerReader {
     }
 
     /// Throws `invalid_after` unless a record starts at `position`: one taken from the middle of
-    /// a frame would read garbage as a record.
+    /// a frame would read garbage as a record (which fails its CRC, as a damaged record does).
     public func checkAfter(_ position: LogPosition) throws {
         let layout = DataDirectoryLayout(directory)
         guard FileIO.exists(layout.log) else { return }
@@ -73,6 +78,8 @@ extension LedgerReader {
     private static func checkAfter(_ position: LogPosition, in log: LogRecordFile) throws {
         do { _ = try log.record(at: position) } catch .noRecord {
             throw QueryError(kind: .badParameter, code: "invalid_after", detail: "no record starts at position \(position); pass a position from an event or a page's next")
+        } catch .corrupted {
+            throw QueryError(kind: .badParameter, code: "invalid_after", detail: "no valid record starts at position \(position) (a position inside a record, or a damaged one: `subledger verify` tells); pass a position from an event or a page's next")
         }
     }
 

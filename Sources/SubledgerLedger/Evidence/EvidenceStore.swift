@@ -76,17 +76,6 @@ final class EvidenceStore: Sendable {
         let record = try reader.record(at: LogPosition(rawValue: position))
         return try EvidenceCodec.decode(record.payload) { try reader.record(at: LogPosition(rawValue: $0)).payload }.message
     }
-
-    /// Signed messages stored (header records are not messages).
-    static func messageCount(in directory: String) throws -> Int {
-        guard FileIO.exists(directory) else { return 0 }
-        var count = 0
-        try LogReader(directory: directory).scan { entry in
-            if entry.kind == EvidenceCodec.messageKind { count += 1 }
-            return true
-        }
-        return count
-    }
 }
 
 /// A JWS header as a dictionary key. `[UInt8]`'s own hashing goes byte by byte through SipHash,
