@@ -134,7 +134,7 @@ struct LedgerIngestionTests {
         #expect(try LogReader(directory: dir.path + "/log").summary().records > 0)
     }
 
-    @Test("a webhook body, a bare notification JWS and bad lines each get the right outcome")
+    @Test("a webhook body, a bare notification JWS (each also after a byte order mark) and bad lines each get the right outcome")
     func lineFormats() throws {
         let dir = TemporaryDirectory()
         let ledger = try makeLedger(dir)
@@ -147,12 +147,17 @@ struct LedgerIngestionTests {
             IngestLine(bytes: Array("{\"signedPayload\": 12".utf8), line: 3, source: "-"),
             IngestLine(bytes: Array("{\"other\": \"x\"}".utf8), line: 4, source: "-"),
             IngestLine(bytes: Array("hello world".utf8), line: 5, source: "-"),
+            // A file saved by a Windows editor starts with a UTF-8 byte order mark.
+            IngestLine(bytes: [0xEF, 0xBB, 0xBF] + Array("{\"signedPayload\": \"\(String(decoding: notifications[2].jws, as: UTF8.self))\"}".utf8), line: 6, source: "-"),
+            IngestLine(bytes: [0xEF, 0xBB, 0xBF] + notifications[3].jws, line: 7, source: "-"),
         ], recordedAt: 1)
         #expect(outcomes[0] != .duplicate && rejectionReason(outcomes[0]) == nil)
         #expect(rejectionReason(outcomes[1]) == nil)
         #expect(rejectionReason(outcomes[2]) == "malformed_json")
         #expect(rejectionReason(outcomes[3]) == "malformed_json")
         #expect(rejectionReason(outcomes[4]) == "not_jws")
+        #expect(outcomes[5] != .duplicate && rejectionReason(outcomes[5]) == nil)
+        #expect(outcomes[6] != .duplicate && rejectionReason(outcomes[6]) == nil)
     }
 
     @Test("the early-2022 notification without signedDate is verified at its nested transaction's signedDate")

@@ -26,6 +26,9 @@ struct MessagePreparer: Sendable {
 
     private func prepareThrowing(_ line: IngestLine) throws(VerificationError) -> PreparedMessage {
         var bytes = line.bytes[...]
+        // A UTF-8 byte order mark, as Windows editors and PowerShell begin a file with: it was
+        // reported as "the JWS header is not base64url", which no retry could mend.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0D || first == 0x0A { bytes = bytes.dropFirst() }
         while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0D || last == 0x0A { bytes = bytes.dropLast() }
         let message: [UInt8]
