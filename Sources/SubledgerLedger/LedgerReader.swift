@@ -127,7 +127,29 @@ public struct LedgerReader: Sendable {
     }
 
     private func scope(_ filter: ReportFilter) throws -> ReportScope {
-        ReportScope(environment: try filter.environment ?? projections.defaultReportEnvironment(), atPosition: filter.atPosition, catalog: catalog)
+        if let position = filter.atPosition { try requireLogEnd(position) }
+        return ReportScope(environment: try filter.environment ?? projections.defaultReportEnvironment(), atPosition: filter.atPosition, catalog: catalog)
+    }
+
+    /// `atPosition` is where the log ended: a record's position (that record and the ones after
+    /// it left out) or the log's end. Any other number is a position the log never ended at,
+    /// and one inside a record quietly meant the next record's: an audit must not guess.
+    private func requireLogEnd(_ position: LogPosition) throws {
+        let log = DataDirectoryLayout(directory).log
+        do {
+            _ = try LogRecordFile(directory: log).record(at: position)
+            return
+        } catch LogError.noRecord {
+        } catch LogError.corrupted {
+            // Inside a record the bytes read as a frame that fails its CRC, as damage would.
+        }
+        let end = try LogReader(directory: log).summary().endPosition
+        guard position != end else { return }
+        throw QueryError(
+            kind: .badParameter, code: "invalid_position",
+            detail: position > end
+                ? "the log ends at \(end); atPosition \(position) is beyond it"
+                : "no valid record starts at \(position): atPosition is where the log ended, an event's position (as history and events give it; that event left out) or the log's end (\(end)); `subledger verify` tells whether the log is damaged there")
     }
 }
 

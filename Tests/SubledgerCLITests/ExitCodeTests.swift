@@ -48,6 +48,18 @@ struct ExitCodeTests {
         #expect(SimulatedLedger.shared.run(argv).exitCode == expected)
     }
 
+    @Test("--at-position is where the log ended: a record's position or the log's end; inside a record or past the end it is a usage error (2)")
+    func atPositionBoundaries() throws {
+        let head = try SimulatedLedger.shared.json("head")
+        let endText = try #require(head["logEnd"] as? String)
+        let lastText = try #require(try SimulatedLedger.shared.json("stats")["lastPosition"] as? String)
+        let (end, last) = (try #require(UInt64(endText)), try #require(UInt64(lastText)))
+        let report = ["report", "revenue", "--from", "2026-01-01", "--to", "2026-04-30", "--at-position"]
+        for (position, expected) in [(last, ExitCode.success), (end, .success), (last + 1, .usage), (end + 1, .usage), (0, .usage)] {
+            #expect(SimulatedLedger.shared.run(report + [String(position)]).exitCode == expected, "\(position)")
+        }
+    }
+
     @Test("--data with an empty path is a usage error (2): it would resolve against the root")
     func emptyDataPath() {
         #expect(tool.run(["--data", "", "stats"]).exitCode == .usage)

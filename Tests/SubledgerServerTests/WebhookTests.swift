@@ -210,7 +210,7 @@ struct ReadAPITests {
             #expect(response.status == 400, "\(target)")
             #expect(response.json["error"] as? String == "unknown_parameter", "\(target)")
         }
-        for target in ["/v1/reports/revenue?from=2026-01-01&to=2026-03-31&byProduct=1&format=json", "/v1/reports/mrr?at=2026-01-15&atPosition=0",
+        for target in ["/v1/reports/revenue?from=2026-01-01&to=2026-03-31&byProduct=1&format=json", "/v1/reports/mrr?at=2026-01-15&environment=Production",
                        "/v1/events?type=renewed&limit=5&raw"] {
             #expect(try get(target).status == 200, "\(target)")
         }

@@ -5,7 +5,7 @@ import SubledgerProjections
 enum ReportCommand: Command {
     static let common: [CommandHelp.Option] = [
         .init("--environment", "E", "Production, Sandbox, ... (default: Production when it has data, else the only one present)"),
-        .init("--at-position", "P", "the report as the ledger knew it when its log ended at position P"),
+        .init("--at-position", "P", "the report as the ledger knew it when its log ended at P: an event's position (it and later ones left out) or head's logEnd"),
     ]
     static let csvNote = "CSV: one record per row under the JSON field names; amounts as decimals in the row's currency (10.99, 1500 for JPY)."
     static let conversion: [CommandHelp.Option] = [
