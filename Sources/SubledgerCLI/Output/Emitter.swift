@@ -13,7 +13,7 @@ struct Emitter: Sendable {
     func render(_ output: some CommandOutput) throws -> String {
         switch format {
         case .json, .jsonl: try output.json() + "\n"
-        case .table: TextTableRenderer(wide: wide).render(output.tabulation)
+        case .table: TextTableRenderer(wide: wide, width: TextTableRenderer.terminalWidth).render(output.tabulation)
         case .csv: CSVRenderer().render(output.tabulation)
         }
     }
