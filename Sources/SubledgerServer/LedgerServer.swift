@@ -193,7 +193,7 @@ public struct LedgerServer: Sendable {
     /// the worker that verified it returns at once.
     func receive(_ request: HTTPRequest, completion: @escaping HTTPCompletion) {
         let started = WallTime.monotonicSeconds()
-        ledger.ingest(IngestLine(bytes: request.body, line: 1, source: "http"), recordedAt: WallTime.nowMillis()) { [self] result in
+        ledger.ingest(IngestLine(bytes: request.body, line: 1, source: IngestLine.webhookSource), recordedAt: WallTime.nowMillis()) { [self] result in
             completion(Result { try answer(result, since: started) })
         }
     }

@@ -79,12 +79,14 @@ struct WebhookTests {
         #expect(try fixture.server.ledger.quarantined().count == 1)
     }
 
-    @Test("bad JSON and non-JWS bodies are 400")
+    @Test("bad JSON and non-JWS bodies are 400 and not kept: the route is open, and kept they could fill the disk")
     func badBodiesAre400() throws {
         let fixture = try WebhookFixture()
         defer { fixture.server.ledger.close() }
         #expect(try fixture.post(Array("{\"signedPayload\":".utf8)).status == 400)
         #expect(try fixture.post(Array("{\"signedPayload\":\"abc\"}".utf8)).status == 400)
+        #expect(try fixture.post(Array(repeating: UInt8(ascii: "x"), count: 1 << 19)).status == 400)
+        #expect(try fixture.server.ledger.quarantined().isEmpty)
     }
 
     @Test("storage that is unavailable answers 503 so the App Store retries")

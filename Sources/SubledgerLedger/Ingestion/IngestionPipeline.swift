@@ -150,7 +150,9 @@ final class IngestionPipeline: Sendable {
             switch result {
             case .failure(let error):
                 outcomes[index] = .rejected(reason: error.reason.rawValue, detail: error.detail)
-                if quarantining { try quarantine.add(line, reason: error.reason.rawValue, detail: error.detail, at: recordedAt) }
+                if quarantining, line.isQuarantined(after: error.reason) {
+                    try quarantine.add(line, reason: error.reason.rawValue, detail: error.detail, at: recordedAt)
+                }
             case .success(let message):
                 if known[index] || !batchKeys.insert(message.key).inserted {
                     outcomes[index] = .duplicate
