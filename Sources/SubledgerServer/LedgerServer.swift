@@ -212,9 +212,9 @@ public struct LedgerServer: Sendable {
             ingested.increment(labels: ["appended"])
             feed.notify()
             return .json(JSON.object([("status", .string("appended")), ("position", .string(position))]).serialized())
-        case .duplicate:
+        case .duplicate(let position):
             ingested.increment(labels: ["duplicate"])
-            return .json(JSON.object([("status", .string("duplicate"))]).serialized())
+            return .json(JSON.object([("status", .string("duplicate")), ("position", .string(position))]).serialized())
         case .rejected(let reason, let detail):
             ingested.increment(labels: [reason])
             // Bad JSON or not a JWS is the sender's mistake (400); a failed verification is 422.

@@ -27,7 +27,8 @@ struct BatchIngestionTests {
     @Test("a batch of several chunks with bad lines and repeats scattered through it gets every outcome in input order, and the log holds the appended lines in that order")
     func outcomesFollowTheInputAcrossChunks() throws {
         let notifications = try simulatedNotifications(customers: 200)
-        enum Expected: Equatable { case appended(Int), duplicate, rejected }
+        /// By notification: appended as that one, a duplicate of that one.
+        enum Expected: Equatable { case appended(Int), duplicate(Int), rejected }
         var lines: [IngestLine] = []
         var expected: [Expected] = []
         for (index, notification) in notifications.enumerated() {
@@ -39,7 +40,7 @@ struct BatchIngestionTests {
             expected.append(.appended(index))
             if index % 13 == 7 {
                 lines.append(IngestLine(bytes: notifications[index - 5], line: lines.count + 1, source: "mixed"))
-                expected.append(.duplicate)
+                expected.append(.duplicate(index - 5))
             }
         }
         try #require(lines.count > 2 * IngestionPipeline.chunkSize + 1)
@@ -50,10 +51,14 @@ struct BatchIngestionTests {
 
         #expect(outcomes.count == lines.count)
         var positions: [LogPosition] = []
+        var appendedAs: [Int: String] = [:]
         for (index, (outcome, want)) in zip(outcomes, expected).enumerated() {
             switch (outcome, want) {
-            case (.appended(let position), .appended): positions.append(LogPosition(rawValue: UInt64(position)!))
-            case (.duplicate, .duplicate): break
+            case (.appended(let position), .appended(let notification)):
+                positions.append(LogPosition(rawValue: UInt64(position)!))
+                appendedAs[notification] = position
+            case (.duplicate(let position), .duplicate(let notification)):
+                #expect(position == appendedAs[notification], "line \(index + 1): a duplicate answers with its original's position")
             case (.rejected(let reason, _), .rejected): #expect(reason == "not_jws", "line \(index + 1)")
             default: Issue.record("line \(index + 1): \(outcome), expected \(want)")
             }
@@ -83,7 +88,7 @@ struct BatchIngestionTests {
         let secondOutcomes = try ledger.ingest(verifyingSecond, recordedAt: 2)
 
         #expect(firstOutcomes.allSatisfy { if case .appended = $0 { true } else { false } })
-        #expect(secondOutcomes.prefix(10).allSatisfy { $0 == .duplicate })
+        #expect(secondOutcomes.prefix(10).allSatisfy { $0.isDuplicate })
         let positions = (firstOutcomes + secondOutcomes.dropFirst(10)).map { outcome -> UInt64 in
             if case .appended(let position) = outcome { UInt64(position)! } else { 0 }
         }

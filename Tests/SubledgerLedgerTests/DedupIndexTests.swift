@@ -40,7 +40,7 @@ struct DedupIndexTests {
     }
 
     func allDuplicates(_ lines: some Collection<IngestLine>, in ledger: Ledger) throws -> Bool {
-        try ledger.ingest(Array(lines), recordedAt: 2).allSatisfy { $0 == .duplicate }
+        try ledger.ingest(Array(lines), recordedAt: 2).allSatisfy { $0.isDuplicate }
     }
 
     func events(in name: String = "data") throws -> UInt64 {
@@ -89,7 +89,7 @@ struct DedupIndexTests {
 
         ledger = try open()
         #expect(ledger.pipeline.index.recovery.evidenceRead > 0)
-        #expect(try ledger.ingest(lines[10], recordedAt: 2) != .duplicate)
+        #expect(try ledger.ingest(lines[10], recordedAt: 2).isDuplicate == false)
         ledger.close()
         // Built from the whole logs, the index agrees.
         try FileManager.default.removeItem(atPath: ledger.layout.dedupIndex)
@@ -160,7 +160,7 @@ struct DedupIndexTests {
         defer { ledger.close() }
         #expect(ledger.pipeline.index.recovery.rebuilt == .otherLogs)
         #expect(try allDuplicates(lines.dropFirst(50), in: ledger))
-        #expect(try ledger.ingest(Array(lines.prefix(50)), recordedAt: 2).allSatisfy { $0 != .duplicate })
+        #expect(try ledger.ingest(Array(lines.prefix(50)), recordedAt: 2).allSatisfy { !$0.isDuplicate })
     }
 
     @Test("a damaged index file is rebuilt from the logs")

@@ -49,7 +49,7 @@ struct LedgerBackupTests {
         let backup = try ledger("backup")
         defer { backup.close() }
         #expect(try backup.read { try $0.projections.summary() } == expected)
-        #expect(try backup.ingest(Array(lines[..<half]), recordedAt: 2).allSatisfy { $0 == .duplicate })
+        #expect(try backup.ingest(Array(lines[..<half]), recordedAt: 2).allSatisfy { $0.isDuplicate })
         let rest = try backup.ingest(Array(lines[half...]), recordedAt: 2)
         #expect(rest.allSatisfy { if case .appended = $0 { true } else { false } })
     }

@@ -50,7 +50,7 @@ struct WebhookFixture {
 
 @Suite("App Store webhook")
 struct WebhookTests {
-    @Test("a genuine notification is 200 appended once it is in the log; sending it again is 200 duplicate")
+    @Test("a genuine notification is 200 appended once it is in the log; sending it again is 200 duplicate, with the same position")
     func appendThenDuplicate() throws {
         let fixture = try WebhookFixture()
         defer { fixture.server.ledger.close() }
@@ -64,6 +64,7 @@ struct WebhookTests {
         let again = try fixture.post(body)
         #expect(again.status == 200)
         #expect(again.json["status"] as? String == "duplicate")
+        #expect(again.json["position"] as? String == first.json["position"] as? String)
     }
 
     @Test("a forged notification is 422 with the reason, and quarantined")
@@ -132,10 +133,13 @@ struct WebhookConcurrencyTests {
         let statuses = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 64) { i in
             let body = i < 48 ? bodies[i] : copy
-            let status = (try? fixture.post(body).json["status"] as? String) ?? "error"
-            statuses.withLock { $0.append(i < 48 ? "distinct:" + status : "copy:" + status) }
+            let json = (try? fixture.post(body).json) ?? [:]
+            let status = json["status"] as? String ?? "error"
+            statuses.withLock { $0.append(i < 48 ? "distinct:" + status : "copy:" + status + "@" + (json["position"] as? String ?? "none")) }
         }
-        let all = statuses.withLock { $0 }
+        let all = statuses.withLock { $0 }.map { $0.split(separator: "@").first.map(String.init)! }
+        // Every copy answers with the one position the copy was stored at.
+        #expect(Set(statuses.withLock { $0 }.filter { $0.hasPrefix("copy:") }.map { $0.split(separator: "@").last! }).count == 1)
         #expect(all.filter { $0 == "distinct:appended" }.count == 48)
         #expect(all.filter { $0 == "copy:appended" }.count == 1)
         #expect(all.filter { $0 == "copy:duplicate" }.count == 15)

@@ -140,7 +140,7 @@ extension DedupIndex {
                 lastEvent = (entry.position, Array(entry.payload))
                 let event = try EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...]))
                 if let key = keysByPosition[event.evidence.position] {
-                    tail.batch.keys.insert(key)
+                    tail.batch.keys[key] = entry.position.rawValue
                 } else if checkpoint != nil {
                     matches = false
                 }

@@ -34,11 +34,11 @@ extension DedupIndex.Storage {
     /// Puts `batch`; `fresh` when the databases are empty, so sorted keys can be appended.
     func put(_ batch: DedupIndex.Batch, in txn: borrowing LMDBWriteTransaction, fresh: Bool = false) throws {
         if fresh {
-            for key in batch.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                try txn.put(key: key, value: [UInt8](), in: keys, options: .append)
+            for (key, event) in batch.keys.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+                try txn.put(key: key, value: DedupIndex.bigEndian(event), in: keys, options: .append)
             }
         } else {
-            for key in batch.keys { try txn.put(key: key, value: [UInt8](), in: keys) }
+            for (key, event) in batch.keys { try txn.put(key: key, value: DedupIndex.bigEndian(event), in: keys) }
         }
         for (position, bytes) in batch.headers {
             try txn.put(key: DedupIndex.bigEndian(position), value: bytes, in: headers)

@@ -21,11 +21,13 @@ import Synchronization
 /// system crash while the index is open can tear it, which the `session` mark reveals at the next
 /// open (the index is then rebuilt).
 ///
-/// Databases: `keys`: the dedup key (`indexKey`) → nothing; `headers`: evidence
+/// Databases: `keys`: the dedup key (`indexKey`) → the position of the message's event (u64
+/// big-endian), what a duplicate is answered with; `headers`: evidence
 /// position (u64 big-endian) → header text; `meta`: `format` (u32), `checkpoint` (`Checkpoint`),
 /// `session` (the boot ID of the machine that has the index open; absent once closed cleanly).
 final class DedupIndex: Sendable {
-    static let format: UInt32 = 1
+    /// 2: keys hold their event's position (1 held nothing); an index of another format is rebuilt.
+    static let format: UInt32 = 2
 
     let path: String
     /// What opening read, and why it rebuilt the index if it did.
@@ -61,7 +63,8 @@ final class DedupIndex: Sendable {
 
     /// Keys and headers to put, and the checkpoint they bring the index to.
     struct Batch {
-        var keys: Set<[UInt8]> = []
+        /// Index key → its event's position.
+        var keys: [[UInt8]: UInt64] = [:]
         var headers: [(position: UInt64, bytes: [UInt8])] = []
         var checkpoint: Checkpoint?
     }
@@ -82,18 +85,18 @@ final class DedupIndex: Sendable {
         return bytes.count <= 480 ? bytes : [0xFF] + SHA256.hash(bytes)
     }
 
-    /// Whether each message was stored before; nil stands for no message (false).
-    func contains(_ candidates: [String?]) throws -> [Bool] {
+    /// The event position of each message stored before; nil for one not stored (or no message).
+    func positions(of candidates: [String?]) throws -> [LogPosition?] {
         let (storage, pending) = try state.withLock { state in
             guard let storage = state.storage else { throw LedgerError.storage("the ledger is closed; open it again to ingest") }
             return (storage, state.unsaved.keys)
         }
         return try storage.environment.read { txn in
             try candidates.map { candidate in
-                guard let candidate else { return false }
+                guard let candidate else { return nil }
                 let key = Self.indexKey(candidate)
-                if pending.contains(key) { return true }
-                return try txn.withValue(forKey: key, in: storage.keys) { _ in true } ?? false
+                if let position = pending[key] { return LogPosition(rawValue: position) }
+                return try txn.withValue(forKey: key, in: storage.keys) { LogPosition(rawValue: Self.uint64($0)) }
             }
         }
     }
@@ -101,9 +104,9 @@ final class DedupIndex: Sendable {
     /// Indexes a batch whose events are durable. Never throws: the events are stored, so their
     /// keys must count as known whatever happens here; a failed commit is retried with the next
     /// batch and, failing that, the next open catches up from the logs.
-    func record(keys: [String], headers: [(position: UInt64, bytes: [UInt8])], through checkpoint: Checkpoint) {
+    func record(keys: [(key: String, event: LogPosition)], headers: [(position: UInt64, bytes: [UInt8])], through checkpoint: Checkpoint) {
         let (storage, batch) = state.withLock { state in
-            state.unsaved.keys.formUnion(keys.map(Self.indexKey))
+            for (key, event) in keys { state.unsaved.keys[Self.indexKey(key)] = event.rawValue }
             state.unsaved.headers += headers
             state.unsaved.checkpoint = checkpoint
             return (state.storage, state.unsaved)

@@ -134,6 +134,9 @@ final class IngestionPipeline: Sendable {
     struct Staged: Sendable {
         var outcomes: [IngestOutcome?]
         var accepted: [(index: Int, message: PreparedMessage)]
+        /// Duplicates of messages not indexed yet (earlier in the chunk, or in the group being
+        /// stored): their event's position is known once those are stored.
+        var duplicates: [(index: Int, key: String)] = []
         var evidence: EvidenceStore.Appended?
         var recordedAt: Int64
     }
@@ -145,7 +148,8 @@ final class IngestionPipeline: Sendable {
         var accepted: [(index: Int, message: PreparedMessage)] = []
         // Before the index: the back stage indexes a group's keys before it stops staging them.
         var batchKeys = staging.withLock { $0 }
-        let known = try index.contains(prepared.map { (try? $0.get())?.key })
+        let known = try index.positions(of: prepared.map { (try? $0.get())?.key })
+        var duplicates: [(index: Int, key: String)] = []
         for (index, (result, line)) in zip(prepared, lines).enumerated() {
             switch result {
             case .failure(let error):
@@ -154,17 +158,19 @@ final class IngestionPipeline: Sendable {
                     try quarantine.add(line, reason: error.reason.rawValue, detail: error.detail, at: recordedAt)
                 }
             case .success(let message):
-                if known[index] || !batchKeys.insert(message.key).inserted {
-                    outcomes[index] = .duplicate
+                if let position = known[index] {
+                    outcomes[index] = .duplicate(of: position.description)
+                } else if !batchKeys.insert(message.key).inserted {
+                    duplicates.append((index, message.key))
                 } else {
                     accepted.append((index, message))
                 }
             }
         }
-        guard !accepted.isEmpty else { return Staged(outcomes: outcomes, accepted: [], evidence: nil, recordedAt: recordedAt) }
+        guard !accepted.isEmpty else { return Staged(outcomes: outcomes, accepted: [], duplicates: duplicates, evidence: nil, recordedAt: recordedAt) }
         let evidence = try self.evidence.write(accepted.map(\.message))
         staging.withLock { $0.formUnion(accepted.map(\.message.key)) }
-        return Staged(outcomes: outcomes, accepted: accepted, evidence: evidence, recordedAt: recordedAt)
+        return Staged(outcomes: outcomes, accepted: accepted, duplicates: duplicates, evidence: evidence, recordedAt: recordedAt)
     }
 
     /// The back stage: writes the events that reference the staged evidence, syncs both logs at
@@ -179,10 +185,16 @@ final class IngestionPipeline: Sendable {
             }
             let positions = try events.write(records)
             try syncBothLogs()
-            index.record(keys: messages.map(\.key), headers: stored.newHeaders,
+            index.record(keys: Array(zip(messages.map(\.key), positions)), headers: stored.newHeaders,
                          through: DedupIndex.Checkpoint(event: positions.last!, eventPayload: records.last!.payload, evidence: stored.last))
             for ((index, _), position) in zip(staged.accepted, positions) { outcomes[index] = .appended(position.description) }
             onAppended(positions.last!)
+        }
+        // The originals are indexed by now: this chunk's just above, the group's before it.
+        let originals = try index.positions(of: staged.duplicates.map(\.key))
+        for ((index, key), position) in zip(staged.duplicates, originals) {
+            guard let position else { throw LedgerError.storage("the message with dedup key \(key) was taken for a duplicate of one not stored") }
+            outcomes[index] = .duplicate(of: position.description)
         }
         return outcomes.map { $0! }
     }
