@@ -37,6 +37,17 @@ struct ExitCodeTests {
         #expect(SimulatedLedger.shared.run(argv).exitCode == .usage)
     }
 
+    @Test("commands that take any number of words take them: ingest's files, appstore backfill's ids")
+    func anyNumberOfWords() throws {
+        // Past the words, backfill stops at the missing credentials (1), not at a usage error.
+        #expect(SimulatedLedger.shared.run("appstore", "backfill", "2000000000000001", "2000000000000002").exitCode == .failure)
+        let directory = TemporaryDirectory()
+        let simulation = SimulatedLedger.shared.directory.file("sim")
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.subledger", "--root", simulation + "/root.cer"]).exitCode == .success)
+        let files = Array(repeating: simulation + "/notifications.jsonl", count: 3)
+        #expect(tool.run(["--data", directory.path, "ingest"] + files).exitCode == .success)
+    }
+
     @Test("an environment that no ledger can hold is a usage error (2); a known one in any case is accepted", arguments: [
         (["report", "revenue", "--from", "2026-01-01", "--to", "2026-01-31", "--environment", "Bogus"], ExitCode.usage),
         (["report", "mrr", "--environment", ""], .usage),
