@@ -288,6 +288,28 @@ struct ProjectionStoreTests {
         #expect(reopened.eventsFolded == MarchScenario().events.count)
     }
 
+    @Test("a database this user may not open is refused as permission denied, naming the directory, and nothing is rebuilt",
+          .enabled(if: FileManager.default.fileExists(atPath: "/sys/kernel")))
+    func databaseNotOpenable() throws {
+        let data = try DataDirectory()
+        try data.append(MarchScenario().events)
+        let path = try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath
+        // Root ignores file modes; sysfs refuses new files (LMDB's lock file) to everyone.
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/sys/kernel")
+        let before = try FileManager.default.contentsOfDirectory(atPath: data.projections).sorted()
+
+        let error = #expect(throws: ProjectionError.self) { try ProjectionStore(directory: data.projections, logDirectory: data.log) }
+        guard case .accessDenied(let directory, _) = error?.kind else {
+            Issue.record("expected accessDenied, got \(String(describing: error))")
+            return
+        }
+        #expect(directory == data.projections)
+        #expect(error?.description.contains("permission denied") == true)
+        #expect(error?.description.contains("damaged") == false)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data.projections).sorted() == before)
+    }
+
     @Test("one flipped byte inside the snapshot's data file is caught by its checksum before LMDB reads it, and rebuilt")
     func flippedSnapshotByte() throws {
         let events = MarchScenario().events

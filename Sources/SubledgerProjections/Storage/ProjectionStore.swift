@@ -79,6 +79,9 @@ public final class ProjectionStore {
         } catch let mismatch as SchemaMismatch {
             reason = .schemaChanged(stored: mismatch.stored, current: Self.schemaVersion)
         } catch {
+            // A database this user may not open is no damage: a rebuild would fail to write as
+            // well, or replace a good database with a copy the owner then cannot open.
+            if let denied = ProjectionError(accessDenied: error, directory: directory) { throw denied }
             reason = .damaged(String(describing: error))
         }
         if opened == nil {
