@@ -71,14 +71,21 @@ public struct LedgerReader: Sendable {
         return store.reader
     }
 
-    /// A log that could not be read is checked, so damage is reported as `LogError.corrupted`
-    /// (exit 3) rather than as an unreadable log.
+    /// Damage the fold met, or that a log it could not read turns out to have, is reported as
+    /// `LogError.corrupted` (exit 3) rather than as an unreadable log.
     private static func openStore(_ layout: DataDirectoryLayout, settings: RollupSettings, observer: RebuildObserver?) throws -> ProjectionStore {
         do {
             return try ProjectionStore(directory: layout.projections, logDirectory: layout.log, settings: settings, observer: observer)
-        } catch let error where error.kind.isLogUnreadable {
-            if let problem = try? LogReader(directory: layout.log).verify().problems.first { throw LogError.corrupted(problem) }
-            throw error
+        } catch {
+            switch error.kind {
+            case .logCorrupted(let problem):
+                throw LogError.corrupted(problem)
+            case .logUnreadable:
+                if let problem = try? LogReader(directory: layout.log).verify().problems.first { throw LogError.corrupted(problem) }
+                throw error
+            default:
+                throw error
+            }
         }
     }
 
@@ -128,11 +135,5 @@ public struct LedgerReader: Sendable {
 
     private func scope(_ filter: ReportFilter) throws -> ReportScope {
         ReportScope(environment: try filter.environment ?? projections.defaultReportEnvironment(), atPosition: filter.atPosition, catalog: catalog)
-    }
-}
-
-extension ProjectionError.Kind {
-    var isLogUnreadable: Bool {
-        if case .logUnreadable = self { true } else { false }
     }
 }

@@ -12,8 +12,10 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
         /// An event record of the log does not decode: the log holds a record this build
         /// cannot read (written by a newer build, or a bug in the writer).
         case undecodableEvent(position: LogPosition, detail: String)
-        /// The log could not be read (I/O error or corruption); the log's own error says which.
+        /// The log could not be read (an I/O error); the log's own error says which.
         case logUnreadable(detail: String)
+        /// A log frame fails its checks (`LogError.corrupted`): the ledger is damaged.
+        case logCorrupted(LogProblem)
         /// The projection's checkpoint is not a record of this log (the log was replaced or
         /// restored from an older backup).
         case logMismatch
@@ -42,6 +44,8 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
                 + "upgrade subledger if a newer build wrote it, else run `subledger verify`"
         case .logUnreadable(let detail):
             return "the log could not be read: \(detail); run `subledger verify`"
+        case .logCorrupted(let problem):
+            return LogError.corrupted(problem).description
         case .logMismatch:
             return "the projection snapshot does not belong to this log; run `subledger rebuild`"
         case .snapshotIO(let path, let code, let operation):

@@ -210,6 +210,23 @@ struct ProjectionStoreTests {
         #expect(throws: ProjectionError.self) { try store.catchUp() }
     }
 
+    @Test("a fold that meets a frame failing its CRC says the log is damaged, and where, not merely unreadable")
+    func foldMeetsDamage() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(Array(events.prefix(2)))
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        let appended = try data.append(Array(events[2..<5]))
+        try data.damagePayload(at: appended[0])
+        let error = #expect(throws: ProjectionError.self) { try store.catchUp() }
+        guard case .logCorrupted(let problem) = error?.kind else {
+            Issue.record("expected logCorrupted, got \(String(describing: error))")
+            return
+        }
+        #expect(problem.kind == .crcMismatch)
+        #expect(error?.description.contains("subledger verify") == true)
+    }
+
     @Test("catching up folds only what was appended since the last fold")
     func catchUpIncrementally() throws {
         let events = MarchScenario().events

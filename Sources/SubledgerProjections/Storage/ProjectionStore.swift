@@ -246,8 +246,11 @@ public final class ProjectionStore {
     /// What a failed log scan means for a projection.
     static func readFailure(_ error: any Error) -> ProjectionError {
         guard let error = error as? LogError else { return ProjectionError(.logUnreadable(detail: String(describing: error))) }
-        if case .noRecord = error { return ProjectionError(.logMismatch) }
-        return ProjectionError(.logUnreadable(detail: error.description))
+        switch error {
+        case .noRecord: return ProjectionError(.logMismatch)
+        case .corrupted(let problem): return ProjectionError(.logCorrupted(problem))
+        default: return ProjectionError(.logUnreadable(detail: error.description))
+        }
     }
 }
 
