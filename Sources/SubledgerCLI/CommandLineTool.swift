@@ -101,6 +101,10 @@ public struct CommandLineTool: Sendable {
             Output.diagnostic("subledger \(command): \(error)")
             if case .corrupted = error { return .corruption }
             return .failure
+        case let error as ProjectionError:
+            Output.diagnostic("subledger \(command): \(error)")
+            if case .logCorrupted = error.kind { return .corruption }
+            return .failure
         default:
             Output.diagnostic("subledger \(command): \(error)")
             return .failure

@@ -490,7 +490,12 @@ final class EventLoop {
         }
     }
 
-    /// Stops accepting, closes idle connections and lets the others finish their current request.
+    /// Stops accepting, closes idle connections and connections whose request has not arrived
+    /// in full, and lets the others finish the request they have.
+    ///
+    /// A request still arriving is closed rather than waited for: a slow or stalled client would
+    /// hold the shutdown for the whole read timeout, and nothing of it was handled or
+    /// acknowledged, so the client (the App Store retries webhook deliveries) sends it again.
     private func beginStopping(_ now: ContinuousClock.Instant) {
         stopping = true
         forceCloseAt = now + configuration.shutdownTimeout
@@ -501,9 +506,9 @@ final class EventLoop {
         }
         for connection in Array(connections.values) {
             switch connection.state {
-            case .reading where connection.requestStarted == nil, .streaming:
+            case .reading, .streaming:
                 close(connection)
-            case .reading, .processing, .writing:
+            case .processing, .writing:
                 connection.closeAfterResponse = true
             case .lingering, .closed:
                 break

@@ -93,9 +93,10 @@ public final class HTTPServer: Sendable {
         try self.init(configuration: configuration, metrics: metrics, handler: ClosureHandler(handler))
     }
 
-    /// Stops gracefully and returns when done: stops accepting, closes idle connections, lets
-    /// requests in progress (being received, handled or sent) finish and closes their
-    /// connections after the response. After `shutdownTimeout` the remaining connections are
+    /// Stops gracefully and returns when done: stops accepting, closes idle connections and those
+    /// whose request has not fully arrived (nothing of it was handled, so a client may send it
+    /// again), lets requests being handled or sent finish and closes their connections after the
+    /// response. After `shutdownTimeout` the remaining connections are
     /// closed, but handler calls still running are waited for. Any thread may call it, any
     /// number of times — except a handler, which would wait for itself.
     public func shutdown() {

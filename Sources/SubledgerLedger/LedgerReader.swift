@@ -71,14 +71,21 @@ public struct LedgerReader: Sendable {
         return store.reader
     }
 
-    /// A log that could not be read is checked, so damage is reported as `LogError.corrupted`
-    /// (exit 3) rather than as an unreadable log.
+    /// Damage the fold met, or that a log it could not read turns out to have, is reported as
+    /// `LogError.corrupted` (exit 3) rather than as an unreadable log.
     private static func openStore(_ layout: DataDirectoryLayout, settings: RollupSettings, observer: RebuildObserver?) throws -> ProjectionStore {
         do {
             return try ProjectionStore(directory: layout.projections, logDirectory: layout.log, settings: settings, observer: observer)
-        } catch let error where error.kind.isLogUnreadable {
-            if let problem = try? LogReader(directory: layout.log).verify().problems.first { throw LogError.corrupted(problem) }
-            throw error
+        } catch {
+            switch error.kind {
+            case .logCorrupted(let problem):
+                throw LogError.corrupted(problem)
+            case .logUnreadable:
+                if let problem = try? LogReader(directory: layout.log).verify().problems.first { throw LogError.corrupted(problem) }
+                throw error
+            default:
+                throw error
+            }
         }
     }
 
@@ -150,11 +157,5 @@ public struct LedgerReader: Sendable {
             detail: position > end
                 ? "the log ends at \(end); atPosition \(position) is beyond it"
                 : "no valid record starts at \(position): atPosition is where the log ended, an event's position (as history and events give it; that event left out) or the log's end (\(end)); `subledger verify` tells whether the log is damaged there")
-    }
-}
-
-extension ProjectionError.Kind {
-    var isLogUnreadable: Bool {
-        if case .logUnreadable = self { true } else { false }
     }
 }

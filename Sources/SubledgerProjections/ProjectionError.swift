@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SubledgerLMDB
 import SubledgerLog
 
 /// What went wrong while folding or storing projections, and what to do about it.
@@ -11,8 +12,10 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
         /// An event record of the log does not decode: the log holds a record this build
         /// cannot read (written by a newer build, or a bug in the writer).
         case undecodableEvent(position: LogPosition, detail: String)
-        /// The log could not be read (I/O error or corruption); the log's own error says which.
+        /// The log could not be read (an I/O error); the log's own error says which.
         case logUnreadable(detail: String)
+        /// A log frame fails its checks (`LogError.corrupted`): the ledger is damaged.
+        case logCorrupted(LogProblem)
         /// The projection's checkpoint is not a record of this log (the log was replaced or
         /// restored from an older backup).
         case logMismatch
@@ -20,6 +23,9 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
         case snapshotIO(path: String, errno: Int32, operation: String)
         /// LMDB refused an operation on a snapshot.
         case snapshotStorage(detail: String)
+        /// The database in `path` could not be opened because this user may not (EACCES,
+        /// EPERM, EROFS): a read-only data directory, not a damaged database.
+        case accessDenied(path: String, detail: String)
         /// The thread that reads the log for a fold could not start (`pthread_create`'s code):
         /// the process has reached its memory or thread limit.
         case threadUnavailable(name: String, errno: Int32)
@@ -38,6 +44,8 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
                 + "upgrade subledger if a newer build wrote it, else run `subledger verify`"
         case .logUnreadable(let detail):
             return "the log could not be read: \(detail); run `subledger verify`"
+        case .logCorrupted(let problem):
+            return LogError.corrupted(problem).description
         case .logMismatch:
             return "the projection snapshot does not belong to this log; run `subledger rebuild`"
         case .snapshotIO(let path, let code, let operation):
@@ -45,9 +53,29 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
                 + "then run `subledger rebuild`"
         case .snapshotStorage(let detail):
             return "the projection snapshot could not be written: \(detail); run `subledger rebuild`"
+        case .accessDenied(let path, let detail):
+            return "cannot open the projection database in \(path): permission denied (\(detail)); run subledger as the user that owns "
+                + "the data directory (the one the server runs as), or give this user write access to it; nothing was changed"
         case .threadUnavailable(let name, let code):
             return "could not start the thread \(name): \(String(cString: strerror(code))) (errno \(code)); the process has reached "
                 + "its memory or thread limit (ulimit -d, ulimit -u, the service's MemoryMax or TasksMax): raise it, then run `subledger rebuild`"
+        }
+    }
+}
+
+extension ProjectionError {
+    /// What opening the database in `directory` failing with `error` means when the cause is
+    /// that this user may not open it (EACCES, EPERM, EROFS); nil for any other failure, which
+    /// is damage to rebuild from the log. Only LMDB and the snapshot files' own I/O say so.
+    init?(accessDenied error: any Error, directory: String) {
+        switch error {
+        case let error as LMDBError where error.kind == .permissionDenied:
+            self.init(.accessDenied(path: directory, detail: "\(error.context): \(String(cString: strerror(error.code)))"))
+        case let error as ProjectionError:
+            guard case .snapshotIO(let path, let code, let operation) = error.kind, [EACCES, EPERM, EROFS].contains(code) else { return nil }
+            self.init(.accessDenied(path: directory, detail: "could not \(operation) \(path): \(String(cString: strerror(code)))"))
+        default:
+            return nil
         }
     }
 }

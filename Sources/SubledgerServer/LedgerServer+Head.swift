@@ -14,10 +14,6 @@ extension LedgerServer {
             }
             position = parsed
         }
-        do {
-            return .json(try LedgerHead.compute(directory: ledger.directory, at: position).json.serialized())
-        } catch let error as QueryError {
-            throw HTTPError(error.kind == .notFound ? .notFound : .badRequest, code: error.code, detail: error.detail)
-        }
+        return .json(try LedgerHead.compute(directory: ledger.directory, at: position).json.serialized())
     }
 }

@@ -52,29 +52,29 @@ public struct LedgerServer: Sendable {
     public var router: Router {
         var router = Router()
         router.add("POST", "/v1/notifications/appstore", answeringLater: { request, completion in self.receive(request, completion: completion) })
-        router.get("/") { request in try self.dashboard(request) }
+        router.get("/", reading { request in try self.dashboard(request) })
         router.get("/healthz") { _ in .text("ok\n") }
         router.get("/metrics", protected { _ in self.renderMetrics() })
-        router.get("/v1/head", protected { request in try self.head(request) })
-        router.get("/v1/customers/{id}", protected { request in
+        router.get("/v1/head", protected(reading { request in try self.head(request) }))
+        router.get("/v1/customers/{id}", protected(reading { request in
             try self.answer(request) { reader, parameters, now in
                 try reader.customer(CustomerQuery(id: request.pathParameters["id"]!, parameters, now: now)).json.serialized()
             }
-        })
-        router.get("/v1/customers/{id}/history", protected { request in
+        }))
+        router.get("/v1/customers/{id}/history", protected(reading { request in
             try self.answer(request) { reader, parameters, _ in
                 try reader.history(HistoryQuery(id: request.pathParameters["id"]!, parameters)).json.serialized()
             }
-        })
-        router.get("/v1/events", protected { request in
+        }))
+        router.get("/v1/events", protected(reading { request in
             try self.answer(request) { reader, parameters, _ in
                 var query = try EventQuery(parameters)
                 query.limit = min(query.limit ?? EventQuery.pageLimit, EventQuery.pageLimit)
                 return try reader.events(query).json.serialized()
             }
-        })
-        router.get("/v1/events/stream", protected { request in try self.stream(request) })
-        router.get("/v1/reports/{name}", protected { request in
+        }))
+        router.get("/v1/events/stream", protected(reading { request in try self.stream(request) }))
+        router.get("/v1/reports/{name}", protected(reading { request in
             let name = request.pathParameters["name"]!
             switch request.query["format"] ?? "json" {
             case "json":
@@ -99,7 +99,7 @@ public struct LedgerServer: Sendable {
             case let other:
                 throw HTTPError(.badRequest, code: "invalid_format", detail: "format is json or csv, not \(other)")
             }
-        })
+        }))
         return router
     }
 
@@ -134,24 +134,20 @@ public struct LedgerServer: Sendable {
     }
 
     /// A read: the query string parsed by the same query types as the CLI's flags, answered as
-    /// the contract's JSON; a query error becomes 400 or 404 with its code.
+    /// the contract's JSON (its errors answered by ``reading(_:)``).
     /// A name no parser asked for, and not among `routeNames`, is a 400 (`unknown_parameter`).
     func answer(_ request: HTTPRequest, routeNames: Set<String> = [], _ body: (LedgerReader, HTTPQuerySource, Int64) throws -> String) throws -> HTTPResponse {
-        do {
-            return .json(try ledger.read { reader in
-                let parameters = HTTPQuerySource(request.query)
-                let answer: String
-                do { answer = try body(reader, parameters, WallTime.nowMillis()) } catch let error as QueryError where error.kind == .notFound {
-                    // Parsed whole, then nothing found: a name misspelt is the likelier news.
-                    try parameters.requireEveryNameAsked(besides: routeNames)
-                    throw error
-                }
+        .json(try ledger.read { reader in
+            let parameters = HTTPQuerySource(request.query)
+            let answer: String
+            do { answer = try body(reader, parameters, WallTime.nowMillis()) } catch let error as QueryError where error.kind == .notFound {
+                // Parsed whole, then nothing found: a name misspelt is the likelier news.
                 try parameters.requireEveryNameAsked(besides: routeNames)
-                return answer
-            })
-        } catch let error as QueryError {
-            throw HTTPError(error.kind == .notFound ? .notFound : .badRequest, code: error.code, detail: error.detail)
-        }
+                throw error
+            }
+            try parameters.requireEveryNameAsked(besides: routeNames)
+            return answer
+        })
     }
 
     /// Read routes need the bearer token when one is configured (always, off loopback).

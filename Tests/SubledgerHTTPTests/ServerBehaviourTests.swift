@@ -78,6 +78,39 @@ struct ServerBehaviourTests {
         #expect(stopped.wait())
     }
 
+    @Test("shutdown closes at once connections whose request has not fully arrived, and still answers the one being handled",
+          .timeLimit(.minutes(1)))
+    func shutdownClosesIncompleteRequests() throws {
+        let hold = Gate()
+        let entered = Gate()
+        // Timeouts far beyond the client's 5 s wait: a shutdown that waited for them fails the test.
+        let configuration = HTTPServer.Configuration.test {
+            $0.readTimeout = .seconds(120)
+            $0.shutdownTimeout = .seconds(120)
+        }
+        let server = try HTTPServer(configuration: configuration, handler: api(token: "t", metrics: Metrics(), hold: hold, entered: entered))
+        let busy = try RawClient(port: server.port)
+        try busy.send(get("/hold"))
+        #expect(entered.wait())
+        let headers = try RawClient(port: server.port)
+        try headers.send("GET /healthz HTTP/1.1\r\nHost: test\r\n")  // no final blank line
+        let body = try RawClient(port: server.port)
+        try body.send("POST /v1/notifications/appstore HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\n{\"signedPayload\":")
+        // Let the loop read both, so their requests have started when the stop comes.
+        usleep(200_000)
+
+        let stopped = inBackground { server.shutdown() }
+        #expect(try headers.isClosedByServer())
+        #expect(try body.isClosedByServer())
+        #expect(!stopped.wait(seconds: 0.05), "shutdown returned while a request was being handled")
+        hold.open()
+        let response = try busy.readResponse()
+        #expect(response.text == "released")
+        #expect(response.header("Connection") == "close")
+        busy.close()
+        #expect(stopped.wait())
+    }
+
     @Test("answers unknown paths with 404 and wrong methods with 405 and Allow, as JSON")
     func routing() throws {
         try withServer(handler: api(token: "t", metrics: Metrics())) { server in

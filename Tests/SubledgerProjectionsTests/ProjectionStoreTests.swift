@@ -210,6 +210,23 @@ struct ProjectionStoreTests {
         #expect(throws: ProjectionError.self) { try store.catchUp() }
     }
 
+    @Test("a fold that meets a frame failing its CRC says the log is damaged, and where, not merely unreadable")
+    func foldMeetsDamage() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(Array(events.prefix(2)))
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        let appended = try data.append(Array(events[2..<5]))
+        try data.damagePayload(at: appended[0])
+        let error = #expect(throws: ProjectionError.self) { try store.catchUp() }
+        guard case .logCorrupted(let problem) = error?.kind else {
+            Issue.record("expected logCorrupted, got \(String(describing: error))")
+            return
+        }
+        #expect(problem.kind == .crcMismatch)
+        #expect(error?.description.contains("subledger verify") == true)
+    }
+
     @Test("catching up folds only what was appended since the last fold")
     func catchUpIncrementally() throws {
         let events = MarchScenario().events
@@ -286,6 +303,28 @@ struct ProjectionStoreTests {
             return
         }
         #expect(reopened.eventsFolded == MarchScenario().events.count)
+    }
+
+    @Test("a database this user may not open is refused as permission denied, naming the directory, and nothing is rebuilt",
+          .enabled(if: FileManager.default.fileExists(atPath: "/sys/kernel")))
+    func databaseNotOpenable() throws {
+        let data = try DataDirectory()
+        try data.append(MarchScenario().events)
+        let path = try ProjectionStore(directory: data.projections, logDirectory: data.log).snapshotPath
+        // Root ignores file modes; sysfs refuses new files (LMDB's lock file) to everyone.
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/sys/kernel")
+        let before = try FileManager.default.contentsOfDirectory(atPath: data.projections).sorted()
+
+        let error = #expect(throws: ProjectionError.self) { try ProjectionStore(directory: data.projections, logDirectory: data.log) }
+        guard case .accessDenied(let directory, _) = error?.kind else {
+            Issue.record("expected accessDenied, got \(String(describing: error))")
+            return
+        }
+        #expect(directory == data.projections)
+        #expect(error?.description.contains("permission denied") == true)
+        #expect(error?.description.contains("damaged") == false)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data.projections).sorted() == before)
     }
 
     @Test("one flipped byte inside the snapshot's data file is caught by its checksum before LMDB reads it, and rebuilt")

@@ -79,6 +79,9 @@ public final class ProjectionStore {
         } catch let mismatch as SchemaMismatch {
             reason = .schemaChanged(stored: mismatch.stored, current: Self.schemaVersion)
         } catch {
+            // A database this user may not open is no damage: a rebuild would fail to write as
+            // well, or replace a good database with a copy the owner then cannot open.
+            if let denied = ProjectionError(accessDenied: error, directory: directory) { throw denied }
             reason = .damaged(String(describing: error))
         }
         if opened == nil {
@@ -243,8 +246,11 @@ public final class ProjectionStore {
     /// What a failed log scan means for a projection.
     static func readFailure(_ error: any Error) -> ProjectionError {
         guard let error = error as? LogError else { return ProjectionError(.logUnreadable(detail: String(describing: error))) }
-        if case .noRecord = error { return ProjectionError(.logMismatch) }
-        return ProjectionError(.logUnreadable(detail: error.description))
+        switch error {
+        case .noRecord: return ProjectionError(.logMismatch)
+        case .corrupted(let problem): return ProjectionError(.logCorrupted(problem))
+        default: return ProjectionError(.logUnreadable(detail: error.description))
+        }
     }
 }
 

@@ -116,7 +116,8 @@ enum SnapshotChecksum {
     /// a 10 M-event rebuild on one core.
     private static func crc(of path: String, upTo limit: Int?) throws -> UInt32 {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SnapshotDamage("cannot read \(path)") }
+        // With its errno: a file this user may not read is not damage (`ProjectionError(accessDenied:directory:)`).
+        guard fd >= 0 else { throw ProjectionError(.snapshotIO(path: path, errno: errno, operation: "open")) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw SnapshotDamage("cannot read \(path)") }

@@ -7,25 +7,20 @@ extension LedgerServer {
     /// browser's) takes precedence over `after`. Parameters are checked before the stream opens,
     /// so a bad one is a 400, not a stream that closes.
     func stream(_ request: HTTPRequest) throws -> HTTPResponse {
-        var query: EventQuery
-        do {
-            let parameters = HTTPQuerySource(request.query)
-            query = try EventQuery(parameters)
-            try parameters.requireEveryNameAsked()
-            if let resume = request.headers["Last-Event-ID"] {
-                guard let position = LogPosition(resume) else {
-                    throw QueryError(kind: .badParameter, code: "invalid_last_event_id", detail: "Last-Event-ID is an event's position (its id:), not \(resume)")
-                }
-                query.after = position
+        let parameters = HTTPQuerySource(request.query)
+        var query = try EventQuery(parameters)
+        try parameters.requireEveryNameAsked()
+        if let resume = request.headers["Last-Event-ID"] {
+            guard let position = LogPosition(resume) else {
+                throw QueryError(kind: .badParameter, code: "invalid_last_event_id", detail: "Last-Event-ID is an event's position (its id:), not \(resume)")
             }
-            query.limit = nil
-            query.reverify = false
-            if let after = query.after {
-                // A position that is no record's fails at once rather than in the stream.
-                try ledger.read { try $0.checkAfter(after) }
-            }
-        } catch let error as QueryError {
-            throw HTTPError(error.kind == .notFound ? .notFound : .badRequest, code: error.code, detail: error.detail)
+            query.after = position
+        }
+        query.limit = nil
+        query.reverify = false
+        if let after = query.after {
+            // A position that is no record's fails at once rather than in the stream.
+            try ledger.read { try $0.checkAfter(after) }
         }
         let feed = self.feed
         let subscribed = query

@@ -1,0 +1,42 @@
+import SubledgerHTTP
+import SubledgerLog
+import SubledgerProjections
+
+extension LedgerServer {
+    /// A read route's handler, its errors answered alike on every read route: a query error is
+    /// the client's (400, or 404 for what is not there); damage met in the log or the evidence
+    /// is a 500 `ledger_corrupted` naming it; anything else stays the server's `internal_error`.
+    func reading(_ handler: @escaping Router.Handler) -> Router.Handler {
+        { request in
+            do { return try handler(request) } catch { throw Self.readFailure(error) }
+        }
+    }
+
+    /// The HTTP error a read's failure is answered with, or the failure itself when it is
+    /// neither the client's nor damage.
+    ///
+    /// Damage is 500, not 503: 503 says "retry later", and a frame that fails its CRC stays
+    /// damaged however often a client retries; an operator must run `subledger verify` and
+    /// restore the segment from a backup.
+    static func readFailure(_ error: any Error) -> any Error {
+        if let error = error as? QueryError {
+            return HTTPError(error.kind == .notFound ? .notFound : .badRequest, code: error.code, detail: error.detail)
+        }
+        guard let problem = damage(in: error) else { return error }
+        return HTTPError(.internalServerError, code: "ledger_corrupted",
+                         detail: "the ledger is damaged: \(problem); run `subledger verify` for the full list, and restore the damaged segment from a backup")
+    }
+
+    /// The damaged place a read met, from the log's error or the projection's that wraps it.
+    static func damage(in error: any Error) -> LogProblem? {
+        switch error {
+        case LogError.corrupted(let problem):
+            return problem
+        case let error as ProjectionError:
+            guard case .logCorrupted(let problem) = error.kind else { return nil }
+            return problem
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import CLMDB
+import Foundation
+import Testing
+@testable import SubledgerLMDB
+@testable import SubledgerProjections
+
+@Suite("Projection store: permission errors are not damage")
+struct AccessDeniedTests {
+    @Test("LMDB refusing the open for permission (EACCES, EPERM, EROFS) is access denied, naming the directory")
+    func lmdbPermissionErrors() {
+        for code in [EACCES, EPERM, EROFS] {
+            let error = ProjectionError(accessDenied: LMDBError(code: code, context: "open environment at /d/projections/snapshot-1"),
+                                        directory: "/d/projections")
+            #expect(error?.kind == .accessDenied(path: "/d/projections",
+                                                 detail: "open environment at /d/projections/snapshot-1: \(String(cString: strerror(code)))"))
+        }
+    }
+
+    @Test("an unreadable CURRENT or data file is access denied; a missing one is not")
+    func snapshotFilePermissionErrors() {
+        let unreadable = ProjectionError(.snapshotIO(path: "/d/projections/CURRENT", errno: EACCES, operation: "open"))
+        #expect(ProjectionError(accessDenied: unreadable, directory: "/d/projections") != nil)
+        let missing = ProjectionError(.snapshotIO(path: "/d/projections/snapshot-1/data.mdb", errno: ENOENT, operation: "open"))
+        #expect(ProjectionError(accessDenied: missing, directory: "/d/projections") == nil)
+    }
+
+    @Test("damage stays damage: a corrupted or invalid LMDB file is not access denied")
+    func damageIsNotAccessDenied() {
+        for code in [MDB_CORRUPTED, MDB_INVALID, MDB_PAGE_NOTFOUND, EIO] {
+            #expect(ProjectionError(accessDenied: LMDBError(code: code, context: "open"), directory: "/d") == nil)
+        }
+    }
+}
