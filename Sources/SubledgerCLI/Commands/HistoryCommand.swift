@@ -9,7 +9,7 @@ enum HistoryCommand: Command {
         operands: 1,
         options: [
             .init("--from", "INSTANT", "only events effective at or after this instant"),
-            .init("--to", "INSTANT", "only events effective at or before this instant"),
+            .init("--to", "INSTANT", "only events effective at or before this instant (a day: through its end)"),
             .init("--raw", "add each event's signed payload, byte-identical to what was ingested (JSON and CSV)"),
         ],
         wide: true,

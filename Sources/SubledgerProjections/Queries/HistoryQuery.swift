@@ -17,7 +17,7 @@ public struct HistoryQuery: Sendable, Equatable {
 
     /// `from`, `to` (instants), `raw`.
     public init(id: String, _ parameters: some QueryParameterSource) throws(QueryError) {
-        let (from, to) = (try parameters.instant("from"), try parameters.instant("to"))
+        let (from, to) = (try parameters.instant("from"), try parameters.instantThroughDay("to"))
         try parameters.requireOrdered(from: from, to: to)
         self.init(id: id, from: from, to: to, raw: parameters.isOn("raw"))
     }

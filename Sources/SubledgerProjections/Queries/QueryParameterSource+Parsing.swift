@@ -17,6 +17,14 @@ extension QueryParameterSource {
         try value(name).map { text throws(QueryError) in try Self.instant(text, name) }
     }
 
+    /// As `instant`, but a bare day is its last millisecond: an inclusive upper bound given as
+    /// `2026-01-09` means through that day, not up to its first instant.
+    func instantThroughDay(_ name: String) throws(QueryError) -> Int64? {
+        guard let text = value(name) else { return nil }
+        let instant = try Self.instant(text, name)
+        return text.count == 10 ? instant + 86_400_000 - 1 : instant
+    }
+
     func day(_ name: String) throws(QueryError) -> UTCDay {
         guard let text = value(name) else { throw QueryError(kind: .badParameter, code: "missing_\(name)", detail: "\(name) is required (a UTC day, YYYY-MM-DD)") }
         guard let day = UTCDay(text) else { throw QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(name) is a UTC day (YYYY-MM-DD), not \(text)") }
