@@ -26,15 +26,22 @@ struct DataDirectory: Sendable {
         return stat(path, &info) == 0
     }
 
-    func requireExisting() throws(UsageError) {
+    /// The directory is there, and is not a backup that did not finish: answers from it would
+    /// silently miss what it lacks, a head digest of it would be published as the ledger's, and
+    /// what was written into it would be lost to the next backup.
+    func requireExisting() throws {
+        try requireDirectory()
+        try LedgerBackup.requireComplete(path)
+    }
+
+    /// The directory is there (`verify` lists an unfinished backup among its problems).
+    func requireDirectory() throws(UsageError) {
         guard Self.exists(path) else { throw UsageError("no data directory at \(path); create one with `subledger init` or pass --data DIR") }
     }
 
-    /// The projection database, caught up with the log: works beside a running server. Not of
-    /// a backup that did not finish: its answers would silently miss what it lacks.
+    /// The projection database, caught up with the log: works beside a running server.
     func reader() throws -> LedgerReader {
         try requireExisting()
-        try LedgerBackup.requireComplete(path)
         return try LedgerReader.open(directory: path, rebuildObserver: RebuildReporter.onOpen())
     }
 }

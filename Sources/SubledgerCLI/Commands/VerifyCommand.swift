@@ -46,7 +46,7 @@ enum VerifyCommand: Command {
 
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         try arguments.allow(help)
-        try context.data.requireExisting()
+        try context.data.requireDirectory()
         if let hash = arguments.value("--head") { return try verifyHead(hash, arguments, context) }
         if arguments.value("--at") != nil { throw UsageError("--at goes with --head HASH; plain `verify` checks the whole ledger") }
         var result = Result()
