@@ -79,7 +79,7 @@ public struct LedgerReader: Sendable {
         } catch {
             switch error.kind {
             case .logCorrupted(let problem):
-                throw LogError.corrupted(problem)
+                throw verdict(on: .corrupted(problem), log: layout.log)
             case .logUnreadable:
                 if let problem = try? LogReader(directory: layout.log).verify().problems.first { throw LogError.corrupted(problem) }
                 throw error
@@ -87,6 +87,14 @@ public struct LedgerReader: Sendable {
                 throw error
             }
         }
+    }
+
+    /// Damage a read met, as the log's own check names it: a read of one frame cannot tell an
+    /// append cut short by a crash (a torn tail, cut when the log is next opened for writing)
+    /// from damage to restore from a backup; `verify` can.
+    static func verdict(on error: LogError, log: String) -> LogError {
+        guard case .corrupted = error, let problem = try? LogReader(directory: log).verify().problems.first else { return error }
+        return .corrupted(problem)
     }
 
     // MARK: Queries
@@ -106,7 +114,8 @@ public struct LedgerReader: Sendable {
         let layout = DataDirectoryLayout(directory)
         let reader = LogReader(directory: layout.log)
         let items = try history.events.map { entry in
-            let record = try reader.record(at: entry.position)
+            let record: LogRecord
+            do { record = try reader.record(at: entry.position) } catch let error as LogError { throw Self.verdict(on: error, log: layout.log) }
             let event = try record.payload.withUnsafeBytes { try EventCodec.decode(UnsafeRawBufferPointer(rebasing: $0[8...])) }
             let signedPayload = query.raw
                 ? String(decoding: try Ledger.signedMessage(at: event.evidence.position, evidenceDirectory: layout.evidence), as: UTF8.self)

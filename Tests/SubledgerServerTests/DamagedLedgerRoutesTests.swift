@@ -24,6 +24,28 @@ struct DamagedLedgerRoutesTests {
         }
     }
 
+    @Test("a last record cut short by a crash is named a torn tail (cut when the log is next opened for writing), not damage to restore")
+    func tornTail() throws {
+        let fixture = try WebhookFixture(token: "t")
+        defer { fixture.server.ledger.close() }
+        var positions: [LogPosition] = []
+        for index in 1...3 {
+            positions.append(try #require((try fixture.post(fixture.notification(index)).json["position"] as? String).flatMap { LogPosition($0) }))
+        }
+        // Zeros over the middle of the last record, as an append the machine lost half of leaves.
+        let log = fixture.directory.file("data/log")
+        let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: log).filter { $0.hasSuffix(".seg") }.sorted().last)
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: log + "/" + segment))
+        try file.seek(toOffset: positions[2].rawValue - UInt64(segment.dropLast(4))! + 40)
+        try file.write(contentsOf: [UInt8](repeating: 0, count: 54))
+        try file.close()
+        for target in ["/v1/events", "/v1/customers/2000000000000003/history"] {
+            let response = try fixture.respond(try authorized(target))
+            #expect(response.json["error"] as? String == "ledger_corrupted", "\(target)")
+            #expect((response.json["detail"] as? String)?.contains("torn_tail") == true, "\(target): \(response.json)")
+        }
+    }
+
     @Test("events and history with their signed evidence answer an evidence record that fails its CRC with 500 ledger_corrupted")
     func damagedEvidence() throws {
         let fixture = try WebhookFixture(token: "t")

@@ -9,6 +9,12 @@ extension LedgerReader {
     /// event at a time). Returns where the next page starts when `limit` cut the list.
     @discardableResult
     public func events(_ query: EventQuery, _ body: (EventItem) throws -> Void) throws -> LogPosition? {
+        do { return try readEvents(query, body) } catch let error as LogError {
+            throw Self.verdict(on: error, log: DataDirectoryLayout(directory).log)
+        }
+    }
+
+    private func readEvents(_ query: EventQuery, _ body: (EventItem) throws -> Void) throws -> LogPosition? {
         let layout = DataDirectoryLayout(directory)
         guard FileIO.exists(layout.log) else { return nil }
         let log = try LogRecordFile(directory: layout.log)
