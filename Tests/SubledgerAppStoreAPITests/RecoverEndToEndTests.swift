@@ -43,6 +43,50 @@ struct RecoverEndToEndTests {
         #expect(again["appended"] as? Int == 0)
     }
 
+    @Test("a future --until recovers up to now and leaves the watermark there, so a plain recover runs next")
+    func futureUntilStopsAtNow() throws {
+        let workload = try Workload(customers: 20, months: 2, seed: 26, start: Workload.start(daysAgo: 70), withhold: 0.2)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let (code, output) = workload.cli(["appstore", "recover", "--since", workload.start, "--until", "2099-01-01", "--json"])
+        #expect(code == .success)
+        let first = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        let until = try #require(first["until"] as? String)
+        #expect(!until.hasPrefix("2099"))
+        #expect(try Self.watermark(workload) <= Int64(Date().timeIntervalSince1970 * 1000))
+
+        #expect(workload.cli(["appstore", "recover"]).exitCode == .success)
+        #expect(workload.cli(["appstore", "recover"]).exitCode == .success)
+        #expect(try workload.eventCount == (try workload.historyCount))
+    }
+
+    @Test("a watermark in the future (an older version's) counts as when it was written: a plain recover fetches from there and sets it back")
+    func futureWatermarkCountsAsWhenWritten() throws {
+        let workload = try Workload(customers: 20, months: 2, seed: 27, start: Workload.start(daysAgo: 70), withhold: 0.2)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let file = workload.data + "/appstore/recover-Production.json"
+        try "{\"until\": 4102444800000}\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let written = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 20 * 86_400).rounded(.down))
+        try FileManager.default.setAttributes([.modificationDate: written], ofItemAtPath: file)
+
+        let (code, output) = workload.cli(["appstore", "recover", "--json"])
+        #expect(code == .success)
+        let summary = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        #expect((summary["since"] as? String).flatMap { formatter.date(from: $0) } == written)
+        #expect(try Self.watermark(workload) <= Int64(Date().timeIntervalSince1970 * 1000))
+    }
+
+    /// The stored watermark, epoch milliseconds.
+    static func watermark(_ workload: Workload) throws -> Int64 {
+        let text = try String(contentsOfFile: workload.data + "/appstore/recover-Production.json", encoding: .utf8)
+        return try #require(Int64(text.filter(\.isNumber)))
+    }
+
     @Test("tampered and foreign-root notifications are rejected and quarantined like the webhook's; the rest is stored")
     func forgedDataIsQuarantined() throws {
         let workload = try Workload(customers: 60, months: 3, seed: 23, withhold: 0.1)

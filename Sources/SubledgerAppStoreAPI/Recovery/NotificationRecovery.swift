@@ -37,10 +37,12 @@ public struct NotificationRecovery {
 
     /// The window a run covers: an explicit `since` is sent as given (Apple refuses what is too
     /// old, and the error says so); the default starts at the watermark, clamped to Apple's limit.
+    /// It ends now at the latest: Apple has nothing later, and a window into the future would
+    /// move the watermark past what was fetched.
     public func window(since: Int64?, until: Int64?) -> (since: Int64, until: Int64) {
         let now = clock()
-        let until = until ?? now
-        let since = since ?? max(watermark.load() ?? 0, now - Self.historyLimit + 60_000)
+        let until = min(until ?? now, now)
+        let since = since ?? max(watermark.covered(now: now) ?? 0, now - Self.historyLimit + 60_000)
         return (since, until)
     }
 
@@ -55,11 +57,15 @@ public struct NotificationRecovery {
     /// Pages are fetched ahead on another thread; what arrived while the last batch was stored
     /// is stored in one call (whole pages, one group commit), and the watermark moves once a
     /// slice's pages are all durable.
-    public func run(since: Int64, until: Int64, progress: (Summary) -> Void = { _ in }) throws -> Summary {
+    public func run(since: Int64, until requested: Int64, progress: (Summary) -> Void = { _ in }) throws -> Summary {
+        let now = clock()
+        let until = min(requested, now)
         var summary = Summary(environment: environment, since: since, until: until)
+        let stored = watermark.covered(now: now)
+        // One past now is set back for good (see `covered`).
+        if let stored, watermark.load() != stored { try watermark.save(stored) }
         // Only a run that starts within what is already covered may move the watermark: a
         // window further on would leave a hole behind it.
-        let stored = watermark.load()
         let extendsCoverage = stored.map { since <= $0 } ?? true
         let client = UncheckedClient(client: client)
         let prefetcher = PagePrefetcher<Fetched>(capacity: Self.pagesAhead) { send in

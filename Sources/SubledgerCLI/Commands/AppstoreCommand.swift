@@ -15,7 +15,7 @@ enum AppstoreCommand: Command {
         usage: "appstore recover [--since INSTANT] [--until INSTANT] [--environment E]",
         options: [
             .init("--since", "INSTANT", "start of the window (default: where the last recovery ended, else 180 days ago)"),
-            .init("--until", "INSTANT", "end of the window (default: now)"),
+            .init("--until", "INSTANT", "end of the window (default and latest: now)"),
             environment,
         ],
         notes: [setup, "A notification the webhook already delivered is a duplicate: running it twice appends nothing.", faults,
@@ -93,8 +93,17 @@ enum AppstoreCommand: Command {
     static func recover(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
         let flags = FlagSource(arguments)
         let recovery = NotificationRecovery(ledger: ledger, client: client, environment: environment, metrics: APIMetrics(), clock: context.clock)
-        let window = recovery.window(since: try flags.instant("since"), until: try flags.instant("until"))
-        guard window.since < window.until else { throw UsageError("--since must be before --until") }
+        let since = try flags.instant("since"), until = try flags.instant("until")
+        let window = recovery.window(since: since, until: until)
+        if let until, until > window.until {
+            Output.diagnostic("appstore recover: --until \(UTCInstant.iso8601(until)) is in the future; recovering up to now (\(UTCInstant.iso8601(window.until)))")
+        }
+        // Without flags the window runs from the watermark to now, which may be empty.
+        if window.since >= window.until && (since != nil || until != nil) {
+            throw UsageError(since != nil
+                ? "--since \(UTCInstant.iso8601(window.since)) must be before --until (default: now), here \(UTCInstant.iso8601(window.until))"
+                : "--until \(UTCInstant.iso8601(window.until)) is not after where the last recovery ended (\(UTCInstant.iso8601(window.since))); give --since for an earlier window")
+        }
         var last: NotificationRecovery.Summary?
         var throttle = ProgressThrottle()
         do {
