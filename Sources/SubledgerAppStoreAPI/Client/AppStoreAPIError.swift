@@ -13,6 +13,8 @@ public enum AppStoreAPIError: Error, Sendable, CustomStringConvertible {
     case invalidResponse(endpoint: String, detail: String)
     /// The bearer token could not be signed with the configured key.
     case signing(String)
+    /// Stopped on purpose (`APICancellation`: the server is shutting down).
+    case cancelled(endpoint: String)
 
     public var description: String {
         switch self {
@@ -29,6 +31,8 @@ public enum AppStoreAPIError: Error, Sendable, CustomStringConvertible {
             return "\(endpoint) answered with something that is not Apple's response: \(detail)"
         case .signing(let detail):
             return "cannot sign the API token with the configured key: \(detail); run `subledger init --api-key FILE.p8` with the key from App Store Connect"
+        case .cancelled(let endpoint):
+            return "\(endpoint): cancelled (shutting down); what was stored is durable"
         }
     }
 
@@ -36,7 +40,7 @@ public enum AppStoreAPIError: Error, Sendable, CustomStringConvertible {
     public var status: Int? {
         switch self {
         case .credentialsRejected(let status, _), .rejected(let status, _, _, _): return status
-        case .gaveUp, .transport, .invalidResponse, .signing: return nil
+        case .gaveUp, .transport, .invalidResponse, .signing, .cancelled: return nil
         }
     }
 }

@@ -14,18 +14,22 @@ public final class AppStoreServerAPIClient {
     let token: BearerToken
     let retry: RetryPolicy
     let metrics: APIMetrics
+    let cancellation: APICancellation
     /// Waits between retries; tests make it record instead of sleep.
     let sleep: @Sendable (Double) -> Void
     private var random = SystemRandomNumberGenerator()
 
+    /// - Parameter sleep: the waits between retries; by default real ones that `cancellation` ends.
     public init(baseURL: String, credentials: APICredentials, settings: HTTPSettings = HTTPSettings(), retry: RetryPolicy = RetryPolicy(),
-                metrics: APIMetrics = APIMetrics(), sleep: @escaping @Sendable (Double) -> Void = APIClock.sleep) throws(TransportError) {
+                metrics: APIMetrics = APIMetrics(), cancellation: APICancellation = APICancellation(),
+                sleep: (@Sendable (Double) -> Void)? = nil) throws(TransportError) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        http = try HTTPClient(settings: settings)
+        http = try HTTPClient(settings: settings, isCancelled: { cancellation.isCancelled })
         token = BearerToken(credentials: credentials)
         self.retry = retry
         self.metrics = metrics
-        self.sleep = sleep
+        self.cancellation = cancellation
+        self.sleep = sleep ?? cancellation.sleep
     }
 
     /// Apple's base URL for an environment: Sandbox has its own host, every other one uses
@@ -51,6 +55,7 @@ public final class AppStoreServerAPIClient {
         var attempts = 0
         var throttledWaits = 0
         while true {
+            guard !cancellation.isCancelled else { throw .cancelled(endpoint: endpoint) }
             attempts += 1
             let authorization: String
             do { authorization = try token.authorization(now: WallTime.nowMillis() / 1000) } catch { throw .signing(error.message) }
@@ -60,6 +65,7 @@ public final class AppStoreServerAPIClient {
             do {
                 response = try http.send(HTTPRequest(method: method, url: url, headers: headers, body: body))
             } catch {
+                if error.kind == .cancelled { throw .cancelled(endpoint: endpoint) }
                 metrics.request(endpoint, status: 0)
                 guard error.isTransient else { throw .transport(endpoint: endpoint, error) }
                 guard attempts < retry.maximumAttempts else { throw .gaveUp(endpoint: endpoint, attempts: attempts, last: error.description) }
