@@ -70,7 +70,8 @@ struct Arguments {
         let known = Set(help.options.map(\.name))
         for name in options.keys where !known.contains(name) { throw UsageError("\(help.name) does not take \(name); see `subledger \(help.name) --help`") }
         for name in flags where !known.contains(name) { throw UsageError("unknown option \(name); see `subledger \(help.name) --help`") }
-        let allowed = help.name.split(separator: " ").count - 1 + (help.operands ?? .max)
+        // No limit (nil) stays .max: adding the command's own words to it would overflow.
+        let allowed = help.operands.map { help.name.split(separator: " ").count - 1 + $0 } ?? .max
         if positional.count > allowed {
             let extra = positional[allowed...].map { "'\($0)'" }.joined(separator: " ")
             throw UsageError("\(help.name) does not take \(extra) (a value with spaces needs quotes); see `subledger \(help.name) --help`")
