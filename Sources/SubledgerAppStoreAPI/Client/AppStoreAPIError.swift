@@ -1,5 +1,5 @@
 /// Why an App Store Server API call failed, saying what to do about it.
-public enum AppStoreAPIError: Error, Sendable, CustomStringConvertible {
+public enum AppStoreAPIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 401 or 403: Apple refused the bearer token.
     case credentialsRejected(status: Int, endpoint: String)
     /// Any other 4xx: the request itself was refused (an unknown transaction id, a window older
@@ -24,7 +24,7 @@ public enum AppStoreAPIError: Error, Sendable, CustomStringConvertible {
             let apple = [errorCode.map { "errorCode \($0)" }, message].compactMap { $0 }.joined(separator: ": ")
             return "\(endpoint) answered HTTP \(status)" + (apple.isEmpty ? "" : " (\(apple))")
         case .gaveUp(let endpoint, let attempts, let last):
-            return "\(endpoint) failed \(attempts) times, last: \(last); run the command again later (it resumes where it stopped)"
+            return "\(endpoint) failed \(attempts) times, last: \(last); Apple or the network is not answering: try again later"
         case .transport(let endpoint, let error):
             return "\(endpoint): \(error)"
         case .invalidResponse(let endpoint, let detail):

@@ -1,5 +1,5 @@
 /// The request got no complete HTTP response.
-public struct TransportError: Error, Sendable, CustomStringConvertible {
+public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// Connect or transfer took longer than allowed.
         case timeout

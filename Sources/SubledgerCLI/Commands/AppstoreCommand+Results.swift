@@ -44,14 +44,16 @@ extension AppstoreCommand {
                 ("appended", .int(summary.tally.appended)), ("duplicates", .int(summary.tally.duplicates)),
                 ("rejected", .int(summary.tally.rejections.count)),
                 ("failed", .array(summary.failed.map { .object([("id", .string($0.id)), ("status", $0.status.map { .int($0) } ?? .null), ("error", .string($0.error))]) })),
-            ]).serialized()
+            ] + (summary.stoppedBy.map { [("error", .string($0.description)), ("done", .array(summary.done.map { .string($0) })),
+                                          ("notDone", .array(summary.notDone.map { .string($0) }))] } ?? [])).serialized()
         }
 
         var tabulation: Tabulation {
             Tabulation(
                 facts: [("ids", .count(summary.ids)), ("requests", .count(summary.requests)), ("received", .count(summary.tally.received)),
                         ("appended", .count(summary.tally.appended)), ("duplicates", .count(summary.tally.duplicates)),
-                        ("rejected", .count(summary.tally.rejections.count)), ("failed", .count(summary.failed.count))],
+                        ("rejected", .count(summary.tally.rejections.count)), ("failed", .count(summary.failed.count))]
+                    + (summary.stoppedBy == nil ? [] : [("not done", .count(summary.notDone.count))]),
                 tables: rejectionsTable(summary.tally.rejections) + (summary.failed.isEmpty ? [] : [Table(
                     title: "failed ids",
                     columns: [.init("id", key: "id"), .init("status", key: "status"), .init("error", key: "error", limit: 72)],

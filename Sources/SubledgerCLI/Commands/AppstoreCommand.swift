@@ -31,6 +31,7 @@ enum AppstoreCommand: Command {
             environment,
         ],
         notes: [setup, "Transactions already in the ledger count once (by transactionId).", faults,
+                "An id Apple refuses (unknown: 404) is listed as failed and the others go on; refused credentials, or Apple or the network not answering after the retries, stop the run (exit 1) saying which ids were not done. Running it again is safe: what is stored counts as duplicates.",
                 "Exit 1 when an id failed (listed with Apple's status) or something was rejected."],
         example: "subledger appstore backfill --ids customers.txt --json")
 
@@ -136,6 +137,13 @@ enum AppstoreCommand: Command {
             Output.progress("appstore backfill: \(summary.ids)/\(ids.count) ids, \(summary.requests) requests, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.failed.count) failed")
         }
         Output.endProgress()
+        if let error = summary.stoppedBy {
+            let notDone = summary.failed.suffix(1).map(\.id) + summary.notDone
+            Output.diagnostic("subledger appstore backfill: stopped at id \(notDone[0]): \(error)\n"
+                + "\(summary.done.count) of \(ids.count) ids were backfilled; not done: \(notDone.prefix(5).joined(separator: ", "))"
+                + (notDone.count > 5 ? " and \(notDone.count - 5) more (`notDone` in --json)" : "")
+                + "; run `subledger appstore backfill` again with those ids, or with all of them: what is already stored counts as duplicates")
+        }
         return CommandResult(BackfillResult(summary: summary), summary.failed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
     }
 
