@@ -68,7 +68,7 @@ struct BackfillEndToEndTests {
         #expect(summary.done == [ids[0]])
         #expect(summary.failed.map(\.id) == [ids[1]])
         #expect(summary.notDone == Array(ids[2...]))
-        guard case .gaveUp(_, let attempts, _)? = summary.stoppedBy else {
+        guard case .gaveUp(_, let attempts, _, _)? = summary.stoppedBy else {
             Issue.record("stopped by \(String(describing: summary.stoppedBy))")
             return
         }
@@ -91,5 +91,26 @@ struct BackfillEndToEndTests {
         #expect(summary["notDone"] as? [String] == ["1000000002", "1000000003"])
         let error = try #require(summary["error"] as? String)
         #expect(!error.contains("resumes"))
+    }
+
+    @Test("failed requests count: three unknown ids are three requests, and a 500 that outlasts the retries is listed with status 500")
+    func failedRequestsAreCountedWithTheirStatus() throws {
+        let workload = try Workload(customers: 10, months: 1, seed: 35)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let unknown = try workload.json(["appstore", "backfill", "900000000001", "900000000002", "900000000003"])
+        #expect(unknown["requests"] as? Int == 3)
+        #expect((unknown["failed"] as? [[String: Any]])?.map { $0["status"] as? Int } == [404, 404, 404])
+
+        let failing = try StandIn(workload: workload.simulation, state: workload.directory.file("standin-failing"), key: key, extra: ["--server-error", "1"])
+        let ledger = try Ledger(directory: workload.data)
+        defer { ledger.close() }
+        let client = try AppStoreServerAPIClient(baseURL: failing.baseURL, credentials: APICredentials(key: key.key, keyId: key.keyId, issuerId: key.issuerId, bundleId: "com.example.subledger"),
+                                                 settings: HTTPSettings(extraCAFile: failing.caFile), retry: RetryPolicy(maximumAttempts: 3), sleep: { _ in })
+        let summary = try Backfill(ledger: ledger, client: client, clock: WallTime.nowMillis).run(ids: ["900000000001", "900000000002"])
+        #expect(summary.requests == 3)
+        #expect(summary.failed.map(\.status) == [500])
+        #expect(summary.notDone == ["900000000002"])
     }
 }

@@ -57,7 +57,7 @@ struct FaultToleranceTests {
             _ = try NotificationRecovery(ledger: ledger, client: client, environment: "Production", metrics: APIMetrics(), clock: WallTime.nowMillis)
                 .run(since: 1_767_225_600_000, until: 1_769_904_000_000)
         } throws: { error in
-            guard case AppStoreAPIError.gaveUp(_, let attempts, let last) = error else { return false }
+            guard case AppStoreAPIError.gaveUp(_, let attempts, let last, 500) = error else { return false }
             return attempts == 4 && last == "HTTP 500"
         }
         #expect(waits.withLock { $0 } == 3)

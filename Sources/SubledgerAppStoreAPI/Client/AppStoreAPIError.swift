@@ -5,8 +5,9 @@ public enum AppStoreAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Any other 4xx: the request itself was refused (an unknown transaction id, a window older
     /// than Apple keeps, …), with Apple's error code and message when it gave them.
     case rejected(status: Int, errorCode: Int?, message: String?, endpoint: String)
-    /// 5xx, 429, timeouts or resets until the retry budget was spent.
-    case gaveUp(endpoint: String, attempts: Int, last: String)
+    /// 5xx, 429, timeouts or resets until the retry budget was spent; `status` is the last HTTP
+    /// status answered, if any was.
+    case gaveUp(endpoint: String, attempts: Int, last: String, status: Int?)
     /// No retry can help: TLS refused, or libcurl refused the request.
     case transport(endpoint: String, TransportError)
     /// A 2xx answer that is not the JSON Apple documents.
@@ -23,7 +24,7 @@ public enum AppStoreAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         case .rejected(let status, let errorCode, let message, let endpoint):
             let apple = [errorCode.map { "errorCode \($0)" }, message].compactMap { $0 }.joined(separator: ": ")
             return "\(endpoint) answered HTTP \(status)" + (apple.isEmpty ? "" : " (\(apple))")
-        case .gaveUp(let endpoint, let attempts, let last):
+        case .gaveUp(let endpoint, let attempts, let last, _):
             return "\(endpoint) failed \(attempts) times, last: \(last); Apple or the network is not answering: try again later"
         case .transport(let endpoint, let error):
             return "\(endpoint): \(error)"
@@ -40,7 +41,8 @@ public enum AppStoreAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     public var status: Int? {
         switch self {
         case .credentialsRejected(let status, _), .rejected(let status, _, _, _): return status
-        case .gaveUp, .transport, .invalidResponse, .signing, .cancelled: return nil
+        case .gaveUp(_, _, _, let status): return status
+        case .transport, .invalidResponse, .signing, .cancelled: return nil
         }
     }
 }

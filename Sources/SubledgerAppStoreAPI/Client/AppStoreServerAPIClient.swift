@@ -18,6 +18,8 @@ public final class AppStoreServerAPIClient {
     /// Waits between retries; tests make it record instead of sleep.
     let sleep: @Sendable (Double) -> Void
     private var random = SystemRandomNumberGenerator()
+    /// HTTP requests sent so far, retries and failures included.
+    public private(set) var requestsSent = 0
 
     /// - Parameter sleep: the waits between retries; by default real ones that `cancellation` ends.
     public init(baseURL: String, credentials: APICredentials, settings: HTTPSettings = HTTPSettings(), retry: RetryPolicy = RetryPolicy(),
@@ -54,6 +56,7 @@ public final class AppStoreServerAPIClient {
         let url = baseURL + path + (query.isEmpty ? "" : "?" + query.map { "\($0)=\(Self.percentEncoded($1))" }.joined(separator: "&"))
         var attempts = 0
         var throttledWaits = 0
+        var lastStatus: Int?
         while true {
             guard !cancellation.isCancelled else { throw .cancelled(endpoint: endpoint) }
             attempts += 1
@@ -62,17 +65,21 @@ public final class AppStoreServerAPIClient {
             var headers = [(name: "Authorization", value: authorization), (name: "Accept", value: "application/json"), (name: "User-Agent", value: "subledger")]
             if body != nil { headers.append((name: "Content-Type", value: "application/json")) }
             let response: HTTPResponse
+            requestsSent += 1
             do {
                 response = try http.send(HTTPRequest(method: method, url: url, headers: headers, body: body))
             } catch {
                 if error.kind == .cancelled { throw .cancelled(endpoint: endpoint) }
                 metrics.request(endpoint, status: 0)
                 guard error.isTransient else { throw .transport(endpoint: endpoint, error) }
-                guard attempts < retry.maximumAttempts else { throw .gaveUp(endpoint: endpoint, attempts: attempts, last: error.description) }
+                guard attempts < retry.maximumAttempts else {
+                    throw .gaveUp(endpoint: endpoint, attempts: attempts, last: error.description, status: lastStatus)
+                }
                 sleep(retry.backoff(retry: attempts, jitter: Double.random(in: 0..<1, using: &random)))
                 continue
             }
             metrics.request(endpoint, status: response.status)
+            lastStatus = response.status
             switch response.status {
             case 200..<300:
                 return response.body
@@ -80,7 +87,7 @@ public final class AppStoreServerAPIClient {
                 throttledWaits += 1
                 attempts -= 1
                 guard throttledWaits <= retry.maximumThrottledWaits else {
-                    throw .gaveUp(endpoint: endpoint, attempts: throttledWaits, last: "HTTP 429 (rate limit)")
+                    throw .gaveUp(endpoint: endpoint, attempts: throttledWaits, last: "HTTP 429 (rate limit)", status: 429)
                 }
                 let wait = response.retryAfterSeconds.map { min(Double($0), retry.maximumRetryAfter) }
                     ?? retry.backoff(retry: throttledWaits, jitter: Double.random(in: 0..<1, using: &random))
@@ -90,7 +97,7 @@ public final class AppStoreServerAPIClient {
                 throw .credentialsRejected(status: response.status, endpoint: endpoint)
             case 500..<600:
                 guard attempts < retry.maximumAttempts else {
-                    throw .gaveUp(endpoint: endpoint, attempts: attempts, last: "HTTP \(response.status)")
+                    throw .gaveUp(endpoint: endpoint, attempts: attempts, last: "HTTP \(response.status)", status: response.status)
                 }
                 sleep(retry.backoff(retry: attempts, jitter: Double.random(in: 0..<1, using: &random)))
             default:

@@ -12,6 +12,7 @@ public struct Backfill {
 
     public struct Summary: Sendable, Equatable {
         public var ids = 0
+        /// HTTP requests sent, retries and failures included.
         public var requests = 0
         public var tally = IngestTally()
         public var failed: [Failure] = []
@@ -38,6 +39,7 @@ public struct Backfill {
     /// the run, since every other id would fail the same way after the same waits.
     public func run(ids: [String], progress: (Summary) -> Void = { _ in }) throws -> Summary {
         var summary = Summary()
+        let sentBefore = client.requestsSent
         for (index, id) in ids.enumerated() {
             summary.ids += 1
             do {
@@ -48,11 +50,11 @@ public struct Backfill {
                 if !Self.concernsOnlyThisId(error) {
                     summary.stoppedBy = error
                     summary.notDone = Array(ids[(index + 1)...])
-                    progress(summary)
-                    return summary
                 }
             }
+            summary.requests = client.requestsSent - sentBefore
             progress(summary)
+            if summary.stoppedBy != nil { break }
         }
         return summary
     }
@@ -71,13 +73,11 @@ public struct Backfill {
         var page = 0
         repeat {
             let history = try client.transactionHistory(transactionId: id, revision: revision)
-            summary.requests += 1
             page += 1
             try summary.tally.ingest(history.signedTransactions ?? [], source: "appstore backfill \(id) history page \(page)", into: ledger, recordedAt: clock())
             revision = history.hasMore == true ? history.revision : nil
         } while revision != nil
         let statuses = try client.subscriptionStatuses(transactionId: id)
-        summary.requests += 1
         let latest = (statuses.data ?? []).flatMap { $0.lastTransactions ?? [] }.flatMap { [$0.signedTransactionInfo, $0.signedRenewalInfo].compactMap { $0 } }
         try summary.tally.ingest(latest, source: "appstore backfill \(id) statuses", into: ledger, recordedAt: clock())
     }
