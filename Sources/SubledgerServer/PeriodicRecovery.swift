@@ -70,6 +70,7 @@ public final class PeriodicRecovery: Sendable {
                 let recovery = NotificationRecovery(ledger: ledger, client: client, environment: environment, metrics: api, clock: WallTime.nowMillis)
                 let window = recovery.window(since: nil, until: nil)
                 let summary = try recovery.run(since: window.since, until: window.until) { _ in publish() }
+                if let error = summary.stoppedBy { throw error }
                 log("serve: recovered \(environment): \(summary.pages) pages, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.tally.rejections.count) rejected")
             }
         } catch AppStoreAPIError.cancelled {

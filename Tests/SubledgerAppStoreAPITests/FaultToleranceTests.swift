@@ -53,13 +53,10 @@ struct FaultToleranceTests {
         let waits = Mutex(0)
         let client = try api.client(directory: workload.data, bundleId: "com.example.subledger", environment: "Production",
                                     retry: RetryPolicy(maximumAttempts: 4), sleep: { _ in waits.withLock { $0 += 1 } })
-        #expect {
-            _ = try NotificationRecovery(ledger: ledger, client: client, environment: "Production", metrics: APIMetrics(), clock: WallTime.nowMillis)
-                .run(since: 1_767_225_600_000, until: 1_769_904_000_000)
-        } throws: { error in
-            guard case AppStoreAPIError.gaveUp(_, let attempts, let last, 500) = error else { return false }
-            return attempts == 4 && last == "HTTP 500"
-        }
+        let summary = try NotificationRecovery(ledger: ledger, client: client, environment: "Production", metrics: APIMetrics(), clock: WallTime.nowMillis)
+            .run(since: 1_767_225_600_000, until: 1_769_904_000_000)
+        #expect(summary.stoppedBy == .gaveUp(endpoint: "notificationHistory", attempts: 4, last: "HTTP 500", status: 500))
+        #expect(summary.pages == 0)
         #expect(waits.withLock { $0 } == 3)
     }
 }

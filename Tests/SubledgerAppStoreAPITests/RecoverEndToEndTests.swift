@@ -114,10 +114,35 @@ struct RecoverEndToEndTests {
         let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
         try workload.webhookLedger(key: other, standIn: standIn)
         let before = try workload.eventCount
-        let (code, output) = workload.cli(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-02-01"])
+        let (code, output) = workload.cli(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-02-01", "--json"])
         #expect(code == .failure)
-        #expect(output.isEmpty)
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect(summary["pages"] as? Int == 0)
+        #expect((summary["error"] as? String)?.contains("refused the API credentials") == true)
         #expect(try workload.eventCount == before)
         #expect(!FileManager.default.fileExists(atPath: workload.data + "/appstore/recover-Production.json"))
+    }
+
+    @Test("reconcile and test-notification that fail print with --json what they did and the error, exit 1, as recover and backfill do")
+    func failuresPrintTheirDocument() throws {
+        let workload = try Workload(customers: 20, months: 1, seed: 28)
+        let key = try APIKey(directory: workload.directory)
+        let other = try APIKey(directory: workload.directory, name: "other", keyId: key.keyId, issuerId: key.issuerId)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        try workload.webhookLedger(key: other, standIn: standIn)
+
+        let (reconcileCode, reconcileOutput) = workload.cli(["appstore", "reconcile", "--json"])
+        #expect(reconcileCode == .failure)
+        let reconcile = try #require(try JSONSerialization.jsonObject(with: Data(reconcileOutput.utf8)) as? [String: Any])
+        #expect(reconcile["checked"] as? Int == 0)
+        #expect((reconcile["notChecked"] as? Int ?? 0) > 0)
+        #expect((reconcile["error"] as? String)?.contains("refused the API credentials") == true)
+
+        let (testCode, testOutput) = workload.cli(["appstore", "test-notification", "--wait", "0", "--json"])
+        #expect(testCode == .failure)
+        let test = try #require(try JSONSerialization.jsonObject(with: Data(testOutput.utf8)) as? [String: Any])
+        #expect(test["testNotificationToken"] is NSNull)
+        #expect(test["arrived"] as? Bool == false)
+        #expect((test["error"] as? String)?.contains("refused the API credentials") == true)
     }
 }

@@ -17,6 +17,9 @@ public struct NotificationRecovery {
         public var until: Int64
         public var pages = 0
         public var tally = IngestTally()
+        /// Why the run stopped before `until` (what it stored before stays, and the watermark
+        /// is at the last finished slice).
+        public var stoppedBy: AppStoreAPIError?
     }
 
     let ledger: Ledger
@@ -53,6 +56,8 @@ public struct NotificationRecovery {
     }
 
     /// Recovers `since..<until`; `progress` gets the running summary after every stored batch.
+    /// An API error ends the run with what was stored so far and `stoppedBy`; a storage error
+    /// is thrown.
     ///
     /// Pages are fetched ahead on another thread; what arrived while the last batch was stored
     /// is stored in one call (whole pages, one group commit), and the watermark moves once a
@@ -104,6 +109,9 @@ public struct NotificationRecovery {
             if extendsCoverage, let end = finishedSlice, end > (stored ?? Int64.min) { try watermark.save(end) }
             progress(summary)
             switch ending {
+            case .failed(let error as AppStoreAPIError):
+                summary.stoppedBy = error
+                return summary
             case .failed(let error): throw error
             case .finished:
                 metrics.recovered(appended: summary.tally.appended, completedAt: clock())

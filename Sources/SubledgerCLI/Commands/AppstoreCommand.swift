@@ -105,22 +105,18 @@ enum AppstoreCommand: Command {
                 ? "--since \(UTCInstant.iso8601(window.since)) must be before --until (default: now), here \(UTCInstant.iso8601(window.until))"
                 : "--until \(UTCInstant.iso8601(window.until)) is not after where the last recovery ended (\(UTCInstant.iso8601(window.since))); give --since for an earlier window")
         }
-        var last: NotificationRecovery.Summary?
         var throttle = ProgressThrottle()
-        do {
-            let summary = try recovery.run(since: window.since, until: window.until) { summary in
-                last = summary
-                guard throttle.due() else { return }
-                Output.progress("appstore recover: \(summary.pages) pages, \(summary.tally.received) received, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.tally.rejections.count) rejected")
-            }
-            Output.endProgress()
-            return CommandResult(RecoverResult(summary: summary), summary.tally.rejections.isEmpty ? .success : .failure)
-        } catch {
-            Output.endProgress()
-            let done = last.map { "\($0.pages) pages were ingested (\($0.tally.appended) appended)" } ?? "nothing was ingested"
-            let resume = RecoveryWatermark(directory: ledger.directory, environment: environment).load().map { " from \(UTCInstant.iso8601($0))" } ?? ""
-            throw AppstoreCommandError("\(error)\n\(done); the rest of the window up to \(UTCInstant.iso8601(window.until)) was not recovered: run `subledger appstore recover` again to resume\(resume)")
+        let summary = try recovery.run(since: window.since, until: window.until) { summary in
+            guard throttle.due() else { return }
+            Output.progress("appstore recover: \(summary.pages) pages, \(summary.tally.received) received, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.tally.rejections.count) rejected")
         }
+        Output.endProgress()
+        if let error = summary.stoppedBy {
+            let done = summary.pages > 0 ? "\(summary.pages) pages were ingested (\(summary.tally.appended) appended)" : "nothing was ingested"
+            let resume = RecoveryWatermark(directory: ledger.directory, environment: environment).load().map { " from \(UTCInstant.iso8601($0))" } ?? ""
+            Output.diagnostic("subledger appstore recover: \(error)\n\(done); the rest of the window up to \(UTCInstant.iso8601(window.until)) was not recovered: run `subledger appstore recover` again to resume\(resume)")
+        }
+        return CommandResult(RecoverResult(summary: summary), summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
     static func backfill(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient) throws -> CommandResult {
@@ -159,7 +155,11 @@ enum AppstoreCommand: Command {
             Output.progress("appstore reconcile: \(summary.checked) checked, \(summary.agreed) agreed, \(summary.healed) healed, \(summary.disagreed.count) disagree")
         }
         Output.endProgress()
-        return CommandResult(ReconcileResult(summary: summary), summary.disagreed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
+        if let error = summary.stoppedBy {
+            Output.diagnostic("subledger appstore reconcile: \(error)\n\(summary.checked) subscriptions were checked, \(summary.notChecked) were not; "
+                + "run `subledger appstore reconcile` again (what Apple returned is stored; it checks every subscription again)")
+        }
+        return CommandResult(ReconcileResult(summary: summary), summary.disagreed.isEmpty && summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
     static func testNotification(_ arguments: Arguments, _ context: CommandContext, client: AppStoreServerAPIClient) throws -> CommandResult {
@@ -168,18 +168,25 @@ enum AppstoreCommand: Command {
             guard let value = Double(text), value >= 0 else { throw UsageError("--wait takes seconds, not '\(text)'") }
             wait = value
         }
-        let token = try client.requestTestNotification()
-        let deadline = WallTime.monotonicSeconds() + wait
-        var status = try client.testNotificationStatus(token: token)
+        var token: String?
+        var attempts: [SendAttempt] = []
         // The webhook answers 200 only once a message is durable, so a SUCCESS attempt means
         // the TEST notification is in the ledger the webhook serves.
-        func arrived(_ status: TestNotificationStatus) -> Bool { (status.sendAttempts ?? []).contains { $0.sendAttemptResult == "SUCCESS" } }
-        while !arrived(status) && WallTime.monotonicSeconds() < deadline {
-            APIClock.sleep(min(1, max(0, deadline - WallTime.monotonicSeconds())))
-            status = try client.testNotificationStatus(token: token)
+        var arrived: Bool { attempts.contains { $0.sendAttemptResult == "SUCCESS" } }
+        do {
+            let requested = try client.requestTestNotification()
+            token = requested
+            let deadline = WallTime.monotonicSeconds() + wait
+            attempts = try client.testNotificationStatus(token: requested).sendAttempts ?? []
+            while !arrived && WallTime.monotonicSeconds() < deadline {
+                APIClock.sleep(min(1, max(0, deadline - WallTime.monotonicSeconds())))
+                attempts = try client.testNotificationStatus(token: requested).sendAttempts ?? []
+            }
+        } catch {
+            Output.diagnostic("subledger appstore test-notification: \(error)")
+            return CommandResult(TestNotificationResult(token: token, arrived: false, attempts: attempts, error: error), .failure)
         }
-        let result = TestNotificationResult(token: token, arrived: arrived(status), attempts: status.sendAttempts ?? [])
-        return CommandResult(result, result.arrived ? .success : .failure)
+        return CommandResult(TestNotificationResult(token: token, arrived: arrived, attempts: attempts), arrived ? .success : .failure)
     }
 }
 
@@ -192,14 +199,5 @@ struct ProgressThrottle {
         guard now >= next else { return false }
         next = now + 0.5
         return true
-    }
-}
-
-/// A failed `appstore` run, with what was done and what was not.
-struct AppstoreCommandError: Error, CustomStringConvertible {
-    var description: String
-
-    init(_ description: String) {
-        self.description = description
     }
 }
