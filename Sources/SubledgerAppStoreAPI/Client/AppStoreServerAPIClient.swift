@@ -17,6 +17,8 @@ public final class AppStoreServerAPIClient {
     let cancellation: APICancellation
     /// Waits between retries; tests make it record instead of sleep.
     let sleep: @Sendable (Double) -> Void
+    /// Told of every wait before a retry (one line), so a long one is not silent.
+    let notice: @Sendable (String) -> Void
     private var random = SystemRandomNumberGenerator()
     /// HTTP requests sent so far, retries and failures included.
     public private(set) var requestsSent = 0
@@ -24,7 +26,7 @@ public final class AppStoreServerAPIClient {
     /// - Parameter sleep: the waits between retries; by default real ones that `cancellation` ends.
     public init(baseURL: String, credentials: APICredentials, settings: HTTPSettings = HTTPSettings(), retry: RetryPolicy = RetryPolicy(),
                 metrics: APIMetrics = APIMetrics(), cancellation: APICancellation = APICancellation(),
-                sleep: (@Sendable (Double) -> Void)? = nil) throws(TransportError) {
+                sleep: (@Sendable (Double) -> Void)? = nil, notice: @escaping @Sendable (String) -> Void = { _ in }) throws(TransportError) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         http = try HTTPClient(settings: settings, isCancelled: { cancellation.isCancelled })
         token = BearerToken(credentials: credentials)
@@ -32,6 +34,7 @@ public final class AppStoreServerAPIClient {
         self.metrics = metrics
         self.cancellation = cancellation
         self.sleep = sleep ?? cancellation.sleep
+        self.notice = notice
     }
 
     /// Apple's base URL for an environment: Sandbox has its own host, every other one uses
@@ -75,7 +78,8 @@ public final class AppStoreServerAPIClient {
                 guard attempts < retry.maximumAttempts else {
                     throw .gaveUp(endpoint: endpoint, attempts: attempts, last: error.description, status: lastStatus)
                 }
-                sleep(retry.backoff(retry: attempts, jitter: Double.random(in: 0..<1, using: &random)))
+                wait(retry.backoff(retry: attempts, jitter: Double.random(in: 0..<1, using: &random)),
+                     "\(endpoint) got no answer (\(error.kind)), retrying", attempt: attempts, of: retry.maximumAttempts)
                 continue
             }
             metrics.request(endpoint, status: response.status)
@@ -92,19 +96,27 @@ public final class AppStoreServerAPIClient {
                 let wait = response.retryAfterSeconds.map { min(Double($0), retry.maximumRetryAfter) }
                     ?? retry.backoff(retry: throttledWaits, jitter: Double.random(in: 0..<1, using: &random))
                 metrics.throttled(seconds: wait)
-                sleep(wait)
+                self.wait(wait, "throttled by Apple (HTTP 429)", attempt: throttledWaits, of: retry.maximumThrottledWaits)
             case 401, 403:
                 throw .credentialsRejected(status: response.status, endpoint: endpoint)
             case 500..<600:
                 guard attempts < retry.maximumAttempts else {
                     throw .gaveUp(endpoint: endpoint, attempts: attempts, last: "HTTP \(response.status)", status: response.status)
                 }
-                sleep(retry.backoff(retry: attempts, jitter: Double.random(in: 0..<1, using: &random)))
+                wait(retry.backoff(retry: attempts, jitter: Double.random(in: 0..<1, using: &random)),
+                     "\(endpoint) answered HTTP \(response.status), retrying", attempt: attempts, of: retry.maximumAttempts)
             default:
                 let apple = try? JSONDecoder().decode(AppleErrorBody.self, from: Data(response.body))
                 throw .rejected(status: response.status, errorCode: apple?.errorCode, message: apple?.errorMessage, endpoint: endpoint)
             }
         }
+    }
+
+    /// Says why and how long it waits, then waits.
+    private func wait(_ seconds: Double, _ why: String, attempt: Int, of attempts: Int) {
+        let tenths = Int((seconds * 10).rounded())
+        notice("\(why), waiting \(tenths / 10)\(tenths % 10 == 0 ? "" : ".\(tenths % 10)")s, attempt \(attempt) of \(attempts)")
+        sleep(seconds)
     }
 
     /// RFC 3986 unreserved characters stay; everything else is %-encoded (pagination tokens

@@ -8,7 +8,7 @@ import SubledgerProjections
 enum AppstoreCommand: Command {
     static let environment = CommandHelp.Option("--environment", "E", "Production or Sandbox (default: the first environment the ledger accepts)")
     static let setup = "Needs `subledger init --api-key FILE.p8 --api-key-id KEY_ID --api-issuer-id ISSUER_UUID`."
-    static let faults = "Throttling (429) is waited out; 5xx, resets and timeouts are retried with backoff. Progress goes to stderr."
+    static let faults = "Throttling (429) is waited out; 5xx, resets and timeouts are retried with backoff. Progress, and each wait before a retry, go to stderr."
 
     static let recover = CommandHelp(
         name: "appstore recover", summary: "every notification Apple sent in a window (Get Notification History), ingested",
@@ -80,7 +80,8 @@ enum AppstoreCommand: Command {
         guard ["Production", "Sandbox"].contains(environment) else {
             throw UsageError("the App Store Server API serves Production and Sandbox, not '\(environment)'")
         }
-        let client = try api.client(directory: context.data.path, bundleId: configuration.bundleId, environment: environment)
+        let client = try api.client(directory: context.data.path, bundleId: configuration.bundleId, environment: environment,
+                                    notice: { Output.progress("appstore \(action): \($0)") })
         // The test notification arrives through the webhook of a running server, which holds
         // the ledger: this one only asks Apple.
         if action == "test-notification" { return try testNotification(arguments, context, client: client) }
