@@ -27,7 +27,7 @@ enum AppstoreCommand: Command {
         usage: "appstore backfill [TRANSACTION_ID]... [--ids FILE] [--environment E]",
         operands: nil,
         options: [
-            .init("--ids", "FILE", "transaction ids, one per line (any transaction id of each customer)"),
+            .init("--ids", "FILE", "transaction ids, one per line (any transaction id of each customer; blank and # comment lines skipped)"),
             environment,
         ],
         notes: [setup, "Transactions already in the ledger count once (by transactionId).", faults,
@@ -121,12 +121,12 @@ enum AppstoreCommand: Command {
     }
 
     static func backfill(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient) throws -> CommandResult {
-        var ids = Array(arguments.positional.dropFirst())
-        if let file = arguments.value("--ids") {
-            guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the id file \(file)") }
-            ids += String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
-                .map { $0.filter { !$0.isWhitespace } }.filter { !$0.isEmpty }
+        var file: (path: String, text: String)?
+        if let path = arguments.value("--ids") {
+            guard let bytes = FileIO.read(path) else { throw UsageError("cannot read the id file \(path)") }
+            file = (path, String(decoding: bytes, as: UTF8.self))
         }
+        let ids = try transactionIds(operands: Array(arguments.positional.dropFirst()), file: file)
         guard !ids.isEmpty else { throw UsageError("appstore backfill needs transaction ids: as arguments or --ids FILE") }
         var throttle = ProgressThrottle()
         let summary = try Backfill(ledger: ledger, client: client, clock: context.clock).run(ids: ids) { summary in
