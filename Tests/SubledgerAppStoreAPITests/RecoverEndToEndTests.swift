@@ -81,6 +81,19 @@ struct RecoverEndToEndTests {
         #expect(try Self.watermark(workload) <= Int64(Date().timeIntervalSince1970 * 1000))
     }
 
+    @Test("a server that answers hasMore with the token just sent: recover stops naming the token, exit 1, with the pages it stored")
+    func repeatedPaginationTokenStops() throws {
+        let workload = try Workload(customers: 300, months: 1, seed: 29, withhold: 0.1)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--repeat-token"])
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let (code, output) = workload.cli(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-02-01", "--json"])
+        #expect(code == .failure)
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect(summary["pages"] as? Int == 2, "the first page and its repeat")
+        #expect((summary["error"] as? String)?.contains("same paginationToken") == true)
+    }
+
     /// The stored watermark, epoch milliseconds.
     static func watermark(_ workload: Workload) throws -> Int64 {
         let text = try String(contentsOfFile: workload.data + "/appstore/recover-Production.json", encoding: .utf8)

@@ -81,7 +81,7 @@ public struct NotificationRecovery {
                 repeat {
                     let page = try client.client.notificationHistory(start: start, end: end, paginationToken: token)
                     guard send(.page(page)) else { return }
-                    token = page.hasMore == true ? page.paginationToken : nil
+                    token = try Self.nextToken(page.hasMore == true ? page.paginationToken : nil, after: token, endpoint: "notificationHistory")
                 } while token != nil
                 guard send(.sliceDone(end: end)) else { return }
                 start = end
@@ -119,6 +119,13 @@ public struct NotificationRecovery {
             default: continue
             }
         }
+    }
+
+    /// The token of the next page. One equal to the token just sent would fetch the same page
+    /// forever: that is an error naming it, not a loop.
+    static func nextToken(_ next: String?, after sent: String?, endpoint: String) throws(AppStoreAPIError) -> String? {
+        guard let next, next == sent else { return next }
+        throw .invalidResponse(endpoint: endpoint, detail: "hasMore with the same paginationToken that was just sent (\(next)), which would fetch the same page forever")
     }
 
     /// Pages fetched ahead of the one being stored.
