@@ -94,7 +94,7 @@ let package = Package(
             dependencies: ["SubledgerCore", "SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerProjections"],
             exclude: ["Golden"]),
         .testTarget(name: "SubledgerHTTPTests", dependencies: ["SubledgerHTTP"]),
-        .testTarget(name: "SubledgerAppStoreAPITests", dependencies: ["SubledgerAppStoreAPI", "SubledgerCLI", "SubledgerProjections", "SubledgerCrypto", "SubledgerJWS", "SubledgerLedger", "SubledgerSimulator", "SubledgerTestSupport"]),
+        .testTarget(name: "SubledgerAppStoreAPITests", dependencies: ["SubledgerAppStoreAPI", "SubledgerCLI", "SubledgerServer", "SubledgerHTTP", "SubledgerProjections", "SubledgerCrypto", "SubledgerJWS", "SubledgerLedger", "SubledgerSimulator", "SubledgerTestSupport"]),
         .testTarget(
             name: "SubledgerServerTests",
             dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerTestSupport", "SubledgerSimulator"]),

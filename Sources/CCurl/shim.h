@@ -28,6 +28,13 @@ static inline CURLcode ccurl_setopt_callback(CURL *handle, CURLoption option, cc
     return curl_easy_setopt(handle, option, value);
 }
 
+typedef int (*ccurl_xferinfo_callback)(void *context, curl_off_t download_total, curl_off_t downloaded,
+                                       curl_off_t upload_total, curl_off_t uploaded);
+
+static inline CURLcode ccurl_setopt_xferinfo(CURL *handle, ccurl_xferinfo_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
+}
+
 static inline CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -20,6 +20,8 @@ public final class PeriodicRecovery: Sendable {
     private let log: @Sendable (String) -> Void
     private let wake = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
+    /// Aborts the run in progress at shutdown: Apple may not answer for minutes.
+    private let cancellation = APICancellation()
     private let finished = DispatchSemaphore(value: 0)
     private let requests: Metrics.Counter
     private let throttled: Metrics.Counter
@@ -49,9 +51,12 @@ public final class PeriodicRecovery: Sendable {
         }
     }
 
-    /// Stops the loop after the run in progress, if any.
+    /// Stops the loop, cancelling the run in progress: its request in flight is aborted and its
+    /// retries dropped. What it stored is durable, and the watermark only ever moved past whole
+    /// slices, so the next start resumes there.
     public func stop() {
         stopped.store(true, ordering: .releasing)
+        cancellation.cancel()
         wake.signal()
         finished.wait()
     }
@@ -60,12 +65,16 @@ public final class PeriodicRecovery: Sendable {
         do {
             guard let configuration = try APIConfiguration.load(directory: ledger.directory) else { throw APISetupError.notConfigured }
             for environment in environments where !stopped.load(ordering: .acquiring) {
-                let client = try configuration.client(directory: ledger.directory, bundleId: ledger.configuration.bundleId, environment: environment, metrics: api)
+                let client = try configuration.client(directory: ledger.directory, bundleId: ledger.configuration.bundleId, environment: environment,
+                                                      metrics: api, cancellation: cancellation)
                 let recovery = NotificationRecovery(ledger: ledger, client: client, environment: environment, metrics: api, clock: WallTime.nowMillis)
                 let window = recovery.window(since: nil, until: nil)
                 let summary = try recovery.run(since: window.since, until: window.until) { _ in publish() }
+                if let error = summary.stoppedBy { throw error }
                 log("serve: recovered \(environment): \(summary.pages) pages, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.tally.rejections.count) rejected")
             }
+        } catch AppStoreAPIError.cancelled {
+            log("serve: App Store recovery stopped for shutdown; the next start resumes after the last finished slice")
         } catch {
             log("serve: App Store recovery failed, trying again in \(Int(period)) s: \(error)")
         }

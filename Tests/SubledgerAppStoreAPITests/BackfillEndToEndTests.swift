@@ -1,5 +1,7 @@
 import Foundation
+import SubledgerAppStoreAPI
 import SubledgerCLI
+import SubledgerLedger
 import SubledgerTestSupport
 import Testing
 
@@ -47,5 +49,68 @@ struct BackfillEndToEndTests {
         #expect(failed.first?["status"] as? Int == 404)
         #expect((failed.first?["error"] as? String)?.contains("4040010") == true)
         #expect((summary["appended"] as? Int ?? 0) > 0)
+    }
+
+    @Test("Apple unreachable mid-run: the backfill stops at once, listing the ids done, the one it stopped at and the ones not tried")
+    func unreachableApiStopsTheRun() throws {
+        let workload = try Workload(customers: 30, months: 3, seed: 33, ledgerStart: "2026-02-01")
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let ids = try String(contentsOfFile: workload.simulation + "/backfill-ids.txt", encoding: .utf8).split(separator: "\n").prefix(4).map(String.init)
+        let ledger = try Ledger(directory: workload.data)
+        defer { ledger.close() }
+        let api = try #require(try APIConfiguration.load(directory: workload.data))
+        let client = try api.client(directory: workload.data, bundleId: "com.example.subledger", environment: "Production", sleep: { _ in })
+        let summary = try Backfill(ledger: ledger, client: client, clock: WallTime.nowMillis).run(ids: ids) { summary in
+            if summary.ids == 1 { standIn.stop() }
+        }
+        #expect(summary.done == [ids[0]])
+        #expect(summary.failed.map(\.id) == [ids[1]])
+        #expect(summary.notDone == Array(ids[2...]))
+        guard case .gaveUp(_, let attempts, _, _)? = summary.stoppedBy else {
+            Issue.record("stopped by \(String(describing: summary.stoppedBy))")
+            return
+        }
+        #expect(attempts == RetryPolicy().maximumAttempts)
+    }
+
+    @Test("Apple unreachable from the start: exit 1 at the first id, with the ids not done in the JSON and no promise of a resume")
+    func unreachableApiExitsAtTheFirstId() throws {
+        let workload = try Workload(customers: 3, months: 1, seed: 34)
+        let key = try APIKey(directory: workload.directory)
+        let initialized = workload.cli(["init", "--bundle-id", "com.example.subledger", "--root", workload.simulation + "/root.cer", "--api-key", key.keyFile,
+                                        "--api-key-id", key.keyId, "--api-issuer-id", key.issuerId, "--api-base-url", "https://127.0.0.1:1"])
+        #expect(initialized.exitCode == .success)
+        let (code, output) = workload.cli(["appstore", "backfill", "1000000001", "1000000002", "1000000003", "--json"])
+        #expect(code == .failure)
+        let summary = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        #expect(summary["ids"] as? Int == 1)
+        #expect((summary["failed"] as? [[String: Any]])?.map { $0["id"] as? String } == ["1000000001"])
+        #expect(summary["done"] as? [String] == [])
+        #expect(summary["notDone"] as? [String] == ["1000000002", "1000000003"])
+        let error = try #require(summary["error"] as? String)
+        #expect(!error.contains("resumes"))
+    }
+
+    @Test("failed requests count: three unknown ids are three requests, and a 500 that outlasts the retries is listed with status 500")
+    func failedRequestsAreCountedWithTheirStatus() throws {
+        let workload = try Workload(customers: 10, months: 1, seed: 35)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let unknown = try workload.json(["appstore", "backfill", "900000000001", "900000000002", "900000000003"])
+        #expect(unknown["requests"] as? Int == 3)
+        #expect((unknown["failed"] as? [[String: Any]])?.map { $0["status"] as? Int } == [404, 404, 404])
+
+        let failing = try StandIn(workload: workload.simulation, state: workload.directory.file("standin-failing"), key: key, extra: ["--server-error", "1"])
+        let ledger = try Ledger(directory: workload.data)
+        defer { ledger.close() }
+        let client = try AppStoreServerAPIClient(baseURL: failing.baseURL, credentials: APICredentials(key: key.key, keyId: key.keyId, issuerId: key.issuerId, bundleId: "com.example.subledger"),
+                                                 settings: HTTPSettings(extraCAFile: failing.caFile), retry: RetryPolicy(maximumAttempts: 3), sleep: { _ in })
+        let summary = try Backfill(ledger: ledger, client: client, clock: WallTime.nowMillis).run(ids: ["900000000001", "900000000002"])
+        #expect(summary.requests == 3)
+        #expect(summary.failed.map(\.status) == [500])
+        #expect(summary.notDone == ["900000000002"])
     }
 }

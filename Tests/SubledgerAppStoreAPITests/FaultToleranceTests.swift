@@ -53,13 +53,25 @@ struct FaultToleranceTests {
         let waits = Mutex(0)
         let client = try api.client(directory: workload.data, bundleId: "com.example.subledger", environment: "Production",
                                     retry: RetryPolicy(maximumAttempts: 4), sleep: { _ in waits.withLock { $0 += 1 } })
-        #expect {
-            _ = try NotificationRecovery(ledger: ledger, client: client, environment: "Production", metrics: APIMetrics(), clock: WallTime.nowMillis)
-                .run(since: 1_767_225_600_000, until: 1_769_904_000_000)
-        } throws: { error in
-            guard case AppStoreAPIError.gaveUp(_, let attempts, let last) = error else { return false }
-            return attempts == 4 && last == "HTTP 500"
-        }
+        let summary = try NotificationRecovery(ledger: ledger, client: client, environment: "Production", metrics: APIMetrics(), clock: WallTime.nowMillis)
+            .run(since: 1_767_225_600_000, until: 1_769_904_000_000)
+        #expect(summary.stoppedBy == .gaveUp(endpoint: "notificationHistory", attempts: 4, last: "HTTP 500", status: 500))
+        #expect(summary.pages == 0)
         #expect(waits.withLock { $0 } == 3)
+    }
+
+    @Test("every wait before a retry is told, with how long and which attempt it is: a 429 storm is not silent")
+    func waitsAreTold() throws {
+        let workload = try Workload(customers: 5, months: 1, seed: 43)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key,
+                                  extra: ["--rate-limit", "1", "--retry-after", "7"])
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let api = try #require(try APIConfiguration.load(directory: workload.data))
+        let notices = Mutex<[String]>([])
+        let client = try api.client(directory: workload.data, bundleId: "com.example.subledger", environment: "Production",
+                                    retry: RetryPolicy(maximumThrottledWaits: 3), sleep: { _ in }, notice: { line in notices.withLock { $0.append(line) } })
+        #expect(throws: AppStoreAPIError.self) { _ = try client.notificationHistory(start: 1_767_225_600_000, end: 1_769_904_000_000, paginationToken: nil) }
+        #expect(notices.withLock { $0 } == (1...3).map { "throttled by Apple (HTTP 429), waiting 7s, attempt \($0) of 3" })
     }
 }

@@ -43,6 +43,63 @@ struct RecoverEndToEndTests {
         #expect(again["appended"] as? Int == 0)
     }
 
+    @Test("a future --until recovers up to now and leaves the watermark there, so a plain recover runs next")
+    func futureUntilStopsAtNow() throws {
+        let workload = try Workload(customers: 20, months: 2, seed: 26, start: Workload.start(daysAgo: 70), withhold: 0.2)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let (code, output) = workload.cli(["appstore", "recover", "--since", workload.start, "--until", "2099-01-01", "--json"])
+        #expect(code == .success)
+        let first = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        let until = try #require(first["until"] as? String)
+        #expect(!until.hasPrefix("2099"))
+        #expect(try Self.watermark(workload) <= Int64(Date().timeIntervalSince1970 * 1000))
+
+        #expect(workload.cli(["appstore", "recover"]).exitCode == .success)
+        #expect(workload.cli(["appstore", "recover"]).exitCode == .success)
+        #expect(try workload.eventCount == (try workload.historyCount))
+    }
+
+    @Test("a watermark in the future (an older version's) counts as when it was written: a plain recover fetches from there and sets it back")
+    func futureWatermarkCountsAsWhenWritten() throws {
+        let workload = try Workload(customers: 20, months: 2, seed: 27, start: Workload.start(daysAgo: 70), withhold: 0.2)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let file = workload.data + "/appstore/recover-Production.json"
+        try "{\"until\": 4102444800000}\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let written = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 20 * 86_400).rounded(.down))
+        try FileManager.default.setAttributes([.modificationDate: written], ofItemAtPath: file)
+
+        let (code, output) = workload.cli(["appstore", "recover", "--json"])
+        #expect(code == .success)
+        let summary = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        #expect((summary["since"] as? String).flatMap { formatter.date(from: $0) } == written)
+        #expect(try Self.watermark(workload) <= Int64(Date().timeIntervalSince1970 * 1000))
+    }
+
+    @Test("a server that answers hasMore with the token just sent: recover stops naming the token, exit 1, with the pages it stored")
+    func repeatedPaginationTokenStops() throws {
+        let workload = try Workload(customers: 300, months: 1, seed: 29, withhold: 0.1)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--repeat-token"])
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let (code, output) = workload.cli(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-02-01", "--json"])
+        #expect(code == .failure)
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect(summary["pages"] as? Int == 2, "the first page and its repeat")
+        #expect((summary["error"] as? String)?.contains("same paginationToken") == true)
+    }
+
+    /// The stored watermark, epoch milliseconds.
+    static func watermark(_ workload: Workload) throws -> Int64 {
+        let text = try String(contentsOfFile: workload.data + "/appstore/recover-Production.json", encoding: .utf8)
+        return try #require(Int64(text.filter(\.isNumber)))
+    }
+
     @Test("tampered and foreign-root notifications are rejected and quarantined like the webhook's; the rest is stored")
     func forgedDataIsQuarantined() throws {
         let workload = try Workload(customers: 60, months: 3, seed: 23, withhold: 0.1)
@@ -70,10 +127,35 @@ struct RecoverEndToEndTests {
         let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
         try workload.webhookLedger(key: other, standIn: standIn)
         let before = try workload.eventCount
-        let (code, output) = workload.cli(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-02-01"])
+        let (code, output) = workload.cli(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-02-01", "--json"])
         #expect(code == .failure)
-        #expect(output.isEmpty)
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect(summary["pages"] as? Int == 0)
+        #expect((summary["error"] as? String)?.contains("refused the API credentials") == true)
         #expect(try workload.eventCount == before)
         #expect(!FileManager.default.fileExists(atPath: workload.data + "/appstore/recover-Production.json"))
+    }
+
+    @Test("reconcile and test-notification that fail print with --json what they did and the error, exit 1, as recover and backfill do")
+    func failuresPrintTheirDocument() throws {
+        let workload = try Workload(customers: 20, months: 1, seed: 28)
+        let key = try APIKey(directory: workload.directory)
+        let other = try APIKey(directory: workload.directory, name: "other", keyId: key.keyId, issuerId: key.issuerId)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        try workload.webhookLedger(key: other, standIn: standIn)
+
+        let (reconcileCode, reconcileOutput) = workload.cli(["appstore", "reconcile", "--json"])
+        #expect(reconcileCode == .failure)
+        let reconcile = try #require(try JSONSerialization.jsonObject(with: Data(reconcileOutput.utf8)) as? [String: Any])
+        #expect(reconcile["checked"] as? Int == 0)
+        #expect((reconcile["notChecked"] as? Int ?? 0) > 0)
+        #expect((reconcile["error"] as? String)?.contains("refused the API credentials") == true)
+
+        let (testCode, testOutput) = workload.cli(["appstore", "test-notification", "--wait", "0", "--json"])
+        #expect(testCode == .failure)
+        let test = try #require(try JSONSerialization.jsonObject(with: Data(testOutput.utf8)) as? [String: Any])
+        #expect(test["testNotificationToken"] is NSNull)
+        #expect(test["arrived"] as? Bool == false)
+        #expect((test["error"] as? String)?.contains("refused the API credentials") == true)
     }
 }

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// The real waits between retries.
+/// Real waits (`appstore test-notification` polling; the client's retries wait on `APICancellation`).
 public enum APIClock {
     @Sendable public static func sleep(_ seconds: Double) {
         guard seconds > 0 else { return }

@@ -1,18 +1,21 @@
 /// Why an App Store Server API call failed, saying what to do about it.
-public enum AppStoreAPIError: Error, Sendable, CustomStringConvertible {
+public enum AppStoreAPIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 401 or 403: Apple refused the bearer token.
     case credentialsRejected(status: Int, endpoint: String)
     /// Any other 4xx: the request itself was refused (an unknown transaction id, a window older
     /// than Apple keeps, …), with Apple's error code and message when it gave them.
     case rejected(status: Int, errorCode: Int?, message: String?, endpoint: String)
-    /// 5xx, 429, timeouts or resets until the retry budget was spent.
-    case gaveUp(endpoint: String, attempts: Int, last: String)
+    /// 5xx, 429, timeouts or resets until the retry budget was spent; `status` is the last HTTP
+    /// status answered, if any was.
+    case gaveUp(endpoint: String, attempts: Int, last: String, status: Int?)
     /// No retry can help: TLS refused, or libcurl refused the request.
     case transport(endpoint: String, TransportError)
     /// A 2xx answer that is not the JSON Apple documents.
     case invalidResponse(endpoint: String, detail: String)
     /// The bearer token could not be signed with the configured key.
     case signing(String)
+    /// Stopped on purpose (`APICancellation`: the server is shutting down).
+    case cancelled(endpoint: String)
 
     public var description: String {
         switch self {
@@ -21,14 +24,16 @@ public enum AppStoreAPIError: Error, Sendable, CustomStringConvertible {
         case .rejected(let status, let errorCode, let message, let endpoint):
             let apple = [errorCode.map { "errorCode \($0)" }, message].compactMap { $0 }.joined(separator: ": ")
             return "\(endpoint) answered HTTP \(status)" + (apple.isEmpty ? "" : " (\(apple))")
-        case .gaveUp(let endpoint, let attempts, let last):
-            return "\(endpoint) failed \(attempts) times, last: \(last); run the command again later (it resumes where it stopped)"
+        case .gaveUp(let endpoint, let attempts, let last, _):
+            return "\(endpoint) failed \(attempts) times, last: \(last); Apple or the network is not answering: try again later"
         case .transport(let endpoint, let error):
             return "\(endpoint): \(error)"
         case .invalidResponse(let endpoint, let detail):
             return "\(endpoint) answered with something that is not Apple's response: \(detail)"
         case .signing(let detail):
             return "cannot sign the API token with the configured key: \(detail); run `subledger init --api-key FILE.p8` with the key from App Store Connect"
+        case .cancelled(let endpoint):
+            return "\(endpoint): cancelled (shutting down); what was stored is durable"
         }
     }
 
@@ -36,7 +41,8 @@ public enum AppStoreAPIError: Error, Sendable, CustomStringConvertible {
     public var status: Int? {
         switch self {
         case .credentialsRejected(let status, _), .rejected(let status, _, _, _): return status
-        case .gaveUp, .transport, .invalidResponse, .signing: return nil
+        case .gaveUp(_, _, _, let status): return status
+        case .transport, .invalidResponse, .signing, .cancelled: return nil
         }
     }
 }

@@ -14,18 +14,27 @@ public final class AppStoreServerAPIClient {
     let token: BearerToken
     let retry: RetryPolicy
     let metrics: APIMetrics
+    let cancellation: APICancellation
     /// Waits between retries; tests make it record instead of sleep.
     let sleep: @Sendable (Double) -> Void
+    /// Told of every wait before a retry (one line), so a long one is not silent.
+    let notice: @Sendable (String) -> Void
     private var random = SystemRandomNumberGenerator()
+    /// HTTP requests sent so far, retries and failures included.
+    public private(set) var requestsSent = 0
 
+    /// - Parameter sleep: the waits between retries; by default real ones that `cancellation` ends.
     public init(baseURL: String, credentials: APICredentials, settings: HTTPSettings = HTTPSettings(), retry: RetryPolicy = RetryPolicy(),
-                metrics: APIMetrics = APIMetrics(), sleep: @escaping @Sendable (Double) -> Void = APIClock.sleep) throws(TransportError) {
+                metrics: APIMetrics = APIMetrics(), cancellation: APICancellation = APICancellation(),
+                sleep: (@Sendable (Double) -> Void)? = nil, notice: @escaping @Sendable (String) -> Void = { _ in }) throws(TransportError) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        http = try HTTPClient(settings: settings)
+        http = try HTTPClient(settings: settings, isCancelled: { cancellation.isCancelled })
         token = BearerToken(credentials: credentials)
         self.retry = retry
         self.metrics = metrics
-        self.sleep = sleep
+        self.cancellation = cancellation
+        self.sleep = sleep ?? cancellation.sleep
+        self.notice = notice
     }
 
     /// Apple's base URL for an environment: Sandbox has its own host, every other one uses
@@ -50,23 +59,31 @@ public final class AppStoreServerAPIClient {
         let url = baseURL + path + (query.isEmpty ? "" : "?" + query.map { "\($0)=\(Self.percentEncoded($1))" }.joined(separator: "&"))
         var attempts = 0
         var throttledWaits = 0
+        var lastStatus: Int?
         while true {
+            guard !cancellation.isCancelled else { throw .cancelled(endpoint: endpoint) }
             attempts += 1
             let authorization: String
             do { authorization = try token.authorization(now: WallTime.nowMillis() / 1000) } catch { throw .signing(error.message) }
             var headers = [(name: "Authorization", value: authorization), (name: "Accept", value: "application/json"), (name: "User-Agent", value: "subledger")]
             if body != nil { headers.append((name: "Content-Type", value: "application/json")) }
             let response: HTTPResponse
+            requestsSent += 1
             do {
                 response = try http.send(HTTPRequest(method: method, url: url, headers: headers, body: body))
             } catch {
+                if error.kind == .cancelled { throw .cancelled(endpoint: endpoint) }
                 metrics.request(endpoint, status: 0)
                 guard error.isTransient else { throw .transport(endpoint: endpoint, error) }
-                guard attempts < retry.maximumAttempts else { throw .gaveUp(endpoint: endpoint, attempts: attempts, last: error.description) }
-                sleep(retry.backoff(retry: attempts, jitter: Double.random(in: 0..<1, using: &random)))
+                guard attempts < retry.maximumAttempts else {
+                    throw .gaveUp(endpoint: endpoint, attempts: attempts, last: error.description, status: lastStatus)
+                }
+                wait(retry.backoff(retry: attempts, jitter: Double.random(in: 0..<1, using: &random)),
+                     "\(endpoint) got no answer (\(error.kind)), retrying", attempt: attempts, of: retry.maximumAttempts)
                 continue
             }
             metrics.request(endpoint, status: response.status)
+            lastStatus = response.status
             switch response.status {
             case 200..<300:
                 return response.body
@@ -74,24 +91,32 @@ public final class AppStoreServerAPIClient {
                 throttledWaits += 1
                 attempts -= 1
                 guard throttledWaits <= retry.maximumThrottledWaits else {
-                    throw .gaveUp(endpoint: endpoint, attempts: throttledWaits, last: "HTTP 429 (rate limit)")
+                    throw .gaveUp(endpoint: endpoint, attempts: throttledWaits, last: "HTTP 429 (rate limit)", status: 429)
                 }
                 let wait = response.retryAfterSeconds.map { min(Double($0), retry.maximumRetryAfter) }
                     ?? retry.backoff(retry: throttledWaits, jitter: Double.random(in: 0..<1, using: &random))
                 metrics.throttled(seconds: wait)
-                sleep(wait)
+                self.wait(wait, "throttled by Apple (HTTP 429)", attempt: throttledWaits, of: retry.maximumThrottledWaits)
             case 401, 403:
                 throw .credentialsRejected(status: response.status, endpoint: endpoint)
             case 500..<600:
                 guard attempts < retry.maximumAttempts else {
-                    throw .gaveUp(endpoint: endpoint, attempts: attempts, last: "HTTP \(response.status)")
+                    throw .gaveUp(endpoint: endpoint, attempts: attempts, last: "HTTP \(response.status)", status: response.status)
                 }
-                sleep(retry.backoff(retry: attempts, jitter: Double.random(in: 0..<1, using: &random)))
+                wait(retry.backoff(retry: attempts, jitter: Double.random(in: 0..<1, using: &random)),
+                     "\(endpoint) answered HTTP \(response.status), retrying", attempt: attempts, of: retry.maximumAttempts)
             default:
                 let apple = try? JSONDecoder().decode(AppleErrorBody.self, from: Data(response.body))
                 throw .rejected(status: response.status, errorCode: apple?.errorCode, message: apple?.errorMessage, endpoint: endpoint)
             }
         }
+    }
+
+    /// Says why and how long it waits, then waits.
+    private func wait(_ seconds: Double, _ why: String, attempt: Int, of attempts: Int) {
+        let tenths = Int((seconds * 10).rounded())
+        notice("\(why), waiting \(tenths / 10)\(tenths % 10 == 0 ? "" : ".\(tenths % 10)")s, attempt \(attempt) of \(attempts)")
+        sleep(seconds)
     }
 
     /// RFC 3986 unreserved characters stay; everything else is %-encoded (pagination tokens

@@ -11,16 +11,19 @@ public final class HTTPClient {
     /// libcurl writes its message for a failed transfer here (`CURLOPT_ERRORBUFFER`).
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let settings: HTTPSettings
+    /// Asked while a transfer runs (about once a second when nothing arrives): true aborts it.
+    private let isCancelled: @Sendable () -> Bool
 
     /// libcurl's process-wide set-up, done once before the first handle.
     private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
-    public init(settings: HTTPSettings = HTTPSettings()) throws(TransportError) {
+    public init(settings: HTTPSettings = HTTPSettings(), isCancelled: @escaping @Sendable () -> Bool = { false }) throws(TransportError) {
         guard Self.globalInit == CURLE_OK, let handle = curl_easy_init() else {
             throw TransportError(.request, "libcurl could not be initialized")
         }
         self.handle = handle
         self.settings = settings
+        self.isCancelled = isCancelled
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         try configure()
@@ -51,6 +54,11 @@ public final class HTTPClient {
             exchange.header(UnsafeRawBufferPointer(start: data, count: size * count))
             return size * count
         }), "CURLOPT_HEADERFUNCTION")
+        // A shutdown must not wait out a request Apple (or the network) never answers.
+        try set(CURLOPT_NOPROGRESS, 0)
+        try check(ccurl_setopt_xferinfo(handle, { context, _, _, _, _ in
+            Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue().isCancelled() ? 1 : 0
+        }), "CURLOPT_XFERINFOFUNCTION")
         if let file = settings.extraCAFile { try trust(extraCAFile: file) }
     }
 
@@ -96,10 +104,11 @@ public final class HTTPClient {
         defer { curl_slist_free_all(list) }
         try check(ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, list), "CURLOPT_HTTPHEADER")
 
-        let exchange = Exchange()
+        let exchange = Exchange(isCancelled: isCancelled)
         let context = Unmanaged.passUnretained(exchange).toOpaque()
         try check(ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context), "CURLOPT_WRITEDATA")
         try check(ccurl_setopt_pointer(handle, CURLOPT_HEADERDATA, context), "CURLOPT_HEADERDATA")
+        try check(ccurl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context), "CURLOPT_XFERINFODATA")
         let code = withExtendedLifetime(exchange) { curl_easy_perform(handle) }
         guard code == CURLE_OK else { throw failure(code, url: request.url) }
         var status = 0
@@ -121,6 +130,8 @@ public final class HTTPClient {
         let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
         let message = "\(url): \(detail)"
         switch code {
+        case CURLE_ABORTED_BY_CALLBACK:
+            return TransportError(.cancelled, "\(url): cancelled")
         case CURLE_OPERATION_TIMEDOUT:
             return TransportError(.timeout, message)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CIPHER:
@@ -136,6 +147,11 @@ public final class HTTPClient {
     private final class Exchange {
         var body: [UInt8] = []
         var headers: [String: String] = [:]
+        let isCancelled: @Sendable () -> Bool
+
+        init(isCancelled: @escaping @Sendable () -> Bool) {
+            self.isCancelled = isCancelled
+        }
 
         /// One header line; a new status line (after a redirect or `100 Continue`) starts afresh.
         func header(_ line: UnsafeRawBufferPointer) {

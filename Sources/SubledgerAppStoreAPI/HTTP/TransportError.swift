@@ -1,5 +1,5 @@
 /// The request got no complete HTTP response.
-public struct TransportError: Error, Sendable, CustomStringConvertible {
+public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// Connect or transfer took longer than allowed.
         case timeout
@@ -9,6 +9,8 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case tls
         /// libcurl refused the request itself (a bad URL or option).
         case request
+        /// Aborted on purpose (`APICancellation`).
+        case cancelled
     }
 
     public var kind: Kind
@@ -25,7 +27,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .tls: return "\(message) (check the server's certificate, or pass its CA with `subledger init --api-ca-file PEM`)"
-        case .request: return message
+        case .request, .cancelled: return message
         case .timeout, .connection: return message
         }
     }

@@ -12,9 +12,16 @@ public struct Backfill {
 
     public struct Summary: Sendable, Equatable {
         public var ids = 0
+        /// HTTP requests sent, retries and failures included.
         public var requests = 0
         public var tally = IngestTally()
         public var failed: [Failure] = []
+        /// Ids whose history and statuses were all stored, in order.
+        public var done: [String] = []
+        /// Ids not tried because the run stopped (the one it stopped at is in `failed`).
+        public var notDone: [String] = []
+        /// Why the run stopped before the last id: an error no other id would escape.
+        public var stoppedBy: AppStoreAPIError?
     }
 
     let ledger: Ledger
@@ -27,21 +34,38 @@ public struct Backfill {
         self.clock = clock
     }
 
-    /// Backfills every id; an id Apple refuses is listed in `failed` and the rest go on, but
-    /// refused credentials stop the run (every other id would fail the same way).
+    /// Backfills every id; an id Apple refuses is listed in `failed` and the rest go on. Any
+    /// other API error (refused credentials, Apple or the network down after the retries) stops
+    /// the run, since every other id would fail the same way after the same waits.
     public func run(ids: [String], progress: (Summary) -> Void = { _ in }) throws -> Summary {
         var summary = Summary()
-        for id in ids {
+        let sentBefore = client.requestsSent
+        for (index, id) in ids.enumerated() {
             summary.ids += 1
             do {
                 try backfill(id, into: &summary)
+                summary.done.append(id)
             } catch let error as AppStoreAPIError {
-                if case .credentialsRejected = error { throw error }
                 summary.failed.append(Failure(id: id, status: error.status, error: error.description))
+                if !Self.concernsOnlyThisId(error) {
+                    summary.stoppedBy = error
+                    summary.notDone = Array(ids[(index + 1)...])
+                }
             }
+            summary.requests = client.requestsSent - sentBefore
             progress(summary)
+            if summary.stoppedBy != nil { break }
         }
         return summary
+    }
+
+    /// Whether the next id may fare better: Apple refused this one (unknown, 404) or answered
+    /// it with something unreadable.
+    static func concernsOnlyThisId(_ error: AppStoreAPIError) -> Bool {
+        switch error {
+        case .rejected, .invalidResponse: return true
+        case .credentialsRejected, .gaveUp, .transport, .signing, .cancelled: return false
+        }
     }
 
     private func backfill(_ id: String, into summary: inout Summary) throws {
@@ -49,13 +73,11 @@ public struct Backfill {
         var page = 0
         repeat {
             let history = try client.transactionHistory(transactionId: id, revision: revision)
-            summary.requests += 1
             page += 1
             try summary.tally.ingest(history.signedTransactions ?? [], source: "appstore backfill \(id) history page \(page)", into: ledger, recordedAt: clock())
-            revision = history.hasMore == true ? history.revision : nil
+            revision = try NotificationRecovery.nextToken(history.hasMore == true ? history.revision : nil, after: revision, endpoint: "transactionHistory")
         } while revision != nil
         let statuses = try client.subscriptionStatuses(transactionId: id)
-        summary.requests += 1
         let latest = (statuses.data ?? []).flatMap { $0.lastTransactions ?? [] }.flatMap { [$0.signedTransactionInfo, $0.signedRenewalInfo].compactMap { $0 } }
         try summary.tally.ingest(latest, source: "appstore backfill \(id) statuses", into: ledger, recordedAt: clock())
     }

@@ -17,6 +17,9 @@ public struct NotificationRecovery {
         public var until: Int64
         public var pages = 0
         public var tally = IngestTally()
+        /// Why the run stopped before `until` (what it stored before stays, and the watermark
+        /// is at the last finished slice).
+        public var stoppedBy: AppStoreAPIError?
     }
 
     let ledger: Ledger
@@ -37,10 +40,12 @@ public struct NotificationRecovery {
 
     /// The window a run covers: an explicit `since` is sent as given (Apple refuses what is too
     /// old, and the error says so); the default starts at the watermark, clamped to Apple's limit.
+    /// It ends now at the latest: Apple has nothing later, and a window into the future would
+    /// move the watermark past what was fetched.
     public func window(since: Int64?, until: Int64?) -> (since: Int64, until: Int64) {
         let now = clock()
-        let until = until ?? now
-        let since = since ?? max(watermark.load() ?? 0, now - Self.historyLimit + 60_000)
+        let until = min(until ?? now, now)
+        let since = since ?? max(watermark.covered(now: now) ?? 0, now - Self.historyLimit + 60_000)
         return (since, until)
     }
 
@@ -51,15 +56,21 @@ public struct NotificationRecovery {
     }
 
     /// Recovers `since..<until`; `progress` gets the running summary after every stored batch.
+    /// An API error ends the run with what was stored so far and `stoppedBy`; a storage error
+    /// is thrown.
     ///
     /// Pages are fetched ahead on another thread; what arrived while the last batch was stored
     /// is stored in one call (whole pages, one group commit), and the watermark moves once a
     /// slice's pages are all durable.
-    public func run(since: Int64, until: Int64, progress: (Summary) -> Void = { _ in }) throws -> Summary {
+    public func run(since: Int64, until requested: Int64, progress: (Summary) -> Void = { _ in }) throws -> Summary {
+        let now = clock()
+        let until = min(requested, now)
         var summary = Summary(environment: environment, since: since, until: until)
+        let stored = watermark.covered(now: now)
+        // One past now is set back for good (see `covered`).
+        if let stored, watermark.load() != stored { try watermark.save(stored) }
         // Only a run that starts within what is already covered may move the watermark: a
         // window further on would leave a hole behind it.
-        let stored = watermark.load()
         let extendsCoverage = stored.map { since <= $0 } ?? true
         let client = UncheckedClient(client: client)
         let prefetcher = PagePrefetcher<Fetched>(capacity: Self.pagesAhead) { send in
@@ -70,7 +81,7 @@ public struct NotificationRecovery {
                 repeat {
                     let page = try client.client.notificationHistory(start: start, end: end, paginationToken: token)
                     guard send(.page(page)) else { return }
-                    token = page.hasMore == true ? page.paginationToken : nil
+                    token = try Self.nextToken(page.hasMore == true ? page.paginationToken : nil, after: token, endpoint: "notificationHistory")
                 } while token != nil
                 guard send(.sliceDone(end: end)) else { return }
                 start = end
@@ -98,6 +109,9 @@ public struct NotificationRecovery {
             if extendsCoverage, let end = finishedSlice, end > (stored ?? Int64.min) { try watermark.save(end) }
             progress(summary)
             switch ending {
+            case .failed(let error as AppStoreAPIError):
+                summary.stoppedBy = error
+                return summary
             case .failed(let error): throw error
             case .finished:
                 metrics.recovered(appended: summary.tally.appended, completedAt: clock())
@@ -105,6 +119,13 @@ public struct NotificationRecovery {
             default: continue
             }
         }
+    }
+
+    /// The token of the next page. One equal to the token just sent would fetch the same page
+    /// forever: that is an error naming it, not a loop.
+    static func nextToken(_ next: String?, after sent: String?, endpoint: String) throws(AppStoreAPIError) -> String? {
+        guard let next, next == sent else { return next }
+        throw .invalidResponse(endpoint: endpoint, detail: "hasMore with the same paginationToken that was just sent (\(next)), which would fetch the same page forever")
     }
 
     /// Pages fetched ahead of the one being stored.

@@ -27,6 +27,9 @@ public struct Reconciliation {
         public var healed = 0
         public var disagreed: [Disagreement] = []
         public var tally = IngestTally()
+        /// Subscriptions not checked because the run stopped, and why it did.
+        public var notChecked = 0
+        public var stoppedBy: AppStoreAPIError?
     }
 
     /// Apple's `status` values as the ledger names them.
@@ -43,15 +46,23 @@ public struct Reconciliation {
     }
 
     /// Checks the ledger's auto-renewable subscriptions of `environment`, the `limit` most
-    /// recently active when given.
+    /// recently active when given. An API error stops the run (every other subscription would
+    /// fail the same way) with what was checked so far and `stoppedBy`.
     public func run(limit: Int?, environment: String, progress: (Summary) -> Void = { _ in }) throws -> Summary {
         var subscriptions = try Self.subscriptions(logDirectory: ledger.layout.log, environment: environment)
         if let limit { subscriptions = Array(subscriptions.prefix(limit)) }
         var summary = Summary()
-        for original in subscriptions {
-            summary.checked += 1
+        for (index, original) in subscriptions.enumerated() {
             let before = try ledgerSide(original)
-            let statuses = try client.subscriptionStatuses(transactionId: original)
+            let statuses: SubscriptionStatuses
+            do {
+                statuses = try client.subscriptionStatuses(transactionId: original)
+            } catch {
+                summary.stoppedBy = error
+                summary.notChecked = subscriptions.count - index
+                return summary
+            }
+            summary.checked += 1
             let item = (statuses.data ?? []).flatMap { $0.lastTransactions ?? [] }.first { $0.originalTransactionId == original }
             let apple = Side(status: item?.status.flatMap { Self.statusNames[$0] },
                              expiresAt: item?.signedTransactionInfo.flatMap(Self.expiresDate))

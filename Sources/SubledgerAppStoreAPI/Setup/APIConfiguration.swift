@@ -74,8 +74,8 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
 
     /// A client for `environment` with the stored key, signing tokens for `bundleId`.
     public func client(directory: String, bundleId: String, environment: String, metrics: APIMetrics = APIMetrics(),
-                       retry: RetryPolicy = RetryPolicy(), requestTimeout: Double = 60,
-                       sleep: @escaping @Sendable (Double) -> Void = APIClock.sleep) throws(APISetupError) -> AppStoreServerAPIClient {
+                       retry: RetryPolicy = RetryPolicy(), requestTimeout: Double = 60, cancellation: APICancellation = APICancellation(),
+                       sleep: (@Sendable (Double) -> Void)? = nil, notice: @escaping @Sendable (String) -> Void = { _ in }) throws(APISetupError) -> AppStoreServerAPIClient {
         let files = APIFiles(directory)
         guard let pem = FileIO.read(files.path(of: keyFile)) else {
             throw .invalid("the API key \(files.path(of: keyFile)) is missing; run `subledger init --api-key FILE.p8 …` again")
@@ -87,7 +87,7 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
         let settings = HTTPSettings(requestTimeout: requestTimeout, extraCAFile: caFile.map { files.path(of: $0) })
         do {
             return try AppStoreServerAPIClient(baseURL: baseURL(for: environment), credentials: APICredentials(key: key, keyId: keyId, issuerId: issuerId, bundleId: bundleId),
-                                               settings: settings, retry: retry, metrics: metrics, sleep: sleep)
+                                               settings: settings, retry: retry, metrics: metrics, cancellation: cancellation, sleep: sleep, notice: notice)
         } catch {
             throw .invalid("cannot set up the HTTPS client: \(error)")
         }

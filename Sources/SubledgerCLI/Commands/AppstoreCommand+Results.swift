@@ -2,6 +2,11 @@ import SubledgerAppStoreAPI
 import SubledgerCore
 
 extension AppstoreCommand {
+    /// `error`, present only when the run stopped on one, so a finished run's document is as before.
+    static func errorJSON(_ error: AppStoreAPIError?) -> [(String, JSON)] {
+        error.map { [("error", .string($0.description))] } ?? []
+    }
+
     static func rejectionsJSON(_ rejections: [IngestTally.Rejection]) -> JSON {
         .array(rejections.map { .object([("source", .string($0.source)), ("item", .int($0.item)), ("reason", .string($0.reason)), ("detail", .string($0.detail))]) })
     }
@@ -23,7 +28,7 @@ extension AppstoreCommand {
                 ("received", .int(summary.tally.received)), ("appended", .int(summary.tally.appended)),
                 ("duplicates", .int(summary.tally.duplicates)), ("rejected", .int(summary.tally.rejections.count)),
                 ("rejections", rejectionsJSON(summary.tally.rejections)),
-            ]).serialized()
+            ] + errorJSON(summary.stoppedBy)).serialized()
         }
 
         var tabulation: Tabulation {
@@ -44,14 +49,16 @@ extension AppstoreCommand {
                 ("appended", .int(summary.tally.appended)), ("duplicates", .int(summary.tally.duplicates)),
                 ("rejected", .int(summary.tally.rejections.count)),
                 ("failed", .array(summary.failed.map { .object([("id", .string($0.id)), ("status", $0.status.map { .int($0) } ?? .null), ("error", .string($0.error))]) })),
-            ]).serialized()
+            ] + errorJSON(summary.stoppedBy) + (summary.stoppedBy == nil ? [] : [("done", .array(summary.done.map { .string($0) })),
+                                                                            ("notDone", .array(summary.notDone.map { .string($0) }))])).serialized()
         }
 
         var tabulation: Tabulation {
             Tabulation(
                 facts: [("ids", .count(summary.ids)), ("requests", .count(summary.requests)), ("received", .count(summary.tally.received)),
                         ("appended", .count(summary.tally.appended)), ("duplicates", .count(summary.tally.duplicates)),
-                        ("rejected", .count(summary.tally.rejections.count)), ("failed", .count(summary.failed.count))],
+                        ("rejected", .count(summary.tally.rejections.count)), ("failed", .count(summary.failed.count))]
+                    + (summary.stoppedBy == nil ? [] : [("not done", .count(summary.notDone.count))]),
                 tables: rejectionsTable(summary.tally.rejections) + (summary.failed.isEmpty ? [] : [Table(
                     title: "failed ids",
                     columns: [.init("id", key: "id"), .init("status", key: "status"), .init("error", key: "error", limit: 72)],
@@ -71,13 +78,13 @@ extension AppstoreCommand {
                 ("checked", .int(summary.checked)), ("agreed", .int(summary.agreed)), ("healed", .int(summary.healed)),
                 ("disagreed", .array(summary.disagreed.map { .object([("originalTransactionId", .string($0.originalTransactionId)),
                                                                        ("ledger", Self.side($0.ledger)), ("apple", Self.side($0.apple))]) })),
-            ]).serialized()
+            ] + errorJSON(summary.stoppedBy) + (summary.stoppedBy == nil ? [] : [("notChecked", .int(summary.notChecked))])).serialized()
         }
 
         var tabulation: Tabulation {
             Tabulation(
                 facts: [("checked", .count(summary.checked)), ("agreed", .count(summary.agreed)), ("healed", .count(summary.healed)),
-                        ("disagree", .count(summary.disagreed.count))],
+                        ("disagree", .count(summary.disagreed.count))] + (summary.stoppedBy == nil ? [] : [("not checked", .count(summary.notChecked))]),
                 tables: rejectionsTable(summary.tally.rejections) + (summary.disagreed.isEmpty ? [] : [Table(
                     title: "still disagree",
                     columns: [.init("subscription", key: "originalTransactionId"), .init("ledger", key: "ledger.status"), .init("ledger expires", key: "ledger.expiresAt"),
@@ -88,15 +95,17 @@ extension AppstoreCommand {
     }
 
     struct TestNotificationResult: CommandOutput {
-        var token: String
+        /// Nil when Apple did not give one.
+        var token: String?
         var arrived: Bool
         var attempts: [SendAttempt]
+        var error: AppStoreAPIError?
 
         func json() -> String {
             JSON.object([
-                ("testNotificationToken", .string(token)), ("arrived", .bool(arrived)),
+                ("testNotificationToken", .optional(token)), ("arrived", .bool(arrived)),
                 ("sendAttempts", .array(attempts.map { .object([("attemptDate", $0.attemptDate.map { .string(UTCInstant.iso8601($0)) } ?? .null), ("sendAttemptResult", .optional($0.sendAttemptResult))]) })),
-            ]).serialized()
+            ] + errorJSON(error)).serialized()
         }
 
         var tabulation: Tabulation {
@@ -104,7 +113,7 @@ extension AppstoreCommand {
                 facts: [("test notification token", .text(token)), ("arrived", .flag(arrived))],
                 tables: attempts.isEmpty ? [] : [Table(title: "send attempts", columns: [.init("attempted", key: "attemptDate"), .init("result", key: "sendAttemptResult")],
                                                        rows: attempts.map { [.instant($0.attemptDate), .text($0.sendAttemptResult)] })],
-                notes: arrived ? [] : ["the TEST notification did not reach the webhook: check the App Store Server Notifications URL in App Store Connect and that `subledger serve` is reachable there"])
+                notes: arrived || error != nil ? [] : ["the TEST notification did not reach the webhook: check the App Store Server Notifications URL in App Store Connect and that `subledger serve` is reachable there"])
         }
     }
 }

@@ -8,14 +8,14 @@ import SubledgerProjections
 enum AppstoreCommand: Command {
     static let environment = CommandHelp.Option("--environment", "E", "Production or Sandbox (default: the first environment the ledger accepts)")
     static let setup = "Needs `subledger init --api-key FILE.p8 --api-key-id KEY_ID --api-issuer-id ISSUER_UUID`."
-    static let faults = "Throttling (429) is waited out; 5xx, resets and timeouts are retried with backoff. Progress goes to stderr."
+    static let faults = "Throttling (429) is waited out; 5xx, resets and timeouts are retried with backoff. Progress, and each wait before a retry, go to stderr."
 
     static let recover = CommandHelp(
         name: "appstore recover", summary: "every notification Apple sent in a window (Get Notification History), ingested",
         usage: "appstore recover [--since INSTANT] [--until INSTANT] [--environment E]",
         options: [
             .init("--since", "INSTANT", "start of the window (default: where the last recovery ended, else 180 days ago)"),
-            .init("--until", "INSTANT", "end of the window (default: now)"),
+            .init("--until", "INSTANT", "end of the window (default and latest: now)"),
             environment,
         ],
         notes: [setup, "A notification the webhook already delivered is a duplicate: running it twice appends nothing.", faults,
@@ -27,10 +27,11 @@ enum AppstoreCommand: Command {
         usage: "appstore backfill [TRANSACTION_ID]... [--ids FILE] [--environment E]",
         operands: nil,
         options: [
-            .init("--ids", "FILE", "transaction ids, one per line (any transaction id of each customer)"),
+            .init("--ids", "FILE", "transaction ids, one per line (any transaction id of each customer; blank and # comment lines skipped)"),
             environment,
         ],
         notes: [setup, "Transactions already in the ledger count once (by transactionId).", faults,
+                "An id Apple refuses (unknown: 404) is listed as failed and the others go on; refused credentials, or Apple or the network not answering after the retries, stop the run (exit 1) saying which ids were not done. Running it again is safe: what is stored counts as duplicates.",
                 "Exit 1 when an id failed (listed with Apple's status) or something was rejected."],
         example: "subledger appstore backfill --ids customers.txt --json")
 
@@ -79,7 +80,8 @@ enum AppstoreCommand: Command {
         guard ["Production", "Sandbox"].contains(environment) else {
             throw UsageError("the App Store Server API serves Production and Sandbox, not '\(environment)'")
         }
-        let client = try api.client(directory: context.data.path, bundleId: configuration.bundleId, environment: environment)
+        let client = try api.client(directory: context.data.path, bundleId: configuration.bundleId, environment: environment,
+                                    notice: { Output.progress("appstore \(action): \($0)") })
         // The test notification arrives through the webhook of a running server, which holds
         // the ledger: this one only asks Apple.
         if action == "test-notification" { return try testNotification(arguments, context, client: client) }
@@ -93,33 +95,38 @@ enum AppstoreCommand: Command {
     static func recover(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
         let flags = FlagSource(arguments)
         let recovery = NotificationRecovery(ledger: ledger, client: client, environment: environment, metrics: APIMetrics(), clock: context.clock)
-        let window = recovery.window(since: try flags.instant("since"), until: try flags.instant("until"))
-        guard window.since < window.until else { throw UsageError("--since must be before --until") }
-        var last: NotificationRecovery.Summary?
-        var throttle = ProgressThrottle()
-        do {
-            let summary = try recovery.run(since: window.since, until: window.until) { summary in
-                last = summary
-                guard throttle.due() else { return }
-                Output.progress("appstore recover: \(summary.pages) pages, \(summary.tally.received) received, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.tally.rejections.count) rejected")
-            }
-            Output.endProgress()
-            return CommandResult(RecoverResult(summary: summary), summary.tally.rejections.isEmpty ? .success : .failure)
-        } catch {
-            Output.endProgress()
-            let done = last.map { "\($0.pages) pages were ingested (\($0.tally.appended) appended)" } ?? "nothing was ingested"
-            let resume = RecoveryWatermark(directory: ledger.directory, environment: environment).load().map { " from \(UTCInstant.iso8601($0))" } ?? ""
-            throw AppstoreCommandError("\(error)\n\(done); the rest of the window up to \(UTCInstant.iso8601(window.until)) was not recovered: run `subledger appstore recover` again to resume\(resume)")
+        let since = try flags.instant("since"), until = try flags.instant("until")
+        let window = recovery.window(since: since, until: until)
+        if let until, until > window.until {
+            Output.diagnostic("appstore recover: --until \(UTCInstant.iso8601(until)) is in the future; recovering up to now (\(UTCInstant.iso8601(window.until)))")
         }
+        // Without flags the window runs from the watermark to now, which may be empty.
+        if window.since >= window.until && (since != nil || until != nil) {
+            throw UsageError(since != nil
+                ? "--since \(UTCInstant.iso8601(window.since)) must be before --until (default: now), here \(UTCInstant.iso8601(window.until))"
+                : "--until \(UTCInstant.iso8601(window.until)) is not after where the last recovery ended (\(UTCInstant.iso8601(window.since))); give --since for an earlier window")
+        }
+        var throttle = ProgressThrottle()
+        let summary = try recovery.run(since: window.since, until: window.until) { summary in
+            guard throttle.due() else { return }
+            Output.progress("appstore recover: \(summary.pages) pages, \(summary.tally.received) received, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.tally.rejections.count) rejected")
+        }
+        Output.endProgress()
+        if let error = summary.stoppedBy {
+            let done = summary.pages > 0 ? "\(summary.pages) pages were ingested (\(summary.tally.appended) appended)" : "nothing was ingested"
+            let resume = RecoveryWatermark(directory: ledger.directory, environment: environment).load().map { " from \(UTCInstant.iso8601($0))" } ?? ""
+            Output.diagnostic("subledger appstore recover: \(error)\n\(done); the rest of the window up to \(UTCInstant.iso8601(window.until)) was not recovered: run `subledger appstore recover` again to resume\(resume)")
+        }
+        return CommandResult(RecoverResult(summary: summary), summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
     static func backfill(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient) throws -> CommandResult {
-        var ids = Array(arguments.positional.dropFirst())
-        if let file = arguments.value("--ids") {
-            guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the id file \(file)") }
-            ids += String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
-                .map { $0.filter { !$0.isWhitespace } }.filter { !$0.isEmpty }
+        var file: (path: String, text: String)?
+        if let path = arguments.value("--ids") {
+            guard let bytes = FileIO.read(path) else { throw UsageError("cannot read the id file \(path)") }
+            file = (path, String(decoding: bytes, as: UTF8.self))
         }
+        let ids = try transactionIds(operands: Array(arguments.positional.dropFirst()), file: file)
         guard !ids.isEmpty else { throw UsageError("appstore backfill needs transaction ids: as arguments or --ids FILE") }
         var throttle = ProgressThrottle()
         let summary = try Backfill(ledger: ledger, client: client, clock: context.clock).run(ids: ids) { summary in
@@ -127,6 +134,13 @@ enum AppstoreCommand: Command {
             Output.progress("appstore backfill: \(summary.ids)/\(ids.count) ids, \(summary.requests) requests, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.failed.count) failed")
         }
         Output.endProgress()
+        if let error = summary.stoppedBy {
+            let notDone = summary.failed.suffix(1).map(\.id) + summary.notDone
+            Output.diagnostic("subledger appstore backfill: stopped at id \(notDone[0]): \(error)\n"
+                + "\(summary.done.count) of \(ids.count) ids were backfilled; not done: \(notDone.prefix(5).joined(separator: ", "))"
+                + (notDone.count > 5 ? " and \(notDone.count - 5) more (`notDone` in --json)" : "")
+                + "; run `subledger appstore backfill` again with those ids, or with all of them: what is already stored counts as duplicates")
+        }
         return CommandResult(BackfillResult(summary: summary), summary.failed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
     }
 
@@ -142,7 +156,11 @@ enum AppstoreCommand: Command {
             Output.progress("appstore reconcile: \(summary.checked) checked, \(summary.agreed) agreed, \(summary.healed) healed, \(summary.disagreed.count) disagree")
         }
         Output.endProgress()
-        return CommandResult(ReconcileResult(summary: summary), summary.disagreed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
+        if let error = summary.stoppedBy {
+            Output.diagnostic("subledger appstore reconcile: \(error)\n\(summary.checked) subscriptions were checked, \(summary.notChecked) were not; "
+                + "run `subledger appstore reconcile` again (what Apple returned is stored; it checks every subscription again)")
+        }
+        return CommandResult(ReconcileResult(summary: summary), summary.disagreed.isEmpty && summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
     static func testNotification(_ arguments: Arguments, _ context: CommandContext, client: AppStoreServerAPIClient) throws -> CommandResult {
@@ -151,18 +169,25 @@ enum AppstoreCommand: Command {
             guard let value = Double(text), value >= 0 else { throw UsageError("--wait takes seconds, not '\(text)'") }
             wait = value
         }
-        let token = try client.requestTestNotification()
-        let deadline = WallTime.monotonicSeconds() + wait
-        var status = try client.testNotificationStatus(token: token)
+        var token: String?
+        var attempts: [SendAttempt] = []
         // The webhook answers 200 only once a message is durable, so a SUCCESS attempt means
         // the TEST notification is in the ledger the webhook serves.
-        func arrived(_ status: TestNotificationStatus) -> Bool { (status.sendAttempts ?? []).contains { $0.sendAttemptResult == "SUCCESS" } }
-        while !arrived(status) && WallTime.monotonicSeconds() < deadline {
-            APIClock.sleep(min(1, max(0, deadline - WallTime.monotonicSeconds())))
-            status = try client.testNotificationStatus(token: token)
+        var arrived: Bool { attempts.contains { $0.sendAttemptResult == "SUCCESS" } }
+        do {
+            let requested = try client.requestTestNotification()
+            token = requested
+            let deadline = WallTime.monotonicSeconds() + wait
+            attempts = try client.testNotificationStatus(token: requested).sendAttempts ?? []
+            while !arrived && WallTime.monotonicSeconds() < deadline {
+                APIClock.sleep(min(1, max(0, deadline - WallTime.monotonicSeconds())))
+                attempts = try client.testNotificationStatus(token: requested).sendAttempts ?? []
+            }
+        } catch {
+            Output.diagnostic("subledger appstore test-notification: \(error)")
+            return CommandResult(TestNotificationResult(token: token, arrived: false, attempts: attempts, error: error), .failure)
         }
-        let result = TestNotificationResult(token: token, arrived: arrived(status), attempts: status.sendAttempts ?? [])
-        return CommandResult(result, result.arrived ? .success : .failure)
+        return CommandResult(TestNotificationResult(token: token, arrived: arrived, attempts: attempts), arrived ? .success : .failure)
     }
 }
 
@@ -175,14 +200,5 @@ struct ProgressThrottle {
         guard now >= next else { return false }
         next = now + 0.5
         return true
-    }
-}
-
-/// A failed `appstore` run, with what was done and what was not.
-struct AppstoreCommandError: Error, CustomStringConvertible {
-    var description: String
-
-    init(_ description: String) {
-        self.description = description
     }
 }

@@ -33,9 +33,15 @@ final class StandIn: @unchecked Sendable {
         caFile = state + "/ca.pem"
     }
 
-    deinit {
+    /// Kills it now: from here on its port refuses connections.
+    func stop() {
+        guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    deinit {
+        stop()
     }
 }
 
