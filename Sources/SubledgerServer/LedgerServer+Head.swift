@@ -7,6 +7,10 @@ extension LedgerServer {
     /// `GET /v1/head[?at=POSITION]`: as `head --json`. It reads the logs, not the projections,
     /// so it covers every acknowledged event.
     func head(_ request: HTTPRequest) throws -> HTTPResponse {
+        // `?at-position=` or `?position=` answered today's head to an auditor asking for a past one.
+        if let name = request.query.items.map(\.name).first(where: { $0 != "at" }) {
+            throw HTTPError(.badRequest, code: "unknown_parameter", detail: "\(name) is not a parameter of this route; it takes at (a log position)")
+        }
         var position: LogPosition?
         if let text = request.query["at"] {
             guard let parsed = LogPosition(text) else {

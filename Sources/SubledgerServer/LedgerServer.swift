@@ -159,7 +159,9 @@ public struct LedgerServer: Sendable {
     /// The dashboard; `/?token=T` logs a browser in: a 303 back to `/` (keeping the other
     /// parameters) that sets the token as an HttpOnly cookie, so it leaves the address bar.
     func dashboard(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard let token = request.query["token"] else {
+        // A query string's `+` reads as a space, and a token has none: `?token=ab+c` is `ab+c`
+        // (base64 tokens often hold a `+`).
+        guard let token = request.query["token"].map({ String($0.map { $0 == " " ? "+" : $0 }) }) else {
             return try protected { request in
                 do {
                     let html = try self.ledger.read { reader in

@@ -71,6 +71,19 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("a byte order mark before a blank first line, or alone in a file, is not a line", arguments: ["\u{FEFF}\n", "\u{FEFF}\r\n", "\u{FEFF}"])
+    func byteOrderMarkAlone(prefix: String) throws {
+        let directory = TemporaryDirectory()
+        let simulation = SimulatedLedger.shared.directory.file("sim")
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.subledger", "--root", simulation + "/root.cer"]).exitCode == .success)
+        let line = try String(contentsOfFile: simulation + "/notifications.jsonl", encoding: .utf8).split(separator: "\n")[0]
+        for (name, content) in [("lead.jsonl", prefix + line + "\n"), ("alone.jsonl", prefix)] {
+            try content.write(toFile: directory.file(name), atomically: true, encoding: .utf8)
+            let (code, output) = tool.run(["--data", directory.path, "ingest", directory.file(name), "--json"])
+            #expect(code == .success, "\(name): \(output)")
+        }
+    }
+
     @Test("--data with an empty path is a usage error (2): it would resolve against the root")
     func emptyDataPath() {
         #expect(tool.run(["--data", "", "stats"]).exitCode == .usage)

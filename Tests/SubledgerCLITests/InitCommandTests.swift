@@ -50,7 +50,7 @@ struct InitCommandTests {
     }
 
     @Test("init refuses an empty bundle id, an app Apple id that is not a positive number, and both Small Business switches", arguments: [
-        ["--bundle-id", ""], ["--bundle-id", "com.example.a", "--app-apple-id", "-5"], ["--bundle-id", "com.example.a", "--app-apple-id", "0"],
+        ["--bundle-id", ""], ["--bundle-id", " "], ["--bundle-id", "com.example.a ", "--app-apple-id", "5"], ["--bundle-id", "com.example.a", "--app-apple-id", "-5"], ["--bundle-id", "com.example.a", "--app-apple-id", "0"],
         ["--bundle-id", "com.example.a", "--small-business", "--no-small-business"], [],
     ])
     func refusedValues(argv: [String]) {

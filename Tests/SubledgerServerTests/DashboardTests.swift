@@ -79,6 +79,26 @@ struct DashboardTests {
         #expect(try Self.get(fixture, "/?token=guess", cookie: nil).status.code == 401)
     }
 
+    @Test("a token with a + logs in through /?token= as written, though a query string reads + as a space")
+    func tokenWithPlus() throws {
+        let fixture = try WebhookFixture(token: "ab+c/d=")
+        defer { fixture.server.ledger.close() }
+        #expect(try Self.get(fixture, "/?token=ab+c/d=", cookie: nil).status.code == 303)
+        #expect(try Self.get(fixture, "/?token=ab%2Bc%2Fd%3D", cookie: nil).status.code == 303)
+        #expect(try Self.get(fixture, "/?token=ab%20c/d=", cookie: nil).status.code == 303)
+        #expect(try Self.get(fixture, "/?token=abc/d=", cookie: nil).status.code == 401)
+    }
+
+    @Test("the dashboard takes an environment in any case and refuses one no ledger can hold, rather than showing zeros")
+    func environmentNames() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        let page = try Self.get(fixture, "/?environment=production")
+        #expect(page.status.code == 200)
+        #expect(String(decoding: page.body, as: UTF8.self).contains("<option value=\"Production\" selected"))
+        #expect(try Self.get(fixture, "/?environment=bogus").status.code == 400)
+    }
+
     @Test("after ingesting notifications, every chart section has an SVG and its numbers equal the JSON reports")
     func numbersMatchTheAPI() throws {
         let fixture = try Self.ledgerWithSubscriptions()

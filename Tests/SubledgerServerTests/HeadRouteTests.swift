@@ -24,6 +24,9 @@ struct HeadRouteTests {
         #expect(first.json["messages"] as? Int == 1)
         #expect((first.json["hash"] as? String)?.count == 64)
         #expect(try get("/v1/head", authorized: false).status == 401)
+        for target in ["/v1/head?position=1", "/v1/head?at-position=1"] {
+            #expect(try get(target).json["error"] as? String == "unknown_parameter", "\(target)")
+        }
 
         #expect(try fixture.post(fixture.notification(2)).status == 200)
         let second = try get("/v1/head")

@@ -140,7 +140,9 @@ enum IngestCommand: Command {
                 if length < 0 { break }
                 lineNumber += 1
                 let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
-                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { continue }
+                // A byte order mark begins a file from a Windows editor, the first line even when blank.
+                let text = lineNumber == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? UnsafeRawBufferPointer(rebasing: bytes[3...]) : bytes
+                if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { continue }
                 result.read += 1
                 batch.append(IngestLine(bytes: Array(bytes), line: lineNumber, source: input))
                 if batch.count == batchLimit {

@@ -56,7 +56,9 @@ enum InitCommand: Command {
         // quietly turn off the Small Business rate or forget the app's Apple id.
         let previous = try? LedgerConfiguration.load(from: context.data.path)
         guard let bundleId = arguments.value("--bundle-id") ?? previous?.bundleId else { throw UsageError("init needs --bundle-id ID") }
-        guard !bundleId.isEmpty else { throw UsageError("--bundle-id needs the app's bundle id (com.example.app), not an empty string") }
+        guard !bundleId.isEmpty, !bundleId.contains(where: \.isWhitespace) else {
+            throw UsageError("--bundle-id needs the app's bundle id (com.example.app), not '\(bundleId)'")
+        }
         var appAppleId = previous?.appAppleId
         if let text = arguments.value("--app-apple-id") {
             guard let value = Int64(text), value > 0 else { throw UsageError("--app-apple-id takes the app's Apple id (a positive number), not '\(text)'") }

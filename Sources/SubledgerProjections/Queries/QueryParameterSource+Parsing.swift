@@ -45,7 +45,7 @@ extension QueryParameterSource {
 
     /// One of the environments a ledger can hold, in any case: any other name is a typo that
     /// would otherwise be answered with nothing at all.
-    func environment() throws(QueryError) -> AppStoreEnvironment? {
+    public func environment() throws(QueryError) -> AppStoreEnvironment? {
         guard let text = value("environment") else { return nil }
         guard let environment = AppStoreEnvironment.known.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
             let names = AppStoreEnvironment.known.map(\.rawValue)

@@ -43,7 +43,7 @@ struct Dashboard {
         self.now = now
         let present = try projection.summary().environments
         let fallback = try projection.defaultReportEnvironment()
-        environment = query["environment"].map(AppStoreEnvironment.init(rawValue:)) ?? fallback
+        environment = try HTTPQuerySource(query).environment() ?? fallback
         environments = present.contains(environment) ? present : present + [environment]
         let scope = ReportScope(environment: environment, catalog: catalog)
         // All revenue ever, to find the latest month with data and the currencies present.
