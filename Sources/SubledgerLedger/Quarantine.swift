@@ -1,5 +1,6 @@
 import SubledgerCore
 import SubledgerLog
+import Synchronization
 
 /// Rejected input, kept with its reason so nothing sent to the ledger is lost; `retry` feeds it
 /// back after the configuration is fixed. A log of its own (`DIR/quarantine/`): kind 4 holds an
@@ -10,17 +11,36 @@ final class Quarantine: Sendable {
     /// Longer lines are kept truncated (the entry says so): the quarantine stays bounded.
     static let maxLineBytes = 1 << 20
 
-    let directory: String
-    private let writer: LogWriter
+    /// Webhook bodies that failed verification are kept while the quarantine holds less than
+    /// this: the route is open to anyone, and a well-formed JWS with any signature fails as a
+    /// 422 of up to 1 MiB. Past it they are answered as before and counted, not kept; lines
+    /// from `ingest`, which a user chose to feed, are always kept.
+    static let webhookBudget: UInt64 = 1 << 30
 
-    init(directory: String) throws {
+    let directory: String
+    let webhookBudget: UInt64
+    private let writer: LogWriter
+    /// Where the log ends: its size, as positions are byte offsets.
+    private let end: Atomic<UInt64>
+    /// Webhook bodies not kept since this process opened the quarantine.
+    let notKept = Atomic<Int>(0)
+
+    init(directory: String, webhookBudget: UInt64 = Quarantine.webhookBudget) throws {
         self.directory = directory
+        self.webhookBudget = webhookBudget
         writer = try LogWriter(directory: directory, options: LogOptions(segmentSize: 16 << 20, preallocationStep: 0))
+        end = Atomic(writer.openedTail.end.rawValue)
     }
 
     func close() { writer.close() }
 
     func add(_ line: IngestLine, reason: String, detail: String, at recordedAt: Int64) throws {
+        if line.source == IngestLine.webhookSource, end.load(ordering: .relaxed) >= webhookBudget {
+            if notKept.add(1, ordering: .relaxed).oldValue == 0 {
+                DedupIndex.report("the quarantine \(directory) holds \(webhookBudget >> 20) MiB: webhook bodies that fail verification are answered but no longer kept; `subledger quarantine list` shows what is, and what fills it")
+            }
+            return
+        }
         var payload: [UInt8] = []
         payload.appendString(reason)
         payload.appendString(detail)
@@ -28,7 +48,8 @@ final class Quarantine: Sendable {
         payload.appendVarint(UInt64(line.line))
         withUnsafeBytes(of: recordedAt.littleEndian) { payload += $0 }
         payload += line.bytes.prefix(Self.maxLineBytes)
-        _ = try writer.append([LogRecord(kind: Self.entryKind, payload: payload)])
+        let position = try writer.append([LogRecord(kind: Self.entryKind, payload: payload)])[0]
+        end.store(position.rawValue + UInt64(payload.count), ordering: .relaxed)
     }
 
     func resolve(_ positions: [UInt64]) throws {
