@@ -7,6 +7,8 @@ struct Arguments {
     var flags: Set<String> = []
     var dataDirectory: String?
     var format: OutputFormat = .table
+    /// `--format` as given, apart from `--json` (export's `--format` names its files' format).
+    var formatGiven: OutputFormat?
     var wide = false
     var help = false
 
@@ -61,6 +63,7 @@ struct Arguments {
         }
         if json, let format, format != .json { throw UsageError("--json and --format \(format.rawValue) ask for different formats; give one") }
         self.format = json ? .json : format ?? .table
+        formatGiven = format
     }
 
     func value(_ name: String) -> String? { options[name]?.last }

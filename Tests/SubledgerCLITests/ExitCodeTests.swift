@@ -84,17 +84,22 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("export's --format names its files' format: json or table there is a usage error (2); --json prints its summary as JSON")
+    func exportFormats() throws {
+        let directory = TemporaryDirectory()
+        for format in ["json", "table"] {
+            #expect(SimulatedLedger.shared.run("export", "--from", "2026-01-01", "--to", "2026-01-31", "--out", directory.file(format), "--format", format).exitCode == .usage)
+            #expect(!FileManager.default.fileExists(atPath: directory.file(format)))
+        }
+        let (code, output) = SimulatedLedger.shared.run("export", "--from", "2026-01-01", "--to", "2026-01-31", "--out", directory.file("summary"), "--json")
+        #expect(code == .success)
+        #expect((try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])?["format"] as? String == "csv")
+    }
+
     @Test("--data with an empty path is a usage error (2): it would resolve against the root")
     func emptyDataPath() {
         #expect(tool.run(["--data", "", "stats"]).exitCode == .usage)
         #expect(tool.run(["--data=", "init", "--bundle-id", "com.example.subledger"]).exitCode == .usage)
-    }
-
-    @Test("export --format json is a usage error (2): export writes csv or jsonl files")
-    func exportJSON() {
-        let directory = TemporaryDirectory()
-        #expect(SimulatedLedger.shared.run("export", "--from", "2026-01-01", "--to", "2026-01-31", "--out", directory.file("out"), "--format", "json").exitCode == .usage)
-        #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
     }
 
     @Test("ingest checks every input before it appends anything: a missing or directory input is a usage error (2) and nothing is ingested")

@@ -55,7 +55,9 @@ enum ExportCommand: Command {
         let to = try parameters.exportDay("to")
         guard from <= to else { throw UsageError("--from \(from) is after --to \(to)") }
         guard let out = arguments.value("--out") else { throw UsageError("export needs --out DIR, the directory to write into") }
-        guard arguments.format != .json else { throw UsageError("export writes files as csv or jsonl, not json; pass --format jsonl") }
+        if let given = arguments.formatGiven, given == .json || given == .table {
+            throw UsageError("export's --format names its files' format, csv or jsonl, not \(given.rawValue); --json prints the summary as JSON")
+        }
         let format: ExportFormat = arguments.format == .jsonl ? .jsonl : .csv
         let reader = try context.data.reader()
         do { try DirectoryPath.create(out) } catch { throw ExportError(path: error.path, call: "create the directory", errno: error.errno) }
