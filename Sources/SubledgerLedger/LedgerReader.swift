@@ -152,6 +152,11 @@ public struct LedgerReader: Sendable {
     /// and one inside a record quietly meant the next record's: an audit must not guess.
     private func requireLogEnd(_ position: LogPosition) throws {
         let log = DataDirectoryLayout(directory).log
+        // A ledger nothing was ingested into has no log yet: it ends where a log starts.
+        guard FileIO.exists(log) else {
+            guard position == .start else { throw QueryError(kind: .badParameter, code: "invalid_position", detail: "the log is empty; atPosition \(position) is beyond its end") }
+            return
+        }
         do {
             _ = try LogRecordFile(directory: log).record(at: position)
             return

@@ -71,6 +71,15 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("on a ledger nothing was ingested into, --at-position takes only where a log starts")
+    func atPositionOnAnEmptyLedger() {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
+        let report = ["--data", directory.path, "report", "revenue", "--from", "2026-01-01", "--to", "2026-04-30", "--at-position"]
+        #expect(tool.run(report + ["0"]).exitCode == .success)
+        #expect(tool.run(report + ["1000"]).exitCode == .usage)
+    }
+
     @Test("a byte order mark before a blank first line, or alone in a file, is not a line", arguments: ["\u{FEFF}\n", "\u{FEFF}\r\n", "\u{FEFF}"])
     func byteOrderMarkAlone(prefix: String) throws {
         let directory = TemporaryDirectory()
