@@ -191,6 +191,7 @@ final class IngestionPipeline: Sendable {
             onAppended(positions.last!)
         }
         // The originals are indexed by now: this chunk's just above, the group's before it.
+        guard !staged.duplicates.isEmpty else { return outcomes.map { $0! } }
         let originals = try index.positions(of: staged.duplicates.map(\.key))
         for ((index, key), position) in zip(staged.duplicates, originals) {
             guard let position else { throw LedgerError.storage("the message with dedup key \(key) was taken for a duplicate of one not stored") }
