@@ -98,12 +98,13 @@ public struct CommandLineTool: Sendable {
             Output.diagnostic("subledger \(command): \(error)")
             return .corruption
         case let error as LogError:
+            let error = error.verified
             Output.diagnostic("subledger \(command): \(error)")
             if case .corrupted = error { return .corruption }
             return .failure
         case let error as ProjectionError:
+            if case .logCorrupted(let problem) = error.kind { return report(LogError.corrupted(problem), command: command) }
             Output.diagnostic("subledger \(command): \(error)")
-            if case .logCorrupted = error.kind { return .corruption }
             return .failure
         default:
             Output.diagnostic("subledger \(command): \(error)")

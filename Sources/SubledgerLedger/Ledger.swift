@@ -194,6 +194,10 @@ public final class Ledger: Sendable {
         return tally.messages
     }
 
+    /// Webhook bodies that failed verification and were not kept since this ledger opened: the
+    /// quarantine held its budget (`Quarantine.webhookBudget`).
+    public var quarantineNotKept: Int { pipeline.quarantine.notKept.load(ordering: .relaxed) }
+
     public static func quarantinedCount(directory: String) throws -> Int {
         let quarantine = DataDirectoryLayout(directory).quarantine
         guard FileIO.exists(quarantine) else { return 0 }

@@ -79,7 +79,7 @@ public struct LedgerReader: Sendable {
         } catch {
             switch error.kind {
             case .logCorrupted(let problem):
-                throw verdict(on: .corrupted(problem), log: layout.log)
+                throw LogError.corrupted(problem).verified
             case .logUnreadable:
                 if let problem = try? LogReader(directory: layout.log).verify().problems.first { throw LogError.corrupted(problem) }
                 throw error
@@ -89,13 +89,6 @@ public struct LedgerReader: Sendable {
         }
     }
 
-    /// Damage a read met, as the log's own check names it: a read of one frame cannot tell an
-    /// append cut short by a crash (a torn tail, cut when the log is next opened for writing)
-    /// from damage to restore from a backup; `verify` can.
-    static func verdict(on error: LogError, log: String) -> LogError {
-        guard case .corrupted = error, let problem = try? LogReader(directory: log).verify().problems.first else { return error }
-        return .corrupted(problem)
-    }
 
     // MARK: Queries
 
@@ -115,7 +108,7 @@ public struct LedgerReader: Sendable {
         let reader = LogReader(directory: layout.log)
         let items = try history.events.map { entry in
             let record: LogRecord
-            do { record = try reader.record(at: entry.position) } catch let error as LogError { throw Self.verdict(on: error, log: layout.log) }
+            do { record = try reader.record(at: entry.position) } catch let error as LogError { throw error.verified }
             let event = try record.payload.withUnsafeBytes { try EventCodec.decode(UnsafeRawBufferPointer(rebasing: $0[8...])) }
             let signedPayload = query.raw
                 ? String(decoding: try Ledger.signedMessage(at: event.evidence.position, evidenceDirectory: layout.evidence), as: UTF8.self)
@@ -152,10 +145,10 @@ public struct LedgerReader: Sendable {
     /// and one inside a record quietly meant the next record's: an audit must not guess.
     private func requireLogEnd(_ position: LogPosition) throws {
         let log = DataDirectoryLayout(directory).log
-        // A ledger nothing was ingested into has no log yet: it ends where a log starts.
+        // Before anything, whether or not a log (or only its first segment's header) exists yet.
+        guard position != .start else { return }
         guard FileIO.exists(log) else {
-            guard position == .start else { throw QueryError(kind: .badParameter, code: "invalid_position", detail: "the log is empty; atPosition \(position) is beyond its end") }
-            return
+            throw QueryError(kind: .badParameter, code: "invalid_position", detail: "the log is empty; atPosition \(position) is beyond its end")
         }
         do {
             _ = try LogRecordFile(directory: log).record(at: position)

@@ -22,6 +22,8 @@ public enum LogError: Error, Sendable, CustomStringConvertible {
         case .locked(let directory, let pid):
             let holder = pid.map { "process \($0)" } ?? "another process"
             return "\(directory) is open for writing by \(holder); stop it first (only one writer per data directory)"
+        case .corrupted(let problem) where problem.kind == .tornTail:
+            return "the log ends in an append a crash cut short: \(problem); it is cut when the log is next opened for writing (`subledger ingest` or `serve`), and that message, never acknowledged, can be sent again"
         case .corrupted(let problem):
             return "log corrupted: \(problem); run `subledger verify` for the full list, and restore the segment from a backup"
         case .noSpace(let error):
@@ -66,4 +68,17 @@ public struct LogProblem: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(kind.rawValue) in \(file) at offset \(offset): \(detail)" }
+}
+
+extension LogError {
+    /// This error as the log's own check names it: a read of one frame cannot tell an append a
+    /// crash cut short (a torn tail, cut when the log is next opened for writing) from damage to
+    /// restore from a backup; `verify` of the log the problem is in can. Costs a scan of that
+    /// log, so it is for the error path.
+    public var verified: LogError {
+        guard case .corrupted(let problem) = self, let slash = problem.file.lastIndex(of: "/"),
+              let found = try? LogReader(directory: String(problem.file[..<slash])).verify().problems.first
+        else { return self }
+        return .corrupted(found)
+    }
 }

@@ -230,6 +230,8 @@ public struct LedgerServer: Sendable {
             ("subledger_projection_lag_events", "Events in the log not folded into the projection yet",
              Double(max(0, Int(log?.records ?? 0) - ledger.foldedEvents))),
             ("subledger_quarantined", "Rejected messages kept in quarantine", Double((try? Ledger.quarantinedCount(directory: ledger.directory)) ?? 0)),
+            ("subledger_quarantine_not_kept", "Webhook bodies that failed verification and were not kept, the quarantine holding its 1 GiB (since start)",
+             Double(ledger.quarantineNotKept)),
         ]
         for (name, help, value) in gauges { metrics.gauge(name, help: help).set(value) }
         var response = HTTPResponse.text(metrics.render())

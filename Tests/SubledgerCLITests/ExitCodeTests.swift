@@ -66,7 +66,7 @@ struct ExitCodeTests {
         let lastText = try #require(try SimulatedLedger.shared.json("stats")["lastPosition"] as? String)
         let (end, last) = (try #require(UInt64(endText)), try #require(UInt64(lastText)))
         let report = ["report", "revenue", "--from", "2026-01-01", "--to", "2026-04-30", "--at-position"]
-        for (position, expected) in [(last, ExitCode.success), (end, .success), (last + 1, .usage), (end + 1, .usage), (0, .usage)] {
+        for (position, expected) in [(last, ExitCode.success), (end, .success), (last + 1, .usage), (end + 1, .usage), (0, .success), (1, .usage)] {
             #expect(SimulatedLedger.shared.run(report + [String(position)]).exitCode == expected, "\(position)")
         }
     }

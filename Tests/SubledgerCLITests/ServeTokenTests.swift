@@ -23,7 +23,7 @@ struct ServeTokenTests {
         #expect(try token(content + "\n") == content)
     }
 
-    @Test("a token no request could send is refused at start, as an empty one is", arguments: ["two words\n", "tab\there", "caf\u{e9}", "quote\"d", "", " \n", "==abc", "a=b"])
+    @Test("a token no request could send is refused at start, as an empty one is", arguments: ["two words\n", "tab\there", "caf\u{e9}", "quote\"d", "", " \n", "==abc", "a=b", "=", "=="])
     func refused(content: String) {
         #expect(throws: UsageError.self) { try token(content) }
     }

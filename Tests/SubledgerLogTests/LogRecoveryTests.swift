@@ -17,6 +17,29 @@ struct LogRecoveryTests {
         return out
     }
 
+    @Test("damage a read met is named as the log's check names it: a last frame a crash cut short is a torn tail, a flipped byte earlier is damage")
+    func verifiedNamesTheProblem() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 10)
+        let segment = try dir.segments().last!
+        var bytes = readFile(segment)
+        let last = Int(records.last!.0.rawValue)
+        for offset in last + 14..<last + 24 { bytes[offset] = 0 }
+        writeFile(segment, bytes)
+        let read = LogProblem(file: segment, offset: Int64(last), kind: .crcMismatch, detail: "frame checksum does not match")
+        guard case .corrupted(let torn) = LogError.corrupted(read).verified else { Issue.record("not corrupted"); return }
+        #expect(torn.kind == .tornTail)
+        #expect("\(LogError.corrupted(torn))".contains("cut when the log is next opened for writing"))
+        #expect(!"\(LogError.corrupted(torn))".contains("restore"))
+
+        let first = Int(records[1].0.rawValue)
+        bytes[first + 12] ^= 0xFF
+        writeFile(segment, bytes)
+        guard case .corrupted(let damage) = LogError.corrupted(read).verified else { Issue.record("not corrupted"); return }
+        #expect(damage.kind == .crcMismatch)
+        #expect(damage.offset == Int64(first))
+    }
+
     @Test("truncating the last segment at every byte of its last frames loses exactly the incomplete frame")
     func tornTailAtEveryOffset() throws {
         let dir = TemporaryDirectory()

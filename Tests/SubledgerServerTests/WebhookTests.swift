@@ -114,6 +114,7 @@ struct WebhookTests {
         let text = String(decoding: response.body, as: UTF8.self)
         #expect(text.contains("subledger_notifications_total{outcome=\"appended\"} 1"))
         #expect(text.contains("subledger_events 1"))
+        #expect(text.contains("subledger_quarantine_not_kept 0"))
         // A read folds what was acknowledged, so the projection is no longer behind the log.
         _ = try fixture.server.ledger.read { try $0.projections.summary().events }
         let after = String(decoding: try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/metrics", headers: headers)).body, as: UTF8.self)

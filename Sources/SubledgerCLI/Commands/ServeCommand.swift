@@ -29,7 +29,9 @@ enum ServeCommand: Command {
         guard !text.isEmpty else { throw UsageError("the token file \(file) is empty") }
         // What an Authorization header can carry (RFC 6750's b64token): a token with a space
         // inside started a server that no request could authenticate with.
-        guard text.allSatisfy(isTokenCharacter), text.drop(while: { $0 != UInt8(ascii: "=") }).allSatisfy({ $0 == UInt8(ascii: "=") }) else {
+        guard text.allSatisfy(isTokenCharacter), text.first != UInt8(ascii: "="),
+              text.drop(while: { $0 != UInt8(ascii: "=") }).allSatisfy({ $0 == UInt8(ascii: "=") })
+        else {
             throw UsageError("the token in \(file) has a character a bearer token cannot carry; use letters, digits and - . _ ~ + / (e.g. `openssl rand -hex 32`)")
         }
         return String(decoding: text, as: UTF8.self)
