@@ -23,7 +23,7 @@ public enum LogError: Error, Sendable, CustomStringConvertible {
             let holder = pid.map { "process \($0)" } ?? "another process"
             return "\(directory) is open for writing by \(holder); stop it first (only one writer per data directory)"
         case .corrupted(let problem) where problem.kind == .tornTail:
-            return "the log ends in an append a crash cut short: \(problem); it is cut when the log is next opened for writing (`subledger ingest` or `serve`), and that message, never acknowledged, can be sent again"
+            return "the log ends in an append a crash cut short: \(problem); `subledger ingest` or `serve` cuts it, and its message, never acknowledged, is sent again by its sender"
         case .corrupted(let problem):
             return "log corrupted: \(problem); run `subledger verify` for the full list, and restore the segment from a backup"
         case .noSpace(let error):

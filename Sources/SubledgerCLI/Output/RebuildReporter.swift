@@ -81,7 +81,7 @@ enum RebuildReporter {
             "the projection database was written by another version of subledger (schema \(stored); this one uses \(current))"
         case .settingsChanged: "the Small Business setting or the catalog changed since the projection database was written"
         case .damaged(let detail): "the projection database is damaged (\(detail))"
-        case .logMismatch: "the projection database was made from another log (the log was replaced)"
+        case .logMismatch: "the projection database covers a record the log no longer has (a torn tail was cut, or the log was replaced)"
         }
     }
 

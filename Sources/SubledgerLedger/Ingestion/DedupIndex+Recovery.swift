@@ -26,7 +26,7 @@ extension DedupIndex {
             switch self {
             case .missing: "this data directory had none (written by an older version)"
             case .otherFormat: "it was written by another version"
-            case .otherLogs: "it does not match this directory's logs (copied from elsewhere, or the logs were replaced)"
+            case .otherLogs: "it covers records these logs do not have (a torn tail was cut, the index was copied from elsewhere, or the logs were replaced)"
             case .systemCrash: "the machine stopped while it was open, so it may be torn"
             case .unreadable(let error): "it could not be read (\(error))"
             }

@@ -71,6 +71,11 @@ final class IngestionPipeline: Sendable {
         self.preparer = preparer
         events = try LogWriter(directory: layout.log, options: logOptions)
         let evidenceLog = try LogWriter(directory: layout.evidence, options: logOptions)
+        // Said, since what follows (an index or a projection that no longer matches the log) would
+        // otherwise be all a user sees of it.
+        for case let (bytes, file?) in [events.recovery, evidenceLog.recovery].map({ ($0.truncatedBytes, $0.file) }) where bytes > 0 {
+            DedupIndex.report("\(file) ended in an append a crash cut short (\(bytes) bytes, never acknowledged): cut")
+        }
         try Self.cutEventsWithoutEvidence(events, evidenceEnd: evidenceLog.openedTail.end)
         quarantine = try Quarantine(directory: layout.quarantine)
         index = try DedupIndex(path: layout.dedupIndex, eventLog: LogReader(directory: layout.log), evidenceLog: LogReader(directory: layout.evidence))
