@@ -11,6 +11,9 @@ extension LedgerServer {
         if let name = request.query.items.map(\.name).first(where: { $0 != "at" }) {
             throw HTTPError(.badRequest, code: "unknown_parameter", detail: "\(name) is not a parameter of this route; it takes at (a log position)")
         }
+        guard request.query.items.count <= 1 else {
+            throw HTTPError(.badRequest, code: "invalid_at", detail: "at is given more than once; give the one position the digest is to cover")
+        }
         var position: LogPosition?
         if let text = request.query["at"] {
             guard let parsed = LogPosition(text) else {

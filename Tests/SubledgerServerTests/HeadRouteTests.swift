@@ -27,6 +27,7 @@ struct HeadRouteTests {
         for target in ["/v1/head?position=1", "/v1/head?at-position=1"] {
             #expect(try get(target).json["error"] as? String == "unknown_parameter", "\(target)")
         }
+        #expect(try get("/v1/head?at=1&at=2").json["error"] as? String == "invalid_at")
 
         #expect(try fixture.post(fixture.notification(2)).status == 200)
         let second = try get("/v1/head")
