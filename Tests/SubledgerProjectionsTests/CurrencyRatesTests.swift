@@ -21,6 +21,15 @@ struct CurrencyRatesTests {
         rates = try CurrencyRates(csv: Self.file, source: "rates.csv")
     }
 
+    @Test("a spreadsheet's CSV, with CRLF line ends and a byte order mark, reads as the same rates")
+    func spreadsheetCSV() throws {
+        let saved = "\u{FEFF}" + Self.file.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n")
+        let read = try CurrencyRates(csv: saved, source: "excel.csv")
+        for (currency, month) in [("EUR", "2026-01"), ("JPY", "2026-01"), ("EUR", "2026-02"), ("JPY", "2026-02")] {
+            #expect(try read.convert(9_990, from: currency, in: month, into: "USD") == rates.convert(9_990, from: currency, in: month, into: "USD"))
+        }
+    }
+
     @Test("an amount is converted at its month's rate, rounded half away from zero to a milliunit")
     func exactConversion() throws {
         // 9.99 EUR × 1.0832 = 10.821168 USD → 10.821

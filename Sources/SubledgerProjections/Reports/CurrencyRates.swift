@@ -28,8 +28,10 @@ public struct CurrencyRates: Sendable {
     public init(csv text: String, source: String) throws(QueryError) {
         self.source = source
         var sawHeader = false
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingSuffix("\r")
+        // A spreadsheet's CSV may begin with a byte order mark and end its lines with CRLF, which
+        // Swift reads as one Character, not "\n" after "\r".
+        let text = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : text[...]
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             if line.allSatisfy(\.isWhitespace) || line.hasPrefix("#") { continue }
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmed }
             if !sawHeader {
@@ -93,12 +95,6 @@ public struct CurrencyRates: Sendable {
 
 extension Character {
     fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
-}
-
-extension Substring {
-    fileprivate func trimmingSuffix(_ suffix: String) -> Substring {
-        hasSuffix(suffix) ? dropLast(suffix.count) : self
-    }
 }
 
 extension String {
