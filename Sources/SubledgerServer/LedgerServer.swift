@@ -79,11 +79,20 @@ public struct LedgerServer: Sendable {
             switch request.query["format"] ?? "json" {
             case "json":
                 return try self.answer(request, routeNames: Self.reportRouteNames) { reader, parameters, now in
-                    switch try self.report(name, reader, parameters, now, into: request.query["in"]) {
-                    case .revenue(let report): try JSON.document(report)
-                    case .mrr(let report): try JSON.document(report)
-                    case .churn(let report): try JSON.document(report)
-                    case .cohorts(let report): try JSON.document(report)
+                    let report = try self.report(name, reader, parameters, now, into: request.query["in"])
+                    // Converted, as the CLI's --in: with how (`in`) and, for revenue, the total.
+                    if let target = request.query["in"].flatMap({ $0.isEmpty ? nil : $0.uppercased() }), let rates = self.rates {
+                        switch report {
+                        case .revenue(let report): return try JSON.document(ConvertedDocument(report: report, currency: target, rates: rates.source, total: report.total))
+                        case .mrr(let report): return try JSON.document(ConvertedDocument(report: report, currency: target, rates: rates.source))
+                        case .churn, .cohorts: break
+                        }
+                    }
+                    switch report {
+                    case .revenue(let report): return try JSON.document(report)
+                    case .mrr(let report): return try JSON.document(report)
+                    case .churn(let report): return try JSON.document(report)
+                    case .cohorts(let report): return try JSON.document(report)
                     }
                 }
             case "csv":

@@ -42,6 +42,15 @@ struct CurrencyConversionTests {
         #expect((document["in"] as? [String: Any])?["currency"] as? String == "USD")
     }
 
+    @Test("revenue --in USD over a range with no sales has a zero total in USD")
+    func emptyTotal() throws {
+        let document = try ledger.json(["report", "revenue", "--from", "2030-01-01", "--to", "2030-01-31", "--in", "USD", "--rates", try ratesFile()])
+        #expect((document["rows"] as? [Any])?.isEmpty == true)
+        let total = try #require(document["total"] as? [String: Any])
+        #expect(total["currency"] as? String == "USD")
+        #expect(total["grossSales"] as? Int == 0)
+    }
+
     @Test("mrr --in USD is one row summing every currency at the month's rate")
     func mrr() throws {
         let at = ["--at", "2026-03-15"]

@@ -222,11 +222,17 @@ struct DashboardTests {
         let fixture = try Self.ledgerWithSubscriptions(rates: rates)
         defer { fixture.server.ledger.close() }
         let february = "from=2026-02-01&to=2026-02-28"
-        let rows = try #require(try Self.json(fixture, "/v1/reports/revenue?\(february)&in=USD")["rows"] as? [[String: Any]])
+        let revenue = try Self.json(fixture, "/v1/reports/revenue?\(february)&in=USD")
+        let rows = try #require(revenue["rows"] as? [[String: Any]])
         #expect(rows.count == 1 && rows[0]["currency"] as? String == "USD")
         #expect(rows[0]["grossSales"] as? Int == 9990 + 4990 + 2 * 8990, "the EUR sale at 2")
-        let mrr = try #require(try Self.json(fixture, "/v1/reports/mrr?at=2026-02-28T23:59:59.999Z&in=usd")["rows"] as? [[String: Any]])
+        // The document says how it was converted, with the range's total, as the CLI's --in does.
+        #expect(revenue["in"] as? [String: String] == ["currency": "USD", "rates": "rates.csv"])
+        #expect((revenue["total"] as? [String: Any])?["grossSales"] as? Int == 9990 + 4990 + 2 * 8990)
+        let converted = try Self.json(fixture, "/v1/reports/mrr?at=2026-02-28T23:59:59.999Z&in=usd")
+        let mrr = try #require(converted["rows"] as? [[String: Any]])
         #expect(mrr.count == 1 && mrr[0]["currency"] as? String == "USD")
+        #expect((converted["in"] as? [String: String])?["currency"] == "USD")
 
         let html = String(decoding: try Self.get(fixture, "/?period=custom&\(february)&currency=USD&convert=1").body, as: UTF8.self)
         #expect(try Self.headline(html)["net"]?.value == Int64(9990 + 4990 + 2 * 8990))

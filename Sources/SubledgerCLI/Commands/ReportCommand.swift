@@ -91,16 +91,15 @@ enum ReportCommand: Command {
             let report = try reader.revenue(query)
             guard let (currency, rates) = conversion else { return CommandResult(report) }
             let converted = try report.converted(into: currency, rates: rates)
+            let document = ConvertedDocument(report: converted, currency: currency, rates: rates.source, total: converted.total)
             var total = converted
-            total.rows = [converted.total]
+            total.rows = [document.total!]
             if converted.rows.contains(where: { $0.productId != nil }) { total.rows[0].productId = "" }
-            return CommandResult(ConvertedReport(
-                report: converted, currency: currency, rates: rates.source, total: converted.total,
-                totalCells: total.tabulation.tables.first?.rows.first ?? []))
+            return CommandResult(ConvertedReport(document: document, totalCells: total.tabulation.tables.first?.rows.first ?? []))
         case .mrr(let query):
             let report = try reader.mrr(query)
             guard let (currency, rates) = conversion else { return CommandResult(report) }
-            return CommandResult(ConvertedReport(report: try report.converted(into: currency, rates: rates), currency: currency, rates: rates.source))
+            return CommandResult(ConvertedReport(document: ConvertedDocument(report: try report.converted(into: currency, rates: rates), currency: currency, rates: rates.source)))
         case .churn(let query): return CommandResult(try reader.churn(query))
         case .cohorts(let query): return CommandResult(try reader.cohorts(query))
         }

@@ -57,3 +57,36 @@ extension MRRReport {
         return report
     }
 }
+
+/// A report in one currency as the CLI and the API answer it (`--in CUR`, `?in=CUR`): the
+/// report's own members, every row in that currency, `"in": {"currency", "rates"}` saying how,
+/// and for revenue the range's `total`.
+public struct ConvertedDocument<Report: Encodable & Sendable>: Encodable, Sendable {
+    public var report: Report
+    public var currency: String
+    /// Where the rates came from (`CurrencyRates.source`).
+    public var rates: String
+    public var total: RevenueRow?
+
+    public init(report: Report, currency: String, rates: String, total: RevenueRow? = nil) {
+        self.report = report
+        self.currency = currency
+        self.rates = rates
+        self.total = total
+        // With no rows the sum has taken no currency from them.
+        self.total?.currency = currency
+    }
+
+    private enum CodingKeys: String, CodingKey { case `in`, total }
+    private struct Conversion: Encodable {
+        var currency: String
+        var rates: String
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try report.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Conversion(currency: currency, rates: rates), forKey: .in)
+        try container.encodeIfPresent(total, forKey: .total)
+    }
+}
