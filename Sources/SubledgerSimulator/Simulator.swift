@@ -143,6 +143,11 @@ public struct Simulator: Sendable {
         }
         self.configuration = configuration
         let end = UTC.adding(months: configuration.months, to: start)
+        // The test PKI is valid from a year before the start to three years after the end, and a
+        // certificate's dates end at 9999-12-31.
+        guard end <= UTC.parseDay("9996-12-31")! else {
+            throw invalid("the simulation must end by 9996-12-31 (its certificates stay valid three years after); start earlier or simulate fewer months")
+        }
         context = SimulationContext(seed: configuration.seed, start: start, end: end, rates: configuration.rates,
                                     bundleId: configuration.bundleId, appAppleId: configuration.appAppleId,
                                     bundleVersion: configuration.bundleVersion, grid: MonthGrid(start: start, end: end))

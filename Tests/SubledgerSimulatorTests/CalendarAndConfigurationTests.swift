@@ -43,6 +43,8 @@ struct CalendarAndConfigurationTests {
         #expect(message { _ in } == nil)
         #expect(message { $0.start = "2026-02-30" }?.contains("2026-02-30") == true)
         #expect(message { $0.start = "26-01-01" }?.contains("YYYY-MM-DD") == true)
+        #expect(message { $0.start = "9999-12-01" }?.contains("9996-12-31") == true)
+        #expect(message { $0.start = "9996-11-01"; $0.months = 1 } == nil)
         #expect(message { $0.customers = 0 }?.contains("customers") == true)
         #expect(message { $0.months = 0 }?.contains("months") == true)
         #expect(message { $0.duplicates = 1.5 }?.contains("duplicates") == true)
