@@ -54,6 +54,7 @@ enum ServeCommand: Command {
             throw UsageError("--listen takes HOST:PORT, not '\(listen)'")
         }
         let host = String(listen[..<colon].filter { $0 != "[" && $0 != "]" })
+        guard !host.isEmpty else { throw UsageError("--listen takes HOST:PORT with a host (127.0.0.1, [::1], 0.0.0.0), not '\(listen)'") }
         var token: String?
         if let file = arguments.value("--token-file") { token = try bearerToken(inFile: file) }
         guard token != nil || isLoopback(host: host) else {
@@ -81,7 +82,8 @@ enum ServeCommand: Command {
         let ledger = try Ledger(directory: data.path, snapshotEveryEvents: snapshotEvery, rebuildObserver: RebuildReporter.onOpen())
         let service = LedgerServer(ledger: ledger, token: token, reportCSV: ReportDocument.csv, rates: rates)
         let server = try HTTPServer(configuration: LedgerServer.httpConfiguration(host: host, port: port), metrics: service.metrics, handler: service.router)
-        Output.diagnostic("serve: listening on \(host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
+        // An IPv6 address in brackets, so the line pastes into a URL.
+        Output.diagnostic("serve: listening on \(host.contains(":") ? "[\(host)]" : host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
         let recovery = recoverEvery > 0 ? PeriodicRecovery(ledger: ledger, every: recoverEvery, metrics: service.metrics, log: { Output.diagnostic($0) }) : nil
         recovery?.start()
         let mapped = mappedLimit > 0
