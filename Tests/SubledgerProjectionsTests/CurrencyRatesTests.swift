@@ -21,6 +21,12 @@ struct CurrencyRatesTests {
         rates = try CurrencyRates(csv: Self.file, source: "rates.csv")
     }
 
+    @Test("an empty file, or one of comments, is refused for its missing header", arguments: ["", "\n\n", "# nothing yet\n"])
+    func emptyFiles(text: String) {
+        let error = #expect(throws: QueryError.self) { try CurrencyRates(csv: text, source: "r.csv") }
+        #expect(error?.detail.contains("header") == true)
+    }
+
     @Test("a spreadsheet's CSV, with CRLF line ends and a byte order mark, reads as the same rates")
     func spreadsheetCSV() throws {
         let saved = "\u{FEFF}" + Self.file.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n")
@@ -56,7 +62,7 @@ struct CurrencyRatesTests {
     @Test("a file without the header, with a bad line or a second rate for the same month is refused with its line number",
           arguments: ["2026-01,EUR,USD,1.08\n", "month,currency,in,rate\n2026-13,EUR,USD,1.08\n", "month,currency,in,rate\n2026-01,EUR,USD,1.0832x\n",
                       "month,currency,in,rate\n2026-01,EUR,USD,-1\n", "month,currency,in,rate\n2026-01,EUR,USD,1.0000000001\n",
-                      "month,currency,in,rate\n2026-01,EUR,USD,1.08\n2026-01,EUR,USD,1.09\n"])
+                      "month,currency,in,rate\n2026-01,EUR,USD,1.08\n2026-01,EUR,USD,1.09\n", "month,currency,in,rate\n2026-01,USD,USD,2\n"])
     func invalidFiles(text: String) {
         let error = #expect(throws: QueryError.self) { try CurrencyRates(csv: text, source: "r.csv") }
         #expect(error?.code == "invalid_rates")

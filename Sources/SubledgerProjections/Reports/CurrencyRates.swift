@@ -47,10 +47,14 @@ public struct CurrencyRates: Sendable {
                 throw Self.invalid("\(source):\(index + 1): expected `YYYY-MM,CUR,CUR,RATE` (a positive decimal, up to 9 fraction digits), not `\(line)`")
             }
             let key = Key(month: fields[0], currency: fields[1].uppercased(), target: fields[2].uppercased())
+            guard key.currency != key.target else {
+                throw Self.invalid("\(source):\(index + 1): a rate of \(key.currency) in itself is always 1; leave the line out")
+            }
             guard rates.updateValue(rate, forKey: key) == nil else {
                 throw Self.invalid("\(source):\(index + 1): a second rate for \(key.currency) in \(key.target) for \(key.month)")
             }
         }
+        guard sawHeader else { throw Self.invalid("\(source) holds no rates: its first line must be the header `month,currency,in,rate`") }
     }
 
     /// `milliunits` of `currency` in `target`, at the rate of `month` (`2026-03`).
