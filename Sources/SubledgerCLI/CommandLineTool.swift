@@ -98,7 +98,7 @@ public struct CommandLineTool: Sendable {
             Output.diagnostic("subledger \(command): \(error)")
             return .corruption
         case let error as LogError:
-            let error = error.verified
+            let error = error.verified()
             Output.diagnostic("subledger \(command): \(error)")
             if case .corrupted = error { return .corruption }
             return .failure

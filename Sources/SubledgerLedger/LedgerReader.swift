@@ -79,7 +79,7 @@ public struct LedgerReader: Sendable {
         } catch {
             switch error.kind {
             case .logCorrupted(let problem):
-                throw LogError.corrupted(problem).verified
+                throw LogError.corrupted(problem).verified()
             case .logUnreadable:
                 if let problem = try? LogReader(directory: layout.log).verify().problems.first { throw LogError.corrupted(problem) }
                 throw error
@@ -108,7 +108,7 @@ public struct LedgerReader: Sendable {
         let reader = LogReader(directory: layout.log)
         let items = try history.events.map { entry in
             let record: LogRecord
-            do { record = try reader.record(at: entry.position) } catch let error as LogError { throw error.verified }
+            do { record = try reader.record(at: entry.position) } catch let error as LogError { throw error.verified() }
             let event = try record.payload.withUnsafeBytes { try EventCodec.decode(UnsafeRawBufferPointer(rebasing: $0[8...])) }
             let signedPayload = query.raw
                 ? String(decoding: try Ledger.signedMessage(at: event.evidence.position, evidenceDirectory: layout.evidence), as: UTF8.self)

@@ -1,4 +1,5 @@
 import SubledgerCore
+import SubledgerJWS
 import SubledgerLog
 import Synchronization
 
@@ -34,15 +35,21 @@ final class Quarantine: Sendable {
 
     func close() { writer.close() }
 
-    func add(_ line: IngestLine, reason: String, detail: String, at recordedAt: Int64) throws {
-        if line.source == IngestLine.webhookSource, end.load(ordering: .relaxed) >= webhookBudget {
-            if notKept.add(1, ordering: .relaxed).oldValue == 0 {
-                DedupIndex.report("the quarantine \(directory) holds \(webhookBudget >> 20) MiB: webhook bodies that fail verification are answered but no longer kept; `subledger quarantine list` shows what is, and what fills it")
+    /// Keeps a rejected line, but not every webhook body: one that is not JSON or not a JWS is
+    /// the sender's mistake, answered 400 and not kept (the contract keeps what failed
+    /// verification), and past `webhookBudget` none is; the route is open to anyone.
+    func add(_ line: IngestLine, reason: VerificationError.Reason, detail: String, at recordedAt: Int64) throws {
+        if line.source == IngestLine.webhookSource {
+            if reason == .malformedJSON || reason == .notJWS { return }
+            if end.load(ordering: .relaxed) >= webhookBudget {
+                if notKept.add(1, ordering: .relaxed).oldValue == 0 {
+                    Diagnostics.report("the quarantine \(directory) holds \(webhookBudget >> 20) MiB: webhook bodies that fail verification are answered but no longer kept; `subledger quarantine list` shows what is, and what fills it")
+                }
+                return
             }
-            return
         }
         var payload: [UInt8] = []
-        payload.appendString(reason)
+        payload.appendString(reason.rawValue)
         payload.appendString(detail)
         payload.appendString(line.source)
         payload.appendVarint(UInt64(line.line))

@@ -75,7 +75,7 @@ extension LogError {
     /// crash cut short (a torn tail, cut when the log is next opened for writing) from damage to
     /// restore from a backup; `verify` of the log the problem is in can. Costs a scan of that
     /// log, so it is for the error path.
-    public var verified: LogError {
+    public func verified() -> LogError {
         guard case .corrupted(let problem) = self, let slash = problem.file.lastIndex(of: "/"),
               let found = try? LogReader(directory: String(problem.file[..<slash])).verify().problems.first
         else { return self }

@@ -172,14 +172,9 @@ public struct LedgerServer: Sendable {
         // (base64 tokens often hold a `+`).
         guard let token = request.query["token"].map({ String($0.map { $0 == " " ? "+" : $0 }) }) else {
             return try protected { request in
-                do {
-                    let html = try self.ledger.read { reader in
-                        try Dashboard(reader: reader, query: request.query, now: WallTime.nowMillis(), rates: self.rates).render(customerId: request.query["customer"])
-                    }
-                    return .html(html)
-                } catch let error as QueryError {
-                    throw HTTPError(.badRequest, code: error.code, detail: error.detail)
-                }
+                .html(try self.ledger.read { reader in
+                    try Dashboard(reader: reader, query: request.query, now: WallTime.nowMillis(), rates: self.rates).render(customerId: request.query["customer"])
+                })
             }(request)
         }
         var response = HTTPResponse(status: .seeOther)

@@ -12,9 +12,9 @@ struct QuarantineBudgetTests {
         let quarantine = try Quarantine(directory: directory.file("quarantine"), webhookBudget: 64 << 10)
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: 10 << 10)
         for index in 1...10 {
-            try quarantine.add(IngestLine(bytes: body, line: index, source: IngestLine.webhookSource), reason: "signature_invalid", detail: "", at: 1)
+            try quarantine.add(IngestLine(bytes: body, line: index, source: IngestLine.webhookSource), reason: .signatureInvalid, detail: "", at: 1)
         }
-        try quarantine.add(IngestLine(bytes: body, line: 1, source: "notifications.jsonl"), reason: "signature_invalid", detail: "", at: 1)
+        try quarantine.add(IngestLine(bytes: body, line: 1, source: "notifications.jsonl"), reason: .signatureInvalid, detail: "", at: 1)
         quarantine.close()
         let kept = try Quarantine.entries(in: directory.file("quarantine"))
         #expect(kept.filter { $0.source == IngestLine.webhookSource }.count == 7)

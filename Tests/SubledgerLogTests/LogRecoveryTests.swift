@@ -27,7 +27,7 @@ struct LogRecoveryTests {
         for offset in last + 14..<last + 24 { bytes[offset] = 0 }
         writeFile(segment, bytes)
         let read = LogProblem(file: segment, offset: Int64(last), kind: .crcMismatch, detail: "frame checksum does not match")
-        guard case .corrupted(let torn) = LogError.corrupted(read).verified else { Issue.record("not corrupted"); return }
+        guard case .corrupted(let torn) = LogError.corrupted(read).verified() else { Issue.record("not corrupted"); return }
         #expect(torn.kind == .tornTail)
         #expect("\(LogError.corrupted(torn))".contains("cut when the log is next opened for writing"))
         #expect(!"\(LogError.corrupted(torn))".contains("restore"))
@@ -35,7 +35,7 @@ struct LogRecoveryTests {
         let first = Int(records[1].0.rawValue)
         bytes[first + 12] ^= 0xFF
         writeFile(segment, bytes)
-        guard case .corrupted(let damage) = LogError.corrupted(read).verified else { Issue.record("not corrupted"); return }
+        guard case .corrupted(let damage) = LogError.corrupted(read).verified() else { Issue.record("not corrupted"); return }
         #expect(damage.kind == .crcMismatch)
         #expect(damage.offset == Int64(first))
     }

@@ -10,7 +10,7 @@ extension LedgerReader {
     @discardableResult
     public func events(_ query: EventQuery, _ body: (EventItem) throws -> Void) throws -> LogPosition? {
         do { return try readEvents(query, body) } catch let error as LogError {
-            throw error.verified
+            throw error.verified()
         }
     }
 

@@ -61,7 +61,7 @@ extension DedupIndex {
         // Reading every record takes a while on a large ledger (20 s at 10 M events here): say so first.
         let records = (try? eventLog.summary().records) ?? 0
         if records > 0 {
-            report("building the dedup index \(path) from the logs because \(reason): reading \(records) event records and their evidence")
+            Diagnostics.report("building the dedup index \(path) from the logs because \(reason): reading \(records) event records and their evidence")
         }
         let started = ContinuousClock.now
         let storage = try Storage(path: path)
@@ -75,7 +75,7 @@ extension DedupIndex {
         if reason != .missing || tail.eventsRead > 0 {
             let elapsed = ContinuousClock.now - started
             let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
-            report("built the dedup index \(path) from the logs because \(reason): \(tail.eventsRead) events and \(tail.evidenceRead) evidence records read in \(milliseconds) ms")
+            Diagnostics.report("built the dedup index \(path) from the logs because \(reason): \(tail.eventsRead) events and \(tail.evidenceRead) evidence records read in \(milliseconds) ms")
         }
         return (storage, Recovery(eventsRead: tail.eventsRead, evidenceRead: tail.evidenceRead, rebuilt: reason))
     }

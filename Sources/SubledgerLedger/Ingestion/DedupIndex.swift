@@ -116,7 +116,7 @@ final class DedupIndex: Sendable {
             try storage.environment.write { txn in try storage.put(batch, in: txn) }
             state.withLock { $0.unsaved = Batch() }
         } catch {
-            Self.report("the dedup index \(path) could not be written (\(error)); its keys are kept in memory until a write succeeds, and the next open catches up from the logs")
+            Diagnostics.report("the dedup index \(path) could not be written (\(error)); its keys are kept in memory until a write succeeds, and the next open catches up from the logs")
         }
     }
 
@@ -147,14 +147,8 @@ final class DedupIndex: Sendable {
             try storage.environment.write { txn in _ = try txn.delete(key: Storage.sessionKey, in: storage.meta) }
             try storage.environment.sync()
         } catch {
-            Self.report("the dedup index \(path) could not be closed cleanly (\(error)); the next open rebuilds it if the machine restarts first")
+            Diagnostics.report("the dedup index \(path) could not be closed cleanly (\(error)); the next open rebuilds it if the machine restarts first")
         }
-    }
-
-    /// One line on stderr (fd 2: the C `stderr` global is not concurrency-safe in Swift 6).
-    static func report(_ text: String) {
-        let line = "subledger: " + text + "\n"
-        _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     }
 
     static func bigEndian(_ value: UInt64) -> [UInt8] {

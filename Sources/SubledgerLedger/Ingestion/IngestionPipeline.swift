@@ -74,7 +74,7 @@ final class IngestionPipeline: Sendable {
         // Said, since what follows (an index or a projection that no longer matches the log) would
         // otherwise be all a user sees of it.
         for case let (bytes, file?) in [events.recovery, evidenceLog.recovery].map({ ($0.truncatedBytes, $0.file) }) where bytes > 0 {
-            DedupIndex.report("\(file) ended in an append a crash cut short (\(bytes) bytes, never acknowledged): cut")
+            Diagnostics.report("\(file) ended in an append a crash cut short (\(bytes) bytes, never acknowledged): cut")
         }
         try Self.cutEventsWithoutEvidence(events, evidenceEnd: evidenceLog.openedTail.end)
         quarantine = try Quarantine(directory: layout.quarantine)
@@ -159,9 +159,7 @@ final class IngestionPipeline: Sendable {
             switch result {
             case .failure(let error):
                 outcomes[index] = .rejected(reason: error.reason.rawValue, detail: error.detail)
-                if quarantining, line.isQuarantined(after: error.reason) {
-                    try quarantine.add(line, reason: error.reason.rawValue, detail: error.detail, at: recordedAt)
-                }
+                if quarantining { try quarantine.add(line, reason: error.reason, detail: error.detail, at: recordedAt) }
             case .success(let message):
                 if let position = known[index] {
                     outcomes[index] = .duplicate(of: position.description)
@@ -242,7 +240,7 @@ final class IngestionPipeline: Sendable {
         }
         if let cut {
             try events.truncate(from: cut)
-            DedupIndex.report("cut the events from position \(cut) on in \(events.directory): their evidence was not on disk when the machine stopped; they were never acknowledged, and the App Store sends them again")
+            Diagnostics.report("cut the events from position \(cut) on in \(events.directory): their evidence was not on disk when the machine stopped; they were never acknowledged, and the App Store sends them again")
         }
     }
 
