@@ -8,14 +8,14 @@ extension LedgerServer {
     /// so it covers every acknowledged event.
     func head(_ request: HTTPRequest) throws -> HTTPResponse {
         // `?at-position=` or `?position=` answered today's head to an auditor asking for a past one.
-        if let name = request.query.items.map(\.name).first(where: { $0 != "at" }) {
-            throw HTTPError(.badRequest, code: "unknown_parameter", detail: "\(name) is not a parameter of this route; it takes at (a log position)")
-        }
-        guard request.query.items.count <= 1 else {
+        let parameters = HTTPQuerySource(request.query)
+        let given = parameters.values("at")
+        try parameters.requireEveryNameAsked()
+        guard given.count <= 1 else {
             throw HTTPError(.badRequest, code: "invalid_at", detail: "at is given more than once; give the one position the digest is to cover")
         }
         var position: LogPosition?
-        if let text = request.query["at"] {
+        if let text = given.first {
             guard let parsed = LogPosition(text) else {
                 throw HTTPError(.badRequest, code: "invalid_at", detail: "at is a log position (a decimal number), not \(text)")
             }
