@@ -172,8 +172,6 @@ enum SystemCalls {
 
     /// Makes a directory entry durable: `fsync(2)` on the directory itself.
     static func syncDirectory(_ path: String) throws(SystemError) {
-        let fd = try open(path, O_RDONLY | O_DIRECTORY)
-        defer { close(fd) }
-        try fsync(fd)
+        do { try DirectoryPath.sync(path) } catch { throw SystemError(call: "fsync \(error.path)", errno: error.errno) }
     }
 }

@@ -51,7 +51,7 @@ struct DirectoryPathTests {
         let scratch = try Scratch()
         let file = scratch.path + "/file"
         #expect(creat(file, 0o644) >= 0)
-        let error = #expect(throws: DirectoryPath.CreationError.self) { try DirectoryPath.create(file + "/below") }
+        let error = #expect(throws: DirectoryPath.Failure.self) { try DirectoryPath.create(file + "/below") }
         #expect(error?.path == file)
         #expect(error?.errno == ENOTDIR)
         #expect(error?.description == "cannot create the directory \(file): Not a directory")
@@ -61,7 +61,7 @@ struct DirectoryPathTests {
         let scratch = try Scratch()
         let file = scratch.path + "/file"
         #expect(creat(file, 0o644) >= 0)
-        let error = #expect(throws: DirectoryPath.CreationError.self) { try DirectoryPath.create(file) }
+        let error = #expect(throws: DirectoryPath.Failure.self) { try DirectoryPath.create(file) }
         #expect(error?.errno == ENOTDIR)
     }
 }

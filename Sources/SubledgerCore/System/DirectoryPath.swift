@@ -5,31 +5,43 @@ import Glibc
 /// `mkdir -p`, shared by everything that is given a directory to write into: a user names a
 /// place (`--data`, `--out`, a backup's destination) and expects it made, parents included.
 public enum DirectoryPath {
-    /// A component of the path could not be made.
-    public struct CreationError: Error, Sendable, Equatable, CustomStringConvertible {
-        /// The component that failed: the path itself or one of its parents.
+    /// A directory could not be made or synced.
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The directory that failed: the path itself or, when creating, one of its parents.
         public let path: String
         public let errno: Int32
+        /// `create` or `sync`.
+        public let operation: String
 
         public var description: String {
-            "cannot create the directory \(path): \(String(cString: strerror(errno)))"
+            "cannot \(operation) the directory \(path): \(String(cString: strerror(errno)))"
         }
     }
 
     /// Creates `path` and every missing parent with `mode` (less the umask); components that
     /// already exist, as directories or links to one, are left as they are.
-    public static func create(_ path: String, mode: mode_t = 0o755) throws(CreationError) {
+    public static func create(_ path: String, mode: mode_t = 0o755) throws(Failure) {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             prefix += component
             if mkdir(prefix, mode) != 0 {
                 let code = errno
                 guard code == EEXIST, isDirectory(prefix) else {
-                    throw CreationError(path: prefix, errno: code == EEXIST ? ENOTDIR : code)
+                    throw Failure(path: prefix, errno: code == EEXIST ? ENOTDIR : code, operation: "create")
                 }
             }
             prefix += "/"
         }
+    }
+
+    /// `fsync(2)` of the directory itself: the names created, renamed or removed in it are
+    /// durable. Throws with the failing call's errno.
+    public static func sync(_ path: String) throws(Failure) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let synced = fd >= 0 && fsync(fd) == 0
+        let code = errno
+        if fd >= 0 { close(fd) }
+        guard synced else { throw Failure(path: path, errno: code, operation: "sync") }
     }
 
     private static func isDirectory(_ path: String) -> Bool {

@@ -54,15 +54,6 @@ extension FileIO {
         }.sorted()
     }
 
-    /// `fsync` of a directory: the names created or removed in it are durable.
-    static func syncDirectory(_ directory: String) throws(LedgerError) {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        let synced = fd >= 0 && fsync(fd) == 0
-        let code = errno
-        if fd >= 0 { close(fd) }
-        guard synced else { throw LedgerError.storage("cannot sync \(directory): \(String(cString: strerror(code)))") }
-    }
-
     /// Copies a small file atomically (temporary file, sync, rename), keeping its mode: a copied
     /// API key stays readable by its owner only.
     static func copyFile(_ source: String, to destination: String) throws(LedgerError) {

@@ -91,7 +91,7 @@ public enum LedgerBackup {
         try requireBackupOrEmpty(to, of: from)
         try FileIO.makeDirectory(destination)
         try FileIO.writeAtomically(to.incompleteBackup, Array("a backup into this directory began and has not finished\n".utf8))
-        try FileIO.syncDirectory(destination)
+        try syncDirectory(destination)
         var summary = Summary(destination: destination)
         summary.files = try copyFiles(from: from, to: to)
         progress("configuration: \(summary.files) files")
@@ -124,11 +124,16 @@ public enum LedgerBackup {
             guard unlink(to.incompleteBackup) == 0 else {
                 throw LedgerError.storage("cannot remove \(to.incompleteBackup): \(String(cString: strerror(errno)))")
             }
-            try FileIO.syncDirectory(destination)
+            try syncDirectory(destination)
         }
         let elapsed = ContinuousClock.now - started
         summary.seconds = elapsed.inSeconds
         return summary
+    }
+
+    /// The names just created or removed in `directory` made durable.
+    private static func syncDirectory(_ directory: String) throws(LedgerError) {
+        do { try DirectoryPath.sync(directory) } catch { throw LedgerError.storage(error.description) }
     }
 
     /// Refuses a destination that is neither missing, empty, nor an earlier backup of this ledger
