@@ -48,13 +48,17 @@ extension ProjectionReader {
         if from < monthStart {
             report.rows = try churn(from: from, to: UTCDay(number: monthStart.number - 1), by: .month, scope: scope).rows
         }
-        var soFar = ChurnReport(from: from, to: to, by: .month, environment: report.environment, rows: [])
-        for var day in try churn(from: monthStart, to: today, by: .day, scope: scope).rows {
-            // Active at the month's start is its first day's; the days after it add events.
-            if day.period != monthStart.description { day.activeAtStart = 0 }
-            day.period = month.description
-            soFar.merge(ChurnReport(from: from, to: to, by: .month, environment: report.environment, rows: [day]))
+        // The days as rows of the month, summed by `merge`: active at the month's start is its
+        // first day's, the days after it add events.
+        let days = try churn(from: monthStart, to: today, by: .day, scope: scope).rows.map { day in
+            var row = day
+            if day.period != monthStart.description { row.activeAtStart = 0 }
+            row.period = month.description
+            return row
         }
+        var soFar = ChurnReport(from: from, to: to, by: .month, environment: report.environment, rows: [])
+        soFar.merge(ChurnReport(from: from, to: to, by: .month, environment: report.environment, rows: days))
+        // A lone day's rates are its own: recomputed from the month's sums.
         for index in soFar.rows.indices {
             let row = soFar.rows[index]
             soFar.rows[index].churnRate = row.activeAtStart == 0 ? nil : Double(row.churned) / Double(row.activeAtStart)
