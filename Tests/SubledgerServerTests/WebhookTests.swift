@@ -32,6 +32,11 @@ struct WebhookFixture {
         return fixtures.notification(.didRenew, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
     }
 
+    /// A GET without a token (the fixture's server has none unless given).
+    func get(_ target: String) throws -> (status: Int, json: [String: Any]) {
+        try respond(HTTPRequest(method: "GET", target: target, headers: HTTPHeaders()))
+    }
+
     func post(_ body: [UInt8]) throws -> (status: Int, json: [String: Any]) {
         try respond(HTTPRequest(method: "POST", target: "/v1/notifications/appstore", body: body))
     }
@@ -188,38 +193,32 @@ struct ReadAPITests {
         defer { fixture.server.ledger.close() }
         let transaction = fixture.fixtures.transaction(transactionId: "2000000000000778", purchaseDate: 1_767_225_600_000)
         #expect(try fixture.post(fixture.fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixture.fixtures.renewalInfo(for: transaction)).webhookBody).status == 200)
-        func get(_ target: String) throws -> (status: Int, json: [String: Any]) {
-            try fixture.respond(HTTPRequest(method: "GET", target: target, headers: HTTPHeaders()))
-        }
         for target in ["/v1/customers/2000000000000778/history?from=2026-11-01&to=2026-10-01", "/v1/reports/revenue?from=2026-03-01&to=2026-02-01",
                        "/v1/reports/churn?from=2026-03-01&to=2026-02-01", "/v1/reports/cohorts?from=2026-03&to=2026-01"] {
-            let response = try get(target)
+            let response = try fixture.get(target)
             #expect(response.status == 400, "\(target)")
             #expect(response.json["error"] as? String == "invalid_to", "\(target)")
         }
-        #expect(try get("/v1/customers/2000000000000778/history").status == 200)
+        #expect(try fixture.get("/v1/customers/2000000000000778/history").status == 200)
     }
 
     @Test("a parameter the route does not take is 400 naming it and what the route takes, rather than ignored")
     func unknownParameters() throws {
         let fixture = try WebhookFixture()
         defer { fixture.server.ledger.close() }
-        func get(_ target: String) throws -> (status: Int, json: [String: Any]) {
-            try fixture.respond(HTTPRequest(method: "GET", target: target, headers: HTTPHeaders()))
-        }
-        let cliSpelling = try get("/v1/reports/revenue?from=2026-01-01&to=2026-03-31&at-position=1000")
+        let cliSpelling = try fixture.get("/v1/reports/revenue?from=2026-01-01&to=2026-03-31&at-position=1000")
         #expect(cliSpelling.status == 400)
         #expect(cliSpelling.json["error"] as? String == "unknown_parameter")
         #expect((cliSpelling.json["detail"] as? String)?.contains("did you mean atPosition?") == true)
         for target in ["/v1/customers/2000000000000001?atPosition=56", "/v1/customers/2000000000000001/history?as-of=2026-01-01",
                        "/v1/events?typ=renewed", "/v1/events/stream?customr=x", "/v1/reports/mrr?by-product=1"] {
-            let response = try get(target)
+            let response = try fixture.get(target)
             #expect(response.status == 400, "\(target)")
             #expect(response.json["error"] as? String == "unknown_parameter", "\(target)")
         }
         for target in ["/v1/reports/revenue?from=2026-01-01&to=2026-03-31&byProduct=1&format=json", "/v1/reports/mrr?at=2026-01-15&environment=Production",
                        "/v1/events?type=renewed&limit=5&raw"] {
-            #expect(try get(target).status == 200, "\(target)")
+            #expect(try fixture.get(target).status == 200, "\(target)")
         }
     }
 
@@ -227,13 +226,10 @@ struct ReadAPITests {
     func environmentNames() throws {
         let fixture = try WebhookFixture()
         defer { fixture.server.ledger.close() }
-        func get(_ target: String) throws -> (status: Int, json: [String: Any]) {
-            try fixture.respond(HTTPRequest(method: "GET", target: target, headers: HTTPHeaders()))
-        }
-        let lower = try get("/v1/reports/mrr?at=2026-01-15&environment=production")
+        let lower = try fixture.get("/v1/reports/mrr?at=2026-01-15&environment=production")
         #expect(lower.status == 200)
         #expect(lower.json["environment"] as? String == "Production")
-        let unknown = try get("/v1/reports/mrr?environment=Staging")
+        let unknown = try fixture.get("/v1/reports/mrr?environment=Staging")
         #expect(unknown.status == 400)
         #expect(unknown.json["error"] as? String == "invalid_environment")
     }
