@@ -116,7 +116,8 @@ extension Ledger {
     /// duplicates are marked resolved, the others stay (not quarantined twice).
     public func retryQuarantine(recordedAt: Int64) throws -> [(QuarantineEntry, IngestOutcome)] {
         let entries = try quarantined()
-        let lines = entries.map { IngestLine(bytes: $0.bytes, line: $0.line, source: $0.source) }
+        // What the App Store Server API commands fetched is named `appstore …` (`IngestTally`).
+        let lines = entries.map { IngestLine(bytes: $0.bytes, line: $0.line, source: $0.source, takesRenewalInfo: $0.source.hasPrefix("appstore ")) }
         let projections = projections
         let outcomes = try pipeline.ingest(pipeline.verify(lines), recordedAt: recordedAt, quarantining: false) {
             projections.follow(appendedThrough: $0, visible: true)

@@ -143,6 +143,42 @@ struct LedgerIngestionTests {
         #expect(try LogReader(directory: dir.path + "/log").summary().records > 0)
     }
 
+    @Test("a bare renewal info from a file or the webhook is refused, any app's: it names none, so it cannot be checked")
+    func bareRenewalInfoFromInputRefused() throws {
+        let dir = TemporaryDirectory()
+        let ledger = try makeLedger(dir, bundle: "com.loki-project.loki-messenger")
+        defer { ledger.close() }
+        let renewals = try Corpus.entries().filter { $0.kind == "renewal" }
+        #expect(renewals.count > 20)
+        let outcomes = try ledger.ingest(lines(renewals), recordedAt: 1)
+        for outcome in outcomes {
+            guard case .rejected("payload_invalid", let detail) = outcome else {
+                Issue.record("a bare renewal info was \(outcome)")
+                continue
+            }
+            #expect(detail.contains("names no app") && detail.contains("subledger appstore backfill"))
+        }
+        #expect(try LogReader(directory: dir.path + "/log").summary().records == 0)
+    }
+
+    @Test("a bare renewal info fetched from the App Store Server API is taken, also when retried from quarantine")
+    func bareRenewalInfoFromAppStoreTaken() throws {
+        let dir = TemporaryDirectory()
+        let renewals = Array(try Corpus.entries().filter { $0.kind == "renewal" }.prefix(3))
+        var ledger = try makeLedger(dir, environments: ["Xcode"])
+        let fetched = renewals.enumerated().map {
+            IngestLine(bytes: $1.jws, line: $0 + 1, source: "appstore backfill 1 statuses", takesRenewalInfo: true)
+        }
+        #expect(try ledger.ingest(fetched, recordedAt: 1).allSatisfy { if case .rejected("environment_not_accepted", _) = $0 { true } else { false } })
+        ledger.close()
+        ledger = try makeLedger(dir, environments: ["Production", "Sandbox"])
+        defer { ledger.close() }
+        let retried = try ledger.retryQuarantine(recordedAt: 2)
+        #expect(retried.count == 3)
+        #expect(retried.allSatisfy { if case .appended = $0.1 { true } else { false } })
+        #expect(try LogReader(directory: dir.path + "/log").summary().records == 3)
+    }
+
     @Test("a webhook body, a bare notification JWS (each also after a byte order mark) and bad lines each get the right outcome")
     func lineFormats() throws {
         let dir = TemporaryDirectory()

@@ -85,6 +85,17 @@ struct WebhookTests {
         #expect(try fixture.server.ledger.quarantined().count == 1)
     }
 
+    @Test("a bare renewal info is 422 and nothing is appended: it names no app, so anyone's would verify")
+    func bareRenewalInfoIs422() throws {
+        let fixture = try WebhookFixture()
+        defer { fixture.server.ledger.close() }
+        let renewal = fixture.fixtures.renewalInfo(for: fixture.fixtures.transaction())
+        let response = try fixture.post(Array(fixture.fixtures.signedRenewalInfo(renewal).utf8))
+        #expect(response.status == 422)
+        #expect(response.json["error"] as? String == "payload_invalid")
+        #expect(try LogReader(directory: fixture.directory.file("data/log")).summary().records == 0)
+    }
+
     @Test("bad JSON and non-JWS bodies are 400 and not kept: the route is open, and kept they could fill the disk")
     func badBodiesAre400() throws {
         let fixture = try WebhookFixture()

@@ -27,7 +27,7 @@ public struct IngestTally: Sendable, Equatable {
     /// Ingests messages of several answers in one call, each named by its answer and position.
     mutating func ingest(_ messages: [(text: String, source: String, item: Int)], into ledger: Ledger, recordedAt: Int64) throws {
         guard !messages.isEmpty else { return }
-        let lines = messages.map { IngestLine(bytes: Array($0.text.utf8), line: $0.item, source: $0.source) }
+        let lines = messages.map { IngestLine(bytes: Array($0.text.utf8), line: $0.item, source: $0.source, takesRenewalInfo: true) }
         let outcomes = try ledger.ingest(lines, recordedAt: recordedAt)
         received += lines.count
         for (line, outcome) in zip(lines, outcomes) {

@@ -100,7 +100,7 @@ extension LedgerReader {
         case .failure(let error):
             return .failed(reason: "evidence_unreadable", detail: "the stored evidence cannot be read: \(error)")
         case .success(let bytes):
-            switch preparer.prepare(IngestLine(bytes: bytes, line: 1, source: "evidence")) {
+            switch preparer.prepare(IngestLine(bytes: bytes, line: 1, source: "evidence", takesRenewalInfo: true)) {
             case .success: return .verified
             case .failure(let error): return .failed(reason: error.reason.rawValue, detail: error.detail)
             }

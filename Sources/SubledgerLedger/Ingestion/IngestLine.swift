@@ -1,4 +1,5 @@
-/// One input line: a webhook body, a bare notification JWS, or a bare signedTransactionInfo.
+/// One input line: a webhook body, a bare notification JWS, a bare signedTransactionInfo, or
+/// (from the App Store Server API only) a bare signedRenewalInfo.
 public struct IngestLine: Sendable {
     public var bytes: [UInt8]
     /// 1-based line number in its input.
@@ -6,11 +7,17 @@ public struct IngestLine: Sendable {
     /// The file name, `-` for stdin, `http` for the webhook.
     public var source: String
 
+    /// Whether a bare `signedRenewalInfo` is taken. It names no app (it has no `bundleId`), so
+    /// any app's verifies: only one the ledger asked Apple for with this app's key is taken (and
+    /// stored evidence checked again); from a file or the webhook, anyone's could be stored.
+    public var takesRenewalInfo: Bool
+
     public static let webhookSource = "http"
 
-    public init(bytes: [UInt8], line: Int, source: String) {
+    public init(bytes: [UInt8], line: Int, source: String, takesRenewalInfo: Bool = false) {
         self.bytes = bytes
         self.line = line
         self.source = source
+        self.takesRenewalInfo = takesRenewalInfo
     }
 }

@@ -56,6 +56,11 @@ struct MessagePreparer: Sendable {
         guard let renewal = try? RenewalInfoPayload.decode(jws.payload), renewal.originalTransactionId != nil, renewal.autoRenewProductId != nil || renewal.autoRenewStatus != nil else {
             throw VerificationError(.payloadInvalid, "the signed payload is neither a notification (no notificationType), a transaction (no transactionId) nor a renewal info (no autoRenewStatus)")
         }
+        guard line.takesRenewalInfo else {
+            throw VerificationError(
+                .payloadInvalid,
+                "a bare signedRenewalInfo names no app (it has no bundleId), so it cannot be checked against this ledger's; renewal infos are taken from the App Store Server API (`subledger appstore backfill` or `reconcile`) and inside notifications")
+        }
         return try prepareRenewal(renewal, jws: jws, message: message)
     }
 
