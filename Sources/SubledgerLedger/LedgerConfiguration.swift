@@ -2,6 +2,7 @@ import FoundationEssentials
 import SubledgerCrypto
 import SubledgerEvents
 import SubledgerJWS
+import SubledgerLog
 
 /// A data directory's configuration (`DIR/config.json`), written by `subledger init`.
 public struct LedgerConfiguration: Codable, Sendable, Equatable {
@@ -94,8 +95,18 @@ extension Ledger {
             _ = try LedgerReader.decodeCatalog(bytes, named: file)
             return bytes
         }
-        try FileIO.makeDirectory(layout.roots)
         let previous = try? LedgerConfiguration.load(from: directory)
+        if let previous, holdsEvents(layout) {
+            // One ledger is one app's: another app's messages would be verified against the new
+            // id and folded into the same reports, beside the first app's, without a word.
+            if bundleId != previous.bundleId {
+                throw LedgerError.configuration("this ledger holds the events of bundle \(previous.bundleId); a ledger is one app's, so give \(bundleId) a data directory of its own (--data)")
+            }
+            if let before = previous.appAppleId, let appAppleId, appAppleId != before {
+                throw LedgerError.configuration("this ledger holds the events of app \(before) (appAppleId); a ledger is one app's, so give app \(appAppleId) a data directory of its own (--data)")
+            }
+        }
+        try FileIO.makeDirectory(layout.roots)
         var roots: [String] = rootFiles.isEmpty ? (previous?.roots ?? []) : []
         if roots.isEmpty && rootFiles.isEmpty {
             // Nothing given and nothing trusted yet: Apple's own root, as production needs.
@@ -116,5 +127,21 @@ extension Ledger {
         let configuration = LedgerConfiguration(bundleId: bundleId, appAppleId: appAppleId, environments: environments, roots: roots, smallBusiness: smallBusiness, catalog: catalog)
         try configuration.save(to: directory)
         return configuration
+    }
+
+    /// Whether the log holds a record: read from its first segment, beside a running server. A
+    /// log that cannot be read is taken to hold some: only a change of app depends on it.
+    private static func holdsEvents(_ layout: DataDirectoryLayout) -> Bool {
+        guard FileIO.exists(layout.log) else { return false }
+        var found = false
+        do {
+            try LogReader(directory: layout.log).scan { _ in
+                found = true
+                return false
+            }
+        } catch {
+            return true
+        }
+        return found
     }
 }

@@ -31,6 +31,24 @@ struct InitCommandTests {
         #expect(saved["appAppleId"] as? Int == 5)
     }
 
+    @Test("init refuses another bundle id or app Apple id once the ledger holds events, and changes them while it holds none")
+    func appFixedOnceEventsAreStored() throws {
+        let directory = TemporaryDirectory()
+        let simulation = SimulatedLedger.shared.directory.file("sim")
+        let data = ["--data", directory.path]
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.typo", "--app-apple-id", "7", "--root", root]).exitCode == .success)
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--app-apple-id", "1234567890"]).exitCode == .success)
+        #expect(tool.run(data + ["ingest", simulation + "/notifications.jsonl"]).exitCode == .success)
+        let before = try configuration(directory)
+        for argv in [["--bundle-id", "com.example.other"], ["--app-apple-id", "99"]] {
+            #expect(tool.run(data + ["init"] + argv).exitCode == .failure)
+            #expect(try configuration(directory) as NSDictionary == before as NSDictionary)
+        }
+        // The same app, or other settings, still change.
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--app-apple-id", "1234567890", "--small-business"]).exitCode == .success)
+        #expect(try configuration(directory)["smallBusiness"] as? Bool == true)
+    }
+
     @Test("a catalog or root that is not valid is refused and leaves the directory as it was", arguments: [
         ("catalog", "hi\n"), ("catalog", #"{"products": [{"productId": "a", "entitlements": "pro"}]}"#), ("root", "not a certificate"),
     ])

@@ -21,7 +21,10 @@ enum InitCommand: Command {
             .init("--api-base-url", "URL", "one base URL for every environment instead of Apple's (a local stand-in)"),
             .init("--api-ca-file", "PEM", "a CA to trust for the API's TLS besides the system's"),
         ],
-        notes: ["Run again on a data directory, init changes the settings it is given and keeps the others (roots, catalog and API credentials included)."],
+        notes: [
+            "Run again on a data directory, init changes the settings it is given and keeps the others (roots, catalog and API credentials included).",
+            "A ledger is one app's: once its log holds events, its bundle id and app Apple id no longer change (another app needs a data directory of its own).",
+        ],
         example: "subledger --data /srv/subledger init --bundle-id com.example.app --app-apple-id 1234567890")
 
     struct Result: CommandOutput {
