@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The event feed end to end: a server receives signed notifications over its webhook and is
 killed with kill -9 and restarted part-way; meanwhile
-- clients follow GET /v1/events/stream (all events, and one product's renewals), drop their
-  connections at random moments and reconnect with Last-Event-ID: each must receive every event
-  it asked for exactly once, in log order;
+- clients follow GET /v1/events/stream (all events, with and without their signed evidence, and
+  one product's renewals), drop their connections at random moments and reconnect with
+  Last-Event-ID: each must receive every event it asked for exactly once, in log order;
 - the SQLite consumer from docs/audit.md (run as written there) is killed and restarted too: its
   table must end up holding exactly the ledger's events.
 "The ledger's events" is what `subledger events --format jsonl` lists once everything is in.
@@ -65,6 +65,8 @@ def main():
         consumer = subprocess.Popen(consumer_command, stderr=subprocess.DEVNULL)
         follower = Follower(port); follower.start()
         renewals = Follower(port, "?type=renewed&product=pro.monthly"); renewals.start()
+        # With its signed evidence, ~16 KB an event: a replay must not outgrow a stream's buffer.
+        raw = Follower(port, "?raw=1"); raw.start()
         kill_at = sorted(random.sample(range(third, len(lines)), kills))
         for index, line in enumerate(lines[third:], start=third):
             if index in kill_at:
@@ -91,13 +93,16 @@ def main():
         while time.time() < deadline:
             stored = [row[0] for row in sqlite3.connect(work + "/events.sqlite").execute("SELECT position FROM events ORDER BY position")] \
                 if os.path.exists(work + "/events.sqlite") else []
-            if follower.ids[-1:] == expected[-1:] and renewals.ids[-1:] == expected_renewals[-1:] and stored == expected: break
+            if follower.ids[-1:] == expected[-1:] and raw.ids[-1:] == expected[-1:] and renewals.ids[-1:] == expected_renewals[-1:] \
+                    and stored == expected: break
             time.sleep(0.2)
-        follower.stop.set(); renewals.stop.set(); consumer.kill(); server.terminate(); server.wait()
+        follower.stop.set(); raw.stop.set(); renewals.stop.set(); consumer.kill(); server.terminate(); server.wait()
         problems = []
         if follower.ids != expected:
             duplicates = len(follower.ids) - len(set(follower.ids))
             problems.append(f"the follower got {len(follower.ids)} events ({duplicates} twice, in order: {follower.ids == sorted(follower.ids)}), the ledger holds {len(expected)}")
+        if raw.ids != expected:
+            problems.append(f"the follower of events with their evidence got {len(raw.ids)} events, the ledger holds {len(expected)}")
         if renewals.ids != expected_renewals or not expected_renewals:
             problems.append(f"the follower of pro.monthly renewals got {len(renewals.ids)} events, the ledger holds {len(expected_renewals)}")
         if stored != expected:

@@ -41,6 +41,10 @@ struct EventRoutesTests {
         var streamHeaders = headers
         streamHeaders.add("Last-Event-ID", "banana")
         #expect(try fixture.respond(HTTPRequest(method: "GET", target: "/v1/events/stream", headers: streamHeaders)).json["error"] as? String == "invalid_last_event_id")
+        // Empty is "no last id" in the event-stream standard: the stream starts from `after`.
+        var emptyHeaders = headers
+        emptyHeaders.add("Last-Event-ID", "")
+        #expect(try fixture.respond(HTTPRequest(method: "GET", target: "/v1/events/stream", headers: emptyHeaders)).status == 200)
         let stream = try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/v1/events/stream?type=renewed", headers: headers))
         #expect(stream.status.code == 200)
         #expect(stream.headers["Content-Type"] == "text/event-stream")

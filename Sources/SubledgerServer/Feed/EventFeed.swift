@@ -25,14 +25,19 @@ import Synchronization
 public final class EventFeed: Sendable {
     /// Events a replaying subscriber reads per round: bounds what a long replay queues at once.
     static let pageSize = 256
+    /// The same with the signed evidence (`raw`), about 16 KB an event: a page of 256 was 4 MB,
+    /// more than a stream buffers (`ResponseStream.bufferLimit`), and the stream was dropped as
+    /// if its client had fallen behind.
+    static let rawPageSize = 16
     /// New events read per round for the subscribers following live; a larger burst is replayed.
     static let tailSize = 4096
     /// A subscriber gets more only while fewer bytes than this wait for it.
     static let lowWater = 256 * 1024
     static let heartbeatEvery: Duration = .seconds(15)
-    /// The shortest time between rounds: events acknowledged meanwhile go out together, so a
-    /// busy webhook costs each stream one write per round rather than one per event (with 200
-    /// streams, writes are most of what the feed costs); a live event waits at most this long.
+    /// The shortest time between rounds while no replay is under way: events acknowledged
+    /// meanwhile go out together, so a busy webhook costs each stream one write per round rather
+    /// than one per event (with 200 streams, writes are most of what the feed costs); a live
+    /// event waits at most this long.
     static let roundInterval: Duration = .milliseconds(100)
 
     struct Subscriber {
@@ -94,8 +99,10 @@ public final class EventFeed: Sendable {
             defer { finished.leave() }
             while !stopped.load(ordering: .acquiring) {
                 let started = clock.now
-                let more = round()
-                if !more { _ = wake.wait(timeout: .now() + .seconds(1)) }
+                // A replay goes on at once: its pages are bounded by what each client has taken,
+                // and waiting a round between them held a replay to 2,560 events a second.
+                if round() { continue }
+                _ = wake.wait(timeout: .now() + .seconds(1))
                 let rest = clock.now.duration(to: started + Self.roundInterval)
                 if rest > .zero { usleep(UInt32(rest.components.attoseconds / 1_000_000_000_000)) }
             }
@@ -201,25 +208,30 @@ public final class EventFeed: Sendable {
     private func replay(_ subscriber: inout Subscriber, through head: LogPosition) throws -> Bool {
         var query = subscriber.query
         query.after = subscriber.after
-        query.limit = Self.pageSize
+        query.limit = query.raw ? Self.rawPageSize : Self.pageSize
         var text: [UInt8] = []
         var last = subscriber.after
         var reachedHead = false
+        // Large events (raw ones) end a page early, so what one round queues stays under a
+        // stream's buffer; the rest of the page is read again next round.
+        var full = false
         let next = try ledger.read { reader in
             try reader.events(query) { item in
                 guard item.position <= head else {
                     reachedHead = true
                     return
                 }
+                guard !full else { return }
                 text += Self.text(item)
                 last = item.position
+                full = text.count >= Self.lowWater
             }
         }
         if !text.isEmpty {
             guard subscriber.stream.send(text) else { return false }
             subscriber.lastSent = clock.now
         }
-        let complete = next == nil || reachedHead
+        let complete = !full && (next == nil || reachedHead)
         // Nothing more matched up to the head: the next round's shared read starts there.
         subscriber.after = complete ? head : last
         return !complete

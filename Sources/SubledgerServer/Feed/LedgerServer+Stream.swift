@@ -10,7 +10,8 @@ extension LedgerServer {
         let parameters = HTTPQuerySource(request.query)
         var query = try EventQuery(parameters)
         try parameters.requireEveryNameAsked()
-        if let resume = request.headers["Last-Event-ID"] {
+        // Empty means no last id (the event-stream standard): the stream starts from `after`.
+        if let resume = request.headers["Last-Event-ID"], !resume.isEmpty {
             guard let position = LogPosition(resume) else {
                 throw QueryError(kind: .badParameter, code: "invalid_last_event_id", detail: "Last-Event-ID is an event's position (its id:), not \(resume)")
             }
