@@ -192,13 +192,18 @@ struct DashboardTests {
         }
         #expect(cards["mrr"]?.value == (try usd("/v1/reports/mrr?at=2026-02-28T23:59:59.999Z", "mrr")))
         #expect(cards["mrr"]?.previous == (try usd("/v1/reports/mrr?at=2026-01-31T23:59:59.999Z", "mrr")))
-        #expect(cards["activeSubscriptions"]?.value == (try usd("/v1/reports/mrr?at=2026-02-28T23:59:59.999Z", "activeSubscriptions")))
+        // Counts are of every currency, as churn's are: the EUR subscription of 10 February too.
+        let active = try #require(try Self.json(fixture, "/v1/reports/mrr?at=2026-02-28T23:59:59.999Z")["rows"] as? [[String: Any]])
+        #expect(cards["activeSubscriptions"]?.value == Int64(active.map { $0["activeSubscriptions"] as! Int }.reduce(0, +)))
+        #expect(cards["activeSubscriptions"]?.value == 3)
         #expect(cards["net"]?.value == (try usd("/v1/reports/revenue?from=2026-02-01&to=2026-02-28", "net")))
         #expect(cards["net"]?.previous == (try usd("/v1/reports/revenue?from=2026-01-04&to=2026-01-31", "net")))
         #expect(cards["net"]?.value == Int64(9990 + 4990))
         #expect(cards["net"]?.previous == Int64(0), "the only January sale was on the 3rd, before the 28 days compared")
         #expect(cards["newPaid"]?.value == (try usd("/v1/reports/churn?from=2026-02-01&to=2026-02-28", "newPaid")))
         #expect(html.contains("▲ (+14.98 USD) vs previous"), "the change of net revenue is shown")
+        let lowercase = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-02-01&to=2026-02-28&currency=usd").body, as: UTF8.self)
+        #expect(try Self.headline(lowercase)["net"]?.value == cards["net"]?.value, "a currency in lower case is the same currency")
     }
 
     @Test("every chart has a CSV link to the report route answering it; without a CSV renderer that route says 406, bad formats 400")

@@ -68,15 +68,26 @@ struct Dashboard {
         }
         let conversion = target == nil ? nil : rates
         self.conversion = conversion
-        let requested = target ?? query["currency"].flatMap { $0.isEmpty ? nil : $0 }
+        // ISO 4217 codes are upper case; `usd` showed a page of zeros beside a second option.
+        let requested = target ?? named("currency")
         currency = requested ?? (seen.contains("USD") || seen.isEmpty ? "USD" : seen.sorted()[0])
         seen.insert(currency)
         currencies = seen.sorted()
         let currency = currency
-        // In one currency when converting: every currency's rows at their month's rate.
+        // Amounts in the chosen currency (when converting, every currency's at its month's
+        // rate); counts over every currency, as churn and cohorts count: a subscriber is one
+        // whatever they pay in, and a count that changed with the currency shown sat beside
+        // churn counts that did not.
         func mrrRow(at instant: Int64) throws -> MRRRow? {
             let report = try projection.mrr(at: instant, scope: scope)
-            return try (conversion.map { try report.converted(into: currency, rates: $0) } ?? report).rows.first { $0.currency == currency }
+            let rows = try (conversion.map { try report.converted(into: currency, rates: $0) } ?? report).rows
+            guard !rows.isEmpty else { return nil }
+            var row = rows.first { $0.currency == currency }
+                ?? MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
+            row.activeSubscriptions = rows.reduce(0) { $0 + $1.activeSubscriptions }
+            row.activeTrials = rows.reduce(0) { $0 + $1.activeTrials }
+            row.activeCommitments = rows.reduce(0) { $0 + $1.activeCommitments }
+            return row
         }
         func revenueReport(_ first: UTCDay, _ last: UTCDay) throws -> RevenueReport {
             let report = try projection.revenue(from: first, to: last, by: period.granularity, smallBusiness: reader.configuration.smallBusiness, scope: scope)
