@@ -60,7 +60,7 @@ let package = Package(
         // A small HTTP/1.1 server on epoll with a worker pool, a router, bearer auth and metrics.
         .target(name: "SubledgerHTTP", dependencies: ["SubledgerCore", "CEpoll"]),
         // The ledger over HTTP: the App Store webhook, the read API, metrics and the dashboard.
-        .target(name: "SubledgerServer", dependencies: ["SubledgerCore", "SubledgerHTTP", "SubledgerLedger", "SubledgerAppStoreAPI", "SubledgerLog", "SubledgerProjections", "SubledgerEvents"]),
+        .target(name: "SubledgerServer", dependencies: ["SubledgerCore", "SubledgerHTTP", "SubledgerJWS", "SubledgerLedger", "SubledgerAppStoreAPI", "SubledgerLog", "SubledgerProjections", "SubledgerEvents"]),
 
         // The `subledger` command as a library: commands return one typed result that a single
         // emitter prints as a table, CSV or JSON; tests run commands in process.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import SubledgerCore
 import SubledgerHTTP
+import SubledgerJWS
 import SubledgerLedger
 import SubledgerLog
 import SubledgerProjections
@@ -19,6 +20,8 @@ public struct LedgerServer: Sendable {
     public let feed: EventFeed
     let authenticator: BearerTokenAuthenticator?
     let ingested: Metrics.Counter
+    /// Follows the ledger's count when metrics are read.
+    let quarantineNotKept: Metrics.Counter
     let appendLatency: Metrics.Histogram
     /// Renders `?format=csv` on the report routes; without it they answer JSON only.
     let reportCSV: (@Sendable (ReportDocument) throws -> String)?
@@ -36,6 +39,13 @@ public struct LedgerServer: Sendable {
         feed = EventFeed(ledger: ledger)
         authenticator = token.map(BearerTokenAuthenticator.init(token:))
         ingested = metrics.counter("subledger_notifications_total", help: "App Store messages received over HTTP, by outcome", labelNames: ["outcome"])
+        // Every outcome from the start, at zero: a rate over a series that does not exist yet
+        // is no data, not zero, and an alert on rejections would stay silent.
+        for outcome in ["appended", "duplicate", "unavailable"] + VerificationError.Reason.allCases.map(\.rawValue) {
+            ingested.increment(by: 0, labels: [outcome])
+        }
+        quarantineNotKept = metrics.counter(
+            "subledger_quarantine_not_kept_total", help: "Webhook bodies that failed verification and were not kept, the quarantine holding its 1 GiB (since start)")
         appendLatency = metrics.histogram(
             "subledger_append_duration_seconds", help: "Verification and durable append of one webhook message",
             buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1])
@@ -234,10 +244,9 @@ public struct LedgerServer: Sendable {
             ("subledger_projection_lag_events", "Events in the log not folded into the projection yet",
              Double(max(0, Int(log?.records ?? 0) - ledger.foldedEvents))),
             ("subledger_quarantined", "Rejected messages kept in quarantine", Double((try? Ledger.quarantinedCount(directory: ledger.directory)) ?? 0)),
-            ("subledger_quarantine_not_kept", "Webhook bodies that failed verification and were not kept, the quarantine holding its 1 GiB (since start)",
-             Double(ledger.quarantineNotKept)),
         ]
         for (name, help, value) in gauges { metrics.gauge(name, help: help).set(value) }
+        quarantineNotKept.increment(by: max(0, Double(ledger.quarantineNotKept) - quarantineNotKept.value()))
         var response = HTTPResponse.text(metrics.render())
         response.headers.set("Content-Type", Metrics.contentType)
         return response
