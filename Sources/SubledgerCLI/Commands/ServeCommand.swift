@@ -1,10 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SubledgerAppStoreAPI
 import SubledgerHTTP
 import SubledgerLedger
 import SubledgerProjections
 import SubledgerServer
 
-/// `subledger serve`: the HTTP server until SIGTERM/SIGINT, then a graceful shutdown.
+/// `subledger serve`: the HTTP server until SIGTERM, SIGINT or SIGHUP, then a graceful shutdown.
 enum ServeCommand: Command {
     static let help = CommandHelp(
         name: "serve", summary: "the App Store webhook, the read API, metrics and the dashboard over HTTP",
@@ -18,7 +21,7 @@ enum ServeCommand: Command {
             .init("--mapped-memory-limit", "MB", "resident database pages above which they are handed back to the OS page cache, bounding RSS (default: 256; 0: no limit)"),
         ],
         formats: false,
-        notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM or SIGINT."],
+        notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM, SIGINT or SIGHUP."],
         example: "subledger --data /srv/subledger serve --listen 0.0.0.0:8080 --token-file /etc/subledger/token")
 
     /// The file's token, without the whitespace around it.
@@ -90,7 +93,9 @@ enum ServeCommand: Command {
             ? MappedMemoryLimit(bytes: mappedLimit << 20, metrics: service.metrics, release: { try ledger.releaseMappedPages() }, log: { Output.diagnostic($0) })
             : nil
         mapped?.start()
-        let signal = try server.runUntilSignal()
+        // SIGHUP too (a terminal that closes): serve has nothing to reload, and without a
+        // handler it ended the process at once, cutting requests and streams short.
+        let signal = try server.runUntilSignal([SIGTERM, SIGINT, SIGHUP])
         service.feed.stop()
         recovery?.stop()
         mapped?.stop()
