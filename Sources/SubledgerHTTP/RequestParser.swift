@@ -1,8 +1,8 @@
 /// Parses HTTP/1.1 requests (RFC 9112) incrementally from a connection's ``InputBuffer``.
 ///
 /// Strict by design: what a lenient parser would guess at is rejected, because a front proxy and
-/// this server disagreeing about where a request ends is how requests get smuggled. Only
-/// origin-form targets are accepted; lines end with CRLF (bare CR or LF is an error); obs-fold,
+/// this server disagreeing about where a request ends is how requests get smuggled. Targets are
+/// origin-form, or absolute-form reduced to their path and query (RFC 9112 requires it); lines end with CRLF (bare CR or LF is an error); obs-fold,
 /// whitespace before a header's colon, control characters in values, conflicting
 /// `Content-Length` values and `Content-Length` together with `Transfer-Encoding` are rejected.
 package struct RequestParser {
@@ -210,8 +210,9 @@ package struct RequestParser {
         guard HTTPSyntax.isToken(method) else {
             return .failure(badRequest("the method is not a token"))
         }
-        guard target.first == UInt8(ascii: "/") else {
-            return .failure(badRequest("only origin-form request targets (starting with /) are accepted"))
+        let path = target.first == UInt8(ascii: "/") ? target : originForm(ofAbsolute: target)
+        guard path.first == UInt8(ascii: "/") else {
+            return .failure(badRequest("the request target must be a path starting with / (or an http or https URL)"))
         }
         // Visible ASCII without '#': a fragment is never sent, and whitespace or controls mean a broken client.
         guard target.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "#") }) else {
@@ -226,8 +227,22 @@ package struct RequestParser {
             return .failure(HTTPError(.httpVersionNotSupported, code: "http_version_not_supported",
                                       detail: "only HTTP/1.0 and HTTP/1.1 are supported"))
         }
-        return .success((String(decoding: method, as: UTF8.self), String(decoding: target, as: UTF8.self),
+        return .success((String(decoding: method, as: UTF8.self), String(decoding: path, as: UTF8.self),
                          HTTPVersion(major: major, minor: minor)))
+    }
+
+    /// The path and query of an absolute-form target (`http://host/path?query`), which a server
+    /// must accept (RFC 9112 §3.2.2) and which names this server whatever its host says; `/`
+    /// for a URL without a path. Empty for anything else: other schemes, or no host.
+    private static func originForm(ofAbsolute target: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let lowered = target.prefix(8).map { $0 | 0x20 }
+        let schemeLength = lowered.starts(with: "http://".utf8) ? 7 : lowered.starts(with: "https://".utf8) ? 8 : 0
+        guard schemeLength > 0 else { return [] }
+        let authority = target.dropFirst(schemeLength)
+        let end = authority.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? authority.endIndex
+        guard end > authority.startIndex else { return [] }
+        let rest = authority[end...]
+        return rest.first == UInt8(ascii: "/") ? rest : ArraySlice([UInt8(ascii: "/")] + rest)
     }
 
     /// `field-name ":" OWS field-value OWS` (RFC 9112 §5).

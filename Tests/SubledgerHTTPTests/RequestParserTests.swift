@@ -105,7 +105,9 @@ struct RequestParserTests {
         "GET  / HTTP/1.1\r\nHost: x\r\n\r\n",
         "GET / HTTP/1.1 \r\nHost: x\r\n\r\n",
         "G(T / HTTP/1.1\r\nHost: x\r\n\r\n",
-        "GET http://example.com/ HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET ftp://example.com/ HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET http:///path HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET example.com/ HTTP/1.1\r\nHost: x\r\n\r\n",
         "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n",
         "GET /a#fragment HTTP/1.1\r\nHost: x\r\n\r\n",
         "GET /a\u{7F} HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -117,6 +119,17 @@ struct RequestParserTests {
     ])
     func badRequestLine(_ input: String) {
         #expect(failureStatus(input) == 400)
+    }
+
+    @Test("takes an absolute-form target as its path and query, as RFC 9112 requires of a server")
+    func absoluteForm() throws {
+        for (target, path, query) in [
+            ("http://example.com/v1/head?a=1", "/v1/head", "a=1"), ("HTTPS://example.com:8443/healthz", "/healthz", ""),
+            ("http://example.com", "/", ""), ("http://example.com?a=1", "/", "a=1"),
+        ] {
+            let request = try #require(requests(parse("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n")).first, "\(target)")
+            #expect(request.path == path && request.rawQuery == query, "\(target)")
+        }
     }
 
     @Test("answers an unsupported HTTP version with 505")
