@@ -74,8 +74,8 @@ public struct EventQuery: Sendable, Equatable {
             }
             self.limit = limit
         }
-        raw = parameters.isOn("raw")
-        reverify = parameters.isOn("reverify")
+        raw = try parameters.isOn("raw")
+        reverify = try parameters.isOn("reverify")
     }
 
     /// Whether an event read from the log passes every filter but `customer` (which the

@@ -19,6 +19,6 @@ public struct HistoryQuery: Sendable, Equatable {
     public init(id: String, _ parameters: some QueryParameterSource) throws(QueryError) {
         let (from, to) = (try parameters.instant("from"), try parameters.instantThroughDay("to"))
         try parameters.requireOrdered(from: from, to: to)
-        self.init(id: id, from: from, to: to, raw: parameters.isOn("raw"))
+        self.init(id: id, from: from, to: to, raw: try parameters.isOn("raw"))
     }
 }

@@ -3,9 +3,14 @@ import SubledgerLog
 
 /// The parameter types queries share, with the API's error codes (`invalid_from`, ...).
 extension QueryParameterSource {
-    /// A switch: present without a value, or `1` / `true`.
-    func isOn(_ name: String) -> Bool {
-        ["1", "true", ""].contains(value(name) ?? "no")
+    /// A switch: present without a value, or `1` / `true`; absent, `0` or `false` is off.
+    /// Anything else is refused: `raw=yes` was taken as off, and the evidence silently left out.
+    func isOn(_ name: String) throws(QueryError) -> Bool {
+        switch value(name) {
+        case nil, "0", "false": return false
+        case "", "1", "true": return true
+        case let text?: throw QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(name) is 1 or 0 (true or false), not \(text)")
+        }
     }
 
     /// The values of a repeatable parameter, each also split at commas; empty ones dropped.
