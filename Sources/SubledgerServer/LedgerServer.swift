@@ -62,7 +62,7 @@ public struct LedgerServer: Sendable {
     public var router: Router {
         var router = Router()
         router.add("POST", "/v1/notifications/appstore", answeringLater: { request, completion in self.receive(request, completion: completion) })
-        router.get("/", reading { request in try self.dashboard(request) })
+        router.get("/", Dashboard.page(reading { request in try self.dashboard(request) }))
         router.get("/healthz") { _ in .text("ok\n") }
         router.get("/metrics", protected { _ in self.renderMetrics() })
         router.get("/v1/head", protected(reading { request in try self.head(request) }))

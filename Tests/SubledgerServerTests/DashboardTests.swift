@@ -59,6 +59,23 @@ struct DashboardTests {
         }
     }
 
+    @Test("the dashboard's errors are pages a person reads, saying what to do, with the API's status")
+    func errorsArePages() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        for target in ["/?period=custom&from=2026-03-10&to=2026-03-01", "/?period=custom&from=2026-02-30&to=2026-03-01", "/?period=bogus"] {
+            let response = try Self.get(fixture, target)
+            let html = String(decoding: response.body, as: UTF8.self)
+            #expect(response.status.code == 400, "\(target)")
+            #expect(response.headers["Content-Type"]?.hasPrefix("text/html") == true, "\(target)")
+            #expect(html.contains("data-error=\"invalid_") && html.contains("<a href=\"/\">Back to the dashboard</a>"), "\(target)")
+        }
+        let signedOut = try Self.get(fixture, "/", cookie: nil)
+        #expect(signedOut.status.code == 401)
+        #expect(signedOut.headers["WWW-Authenticate"] != nil)
+        #expect(String(decoding: signedOut.body, as: UTF8.self).contains("<code>/?token=TOKEN</code> once"))
+    }
+
     @Test("the dashboard needs the token: 401 without it, 200 HTML with the cookie; /?token= sets that cookie and redirects")
     func needsToken() throws {
         let fixture = try WebhookFixture(token: Self.token)

@@ -1,4 +1,5 @@
 import SubledgerCore
+import SubledgerHTTP
 import SubledgerProjections
 
 /// The dashboard as HTML: sections in the order a reader scans them, every figure with the
@@ -19,6 +20,28 @@ extension Dashboard {
         html += churnSections()
         html += cohortSection()
         return html + "</main></body></html>"
+    }
+
+    /// The dashboard route's errors as a page a person reads, with what to do, rather than the
+    /// API's JSON: its status and code stay those of the API's answer.
+    static func page(_ handler: @escaping Router.Handler) -> Router.Handler {
+        { request in
+            do { return try handler(request) } catch let error as HTTPError {
+                let remedy = error.status == .unauthorized
+                    ? "Open <code>/?token=TOKEN</code> once, with the token in the file given to <code>serve --token-file</code>: it signs this browser in."
+                    : "<a href=\"/\">Back to the dashboard</a>, or go back to change what you asked for."
+                var response = HTTPResponse.html(
+                    """
+                    <!doctype html><html lang="en"><head><meta charset="utf-8">
+                    <meta name="viewport" content="width=device-width, initial-scale=1">
+                    <title>Subledger: \(escape(error.code))</title><style>\(css)</style></head><body><main>
+                    <header><h1>Subledger</h1></header><section><h2 data-error="\(escape(error.code))">\(escape(error.detail))</h2><p>\(remedy)</p></section>
+                    </main></body></html>
+                    """, status: error.status)
+                for field in error.headers { response.headers.add(field.name, field.value) }
+                return response
+            }
+        }
     }
 
     // MARK: Sections
