@@ -58,7 +58,7 @@ public final class SignedDataVerifier: Sendable {
         if let cached = cache.withLock({ $0[key] }) {
             chain = cached
         } else {
-            chain = try verifyChain(leafBase64: jws.x5c[0], intermediateBase64: jws.x5c[1])
+            chain = try verifyChain(leafBase64: jws.x5c[0], intermediateBase64: jws.x5c[1], rootBase64: jws.x5c[2])
             cache.withLock { $0.insert(chain, for: key) }
         }
         try chain.checkValidity(at: instantMillis)
@@ -82,13 +82,17 @@ public final class SignedDataVerifier: Sendable {
     }
 
     /// Everything about the chain that does not depend on the instant.
-    private func verifyChain(leafBase64: [UInt8], intermediateBase64: [UInt8]) throws(VerificationError) -> VerifiedChain {
+    /// `rootBase64` (x5c[2]) is never trusted: it is only named when the chain is not.
+    private func verifyChain(leafBase64: [UInt8], intermediateBase64: [UInt8], rootBase64: [UInt8]) throws(VerificationError) -> VerifiedChain {
         let leaf = try Self.certificate(leafBase64, role: "leaf x5c[0]")
         let intermediate = try Self.certificate(intermediateBase64, role: "intermediate x5c[1]")
 
         guard let root = trustedRoots.first(where: { intermediate.identifiesIssuer($0) && intermediate.isSigned(by: $0) }) else {
-            let configured = trustedRoots.isEmpty ? "none" : trustedRoots.map { Self.label($0) }.joined(separator: "; ")
-            throw VerificationError(.chainUntrusted, "the x5c intermediate (\(Self.label(intermediate)), issued by \(intermediate.issuerName)) is not issued by any configured root (configured: \(configured)); add the right root with `subledger init --root`")
+            // Names alone cannot tell a test hierarchy's "Apple Root CA - G3" from Apple's, so
+            // each root is named with its fingerprint.
+            let configured = trustedRoots.isEmpty ? "none" : trustedRoots.map(Self.fingerprinted).joined(separator: "; ")
+            let brought = Base64.decode(rootBase64).flatMap { try? Certificate(der: $0) }.map { "; the message's x5c[2] is \(Self.fingerprinted($0))" } ?? ""
+            throw VerificationError(.chainUntrusted, "the x5c intermediate (\(Self.label(intermediate)), issued by \(intermediate.issuerName)) is not issued by any configured root (configured: \(configured))\(brought); add the right root with `subledger init --root`")
         }
         guard leaf.identifiesIssuer(intermediate), leaf.isSigned(by: intermediate) else {
             throw VerificationError(.chainInvalid, "the x5c leaf (\(Self.label(leaf)), issued by \(leaf.issuerName)) is not issued by the x5c intermediate (\(Self.label(intermediate))); the chain was assembled from unrelated certificates")
@@ -134,6 +138,12 @@ public final class SignedDataVerifier: Sendable {
 
     private static func label(_ certificate: Certificate) -> String {
         certificate.subjectName.commonName ?? certificate.subjectName.description
+    }
+
+    /// The label and the first 8 bytes of the certificate's SHA-256, as `openssl x509 -fingerprint -sha256` prints them.
+    private static func fingerprinted(_ certificate: Certificate) -> String {
+        let hex = SHA256.hash(certificate.der).prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }
+        return "\(label(certificate)), SHA-256 " + hex.joined(separator: ":") + "…"
     }
 }
 

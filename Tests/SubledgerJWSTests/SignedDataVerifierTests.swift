@@ -1,3 +1,4 @@
+import Foundation
 import SubledgerCrypto
 import SubledgerJWS
 import Testing
@@ -49,7 +50,10 @@ struct SignedDataVerifierTests {
         #expect(impostor.intermediate.subjectName == pki.intermediate.subjectName)
         let error = try #require(verifier.error(impostor.signer.sign(payload: payload), at: Self.instant))
         #expect(error.reason == .chainUntrusted)
-        #expect(error.detail.contains("configured: Apple Root CA - G3"))
+        // The same names in both hierarchies: only the fingerprints tell the roots apart.
+        func fingerprint(_ der: [UInt8]) -> String { SHA256.hash(der).prefix(8).map { String(format: "%02X", $0) }.joined(separator: ":") }
+        #expect(error.detail.contains("configured: Apple Root CA - G3, SHA-256 \(fingerprint(pki.root.der))…"))
+        #expect(error.detail.contains("the message's x5c[2] is Apple Root CA - G3, SHA-256 \(fingerprint(impostor.root.der))…"))
     }
 
     @Test("x5c[2] is never trusted: a forged chain carrying the configured root's own certificate is still untrusted")
