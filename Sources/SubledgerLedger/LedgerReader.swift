@@ -94,7 +94,8 @@ public struct LedgerReader: Sendable {
 
     public func customer(_ query: CustomerQuery) throws -> CustomerState {
         guard let state = try projections.customer(query.id, asOf: query.asOf, environment: query.environment, catalog: catalog) else {
-            throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(query.id) as of \(UTCInstant.iso8601(query.asOf))")
+            let scope = query.environment.map { " in the \($0.rawValue) environment" } ?? ""
+            throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(query.id)\(scope) as of \(UTCInstant.iso8601(query.asOf))")
         }
         return state
     }

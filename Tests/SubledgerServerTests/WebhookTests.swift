@@ -197,6 +197,10 @@ struct ReadAPITests {
         #expect(revenue.status == 200)
         #expect((revenue.json["rows"] as? [[String: Any]])?.first?["grossSales"] as? Int == 9990)
         #expect(try get("/v1/customers/nobody").status == 404)
+        // Known in Production only: the answer names the environment it was asked for.
+        let elsewhere = try get("/v1/customers/2000000000000777?environment=Sandbox")
+        #expect(elsewhere.status == 404)
+        #expect((elsewhere.json["detail"] as? String)?.contains("2000000000000777 in the Sandbox environment as of") == true)
         #expect(try get("/v1/reports/revenue?from=yesterday&to=2026-01-31").status == 400)
         #expect(try get("/v1/reports/weather").status == 404)
     }
