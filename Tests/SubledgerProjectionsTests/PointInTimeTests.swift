@@ -121,6 +121,25 @@ struct PointInTimeTests {
         #expect(mrr.rows.map(\.activeSubscriptions) == [1])
     }
 
+    @Test("a transaction fetched from transaction history answers as of its purchase, though Apple signed it when asked")
+    func backfillAnswersFromPurchase() throws {
+        var apple = Notifier()
+        let sub = Subscriber("b1")
+        // Fetched on 1 July: one renewal that was refunded on 20 March, one still running.
+        var refunded = sub.transaction("b1", purchased: at("2026-03-01"), expires: at("2026-04-01"), signed: at("2026-07-01"))
+        refunded.revocationDate = at("2026-03-20")
+        refunded.revocationType = "REFUND_FULL"
+        let current = sub.transaction("b2", purchased: at("2026-06-15"), expires: at("2026-07-15"), signed: at("2026-07-01"))
+        let ledger = TestLedger([apple.backfill(refunded), apple.backfill(current)])
+        #expect(ledger.customer("b1", at: at("2026-02-28")) == nil, "before the purchase nothing is known")
+        #expect(ledger.subscription("b1", at: at("2026-03-10"))?.status == .active)
+        #expect(ledger.subscription("b1", at: at("2026-03-25"))?.status == .revoked, "the refund counts from its own date")
+        #expect(ledger.subscription("b1", at: at("2026-06-20"))?.status == .active)
+        // The same as the reports, which look back with everything the ledger knows.
+        let mrr = ledger.projection.mrr(at: at("2026-03-10"), scope: ReportScope(environment: .production))
+        #expect(mrr.rows.map(\.activeSubscriptions) == [1])
+    }
+
     @Test("a customer is found by any case of the token, by originalTransactionId and by transactionId")
     func lookUps() throws {
         var apple = Notifier()

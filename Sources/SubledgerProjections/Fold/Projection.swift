@@ -147,8 +147,20 @@ struct Visibility: Sendable {
     var beforePosition: UInt64 = .max
     var notAfter: Int64 = .max
 
+    /// Whether `fact`, one of `timeline`'s, is taken into account.
+    ///
+    /// A transaction fed from transaction history (the App Store Server API signs what it
+    /// answers when asked, months after the purchase) states what happened from its purchase
+    /// on, so it counts from `purchaseDate` rather than from when it was signed: a ledger
+    /// started with `appstore backfill` answers `--as-of` an instant since, as its reports do.
+    /// What it says of later (a revocation) is weighed against the instant asked, as any
+    /// transaction's is.
     @inline(__always)
-    func admits(_ fact: Fact) -> Bool {
-        fact.position < beforePosition && fact.time <= notAfter
+    func admits(_ fact: Fact, of timeline: borrowing Timeline) -> Bool {
+        guard fact.position < beforePosition else { return false }
+        if fact.time <= notAfter { return true }
+        guard fact.type == EventType.transactionBackfilled.code, fact.transaction >= 0 else { return false }
+        let purchased = timeline.transactions[Int(fact.transaction)].purchaseDate
+        return purchased != .absent && purchased <= notAfter
     }
 }

@@ -23,7 +23,9 @@ extension Projection {
             members = members.filter { timelines[Int($0)].key.environment == code }
         }
         let visibility = Visibility(beforePosition: atPosition?.rawValue ?? .max, notAfter: asOf)
-        guard members.contains(where: { timelines[Int($0)].facts.contains(where: visibility.admits) }) else { return nil }
+        guard members.contains(where: { member in timelines[Int(member)].facts.contains { visibility.admits($0, of: timelines[Int(member)]) } }) else {
+            return nil
+        }
         var subscriptions: [SubscriptionState] = []
         var purchases: [(state: PurchaseState, entitles: Bool)] = []
         for member in members {

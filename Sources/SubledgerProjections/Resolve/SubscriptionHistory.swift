@@ -26,7 +26,7 @@ struct SubscriptionHistory {
         var sightings: [Sighting] = []
         sightings.reserveCapacity(timeline.facts.count)
         var renewalSeen = [Bool](repeating: false, count: timeline.renewals.count)
-        for fact in timeline.facts where visibility.admits(fact) {
+        for fact in timeline.facts where visibility.admits(fact, of: timeline) {
             if fact.transaction >= 0 {
                 sightings.append(Sighting(
                     transactionId: timeline.transactions[Int(fact.transaction)].transactionId.raw,
