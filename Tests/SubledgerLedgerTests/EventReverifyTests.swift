@@ -49,6 +49,40 @@ struct EventReverifyTests {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
+    /// Rewrites the event record at `position` with `change` made to its event (of the same
+    /// encoded size) and its checksum written again: every frame check passes.
+    func tamper(eventAt position: LogPosition, _ change: (inout Event) -> Void) throws {
+        let path = directory.file("data/log/00000000000000000000.seg")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let frame = Int(position.rawValue)
+        let length = Int(bytes[frame]) | Int(bytes[frame + 1]) << 8 | Int(bytes[frame + 2]) << 16 | Int(bytes[frame + 3]) << 24
+        let eventStart = frame + 10 + EventRecord.headerSize
+        var event = try Array(bytes[eventStart..<(frame + 10 + length)]).withUnsafeBytes { try EventCodec.decode($0) }
+        change(&event)
+        var encoded: [UInt8] = []
+        EventCodec.encode(event, into: &encoded)
+        try #require(encoded.count == frame + 10 + length - eventStart, "the change keeps the record's size")
+        bytes.replaceSubrange(eventStart..<(frame + 10 + length), with: encoded)
+        let crc = CRC32C.mask(CRC32C.checksum(Array(bytes[(frame + 8)..<(frame + 10 + length)])))
+        for index in 0..<4 { bytes[frame + 4 + index] = UInt8(truncatingIfNeeded: crc >> (8 * index)) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test("an event whose fields were changed and its checksum written again fails as event_differs, though its evidence verifies")
+    func changedEventNamed() throws {
+        let ledger = try ledger()
+        defer { ledger.close() }
+        let before = try Self.reverified(ledger)
+        let target = try #require(before.dropFirst(5).first { ($0.event.transaction?.price ?? 0) > 1000 })
+        try tamper(eventAt: target.position) { $0.transaction!.price! += 1 }
+        let after = try Self.reverified(ledger)
+        #expect(after.first { $0.position == target.position }?.event.transaction?.price == target.event.transaction!.price! + 1)
+        let failed = after.filter { $0.evidence != .verified }
+        #expect(failed.map(\.position) == [target.position])
+        guard case .failed(let reason, _)? = failed.first?.evidence else { return }
+        #expect(reason == "event_differs")
+    }
+
     @Test("untouched evidence verifies; a byte changed and resealed fails verification, one left unsealed fails reading; only those events fail")
     func flippedByteNamesItsEvent() throws {
         let ledger = try ledger()

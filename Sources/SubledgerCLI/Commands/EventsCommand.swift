@@ -18,7 +18,7 @@ enum EventsCommand: Command {
             .init("--after", "POSITION", "only events after this log position: a previous page's next"),
             .init("--limit", "N", "at most N events; JSON then gives next for --after"),
             .init("--raw", "add each event's verbatim signed evidence"),
-            .init("--reverify", "verify each event's stored evidence again now, against the configured roots"),
+            .init("--reverify", "verify each event's stored evidence again now, against the configured roots, and check the event is the one it makes"),
         ],
         wide: true,
         notes: ["Filters combine; values of one filter are alternatives. --format jsonl and csv stream one event a line in",

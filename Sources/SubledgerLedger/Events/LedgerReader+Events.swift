@@ -51,7 +51,7 @@ extension LedgerReader {
                 if let evidence {
                     let check = Self.read(item.event.evidence.position, from: evidence)
                     if let preparer {
-                        item.evidence = Self.reverify(check, with: preparer)
+                        item.evidence = Self.reverify(item.event, check, with: preparer)
                     } else {
                         // Without --reverify nothing else would say the evidence is missing.
                         _ = try check.get()
@@ -94,14 +94,23 @@ extension LedgerReader {
     }
 
     /// Verifies a stored message again now, exactly as ingestion did (signatures, chain at its
-    /// signedDate, nested payloads, bundle and environment) against the configured roots.
-    private static func reverify(_ message: Result<[UInt8], any Error>, with preparer: MessagePreparer) -> EventItem.EvidenceCheck {
+    /// signedDate, nested payloads, bundle and environment) against the configured roots, and
+    /// makes the event from it again: an event record whose fields were changed and its
+    /// checksum written again passes every frame check, and its evidence still verifies.
+    private static func reverify(_ event: Event, _ message: Result<[UInt8], any Error>, with preparer: MessagePreparer) -> EventItem.EvidenceCheck {
         switch message {
         case .failure(let error):
             return .failed(reason: "evidence_unreadable", detail: "the stored evidence cannot be read: \(error)")
         case .success(let bytes):
             switch preparer.prepare(IngestLine(bytes: bytes, line: 1, source: "evidence", takesRenewalInfo: true)) {
-            case .success: return .verified
+            case .success(let prepared):
+                // Through the codec, as the stored event came back through it.
+                var encoded: [UInt8] = []
+                EventCodec.encode(prepared.makeEvent(event.evidence), into: &encoded)
+                guard (encoded.withUnsafeBytes { try? EventCodec.decode($0) }) == event else {
+                    return .failed(reason: "event_differs", detail: "the event is not what its signed evidence says: the log was changed after the event was stored; restore the segment from a backup")
+                }
+                return .verified
             case .failure(let error): return .failed(reason: error.reason.rawValue, detail: error.detail)
             }
         }
