@@ -93,9 +93,11 @@ public struct LedgerReader: Sendable {
     // MARK: Queries
 
     public func customer(_ query: CustomerQuery) throws -> CustomerState {
-        guard let state = try projections.customer(query.id, asOf: query.asOf, environment: query.environment, catalog: catalog) else {
+        if let position = query.atPosition { try requireLogEnd(position) }
+        guard let state = try projections.customer(query.id, asOf: query.asOf, atPosition: query.atPosition, environment: query.environment, catalog: catalog) else {
             let scope = query.environment.map { " in the \($0.rawValue) environment" } ?? ""
-            throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(query.id)\(scope) as of \(UTCInstant.iso8601(query.asOf))")
+            let known = query.atPosition.map { " before position \($0)" } ?? ""
+            throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(query.id)\(scope) as of \(UTCInstant.iso8601(query.asOf))\(known)")
         }
         return state
     }

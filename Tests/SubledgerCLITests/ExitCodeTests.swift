@@ -71,6 +71,20 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("customer --at-position tells the state as the ledger told it when its log ended there")
+    func customerAtPosition() throws {
+        let id = SimulatedLedger.shared.customerIds[0]
+        let history = try SimulatedLedger.shared.json("history", id)
+        let positions = try #require((history["events"] as? [[String: Any]])?.compactMap { ($0["position"] as? String).flatMap(UInt64.init) }.sorted())
+        let head = try SimulatedLedger.shared.json("head")
+        let end = try #require(head["logEnd"] as? String)
+        // Before its first event the ledger knew nothing of the customer; at the log's end, all.
+        #expect(SimulatedLedger.shared.run(["customer", id, "--at-position", String(positions[0])]).exitCode == .failure)
+        #expect(SimulatedLedger.shared.run(["customer", id, "--at-position", String(positions[1]), "--json"]).exitCode == .success)
+        #expect(SimulatedLedger.shared.run(["customer", id, "--at-position", end, "--json"]).output == SimulatedLedger.shared.run(["customer", id, "--json"]).output)
+        #expect(SimulatedLedger.shared.run(["customer", id, "--at-position", String(positions[0] + 1)]).exitCode == .usage)
+    }
+
     @Test("on a ledger nothing was ingested into, --at-position takes only where a log starts")
     func atPositionOnAnEmptyLedger() {
         let directory = TemporaryDirectory()

@@ -1,4 +1,5 @@
 import SubledgerEvents
+import SubledgerLog
 
 /// `customer ID` / `GET /v1/customers/{id}`: one customer's state at an instant.
 public struct CustomerQuery: Sendable, Equatable {
@@ -8,15 +9,19 @@ public struct CustomerQuery: Sendable, Equatable {
     public var asOf: Int64
     /// nil: every environment.
     public var environment: AppStoreEnvironment?
+    /// Only the events recorded before this position: the state as the ledger told it when its
+    /// log ended there (audit: "what did we say of this customer then?").
+    public var atPosition: LogPosition?
 
-    public init(id: String, asOf: Int64, environment: AppStoreEnvironment? = nil) {
+    public init(id: String, asOf: Int64, environment: AppStoreEnvironment? = nil, atPosition: LogPosition? = nil) {
         self.id = id
         self.asOf = asOf
         self.environment = environment
+        self.atPosition = atPosition
     }
 
-    /// `asOf` (an instant; default `now`), `environment`.
+    /// `asOf` (an instant; default `now`), `environment`, `atPosition`.
     public init(id: String, _ parameters: some QueryParameterSource, now: Int64) throws(QueryError) {
-        self.init(id: id, asOf: try parameters.instant("asOf") ?? now, environment: try parameters.environment())
+        self.init(id: id, asOf: try parameters.instant("asOf") ?? now, environment: try parameters.environment(), atPosition: try parameters.position())
     }
 }
