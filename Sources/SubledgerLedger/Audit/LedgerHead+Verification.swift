@@ -3,6 +3,31 @@ import SubledgerLog
 import SubledgerProjections
 
 extension LedgerHead {
+    /// Throws `invalid_position` when the log reads cleanly and no record starts at `position`
+    /// within it: a head names an event's position, and its `logEnd` or a number typed wrong was
+    /// reported as damage (a frame running past it, the log truncated), exit 3. A position past
+    /// the end is left to the audit: the log lost what the head covered, or it is another ledger's.
+    private static func refuseUnlessEventPosition(_ position: LogPosition, in log: LogReader) throws {
+        var end = LogPosition.start
+        var passed = false
+        do {
+            try log.scan { entry in
+                guard entry.position < position else {
+                    passed = entry.position > position
+                    return false
+                }
+                end = LogPosition(rawValue: entry.position.rawValue + UInt64(LogFormat.frameHeaderSize + entry.payload.count))
+                return true
+            }
+        } catch {
+            return
+        }
+        if passed || position <= end {
+            let what = position == end ? "is where the log ends (head's logEnd), not an event" : "is inside the log but no event starts there"
+            throw QueryError(kind: .badParameter, code: "invalid_position", detail: "position \(position) \(what); pass the `position` that `subledger head` printed with the hash")
+        }
+    }
+
     /// Reads every byte of both logs up to the head at `position` and compares the head they give
     /// with `hash`. Damage is named by file, offset and the events it touches, also when the
     /// digest still matches (a record edited under an intact footer); a digest that differs while
@@ -21,11 +46,13 @@ extension LedgerHead {
         do {
             atRecord = try log.record(at: position)
         } catch LogError.corrupted(let problem) {
+            try refuseUnlessEventPosition(position, in: log)
             atRecord = nil
             let kind = problem.kind == .tornTail ? LogProblem.Kind.truncated : problem.kind
             unreadable = .init(log: "log", file: problem.file, offset: problem.offset, position: position, kind: kind.rawValue,
                                detail: "the event at the head's position cannot be read: \(problem.detail)", events: [position])
         } catch {
+            try refuseUnlessEventPosition(position, in: log)
             atRecord = nil
             let end = try? log.summary().endPosition
             unreadable = .init(log: "log", file: layout.log, offset: 0, position: position, kind: "truncated",
