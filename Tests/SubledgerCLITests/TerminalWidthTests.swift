@@ -34,6 +34,16 @@ struct TerminalWidthTests {
         #expect(wide.dropFirst().allSatisfy { $0.hasSuffix("price increase pending") && $0.contains("com.example.subledger.pro.yearly.family") })
     }
 
+    @Test("identifiers are cut in the middle, so products that differ only at their end stay apart")
+    func identifiersKeepTheirEnds() {
+        let products = ["com.mycompany.photoeditor.monthly", "com.mycompany.photoeditor.monthly.intro", "com.mycompany.photoeditor.yearly"]
+        let table = Table(columns: [.init("product", key: "productId", limit: 28, cut: .middle)], rows: products.map { [.text($0)] })
+        let cells = TextTableRenderer(wide: false).render(table).split(separator: "\n").dropFirst().map { String($0) }
+        #expect(Set(cells).count == 3, "\(cells)")
+        #expect(cells.allSatisfy { $0.count == 28 && $0.hasPrefix("com.mycompany.") && $0.contains("…") })
+        #expect(cells[1].hasSuffix("monthly.intro"))
+    }
+
     @Test("a table too wide even with its text columns at their floor is left at that floor")
     func floor() {
         let lines = Self.lines(TextTableRenderer(wide: false, width: 20))

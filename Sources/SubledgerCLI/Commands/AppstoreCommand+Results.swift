@@ -14,7 +14,7 @@ extension AppstoreCommand {
     static func rejectionsTable(_ rejections: [IngestTally.Rejection]) -> [Table] {
         rejections.isEmpty ? [] : [Table(
             title: "rejections (quarantined)",
-            columns: [.init("source", key: "source", limit: 40), .init("item", key: "item"), .init("reason", key: "reason"), .init("detail", key: "detail", limit: 60)],
+            columns: [.init("source", key: "source", limit: 40, cut: .middle), .init("item", key: "item"), .init("reason", key: "reason"), .init("detail", key: "detail", limit: 60)],
             rows: rejections.map { [.text($0.source), .number(Int64($0.item)), .text($0.reason), .text($0.detail)] })]
     }
 

@@ -53,7 +53,7 @@ enum BackupCommand: Command {
                 ("seconds", .text(String((summary.seconds * 10).rounded() / 10))),
             ], tables: summary.verified ? [] : [Table(
                 title: "problems",
-                columns: [.init("file", key: "file", limit: 60), .init("offset", key: "offset"), .init("kind", key: "kind"), .init("detail", key: "detail", limit: 60)],
+                columns: [.init("file", key: "file", limit: 60, cut: .middle), .init("offset", key: "offset"), .init("kind", key: "kind"), .init("detail", key: "detail", limit: 60)],
                 rows: summary.problems.map { [.text($0.file), .number($0.offset), .text($0.kind.rawValue), .text($0.detail)] })])
         }
     }

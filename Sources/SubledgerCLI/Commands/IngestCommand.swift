@@ -49,7 +49,7 @@ enum IngestCommand: Command {
                 facts: [("read", .count(read)), ("appended", .count(appended)), ("duplicates", .count(duplicates)), ("rejected", .count(rejections.count))],
                 tables: rejections.isEmpty ? [] : [Table(
                     title: "rejections",
-                    columns: [.init("line", key: "line"), .init("source", key: "source", limit: 40), .init("reason", key: "reason"), .init("detail", key: "detail", limit: 72)],
+                    columns: [.init("line", key: "line"), .init("source", key: "source", limit: 40, cut: .middle), .init("reason", key: "reason"), .init("detail", key: "detail", limit: 72)],
                     rows: rejections.map { [.number(Int64($0.line)), .text($0.source), .text($0.reason), .text($0.detail)] })],
                 notes: rejections.isEmpty ? [] : ["rejected lines are quarantined: `subledger quarantine list`, then `subledger quarantine retry` after fixing the configuration"])
         }

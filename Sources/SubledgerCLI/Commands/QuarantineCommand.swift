@@ -24,7 +24,7 @@ enum QuarantineCommand: Command {
         var tabulation: Tabulation {
             Tabulation(tables: [Table(
                 title: "quarantined",
-                columns: [.init("position", key: "position"), .init("source", key: "source", limit: 40), .init("line", key: "line"),
+                columns: [.init("position", key: "position"), .init("source", key: "source", limit: 40, cut: .middle), .init("line", key: "line"),
                           .init("reason", key: "reason"), .init("detail", key: "detail", limit: 60), .init("size", key: "bytes")],
                 rows: entries.map { [.text(String($0.position)), .text($0.source), .number(Int64($0.line)), .text($0.reason), .text($0.detail), .bytes(Int64($0.bytes.count))] })])
         }

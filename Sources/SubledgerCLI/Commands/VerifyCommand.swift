@@ -39,7 +39,7 @@ enum VerifyCommand: Command {
                         ("records", .count(Int(records))), ("size", .bytes(bytes))],
                 tables: [Table(
                     title: "problems",
-                    columns: [.init("file", key: "file", limit: 60), .init("offset", key: "offset"), .init("kind", key: "kind"), .init("detail", key: "detail", limit: 60)],
+                    columns: [.init("file", key: "file", limit: 60, cut: .middle), .init("offset", key: "offset"), .init("kind", key: "kind"), .init("detail", key: "detail", limit: 60)],
                     rows: problems.map { [.text($0.file), .number(Int64($0.offset)), .text($0.kind.rawValue), .text($0.detail)] })])
         }
     }

@@ -8,12 +8,21 @@ struct Table: Sendable, Equatable {
         var key: String
         var wide: Bool
         var limit: Int?
+        var cut: Cut
 
-        init(_ title: String, key: String, wide: Bool = false, limit: Int? = nil) {
+        /// Where a cell longer than `limit` loses characters: prose at its end; identifiers and
+        /// paths in the middle, since `pro.monthly` and `pro.monthly.intro` differ at their ends.
+        enum Cut: Sendable {
+            case end
+            case middle
+        }
+
+        init(_ title: String, key: String, wide: Bool = false, limit: Int? = nil, cut: Cut = .end) {
             self.title = title
             self.key = key
             self.wide = wide
             self.limit = limit
+            self.cut = cut
         }
     }
 

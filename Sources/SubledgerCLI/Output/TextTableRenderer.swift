@@ -56,7 +56,13 @@ struct TextTableRenderer {
         let cells = texts.map { row in
             row.indices.map { column in
                 guard let limit = limits[column], row[column].count > limit else { return row[column] }
-                return row[column].prefix(limit - 1) + "…"
+                switch table.columns[shown[column]].cut {
+                case .end:
+                    return row[column].prefix(limit - 1) + "…"
+                case .middle:
+                    let tail = (limit - 1) / 2
+                    return row[column].prefix(limit - 1 - tail) + "…" + row[column].suffix(tail)
+                }
             }
         }
         let numeric = shown.map { index in table.rows.contains { index < $0.count && $0[index].isNumeric } }

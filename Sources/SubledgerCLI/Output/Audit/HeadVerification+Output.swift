@@ -26,7 +26,7 @@ extension HeadVerification: CommandOutput {
                     ("expected", .text(expected.lowercased())), ("actual", .text(actual?.hex))],
             tables: [Table(
                 title: "differences",
-                columns: [.init("log", key: "log"), .init("file", key: "file", limit: 48), .init("offset", key: "offset"), .init("kind", key: "kind"),
+                columns: [.init("log", key: "log"), .init("file", key: "file", limit: 48, cut: .middle), .init("offset", key: "offset"), .init("kind", key: "kind"),
                           .init("events", key: "events", limit: 30), .init("detail", key: "detail", limit: 60)],
                 rows: problems.map { problem in
                     [.text(problem.log), .text(problem.file), .number(problem.offset), .text(problem.kind),

@@ -9,7 +9,7 @@ extension CustomerState: CommandOutput {
         let subscriptions = Table(
             title: "subscriptions",
             columns: [
-                .init("subscription", key: "originalTransactionId"), .init("product", key: "productId", limit: 28),
+                .init("subscription", key: "originalTransactionId"), .init("product", key: "productId", limit: 28, cut: .middle),
                 .init("group", key: "subscriptionGroupId", wide: true), .init("environment", key: "environment", wide: true),
                 .init("status", key: "status"), .init("entitled", key: "entitled", wide: true), .init("period", key: "periodType"),
                 .init("expires", key: "expiresAt"), .init("grace until", key: "gracePeriodExpiresAt", wide: true),
@@ -41,7 +41,7 @@ extension CustomerState: CommandOutput {
             tables.append(Table(
                 title: "purchases",
                 columns: [
-                    .init("transaction", key: "transactionId"), .init("product", key: "productId", limit: 28), .init("type", key: "type"),
+                    .init("transaction", key: "transactionId"), .init("product", key: "productId", limit: 28, cut: .middle), .init("type", key: "type"),
                     .init("purchased", key: "purchasedAt"), .init("price", key: "price"), .init("currency", key: "currency", wide: true),
                     .init("refunded", key: "refunded"),
                 ],

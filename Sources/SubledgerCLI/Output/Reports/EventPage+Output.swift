@@ -20,8 +20,8 @@ extension EventItem {
     static func columns(raw: Bool, reverify: Bool) -> [Table.Column] {
         var columns: [Table.Column] = [
             .init("position", key: "position"), .init("effective", key: "effectiveAt"), .init("event", key: "type", limit: 26),
-            .init("product", key: "productId", limit: 28), .init("amount", key: "price"),
-            .init("original transaction", key: "originalTransactionId", limit: 20),
+            .init("product", key: "productId", limit: 28, cut: .middle), .init("amount", key: "price"),
+            .init("original transaction", key: "originalTransactionId", limit: 20, cut: .middle),
             .init("recorded", key: "recordedAt", wide: true), .init("notification", key: "notificationType", wide: true),
             .init("subtype", key: "subtype", wide: true), .init("notification UUID", key: "notificationUUID", wide: true),
             .init("environment", key: "environment", wide: true), .init("transaction", key: "transactionId", wide: true),

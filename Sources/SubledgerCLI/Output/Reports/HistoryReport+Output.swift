@@ -8,7 +8,7 @@ extension HistoryReport: CommandOutput {
     /// By default what a person scans: when, what, product, amount and the key detail.
     var tabulation: Tabulation {
         var columns: [Table.Column] = [
-            .init("effective", key: "effectiveAt"), .init("event", key: "type", limit: 30), .init("product", key: "productId", limit: 28),
+            .init("effective", key: "effectiveAt"), .init("event", key: "type", limit: 30), .init("product", key: "productId", limit: 28, cut: .middle),
             .init("amount", key: "price"), .init("detail", key: "detail", limit: 56),
             .init("position", key: "position", wide: true), .init("recorded", key: "recordedAt", wide: true),
             .init("notification", key: "notificationType", wide: true), .init("subtype", key: "subtype", wide: true),

@@ -8,7 +8,7 @@ extension RevenueReport: CommandOutput {
     var tabulation: Tabulation {
         let byProduct = rows.contains { $0.productId != nil }
         var columns: [Table.Column] = [.init("period", key: "period"), .init("currency", key: "currency", wide: true)]
-        if byProduct { columns.append(.init("product", key: "productId", limit: 28)) }
+        if byProduct { columns.append(.init("product", key: "productId", limit: 28, cut: .middle)) }
         columns += [
             .init("gross sales", key: "grossSales"), .init("refunds", key: "refunds"), .init("net", key: "net"),
             .init("proceeds", key: "proceeds"), .init("transactions", key: "transactions"), .init("refunded", key: "refundedTransactions"),
