@@ -13,7 +13,7 @@ enum EventsCommand: Command {
             .init("--customer", "ID", "one customer's events: appAccountToken, originalTransactionId or transactionId"),
             .init("--environment", "E", "Production, Sandbox, Xcode or LocalTesting"),
             .init("--from", "INSTANT", "only events at or after this instant (see --time)"),
-            .init("--to", "INSTANT", "only events before this instant (half-open)"),
+            .init("--to", "INSTANT", "only events before this instant (half-open); a day (2026-09-30) is included whole"),
             .init("--time", "AXIS", "effective (default: the signed time) or recorded (when the ledger stored it)"),
             .init("--after", "POSITION", "only events after this log position: a previous page's next"),
             .init("--limit", "N", "at most N events; JSON then gives next for --after"),
@@ -23,7 +23,7 @@ enum EventsCommand: Command {
         wide: true,
         notes: ["Filters combine; values of one filter are alternatives. --format jsonl and csv stream one event a line in",
                 "constant memory. --reverify adds evidence: verified | failed: REASON; exit 3 if any failed (stderr names them)."],
-        example: "subledger events --type refunded --from 2026-07-01 --to 2026-10-01 --raw --format jsonl")
+        example: "subledger events --type refunded --from 2026-07-01 --to 2026-09-30 --raw --format jsonl")
 
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         guard arguments.positional.isEmpty else { throw UsageError("events takes no ID; use --customer ID") }

@@ -54,7 +54,7 @@ public struct EventQuery: Sendable, Equatable {
         customer = parameters.value("customer")
         environment = try parameters.environment()
         from = try parameters.instant("from")
-        to = try parameters.instant("to")
+        to = try parameters.instantAfterDay("to")
         try parameters.requireOrdered(from: from, to: to)
         if let text = parameters.value("time") {
             guard let axis = TimeAxis(rawValue: text) else {

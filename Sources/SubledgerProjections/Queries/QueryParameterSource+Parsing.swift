@@ -30,6 +30,14 @@ extension QueryParameterSource {
         return text.count == 10 ? instant + 86_400_000 - 1 : instant
     }
 
+    /// The end of a half-open window: an instant as given; a day (`YYYY-MM-DD`) the start of
+    /// the next, so the day is in the window, as a day is in every other command's.
+    func instantAfterDay(_ name: String) throws(QueryError) -> Int64? {
+        guard let text = value(name) else { return nil }
+        let instant = try Self.instant(text, name)
+        return text.count == 10 ? instant + 86_400_000 : instant
+    }
+
     func day(_ name: String) throws(QueryError) -> UTCDay {
         guard let text = value(name) else { throw QueryError(kind: .badParameter, code: "missing_\(name)", detail: "\(name) is required (a UTC day, YYYY-MM-DD)") }
         guard let day = UTCDay(text) else { throw QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(name) is a UTC day (YYYY-MM-DD), not \(text)") }
