@@ -173,6 +173,13 @@ public struct LogReader: Sendable {
                 }
             }
         }
+        // Closed cleanly, the log ends where it was closed: a shorter one lost records at rest
+        // (its last frame cut short reads as the end of the data).
+        if let closed = ClosedMarker.end(in: directory), summary.endPosition != closed || list.segments.isEmpty {
+            throw LogError.corrupted(LogProblem(
+                file: list.segments.last?.path ?? directory, offset: Int64(summary.endPosition.rawValue - (list.segments.last?.firstPosition ?? 0)), kind: .truncated,
+                detail: "the log ends at position \(summary.endPosition), but it was closed cleanly at position \(closed): records were cut off, or an older copy of a segment was put back"))
+        }
         return summary
     }
 }

@@ -17,7 +17,12 @@ extension LogReader {
         do { list = try SegmentList(directory: directory) } catch { throw LogError.io(error) }
         var result = LogVerification(segments: list.segments.count, records: 0, bytes: 0, problems: [])
         var previousFooterHash = [UInt8](repeating: 0, count: 32)
-        var expectedFirst: UInt64 = list.segments.first?.firstPosition ?? 0
+        // A log starts at position 0: a first segment that starts later was preceded by one removed.
+        var expectedFirst: UInt64 = 0
+        let closedEnd = ClosedMarker.end(in: directory)
+        if let closedEnd, list.segments.isEmpty {
+            result.problems.append(LogProblem(file: directory, offset: 0, kind: .truncated, detail: "the log has no segment, yet it was closed cleanly at position \(closedEnd): its files were removed"))
+        }
         for (i, segment) in list.segments.enumerated() {
             let isLast = i == list.segments.count - 1
             let bytes: [UInt8]
@@ -26,14 +31,18 @@ extension LogReader {
             result.bytes += Int64(bytes.count) - walk.zeroTail
             result.records += walk.recordsFound
             result.problems += walk.problems
-            if let torn = walk.tornTail {
+            if isLast, let closedEnd, let problem = walk.problem(closedCleanlyAt: closedEnd, segment: segment) {
+                result.problems.append(problem)
+            } else if let torn = walk.tornTail {
                 result.problems.append(LogProblem(file: segment.path, offset: torn.offset, kind: .tornTail, detail: "\(torn.bytes) bytes of an interrupted append (cut when the log is next opened for writing)"))
             }
             func chain(_ offset: Int64, _ detail: String) {
                 result.problems.append(LogProblem(file: segment.path, offset: offset, kind: .chainMismatch, detail: detail))
             }
             if segment.firstPosition != expectedFirst {
-                chain(0, "segment starts at position \(segment.firstPosition) but the previous one ends at \(expectedFirst)")
+                chain(0, expectedFirst < segment.firstPosition
+                    ? "positions \(expectedFirst) to \(segment.firstPosition) are missing: the segment file \(LogFormat.segmentName(firstPosition: expectedFirst)) before this one was removed; restore it from a backup"
+                    : "segment starts at position \(segment.firstPosition) but the previous one ends at \(expectedFirst)")
             }
             if let header = walk.header {
                 if header.firstPosition != segment.firstPosition { chain(0, "segment header names position \(header.firstPosition), the file name \(segment.firstPosition)") }

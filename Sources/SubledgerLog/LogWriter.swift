@@ -79,6 +79,9 @@ public final class LogWriter: @unchecked Sendable {
     private var failure: String?
     /// Frames were written after the last sync (by `write`).
     private var unsynced = false
+    /// The last clean close's `ClosedMarker` is still in place: removed before the first write,
+    /// written again at a clean close (a session that appends nothing leaves it as it was).
+    private var closedMarkerInPlace: Bool
 
     private struct Request {
         var records: [LogRecord]
@@ -120,10 +123,15 @@ public final class LogWriter: @unchecked Sendable {
 
         var report = RecoveryReport()
         var active: (fd: Int32, first: UInt64, size: Int64, count: UInt64, hasher: SHA256Hasher, last: Int64?)?
+        let closedEnd = ClosedMarker.end(in: directory)
+        if let closedEnd, list.segments.isEmpty {
+            throw .corrupted(LogProblem(file: directory, offset: 0, kind: .truncated, detail: "the log has no segment, yet it was closed cleanly at position \(closedEnd): its files were removed"))
+        }
         if let last = list.segments.last {
             let walk: SegmentWalk
             do { walk = try SegmentWalk(mappingFile: last.path) } catch { throw .io(error) }
             if let problem = walk.problems.first { throw .corrupted(problem) }
+            if let closedEnd, let problem = walk.problem(closedCleanlyAt: closedEnd, segment: last) { throw .corrupted(problem) }
             if walk.header == nil {
                 // A crash while a new segment was being created: nothing was ever appended to it.
                 do {
@@ -158,6 +166,7 @@ public final class LogWriter: @unchecked Sendable {
         }
         recovery = report
         previousFooterHash = previousHash
+        closedMarkerInPlace = closedEnd != nil
         if let active {
             fd = active.fd
             segmentFirstPosition = active.first
@@ -172,7 +181,14 @@ public final class LogWriter: @unchecked Sendable {
             allocatedSize = 0
             segmentRecordCount = 0
             segmentHasher = SHA256Hasher()
-            do { try startSegment(at: nextFirst) } catch { throw LogError.from(error) }
+            do {
+                // A new segment moves the end the marker names.
+                if closedMarkerInPlace {
+                    try ClosedMarker.remove(in: directory)
+                    closedMarkerInPlace = false
+                }
+                try startSegment(at: nextFirst)
+            } catch { throw LogError.from(error) }
         }
         openedTail = LogTail(
             segmentStart: LogPosition(rawValue: segmentFirstPosition + UInt64(LogFormat.segmentHeaderSize)),
@@ -304,6 +320,11 @@ public final class LogWriter: @unchecked Sendable {
         if fd >= 0 {
             // A cleanly closed log carries no preallocated zeros.
             if allocatedSize > fileSize, (try? SystemCalls.ftruncate(fd, fileSize)) != nil { allocatedSize = fileSize }
+            // The marker vouches for the end only once the data and the size are durable; after
+            // a failure the end is not known for sure, and the next open recovers as after a crash.
+            if !closedMarkerInPlace, failure == nil, (try? SystemCalls.fsync(fd)) != nil {
+                try? ClosedMarker.write(LogPosition(rawValue: segmentFirstPosition + UInt64(fileSize)), in: directory)
+            }
             SystemCalls.close(fd)
             fd = -1
         }
@@ -315,6 +336,10 @@ public final class LogWriter: @unchecked Sendable {
         if batch.isEmpty { return }
         if pending.withLock({ $0.closed }) { return fail(batch, .unavailable("the log is closed")) }
         if let failure { return fail(batch, .unavailable(failure)) }
+        if closedMarkerInPlace {
+            do { try ClosedMarker.remove(in: directory) } catch { return fail(batch, LogError.from(error)) }
+            closedMarkerInPlace = false
+        }
         var bytes = 0
         for request in batch { for record in request.records { bytes += LogFormat.frameHeaderSize + record.payload.count } }
         do {

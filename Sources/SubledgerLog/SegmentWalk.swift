@@ -111,6 +111,24 @@ package struct SegmentWalk {
         }
     }
 
+    /// What is wrong with this last segment of a log closed cleanly at `closed` (see
+    /// `ClosedMarker`): a tail that would be a torn append is damage, and so is an end elsewhere.
+    func problem(closedCleanlyAt closed: LogPosition, segment: SegmentList.Segment) -> LogProblem? {
+        let end = segment.firstPosition + UInt64(validEnd)
+        if let torn = tornTail {
+            return LogProblem(
+                file: segment.path, offset: torn.offset, kind: .crcMismatch,
+                detail: "the last record fails its check, yet the log was closed cleanly at position \(closed): damaged after it was written, not an append a crash cut short")
+        }
+        // Damage before the end is named already, and the valid prefix stops at it.
+        guard header != nil, end == closed.rawValue || !problems.isEmpty else {
+            return LogProblem(
+                file: segment.path, offset: validEnd, kind: .truncated,
+                detail: "the log ends at position \(end), but it was closed cleanly at position \(closed): records were cut off, or an older copy of a segment was put back")
+        }
+        return nil
+    }
+
     /// The first offset after `offset` where a complete, valid frame starts. A kind and version
     /// pre-filter keeps the byte-by-byte search cheap; a false match needs a 32-bit CRC collision.
     static func nextValidFrame(_ raw: UnsafeRawBufferPointer, after offset: Int) -> Int? {

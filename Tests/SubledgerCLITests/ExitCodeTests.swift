@@ -300,8 +300,10 @@ struct DamageTests {
         let logEnd = try #require(UInt64(before["logEnd"] as! String))
         let segment = try copy.firstSegment(of: "log")
         #expect(try FileManager.default.contentsOfDirectory(atPath: copy.data + "/log").filter { $0.hasSuffix(".seg") }.count == 1)
-        // The last event's frame cut short, as a crash mid-append leaves it; its evidence stays.
+        // The last event's frame cut short, as a crash mid-append leaves it (so no clean-close
+        // marker either); its evidence stays.
         #expect(truncate(segment, off_t(logEnd - 30)) == 0)
+        try? FileManager.default.removeItem(atPath: copy.data + "/log/CLOSED")
         let notifications = SimulatedLedger.shared.directory.file("sim/notifications.jsonl")
         #expect(copy.run("ingest", notifications).exitCode == .success)
         let stats = try JSONSerialization.jsonObject(with: Data(copy.run("stats", "--json").output.utf8)) as! [String: Any]

@@ -123,6 +123,8 @@ struct DedupIndexTests {
         try handle.truncate(atOffset: try #require(firstOfLastBatch))
         try handle.close()
         try FileManager.default.removeItem(atPath: layout.dedupIndex)
+        // Nor were the logs closed: no clean-close marker vouches for their ends.
+        for log in [layout.log, layout.evidence] { try? FileManager.default.removeItem(atPath: log + "/CLOSED") }
         try FileManager.default.removeItem(atPath: layout.projections)
 
         let ledger = try open()

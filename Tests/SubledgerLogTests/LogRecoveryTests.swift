@@ -1,3 +1,4 @@
+import Foundation
 import SubledgerTestSupport
 import Testing
 @testable import SubledgerLog
@@ -21,6 +22,7 @@ struct LogRecoveryTests {
     func verifiedNamesTheProblem() throws {
         let dir = TemporaryDirectory()
         let records = try makeLog(dir, count: 10)
+        dir.forgetCleanClose()
         let segment = try dir.segments().last!
         var bytes = readFile(segment)
         let last = Int(records.last!.0.rawValue)
@@ -50,6 +52,7 @@ struct LogRecoveryTests {
         let lastTwo = Int(records[records.count - 2].0.rawValue)
         for cut in lastTwo..<original.count {
             writeFile(segment, Array(original[..<cut]))
+            dir.forgetCleanClose()
             let writer = try LogWriter(directory: dir.path, options: LogOptions(preallocationStep: 0))
             let survivors = records.filter { Int($0.0.rawValue) + 10 + $0.1.count <= cut }
             // Trailing zero bytes of a torn frame look like preallocated space: not counted.
@@ -82,6 +85,7 @@ struct LogRecoveryTests {
     func tornThenZeros() throws {
         let dir = TemporaryDirectory()
         let records = try makeLog(dir, count: 10)
+        dir.forgetCleanClose()
         let segment = try dir.segments().last!
         let end = Int(records.last!.0.rawValue) + 10 + records.last!.1.count
         writeFile(segment, Array(readFile(segment)[..<end]) + [7, 0, 0, 0, 1, 2, 3] + Array(repeating: 0, count: 4096))
@@ -91,10 +95,11 @@ struct LogRecoveryTests {
         #expect(try readAll(dir.path).count == records.count)
     }
 
-    @Test("a flipped byte in the tail frame is treated as torn and cut")
+    @Test("after a crash, a flipped byte in the tail frame is treated as torn and cut: it may be an append cut short")
     func flippedTailByte() throws {
         let dir = TemporaryDirectory()
         let records = try makeLog(dir, count: 10)
+        dir.forgetCleanClose()
         let segment = try dir.segments().last!
         var bytes = readFile(segment)
         bytes[Int(records.last!.0.rawValue) + 10] ^= 0x40
@@ -103,6 +108,74 @@ struct LogRecoveryTests {
         #expect(writer.recovery.truncatedBytes > 0)
         writer.close()
         #expect(try readAll(dir.path).count == records.count - 1)
+    }
+
+    @Test("closed cleanly, a flipped byte in the last record is damage: open refuses, verify names it, nothing is cut")
+    func flippedTailAfterCleanClose() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 10)
+        let segment = try dir.segments().last!
+        var bytes = readFile(segment)
+        let last = Int(records.last!.0.rawValue)
+        bytes[last + 10] ^= 0x40
+        writeFile(segment, bytes)
+        #expect {
+            _ = try LogWriter(directory: dir.path)
+        } throws: { error in
+            guard case LogError.corrupted(let problem) = error else { return false }
+            return problem.kind == .crcMismatch && problem.offset == Int64(last) && "\(error)".contains("restore")
+        }
+        #expect(try LogReader(directory: dir.path).verify().problems.map(\.kind) == [.crcMismatch])
+        #expect(readFile(segment) == bytes, "nothing was cut")
+        guard case .corrupted(let named) = LogError.corrupted(LogProblem(file: segment, offset: Int64(last), kind: .crcMismatch, detail: "")).verified() else {
+            Issue.record("not corrupted")
+            return
+        }
+        #expect(named.kind == .crcMismatch)
+    }
+
+    @Test("closed cleanly, a log cut short, or an older copy of its segment, is damage for open, verify and its summary")
+    func cutShortAfterCleanClose() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 10)
+        let segment = try dir.segments().last!
+        let wholeRecords = Int(records[6].0.rawValue)
+        let original = readFile(segment)
+        for cut in [wholeRecords, wholeRecords + 5] {
+            writeFile(segment, Array(original[..<cut]))
+            #expect(throws: LogError.self) { _ = try LogWriter(directory: dir.path) }
+            #expect(try LogReader(directory: dir.path).verify().problems.contains { $0.kind == .truncated || $0.kind == .crcMismatch }, "cut at \(cut)")
+            #expect(throws: LogError.self) { _ = try LogReader(directory: dir.path).summary() }
+        }
+    }
+
+    @Test("a session that appends nothing leaves the clean-close marker; the first append removes it, so a crash after it recovers as before")
+    func markerFollowsAppends() throws {
+        let dir = TemporaryDirectory()
+        _ = try makeLog(dir, count: 3)
+        let marker = dir.path + "/" + ClosedMarker.name
+        let closed = try #require(ClosedMarker.end(in: dir.path))
+        let reader = try LogWriter(directory: dir.path)
+        reader.close()
+        #expect(ClosedMarker.end(in: dir.path) == closed)
+        let writer = try LogWriter(directory: dir.path)
+        #expect(FileManager.default.fileExists(atPath: marker))
+        let appended = try writer.append([LogRecord(kind: 1, payload: [1, 2, 3])])
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        writer.close()
+        #expect(ClosedMarker.end(in: dir.path) == LogPosition(rawValue: appended[0].rawValue + 13))
+        #expect(try LogReader(directory: dir.path).summary().endPosition == ClosedMarker.end(in: dir.path))
+    }
+
+    @Test("a removed first segment is named with the positions it held")
+    func removedFirstSegment() throws {
+        let dir = TemporaryDirectory()
+        _ = try makeLog(dir, count: 60, segmentSize: 8 * 1024)
+        let segments = try dir.segments()
+        try FileManager.default.removeItem(atPath: segments[0])
+        let problems = try LogReader(directory: dir.path).verify().problems
+        #expect(problems.first?.file == segments[1])
+        #expect(problems.first?.detail.contains("00000000000000000000.seg before this one was removed") == true)
     }
 
     @Test("a flipped byte inside an early frame makes open refuse and verify report the file and offset")
@@ -176,6 +249,7 @@ struct LogRecoveryTests {
     func crashDuringRoll() throws {
         let dir = TemporaryDirectory()
         let records = try makeLog(dir, count: 30, segmentSize: 8 * 1024)
+        dir.forgetCleanClose()
         // The state a crash leaves between sealing a segment and writing the next one's header:
         // the newest file exists but holds only part of its header.
         let active = try dir.segments().last!

@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a log ended when its writer closed it cleanly: the file `CLOSED` in its directory,
+/// written as the writer closes and removed as the next one opens.
+///
+/// A crash can cut an append short, and its remains (a frame cut off, or whole but failing its
+/// check, in preallocated space) are cut when the log is next opened: nothing after them was
+/// ever acknowledged. A log that was closed cleanly had no append in progress, so the same
+/// signs there are damage done at rest (a flipped bit, a file cut short, an older copy of a
+/// segment put back), and cutting them would delete acknowledged records. With the marker,
+/// opening refuses such a log and `verify` names it, rather than calling it a torn tail.
+enum ClosedMarker {
+    static let name = "CLOSED"
+
+    /// The end recorded by the last clean close, if the log has not been opened for writing since.
+    static func end(in directory: String) -> LogPosition? {
+        guard let fd = try? SystemCalls.open(directory + "/" + name, O_RDONLY) else { return nil }
+        defer { SystemCalls.close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        guard let count = try? SystemCalls.pread(fd, into: &bytes, 0), count > 1, bytes[count - 1] == UInt8(ascii: "\n") else { return nil }
+        return UInt64(String(decoding: bytes[..<(count - 1)], as: UTF8.self)).map(LogPosition.init(rawValue:))
+    }
+
+    /// Records `end` durably: written aside, synced, renamed into place, the directory synced.
+    static func write(_ end: LogPosition, in directory: String) throws(SystemError) {
+        let path = directory + "/" + name
+        let fd = try SystemCalls.open(path + ".tmp", O_WRONLY | O_CREAT | O_TRUNC)
+        do {
+            try SystemCalls.pwrite(fd, Array("\(end.rawValue)\n".utf8), 0)
+            try SystemCalls.fsync(fd)
+        } catch {
+            SystemCalls.close(fd)
+            throw error
+        }
+        SystemCalls.close(fd)
+        try SystemCalls.rename(path + ".tmp", path)
+        try SystemCalls.syncDirectory(directory)
+    }
+
+    /// Removes the marker durably, before anything is appended: a crash from then on leaves a
+    /// log whose torn tail is cut as usual.
+    static func remove(in directory: String) throws(SystemError) {
+        try SystemCalls.unlink(directory + "/" + name)
+        try SystemCalls.syncDirectory(directory)
+    }
+}
