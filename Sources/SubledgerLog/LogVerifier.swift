@@ -34,7 +34,10 @@ extension LogReader {
             if isLast, let closedEnd, let problem = walk.problem(closedCleanlyAt: closedEnd, segment: segment) {
                 result.problems.append(problem)
             } else if let torn = walk.tornTail {
-                result.problems.append(LogProblem(file: segment.path, offset: torn.offset, kind: .tornTail, detail: "\(torn.bytes) bytes of an interrupted append (cut when the log is next opened for writing)"))
+                // Only the last segment is appended to: an earlier one cut short lost sealed records.
+                result.problems.append(isLast
+                    ? LogProblem(file: segment.path, offset: torn.offset, kind: .tornTail, detail: "\(torn.bytes) bytes of an interrupted append (cut when the log is next opened for writing)")
+                    : LogProblem(file: segment.path, offset: torn.offset, kind: .truncated, detail: "the sealed segment is cut short inside a record; restore it from a backup"))
             }
             func chain(_ offset: Int64, _ detail: String) {
                 result.problems.append(LogProblem(file: segment.path, offset: offset, kind: .chainMismatch, detail: detail))

@@ -167,6 +167,23 @@ struct LogRecoveryTests {
         #expect(try LogReader(directory: dir.path).summary().endPosition == ClosedMarker.end(in: dir.path))
     }
 
+    @Test("a sealed segment cut short is damage to restore, not a torn append")
+    func sealedSegmentCutShort() throws {
+        let dir = TemporaryDirectory()
+        _ = try makeLog(dir, count: 60, segmentSize: 8 * 1024)
+        let segments = try dir.segments()
+        writeFile(segments[0], Array(readFile(segments[0]).prefix(5000)))
+        dir.forgetCleanClose()
+        let problems = try LogReader(directory: dir.path).verify().problems
+        #expect(problems.first?.kind == .truncated && problems.first?.file == segments[0])
+        #expect(!problems.contains { $0.kind == .tornTail })
+        guard case .corrupted(let named) = LogError.corrupted(LogProblem(file: segments[0], offset: 0, kind: .tornTail, detail: "")).verified() else {
+            Issue.record("not corrupted")
+            return
+        }
+        #expect("\(LogError.corrupted(named))".contains("restore"))
+    }
+
     @Test("a removed first segment is named with the positions it held")
     func removedFirstSegment() throws {
         let dir = TemporaryDirectory()
