@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SubledgerLMDB
+import SubledgerProjections
 
 extension DedupIndex {
     /// Copies the index at `path`, which the ledger's writer may be updating in another process,
@@ -31,7 +32,7 @@ extension DedupIndex {
 
     /// Removes an LMDB environment's directory (its two files, then the directory), if present.
     private static func removeDirectory(_ directory: String) throws {
-        for file in [directory + "/data.mdb", directory + "/lock.mdb"] where unlink(file) != 0 && errno != ENOENT {
+        for file in [directory + "/data.mdb", directory + "/lock.mdb", directory + "/" + SnapshotChecksum.fileName] where unlink(file) != 0 && errno != ENOENT {
             throw LedgerError.storage("cannot remove \(file): \(String(cString: strerror(errno)))")
         }
         guard rmdir(directory) == 0 || errno == ENOENT else {

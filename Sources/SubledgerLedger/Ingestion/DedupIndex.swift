@@ -3,6 +3,7 @@ import Glibc
 #endif
 import SubledgerCrypto
 import SubledgerLMDB
+import SubledgerProjections
 import SubledgerLog
 import Synchronization
 
@@ -91,13 +92,19 @@ final class DedupIndex: Sendable {
             guard let storage = state.storage else { throw LedgerError.storage("the ledger is closed; open it again to ingest") }
             return (storage, state.unsaved.keys)
         }
-        return try storage.environment.read { txn in
-            try candidates.map { candidate in
-                guard let candidate else { return nil }
-                let key = Self.indexKey(candidate)
-                if let position = pending[key] { return LogPosition(rawValue: position) }
-                return try txn.withValue(forKey: key, in: storage.keys) { LogPosition(rawValue: Self.uint64($0)) }
+        do {
+            return try storage.environment.read { txn in
+                try candidates.map { candidate in
+                    guard let candidate else { return nil }
+                    let key = Self.indexKey(candidate)
+                    if let position = pending[key] { return LogPosition(rawValue: position) }
+                    return try txn.withValue(forKey: key, in: storage.keys) { LogPosition(rawValue: Self.uint64($0)) }
+                }
             }
+        } catch let error as LMDBError where error.isSnapshotDamaged {
+            // LMDB's own advice names the projection's snapshot, which a rebuild replaces; this
+            // index is made again from the logs instead, when it is missing.
+            throw LedgerError.storage("the dedup index \(path) is damaged (\(error.kind)); stop whatever has the ledger open, remove \(path) (it is made again from the logs when the ledger next opens) and retry")
         }
     }
 
@@ -146,6 +153,8 @@ final class DedupIndex: Sendable {
             try storage.environment.sync()
             try storage.environment.write { txn in _ = try txn.delete(key: Storage.sessionKey, in: storage.meta) }
             try storage.environment.sync()
+            let usedBytes = (try storage.environment.info().lastPageNumber + 1) * (try storage.environment.statistics().pageSize)
+            try SnapshotChecksum.seal(path, usedBytes: usedBytes)
         } catch {
             Diagnostics.report("the dedup index \(path) could not be closed cleanly (\(error)); the next open rebuilds it if the machine restarts first")
         }

@@ -15,18 +15,18 @@ extension ByteReader where Failure == SnapshotDamage {
 }
 
 /// Why a stored snapshot could not be read; the store rebuilds it from the log.
-struct SnapshotDamage: ByteReaderError, CustomStringConvertible {
-    let description: String
+package struct SnapshotDamage: ByteReaderError, CustomStringConvertible {
+    package let description: String
 
     init(_ description: String) {
         self.description = description
     }
 
-    static func truncated(at offset: Int) -> SnapshotDamage {
+    package static func truncated(at offset: Int) -> SnapshotDamage {
         SnapshotDamage("a value ends early")
     }
 
-    static func malformedVarint(at offset: Int) -> SnapshotDamage {
+    package static func malformedVarint(at offset: Int) -> SnapshotDamage {
         SnapshotDamage("a number runs past its value")
     }
 }

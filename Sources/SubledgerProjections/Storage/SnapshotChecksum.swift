@@ -5,7 +5,8 @@ import SubledgerCore
 import SubledgerLog
 import Synchronization
 
-/// A CRC32C of the pages a projection database's `data.mdb` uses, kept in `CHECKSUM` beside it
+/// A CRC32C of the pages an LMDB database's `data.mdb` uses (a projection database's, the dedup
+/// index's), kept in `CHECKSUM` beside it
 /// and checked before LMDB opens the file: LMDB pages carry no checksums, and a damaged B-tree
 /// page can make liblmdb abort the process instead of returning an error. A mismatch makes the database
 /// "damaged", and the store rebuilds it from the log.
@@ -13,14 +14,14 @@ import Synchronization
 /// The fold updates the database in place, so the checksum is removed before the first write
 /// after an open (`unseal`) and written again at a clean close (`seal`). A database left unsealed
 /// by a crash is opened on LMDB's own crash safety (copy-on-write pages, two meta pages).
-enum SnapshotChecksum {
-    static let fileName = "CHECKSUM"
+package enum SnapshotChecksum {
+    package static let fileName = "CHECKSUM"
 
     /// Writes `CHECKSUM` for the snapshot in `directory`, with nothing writing it. `usedBytes`,
     /// the pages LMDB uses, limits the sum to them: a file written through the map holds room
     /// past them (zeros LMDB never reads), which every open would otherwise read too. The sum and
     /// its length are written as hex; a sum alone covers the whole file.
-    static func seal(_ directory: String, usedBytes: Int? = nil) throws {
+    package static func seal(_ directory: String, usedBytes: Int? = nil) throws {
         let text = Seal(sum: try crc(of: directory + "/data.mdb", upTo: usedBytes), length: usedBytes).text + "\n"
         guard let file = fopen(directory + "/" + fileName, "wb") else { throw SnapshotDamage("cannot write \(directory)/\(fileName)") }
         defer { fclose(file) }
@@ -31,7 +32,7 @@ enum SnapshotChecksum {
     }
 
     /// Removes `CHECKSUM` (durably) before the database in `directory` is written in place.
-    static func unseal(_ directory: String) throws(ProjectionError) {
+    package static func unseal(_ directory: String) throws(ProjectionError) {
         let file = directory + "/" + fileName
         guard unlink(file) == 0 || errno == ENOENT else { throw ProjectionError(.snapshotIO(path: file, errno: errno, operation: "remove")) }
         let fd = open(directory, O_DIRECTORY | O_RDONLY | O_CLOEXEC)
@@ -48,7 +49,7 @@ enum SnapshotChecksum {
     /// reading has lost its seal, or been sealed anew, by the time the reading ends. Only a
     /// mismatch with the seal still in place is damage; a seal that keeps changing belongs to a
     /// live writer, and the database is opened on LMDB's own crash safety, as an unsealed one.
-    static func check(_ directory: String) throws {
+    package static func check(_ directory: String) throws {
         var text = storedSeal(directory)
         for _ in 0..<3 {
             guard let seen = text else { return }
