@@ -25,7 +25,7 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
         case snapshotStorage(detail: String)
         /// The database in `path` could not be opened because this user may not (EACCES,
         /// EPERM, EROFS): a read-only data directory, not a damaged database.
-        case accessDenied(path: String, detail: String)
+        case accessDenied(path: String, detail: String, errno: Int32)
         /// The thread that reads the log for a fold could not start (`pthread_create`'s code):
         /// the process has reached its memory or thread limit.
         case threadUnavailable(name: String, errno: Int32)
@@ -53,7 +53,12 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
                 + "then run `subledger rebuild`"
         case .snapshotStorage(let detail):
             return "the projection snapshot could not be written: \(detail); run `subledger rebuild`"
-        case .accessDenied(let path, let detail):
+        case .accessDenied(let path, let detail, let code) where code == EROFS:
+            // The owner meets this too: a backup on read-only media, or a mount made read-only.
+            return "cannot open the projection database in \(path): the file system is read-only (\(detail)); reading the ledger opens "
+                + "it for writing, to fold what the log holds beyond it: copy the data directory to writable storage (`head`, `verify` "
+                + "and `quarantine list` read it as it is); nothing was changed"
+        case .accessDenied(let path, let detail, _):
             return "cannot open the projection database in \(path): permission denied (\(detail)); run subledger as the user that owns "
                 + "the data directory (the one the server runs as), or give this user write access to it; nothing was changed"
         case .threadUnavailable(let name, let code):
@@ -70,10 +75,10 @@ extension ProjectionError {
     init?(accessDenied error: any Error, directory: String) {
         switch error {
         case let error as LMDBError where error.kind == .permissionDenied:
-            self.init(.accessDenied(path: directory, detail: "\(error.context): \(String(cString: strerror(error.code)))"))
+            self.init(.accessDenied(path: directory, detail: "\(error.context): \(String(cString: strerror(error.code)))", errno: error.code))
         case let error as ProjectionError:
             guard case .snapshotIO(let path, let code, let operation) = error.kind, [EACCES, EPERM, EROFS].contains(code) else { return nil }
-            self.init(.accessDenied(path: directory, detail: "could not \(operation) \(path): \(String(cString: strerror(code)))"))
+            self.init(.accessDenied(path: directory, detail: "could not \(operation) \(path): \(String(cString: strerror(code)))", errno: code))
         default:
             return nil
         }

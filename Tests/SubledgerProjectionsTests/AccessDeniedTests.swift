@@ -12,7 +12,10 @@ struct AccessDeniedTests {
             let error = ProjectionError(accessDenied: LMDBError(code: code, context: "open environment at /d/projections/snapshot-1"),
                                         directory: "/d/projections")
             #expect(error?.kind == .accessDenied(path: "/d/projections",
-                                                 detail: "open environment at /d/projections/snapshot-1: \(String(cString: strerror(code)))"))
+                                                 detail: "open environment at /d/projections/snapshot-1: \(String(cString: strerror(code)))", errno: code))
+            // The owner of a read-only copy is told to copy it, not to become its owner.
+            #expect(error.map { "\($0)".contains("read-only") } == (code == EROFS))
+            #expect(error.map { "\($0)".contains("the user that owns") } == (code != EROFS))
         }
     }
 

@@ -317,7 +317,7 @@ struct ProjectionStoreTests {
         let before = try FileManager.default.contentsOfDirectory(atPath: data.projections).sorted()
 
         let error = #expect(throws: ProjectionError.self) { try ProjectionStore(directory: data.projections, logDirectory: data.log) }
-        guard case .accessDenied(let directory, _) = error?.kind else {
+        guard case .accessDenied(let directory, _, _) = error?.kind else {
             Issue.record("expected accessDenied, got \(String(describing: error))")
             return
         }
