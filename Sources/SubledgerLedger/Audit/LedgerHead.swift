@@ -42,7 +42,8 @@ public struct LedgerHead: Sendable, Equatable {
             return true
         }
         guard tally.lastPosition == target else {
-            throw QueryError(kind: .notFound, code: "no_event", detail: "no event starts at position \(target); `subledger head` prints the position of the last one")
+            // The caller's mistake, as a report's `atPosition` that no record starts at is.
+            throw QueryError(kind: .badParameter, code: "invalid_position", detail: "no event starts at position \(target); `subledger head` prints the position of the last one, and `history` or `events` each event's")
         }
         return make(position: target, tally: tally,
                     eventLogDigest: try log.prefixDigest(through: tally.eventLogEnd),
