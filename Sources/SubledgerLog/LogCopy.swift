@@ -123,6 +123,35 @@ public enum LogCopy {
         }
     }
 
+    /// Copies again, from `source`, the sealed segments of the copy in `destination` that
+    /// `problems` name, when the source's segment is sound: a copy damaged at rest, or copied
+    /// from damage since mended, was otherwise skipped as unchanged by every later backup, its
+    /// footer being intact. Returns the segments copied again.
+    public static func recopyDamaged(_ problems: [LogProblem], from source: String, in destination: String) throws -> [String] {
+        let copies: SegmentList
+        do { copies = try SegmentList(directory: destination) } catch { throw LogError.io(error) }
+        let damaged = Set(problems.map(\.file))
+        var copied: [String] = []
+        for segment in copies.segments.dropLast() where damaged.contains(segment.path) {
+            let name = LogFormat.segmentName(firstPosition: segment.firstPosition)
+            do {
+                let bytes = try readWholeFile(source + "/" + name)
+                let walk = SegmentWalk(file: source + "/" + name, bytes: bytes)
+                guard walk.problems.isEmpty, walk.tornTail == nil, walk.footer != nil else { continue }
+                try write(bytes, length: Int64(bytes.count), to: segment.path)
+                copied.append(name)
+            } catch let error where error.errno == ENOENT {
+                continue
+            } catch {
+                throw LogError.io(error)
+            }
+        }
+        if !copied.isEmpty {
+            do { try SystemCalls.syncDirectory(destination) } catch { throw LogError.io(error) }
+        }
+        return copied
+    }
+
     /// The active segment's bytes, read once (what is walked is what is written), and its walk.
     /// A read racing an append can see a later page of it before an earlier one, which looks
     /// like damage followed by valid frames: such a read is repeated before it counts as damage.

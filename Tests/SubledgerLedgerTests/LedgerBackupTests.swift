@@ -112,6 +112,29 @@ struct LedgerBackupTests {
         #expect(again.verified && again.events.segmentsCopied == 1)
     }
 
+    @Test("a sealed segment damaged in the backup, whose ledger copy is sound, is copied again by the next backup")
+    func damagedCopyIsCopiedAgain() throws {
+        try {
+            _ = try Ledger.initialize(directory: directory.file("data"), bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                      rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+            let source = try Ledger(directory: directory.file("data"), logOptions: LogOptions(segmentSize: 16 << 10, preallocationStep: 0))
+            defer { source.close() }
+            _ = try source.ingest(lines, recordedAt: 1)
+        }()
+        let first = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        #expect(first.complete && first.verified)
+        let sealed = directory.file("backup/evidence/00000000000000000000.seg")
+        var rotted = try Data(contentsOf: URL(fileURLWithPath: sealed))
+        rotted[1000] ^= 0x01
+        try rotted.write(to: URL(fileURLWithPath: sealed))
+
+        var said: [String] = []
+        let again = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup")) { said.append($0) }
+        #expect(again.complete && again.verified, "\(again.problems)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sealed)) == Data(contentsOf: URL(fileURLWithPath: directory.file("data/evidence/00000000000000000000.seg"))))
+        #expect(said.contains { $0.hasPrefix("evidence: 00000000000000000000.seg") && $0.contains("copied again") }, "\(said)")
+    }
+
     @Test("a backup that meets damage in the ledger stops, says so, and stays marked incomplete until a backup completes")
     func failedBackupIsMarkedIncomplete() throws {
         try {

@@ -113,8 +113,13 @@ public enum LedgerBackup {
             summary.problems.append(problem)
             summary.complete = false
         }
-        for directory in [to.log, to.evidence, to.quarantine] where FileIO.exists(directory) {
-            let verification = try LogReader(directory: directory).verify()
+        for (name, source, directory) in [("log", from.log, to.log), ("evidence", from.evidence, to.evidence), ("quarantine", from.quarantine, to.quarantine)]
+        where FileIO.exists(directory) {
+            var verification = try LogReader(directory: directory).verify()
+            if !verification.ok, case let again = try LogCopy.recopyDamaged(verification.problems, from: source, in: directory), !again.isEmpty {
+                progress("\(name): \(again.joined(separator: ", ")) copied again (the copy was damaged, the ledger's is sound)")
+                verification = try LogReader(directory: directory).verify()
+            }
             summary.records += verification.records
             summary.bytes += verification.bytes
             summary.problems += verification.problems
