@@ -39,6 +39,26 @@ struct SegmentList {
             .sorted { $0.firstPosition < $1.firstPosition }
     }
 
+    /// The first positions no segment holds, as damage: a log starts at position 0 and each
+    /// segment where the one before it ends, so a gap is a segment file removed (or the one
+    /// before it cut short). Without this, the segment after a removed one was named as the
+    /// damage (its header's chain), and restoring it changed nothing.
+    func gap() throws(LogError) -> LogProblem? {
+        var expected: UInt64 = 0
+        for (index, segment) in segments.enumerated() {
+            if segment.firstPosition != expected {
+                return LogProblem(
+                    file: segment.path, offset: 0, kind: .truncated,
+                    detail: "no segment holds positions \(expected) to \(segment.firstPosition): \(LogFormat.segmentName(firstPosition: expected)) was removed, or the segment before this one cut short; restore it from a backup")
+            }
+            guard index < segments.count - 1 else { break }
+            let (fd, size) = try segment.openForReading()
+            SystemCalls.close(fd)
+            expected = segment.firstPosition + UInt64(size)
+        }
+        return nil
+    }
+
     /// Index of the segment holding `position`.
     func index(containing position: UInt64) -> Int? {
         var result: Int?

@@ -32,6 +32,19 @@ public final class LogRecordFile {
         }
     }
 
+    /// The record at `position` that another log refers to (an event's evidence, or its
+    /// header): none there is damage, a segment removed or cut short, not a position given wrong.
+    public func referencedRecord(at position: LogPosition) throws(LogError) -> LogRecord {
+        do {
+            return try record(at: position)
+        } catch .noRecord {
+            if let gap = try list.gap() { throw .corrupted(gap) }
+            throw .corrupted(LogProblem(
+                file: directory, offset: 0, kind: .truncated,
+                detail: "no record starts at position \(position), which the event log refers to: this log was cut short, or a segment put back from an older copy; restore it from a backup"))
+        }
+    }
+
     private func read(at position: LogPosition) throws(LogError) -> LogRecord {
         guard let index = list.index(containing: position.rawValue) else { throw .noRecord(at: position) }
         let fd = try descriptor(index)

@@ -43,9 +43,13 @@ extension LogReader {
                 result.problems.append(LogProblem(file: segment.path, offset: offset, kind: .chainMismatch, detail: detail))
             }
             if segment.firstPosition != expectedFirst {
-                chain(0, expectedFirst < segment.firstPosition
-                    ? "positions \(expectedFirst) to \(segment.firstPosition) are missing: the segment file \(LogFormat.segmentName(firstPosition: expectedFirst)) before this one was removed; restore it from a backup"
-                    : "segment starts at position \(segment.firstPosition) but the previous one ends at \(expectedFirst)")
+                if expectedFirst < segment.firstPosition {
+                    result.problems.append(LogProblem(
+                        file: segment.path, offset: 0, kind: .truncated,
+                        detail: "no segment holds positions \(expectedFirst) to \(segment.firstPosition): \(LogFormat.segmentName(firstPosition: expectedFirst)) was removed, or the segment before this one cut short; restore it from a backup"))
+                } else {
+                    chain(0, "segment starts at position \(segment.firstPosition) but the previous one ends at \(expectedFirst)")
+                }
             }
             if let header = walk.header {
                 if header.firstPosition != segment.firstPosition { chain(0, "segment header names position \(header.firstPosition), the file name \(segment.firstPosition)") }

@@ -113,6 +113,7 @@ public final class LogWriter: @unchecked Sendable {
         var list: SegmentList
         do { list = try SegmentList(directory: directory) } catch { throw .io(error) }
 
+        if let gap = try list.gap() { throw .corrupted(gap) }
         var previousHash = [UInt8](repeating: 0, count: 32)
         var nextFirst: UInt64 = 0
         for segment in list.segments.dropLast() {

@@ -1,6 +1,7 @@
 import Foundation
 import SubledgerLedger
 import SubledgerLog
+import SubledgerProjections
 import SubledgerSimulator
 import SubledgerTestSupport
 import Testing
@@ -184,5 +185,25 @@ struct LedgerHeadTests {
         let verification = try fixture.verify()
         #expect(!verification.ok)
         #expect(verification.problems.contains { $0.kind == "truncated" && !$0.events.isEmpty }, "\(verification.problems)")
+    }
+
+    @Test("a removed evidence segment is named as removed: head refuses it, opening names it, and an event's evidence read is damage, not a missing argument")
+    func removedEvidenceSegment() throws {
+        let fixture = try Self.fixture.get()
+        let first = try fixture.segments("evidence")[0]
+        let original = try Data(contentsOf: URL(fileURLWithPath: first.path))
+        try FileManager.default.removeItem(atPath: first.path)
+        defer { try? original.write(to: URL(fileURLWithPath: first.path)) }
+        func namesRemoved(_ error: any Error) -> Bool {
+            guard case LogError.corrupted(let problem) = error else { return false }
+            return problem.kind == .truncated && problem.detail.contains("00000000000000000000.seg was removed")
+        }
+        #expect(performing: { _ = try LedgerHead.compute(directory: fixture.data) }, throws: namesRemoved)
+        #expect(performing: { _ = try Ledger(directory: fixture.data) }, throws: namesRemoved)
+        #expect(performing: {
+            var query = EventQuery()
+            query.raw = true
+            _ = try LedgerReader.open(directory: fixture.data).events(query)
+        }, throws: namesRemoved)
     }
 }

@@ -191,8 +191,16 @@ struct LogRecoveryTests {
         let segments = try dir.segments()
         try FileManager.default.removeItem(atPath: segments[0])
         let problems = try LogReader(directory: dir.path).verify().problems
-        #expect(problems.first?.file == segments[1])
-        #expect(problems.first?.detail.contains("00000000000000000000.seg before this one was removed") == true)
+        #expect(problems.first?.file == segments[1] && problems.first?.kind == .truncated)
+        #expect(problems.first?.detail.contains("00000000000000000000.seg was removed") == true)
+        // Opening for writing, and a digest, name it too, rather than the next segment's chain.
+        #expect {
+            _ = try LogWriter(directory: dir.path)
+        } throws: { error in
+            guard case LogError.corrupted(let problem) = error else { return false }
+            return problem.kind == .truncated && problem.detail.contains("00000000000000000000.seg was removed")
+        }
+        #expect(throws: LogError.self) { _ = try LogReader(directory: dir.path).prefixDigest(through: LogPosition(rawValue: 20_000)) }
     }
 
     @Test("a flipped byte inside an early frame makes open refuse and verify report the file and offset")

@@ -12,10 +12,10 @@ final class EvidenceReader {
     }
 
     func signedMessage(at position: UInt64) throws -> [UInt8] {
-        let record = try file.record(at: LogPosition(rawValue: position))
+        let record = try file.referencedRecord(at: LogPosition(rawValue: position))
         return try EvidenceCodec.decode(record.payload) { header in
             if let known = headers[header] { return known }
-            let bytes = try file.record(at: LogPosition(rawValue: header)).payload
+            let bytes = try file.referencedRecord(at: LogPosition(rawValue: header)).payload
             headers[header] = bytes
             return bytes
         }.message

@@ -72,9 +72,9 @@ final class EvidenceStore: Sendable {
     }
 
     static func signedMessage(at position: UInt64, in directory: String) throws -> [UInt8] {
-        let reader = LogReader(directory: directory)
-        let record = try reader.record(at: LogPosition(rawValue: position))
-        return try EvidenceCodec.decode(record.payload) { try reader.record(at: LogPosition(rawValue: $0)).payload }.message
+        let file = try LogRecordFile(directory: directory)
+        let record = try file.referencedRecord(at: LogPosition(rawValue: position))
+        return try EvidenceCodec.decode(record.payload) { try file.referencedRecord(at: LogPosition(rawValue: $0)).payload }.message
     }
 }
 

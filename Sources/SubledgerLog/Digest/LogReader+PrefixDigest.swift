@@ -6,6 +6,7 @@ extension LogReader {
     /// are not read, so their damage is left to `verify` (docs/audit.md).
     public func prefixDigest(through cut: LogPosition) throws -> [UInt8] {
         let list = try segmentList()
+        if let gap = try list.gap() { throw LogError.corrupted(gap) }
         guard cut.rawValue > UInt64(LogFormat.segmentHeaderSize), let last = list.index(containing: cut.rawValue - 1) else {
             throw LogError.corrupted(LogProblem(file: directory, offset: 0, kind: .truncated, detail: "the log holds no segment for position \(cut)"))
         }
