@@ -37,7 +37,12 @@ extension HistoryReport.Item {
             members.append(("currency", .optional(transaction.currency)))
             if let purchase = transaction.purchaseDate { members.append(("purchaseDate", .string(UTCInstant.iso8601(purchase)))) }
             if let expires = transaction.expiresDate { members.append(("expiresDate", .string(UTCInstant.iso8601(expires)))) }
-            if let revoked = transaction.revocationDate { members.append(("revocationDate", .string(UTCInstant.iso8601(revoked)))) }
+            if let revoked = transaction.revocationDate {
+                members.append(("revocationDate", .string(UTCInstant.iso8601(revoked))))
+                // What tells a partial refund (and how much of the price) from a full one.
+                members.append(("revocationType", .optional(transaction.revocationType)))
+                if let percentage = transaction.revocationPercentage { members.append(("revocationPercentage", .int(Int64(percentage)))) }
+            }
             if let offer = transaction.offerDiscountType { members.append(("offerDiscountType", .string(offer))) }
             if let plan = transaction.billingPlanType { members.append(("billingPlanType", .string(plan))) }
             if let commitment = transaction.commitment, let number = commitment.billingPeriodNumber, let total = commitment.totalBillingPeriods {

@@ -1,5 +1,5 @@
 import Foundation
-import SubledgerCLI
+@testable import SubledgerCLI
 import Testing
 
 /// Default tables are for a person: money in its currency's own form, no line wider than a
@@ -76,5 +76,15 @@ struct TableOutputTests {
         let table = SimulatedLedger.shared.run("stats").output
         #expect(table.range(of: #"log\s+\d+(\.\d)? KB"#, options: .regularExpression) != nil)
         #expect(table.range(of: #"evidence\s+\d+(\.\d)? KB"#, options: .regularExpression) != nil)
+    }
+}
+
+@Suite("Refund shares")
+struct RefundShareTests {
+    @Test("Apple's revocationPercentage (thousandths of a percent) reads as a percent", arguments: [
+        (33_333, "33.333"), (50_000, "50"), (100_000, "100"), (12_500, "12.5"), (7, "0.007"),
+    ])
+    func thousandths(value: Int, text: String) {
+        #expect(Cell.thousandths(value) == text)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import SubledgerEvents
-import SubledgerLedger
+@testable import SubledgerLedger
 import SubledgerLog
 import SubledgerProjections
 import SubledgerSimulator
@@ -104,5 +104,19 @@ struct EventReverifyTests {
         #expect(reason != "evidence_unreadable")
         #expect(unreadable == "evidence_unreadable")
         #expect(failed[0].json.serialized().contains("\"evidence\":\"failed: \(reason)\""))
+    }
+
+    @Test("a refunded event's details say how: its revocation type and, prorated, the share of the price refunded")
+    func refundDetails() throws {
+        var transaction = TransactionFacts(transactionId: "1", originalTransactionId: "1")
+        transaction.price = 9990
+        transaction.currency = "EUR"
+        transaction.revocationDate = 1_770_000_000_000
+        transaction.revocationType = "REFUND_PRORATED"
+        transaction.revocationPercentage = 33_333
+        let event = Event(type: .refunded, effectiveAt: 1_770_000_000_000, evidence: EvidenceRef(position: 0, length: 0), transaction: transaction)
+        let details = HistoryReport.Item.details(event).serialized()
+        #expect(details.contains("\"revocationType\":\"REFUND_PRORATED\""))
+        #expect(details.contains("\"revocationPercentage\":33333"))
     }
 }

@@ -38,6 +38,12 @@ extension Cell {
         return text.prefix(10) + " " + text.dropFirst(11).prefix(5)
     }
 
+    /// `33.333` for Apple's 33333 (a `revocationPercentage`, in thousandths of a percent).
+    static func thousandths(_ value: Int) -> String {
+        let fraction = String(String(value.magnitude % 1000 + 1000).dropFirst()).reversed().drop { $0 == "0" }.reversed()
+        return (value < 0 ? "-" : "") + String(value.magnitude / 1000) + (fraction.isEmpty ? "" : "." + String(fraction))
+    }
+
     /// `264.9 MB`: decimal units, as disks are sold.
     static func size(_ bytes: Int64) -> String {
         let units = ["bytes", "KB", "MB", "GB", "TB"]

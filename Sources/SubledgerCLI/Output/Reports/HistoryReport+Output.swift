@@ -51,7 +51,13 @@ extension HistoryReport.Item {
         if let subtype = event.subtype { parts.append(subtype) }
         if let transaction = event.transaction {
             if let expires = transaction.expiresDate { parts.append("until " + Cell.shortInstant(expires)) }
-            if let revoked = transaction.revocationDate { parts.append("revoked " + Cell.shortInstant(revoked)) }
+            if let revoked = transaction.revocationDate {
+                parts.append("revoked " + Cell.shortInstant(revoked))
+                // The amount column is the price: a prorated refund says what share came back.
+                if transaction.revocationType == "REFUND_PRORATED", let percentage = transaction.revocationPercentage {
+                    parts.append("refunded \(Cell.thousandths(percentage)) %")
+                }
+            }
             if let offer = transaction.offerDiscountType { parts.append(offer.lowercased().replacing("_", with: " ")) }
             if let commitment = transaction.commitment, let number = commitment.billingPeriodNumber, let total = commitment.totalBillingPeriods {
                 parts.append("commitment \(number)/\(total)")
