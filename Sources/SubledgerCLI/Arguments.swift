@@ -71,8 +71,13 @@ struct Arguments {
     /// Rejects options and switches the command's help does not list, so a typo never goes unnoticed.
     func allow(_ help: CommandHelp) throws(UsageError) {
         let known = Set(help.options.map(\.name))
-        for name in options.keys where !known.contains(name) { throw UsageError("\(help.name) does not take \(name); see `subledger \(help.name) --help`") }
-        for name in flags where !known.contains(name) { throw UsageError("unknown option \(name); see `subledger \(help.name) --help`") }
+        let suggestible = known.union(["--data", "--format", "--json", "--wide", "--help"])
+        for name in options.keys where !known.contains(name) {
+            throw UsageError("\(help.name) does not take \(name)\(Suggestion.hint(for: name, among: suggestible)); see `subledger \(help.name) --help`")
+        }
+        for name in flags where !known.contains(name) {
+            throw UsageError("unknown option \(name)\(Suggestion.hint(for: name, among: suggestible)); see `subledger \(help.name) --help`")
+        }
         guard let operands = help.operands else { return }
         let allowed = help.name.split(separator: " ").count - 1 + operands
         if positional.count > allowed {

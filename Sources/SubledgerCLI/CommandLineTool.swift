@@ -47,7 +47,7 @@ public struct CommandLineTool: Sendable {
         }
         if name == "help" { return help(for: arguments.positional) }
         guard let command = Self.commands.first(where: { $0.name == name })?.command else {
-            Output.diagnostic("subledger: unknown command '\(name)'\n\(Self.usage)")
+            Output.diagnostic("subledger: unknown command '\(name)'\(Suggestion.hint(for: name, among: Self.commands.map(\.name)))\n\(Self.usage)")
             return (.usage, "")
         }
         if arguments.help { return help(for: [name] + arguments.positional) }
@@ -78,7 +78,7 @@ public struct CommandLineTool: Sendable {
     func help(for words: [String]) -> (exitCode: ExitCode, output: String) {
         guard let name = words.first else { return (.success, Self.usage) }
         guard let command = Self.commands.first(where: { $0.name == name })?.command else {
-            Output.diagnostic("subledger: no command '\(name)'\n\(Self.usage)")
+            Output.diagnostic("subledger: unknown command '\(name)'\(Suggestion.hint(for: name, among: Self.commands.map(\.name)))\n\(Self.usage)")
             return (.usage, "")
         }
         let full = words.prefix(2).joined(separator: " ")

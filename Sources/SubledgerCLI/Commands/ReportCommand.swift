@@ -80,7 +80,8 @@ enum ReportCommand: Command {
 
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         guard let name = arguments.positional.first, let page = allHelp.first(where: { $0.name == "report " + name }) else {
-            throw UsageError("report takes revenue, mrr, churn or cohorts")
+            let hint = arguments.positional.first.map { Suggestion.hint(for: $0, among: ["revenue", "mrr", "churn", "cohorts"]) } ?? ""
+            throw UsageError("report takes revenue, mrr, churn or cohorts\(hint)")
         }
         try arguments.allow(page)
         let query = try ReportQuery(name: name, FlagSource(arguments), now: context.clock())
