@@ -31,21 +31,26 @@ enum QuarantineCommand: Command {
     }
 
     struct Retry: CommandOutput {
-        var entries: [(position: String, status: String)]
+        /// `reason` and `detail`: why an entry is still rejected (nil once resolved).
+        var entries: [(position: String, status: String, reason: String?, detail: String?)]
         var stillRejected: Int { entries.filter { $0.status == "rejected" }.count }
 
         func json() -> String {
             JSON.object([
                 ("retried", .int(entries.count)), ("resolved", .int(entries.count - stillRejected)), ("stillRejected", .int(stillRejected)),
-                ("entries", .array(entries.map { .object([("position", .string($0.position)), ("status", .string($0.status))]) })),
+                ("entries", .array(entries.map { entry in
+                    .object([("position", .string(entry.position)), ("status", .string(entry.status))]
+                        + (entry.reason.map { [("reason", .string($0)), ("detail", .optional(entry.detail))] } ?? []))
+                })),
             ]).serialized()
         }
 
         var tabulation: Tabulation {
             Tabulation(
                 facts: [("retried", .count(entries.count)), ("resolved", .count(entries.count - stillRejected)), ("still rejected", .count(stillRejected))],
-                tables: entries.isEmpty ? [] : [Table(columns: [.init("position", key: "position"), .init("status", key: "status")],
-                                                      rows: entries.map { [.text($0.position), .text($0.status)] })])
+                tables: entries.isEmpty ? [] : [Table(
+                    columns: [.init("position", key: "position"), .init("status", key: "status"), .init("reason", key: "reason"), .init("detail", key: "detail", limit: 60)],
+                    rows: entries.map { [.text($0.position), .text($0.status), .text($0.reason), .text($0.detail)] })])
         }
     }
 
@@ -60,9 +65,9 @@ enum QuarantineCommand: Command {
         let results = try ledger.retryQuarantine(recordedAt: context.clock())
         let retry = Retry(entries: results.map { entry, outcome in
             switch outcome {
-            case .appended: (String(entry.position), "appended")
-            case .duplicate: (String(entry.position), "duplicate")
-            case .rejected: (String(entry.position), "rejected")
+            case .appended: (String(entry.position), "appended", nil, nil)
+            case .duplicate: (String(entry.position), "duplicate", nil, nil)
+            case .rejected(let reason, let detail): (String(entry.position), "rejected", reason, detail)
             }
         })
         return CommandResult(retry, retry.stillRejected == 0 ? .success : .failure)
