@@ -7,7 +7,7 @@ extension Cell {
     var tableText: String {
         switch self {
         case .text(let text): text ?? "-"
-        case .count(let count): Self.grouped(String(count.magnitude), negative: count < 0)
+        case .count(let count): Thousands.grouped(Int64(count))
         case .number(let number): String(number)
         case .money(let money): money?.formatted ?? "-"
         case .instant(let instant): instant.map(Self.shortInstant) ?? "-"
@@ -66,15 +66,5 @@ extension Cell {
     static func percent(_ fraction: Double) -> String {
         let tenths = Int64((fraction * 1000).rounded())
         return "\(tenths / 10).\(abs(tenths % 10)) %"
-    }
-
-    static func grouped(_ digits: String, negative: Bool) -> String {
-        var whole = Substring(digits)
-        var groups: [Substring] = []
-        while whole.count > 3 {
-            groups.insert(whole.suffix(3), at: 0)
-            whole = whole.dropLast(3)
-        }
-        return (negative ? "-" : "") + ([whole] + groups).joined(separator: ",")
     }
 }

@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// An amount in milliunits of a currency, as Apple sends prices (`10990` = 10.99), written the
 /// way people read that currency: ISO 4217 minor units (`1,500 JPY`, `1,166.69 EUR`), rounded
 /// half away from zero. The CLI's tables and CSV and the dashboard all format money here.
@@ -39,15 +41,7 @@ public struct Money: Sendable, Equatable {
         let divisor: UInt64 = [1000, 100, 10, 1][decimals]
         let units = (milliunits.magnitude + divisor / 2) / divisor
         let scale: UInt64 = [1, 10, 100, 1000][decimals]
-        var whole = String(units / scale)
-        if grouped {
-            var groups: [Substring] = []
-            while whole.count > 3 {
-                groups.insert(whole.suffix(3), at: 0)
-                whole.removeLast(3)
-            }
-            whole = ([Substring(whole)] + groups).joined(separator: ",")
-        }
+        let whole = grouped ? Thousands.grouped(digits: String(units / scale), negative: false) : String(units / scale)
         var text = units == 0 ? whole : (milliunits < 0 ? "-" : "") + whole
         if decimals > 0 {
             let fraction = String(units % scale)

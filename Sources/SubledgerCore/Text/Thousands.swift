@@ -1,0 +1,18 @@
+/// Digits grouped in thousands for a person (`1,857`, `-12,345`): counts and money alike, in
+/// the CLI's tables and on the dashboard.
+public enum Thousands {
+    public static func grouped(_ value: Int64) -> String {
+        grouped(digits: String(value.magnitude), negative: value < 0)
+    }
+
+    /// `digits` (a magnitude's decimal digits) grouped, with a minus sign when `negative`.
+    public static func grouped(digits: String, negative: Bool) -> String {
+        var whole = Substring(digits)
+        var groups: [Substring] = []
+        while whole.count > 3 {
+            groups.insert(whole.suffix(3), at: 0)
+            whole = whole.dropLast(3)
+        }
+        return (negative ? "-" : "") + ([whole] + groups).joined(separator: ",")
+    }
+}
