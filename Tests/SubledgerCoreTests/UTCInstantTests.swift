@@ -49,3 +49,12 @@ import Testing
         #expect(UTCInstant.floorDivide(-7, 2) == -4)
     }
 }
+
+@Suite("Short UTC instants")
+struct ShortInstantTests {
+    @Test("a day and the minute, for a person: the milliseconds and zone letter left to JSON and CSV")
+    func short() {
+        #expect(UTCInstant.short(1_772_359_199_999) == "2026-03-01 09:59")
+        #expect(UTCInstant.short(0) == "1970-01-01 00:00")
+    }
+}

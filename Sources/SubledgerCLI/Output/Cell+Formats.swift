@@ -10,7 +10,7 @@ extension Cell {
         case .count(let count): Thousands.grouped(Int64(count))
         case .number(let number): String(number)
         case .money(let money): money?.formatted ?? "-"
-        case .instant(let instant): instant.map(Self.shortInstant) ?? "-"
+        case .instant(let instant): instant.map(UTCInstant.short) ?? "-"
         case .bytes(let bytes): Self.size(bytes)
         case .rate(let rate): rate.map { Self.percent($0) } ?? "-"
         case .flag(let flag): flag.map { $0 ? "yes" : "no" } ?? "-"
@@ -30,12 +30,6 @@ extension Cell {
         case .rate(let rate): rate.map { String($0) } ?? ""
         case .flag(let flag): flag.map { $0 ? "true" : "false" } ?? ""
         }
-    }
-
-    /// `2026-03-01 10:00` (UTC): what a person scans; `--json` and CSV keep the milliseconds.
-    static func shortInstant(_ instant: Int64) -> String {
-        let text = UTCInstant.iso8601(instant)
-        return text.prefix(10) + " " + text.dropFirst(11).prefix(5)
     }
 
     /// `33.333` for Apple's 33333 (a `revocationPercentage`, in thousandths of a percent).

@@ -4,6 +4,13 @@
 public enum UTCInstant {
     public static let millisecondsPerDay: Int64 = 86_400_000
 
+    /// `2026-03-01 10:00` (UTC): what a person scans in a table or on the dashboard; JSON and CSV
+    /// keep `iso8601`'s milliseconds.
+    public static func short(_ instant: Int64) -> String {
+        let text = iso8601(instant)
+        return text.prefix(10) + " " + text.dropFirst(11).prefix(5)
+    }
+
     /// `2026-03-01T00:00:00.000Z`: milliseconds always, as App Store dates and the contract
     /// show them.
     public static func iso8601(_ instant: Int64) -> String {

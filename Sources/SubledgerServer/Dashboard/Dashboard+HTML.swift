@@ -86,7 +86,7 @@ extension Dashboard {
         func card(_ title: String, _ metric: String, _ value: Int64, money: Bool) -> String {
             "<div class=\"card\"><span class=\"muted\">\(escape(title))</span><strong data-metric=\"\(metric)\" data-currency=\"\(escape(currency))\" data-at=\"\(at)\" data-value=\"\(value)\">\(escape(money ? formatMoney(value) : Thousands.grouped(value)))</strong></div>"
         }
-        var html = "<section id=\"summary\"><h2>At \(escape(at))</h2><div class=\"cards\">"
+        var html = "<section id=\"summary\"><h2>At \(escape(UTCInstant.short(latest.1))) UTC</h2><div class=\"cards\">"
         html += card("MRR", "mrr", row.mrr, money: true)
         html += card("ARR", "arr", row.arr, money: true)
         html += card("Active subscriptions", "activeSubscriptions", Int64(row.activeSubscriptions), money: false)
@@ -99,7 +99,7 @@ extension Dashboard {
         html += csvLink("mrr", "at=" + percentEncode(at), note: "MRR at the period's end")
         html += table(["\(unit.capitalized) end", "MRR", "Active", "Trials"], reports.map { bucket, at, row in
             [
-                escape(UTCInstant.iso8601(at)),
+                escape(UTCInstant.short(at)),
                 metricCell("mrr", bucket.label, row?.mrr ?? 0, money: true),
                 metricCell("activeSubscriptions", bucket.label, Int64(row?.activeSubscriptions ?? 0), money: false),
                 metricCell("activeTrials", bucket.label, Int64(row?.activeTrials ?? 0), money: false),
@@ -229,7 +229,7 @@ extension Dashboard {
                     escape(subscription.originalTransactionId), escape(subscription.productId ?? "—"),
                     "<span data-metric=\"status\">\(escape(subscription.status.rawValue))</span>" + (subscription.expirationReason.map { " (\(escape($0.rawValue)))" } ?? ""),
                     escape(subscription.periodType.rawValue),
-                    escape(subscription.expiresAt.map(UTCInstant.iso8601) ?? "—"),
+                    escape(subscription.expiresAt.map(UTCInstant.short) ?? "—"),
                     subscription.autoRenew.map { $0 ? "on" : "off" } ?? "—",
                     escape(subscription.price.map { formatMoney($0, currency: subscription.currency ?? "") } ?? "—"),
                     escape(subscription.billingPlan.rawValue) + (subscription.commitment.map { " \($0.billingPeriodNumber ?? 0)/\($0.totalBillingPeriods ?? 0)" } ?? ""),
@@ -239,7 +239,7 @@ extension Dashboard {
             html += table(["Purchase", "Product", "Purchased", "Price", "Refunded"], state.purchases.map { purchase in
                 [
                     escape(purchase.transactionId), escape(purchase.productId ?? "—"),
-                    escape(purchase.purchasedAt.map(UTCInstant.iso8601) ?? "—"),
+                    escape(purchase.purchasedAt.map(UTCInstant.short) ?? "—"),
                     escape(purchase.price.map { formatMoney($0, currency: purchase.currency ?? "") } ?? "—"),
                     purchase.refunded ? "yes" : "no",
                 ]

@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerEvents
 import SubledgerLedger
 import SubledgerProjections
@@ -50,9 +51,9 @@ extension HistoryReport.Item {
         var parts: [String] = []
         if let subtype = event.subtype { parts.append(subtype) }
         if let transaction = event.transaction {
-            if let expires = transaction.expiresDate { parts.append("until " + Cell.shortInstant(expires)) }
+            if let expires = transaction.expiresDate { parts.append("until " + UTCInstant.short(expires)) }
             if let revoked = transaction.revocationDate {
-                parts.append("revoked " + Cell.shortInstant(revoked))
+                parts.append("revoked " + UTCInstant.short(revoked))
                 // The amount column is the price: a prorated refund says what share came back.
                 if transaction.revocationType == "REFUND_PRORATED", let percentage = transaction.revocationPercentage {
                     parts.append("refunded \(Cell.thousandths(percentage)) %")
