@@ -229,7 +229,7 @@ struct ReadAPITests {
         #expect(cliSpelling.json["error"] as? String == "unknown_parameter")
         #expect((cliSpelling.json["detail"] as? String)?.contains("did you mean atPosition?") == true)
         for target in ["/v1/customers/2000000000000001?at=56", "/v1/customers/2000000000000001/history?as-of=2026-01-01",
-                       "/v1/events?typ=renewed", "/v1/events/stream?customr=x", "/v1/reports/mrr?by-product=1"] {
+                       "/v1/events?typ=renewed", "/v1/events/stream?customr=x", "/v1/events/stream?limit=2", "/v1/reports/mrr?by-product=1"] {
             let response = try fixture.get(target)
             #expect(response.status == 400, "\(target)")
             #expect(response.json["error"] as? String == "unknown_parameter", "\(target)")

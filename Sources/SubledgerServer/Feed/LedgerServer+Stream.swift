@@ -8,6 +8,10 @@ extension LedgerServer {
     /// so a bad one is a 400, not a stream that closes.
     func stream(_ request: HTTPRequest) throws -> HTTPResponse {
         let parameters = HTTPQuerySource(request.query)
+        // The route of pages takes a limit; a stream follows until its client hangs up.
+        guard request.query["limit"] == nil else {
+            throw QueryError(kind: .badParameter, code: "unknown_parameter", detail: "the stream takes no limit: it sends every matching event until the client closes it; GET /v1/events pages with limit")
+        }
         var query = try EventQuery(parameters)
         try parameters.requireEveryNameAsked()
         // Empty means no last id (the event-stream standard): the stream starts from `after`.
