@@ -1,4 +1,5 @@
 import SubledgerCore
+import SubledgerCrypto
 import SubledgerJWS
 import SubledgerLog
 import Synchronization
@@ -25,6 +26,10 @@ final class Quarantine: Sendable {
     private let end: Atomic<UInt64>
     /// Webhook bodies not kept since this process opened the quarantine.
     let notKept = Atomic<Int>(0)
+    /// The SHA-256 of every unresolved entry's bytes, read from the log at the first rejection:
+    /// the same bytes rejected again (a file ingested twice; the App Store sends a notification
+    /// it got no 200 for up to five times more) are not kept twice.
+    private let held = Mutex<Set<[UInt8]>?>(nil)
 
     init(directory: String, webhookBudget: UInt64 = Quarantine.webhookBudget) throws {
         self.directory = directory
@@ -48,13 +53,24 @@ final class Quarantine: Sendable {
                 return
             }
         }
+        let kept = line.bytes.prefix(Self.maxLineBytes)
+        let digest = kept.withUnsafeBytes { SHA256.hash($0) }
+        try held.withLock { held throws in
+            if held == nil { held = try Self.digests(in: directory) }
+            guard !held!.contains(digest) else { return }
+            try append(kept, reason: reason, detail: detail, source: line.source, line: line.line, at: recordedAt)
+            held!.insert(digest)
+        }
+    }
+
+    private func append(_ kept: ArraySlice<UInt8>, reason: VerificationError.Reason, detail: String, source: String, line: Int, at recordedAt: Int64) throws {
         var payload: [UInt8] = []
         payload.appendString(reason.rawValue)
         payload.appendString(detail)
-        payload.appendString(line.source)
-        payload.appendVarint(UInt64(line.line))
+        payload.appendString(source)
+        payload.appendVarint(UInt64(line))
         withUnsafeBytes(of: recordedAt.littleEndian) { payload += $0 }
-        payload += line.bytes.prefix(Self.maxLineBytes)
+        payload += kept
         let position = try writer.append([LogRecord(kind: Self.entryKind, payload: payload)])[0]
         end.store(position.rawValue + UInt64(payload.count), ordering: .relaxed)
     }
@@ -66,26 +82,44 @@ final class Quarantine: Sendable {
             payload.appendVarint(position)
             return LogRecord(kind: Self.resolvedKind, payload: payload)
         })
+        // Read again at the next rejection: a resolved entry's bytes may be rejected anew.
+        held.withLock { $0 = nil }
     }
 
     /// Entries not yet resolved, oldest first.
     static func entries(in directory: String) throws -> [QuarantineEntry] {
-        var entries: [UInt64: QuarantineEntry] = [:]
+        try unresolved(in: directory) { entry, bytes in
+            var entry = entry
+            entry.bytes = Array(bytes)
+            return entry
+        }
+    }
+
+    /// The SHA-256 of each unresolved entry's bytes, read without holding the bytes (the
+    /// quarantine may hold a GiB).
+    private static func digests(in directory: String) throws -> Set<[UInt8]> {
+        Set(try unresolved(in: directory) { _, bytes in SHA256.hash(bytes) })
+    }
+
+    /// `make` of each entry not yet resolved, oldest first: given the entry without its bytes,
+    /// and the bytes where they lie.
+    private static func unresolved<T>(in directory: String, _ make: (QuarantineEntry, UnsafeRawBufferPointer) throws -> T) throws -> [T] {
+        var made: [UInt64: T] = [:]
         var order: [UInt64] = []
         try LogReader(directory: directory).scan { record in
             var reader = LedgerRecordReader(record.payload)
             if record.kind == entryKind {
                 let entry = QuarantineEntry(
                     position: record.position.rawValue, reason: try reader.string(), detail: try reader.string(),
-                    source: try reader.string(), line: Int(try reader.varint()), recordedAt: try reader.littleEndian(Int64.self), bytes: Array(reader.rest()))
-                entries[entry.position] = entry
+                    source: try reader.string(), line: Int(try reader.varint()), recordedAt: try reader.littleEndian(Int64.self), bytes: [])
+                made[entry.position] = try make(entry, reader.rest())
                 order.append(entry.position)
             } else if record.kind == resolvedKind {
-                entries[try reader.varint()] = nil
+                made[try reader.varint()] = nil
             }
             return true
         }
-        return order.compactMap { entries[$0] }
+        return order.compactMap { made[$0] }
     }
 }
 

@@ -133,6 +133,9 @@ struct LedgerIngestionTests {
         #expect(outcomes.allSatisfy { if case .rejected("environment_not_accepted", _) = $0 { true } else { false } })
         // The hint keeps the environments already accepted: `init --environment` replaces the list.
         #expect(outcomes.allSatisfy { if case .rejected(_, let detail) = $0 { detail.contains("`subledger init --environment Production --environment Sandbox`") } else { false } })
+        // The same lines rejected again (a file ingested twice) are reported, and kept once.
+        #expect(try ledger.ingest(lines(entries), recordedAt: 1).allSatisfy { if case .rejected = $0 { true } else { false } })
+        #expect(try ledger.quarantined().count == 5)
         ledger.close()
         ledger = try makeLedger(dir, environments: ["Production", "Sandbox"])
         defer { ledger.close() }

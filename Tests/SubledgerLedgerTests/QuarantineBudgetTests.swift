@@ -10,15 +10,35 @@ struct QuarantineBudgetTests {
     func budget() throws {
         let directory = TemporaryDirectory()
         let quarantine = try Quarantine(directory: directory.file("quarantine"), webhookBudget: 64 << 10)
-        let body = [UInt8](repeating: UInt8(ascii: "x"), count: 10 << 10)
+        func body(_ index: Int) -> [UInt8] { [UInt8(index)] + [UInt8](repeating: UInt8(ascii: "x"), count: 10 << 10) }
         for index in 1...10 {
-            try quarantine.add(IngestLine(bytes: body, line: index, source: IngestLine.webhookSource), reason: .signatureInvalid, detail: "", at: 1)
+            try quarantine.add(IngestLine(bytes: body(index), line: index, source: IngestLine.webhookSource), reason: .signatureInvalid, detail: "", at: 1)
         }
-        try quarantine.add(IngestLine(bytes: body, line: 1, source: "notifications.jsonl"), reason: .signatureInvalid, detail: "", at: 1)
+        try quarantine.add(IngestLine(bytes: body(11), line: 1, source: "notifications.jsonl"), reason: .signatureInvalid, detail: "", at: 1)
         quarantine.close()
         let kept = try Quarantine.entries(in: directory.file("quarantine"))
         #expect(kept.filter { $0.source == IngestLine.webhookSource }.count == 7)
         #expect(kept.filter { $0.source == "notifications.jsonl" }.count == 1)
         #expect(quarantine.notKept.load(ordering: .relaxed) == 3)
+    }
+
+    @Test("the same bytes rejected again are kept once (the App Store sends again what got no 200), and again once resolved")
+    func sameBytesKeptOnce() throws {
+        let directory = TemporaryDirectory()
+        var quarantine = try Quarantine(directory: directory.file("quarantine"))
+        let body = Array("{\"signedPayload\": \"a.b.c\"}".utf8)
+        for _ in 1...6 { try quarantine.add(IngestLine(bytes: body, line: 1, source: IngestLine.webhookSource), reason: .signatureInvalid, detail: "", at: 1) }
+        try quarantine.add(IngestLine(bytes: body + [0x20], line: 1, source: IngestLine.webhookSource), reason: .signatureInvalid, detail: "", at: 1)
+        #expect(try Quarantine.entries(in: directory.file("quarantine")).count == 2)
+        quarantine.close()
+        // Known across processes too: the first rejection reads what the quarantine holds.
+        quarantine = try Quarantine(directory: directory.file("quarantine"))
+        try quarantine.add(IngestLine(bytes: body, line: 1, source: IngestLine.webhookSource), reason: .signatureInvalid, detail: "", at: 2)
+        let entries = try Quarantine.entries(in: directory.file("quarantine"))
+        #expect(entries.count == 2)
+        try quarantine.resolve(entries.map(\.position))
+        try quarantine.add(IngestLine(bytes: body, line: 1, source: IngestLine.webhookSource), reason: .signatureInvalid, detail: "", at: 3)
+        #expect(try Quarantine.entries(in: directory.file("quarantine")).map(\.recordedAt) == [3])
+        quarantine.close()
     }
 }
