@@ -140,6 +140,31 @@ struct PointInTimeTests {
         #expect(mrr.rows.map(\.activeSubscriptions) == [1])
     }
 
+    @Test("a renewal info fetched with it answers from the purchase of the transaction it follows, unless something signed since is known")
+    func backfilledRenewalAnswersFromPurchase() throws {
+        var apple = Notifier()
+        let sub = Subscriber("r1")
+        let renewed = sub.transaction("r2", purchased: at("2026-03-01"), expires: at("2026-04-01"), signed: at("2026-07-01"))
+        let first = sub.transaction("r1", purchased: at("2026-02-01"), expires: at("2026-03-01"), signed: at("2026-07-01"))
+        // Fetched on 1 July: auto-renew off, lapsed by the customer's choice.
+        let status = apple.backfill(sub.renewal(signed: at("2026-07-01"), autoRenew: false, expirationIntent: 1))
+        let ledger = TestLedger([apple.backfill(first), apple.backfill(renewed), status])
+        let lapsed = try #require(ledger.subscription("r1", at: at("2026-04-10")))
+        #expect(lapsed.status == .expired)
+        #expect(lapsed.expirationReason == .voluntary)
+        #expect(lapsed.autoRenew == false)
+        // Before the last purchase the info does not yet apply.
+        #expect(ledger.subscription("r1", at: at("2026-02-10"))?.autoRenew == nil)
+
+        // A notification signed between the purchase and the fetch is newer than the purchase:
+        // the fetched info applies from its own signing then.
+        let switchedOn = apple.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", signed: at("2026-03-15"), transaction: renewed,
+                                            renewal: sub.renewal(signed: at("2026-03-15"), autoRenew: true))
+        let known = TestLedger([apple.backfill(first), apple.backfill(renewed), status, switchedOn])
+        #expect(known.subscription("r1", at: at("2026-04-10"))?.autoRenew == true)
+        #expect(known.subscription("r1", at: at("2026-07-02"))?.autoRenew == false)
+    }
+
     @Test("a customer is found by any case of the token, by originalTransactionId and by transactionId")
     func lookUps() throws {
         var apple = Notifier()

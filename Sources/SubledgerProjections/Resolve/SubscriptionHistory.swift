@@ -40,6 +40,7 @@ struct SubscriptionHistory {
             }
         }
         for (index, seen) in renewalSeen.enumerated() where seen { renewals.append(timeline.renewals[index]) }
+        if visibility.notAfter != .max { renewals += Self.backfilledRenewals(of: timeline, visibility: visibility, seen: renewalSeen) }
         renewals.sort { $0.ordersBefore($1) }
 
         // The closure captures the versions, not the timeline: capturing a borrowed timeline
@@ -70,6 +71,32 @@ struct SubscriptionHistory {
                 : a.version.transactionId.raw < b.version.transactionId.raw
         }
         purchases.sort { $0.version.purchaseDate < $1.version.purchaseDate }
+    }
+
+    /// Renewal infos fetched from the App Store Server API that were signed after the instant
+    /// asked, dated instead from the purchase of the transaction they follow (the latest one
+    /// purchased by their signing) when nothing signed between that purchase and them is known:
+    /// Apple signs them when asked, and they describe the subscription since that transaction
+    /// (the contract's backfill), so a backfilled subscription's auto-renew state and expiration
+    /// reason answer for instants since.
+    private static func backfilledRenewals(of timeline: borrowing Timeline, visibility: Visibility, seen: [Bool]) -> [RenewalSnapshot] {
+        var found: [RenewalSnapshot] = []
+        for fact in timeline.facts
+        where fact.type == EventType.renewalInfoBackfilled.code && fact.renewal >= 0 && !seen[Int(fact.renewal)] && fact.position < visibility.beforePosition {
+            var snapshot = timeline.renewals[Int(fact.renewal)]
+            let signed = snapshot.signedDate
+            var purchased: Int64?
+            for other in timeline.facts where other.transaction >= 0 && other.position < visibility.beforePosition {
+                let date = timeline.transactions[Int(other.transaction)].purchaseDate
+                if date != .absent, date <= signed, date > purchased ?? .min { purchased = date }
+            }
+            guard let purchased, purchased <= visibility.notAfter,
+                !timeline.renewals.contains(where: { $0.signedDate > purchased && $0.signedDate < signed })
+            else { continue }
+            snapshot.signedDate = purchased
+            found.append(snapshot)
+        }
+        return found
     }
 
     fileprivate struct Sighting {

@@ -90,6 +90,13 @@ struct Notifier {
             renewal: renewal)
     }
 
+    /// A bare signed renewal info fed from Get All Subscription Statuses.
+    func backfill(_ renewal: RenewalFacts, environment: AppStoreEnvironment = .production) -> Event {
+        Event(
+            type: .renewalInfoBackfilled, effectiveAt: renewal.signedDate!, evidence: EvidenceRef(position: 0, length: 0),
+            environment: environment, renewal: renewal)
+    }
+
     /// A bare signed transaction fed from transaction history.
     func backfill(_ transaction: TransactionFacts, environment: AppStoreEnvironment = .production) -> Event {
         Event(
