@@ -10,7 +10,9 @@ import Glibc
 /// ever acknowledged. A log that was closed cleanly had no append in progress, so the same
 /// signs there are damage done at rest (a flipped bit, a file cut short, an older copy of a
 /// segment put back), and cutting them would delete acknowledged records. With the marker,
-/// opening refuses such a log and `verify` names it, rather than calling it a torn tail.
+/// opening refuses such a log and `verify` names it, rather than calling it a torn tail. After a
+/// segment was put back from a backup on purpose, accepting the loss of what came after it,
+/// removing `CLOSED` lets the log open as after a crash.
 enum ClosedMarker {
     static let name = "CLOSED"
 
@@ -21,6 +23,15 @@ enum ClosedMarker {
         var bytes = [UInt8](repeating: 0, count: 32)
         guard let count = try? SystemCalls.pread(fd, into: &bytes, 0), count > 1, bytes[count - 1] == UInt8(ascii: "\n") else { return nil }
         return UInt64(String(decoding: bytes[..<(count - 1)], as: UTF8.self)).map(LogPosition.init(rawValue:))
+    }
+
+    /// What a log that ends at `end` while its marker says `closed` has suffered, and the way on.
+    static func mismatch(end: LogPosition, closed: LogPosition) -> String {
+        let what = end < closed
+            ? "records were cut off, or an older copy of a segment was put back"
+            : "something appended to it without removing \(name) (an older subledger?)"
+        return "the log ends at position \(end), but it was closed cleanly at position \(closed): \(what); restore the segment from a backup, or, "
+            + "to accept the log as it is (after putting back a segment on purpose), remove \(name) from its directory"
     }
 
     /// Records `end` durably: written aside, synced, renamed into place, the directory synced.
@@ -42,7 +53,18 @@ enum ClosedMarker {
     /// Removes the marker durably, before anything is appended: a crash from then on leaves a
     /// log whose torn tail is cut as usual.
     static func remove(in directory: String) throws(SystemError) {
-        try SystemCalls.unlink(directory + "/" + name)
+        // Gone already: removed before a sync of the directory that failed.
+        do { try SystemCalls.unlink(directory + "/" + name) } catch where error.errno == ENOENT {}
         try SystemCalls.syncDirectory(directory)
+    }
+
+    /// The marker's end if it names the same end before and after `read`, which reads the log
+    /// without the writer lock: a writer that opened meanwhile removes it before its first append,
+    /// and a log read while it grew is no evidence of damage.
+    static func end<T>(in directory: String, around read: () throws -> T) rethrows -> (result: T, closedEnd: LogPosition?) {
+        let before = end(in: directory)
+        let result = try read()
+        let after = end(in: directory)
+        return (result, before == after ? before : nil)
     }
 }

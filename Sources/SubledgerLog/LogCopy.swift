@@ -47,6 +47,9 @@ public enum LogCopy {
             existing = try SegmentList(directory: destination)
         } catch { throw LogError.io(error) }
         try requireEarlierCopy(of: sources, in: existing)
+        // The copy grows: a marker of where an earlier copy, or a writer opened on it, ended no
+        // longer holds. The copy is marked closed where it ends once it is whole.
+        do { try ClosedMarker.remove(in: destination) } catch { throw LogError.io(error) }
         var summary = Summary()
         guard !sources.segments.isEmpty else { return summary }
         let held = Dictionary(uniqueKeysWithValues: existing.segments.map { ($0.firstPosition, $0) })
@@ -81,7 +84,10 @@ public enum LogCopy {
             }
             progress(summary, sources.segments.count)
         }
-        do { try SystemCalls.syncDirectory(destination) } catch { throw LogError.io(error) }
+        do {
+            try SystemCalls.syncDirectory(destination)
+            if summary.end > .start { try ClosedMarker.write(summary.end, in: destination) }
+        } catch { throw LogError.io(error) }
         return summary
     }
 
@@ -128,6 +134,8 @@ public enum LogCopy {
     /// from damage since mended, was otherwise skipped as unchanged by every later backup, its
     /// footer being intact. Returns the segments copied again.
     public static func recopyDamaged(_ problems: [LogProblem], from source: String, in destination: String) throws -> [String] {
+        let lock = try WriterLock(directory: destination)
+        defer { lock.release() }
         let copies: SegmentList
         do { copies = try SegmentList(directory: destination) } catch { throw LogError.io(error) }
         let damaged = Set(problems.map(\.file))

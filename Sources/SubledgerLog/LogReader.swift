@@ -140,6 +140,19 @@ public struct LogReader: Sendable {
 
     /// Segment, record and byte counts: from the sealed segments' footers plus a scan of the last.
     public func summary() throws -> LogSummary {
+        let (counted, closed) = try ClosedMarker.end(in: directory) { try count() }
+        // Closed cleanly, the log ends where it was closed: a shorter one lost records at rest
+        // (its last frame cut short reads as the end of the data), a longer one was appended to
+        // by something that left the marker.
+        if let closed, counted.summary.endPosition != closed || counted.lastSegment == nil {
+            throw LogError.corrupted(LogProblem(
+                file: counted.lastSegment?.path ?? directory, offset: Int64(counted.summary.endPosition.rawValue - (counted.lastSegment?.firstPosition ?? 0)),
+                kind: .truncated, detail: ClosedMarker.mismatch(end: counted.summary.endPosition, closed: closed)))
+        }
+        return counted.summary
+    }
+
+    private func count() throws -> (summary: LogSummary, lastSegment: SegmentList.Segment?) {
         let list: SegmentList
         do { list = try SegmentList(directory: directory) } catch { throw LogError.io(error) }
         var summary = LogSummary(segments: list.segments.count, records: 0, bytes: 0, lastPosition: nil, endPosition: .start)
@@ -173,13 +186,6 @@ public struct LogReader: Sendable {
                 }
             }
         }
-        // Closed cleanly, the log ends where it was closed: a shorter one lost records at rest
-        // (its last frame cut short reads as the end of the data).
-        if let closed = ClosedMarker.end(in: directory), summary.endPosition != closed || list.segments.isEmpty {
-            throw LogError.corrupted(LogProblem(
-                file: list.segments.last?.path ?? directory, offset: Int64(summary.endPosition.rawValue - (list.segments.last?.firstPosition ?? 0)), kind: .truncated,
-                detail: "the log ends at position \(summary.endPosition), but it was closed cleanly at position \(closed): records were cut off, or an older copy of a segment was put back"))
-        }
-        return summary
+        return (summary, list.segments.last)
     }
 }

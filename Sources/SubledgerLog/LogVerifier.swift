@@ -19,10 +19,8 @@ extension LogReader {
         var previousFooterHash = [UInt8](repeating: 0, count: 32)
         // A log starts at position 0: a first segment that starts later was preceded by one removed.
         var expectedFirst: UInt64 = 0
-        let closedEnd = ClosedMarker.end(in: directory)
-        if let closedEnd, list.segments.isEmpty {
-            result.problems.append(LogProblem(file: directory, offset: 0, kind: .truncated, detail: "the log has no segment, yet it was closed cleanly at position \(closedEnd): its files were removed"))
-        }
+        let closedBefore = ClosedMarker.end(in: directory)
+        var last: (segment: SegmentList.Segment, walk: SegmentWalk)?
         for (i, segment) in list.segments.enumerated() {
             let isLast = i == list.segments.count - 1
             let bytes: [UInt8]
@@ -31,9 +29,8 @@ extension LogReader {
             result.bytes += Int64(bytes.count) - walk.zeroTail
             result.records += walk.recordsFound
             result.problems += walk.problems
-            if isLast, let closedEnd, let problem = walk.problem(closedCleanlyAt: closedEnd, segment: segment) {
-                result.problems.append(problem)
-            } else if let torn = walk.tornTail {
+            if isLast { last = (segment, walk) }
+            if let torn = walk.tornTail {
                 // Only the last segment is appended to: an earlier one cut short lost sealed records.
                 result.problems.append(isLast
                     ? LogProblem(file: segment.path, offset: torn.offset, kind: .tornTail, detail: "\(torn.bytes) bytes of an interrupted append (cut when the log is next opened for writing)")
@@ -68,6 +65,17 @@ extension LogReader {
                 chain(Int64(bytes.count), "sealed segment has no valid footer")
             }
             expectedFirst = segment.firstPosition + UInt64(bytes.count)
+        }
+        // Only a marker the walk began and ended with counts: a writer that opened meanwhile
+        // removed it before appending what the walk may have seen.
+        guard let closedEnd = closedBefore, ClosedMarker.end(in: directory) == closedEnd else { return result }
+        guard let last else {
+            result.problems.append(LogProblem(file: directory, offset: 0, kind: .truncated, detail: "the log has no segment, yet it was closed cleanly at position \(closedEnd): its files were removed"))
+            return result
+        }
+        if let problem = last.walk.problem(closedCleanlyAt: closedEnd, segment: last.segment) {
+            result.problems.removeAll { $0.kind == .tornTail && $0.file == last.segment.path }
+            result.problems.append(problem)
         }
         return result
     }

@@ -240,6 +240,11 @@ public final class LogWriter: @unchecked Sendable {
         let path = directory + "/" + LogFormat.segmentName(firstPosition: segmentFirstPosition)
         let walk: SegmentWalk
         do {
+            // The end the marker names moves back.
+            if closedMarkerInPlace {
+                try ClosedMarker.remove(in: directory)
+                closedMarkerInPlace = false
+            }
             try SystemCalls.ftruncate(fd, offset)
             try SystemCalls.fdatasync(fd)
             walk = try SegmentWalk(mappingFile: path)

@@ -118,13 +118,11 @@ package struct SegmentWalk {
         if let torn = tornTail {
             return LogProblem(
                 file: segment.path, offset: torn.offset, kind: .crcMismatch,
-                detail: "the last record fails its check, yet the log was closed cleanly at position \(closed): damaged after it was written, not an append a crash cut short")
+                detail: "the last record fails its check, yet the log was closed cleanly at position \(closed): damaged after it was written, not an append a crash cut short; restore the segment from a backup")
         }
         // Damage before the end is named already, and the valid prefix stops at it.
         guard header != nil, end == closed.rawValue || !problems.isEmpty else {
-            return LogProblem(
-                file: segment.path, offset: validEnd, kind: .truncated,
-                detail: "the log ends at position \(end), but it was closed cleanly at position \(closed): records were cut off, or an older copy of a segment was put back")
+            return LogProblem(file: segment.path, offset: validEnd, kind: .truncated, detail: ClosedMarker.mismatch(end: LogPosition(rawValue: end), closed: closed))
         }
         return nil
     }

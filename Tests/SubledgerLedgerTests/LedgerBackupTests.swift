@@ -112,6 +112,34 @@ struct LedgerBackupTests {
         #expect(again.verified && again.events.segmentsCopied == 1)
     }
 
+    @Test("a backup is marked closed where it ends; opened and written to, it still takes the next backup, which marks the new end")
+    func backupOpenedThenBackedUpAgain() throws {
+        let half = lines.count / 2
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(lines[..<half]), recordedAt: 1)
+        }()
+        #expect(try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup")).verified)
+        #expect(FileManager.default.fileExists(atPath: directory.file("backup/log/CLOSED")))
+        // Opened as a ledger (a restore test), which re-ingests what it holds: all duplicates.
+        try {
+            let copy = try Ledger(directory: directory.file("backup"))
+            defer { copy.close() }
+            #expect(try copy.ingest(Array(lines[..<half]), recordedAt: 2).allSatisfy { $0.isDuplicate })
+        }()
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(lines[half...]), recordedAt: 3)
+        }()
+        let again = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        #expect(again.complete && again.verified, "\(again.problems)")
+        let copy = try Ledger(directory: directory.file("backup"))
+        defer { copy.close() }
+        #expect(try copy.ingest(lines, recordedAt: 4).allSatisfy { $0.isDuplicate })
+    }
+
     @Test("a sealed segment damaged in the backup, whose ledger copy is sound, is copied again by the next backup")
     func damagedCopyIsCopiedAgain() throws {
         try {
