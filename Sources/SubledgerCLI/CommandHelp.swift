@@ -43,7 +43,7 @@ struct CommandHelp: Sendable {
         var all = options
         if wide { all.append(Option("--wide", "show every column (default: what a person scans)")) }
         if formats {
-            all.append(Option("--format", "FORMAT", "table (default), csv or json"))
+            all.append(Option("--format", "FORMAT", "table (default), csv, json or jsonl"))
             all.append(Option("--json", "the contract's JSON document (same as --format json)"))
         }
         all.append(Option("--data", "DIR", "the data directory (default: $SUBLEDGER_DATA, else ./subledger-data)"))

@@ -21,7 +21,7 @@ struct ExitCodeTests {
     @Test("a window that ends before it starts is a usage error (2), not an empty answer", arguments: [
         ["report", "revenue", "--from", "2026-03-01", "--to", "2026-02-01"], ["report", "churn", "--from", "2026-03-01", "--to", "2026-02-01"],
         ["report", "cohorts", "--from", "2026-03", "--to", "2026-01"], ["history", "any-customer", "--from", "2026-03-01", "--to", "2026-02-01"],
-        ["events", "--from", "2026-03-01", "--to", "2026-02-01"],
+        ["events", "--from", "2026-03-01", "--to", "2026-02-01"], ["events", "--from", "2026-03-15", "--to", "2026-03-14"],
     ])
     func reversedWindow(argv: [String]) {
         let (code, output) = SimulatedLedger.shared.run(argv + ["--json"])

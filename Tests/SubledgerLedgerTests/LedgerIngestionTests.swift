@@ -162,6 +162,12 @@ struct LedgerIngestionTests {
             #expect(detail.contains("names no app") && detail.contains("subledger appstore backfill"))
         }
         #expect(try LogReader(directory: dir.path + "/log").summary().records == 0)
+        // Verification comes first, as for every message: a forged one is a forgery.
+        var forged = renewals[0].jws
+        let index = forged.count - 10
+        forged[index] = forged[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let outcome = try ledger.ingest([IngestLine(bytes: forged, line: 1, source: "forged")], recordedAt: 2)
+        #expect(outcome.first.map { if case .rejected("signature_invalid", _) = $0 { true } else { false } } == true)
     }
 
     @Test("a bare renewal info fetched from the App Store Server API is taken, also when retried from quarantine")

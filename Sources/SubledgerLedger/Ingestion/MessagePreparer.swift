@@ -56,12 +56,7 @@ struct MessagePreparer: Sendable {
         guard let renewal = try? RenewalInfoPayload.decode(jws.payload), renewal.originalTransactionId != nil, renewal.autoRenewProductId != nil || renewal.autoRenewStatus != nil else {
             throw VerificationError(.payloadInvalid, "the signed payload is neither a notification (no notificationType), a transaction (no transactionId) nor a renewal info (no autoRenewStatus)")
         }
-        guard line.takesRenewalInfo else {
-            throw VerificationError(
-                .payloadInvalid,
-                "a bare signedRenewalInfo names no app (it has no bundleId), so it cannot be checked against this ledger's; renewal infos are taken from the App Store Server API (`subledger appstore backfill` or `reconcile`) and inside notifications")
-        }
-        return try prepareRenewal(renewal, jws: jws, message: message)
+        return try prepareRenewal(renewal, jws: jws, message: message, taken: line.takesRenewalInfo)
     }
 
     private func prepareNotification(_ notification: NotificationPayload, jws: CompactJWS, message: [UInt8]) throws(VerificationError) -> PreparedMessage {
@@ -116,11 +111,18 @@ struct MessagePreparer: Sendable {
 
     /// A renewal info from Get All Subscription Statuses, verified like a transaction; the same
     /// signed content twice is a duplicate.
-    private func prepareRenewal(_ renewal: RenewalInfoPayload, jws: CompactJWS, message: [UInt8]) throws(VerificationError) -> PreparedMessage {
+    /// `taken`: whether the line may bring one (`IngestLine.takesRenewalInfo`), decided after
+    /// verification, as every app check is: a forged one is `signature_invalid` first.
+    private func prepareRenewal(_ renewal: RenewalInfoPayload, jws: CompactJWS, message: [UInt8], taken: Bool) throws(VerificationError) -> PreparedMessage {
         guard let signedDate = renewal.signedDate else {
             throw VerificationError(.payloadInvalid, "the renewal info has no signedDate")
         }
         try verifier.verify(jws, at: signedDate)
+        guard taken else {
+            throw VerificationError(
+                .payloadInvalid,
+                "a bare signedRenewalInfo names no app (it has no bundleId), so it cannot be checked against this ledger's; renewal infos are taken from the App Store Server API (`subledger appstore backfill` or `reconcile`) and inside notifications")
+        }
         try checkApp(bundleId: nil, environment: renewal.environment?.rawValue, appAppleId: nil)
         let key = "r:" + renewal.originalTransactionId! + ":" + Self.digest(jws.payload)
         return PreparedMessage(key: key, evidence: EvidenceCodec.draft(key: key, message: message, outer: jws, nested: [])) { evidence in

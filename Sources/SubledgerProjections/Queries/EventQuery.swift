@@ -54,8 +54,10 @@ public struct EventQuery: Sendable, Equatable {
         customer = parameters.value("customer")
         environment = try parameters.environment()
         from = try parameters.instant("from")
+        // Ordered as given: `--from 2026-03-15 --to 2026-03-14` is reversed, though the day
+        // given to `to` ends where the day given to `from` starts.
+        try parameters.requireOrdered(from: from, to: try parameters.instant("to"))
         to = try parameters.instantAfterDay("to")
-        try parameters.requireOrdered(from: from, to: to)
         if let text = parameters.value("time") {
             guard let axis = TimeAxis(rawValue: text) else {
                 throw QueryError(kind: .badParameter, code: "invalid_time", detail: "time is effective or recorded, not \(text)")
