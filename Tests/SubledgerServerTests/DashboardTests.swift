@@ -213,6 +213,7 @@ struct DashboardTests {
         let active = try #require(try Self.json(fixture, "/v1/reports/mrr?at=2026-02-28T23:59:59.999Z")["rows"] as? [[String: Any]])
         #expect(cards["activeSubscriptions"]?.value == Int64(active.map { $0["activeSubscriptions"] as! Int }.reduce(0, +)))
         #expect(cards["activeSubscriptions"]?.value == 3)
+        #expect(html.contains("Amounts in USD; counts of subscribers in every currency."), "the page says which population each figure is of")
         #expect(cards["net"]?.value == (try usd("/v1/reports/revenue?from=2026-02-01&to=2026-02-28", "net")))
         #expect(cards["net"]?.previous == (try usd("/v1/reports/revenue?from=2026-01-04&to=2026-01-31", "net")))
         #expect(cards["net"]?.value == Int64(9990 + 4990))

@@ -17,7 +17,10 @@ extension Dashboard {
         func net(_ report: RevenueReport) -> Int64 { report.rows.filter { $0.currency == currency }.reduce(0) { $0 + $1.net } }
         func sum(_ report: ChurnReport, _ field: KeyPath<ChurnRow, Int>) -> Int64 { Int64(report.rows.reduce(0) { $0 + $1[keyPath: field] }) }
         var html = "<section id=\"headline\"><h2>\(escape(period.preset.label)): \(period.first) to \(period.last)"
-        html += " <span class=\"muted\">compared with \(period.previousFirst) to \(period.previousLast)</span></h2><div class=\"cards\">"
+        html += " <span class=\"muted\">compared with \(period.previousFirst) to \(period.previousLast)</span></h2>"
+        // Counts beside amounts of one currency: say which population each is of.
+        let amounts = conversion == nil ? "Amounts in \(currency)" : "Amounts in \(currency), every currency converted"
+        html += "<p class=\"muted\" id=\"scope\">\(escape(amounts)); counts of subscribers in every currency.</p><div class=\"cards\">"
         html += headline("MRR", "mrr", now.mrr, before.mrr, money: true, higherIsBetter: true)
         html += headline("Active subscriptions", "activeSubscriptions", Int64(now.activeSubscriptions), Int64(before.activeSubscriptions), money: false, higherIsBetter: true)
         html += headline("New paid", "newPaid", sum(churn, \.newPaid), sum(previous.churn, \.newPaid), money: false, higherIsBetter: true)
