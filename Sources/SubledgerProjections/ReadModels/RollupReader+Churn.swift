@@ -2,7 +2,8 @@ import SubledgerEvents
 
 extension RollupReader {
     /// `Projection.churn` from churn and activity cells; nil when a month is cut by `from` or
-    /// `to`.
+    /// `to`: churn is not a sum by day (a subscription that lapses and comes back within a
+    /// period has not churned in it), so a cut month is folded.
     func churn(from: UTCDay, to: UTCDay, by granularity: ReportGranularity = .month, environment: AppStoreEnvironment)
         throws(Source.Failure) -> ChurnReport?
     {

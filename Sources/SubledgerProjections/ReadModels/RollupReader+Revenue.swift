@@ -1,14 +1,25 @@
 import SubledgerEvents
 
 extension RollupReader {
-    /// `Projection.revenue` from revenue cells; nil when a month is cut by `from` or `to`.
+    /// `Projection.revenue` from revenue cells.
     func revenue(
         from: UTCDay, to: UTCDay, by granularity: ReportGranularity = .month, byProduct: Bool = false,
         refunds convention: RefundConvention = .refundDate, environment: AppStoreEnvironment
-    ) throws(Source.Failure) -> RevenueReport? {
+    ) throws(Source.Failure) -> RevenueReport {
         var report = RevenueReport(from: from, to: to, by: granularity, refunds: convention, environment: environment.rawValue, rows: [])
         guard from <= to else { return report }
-        guard let buckets = Self.wholeBuckets(from: from, to: to, by: granularity) else { return nil }
+        guard let buckets = Self.wholeBuckets(from: from, to: to, by: granularity) else {
+            // A cut month is the sum of the days it keeps: every figure is a sum by day.
+            for piece in Self.monthPieces(from: from, to: to) {
+                var part = try revenue(
+                    from: piece.from, to: piece.to, by: piece.whole ? .month : .day, byProduct: byProduct, refunds: convention, environment: environment)
+                if !piece.whole {
+                    for index in part.rows.indices { part.rows[index].period = Self.monthLabel(of: piece.from) }
+                }
+                report.merge(part)
+            }
+            return report
+        }
         guard let environmentID = environmentID(environment) else { return report }
         var rows: [RevenueRowKey: RevenueRow] = [:]
         let range = RollupRange.buckets(

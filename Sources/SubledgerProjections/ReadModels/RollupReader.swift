@@ -1,9 +1,9 @@
 import SubledgerEvents
 
 /// Answers the reports from rollup cells instead of folding timelines: each answer reads
-/// O(periods × currencies × products) cells and equals the fold's, row for row. Where cells
-/// cannot answer exactly (a month cut by `from`/`to` in revenue or churn), the answer is nil and
-/// the caller folds.
+/// O(periods × currencies × products) cells and equals the fold's, row for row. Revenue in a
+/// month cut by `from`/`to` is the sum of the day cells of the days it keeps (`monthPieces`);
+/// churn there is not a sum by day, and the answer is nil (the caller folds).
 ///
 /// `strings` must know every id the cells hold: the table of the projection they came from.
 struct RollupReader<Source: RollupSource> {
@@ -23,6 +23,28 @@ struct RollupReader<Source: RollupSource> {
     /// The name reports print for an interned id: "" for 0, as the fold does.
     func name(_ id: UInt32) -> String {
         id == 0 ? "" : strings.string(id)
+    }
+
+    /// `from`...`to` (`from` <= `to`) by month in pieces the cells answer: the days a cut month
+    /// keeps (`whole` false), and runs of whole months between.
+    static func monthPieces(from: UTCDay, to: UTCDay) -> [(from: UTCDay, to: UTCDay, whole: Bool)] {
+        var pieces: [(from: UTCDay, to: UTCDay, whole: Bool)] = []
+        var start = from
+        while start <= to {
+            let month = UTCCalendar.month(containing: start.start)
+            let first = UTCDay(containing: UTCCalendar.start(ofMonth: month))
+            let last = UTCDay(number: UTCDay(containing: UTCCalendar.start(ofMonth: month + 1)).number - 1)
+            let end = min(to, last)
+            let whole = start == first && end == last
+            if whole, pieces.last?.whole == true { pieces[pieces.count - 1].to = end } else { pieces.append((start, end, whole)) }
+            start = UTCDay(number: end.number + 1)
+        }
+        return pieces
+    }
+
+    /// The label of the month holding `day`, as the month's rows are labelled.
+    static func monthLabel(of day: UTCDay) -> String {
+        ReportGranularity.month.label(ofBucket: Int64(UTCCalendar.month(containing: day.start)))
     }
 
     /// The bucket numbers `from`...`to` (`from` <= `to`) covers when it is made of whole

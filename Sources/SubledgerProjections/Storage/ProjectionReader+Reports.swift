@@ -1,17 +1,15 @@
 /// Reports from the rollup rows (O(periods × currencies × products) rows read, whatever the
-/// history), or, for the audit path (`atPosition`) and for a month cut by `from`/`to`, by
-/// folding the environment's timelines as the ledger knew them, a part at a time.
+/// history; revenue in a month cut by `from`/`to` from the day rows of the days it keeps), or,
+/// for the audit path (`atPosition`) and churn in a cut month, by folding the environment's
+/// timelines as the ledger knew them, a part at a time.
 extension ProjectionReader {
     /// As `Projection.revenue(from:to:by:byProduct:refunds:smallBusiness:scope:)`.
     public func revenue(
         from: UTCDay, to: UTCDay, by granularity: ReportGranularity = .month, byProduct: Bool = false,
         refunds convention: RefundConvention = .refundDate, smallBusiness: Bool = false, scope: ReportScope
     ) throws(ProjectionError) -> RevenueReport {
-        if scope.atPosition == nil,
-            let report = try rollups().revenue(
-                from: from, to: to, by: granularity, byProduct: byProduct, refunds: convention, environment: scope.environment)
-        {
-            return report
+        if scope.atPosition == nil {
+            return try rollups().revenue(from: from, to: to, by: granularity, byProduct: byProduct, refunds: convention, environment: scope.environment)
         }
         var report = RevenueReport(from: from, to: to, by: granularity, refunds: convention, environment: scope.environment.rawValue, rows: [])
         try forEachPart(of: scope.environment) { part in
@@ -48,23 +46,7 @@ extension ProjectionReader {
         if from < monthStart {
             report.rows = try churn(from: from, to: UTCDay(number: monthStart.number - 1), by: .month, scope: scope).rows
         }
-        // The days as rows of the month, summed by `merge`: active at the month's start is its
-        // first day's, the days after it add events.
-        let days = try churn(from: monthStart, to: today, by: .day, scope: scope).rows.map { day in
-            var row = day
-            if day.period != monthStart.description { row.activeAtStart = 0 }
-            row.period = month.description
-            return row
-        }
-        var soFar = ChurnReport(from: from, to: to, by: .month, environment: report.environment, rows: [])
-        soFar.merge(ChurnReport(from: from, to: to, by: .month, environment: report.environment, rows: days))
-        // A lone day's rates are its own: recomputed from the month's sums.
-        for index in soFar.rows.indices {
-            let row = soFar.rows[index]
-            soFar.rows[index].churnRate = row.activeAtStart == 0 ? nil : Double(row.churned) / Double(row.activeAtStart)
-            soFar.rows[index].trialConversionRate = row.trialsStarted == 0 ? nil : Double(row.trialsConverted) / Double(row.trialsStarted)
-        }
-        report.rows += soFar.rows
+        report.rows += ChurnReport.monthRow(ofDays: try churn(from: monthStart, to: today, by: .day, scope: scope).rows, from: monthStart)
         return report
     }
 
