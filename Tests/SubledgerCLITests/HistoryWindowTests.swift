@@ -34,3 +34,21 @@ struct HistoryWindowTests {
         #expect(positions(try SimulatedLedger.shared.json("events", "--customer", id, "--from", day, "--to", day + "T00:00:00.000Z")).isEmpty)
     }
 }
+
+/// `events --json` is the contract's one document, written an event at a time.
+@Suite("events as one JSON document")
+struct EventsDocumentTests {
+    @Test("every event, in log order, with next when a limit cut the list; the same events as jsonl")
+    func document() throws {
+        let all = try SimulatedLedger.shared.json("events")
+        let events = try #require(all["events"] as? [[String: Any]])
+        #expect(events.count == (try SimulatedLedger.shared.json("stats")["events"] as? Int))
+        #expect(all["next"] is NSNull)
+        let lines = SimulatedLedger.shared.run("events", "--format", "jsonl").output.split(separator: "\n")
+        #expect(events.map { $0["position"] as? String } == lines.map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.map { $0?["position"] as? String })
+        let page = try SimulatedLedger.shared.json("events", "--limit", "7")
+        #expect((page["events"] as? [[String: Any]])?.count == 7)
+        #expect(page["next"] as? String == events[6]["position"] as? String)
+        #expect(try SimulatedLedger.shared.json("events", "--customer", "nobody")["events"] as? [Any] != nil)
+    }
+}

@@ -21,8 +21,8 @@ enum EventsCommand: Command {
             .init("--reverify", "verify each event's stored evidence again now, against the configured roots, and check the event is the one it makes"),
         ],
         wide: true,
-        notes: ["Filters combine; values of one filter are alternatives. --format jsonl and csv stream one event a line in",
-                "constant memory. --reverify adds evidence: verified | failed: REASON; exit 3 if any failed (stderr names them)."],
+        notes: ["Filters combine; values of one filter are alternatives. --format jsonl and csv stream one event a line, and --json",
+                "its one document an event at a time, in constant memory. --reverify adds evidence: verified | failed: REASON; exit 3 if any failed (stderr names them)."],
         example: "subledger events --type refunded --from 2026-07-01 --to 2026-09-30 --raw --format jsonl")
 
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
@@ -38,15 +38,15 @@ enum EventsCommand: Command {
             Output.diagnostic("subledger events: the evidence of event \(item.position) (\(item.event.type.name)) failed verification: \(reason): \(detail)")
         }
         switch arguments.format {
-        case .jsonl, .csv:
+        case .jsonl, .csv, .json:
             var stream = EventStream(format: arguments.format, raw: query.raw, reverify: query.reverify, write: context.stdout)
-            try reader.events(query) { item in
+            let next = try reader.events(query) { item in
                 note(item)
                 stream.write(item)
             }
-            stream.flush()
+            stream.finish(next: next)
             return CommandResult(nil, exitCode())
-        case .json, .table:
+        case .table:
             let page = try reader.events(query)
             page.events.forEach(note)
             return CommandResult(page, exitCode())
