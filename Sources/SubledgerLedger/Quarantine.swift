@@ -6,10 +6,11 @@ import Synchronization
 
 /// Rejected input, kept with its reason so nothing sent to the ledger is lost; `retry` feeds it
 /// back after the configuration is fixed. A log of its own (`DIR/quarantine/`): kind 4 holds an
-/// entry, kind 5 marks an entry resolved by a later retry.
+/// entry (version 2 with the line's flags), kind 5 marks an entry resolved by a later retry.
 final class Quarantine: Sendable {
     static let entryKind: UInt8 = 4
     static let resolvedKind: UInt8 = 5
+    static let takesRenewalInfoFlag: UInt64 = 1
     /// Longer lines are kept truncated (the entry says so): the quarantine stays bounded.
     static let maxLineBytes = 1 << 20
 
@@ -58,20 +59,23 @@ final class Quarantine: Sendable {
         try held.withLock { held throws in
             if held == nil { held = try Self.digests(in: directory) }
             guard !held!.contains(digest) else { return }
-            try append(kept, reason: reason, detail: detail, source: line.source, line: line.line, at: recordedAt)
+            try append(kept, reason: reason, detail: detail, of: line, at: recordedAt)
             held!.insert(digest)
         }
     }
 
-    private func append(_ kept: ArraySlice<UInt8>, reason: VerificationError.Reason, detail: String, source: String, line: Int, at recordedAt: Int64) throws {
+    /// Version 2 of an entry holds the line's flags before its bytes: whether it may bring a bare
+    /// renewal info, which a retry must know as ingestion knew it, not guess from its source.
+    private func append(_ kept: ArraySlice<UInt8>, reason: VerificationError.Reason, detail: String, of line: IngestLine, at recordedAt: Int64) throws {
         var payload: [UInt8] = []
         payload.appendString(reason.rawValue)
         payload.appendString(detail)
-        payload.appendString(source)
-        payload.appendVarint(UInt64(line))
+        payload.appendString(line.source)
+        payload.appendVarint(UInt64(line.line))
         withUnsafeBytes(of: recordedAt.littleEndian) { payload += $0 }
+        payload.appendVarint(line.takesRenewalInfo ? Self.takesRenewalInfoFlag : 0)
         payload += kept
-        let position = try writer.append([LogRecord(kind: Self.entryKind, payload: payload)])[0]
+        let position = try writer.append([LogRecord(kind: Self.entryKind, version: 2, payload: payload)])[0]
         end.store(position.rawValue + UInt64(payload.count), ordering: .relaxed)
     }
 
@@ -109,9 +113,13 @@ final class Quarantine: Sendable {
         try LogReader(directory: directory).scan { record in
             var reader = LedgerRecordReader(record.payload)
             if record.kind == entryKind {
-                let entry = QuarantineEntry(
+                var entry = QuarantineEntry(
                     position: record.position.rawValue, reason: try reader.string(), detail: try reader.string(),
-                    source: try reader.string(), line: Int(try reader.varint()), recordedAt: try reader.littleEndian(Int64.self), bytes: [])
+                    source: try reader.string(), line: Int(try reader.varint()), recordedAt: try reader.littleEndian(Int64.self), bytes: [],
+                    takesRenewalInfo: false)
+                // Version 1 (before flags): what the App Store Server API commands fetched was named `appstore …`.
+                entry.takesRenewalInfo = record.version >= 2
+                    ? try reader.varint() & takesRenewalInfoFlag != 0 : entry.source.hasPrefix("appstore ")
                 made[entry.position] = try make(entry, reader.rest())
                 order.append(entry.position)
             } else if record.kind == resolvedKind {
@@ -131,6 +139,8 @@ public struct QuarantineEntry: Sendable {
     public var line: Int
     public var recordedAt: Int64
     public var bytes: [UInt8]
+    /// Whether the line may bring a bare renewal info (`IngestLine.takesRenewalInfo`).
+    public var takesRenewalInfo: Bool
 }
 
 extension Ledger {
@@ -150,8 +160,7 @@ extension Ledger {
     /// duplicates are marked resolved, the others stay (not quarantined twice).
     public func retryQuarantine(recordedAt: Int64) throws -> [(QuarantineEntry, IngestOutcome)] {
         let entries = try quarantined()
-        // What the App Store Server API commands fetched is named `appstore …` (`IngestTally`).
-        let lines = entries.map { IngestLine(bytes: $0.bytes, line: $0.line, source: $0.source, takesRenewalInfo: $0.source.hasPrefix("appstore ")) }
+        let lines = entries.map { IngestLine(bytes: $0.bytes, line: $0.line, source: $0.source, takesRenewalInfo: $0.takesRenewalInfo) }
         let projections = projections
         let outcomes = try pipeline.ingest(pipeline.verify(lines), recordedAt: recordedAt, quarantining: false) {
             projections.follow(appendedThrough: $0, visible: true)

@@ -9,7 +9,8 @@ import Glibc
 /// footer is skipped (an incremental backup copies only what is new). The active segment is read
 /// once and copied up to the end of its last complete frame: every record acknowledged before the
 /// read began is in it, and a frame still being written is left out. The destination is a log
-/// directory that `LogWriter` and `LogReader` open; its writer lock is held while copying, so
+/// directory that `LogWriter` and `LogReader` open, marked closed where the copy ends
+/// (`ClosedMarker`, removed before the copy grows); its writer lock is held while copying, so
 /// neither a ledger opened on the backup nor a second backup can change it meanwhile.
 public enum LogCopy {
     public struct Summary: Sendable, Equatable {

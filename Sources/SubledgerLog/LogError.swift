@@ -3,7 +3,8 @@ public enum LogError: Error, Sendable, CustomStringConvertible {
     /// Another process holds the directory's writer lock.
     case locked(directory: String, holderPID: Int32?)
     /// Damage that recovery must not repair silently: bytes at `offset` of `file` are not a
-    /// valid frame and valid records follow them, or a sealed segment is damaged.
+    /// valid frame and valid records follow them, a sealed segment is damaged or missing, or a log
+    /// closed cleanly does not end as it was closed.
     case corrupted(LogProblem)
     /// The disk is full; nothing was written (the file was truncated back to the last frame).
     case noSpace(SystemError)

@@ -103,7 +103,9 @@ public final class LogWriter: @unchecked Sendable {
 
     /// Opens (creating if needed) the log in `directory` for writing: takes the writer lock,
     /// checks the sealed segments' headers and footers, walks the last segment and truncates a
-    /// torn tail. Refuses with `.corrupted` when damage is followed by valid records.
+    /// torn tail. Refuses with `.corrupted` when damage is followed by valid records, when a
+    /// segment is missing, and when a log closed cleanly (`ClosedMarker`) does not end where it was
+    /// closed or its last record fails its check.
     public init(directory: String, options: LogOptions = LogOptions()) throws(LogError) {
         self.directory = directory
         self.options = options

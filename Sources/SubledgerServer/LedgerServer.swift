@@ -22,6 +22,8 @@ public struct LedgerServer: Sendable {
     let ingested: Metrics.Counter
     /// Follows the ledger's count when metrics are read.
     let quarantineNotKept: Metrics.Counter
+    /// What `quarantineNotKept` has been brought up to.
+    private let notKeptReported = Lock(0)
     let appendLatency: Metrics.Histogram
     /// Renders `?format=csv` on the report routes; without it they answer JSON only.
     let reportCSV: (@Sendable (ReportDocument) throws -> String)?
@@ -246,7 +248,12 @@ public struct LedgerServer: Sendable {
             ("subledger_quarantined", "Rejected messages kept in quarantine", Double((try? Ledger.quarantinedCount(directory: ledger.directory)) ?? 0)),
         ]
         for (name, help, value) in gauges { metrics.gauge(name, help: help).set(value) }
-        quarantineNotKept.increment(by: max(0, Double(ledger.quarantineNotKept) - quarantineNotKept.value()))
+        // Under the lock: two scrapes at once would each add the same difference, for good.
+        notKeptReported.withLock { reported in
+            let count = ledger.quarantineNotKept
+            quarantineNotKept.increment(by: Double(max(0, count - reported)))
+            reported = max(reported, count)
+        }
         var response = HTTPResponse.text(metrics.render())
         response.headers.set("Content-Type", Metrics.contentType)
         return response

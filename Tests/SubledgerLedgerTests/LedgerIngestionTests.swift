@@ -179,12 +179,16 @@ struct LedgerIngestionTests {
             IngestLine(bytes: $1.jws, line: $0 + 1, source: "appstore backfill 1 statuses", takesRenewalInfo: true)
         }
         #expect(try ledger.ingest(fetched, recordedAt: 1).allSatisfy { if case .rejected("environment_not_accepted", _) = $0 { true } else { false } })
+        // A file named like the API commands' answers is still a file: its retry refuses the info.
+        let named = IngestLine(bytes: try Corpus.entries().filter { $0.kind == "renewal" }[5].jws, line: 1, source: "appstore x.jsonl")
+        #expect(try ledger.ingest([named], recordedAt: 1).allSatisfy { if case .rejected("payload_invalid", _) = $0 { true } else { false } })
         ledger.close()
         ledger = try makeLedger(dir, environments: ["Production", "Sandbox"])
         defer { ledger.close() }
         let retried = try ledger.retryQuarantine(recordedAt: 2)
-        #expect(retried.count == 3)
-        #expect(retried.allSatisfy { if case .appended = $0.1 { true } else { false } })
+        #expect(retried.count == 4)
+        #expect(retried.filter { $0.0.source != "appstore x.jsonl" }.allSatisfy { if case .appended = $0.1 { true } else { false } })
+        #expect(retried.filter { $0.0.source == "appstore x.jsonl" }.allSatisfy { if case .rejected("payload_invalid", _) = $0.1 { true } else { false } })
         #expect(try LogReader(directory: dir.path + "/log").summary().records == 3)
     }
 

@@ -12,6 +12,12 @@ extension DedupIndex {
     /// no index (the ledger that opens the backup builds one from the logs).
     static func copy(from path: String, to destination: String) throws -> Bool {
         guard FileIO.exists(path + "/data.mdb") else { return false }
+        // A sealed index that fails its seal is damaged: LMDB could abort the backup reading it.
+        // Left out, the backup's index is made from the logs when the backup is first opened.
+        do { try SnapshotChecksum.check(path) } catch is SnapshotDamage {
+            try removeDirectory(destination)
+            return false
+        }
         let source = try LMDBEnvironment(path: path, mapSize: 1 << 30, maxDatabases: 3, options: [.readOnly])
         let temporary = destination + ".new"
         try removeDirectory(temporary)

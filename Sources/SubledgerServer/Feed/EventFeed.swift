@@ -39,6 +39,8 @@ public final class EventFeed: Sendable {
     /// than one per event (with 200 streams, writes are most of what the feed costs); a live
     /// event waits at most this long.
     static let roundInterval: Duration = .milliseconds(100)
+    /// Between rounds while a replay is under way (microseconds).
+    static let replayPause: UInt32 = 2_000
 
     struct Subscriber {
         let stream: ResponseStream
@@ -99,9 +101,13 @@ public final class EventFeed: Sendable {
             defer { finished.leave() }
             while !stopped.load(ordering: .acquiring) {
                 let started = clock.now
-                // A replay goes on at once: its pages are bounded by what each client has taken,
-                // and waiting a round between them held a replay to 2,560 events a second.
-                if round() { continue }
+                // A replay goes on after a short pause: its pages are bounded by what each client
+                // has taken, and waiting a round between them held a replay to 2,560 events a
+                // second; the pause keeps live followers' writes batched meanwhile.
+                if round() {
+                    usleep(Self.replayPause)
+                    continue
+                }
                 _ = wake.wait(timeout: .now() + .seconds(1))
                 let rest = clock.now.duration(to: started + Self.roundInterval)
                 if rest > .zero { usleep(UInt32(rest.components.attoseconds / 1_000_000_000_000)) }
