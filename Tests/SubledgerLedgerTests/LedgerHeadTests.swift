@@ -187,6 +187,20 @@ struct LedgerHeadTests {
         #expect(verification.problems.contains { $0.kind == "truncated" && !$0.events.isEmpty }, "\(verification.problems)")
     }
 
+    @Test("a log cut exactly at the head's event, or inside it, fails as truncated: the event is what was cut, not a position given wrong")
+    func cutAtTheHead() throws {
+        let fixture = try Self.fixture.get()
+        let position = fixture.head.position.rawValue
+        let segment = try fixture.segments("log").last { $0.first <= position }!
+        let original = try Data(contentsOf: URL(fileURLWithPath: segment.path))
+        defer { try? original.write(to: URL(fileURLWithPath: segment.path)) }
+        for cut in [position, position + 5] {
+            try original.prefix(Int(cut - segment.first)).write(to: URL(fileURLWithPath: segment.path))
+            let verification = try fixture.verify()
+            #expect(verification.problems.contains { $0.kind == "truncated" }, "cut at \(cut): \(verification.problems)")
+        }
+    }
+
     @Test("a removed evidence segment is named as removed: head refuses it, opening names it, and an event's evidence read is damage, not a missing argument")
     func removedEvidenceSegment() throws {
         let fixture = try Self.fixture.get()

@@ -4,10 +4,12 @@ import SubledgerProjections
 
 extension LedgerHead {
     /// Throws `invalid_position` when the log reads cleanly and no record starts at `position`
-    /// within it: a head names an event's position, and its `logEnd` or a number typed wrong was
-    /// reported as damage (a frame running past it, the log truncated), exit 3. A position past
-    /// the end is left to the audit: the log lost what the head covered, or it is another ledger's.
+    /// inside it: a head names an event's position, and a number typed wrong was reported as
+    /// damage (a frame running past it), exit 3. A position at or past the end is left to the
+    /// audit: the log lost what the head covered (or it is another ledger's, or `logEnd` was given).
     private static func refuseUnlessEventPosition(_ position: LogPosition, in log: LogReader) throws {
+        // A segment cut short at a record's end reads as whole: the positions it lost are a gap.
+        guard try log.gap() == nil else { return }
         var end = LogPosition.start
         var passed = false
         do {
@@ -22,9 +24,11 @@ extension LedgerHead {
         } catch {
             return
         }
-        if passed || position <= end {
-            let what = position == end ? "is where the log ends (head's logEnd), not an event" : "is inside the log but no event starts there"
-            throw QueryError(kind: .badParameter, code: "invalid_position", detail: "position \(position) \(what); pass the `position` that `subledger head` printed with the hash")
+        // At the end itself the head's event may be what was cut off: that is for the audit.
+        if passed || position < end {
+            throw QueryError(
+                kind: .badParameter, code: "invalid_position",
+                detail: "position \(position) is inside the log but no event starts there; pass the `position` that `subledger head` printed with the hash")
         }
     }
 
@@ -56,7 +60,8 @@ extension LedgerHead {
             atRecord = nil
             let end = try? log.summary().endPosition
             unreadable = .init(log: "log", file: layout.log, offset: 0, position: position, kind: "truncated",
-                               detail: end.map { "no event starts at the head's position; the log ends at position \($0)" } ?? "the log cannot be read: \(error)",
+                               detail: end.map { "no event starts at the head's position; the log ends at position \($0)\($0 == position ? " (if that is the logEnd `head` printed, pass its position instead)" : "")" }
+                                   ?? "the log cannot be read: \(error)",
                                events: [position])
         }
         let cut = LogPosition(rawValue: position.rawValue + UInt64(atRecord.map { LogFormat.frameHeaderSize + $0.payload.count } ?? 0))

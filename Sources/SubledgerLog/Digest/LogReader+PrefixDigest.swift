@@ -72,6 +72,12 @@ extension LogReader {
         return bytes
     }
 
+    /// The first positions no segment holds (a segment removed, or one cut short before the
+    /// next), as damage; nil when the segments follow one another.
+    public func gap() throws(LogError) -> LogProblem? {
+        try segmentList().gap()
+    }
+
     func segmentList() throws(LogError) -> SegmentList {
         do { return try SegmentList(directory: directory) } catch { throw LogError.io(error) }
     }
