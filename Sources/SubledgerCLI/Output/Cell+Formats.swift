@@ -7,12 +7,12 @@ extension Cell {
     var tableText: String {
         switch self {
         case .text(let text): text ?? "-"
-        case .count(let count): Thousands.grouped(Int64(count))
+        case .count(let count): NumberText.grouped(Int64(count))
         case .number(let number): String(number)
         case .money(let money): money?.formatted ?? "-"
         case .instant(let instant): instant.map(UTCInstant.short) ?? "-"
         case .bytes(let bytes): Self.size(bytes)
-        case .rate(let rate): rate.map { Self.percent($0) } ?? "-"
+        case .rate(let rate): rate.map(NumberText.percent) ?? "-"
         case .flag(let flag): flag.map { $0 ? "yes" : "no" } ?? "-"
         }
     }
@@ -54,11 +54,5 @@ extension Cell {
     /// `41.2`: seconds to a tenth, cut rather than rounded.
     static func tenths(_ seconds: Double) -> String {
         String(Double(Int(seconds * 10)) / 10)
-    }
-
-    /// `8.3 %`.
-    static func percent(_ fraction: Double) -> String {
-        let tenths = Int64((fraction * 1000).rounded())
-        return "\(tenths / 10).\(abs(tenths % 10)) %"
     }
 }

@@ -41,7 +41,7 @@ public struct Money: Sendable, Equatable {
         let divisor: UInt64 = [1000, 100, 10, 1][decimals]
         let units = (milliunits.magnitude + divisor / 2) / divisor
         let scale: UInt64 = [1, 10, 100, 1000][decimals]
-        let whole = grouped ? Thousands.grouped(digits: String(units / scale), negative: false) : String(units / scale)
+        let whole = grouped ? NumberText.grouped(digits: String(units / scale), negative: false) : String(units / scale)
         var text = units == 0 ? whole : (milliunits < 0 ? "-" : "") + whole
         if decimals > 0 {
             let fraction = String(units % scale)

@@ -84,7 +84,7 @@ extension Dashboard {
         let row = latest.2 ?? MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
         let at = UTCInstant.iso8601(latest.1)
         func card(_ title: String, _ metric: String, _ value: Int64, money: Bool) -> String {
-            "<div class=\"card\"><span class=\"muted\">\(escape(title))</span><strong data-metric=\"\(metric)\" data-currency=\"\(escape(currency))\" data-at=\"\(at)\" data-value=\"\(value)\">\(escape(money ? formatMoney(value) : Thousands.grouped(value)))</strong></div>"
+            "<div class=\"card\"><span class=\"muted\">\(escape(title))</span><strong data-metric=\"\(metric)\" data-currency=\"\(escape(currency))\" data-at=\"\(at)\" data-value=\"\(value)\">\(escape(money ? formatMoney(value) : NumberText.grouped(value)))</strong></div>"
         }
         var html = "<section id=\"summary\"><h2>At \(escape(UTCInstant.short(latest.1))) UTC</h2><div class=\"cards\">"
         html += card("MRR", "mrr", row.mrr, money: true)
@@ -168,7 +168,7 @@ extension Dashboard {
         html += csvLink("churn", rangeQuery, note: "churn by \(unit)")
         html += table([unit.capitalized, "Active at start", "Churned", "Churn rate"], zip(buckets, rows).map { bucket, row in
             [
-                escape(bucket.label), Thousands.grouped(Int64(row?.activeAtStart ?? 0)),
+                escape(bucket.label), NumberText.grouped(Int64(row?.activeAtStart ?? 0)),
                 metricCell("churned", bucket.label, Int64(row?.churned ?? 0), money: false),
                 escape(row?.churnRate.map(formatPercent) ?? "—"),
             ]
@@ -259,7 +259,7 @@ extension Dashboard {
     // MARK: Pieces
 
     private func metricCell(_ metric: String, _ period: String, _ value: Int64, money: Bool) -> String {
-        "<td data-metric=\"\(metric)\" data-period=\"\(escape(period))\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\">\(escape(money ? formatMoney(value) : Thousands.grouped(value)))</td>"
+        "<td data-metric=\"\(metric)\" data-period=\"\(escape(period))\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\">\(escape(money ? formatMoney(value) : NumberText.grouped(value)))</td>"
     }
 
     /// A table of already-escaped cells, folded away under the chart unless `open`.
@@ -279,12 +279,9 @@ extension Dashboard {
 
     private func formatAxisMoney(_ milliunits: Double) -> String { Money(milliunits: Int64(milliunits.rounded()), currency: currency).formattedAmount }
 
-    private func formatCount(_ value: Double) -> String { Thousands.grouped(Int64(value.rounded())) }
+    private func formatCount(_ value: Double) -> String { NumberText.grouped(Int64(value.rounded())) }
 
-    func formatPercent(_ fraction: Double) -> String {
-        let tenths = Int64((fraction * 1000).rounded())
-        return "\(tenths / 10).\(tenths % 10) %"
-    }
+    func formatPercent(_ fraction: Double) -> String { NumberText.percent(fraction) }
 
     /// White to blue as retention goes from 0 to 1.
     static func heat(_ share: Double) -> String {

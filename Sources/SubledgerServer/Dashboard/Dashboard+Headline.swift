@@ -32,11 +32,11 @@ extension Dashboard {
     /// A card: the value, and its change against the previous period in percent and in units.
     private func headline(_ title: String, _ metric: String, _ value: Int64, _ previous: Int64, money: Bool, higherIsBetter: Bool) -> String {
         let delta = value - previous
-        let shown = money ? Money(milliunits: value, currency: currency).formatted : Thousands.grouped(value)
+        let shown = money ? Money(milliunits: value, currency: currency).formatted : NumberText.grouped(value)
         var change = "no change"
         var tone = "flat"
         if delta != 0 {
-            let amount = money ? Money(milliunits: delta.magnitude > Int64.max.magnitude ? 0 : abs(delta), currency: currency).formatted : Thousands.grouped(abs(delta))
+            let amount = money ? Money(milliunits: delta.magnitude > Int64.max.magnitude ? 0 : abs(delta), currency: currency).formatted : NumberText.grouped(abs(delta))
             let percent = previous == 0 ? "" : " " + formatPercent(Double(abs(delta)) / Double(abs(previous)))
             change = (delta > 0 ? "▲" : "▼") + percent + " (" + (delta > 0 ? "+" : "−") + amount + ")"
             tone = (delta > 0) == higherIsBetter ? "good" : "bad"

@@ -1,6 +1,12 @@
-/// Digits grouped in thousands for a person (`1,857`, `-12,345`): counts and money alike, in
-/// the CLI's tables and on the dashboard.
-public enum Thousands {
+/// Numbers as a person reads them, in the CLI's tables and on the dashboard alike.
+public enum NumberText {
+    /// `8.3 %`: a fraction as a percent to a tenth.
+    public static func percent(_ fraction: Double) -> String {
+        let tenths = Int64((fraction * 1000).rounded())
+        return (tenths < 0 ? "-" : "") + "\(abs(tenths) / 10).\(abs(tenths) % 10) %"
+    }
+
+    /// Digits grouped in thousands: `1,857`, `-12,345` (counts and money alike).
     public static func grouped(_ value: Int64) -> String {
         grouped(digits: String(value.magnitude), negative: value < 0)
     }
