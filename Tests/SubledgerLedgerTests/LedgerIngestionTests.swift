@@ -18,6 +18,15 @@ struct LedgerIngestionTests {
         entries.enumerated().map { IngestLine(bytes: $1.jws, line: $0 + 1, source: $1.file) }
     }
 
+    /// Whether `jws` with one character of its signature changed is rejected as `signature_invalid`.
+    func rejectsForgery(of jws: [UInt8], in ledger: Ledger) throws -> Bool {
+        var forged = jws
+        let index = forged.count - 10
+        forged[index] = forged[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let outcome = try ledger.ingest([IngestLine(bytes: forged, line: 1, source: "forged")], recordedAt: 2)
+        return outcome.first.map { if case .rejected("signature_invalid", _) = $0 { true } else { false } } == true
+    }
+
     /// Notifications and bare transactions (renewal infos are not ingestable on their own).
     func ingestable() throws -> [Corpus.Entry] {
         try Corpus.entries().filter { $0.kind != "renewal" }
@@ -100,11 +109,7 @@ struct LedgerIngestionTests {
         defer { ledger.close() }
         let entry = try #require(try ingestable().first { $0.bundleId == Self.bundle && $0.kind == "notification" })
         #expect(try ledger.ingest(lines([entry]), recordedAt: 1).first.map { if case .appended = $0 { true } else { false } } == true)
-        var forged = entry.jws
-        let index = forged.count - 10
-        forged[index] = forged[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-        let outcome = try ledger.ingest([IngestLine(bytes: forged, line: 1, source: "forged")], recordedAt: 2)
-        #expect(outcome.first.map { if case .rejected("signature_invalid", _) = $0 { true } else { false } } == true)
+        #expect(try rejectsForgery(of: entry.jws, in: ledger))
     }
 
     @Test("Apple's altered sample is rejected as signature_invalid and kept in quarantine with its reason")
@@ -163,11 +168,7 @@ struct LedgerIngestionTests {
         }
         #expect(try LogReader(directory: dir.path + "/log").summary().records == 0)
         // Verification comes first, as for every message: a forged one is a forgery.
-        var forged = renewals[0].jws
-        let index = forged.count - 10
-        forged[index] = forged[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-        let outcome = try ledger.ingest([IngestLine(bytes: forged, line: 1, source: "forged")], recordedAt: 2)
-        #expect(outcome.first.map { if case .rejected("signature_invalid", _) = $0 { true } else { false } } == true)
+        #expect(try rejectsForgery(of: renewals[0].jws, in: ledger))
     }
 
     @Test("a bare renewal info fetched from the App Store Server API is taken, also when retried from quarantine")
