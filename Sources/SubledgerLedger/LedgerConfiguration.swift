@@ -1,8 +1,10 @@
 import FoundationEssentials
+import SubledgerAppStore
 import SubledgerCrypto
 import SubledgerEvents
 import SubledgerJWS
 import SubledgerLog
+import SubledgerProjections
 
 /// A data directory's configuration (`DIR/config.json`), written by `subledger init`.
 public struct LedgerConfiguration: Codable, Sendable, Equatable {
@@ -105,6 +107,9 @@ extension Ledger {
             if let before = previous.appAppleId, let appAppleId, appAppleId != before {
                 throw LedgerError.configuration("this ledger holds the events of app \(before) (appAppleId); a ledger is one app's, so give app \(appAppleId) a data directory of its own (--data)")
             }
+        } else if previous == nil, let stored = storedBundleId(layout), stored != bundleId {
+            // Without its configuration the app is read from the evidence the log refers to.
+            throw LedgerError.configuration("this data directory holds the events of bundle \(stored) but no readable config.json; a ledger is one app's: run init with --bundle-id \(stored) (and its --root, --environment), or give \(bundleId) a data directory of its own (--data)")
         }
         try FileIO.makeDirectory(layout.roots)
         var roots: [String] = rootFiles.isEmpty ? (previous?.roots ?? []) : []
@@ -127,6 +132,26 @@ extension Ledger {
         let configuration = LedgerConfiguration(bundleId: bundleId, appAppleId: appAppleId, environments: environments, roots: roots, smallBusiness: smallBusiness, catalog: catalog)
         try configuration.save(to: directory)
         return configuration
+    }
+
+    /// The bundle id of the first messages the log's events refer to that name one (a
+    /// notification's, a transaction's); nil when none does or none can be read.
+    private static func storedBundleId(_ layout: DataDirectoryLayout) -> String? {
+        var evidence: [UInt64] = []
+        try? LogReader(directory: layout.log).scan { entry in
+            if entry.kind == EventRecord.kind, let (_, bytes) = EventRecord.split(entry.payload), let event = try? EventView(bytes) {
+                evidence.append(event.evidence.position)
+            }
+            return evidence.count < 16
+        }
+        for position in evidence {
+            guard let message = try? EvidenceStore.signedMessage(at: position, in: layout.evidence), let jws = try? CompactJWS(message) else { continue }
+            if let notification = try? NotificationPayload.decode(jws.payload), let bundle = notification.data?.bundleId ?? notification.summary?.bundleId {
+                return bundle
+            }
+            if let transaction = try? TransactionPayload.decode(jws.payload), let bundle = transaction.bundleId { return bundle }
+        }
+        return nil
     }
 
     /// Whether the log holds a record: read from its first segment, beside a running server. A

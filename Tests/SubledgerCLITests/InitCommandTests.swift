@@ -47,6 +47,11 @@ struct InitCommandTests {
         // The same app, or other settings, still change.
         #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--app-apple-id", "1234567890", "--small-business"]).exitCode == .success)
         #expect(try configuration(directory)["smallBusiness"] as? Bool == true)
+        // Without its configuration, the app is read from the evidence.
+        try FileManager.default.removeItem(atPath: directory.file("config.json"))
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.other"]).exitCode == .failure)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("config.json")))
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", root]).exitCode == .success)
     }
 
     @Test("a catalog or root that is not valid is refused and leaves the directory as it was", arguments: [
