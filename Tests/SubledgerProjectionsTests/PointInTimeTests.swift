@@ -140,6 +140,24 @@ struct PointInTimeTests {
         #expect(mrr.rows.map(\.activeSubscriptions) == [1])
     }
 
+    @Test("a transaction a notification brought, fetched again later, does not carry what happened since back to its purchase")
+    func backfillOfKnownTransactionKeepsItsSigning() throws {
+        var apple = Notifier()
+        let sub = Subscriber("e1")
+        let bought = sub.transaction("e1", purchased: at("2026-06-17"), expires: at("2027-06-17"), signed: at("2026-06-17"))
+        // On 11 November a renewal extension moved the expiry a week; the same content fetched again.
+        var extended = bought
+        extended.expiresDate = at("2027-06-24")
+        extended.signedDate = at("2026-11-11")
+        let ledger = TestLedger([
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-06-17"), transaction: bought),
+            apple.notification("RENEWAL_EXTENDED", signed: at("2026-11-11"), transaction: extended),
+            apple.backfill(extended),
+        ])
+        #expect(ledger.subscription("e1", at: at("2026-07-03"))?.expiresAt == at("2027-06-17"))
+        #expect(ledger.subscription("e1", at: at("2026-11-12"))?.expiresAt == at("2027-06-24"))
+    }
+
     @Test("a renewal info fetched with it answers from the purchase of the transaction it follows, unless something signed since is known")
     func backfilledRenewalAnswersFromPurchase() throws {
         var apple = Notifier()

@@ -150,17 +150,26 @@ struct Visibility: Sendable {
     /// Whether `fact`, one of `timeline`'s, is taken into account.
     ///
     /// A transaction fed from transaction history (the App Store Server API signs what it
-    /// answers when asked, months after the purchase) states what happened from its purchase
-    /// on, so it counts from `purchaseDate` rather than from when it was signed: a ledger
-    /// started with `appstore backfill` answers `--as-of` an instant since, as its reports do.
-    /// What it says of later (a revocation) is weighed against the instant asked, as any
-    /// transaction's is.
+    /// answers when asked, months after the purchase) that the ledger knows from nothing else
+    /// states what happened from its purchase on, so it counts from `purchaseDate` rather than
+    /// from when it was signed: a ledger started with `appstore backfill` answers `--as-of` an
+    /// instant since, as its reports do. What it says of later (a revocation) is weighed against
+    /// the instant asked, as any transaction's is. One a notification also brought is left to
+    /// the notification's signing: fetched later, its content may hold what happened since (an
+    /// expiry a renewal extension moved), which must not reach back to the purchase.
     @inline(__always)
     func admits(_ fact: Fact, of timeline: borrowing Timeline) -> Bool {
         guard fact.position < beforePosition else { return false }
         if fact.time <= notAfter { return true }
         guard fact.type == EventType.transactionBackfilled.code, fact.transaction >= 0 else { return false }
-        let purchased = timeline.transactions[Int(fact.transaction)].purchaseDate
-        return purchased != .absent && purchased <= notAfter
+        let version = timeline.transactions[Int(fact.transaction)]
+        guard version.purchaseDate != .absent, version.purchaseDate <= notAfter else { return false }
+        for other in timeline.facts
+        where other.type != EventType.transactionBackfilled.code && other.transaction >= 0 && other.position < beforePosition
+            && timeline.transactions[Int(other.transaction)].transactionId == version.transactionId
+        {
+            return false
+        }
+        return true
     }
 }
