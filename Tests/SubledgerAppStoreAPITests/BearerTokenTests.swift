@@ -1,6 +1,7 @@
 import Foundation
 import SubledgerAppStoreAPI
 import SubledgerCrypto
+import SubledgerJWS
 import SubledgerTestSupport
 import Testing
 
@@ -73,5 +74,20 @@ struct APIConfigurationTests {
         #expect(throws: APISetupError.self) {
             try APIConfiguration.install(directory: directory.path, keyFile: directory.file("AuthKey.p8"), keyId: "K", issuerId: "I", baseURL: "http://plain", caFile: nil)
         }
+    }
+
+    @Test("a new key keeps the base URL and CA not given again: a stand-in setup is not pointed at Apple's API")
+    func newKeyKeepsTheRest() throws {
+        let directory = TemporaryDirectory()
+        let pem = try ECPrivateKey(generating: .p256).pkcs8PEM()
+        try Data(pem).write(to: URL(fileURLWithPath: directory.file("AuthKey.p8")))
+        try Data(AppleRootCertificates.rootCAG3).write(to: URL(fileURLWithPath: directory.file("ca.der")))
+        _ = try APIConfiguration.install(directory: directory.path, keyFile: directory.file("AuthKey.p8"), keyId: "KEY1", issuerId: "ISSUER",
+                                         baseURL: "https://127.0.0.1:8443", caFile: directory.file("ca.der"))
+        let rotated = try APIConfiguration.install(directory: directory.path, keyFile: directory.file("AuthKey.p8"), keyId: "KEY2", issuerId: "ISSUER", baseURL: nil, caFile: nil)
+        #expect(rotated.keyId == "KEY2")
+        #expect(rotated.baseURL == "https://127.0.0.1:8443")
+        #expect(rotated.caFile != nil)
+        #expect(try APIConfiguration.load(directory: directory.path) == rotated)
     }
 }

@@ -50,9 +50,13 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
         if let baseURL, !baseURL.hasPrefix("https://") {
             throw .invalid("--api-base-url must be an https:// URL, not '\(baseURL)'")
         }
+        // A new key keeps the base URL and CA not given again: rotating the key of a stand-in
+        // setup must not point it at Apple's production API.
+        let previous = try? load(directory: directory)
         try files.makeDirectory()
         try files.write(APIFiles.keyName, key, mode: 0o600)
-        var configuration = APIConfiguration(keyId: keyId, issuerId: issuerId, baseURL: baseURL)
+        var configuration = APIConfiguration(keyId: keyId, issuerId: issuerId, baseURL: baseURL ?? previous?.baseURL)
+        configuration.caFile = previous?.caFile
         if let caFile {
             guard let ca = FileIO.read(caFile), (try? Certificate(derOrPEM: ca)) != nil else {
                 throw .invalid("--api-ca-file \(caFile) is not a readable PEM certificate")
