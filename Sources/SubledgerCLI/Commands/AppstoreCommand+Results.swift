@@ -47,7 +47,7 @@ extension AppstoreCommand {
             JSON.object([
                 ("ids", .int(summary.ids)), ("requests", .int(summary.requests)), ("received", .int(summary.tally.received)),
                 ("appended", .int(summary.tally.appended)), ("duplicates", .int(summary.tally.duplicates)),
-                ("rejected", .int(summary.tally.rejections.count)),
+                ("rejected", .int(summary.tally.rejections.count)), ("rejections", rejectionsJSON(summary.tally.rejections)),
                 ("failed", .array(summary.failed.map { .object([("id", .string($0.id)), ("status", $0.status.map { .int($0) } ?? .null), ("error", .string($0.error))]) })),
             ] + errorJSON(summary.stoppedBy) + (summary.stoppedBy == nil ? [] : [("done", .array(summary.done.map { .string($0) })),
                                                                             ("notDone", .array(summary.notDone.map { .string($0) }))])).serialized()
@@ -76,6 +76,7 @@ extension AppstoreCommand {
         func json() -> String {
             JSON.object([
                 ("checked", .int(summary.checked)), ("agreed", .int(summary.agreed)), ("healed", .int(summary.healed)),
+                ("rejected", .int(summary.tally.rejections.count)), ("rejections", rejectionsJSON(summary.tally.rejections)),
                 ("disagreed", .array(summary.disagreed.map { .object([("originalTransactionId", .string($0.originalTransactionId)),
                                                                        ("ledger", Self.side($0.ledger)), ("apple", Self.side($0.apple))]) })),
             ] + errorJSON(summary.stoppedBy) + (summary.stoppedBy == nil ? [] : [("notChecked", .int(summary.notChecked))])).serialized()

@@ -68,6 +68,12 @@ enum AppstoreCommand: Command {
 
     static var allHelp: [CommandHelp] { [help, recover, backfill, reconcile, testNotification] }
 
+    /// Says on stderr, in every format, where answers that failed verification went.
+    private static func noteQuarantined(_ tally: IngestTally, command: String) {
+        guard !tally.rejections.isEmpty else { return }
+        Output.diagnostic("appstore \(command): \(tally.rejections.count) signed messages Apple returned were rejected and quarantined (reasons in the output); `subledger quarantine list` shows them, `subledger quarantine retry` takes them after the configuration is fixed")
+    }
+
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         guard let action = arguments.positional.first, let page = allHelp.first(where: { $0.name == "appstore " + action }) else {
             throw UsageError("appstore takes `recover`, `backfill`, `reconcile` or `test-notification`")
@@ -117,6 +123,7 @@ enum AppstoreCommand: Command {
             let resume = RecoveryWatermark(directory: ledger.directory, environment: environment).load().map { " from \(UTCInstant.iso8601($0))" } ?? ""
             Output.diagnostic("subledger appstore recover: \(error)\n\(done); the rest of the window up to \(UTCInstant.iso8601(window.until)) was not recovered: run `subledger appstore recover` again to resume\(resume)")
         }
+        noteQuarantined(summary.tally, command: "recover")
         return CommandResult(RecoverResult(summary: summary), summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
@@ -141,6 +148,7 @@ enum AppstoreCommand: Command {
                 + (notDone.count > 5 ? " and \(notDone.count - 5) more (`notDone` in --json)" : "")
                 + "; run `subledger appstore backfill` again with those ids, or with all of them: what is already stored counts as duplicates")
         }
+        noteQuarantined(summary.tally, command: "backfill")
         return CommandResult(BackfillResult(summary: summary), summary.failed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
     }
 
@@ -160,6 +168,7 @@ enum AppstoreCommand: Command {
             Output.diagnostic("subledger appstore reconcile: \(error)\n\(summary.checked) subscriptions were checked, \(summary.notChecked) were not; "
                 + "run `subledger appstore reconcile` again (what Apple returned is stored; it checks every subscription again)")
         }
+        noteQuarantined(summary.tally, command: "reconcile")
         return CommandResult(ReconcileResult(summary: summary), summary.disagreed.isEmpty && summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
