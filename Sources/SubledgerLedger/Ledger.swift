@@ -179,19 +179,15 @@ public final class Ledger: Sendable {
     }
 
     /// Signed messages stored (header records of the evidence log are not messages).
-    /// The distinct signed messages behind the events, counted as `head` counts them: a
-    /// message's events are appended together, so each run of events sharing one evidence record
-    /// is one message. Not the evidence records: an append whose events were cut as a torn tail
-    /// leaves its evidence behind, and ingesting the message again stores it anew.
+    /// The distinct signed messages behind the events, as `head` counts them: every message
+    /// stored becomes one event record, so they are the event log's records, counted from its
+    /// sealed segments' footers and the last segment (scanning every event, 2.3 s at 10 M events,
+    /// was most of `stats`). Not the evidence records: an append whose events were cut as a torn
+    /// tail leaves its evidence behind, and ingesting the message again stores it anew.
     public static func messageCount(directory: String) throws -> Int {
         let log = DataDirectoryLayout(directory).log
         guard FileIO.exists(log) else { return 0 }
-        var tally = LedgerHead.Tally()
-        try LogReader(directory: log).scan { entry in
-            try tally.add(entry)
-            return true
-        }
-        return tally.messages
+        return Int(try LogReader(directory: log).summary().records)
     }
 
     /// Webhook bodies that failed verification and were not kept since this ledger opened: the
