@@ -49,7 +49,7 @@ let package = Package(
         // Workload simulator: signed App Store notifications and the ground truth of its own model.
         .target(name: "SubledgerSimulator", dependencies: ["SubledgerCore", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
         // A thin, safe wrapper over liblmdb for projection snapshots.
-        .target(name: "SubledgerLMDB", dependencies: ["CLMDB", "SubledgerCore"]),
+        .target(name: "SubledgerLMDB", dependencies: ["CLMDB", "SubledgerCore", "SubledgerLog"]),
         // Per-subscription timelines folded from events: customer state, reports, LMDB snapshots.
         .target(name: "SubledgerProjections", dependencies: ["SubledgerCore", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "CPrefetch"]),
         // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine, projections.
@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(
             name: "SubledgerAppStoreTests",
             dependencies: ["SubledgerAppStore", "SubledgerEvents", "SubledgerJWS", "SubledgerTestSupport"]),
-        .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB"]),
+        .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB", "SubledgerLog"]),
         .testTarget(
             name: "SubledgerLedgerTests",
             dependencies: ["SubledgerCore", "SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerProjections"],

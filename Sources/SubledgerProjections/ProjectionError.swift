@@ -79,6 +79,9 @@ extension ProjectionError {
         case let error as ProjectionError:
             guard case .snapshotIO(let path, let code, let operation) = error.kind, [EACCES, EPERM, EROFS].contains(code) else { return nil }
             self.init(.accessDenied(path: directory, detail: "could not \(operation) \(path): \(String(cString: strerror(code)))", errno: code))
+        case let error as LMDBFileSealError:
+            guard case .io(_, let code, _) = error.kind, [EACCES, EPERM, EROFS].contains(code) else { return nil }
+            self.init(.accessDenied(path: directory, detail: error.description, errno: code))
         default:
             return nil
         }

@@ -1,6 +1,7 @@
 import Foundation
 import SubledgerEvents
 import SubledgerLog
+import SubledgerLMDB
 import SubledgerProjections
 import SubledgerSimulator
 import SubledgerTestSupport
@@ -206,7 +207,7 @@ struct DedupIndexTests {
         let path = DataDirectoryLayout(directory.file("data")).dedupIndex
         func markOpen(boot: [UInt8]?) throws {
             // As an open does: the clean close's checksum goes before the first write.
-            try SnapshotChecksum.unseal(path)
+            try LMDBFileSeal.unseal(path)
             let storage = try DedupIndex.Storage(path: path)
             try storage.environment.write { txn in try storage.putSession(boot, in: txn) }
         }

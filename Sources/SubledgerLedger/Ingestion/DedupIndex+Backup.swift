@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import SubledgerLMDB
-import SubledgerProjections
 
 extension DedupIndex {
     /// Copies the index at `path`, which the ledger's writer may be updating in another process,
@@ -14,7 +13,10 @@ extension DedupIndex {
         guard FileIO.exists(path + "/data.mdb") else { return false }
         // A sealed index that fails its seal is damaged: LMDB could abort the backup reading it.
         // Left out, the backup's index is made from the logs when the backup is first opened.
-        do { try SnapshotChecksum.check(path) } catch is SnapshotDamage {
+        do {
+            try LMDBFileSeal.check(path)
+        } catch {
+            guard error.kind == .damaged else { throw error }
             try removeDirectory(destination)
             return false
         }
@@ -38,7 +40,7 @@ extension DedupIndex {
 
     /// Removes an LMDB environment's directory (its two files, then the directory), if present.
     private static func removeDirectory(_ directory: String) throws {
-        for file in [directory + "/data.mdb", directory + "/lock.mdb", directory + "/" + SnapshotChecksum.fileName] where unlink(file) != 0 && errno != ENOENT {
+        for file in [directory + "/data.mdb", directory + "/lock.mdb", directory + "/" + LMDBFileSeal.fileName] where unlink(file) != 0 && errno != ENOENT {
             throw LedgerError.storage("cannot remove \(file): \(String(cString: strerror(errno)))")
         }
         guard rmdir(directory) == 0 || errno == ENOENT else {

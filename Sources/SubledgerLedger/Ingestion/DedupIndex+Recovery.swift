@@ -65,7 +65,7 @@ extension DedupIndex {
         }
         let started = ContinuousClock.now
         let storage = try Storage(path: path)
-        try SnapshotChecksum.unseal(path)
+        try LMDBFileSeal.unseal(path)
         // From the start every event matches: an event without a message record has no key.
         let tail = try readTail(after: nil, eventLog: eventLog, evidenceLog: evidenceLog)!
         try storage.environment.write { txn in
@@ -84,12 +84,15 @@ extension DedupIndex {
     private static func catchUp(path: String, eventLog: LogReader, evidenceLog: LogReader) throws -> Opening {
         // Checked before LMDB opens it: a damaged page can make liblmdb read out of bounds and
         // abort the process, or miss keys and let duplicates in. Sealed at each clean close.
-        do { try SnapshotChecksum.check(path) } catch let damage as SnapshotDamage {
-            return .rebuild(.unreadable(damage.description))
+        do {
+            try LMDBFileSeal.check(path)
+        } catch {
+            guard error.kind == .damaged else { throw error }
+            return .rebuild(.unreadable(error.description))
         }
         do {
             let storage = try Storage(path: path)
-            try SnapshotChecksum.unseal(path)
+            try LMDBFileSeal.unseal(path)
             let stamp = try storage.stamp()
             guard let format = stamp.format else { return .rebuild(.missing) }  // the first build did not finish
             guard format == Self.format else { return .rebuild(.otherFormat) }
@@ -165,7 +168,7 @@ extension DedupIndex {
 
     /// Removes the files of an environment that cannot be trusted.
     private static func removeEnvironment(at path: String) throws {
-        for file in [path + "/data.mdb", path + "/lock.mdb", path + "/" + SnapshotChecksum.fileName] where unlink(file) != 0 && errno != ENOENT {
+        for file in [path + "/data.mdb", path + "/lock.mdb", path + "/" + LMDBFileSeal.fileName] where unlink(file) != 0 && errno != ENOENT {
             throw LedgerError.storage("cannot remove \(file) (\(String(cString: strerror(errno)))); remove \(path) by hand: it is rebuilt from the logs")
         }
     }

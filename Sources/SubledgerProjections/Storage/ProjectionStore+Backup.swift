@@ -14,7 +14,7 @@ extension ProjectionStore {
     public static func copyCurrent(from directory: String, to destination: String) throws -> Bool {
         guard let path = try SnapshotDirectory(path: directory).current() else { return false }
         // A sealed database is checked before LMDB maps it (LMDB may abort on a damaged page).
-        try SnapshotChecksum.check(path)
+        try LMDBFileSeal.check(path)
         let source = try LMDBEnvironment(
             path: path, mapSize: ProjectionDatabase.initialMapSize,
             maxDatabases: ProjectionDatabase.databaseNames.count, options: [.readOnly])

@@ -1,3 +1,4 @@
+import SubledgerLMDB
 import SubledgerLog
 
 extension ProjectionStore {
@@ -52,7 +53,7 @@ struct SnapshotCounts {
     /// otherwise. `subledger rebuild` is what a user runs when opening that database fails, so
     /// it reads nothing an unsealed one might hold damaged.
     init?(current directory: String) {
-        guard let path = try? SnapshotDirectory(path: directory).current(), SnapshotChecksum.isSealed(path),
+        guard let path = try? SnapshotDirectory(path: directory).current(), LMDBFileSeal.isSealed(path),
             let database = try? ProjectionDatabase(path: path, readOnly: true),
             let (header, timelines) = try? database.environment.read({ txn in
                 (try database.header(txn), try txn.entryCount(in: database.timelines))

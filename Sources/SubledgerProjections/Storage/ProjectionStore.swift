@@ -1,5 +1,6 @@
 import SubledgerCore
 import SubledgerEvents
+import SubledgerLMDB
 import SubledgerLog
 import Synchronization
 
@@ -126,7 +127,7 @@ public final class ProjectionStore {
     ) throws -> OpenedDatabase? {
         guard let path = try SnapshotDirectory(path: directory).current() else { return nil }
         // Before LMDB maps a page: LMDB has no page checksums and may abort on a damaged one.
-        try SnapshotChecksum.check(path)
+        try LMDBFileSeal.check(path)
         let (database, strings, header) = try open(path)
         return (database, path, strings, header)
     }
@@ -148,7 +149,7 @@ public final class ProjectionStore {
         guard unsealed else { return }
         do {
             try database.environment.sync(force: true)
-            try SnapshotChecksum.seal(snapshotPath, usedBytes: try database.usedBytes())
+            try LMDBFileSeal.seal(snapshotPath, usedBytes: try database.usedBytes())
         } catch {
             throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
         }
@@ -166,7 +167,10 @@ public final class ProjectionStore {
     /// Before the first write after opening: the sealed checksum no longer describes the file.
     func willWrite() throws(ProjectionError) {
         guard !unsealed else { return }
-        try SnapshotChecksum.unseal(snapshotPath)
+        do { try LMDBFileSeal.unseal(snapshotPath) } catch {
+            guard case .io(let path, let code, let operation) = error.kind else { throw ProjectionError(.snapshotStorage(detail: error.description)) }
+            throw ProjectionError(.snapshotIO(path: path, errno: code, operation: operation))
+        }
         unsealed = true
     }
 

@@ -15,18 +15,18 @@ extension ByteReader where Failure == SnapshotDamage {
 }
 
 /// Why a stored snapshot could not be read; the store rebuilds it from the log.
-package struct SnapshotDamage: ByteReaderError, CustomStringConvertible {
-    package let description: String
+struct SnapshotDamage: ByteReaderError, CustomStringConvertible {
+    let description: String
 
     init(_ description: String) {
         self.description = description
     }
 
-    package static func truncated(at offset: Int) -> SnapshotDamage {
+    static func truncated(at offset: Int) -> SnapshotDamage {
         SnapshotDamage("a value ends early")
     }
 
-    package static func malformedVarint(at offset: Int) -> SnapshotDamage {
+    static func malformedVarint(at offset: Int) -> SnapshotDamage {
         SnapshotDamage("a number runs past its value")
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SubledgerLMDB
 
 /// The directory that holds projection snapshots, and the atomic switch between them.
 ///
@@ -40,7 +41,7 @@ struct SnapshotDirectory {
         let name = Self.snapshotPrefix + String(number)
         try makeDirectory(inProgress)
         try write(inProgress)
-        try SnapshotChecksum.seal(inProgress)
+        try LMDBFileSeal.seal(inProgress)
         try syncPath(inProgress, directory: true)
         try move(inProgress, to: path + "/" + name)
         try syncPath(path, directory: true)

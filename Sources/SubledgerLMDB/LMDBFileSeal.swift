@@ -5,43 +5,43 @@ import SubledgerCore
 import SubledgerLog
 import Synchronization
 
-/// A CRC32C of the pages an LMDB database's `data.mdb` uses (a projection database's, the dedup
-/// index's), kept in `CHECKSUM` beside it
+/// A CRC32C of the pages an LMDB environment's `data.mdb` uses (a projection database's, the
+/// dedup index's), kept in `CHECKSUM` beside it
 /// and checked before LMDB opens the file: LMDB pages carry no checksums, and a damaged B-tree
-/// page can make liblmdb abort the process instead of returning an error. A mismatch makes the database
-/// "damaged", and the store rebuilds it from the log.
+/// page can make liblmdb abort the process instead of returning an error. A mismatch is damage,
+/// and its owner rebuilds the environment (from the log).
 ///
-/// The fold updates the database in place, so the checksum is removed before the first write
+/// Its owner updates the database in place, so the checksum is removed before the first write
 /// after an open (`unseal`) and written again at a clean close (`seal`). A database left unsealed
 /// by a crash is opened on LMDB's own crash safety (copy-on-write pages, two meta pages).
-package enum SnapshotChecksum {
-    package static let fileName = "CHECKSUM"
+public enum LMDBFileSeal {
+    public static let fileName = "CHECKSUM"
 
-    /// Writes `CHECKSUM` for the snapshot in `directory`, with nothing writing it. `usedBytes`,
+    /// Writes `CHECKSUM` for the environment in `directory`, with nothing writing it. `usedBytes`,
     /// the pages LMDB uses, limits the sum to them: a file written through the map holds room
     /// past them (zeros LMDB never reads), which every open would otherwise read too. The sum and
     /// its length are written as hex; a sum alone covers the whole file.
-    package static func seal(_ directory: String, usedBytes: Int? = nil) throws {
+    public static func seal(_ directory: String, usedBytes: Int? = nil) throws(LMDBFileSealError) {
         let text = Seal(sum: try crc(of: directory + "/data.mdb", upTo: usedBytes), length: usedBytes).text + "\n"
-        guard let file = fopen(directory + "/" + fileName, "wb") else { throw SnapshotDamage("cannot write \(directory)/\(fileName)") }
+        guard let file = fopen(directory + "/" + fileName, "wb") else { throw LMDBFileSealError.io(path: directory + "/" + fileName, errno: errno, operation: "write") }
         defer { fclose(file) }
         let bytes = Array(text.utf8)
         guard fwrite(bytes, 1, bytes.count, file) == bytes.count, fflush(file) == 0, fsync(fileno(file)) == 0 else {
-            throw SnapshotDamage("cannot write \(directory)/\(fileName)")
+            throw LMDBFileSealError.io(path: directory + "/" + fileName, errno: errno, operation: "write")
         }
     }
 
     /// Removes `CHECKSUM` (durably) before the database in `directory` is written in place.
-    package static func unseal(_ directory: String) throws(ProjectionError) {
+    public static func unseal(_ directory: String) throws(LMDBFileSealError) {
         let file = directory + "/" + fileName
-        guard unlink(file) == 0 || errno == ENOENT else { throw ProjectionError(.snapshotIO(path: file, errno: errno, operation: "remove")) }
+        guard unlink(file) == 0 || errno == ENOENT else { throw LMDBFileSealError.io(path: file, errno: errno, operation: "remove") }
         let fd = open(directory, O_DIRECTORY | O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ProjectionError(.snapshotIO(path: directory, errno: errno, operation: "open to sync")) }
+        guard fd >= 0 else { throw LMDBFileSealError.io(path: directory, errno: errno, operation: "open to sync") }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw ProjectionError(.snapshotIO(path: directory, errno: errno, operation: "sync")) }
+        guard fsync(fd) == 0 else { throw LMDBFileSealError.io(path: directory, errno: errno, operation: "sync") }
     }
 
-    /// Throws `SnapshotDamage` when `data.mdb` no longer matches its `CHECKSUM`. A snapshot
+    /// Throws a `damaged` error when `data.mdb` no longer matches its `CHECKSUM`. A database
     /// without one (written before checksums existed, or being written) is accepted.
     ///
     /// Another process may open the database for writing while this reads it (the server beside
@@ -49,7 +49,7 @@ package enum SnapshotChecksum {
     /// reading has lost its seal, or been sealed anew, by the time the reading ends. Only a
     /// mismatch with the seal still in place is damage; a seal that keeps changing belongs to a
     /// live writer, and the database is opened on LMDB's own crash safety, as an unsealed one.
-    package static func check(_ directory: String) throws {
+    public static func check(_ directory: String) throws(LMDBFileSealError) {
         var text = storedSeal(directory)
         for _ in 0..<3 {
             guard let seen = text else { return }
@@ -61,14 +61,14 @@ package enum SnapshotChecksum {
                 text = after
                 continue
             }
-            throw SnapshotDamage("data.mdb does not match its checksum (stored \(seal.map { String($0.sum, radix: 16) } ?? "unreadable"), actual \(String(actual, radix: 16)))")
+            throw LMDBFileSealError.damaged("data.mdb does not match its checksum (stored \(seal.map { String($0.sum, radix: 16) } ?? "unreadable"), actual \(String(actual, radix: 16)))")
         }
     }
 
     /// Whether `data.mdb` has its `CHECKSUM` and matches it: a database closed cleanly and not
     /// written since, which may be read without relying on LMDB's crash safety (a damaged page
     /// can make liblmdb abort the process).
-    static func isSealed(_ directory: String) -> Bool {
+    public static func isSealed(_ directory: String) -> Bool {
         guard let text = storedSeal(directory), let seal = Seal(text),
             let actual = try? crc(of: directory + "/data.mdb", upTo: seal.length)
         else { return false }
@@ -115,39 +115,39 @@ package enum SnapshotChecksum {
     /// memory at once (a server's peak RSS rose from 450 MB to 1.6 GB). A large file's second
     /// half is summed on another core and the two sums combined: sealing took the last 0.3 s of
     /// a 10 M-event rebuild on one core.
-    private static func crc(of path: String, upTo limit: Int?) throws -> UInt32 {
+    private static func crc(of path: String, upTo limit: Int?) throws(LMDBFileSealError) -> UInt32 {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        // With its errno: a file this user may not read is not damage (`ProjectionError(accessDenied:directory:)`).
-        guard fd >= 0 else { throw ProjectionError(.snapshotIO(path: path, errno: errno, operation: "open")) }
+        // With its errno: a file this user may not read is not damage.
+        guard fd >= 0 else { throw LMDBFileSealError.io(path: path, errno: errno, operation: "open") }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw SnapshotDamage("cannot read \(path)") }
+        guard fstat(fd, &info) == 0 else { throw LMDBFileSealError.damaged("cannot read \(path)") }
         let size = Int(info.st_size)
-        if let limit, size < limit { throw SnapshotDamage("data.mdb ends \(size) bytes in, before the \(limit) its checksum covers") }
+        if let limit, size < limit { throw LMDBFileSealError.damaged("data.mdb ends \(size) bytes in, before the \(limit) its checksum covers") }
         let count = limit ?? size
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let middle = count / 2 / page * page
         guard middle >= splitFrom / 2, Processors.online > 1 else { return try crc(fd, 0..<count, path) }
-        let second = Mutex<Result<UInt32, SnapshotDamage>?>(nil)
+        let second = Mutex<Result<UInt32, LMDBFileSealError>?>(nil)
         let helper = try? PosixThread.spawn(name: "checksum") {
-            let result = Result { () throws(SnapshotDamage) in try crc(fd, middle..<count, path) }
+            let result = Result { () throws(LMDBFileSealError) in try crc(fd, middle..<count, path) }
             second.withLock { $0 = result }
         }
         // Joined before anything is thrown: the helper reads `fd`, closed on the way out.
-        let first = Result { () throws(SnapshotDamage) in try crc(fd, 0..<middle, path) }
+        let first = Result { () throws(LMDBFileSealError) in try crc(fd, 0..<middle, path) }
         helper?.join()
         let secondSum = try helper == nil ? crc(fd, middle..<count, path) : second.withLock { $0! }.get()
         return CRC32C.combine(try first.get(), secondSum, lengthOfSecond: count - middle)
     }
 
     /// The CRC32C of the bytes `range` of the open file `fd`, started from 0.
-    private static func crc(_ fd: Int32, _ range: Range<Int>, _ path: String) throws(SnapshotDamage) -> UInt32 {
+    private static func crc(_ fd: Int32, _ range: Range<Int>, _ path: String) throws(LMDBFileSealError) -> UInt32 {
         var crc: UInt32 = 0
         var offset = range.lowerBound
         while offset < range.upperBound {
             let length = min(window, range.upperBound - offset)
             guard let address = mmap(nil, length, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, off_t(offset)), address != MAP_FAILED else {
-                throw SnapshotDamage("cannot map \(path)")
+                throw LMDBFileSealError.damaged("cannot map \(path)")
             }
             crc = CRC32C.checksum(UnsafeRawBufferPointer(start: address, count: length), continuing: crc)
             munmap(address, length)
@@ -161,4 +161,24 @@ package enum SnapshotChecksum {
 
     /// Bytes mapped at a time while summing (a multiple of the page size).
     private static let window = 32 << 20
+}
+
+/// Why an LMDB environment's seal failed: `damaged` (the file is not what was sealed, or cannot be
+/// read as a whole), or `io` with the call's errno (e.g. a file this user may not read).
+public struct LMDBFileSealError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case damaged
+        case io(path: String, errno: Int32, operation: String)
+    }
+
+    public let kind: Kind
+    public let description: String
+
+    static func damaged(_ detail: String) -> LMDBFileSealError {
+        LMDBFileSealError(kind: .damaged, description: detail)
+    }
+
+    static func io(path: String, errno code: Int32, operation: String) -> LMDBFileSealError {
+        LMDBFileSealError(kind: .io(path: path, errno: code, operation: operation), description: "could not \(operation) \(path): \(String(cString: strerror(code)))")
+    }
 }
