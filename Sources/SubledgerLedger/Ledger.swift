@@ -178,18 +178,6 @@ public final class Ledger: Sendable {
         try EvidenceStore.signedMessage(at: position, in: evidenceDirectory)
     }
 
-    /// Signed messages stored (header records of the evidence log are not messages).
-    /// The distinct signed messages behind the events, as `head` counts them: every message
-    /// stored becomes one event record, so they are the event log's records, counted from its
-    /// sealed segments' footers and the last segment (scanning every event, 2.3 s at 10 M events,
-    /// was most of `stats`). Not the evidence records: an append whose events were cut as a torn
-    /// tail leaves its evidence behind, and ingesting the message again stores it anew.
-    public static func messageCount(directory: String) throws -> Int {
-        let log = DataDirectoryLayout(directory).log
-        guard FileIO.exists(log) else { return 0 }
-        return Int(try LogReader(directory: log).summary().records)
-    }
-
     /// Webhook bodies that failed verification and were not kept since this ledger opened: the
     /// quarantine held its budget (`Quarantine.webhookBudget`).
     public var quarantineNotKept: Int { pipeline.quarantine.notKept.load(ordering: .relaxed) }
@@ -197,6 +185,6 @@ public final class Ledger: Sendable {
     public static func quarantinedCount(directory: String) throws -> Int {
         let quarantine = DataDirectoryLayout(directory).quarantine
         guard FileIO.exists(quarantine) else { return 0 }
-        return try Quarantine.entries(in: quarantine).count
+        return try Quarantine.unresolvedCount(in: quarantine)
     }
 }

@@ -99,6 +99,11 @@ final class Quarantine: Sendable {
         }
     }
 
+    /// How many entries are not yet resolved, read without holding their bytes (`stats`, `/metrics`).
+    static func unresolvedCount(in directory: String) throws -> Int {
+        try unresolved(in: directory) { _, _ in () }.count
+    }
+
     /// The SHA-256 of each unresolved entry's bytes, read without holding the bytes (the
     /// quarantine may hold a GiB).
     private static func digests(in directory: String) throws -> Set<[UInt8]> {

@@ -13,13 +13,31 @@ extension LogReader {
     /// and the hash chain between segments; lists every problem found (it does not stop at the
     /// first). A torn tail in the last segment is listed too: the writer would cut it on open.
     public func verify() throws -> LogVerification {
+        // Only a marker the walk began and ended with counts: a writer that opened meanwhile
+        // removed it before appending what the walk may have seen.
+        let (walked, closed) = try ClosedMarker.end(in: directory) { try walkSegments() }
+        var result = walked.verification
+        guard let closedEnd = closed else { return result }
+        let last = walked.last
+        guard let last else {
+            result.problems.append(LogProblem(file: directory, offset: 0, kind: .truncated, detail: "the log has no segment, yet it was closed cleanly at position \(closedEnd): its files were removed"))
+            return result
+        }
+        if let problem = last.walk.problem(closedCleanlyAt: closedEnd, segment: last.segment) {
+            result.problems.removeAll { $0.kind == .tornTail && $0.file == last.segment.path }
+            result.problems.append(problem)
+        }
+        return result
+    }
+
+    /// Every segment walked and checked, and the last one with its walk.
+    private func walkSegments() throws -> (verification: LogVerification, last: (segment: SegmentList.Segment, walk: SegmentWalk)?) {
         let list: SegmentList
         do { list = try SegmentList(directory: directory) } catch { throw LogError.io(error) }
         var result = LogVerification(segments: list.segments.count, records: 0, bytes: 0, problems: [])
         var previousFooterHash = [UInt8](repeating: 0, count: 32)
         // A log starts at position 0: a first segment that starts later was preceded by one removed.
         var expectedFirst: UInt64 = 0
-        let closedBefore = ClosedMarker.end(in: directory)
         var last: (segment: SegmentList.Segment, walk: SegmentWalk)?
         for (i, segment) in list.segments.enumerated() {
             let isLast = i == list.segments.count - 1
@@ -66,17 +84,6 @@ extension LogReader {
             }
             expectedFirst = segment.firstPosition + UInt64(bytes.count)
         }
-        // Only a marker the walk began and ended with counts: a writer that opened meanwhile
-        // removed it before appending what the walk may have seen.
-        guard let closedEnd = closedBefore, ClosedMarker.end(in: directory) == closedEnd else { return result }
-        guard let last else {
-            result.problems.append(LogProblem(file: directory, offset: 0, kind: .truncated, detail: "the log has no segment, yet it was closed cleanly at position \(closedEnd): its files were removed"))
-            return result
-        }
-        if let problem = last.walk.problem(closedCleanlyAt: closedEnd, segment: last.segment) {
-            result.problems.removeAll { $0.kind == .tornTail && $0.file == last.segment.path }
-            result.problems.append(problem)
-        }
-        return result
+        return (result, last)
     }
 }

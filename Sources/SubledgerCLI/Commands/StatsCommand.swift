@@ -66,8 +66,11 @@ enum StatsCommand: Command {
         // The projection database after folding what the log holds beyond its checkpoint; lag is
         // what it has not folded (a running server folds it moments after each acknowledgement).
         let projection = try data.reader().projections.summary()
+        // Every message stored is one event record, so messages are counted as `head` counts
+        // them, from the event log, not from the evidence: an append whose events were cut as a
+        // torn tail leaves its evidence behind, and ingesting the message again stores it anew.
         return CommandResult(Result(
-            messages: try Ledger.messageCount(directory: data.path), events: events, evidence: evidence,
+            messages: Int(events?.records ?? 0), events: events, evidence: evidence,
             customers: projection.customers, quarantined: try Ledger.quarantinedCount(directory: data.path),
             checkpoint: projection.checkpoint?.description, lag: max(0, Int(events?.records ?? 0) - projection.events),
             eventsFolded: projection.events))

@@ -14,7 +14,7 @@ extension RollupReader {
                 var part = try revenue(
                     from: piece.from, to: piece.to, by: piece.whole ? .month : .day, byProduct: byProduct, refunds: convention, environment: environment)
                 if !piece.whole {
-                    for index in part.rows.indices { part.rows[index].period = Self.monthLabel(of: piece.from) }
+                    for index in part.rows.indices { part.rows[index].period = UTCMonth(containing: piece.from.start).description }
                 }
                 report.merge(part)
             }

@@ -42,11 +42,6 @@ struct RollupReader<Source: RollupSource> {
         return pieces
     }
 
-    /// The label of the month holding `day`, as the month's rows are labelled.
-    static func monthLabel(of day: UTCDay) -> String {
-        ReportGranularity.month.label(ofBucket: Int64(UTCCalendar.month(containing: day.start)))
-    }
-
     /// The bucket numbers `from`...`to` (`from` <= `to`) covers when it is made of whole
     /// buckets; nil when it cuts one (only months can be cut).
     static func wholeBuckets(from: UTCDay, to: UTCDay, by granularity: ReportGranularity) -> ClosedRange<Int64>? {

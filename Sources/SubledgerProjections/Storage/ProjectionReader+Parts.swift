@@ -79,7 +79,7 @@ extension ChurnReport {
     /// The days of a month in progress from `first` on, as that month's row: active at the start of its first day (a day left out had none), the events
     /// of every day added, rates from the sums; none when nothing was active or happened.
     static func monthRow(ofDays days: [ChurnRow], from first: UTCDay) -> [ChurnRow] {
-        let label = ReportGranularity.month.label(ofBucket: Int64(UTCCalendar.month(containing: first.start)))
+        let label = UTCMonth(containing: first.start).description
         var month = ChurnReport(from: first, to: first, by: .month, environment: "", rows: [])
         month.merge(ChurnReport(from: first, to: first, by: .month, environment: "", rows: days.map { day in
             var row = day
