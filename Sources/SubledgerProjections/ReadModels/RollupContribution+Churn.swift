@@ -24,6 +24,62 @@ extension RollupSink {
                 add(RollupValues(churnEventsOf: row), at: key)
             }
         }
+        addCutPeriodChurn(of: history, timeline, environment: environment)
+    }
+
+    /// What a period cut inside a month counts that is not a sum of its days (`churnLapse`,
+    /// `churnReturn`): a lapse churns only if nothing is entitled at the period's end, and a
+    /// paid start reactivates only if the subscription had lapsed and was not paid at the
+    /// period's start. A cut period lies within a month, so each lapse is asked about the 31 day
+    /// starts after it, each start about the 31 before it, and only the changes are kept.
+    ///
+    /// Assumes, as `SubscriptionHistory.segments()` makes them, segments in time order.
+    mutating func addCutPeriodChurn(of history: SubscriptionHistory, _ timeline: EntitlementTimeline, environment: UInt32) {
+        let segments = timeline.segments
+        let firstPaid = timeline.firstPaidStart ?? .max
+        for (index, segment) in segments.enumerated() {
+            let followed = index + 1 < segments.count && segments[index + 1].contains(segment.end)
+            if !followed, timeline.isPaidLapse(segment) {
+                var row = ChurnRow(period: "")
+                row.countChurn(of: segment, in: history)
+                let day = UTCCalendar.day(containing: segment.end - 1)
+                addChanges(of: RollupValues(churnEventsOf: row), family: .churnLapse, day: day, environment: environment, offsets: 1...31) { offset in
+                    let end = UTCCalendar.start(ofDay: day + Int64(offset))
+                    // The fold counts the last paid lapse in the period, if nothing is entitled at its end.
+                    return !timeline.entitled(at: end) && !segments[(index + 1)...].contains { $0.end <= end && timeline.isPaidLapse($0) }
+                }
+            }
+            let paidBefore = index > 0 && segments[index - 1].isPaid && segments[index - 1].contains(segment.start - 1)
+            if segment.isPaid, segment.start > firstPaid, !paidBefore, !timeline.paidEntitled(at: segment.start - 1) {
+                var values = RollupValues()
+                values[ChurnField.reactivated] = 1
+                let day = UTCCalendar.day(containing: segment.start)
+                addChanges(of: values, family: .churnReturn, day: day, environment: environment, offsets: 0...30) { offset in
+                    let start = UTCCalendar.start(ofDay: day - Int64(offset))
+                    // The fold counts a subscription once: here, at its first paid start in the period.
+                    return start > firstPaid && !timeline.paidEntitled(at: start) && timeline.hasPaidLapse(endingAfter: .min, notAfter: start)
+                        && !segments.indices.contains { other in
+                            let paid = segments[other]
+                            return other != index && paid.isPaid && paid.start >= start
+                                && (paid.start < segment.start || (paid.start == segment.start && other < index))
+                        }
+                }
+            }
+        }
+    }
+
+    /// Adds `values` at each offset where `counts` changes from the offset before (false before
+    /// the first), with the sign of the change, so a sum over offsets up to k is what offset k counts.
+    private mutating func addChanges(
+        of values: RollupValues, family: RollupFamily, day: Int64, environment: UInt32, offsets: ClosedRange<Int>, counts: (Int) -> Bool
+    ) {
+        var counted = false
+        for offset in offsets where counts(offset) != counted {
+            counted.toggle()
+            var change = RollupValues()
+            change.add(values, sign: counted ? 1 : -1)
+            add(change, at: RollupKey(family: family, environment: environment, granularity: .day, bucket: day, detail: UInt32(offset)))
+        }
     }
 }
 
@@ -49,7 +105,22 @@ extension RollupValues {
 
 extension ChurnRow {
     mutating func addEvents(_ values: RollupValues) {
+        addSumsByDay(values)
+        addChurn(values)
+        reactivated += Int(values[ChurnField.reactivated])
+    }
+
+    /// The counts that a period's days sum to.
+    mutating func addSumsByDay(_ values: RollupValues) {
         newPaid += Int(values[ChurnField.newPaid])
+        trialsStarted += Int(values[ChurnField.trialsStarted])
+        trialsConverted += Int(values[ChurnField.trialsConverted])
+        commitmentsStarted += Int(values[ChurnField.commitmentsStarted])
+        commitmentsCompleted += Int(values[ChurnField.commitmentsCompleted])
+    }
+
+    /// Churned, by reason, and the commitments defaulted with it.
+    mutating func addChurn(_ values: RollupValues) {
         churned += Int(values[ChurnField.churned])
         byReason.voluntary += Int(values[ChurnField.voluntary])
         byReason.billingError += Int(values[ChurnField.billingError])
@@ -57,11 +128,6 @@ extension ChurnRow {
         byReason.productNotForSale += Int(values[ChurnField.productNotForSale])
         byReason.refund += Int(values[ChurnField.refund])
         byReason.other += Int(values[ChurnField.other])
-        reactivated += Int(values[ChurnField.reactivated])
-        trialsStarted += Int(values[ChurnField.trialsStarted])
-        trialsConverted += Int(values[ChurnField.trialsConverted])
-        commitmentsStarted += Int(values[ChurnField.commitmentsStarted])
-        commitmentsCompleted += Int(values[ChurnField.commitmentsCompleted])
         commitmentsDefaulted += Int(values[ChurnField.commitmentsDefaulted])
     }
 }

@@ -103,6 +103,15 @@ enum RollupFamily: UInt8, Sendable, CaseIterable {
     case churn = 4
     /// Cohort members and changes of their retention by month offset (`CohortField`).
     case cohort = 5
+    /// Churned, by reason, and commitments defaulted (`ChurnField`) of a period cut inside a
+    /// month, by the day a paid stretch lapses (the day holding its end − 1); `detail` k holds
+    /// the change, from k − 1 to k, of what that lapse counts in a period ending at the start of
+    /// the k-th day after (k 1…31: a cut period ends within a month of its lapses).
+    case churnLapse = 6
+    /// Reactivated (`ChurnField`) of a period cut inside a month, by the day a paid stretch
+    /// starts; `detail` j holds the change, from j − 1 to j, of what that start counts in a
+    /// period starting j days before that day (j 0…30).
+    case churnReturn = 7
 
     static func revenue(_ convention: RefundConvention) -> RollupFamily {
         switch convention {

@@ -1,9 +1,8 @@
 import SubledgerEvents
 
 /// Answers the reports from rollup cells instead of folding timelines: each answer reads
-/// O(periods × currencies × products) cells and equals the fold's, row for row. Revenue in a
-/// month cut by `from`/`to` is the sum of the day cells of the days it keeps (`monthPieces`);
-/// churn there is not a sum by day, and the answer is nil (the caller folds).
+/// O(periods × currencies × products) cells and equals the fold's, row for row. A month cut by
+/// `from`/`to` is answered from the day cells of the days it keeps (`monthPieces`).
 ///
 /// `strings` must know every id the cells hold: the table of the projection they came from.
 struct RollupReader<Source: RollupSource> {

@@ -83,12 +83,8 @@ extension Projection {
                 rows[index].count(history, timeline, from: period.start, to: period.end)
             }
         }
-        for index in rows.indices {
-            rows[index].churnRate = rows[index].activeAtStart == 0 ? nil : Double(rows[index].churned) / Double(rows[index].activeAtStart)
-            rows[index].trialConversionRate =
-                rows[index].trialsStarted == 0 ? nil : Double(rows[index].trialsConverted) / Double(rows[index].trialsStarted)
-        }
-        return ChurnReport(from: from, to: to, by: granularity, environment: scope.environment.rawValue, rows: rows.filter(\.hasActivity))
+        return ChurnReport(
+            from: from, to: to, by: granularity, environment: scope.environment.rawValue, rows: rows.filter(\.hasActivity).map { $0.withRates() })
     }
 
 }
@@ -139,7 +135,12 @@ struct EntitlementTimeline {
     }
 
     private func isPaidLapse(_ segment: EntitlementSegment, endingAfter from: Int64, notAfter to: Int64) -> Bool {
-        segment.isPaid && segment.end > from && segment.end <= to && !entitled(at: segment.end)
+        segment.end > from && segment.end <= to && isPaidLapse(segment)
+    }
+
+    /// A paid stretch that ends with no entitlement right after.
+    func isPaidLapse(_ segment: EntitlementSegment) -> Bool {
+        segment.isPaid && segment.end != .max && !entitled(at: segment.end)
     }
 
     /// The start of the first paid period (not a grace period).
@@ -161,6 +162,28 @@ extension ChurnRow {
             + commitmentsDefaulted > 0
     }
 
+    /// The row with its rates computed from its counts.
+    func withRates() -> ChurnRow {
+        var row = self
+        row.churnRate = activeAtStart == 0 ? nil : Double(churned) / Double(activeAtStart)
+        row.trialConversionRate = trialsStarted == 0 ? nil : Double(trialsConverted) / Double(trialsStarted)
+        return row
+    }
+
+    /// Counts `lapse` as the subscription's churn in the period.
+    mutating func countChurn(of lapse: EntitlementSegment, in history: SubscriptionHistory) {
+        churned += 1
+        if case .revocation(familyRevoke: false) = lapse.ending {
+            byReason.refund += 1
+        } else {
+            byReason.count(history.expirationReason(after: lapse.period))
+        }
+        let version = history.periods[lapse.period].version
+        if version.isMonthlyCommitment, version.commitmentTotal > 0, version.commitmentPeriod < version.commitmentTotal {
+            commitmentsDefaulted += 1
+        }
+    }
+
     /// Adds one subscription's contribution to the period `[start, end)`.
     mutating func count(_ history: SubscriptionHistory, _ timeline: EntitlementTimeline, from start: Int64, to end: Int64) {
         let paidAtStart = timeline.paidEntitled(at: start)
@@ -169,16 +192,7 @@ extension ChurnRow {
         if let firstPaid, firstPaid >= start, firstPaid < end { newPaid += 1 }
 
         if let lapse = timeline.lastPaidLapse(endingAfter: start, notAfter: end), !timeline.entitled(at: end) {
-            churned += 1
-            if case .revocation(familyRevoke: false) = lapse.ending {
-                byReason.refund += 1
-            } else {
-                byReason.count(history.expirationReason(after: lapse.period))
-            }
-            let version = history.periods[lapse.period].version
-            if version.isMonthlyCommitment, version.commitmentTotal > 0, version.commitmentPeriod < version.commitmentTotal {
-                commitmentsDefaulted += 1
-            }
+            countChurn(of: lapse, in: history)
         }
 
         if !paidAtStart, let firstPaid, firstPaid < start,

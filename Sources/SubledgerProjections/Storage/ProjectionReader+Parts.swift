@@ -1,7 +1,6 @@
 import SubledgerEvents
 
-/// The exact fallback for what rollups do not answer (`--at-position`, churn in a month cut by
-/// `from`/`to`): the environment's timelines are folded into the report a part at a time and the
+/// The exact fallback for what rollups do not answer (`--at-position`): the environment's timelines are folded into the report a part at a time and the
 /// parts' rows added, so memory stays bounded whatever the history (time does not: it reads every
 /// timeline of the environment).
 extension ProjectionReader {
@@ -69,30 +68,7 @@ extension ChurnReport {
             sum.commitmentsStarted += row.commitmentsStarted
             sum.commitmentsCompleted += row.commitmentsCompleted
             sum.commitmentsDefaulted += row.commitmentsDefaulted
-            sum.churnRate = sum.activeAtStart == 0 ? nil : Double(sum.churned) / Double(sum.activeAtStart)
-            sum.trialConversionRate = sum.trialsStarted == 0 ? nil : Double(sum.trialsConverted) / Double(sum.trialsStarted)
-        }
-    }
-}
-
-extension ChurnReport {
-    /// The days of a month in progress from `first` on, as that month's row: active at the start of its first day (a day left out had none), the events
-    /// of every day added, rates from the sums; none when nothing was active or happened.
-    static func monthRow(ofDays days: [ChurnRow], from first: UTCDay) -> [ChurnRow] {
-        let label = UTCMonth(containing: first.start).description
-        var month = ChurnReport(from: first, to: first, by: .month, environment: "", rows: [])
-        month.merge(ChurnReport(from: first, to: first, by: .month, environment: "", rows: days.map { day in
-            var row = day
-            if day.period != first.description { row.activeAtStart = 0 }
-            row.period = label
-            return row
-        }))
-        // A lone day's rates are its own, and its active count may have been set aside.
-        return month.rows.filter(\.hasActivity).map { row in
-            var row = row
-            row.churnRate = row.activeAtStart == 0 ? nil : Double(row.churned) / Double(row.activeAtStart)
-            row.trialConversionRate = row.trialsStarted == 0 ? nil : Double(row.trialsConverted) / Double(row.trialsStarted)
-            return row
+            sum = sum.withRates()
         }
     }
 }

@@ -1,7 +1,7 @@
 /// Reports from the rollup rows (O(periods × currencies × products) rows read, whatever the
-/// history; revenue in a month cut by `from`/`to` from the day rows of the days it keeps), or,
-/// for the audit path (`atPosition`) and churn in a cut month, by folding the environment's
-/// timelines as the ledger knew them, a part at a time.
+/// history; a month cut by `from`/`to` from the day rows of the days it keeps), or, for the
+/// audit path (`atPosition`), by folding the environment's timelines as the ledger knew them, a
+/// part at a time.
 extension ProjectionReader {
     /// As `Projection.revenue(from:to:by:byProduct:refunds:smallBusiness:scope:)`.
     public func revenue(
@@ -28,33 +28,22 @@ extension ProjectionReader {
     }
 
     /// As `Projection.churn(from:to:by:scope:)`, for what has happened by `now` when it is given:
-    /// periods that begin after its day are left out, and a month in progress is the sum of its
-    /// days so far. A subscription whose period ends later this month, and that may well renew,
+    /// periods that begin after its day are left out, and a month in progress is cut at the end
+    /// of today. A subscription whose period ends later this month, and that may well renew,
     /// has not churned yet; counted at its expiry, it made the month in progress look like a
     /// churn spike.
     public func churn(from: UTCDay, to: UTCDay, by granularity: ReportGranularity = .month, scope: ReportScope, now: Int64?) throws(ProjectionError) -> ChurnReport {
         let today = now.map(UTCDay.init(containing:))
-        guard let now, let today, to > today else { return try churn(from: from, to: to, by: granularity, scope: scope) }
+        guard let today, to > today else { return try churn(from: from, to: to, by: granularity, scope: scope) }
         var report = ChurnReport(from: from, to: to, by: granularity, environment: scope.environment.rawValue, rows: [])
         guard from <= today else { return report }
-        guard granularity == .month else {
-            report.rows = try churn(from: from, to: today, by: .day, scope: scope).rows
-            return report
-        }
-        let month = UTCMonth(containing: now)
-        let monthStart = max(from, UTCDay(containing: UTCCalendar.start(ofMonth: month.number)))
-        if from < monthStart {
-            report.rows = try churn(from: from, to: UTCDay(number: monthStart.number - 1), by: .month, scope: scope).rows
-        }
-        report.rows += ChurnReport.monthRow(ofDays: try churn(from: monthStart, to: today, by: .day, scope: scope).rows, from: monthStart)
+        report.rows = try churn(from: from, to: today, by: granularity, scope: scope).rows
         return report
     }
 
     /// As `Projection.churn(from:to:by:scope:)`.
     public func churn(from: UTCDay, to: UTCDay, by granularity: ReportGranularity = .month, scope: ReportScope) throws(ProjectionError) -> ChurnReport {
-        if scope.atPosition == nil, let report = try rollups().churn(from: from, to: to, by: granularity, environment: scope.environment) {
-            return report
-        }
+        if scope.atPosition == nil { return try rollups().churn(from: from, to: to, by: granularity, environment: scope.environment) }
         var report = ChurnReport(from: from, to: to, by: granularity, environment: scope.environment.rawValue, rows: [])
         try forEachPart(of: scope.environment) { report.merge($0.churn(from: from, to: to, by: granularity, scope: scope)) }
         return report
