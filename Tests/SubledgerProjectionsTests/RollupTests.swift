@@ -165,6 +165,40 @@ struct RollupTests {
         #expect(reader.churn(from: UTCDay("2026-02-01")!, to: UTCDay("2026-02-03")!, by: .month, environment: .production).rows.map(\.churned) == [0])
     }
 
+    @Test("proceeds of a transaction sold, refunded and restored within a cut month are rounded once over the cut's days, as the fold rounds them")
+    func cutMonthProceedsRoundedOnce() {
+        var apple = Notifier()
+        var sub = Subscriber("halves")
+        sub.price = 11990
+        let bought = sub.transaction("h1", purchased: at("2026-04-04"), expires: at("2026-05-04"))
+        var refunded = bought
+        refunded.revocationDate = at("2026-04-19")
+        refunded.revocationType = "REFUND_PRORATED"
+        refunded.revocationPercentage = 50000
+        refunded.signedDate = at("2026-04-19")
+        var restored = bought
+        restored.signedDate = at("2026-04-25")
+        let ledger = TestLedger([
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-04-04"), transaction: bought),
+            apple.notification("REFUND", signed: at("2026-04-19"), transaction: refunded),
+            apple.notification("REFUND_REVERSED", signed: at("2026-04-25"), transaction: restored),
+        ])
+        let reader = RollupReader(source: ledger.projection.rollups(RollupSettings()), strings: ledger.projection.strings)
+        let production = ReportScope(environment: .production)
+        // 11990 × 0.7 = 8393, 5995 × 0.7 = 4196.5: rounded apart they sum to 4196, together to 4197.
+        var proceeds: [Int64] = []
+        for (from, to) in [("2026-04-02", "2026-04-30"), ("2026-04-04", "2026-04-19"), ("2026-04-05", "2026-04-25"), ("2026-04-19", "2026-04-24"),
+                           ("2026-04-19", "2026-04-25"), ("2026-04-01", "2026-04-24"), ("2026-04-04", "2026-04-04"), ("2026-03-20", "2026-04-20")] {
+            let (first, last) = (UTCDay(from)!, UTCDay(to)!)
+            for byProduct in [false, true] {
+                let rolled = reader.revenue(from: first, to: last, by: .month, byProduct: byProduct, environment: .production)
+                #expect(rolled == ledger.projection.revenue(from: first, to: last, by: .month, byProduct: byProduct, scope: production), "revenue \(from)...\(to)")
+                if !byProduct { proceeds.append(rolled.rows.last?.proceeds ?? 0) }
+            }
+        }
+        #expect(proceeds == [8393, 4197, 0, -4197, 0, 4197, 8393, 4197])
+    }
+
     @Test("churn over every cut of a month equals the fold's, including cuts a subscriber lapses and comes back within")
     func everyCutOfAMonth() throws {
         var notSumsOfDays = 0

@@ -112,6 +112,11 @@ enum RollupFamily: UInt8, Sendable, CaseIterable {
     /// starts; `detail` j holds the change, from j − 1 to j, of what that start counts in a
     /// period starting j days before that day (j 0…30).
     case churnReturn = 7
+    /// What rounding a transaction's proceeds once over the days a month cut by `from`/`to` keeps
+    /// adds to its days' rows, refunds at their date (`RevenueField.proceeds`): by the day of the
+    /// first of its bookings in the cut, `detail` the days to the last. By the original
+    /// purchase a transaction books on one day.
+    case proceedsRounding = 8
 
     static func revenue(_ convention: RefundConvention) -> RollupFamily {
         switch convention {

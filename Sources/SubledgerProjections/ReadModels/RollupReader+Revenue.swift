@@ -9,12 +9,17 @@ extension RollupReader {
         var report = RevenueReport(from: from, to: to, by: granularity, refunds: convention, environment: environment.rawValue, rows: [])
         guard from <= to else { return report }
         guard let buckets = Self.wholeBuckets(from: from, to: to, by: granularity) else {
-            // A cut month is the sum of the days it keeps: every figure is a sum by day.
+            // A cut month is the sum of the days it keeps, but for proceeds, which the fold
+            // rounds once per transaction over those days.
             for piece in Self.monthPieces(from: from, to: to) {
                 var part = try revenue(
                     from: piece.from, to: piece.to, by: piece.whole ? .month : .day, byProduct: byProduct, refunds: convention, environment: environment)
                 if !piece.whole {
-                    for index in part.rows.indices { part.rows[index].period = UTCMonth(containing: piece.from.start).description }
+                    let label = UTCMonth(containing: piece.from.start).description
+                    for index in part.rows.indices { part.rows[index].period = label }
+                    // Merging sums the rows that now share a key: the days' into the month's.
+                    part.merge(RevenueReport(from: piece.from, to: piece.to, by: .month, refunds: convention, environment: environment.rawValue, rows: []))
+                    if convention == .refundDate { try addProceedsRounding(to: &part, from: piece.from, to: piece.to, byProduct: byProduct, environment: environment) }
                 }
                 report.merge(part)
             }
@@ -39,5 +44,20 @@ extension RollupReader {
         }
         report.rows = rows.sorted { $0.key < $1.key }.map(\.value)
         return report
+    }
+
+    /// Adds the `proceedsRounding` cells of the transactions whose first and last bookings in
+    /// `from`...`to` (one month) both lie in it to `part`, that range's rows summed.
+    private func addProceedsRounding(
+        to part: inout RevenueReport, from: UTCDay, to: UTCDay, byProduct: Bool, environment: AppStoreEnvironment
+    ) throws(Source.Failure) {
+        guard let environmentID = environmentID(environment) else { return }
+        let range = RollupRange.buckets(from.number...to.number, of: .proceedsRounding, environment: environmentID, granularity: .day)
+        try source.forEach(in: range) { key, values in
+            guard key.bucket + Int64(key.detail) <= to.number else { return }
+            let (currency, productId) = (name(key.currency), byProduct ? name(key.product) : nil)
+            guard let index = part.rows.firstIndex(where: { $0.currency == currency && $0.productId == productId }) else { return }
+            part.rows[index].proceeds += values[RevenueField.proceeds]
+        }
     }
 }
