@@ -10,6 +10,7 @@
 /// | `quarantine/` | rejected input, with the reason |
 /// | `projections/` | projection snapshots (LMDB) |
 /// | `dedup/` | the dedup index (LMDB), derived from the logs and rebuilt from them when needed |
+/// | `appstore/` | the App Store Server API's key, settings and recovery watermarks (`SubledgerAppStoreAPI.APIFiles`) |
 /// | `BACKUP-INCOMPLETE` | present while `backup` writes into the directory, and after a backup that did not finish |
 public struct DataDirectoryLayout: Sendable, Hashable {
     public let root: String
@@ -26,6 +27,7 @@ public struct DataDirectoryLayout: Sendable, Hashable {
     public var dedupIndex: String { path(of: "dedup") }
     public var incompleteBackup: String { path(of: "BACKUP-INCOMPLETE") }
     var roots: String { path(of: "roots") }
+    var appStore: String { path(of: "appstore") }
 
     /// The name `config.json` gives the `number`th root certificate copied by `init`.
     static func rootCertificateName(_ number: Int) -> String { "roots/root-\(number).cer" }

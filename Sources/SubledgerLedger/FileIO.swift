@@ -30,8 +30,8 @@ public enum FileIO {
         }
     }
 
-    static func makeDirectory(_ path: String) throws(LedgerError) {
-        do { try DirectoryPath.create(path) } catch { throw LedgerError.storage(error.description) }
+    static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws(LedgerError) {
+        do { try DirectoryPath.create(path, mode: mode) } catch { throw LedgerError.storage(error.description) }
     }
 
     static func exists(_ path: String) -> Bool {

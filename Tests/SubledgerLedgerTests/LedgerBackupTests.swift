@@ -89,6 +89,43 @@ struct LedgerBackupTests {
         #expect(try files.map { try Data(contentsOf: URL(fileURLWithPath: directory.file("other/" + $0))) } == before)
     }
 
+    @Test("a backup into a directory with a config.json but no log is refused unless the settings are this ledger's: another app's fresh ledger, a simulation's output")
+    func configurationAloneIsNoBackup() throws {
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(lines.prefix(20)), recordedAt: 1)
+        }()
+        _ = try Ledger.initialize(directory: directory.file("fresh"), bundleId: "com.other.app", appAppleId: nil, environments: ["Production"],
+                                  rootFiles: [], smallBusiness: false, catalogFile: nil)
+        for destination in ["fresh", "sim"] {
+            let before = try Data(contentsOf: URL(fileURLWithPath: directory.file(destination + "/config.json")))
+            #expect(throws: LedgerBackup.DestinationRefused.self) { try LedgerBackup.run(from: directory.file("data"), to: directory.file(destination)) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file(destination + "/config.json"))) == before)
+            #expect(!FileManager.default.fileExists(atPath: directory.file(destination + "/log")))
+        }
+        // An earlier backup of this ledger made before it held events is still taken.
+        #expect(try LedgerBackup.run(from: directory.file("fresh"), to: directory.file("fresh-backup")).verified)
+        #expect(try LedgerBackup.run(from: directory.file("fresh"), to: directory.file("fresh-backup")).verified)
+    }
+
+    @Test("a backup carries the App Store Server API files (key kept 0600, settings, where recovery ended), so a restored ledger recovers as before")
+    func appStoreFilesAreCopied() throws {
+        try ledger("data").close()
+        let api = directory.file("data/appstore")
+        try FileManager.default.createDirectory(atPath: api, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        for (name, mode) in [("AuthKey.p8", 0o600), ("api.json", 0o644), ("recover-Production.json", 0o644)] {
+            FileManager.default.createFile(atPath: api + "/" + name, contents: Data(name.utf8), attributes: [.posixPermissions: mode])
+        }
+        #expect(try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup")).verified)
+        let copy = directory.file("backup/appstore")
+        #expect(try FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int == 0o700)
+        for (name, mode) in [("AuthKey.p8", 0o600), ("api.json", 0o644), ("recover-Production.json", 0o644)] {
+            #expect(FileManager.default.contents(atPath: copy + "/" + name) == Data(name.utf8), "\(name)")
+            #expect(try FileManager.default.attributesOfItem(atPath: copy + "/" + name)[.posixPermissions] as? Int == mode, "\(name)")
+        }
+    }
+
     @Test("a backup into a directory holding other files is refused; into an empty one, or again into its own backup, it goes")
     func destinationMustBeEmptyOrABackup() throws {
         try {

@@ -12,9 +12,10 @@ enum BackupCommand: Command {
         notes: [
             "The backup holds every event acknowledged before it began and is itself a data directory:",
             "`subledger --data DIR verify` checks it, `--data DIR` opens it. Sealed log segments already in DIR",
-            "are skipped; the projection database and dedup index are copied whole (LMDB's own copy).",
+            "are skipped; the projection database and dedup index are copied whole (LMDB's own copy), with the",
+            "settings, roots, catalog and App Store Server API key (appstore/, kept readable by its owner only).",
             "Exit 3 when the copy fails verification, or stops at damage in the ledger (DIR is then marked",
-            "BACKUP-INCOMPLETE, which verify and every read of DIR report, until a backup completes); exit 2 when DIR holds anything else (another ledger, other files).",
+            "BACKUP-INCOMPLETE, which verify and every read of DIR report, until a backup completes); exit 2 when DIR holds anything else (another ledger, another app's config.json, other files).",
         ],
         example: "subledger --data /srv/subledger backup --to /backup/subledger --json")
 

@@ -142,12 +142,19 @@ public enum LedgerBackup {
     }
 
     /// Refuses a destination that is neither missing, empty, nor an earlier backup of this ledger
-    /// (a data directory whose logs hold nothing this ledger's do not): the copy overwrites its
-    /// configuration, databases and active segments, which must not be another ledger's.
+    /// (a data directory whose logs hold nothing this ledger's do not; with no log, one with this
+    /// ledger's settings): the copy overwrites its configuration, databases and active segments,
+    /// which must not be another ledger's, nor a `config.json` of something else.
     private static func requireBackupOrEmpty(_ to: DataDirectoryLayout, of from: DataDirectoryLayout) throws {
         guard let names = FileIO.names(in: to.root), !names.isEmpty else { return }
         guard FileIO.exists(to.configuration) || FileIO.exists(to.incompleteBackup) else {
             throw DestinationRefused(destination: to.root, reason: "is not empty and is not a data directory (it has no config.json)")
+        }
+        let holdsLogs = [to.log, to.evidence, to.quarantine].contains(where: FileIO.exists)
+        if !holdsLogs, !FileIO.exists(to.incompleteBackup), FileIO.read(to.configuration) != FileIO.read(from.configuration) {
+            throw DestinationRefused(
+                destination: to.root,
+                reason: "holds a config.json that is not this ledger's and no log (another ledger before its first event, or other files); back up into a new directory")
         }
         for (source, copy) in [(from.log, to.log), (from.evidence, to.evidence), (from.quarantine, to.quarantine)] {
             do { try LogCopy.requireEarlierCopy(of: source, in: copy) } catch let mismatch as LogCopy.Mismatch {
@@ -156,12 +163,14 @@ public enum LedgerBackup {
         }
     }
 
-    /// Copies the top level's regular files (`config.json`, `catalog.json`, credentials) and
-    /// `roots/`, keeping each file's mode.
+    /// Copies the top level's regular files (`config.json`, `catalog.json`), `roots/` and
+    /// `appstore/` (the App Store Server API's key, settings and where recovery ended; the
+    /// directory kept 0700), keeping each file's mode.
     private static func copyFiles(from: DataDirectoryLayout, to: DataDirectoryLayout) throws -> Int {
         var count = 0
-        for (directory, target) in [(from.root, to.root), (from.roots, to.roots)] where FileIO.exists(directory) {
-            try FileIO.makeDirectory(target)
+        for (directory, target, mode) in [(from.root, to.root, 0o755), (from.roots, to.roots, 0o755), (from.appStore, to.appStore, 0o700)]
+        where FileIO.exists(directory) {
+            try FileIO.makeDirectory(target, mode: mode_t(mode))
             for name in try FileIO.regularFiles(in: directory) where !name.hasSuffix(".tmp") && directory + "/" + name != from.incompleteBackup {
                 try FileIO.copyFile(directory + "/" + name, to: target + "/" + name)
                 count += 1
