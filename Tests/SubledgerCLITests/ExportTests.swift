@@ -134,6 +134,20 @@ struct ExportTests {
         }
     }
 
+    @Test("a ledger with no event yet exports empty files and SCHEMA.md, as every read answers on an empty ledger")
+    func emptyLedger() throws {
+        let directory = TemporaryDirectory()
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        #expect(tool.run(["--data", directory.file("data"), "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
+        let (code, output) = tool.run(["--data", directory.file("data"), "export", "--from", "2026-01-01", "--to", "2026-01-31", "--out", directory.file("out"), "--json"])
+        #expect(code == .success, "\(output)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.file("out")).sorted()
+        #expect(names == ["SCHEMA.md", "events.csv", "subscriptions.csv", "transactions.csv"])
+        for name in names where name.hasSuffix(".csv") {
+            #expect(try String(contentsOfFile: directory.file("out/" + name), encoding: .utf8).split(separator: "\n").count == 1, "\(name): a header only")
+        }
+    }
+
     @Test("export needs both days, in order, and a directory")
     func usage() throws {
         let fixture = try Self.fixture.get()

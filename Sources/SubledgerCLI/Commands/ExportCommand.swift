@@ -72,15 +72,18 @@ enum ExportCommand: Command {
         try subscriptions.finish()
 
         let events = try ExportFileWriter(ExportTables.events, format: format, directory: out)
-        try LogReader(directory: context.data.log).scan { entry in
-            guard entry.kind == Ledger.eventKind, entry.payload.count > 8 else { return true }
-            // Read in place, so events outside the window cost no allocation.
-            let view = try EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...]))
-            if window.contains(view.effectiveAt) {
-                let recordedAt = Int64(littleEndian: entry.payload.loadUnaligned(as: Int64.self))
-                try events.write(ExportedEvent(position: entry.position, recordedAt: recordedAt, event: Event(view)))
+        // A ledger's log directory is made by its first append.
+        if access(context.data.log, F_OK) == 0 {
+            try LogReader(directory: context.data.log).scan { entry in
+                guard entry.kind == Ledger.eventKind, entry.payload.count > 8 else { return true }
+                // Read in place, so events outside the window cost no allocation.
+                let view = try EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...]))
+                if window.contains(view.effectiveAt) {
+                    let recordedAt = Int64(littleEndian: entry.payload.loadUnaligned(as: Int64.self))
+                    try events.write(ExportedEvent(position: entry.position, recordedAt: recordedAt, event: Event(view)))
+                }
+                return true
             }
-            return true
         }
         try events.finish()
 
