@@ -55,7 +55,8 @@ struct InitCommandTests {
     }
 
     @Test("a catalog or root that is not valid is refused and leaves the directory as it was", arguments: [
-        ("catalog", "hi\n"), ("catalog", #"{"products": [{"productId": "a", "entitlements": "pro"}]}"#), ("root", "not a certificate"),
+        ("catalog", "hi\n"), ("catalog", #"{"products": [{"productId": "a", "entitlements": "pro"}]}"#),
+        ("catalog", #"{"products": [{"productId": "a", "period": "P5M"}]}"#), ("root", "not a certificate"),
     ])
     func invalidInputsWriteNothing(flag: String, content: String) throws {
         let directory = TemporaryDirectory()
