@@ -102,6 +102,10 @@ public struct CommandLineTool: Sendable {
             Output.diagnostic("subledger \(command): \(error)")
             if case .corrupted = error { return .corruption }
             return .failure
+        case LedgerError.notInitialized(let message):
+            // Like a missing data directory: the command line names a directory to set up first.
+            Output.diagnostic("subledger \(command): \(message)")
+            return .usage
         case let error as ProjectionError:
             if case .logCorrupted(let problem) = error.kind { return report(LogError.corrupted(problem), command: command) }
             Output.diagnostic("subledger \(command): \(error)")

@@ -32,7 +32,7 @@ public struct LedgerConfiguration: Codable, Sendable, Equatable {
     public static func load(from directory: String) throws(LedgerError) -> LedgerConfiguration {
         let path = DataDirectoryLayout(directory).configuration
         guard let data = FileIO.read(path) else {
-            throw LedgerError.notInitialized("no configuration at \(path); run `subledger init --bundle-id ID --root CERT` first")
+            throw LedgerError.notInitialized("no configuration at \(path); run `subledger init --bundle-id ID` first (with --root CERT only for a test hierarchy: Apple's root is built in)")
         }
         do {
             return try JSONDecoder().decode(LedgerConfiguration.self, from: Data(data))

@@ -1,5 +1,6 @@
 import Foundation
 import SubledgerCLI
+import SubledgerLedger
 import SubledgerTestSupport
 import Testing
 
@@ -143,6 +144,21 @@ struct ExitCodeTests {
     func missingDirectory() {
         let directory = TemporaryDirectory()
         #expect(tool.run(["--data", directory.file("missing"), "stats"]).exitCode == .usage)
+    }
+
+    @Test("a directory nobody ran init in is a usage error (2) too, and the remedy asks for no root (production trusts Apple's)", arguments: [
+        ["stats"], ["report", "revenue", "--from", "2026-01-01", "--to", "2026-01-31"], ["ingest", "-"],
+    ])
+    func directoryWithoutInit(argv: [String]) throws {
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.file("plain"), withIntermediateDirectories: false)
+        #expect(tool.run(["--data", directory.file("plain")] + argv).exitCode == .usage)
+        #expect {
+            try LedgerConfiguration.load(from: directory.file("plain"))
+        } throws: { error in
+            let message = "\(error)"
+            return message.contains("run `subledger init --bundle-id ID` first") && !message.contains("--root CERT`")
+        }
     }
 
     @Test("an unknown customer is a failure (1) with nothing on stdout")
