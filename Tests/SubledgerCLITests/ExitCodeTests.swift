@@ -161,6 +161,16 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("simulate into a ledger's data directory is a usage error (2) and leaves its config.json; into its own output again it goes")
+    func simulateIntoALedger() throws {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.file("data"), "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
+        let before = try Data(contentsOf: URL(fileURLWithPath: directory.file("data/config.json")))
+        #expect(tool.run(["simulate", "--customers", "3", "--months", "1", "--out", directory.file("data")]).exitCode == .usage)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("data/config.json"))) == before)
+        for _ in 0..<2 { #expect(tool.run(["simulate", "--customers", "3", "--months", "1", "--out", directory.file("sim")]).exitCode == .success) }
+    }
+
     @Test("an unknown customer is a failure (1) with nothing on stdout")
     func unknownCustomer() {
         let (code, output) = SimulatedLedger.shared.run("customer", "no-such-customer", "--json")
