@@ -171,6 +171,15 @@ struct ExitCodeTests {
         for _ in 0..<2 { #expect(tool.run(["simulate", "--customers", "3", "--months", "1", "--out", directory.file("sim")]).exitCode == .success) }
     }
 
+    @Test("demo into a data directory that holds anything is a usage error (2), and leaves it as it was")
+    func demoNeedsANewDirectory() throws {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.file("data"), "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
+        let before = try FileManager.default.contentsOfDirectory(atPath: directory.file("data")).sorted()
+        #expect(tool.run(["--data", directory.file("data"), "demo"]).exitCode == .usage)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("data")).sorted() == before)
+    }
+
     @Test("an unknown customer is a failure (1) with nothing on stdout")
     func unknownCustomer() {
         let (code, output) = SimulatedLedger.shared.run("customer", "no-such-customer", "--json")

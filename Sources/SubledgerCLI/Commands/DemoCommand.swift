@@ -11,8 +11,11 @@ import SubledgerSimulator
 enum DemoCommand: Command {
     static let help = CommandHelp(
         name: "demo", summary: "simulate a small app's year, ingest it, show what the ledger knows",
-        usage: "demo [--data DIR]",
-        notes: ["Without --data, everything goes to a new directory under /tmp (printed at the end)."],
+        usage: "demo",
+        notes: [
+            "--data DIR, new or empty, becomes the demo's data directory, with the simulated workload in DIR/workload;",
+            "without it, both go to a new directory under /tmp (printed at the end).",
+        ],
         example: "subledger demo")
 
     struct Result: CommandOutput {
@@ -65,9 +68,17 @@ enum DemoCommand: Command {
 
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         try arguments.allow(help)
-        let directory = arguments.dataDirectory ?? makeTemporaryDirectory()
-        let workload = directory + "/workload"
-        let data = directory + "/ledger"
+        let (data, workload): (String, String)
+        if let given = arguments.dataDirectory {
+            // The demo trusts its simulation's test root: never in a ledger that holds anything.
+            guard FileIO.names(in: given)?.isEmpty ?? true else {
+                throw UsageError("demo sets up a new ledger in --data DIR, and \(given) is not empty; give it a new or empty directory, or none (one under /tmp)")
+            }
+            (data, workload) = (given, given + "/workload")
+        } else {
+            let directory = makeTemporaryDirectory()
+            (data, workload) = (directory + "/ledger", directory + "/workload")
+        }
         let started = WallTime.monotonicSeconds()
 
         Output.diagnostic("demo: simulating 2000 customers over 12 months into \(workload)")

@@ -30,7 +30,7 @@ extension FileIO {
     }
 
     /// Names directly in `directory`, `.` and `..` left out; nil when it cannot be listed.
-    static func names(in directory: String) -> [String]? {
+    public static func names(in directory: String) -> [String]? {
         guard let handle = opendir(directory) else { return nil }
         defer { closedir(handle) }
         var names: [String] = []
