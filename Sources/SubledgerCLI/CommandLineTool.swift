@@ -58,7 +58,10 @@ public struct CommandLineTool: Sendable {
             guard let output = result.output else { return (result.exitCode, streamed.text) }
             return (result.exitCode, streamed.text + (try Emitter(format: arguments.format, wide: arguments.wide).render(output)))
         } catch {
-            return (Self.report(error, command: name), streamed.text)
+            // `report revenue`, `appstore recover`: the command as the help pages name it.
+            let subcommand = arguments.positional.first.map { name + " " + $0 }
+            let label = subcommand.flatMap { full in command.allHelp.contains { $0.name == full } ? full : nil } ?? name
+            return (Self.report(error, command: label), streamed.text)
         }
     }
 

@@ -19,6 +19,10 @@ struct FlagSource: QueryParameterSource {
         arguments.options[Self.flag(name)] ?? []
     }
 
+    func spelling(_ name: String) -> String {
+        Self.flag(name)
+    }
+
     /// `atPosition` → `--at-position`.
     static func flag(_ name: String) -> String {
         "--" + name.map { $0.isUppercase ? "-" + $0.lowercased() : String($0) }.joined()

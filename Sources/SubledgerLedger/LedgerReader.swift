@@ -151,7 +151,7 @@ public struct LedgerReader: Sendable {
         // Before anything, whether or not a log (or only its first segment's header) exists yet.
         guard position != .start else { return }
         guard FileIO.exists(log) else {
-            throw QueryError(kind: .badParameter, code: "invalid_position", detail: "the log is empty; atPosition \(position) is beyond its end")
+            throw QueryError(kind: .badParameter, code: "invalid_position", detail: "the log is empty; position \(position) is beyond its end")
         }
         do {
             _ = try LogRecordFile(directory: log).record(at: position)
@@ -165,7 +165,7 @@ public struct LedgerReader: Sendable {
         throw QueryError(
             kind: .badParameter, code: "invalid_position",
             detail: position > end
-                ? "the log ends at \(end); atPosition \(position) is beyond it"
-                : "no valid record starts at \(position): atPosition is where the log ended, an event's position (as history and events give it; that event left out) or the log's end (\(end)); `subledger verify` tells whether the log is damaged there")
+                ? "the log ends at \(end); position \(position) is beyond it"
+                : "no valid record starts at \(position): a position is where the log ended, an event's position (as history and events give it; that event left out) or the log's end (\(end)); `subledger verify` tells whether the log is damaged there")
     }
 }

@@ -44,7 +44,7 @@ public struct EventQuery: Sendable, Equatable {
     public init(_ parameters: some QueryParameterSource) throws(QueryError) {
         for name in parameters.list("type") {
             guard let type = EventType(name: name) else {
-                throw QueryError(kind: .badParameter, code: "invalid_type", detail: "type is an event type (\(EventType.allCases.map(\.name).joined(separator: ", "))), not \(name)")
+                throw QueryError(kind: .badParameter, code: "invalid_type", detail: "\(parameters.spelling("type")) is an event type (\(EventType.allCases.map(\.name).joined(separator: ", "))), not \(name)")
             }
             types.append(type)
         }
@@ -60,19 +60,19 @@ public struct EventQuery: Sendable, Equatable {
         to = try parameters.instantAfterDay("to")
         if let text = parameters.value("time") {
             guard let axis = TimeAxis(rawValue: text) else {
-                throw QueryError(kind: .badParameter, code: "invalid_time", detail: "time is effective or recorded, not \(text)")
+                throw QueryError(kind: .badParameter, code: "invalid_time", detail: "\(parameters.spelling("time")) is effective or recorded, not \(text)")
             }
             time = axis
         }
         if let text = parameters.value("after") {
             guard let position = LogPosition(text) else {
-                throw QueryError(kind: .badParameter, code: "invalid_after", detail: "after is a log position (a previous page's next), not \(text)")
+                throw QueryError(kind: .badParameter, code: "invalid_after", detail: "\(parameters.spelling("after")) is a log position (a previous page's next), not \(text)")
             }
             after = position
         }
         if let text = parameters.value("limit") {
             guard let limit = Int(text), limit > 0 else {
-                throw QueryError(kind: .badParameter, code: "invalid_limit", detail: "limit is a positive number of events, not \(text)")
+                throw QueryError(kind: .badParameter, code: "invalid_limit", detail: "\(parameters.spelling("limit")) is a positive number of events, not \(text)")
             }
             self.limit = limit
         }

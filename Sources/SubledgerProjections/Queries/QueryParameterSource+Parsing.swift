@@ -9,7 +9,7 @@ extension QueryParameterSource {
         switch value(name) {
         case nil, "0", "false": return false
         case "", "1", "true": return true
-        case let text?: throw QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(name) is 1 or 0 (true or false), not \(text)")
+        case let text?: throw QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(spelling(name)) is 1 or 0 (true or false), not \(text)")
         }
     }
 
@@ -19,14 +19,14 @@ extension QueryParameterSource {
     }
 
     public func instant(_ name: String) throws(QueryError) -> Int64? {
-        try value(name).map { text throws(QueryError) in try Self.instant(text, name) }
+        try value(name).map { text throws(QueryError) in try instant(text, name) }
     }
 
     /// As `instant`, but a bare day is its last millisecond: an inclusive upper bound given as
     /// `2026-01-09` means through that day, not up to its first instant.
     func instantThroughDay(_ name: String) throws(QueryError) -> Int64? {
         guard let text = value(name) else { return nil }
-        let instant = try Self.instant(text, name)
+        let instant = try instant(text, name)
         return text.count == 10 ? instant + 86_400_000 - 1 : instant
     }
 
@@ -34,25 +34,25 @@ extension QueryParameterSource {
     /// the next, so the day is in the window, as a day is in every other command's.
     func instantAfterDay(_ name: String) throws(QueryError) -> Int64? {
         guard let text = value(name) else { return nil }
-        let instant = try Self.instant(text, name)
+        let instant = try instant(text, name)
         return text.count == 10 ? instant + 86_400_000 : instant
     }
 
     func day(_ name: String) throws(QueryError) -> UTCDay {
-        guard let text = value(name) else { throw QueryError(kind: .badParameter, code: "missing_\(name)", detail: "\(name) is required (a UTC day, YYYY-MM-DD)") }
-        guard let day = UTCDay(text) else { throw QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(name) is a UTC day (YYYY-MM-DD), not \(text)") }
+        guard let text = value(name) else { throw QueryError(kind: .badParameter, code: "missing_\(name)", detail: "\(spelling(name)) is required (a UTC day, YYYY-MM-DD)") }
+        guard let day = UTCDay(text) else { throw QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(spelling(name)) is a UTC day (YYYY-MM-DD), not \(text)") }
         return day
     }
 
     func month(_ name: String) throws(QueryError) -> UTCMonth {
-        guard let text = value(name) else { throw QueryError(kind: .badParameter, code: "missing_\(name)", detail: "\(name) is required (a month, YYYY-MM)") }
-        guard let month = UTCMonth(text) else { throw QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(name) is a month (YYYY-MM), not \(text)") }
+        guard let text = value(name) else { throw QueryError(kind: .badParameter, code: "missing_\(name)", detail: "\(spelling(name)) is required (a month, YYYY-MM)") }
+        guard let month = UTCMonth(text) else { throw QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(spelling(name)) is a month (YYYY-MM), not \(text)") }
         return month
     }
 
     func granularity() throws(QueryError) -> ReportGranularity {
         guard let text = value("by") else { return .month }
-        guard let granularity = ReportGranularity(rawValue: text) else { throw QueryError(kind: .badParameter, code: "invalid_by", detail: "by is day or month, not \(text)") }
+        guard let granularity = ReportGranularity(rawValue: text) else { throw QueryError(kind: .badParameter, code: "invalid_by", detail: "\(spelling("by")) is day or month, not \(text)") }
         return granularity
     }
 
@@ -62,7 +62,7 @@ extension QueryParameterSource {
         guard let text = value("environment") else { return nil }
         guard let environment = AppStoreEnvironment.known.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
             let names = AppStoreEnvironment.known.map(\.rawValue)
-            throw QueryError(kind: .badParameter, code: "invalid_environment", detail: "environment is \(names.dropLast().joined(separator: ", ")) or \(names.last!), not \(text)")
+            throw QueryError(kind: .badParameter, code: "invalid_environment", detail: "\(spelling("environment")) is \(names.dropLast().joined(separator: ", ")) or \(names.last!), not \(text)")
         }
         return environment
     }
@@ -70,19 +70,19 @@ extension QueryParameterSource {
     /// A window that ends before it starts is a mistake, not a question whose answer is empty.
     func requireOrdered<Bound: Comparable>(from: Bound?, to: Bound?) throws(QueryError) {
         if let from, let to, to < from {
-            throw QueryError(kind: .badParameter, code: "invalid_to", detail: "to must not be before from")
+            throw QueryError(kind: .badParameter, code: "invalid_to", detail: "\(spelling("to")) must not be before \(spelling("from"))")
         }
     }
 
     func position() throws(QueryError) -> LogPosition? {
         guard let text = value("atPosition") else { return nil }
-        guard let position = LogPosition(text) else { throw QueryError(kind: .badParameter, code: "invalid_position", detail: "atPosition is a log position (a decimal number), not \(text)") }
+        guard let position = LogPosition(text) else { throw QueryError(kind: .badParameter, code: "invalid_position", detail: "\(spelling("atPosition")) is a log position (a decimal number), not \(text)") }
         return position
     }
 
     /// `2026-03-03`, `2026-03-03T10:00:00Z` or with milliseconds, as epoch milliseconds (UTC).
-    static func instant(_ text: String, _ name: String) throws(QueryError) -> Int64 {
-        let invalid = QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(name) is an ISO 8601 UTC instant (2026-03-01T00:00:00.000Z) or a day (2026-03-01), not \(text)")
+    func instant(_ text: String, _ name: String) throws(QueryError) -> Int64 {
+        let invalid = QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(spelling(name)) is an ISO 8601 UTC instant (2026-03-01T00:00:00.000Z) or a day (2026-03-01), not \(text)")
         guard let day = UTCDay(text.prefix(10)) else { throw invalid }
         let rest = text.dropFirst(10)
         if rest.isEmpty { return day.start }

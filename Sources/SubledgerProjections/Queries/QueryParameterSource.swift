@@ -7,12 +7,17 @@ public protocol QueryParameterSource {
     func value(_ name: String) -> String?
     /// Every value given for a parameter that may repeat, in order.
     func values(_ name: String) -> [String]
+    /// How the person asking wrote the parameter, for error messages: `atPosition` over HTTP,
+    /// `--at-position` on the command line.
+    func spelling(_ name: String) -> String
 }
 
 extension QueryParameterSource {
     public func values(_ name: String) -> [String] {
         value(name).map { [$0] } ?? []
     }
+
+    public func spelling(_ name: String) -> String { name }
 }
 
 extension Dictionary: QueryParameterSource where Key == String, Value == String {

@@ -24,7 +24,7 @@ public struct RevenueQuery: Sendable, Equatable {
         var refunds = RefundConvention.refundDate
         if let text = parameters.value("refunds") {
             guard let convention = RefundConvention(rawValue: text) else {
-                throw QueryError(kind: .badParameter, code: "invalid_refunds", detail: "refunds is refund-date or original, not \(text)")
+                throw QueryError(kind: .badParameter, code: "invalid_refunds", detail: "\(parameters.spelling("refunds")) is refund-date or original, not \(text)")
             }
             refunds = convention
         }

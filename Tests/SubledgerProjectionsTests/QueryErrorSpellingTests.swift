@@ -1,0 +1,37 @@
+import SubledgerProjections
+import Testing
+
+/// One parser serves the HTTP API and the command line; its errors name a parameter as the
+/// person asking wrote it.
+@Suite("Query errors name parameters as they were given")
+struct QueryErrorSpellingTests {
+    /// Flags as the command line spells them.
+    struct Flags: QueryParameterSource {
+        var values: [String: String]
+        func value(_ name: String) -> String? { values[name] }
+        func spelling(_ name: String) -> String { "--" + name.map { $0.isUppercase ? "-" + $0.lowercased() : String($0) }.joined() }
+    }
+
+    static func detail(_ parse: () throws -> Void) -> String? {
+        do { try parse() } catch { return (error as? QueryError)?.detail }
+        return nil
+    }
+
+    @Test("over HTTP by the parameter's name, on the command line by its flag", arguments: [
+        (["to": "2026-01-31"], "from is required (a UTC day, YYYY-MM-DD)", "--from is required (a UTC day, YYYY-MM-DD)"),
+        (["from": "2026-02-01", "to": "2026-01-31"], "to must not be before from", "--to must not be before --from"),
+        (["from": "2026-01-01", "to": "2026-01-31", "atPosition": "x"], "atPosition is a log position (a decimal number), not x",
+         "--at-position is a log position (a decimal number), not x"),
+        (["from": "2026-01-01", "to": "2026-01-31", "by": "week"], "by is day or month, not week", "--by is day or month, not week"),
+    ])
+    func spelledAsGiven(parameters: [String: String], http: String, flags: String) {
+        #expect(Self.detail { _ = try RevenueQuery(parameters) } == http)
+        #expect(Self.detail { _ = try RevenueQuery(Flags(values: parameters)) } == flags)
+    }
+
+    @Test("an instant given badly names the flag too")
+    func instants() {
+        #expect(Self.detail { _ = try EventQuery(Flags(values: ["from": "yesterday"])) }?.hasPrefix("--from is an ISO 8601 UTC instant") == true)
+        #expect(Self.detail { _ = try EventQuery(Flags(values: ["limit": "0"])) } == "--limit is a positive number of events, not 0")
+    }
+}
