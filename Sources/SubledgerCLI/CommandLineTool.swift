@@ -36,7 +36,9 @@ public struct CommandLineTool: Sendable {
         do {
             arguments = try Arguments(argv, valued: Self.valuedOptions)
         } catch {
-            Output.diagnostic("subledger: \(error.message)\n\(Self.usage)")
+            // A command's own page says more about its options than the list of commands.
+            let command = argv.first { word in Self.commands.contains { $0.name == word } }
+            Output.diagnostic("subledger: \(error.message)\n" + (command.map { "see `subledger \($0) --help`" } ?? Self.usage))
             return (.usage, "")
         }
         if arguments.flags.contains("--version") { return (.success, "subledger \(Self.version)\n") }
