@@ -10,6 +10,11 @@ extension ECPrivateKey {
             return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
         }
         guard let parsed else { throw CryptoError.openSSL("PEM_read_bio_PrivateKey (is it a .p8 key file?)") }
+        guard EVP_PKEY_get_base_id(parsed) == EVP_PKEY_EC else {
+            let type = EVP_PKEY_get0_type_name(parsed).map { String(cString: $0) } ?? "another kind of"
+            EVP_PKEY_free(parsed)
+            throw CryptoError("the key is an \(type) key, not an elliptic-curve one")
+        }
         try self.init(owning: parsed)
     }
 

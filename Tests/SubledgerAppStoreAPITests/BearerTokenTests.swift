@@ -76,6 +76,31 @@ struct APIConfigurationTests {
         }
     }
 
+    @Test("an RSA key in .p8 form is refused as not an ES256 key, not as something other than a PEM key")
+    func rsaKeyIsNamed() throws {
+        let directory = TemporaryDirectory()
+        // A throwaway 512-bit key, made with `openssl genpkey -algorithm RSA`.
+        let rsa = """
+            -----BEGIN PRIVATE KEY-----
+            MIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEAtLgdZdH3UdMBOWRT
+            99oqLWo1xenywFn41Q72mNrBDeTByh3/CGIw+baRlk7Jzu3uGtpGdwATXqsQVsGx
+            0BCrjwIDAQABAkEArER1gYHMx+rj19mTUUhdvDzqVWbVSBZ75F0HJF4ieSJikY3t
+            6BcTibRg/MKa1wBdlWfnIB2H27BP8p9S2jn7wQIhAO3iOaSYTPSprLbXXlbXRTFN
+            FGMHEnrmn6ht/xvHZKaNAiEAwntpfGinVUo0Ga8XKsX68A1huAAFj1FLcsfylxv+
+            cYsCIQCOqgX3+H7unHPAlBk365LLpnZ7jVo/6uAFmzJL7qEmYQIgX6w2iG0zZFHM
+            r5Xi37flapIqsEnScl6bryuNu6iZ02ECIBjBZLxaElFz6Gu0l8Pe+qwGDsFHGpg3
+            bpf5jAhJuRVz
+            -----END PRIVATE KEY-----
+
+            """
+        try Data(rsa.utf8).write(to: URL(fileURLWithPath: directory.file("rsa.p8")))
+        #expect {
+            try APIConfiguration.install(directory: directory.path, keyFile: directory.file("rsa.p8"), keyId: "K", issuerId: "I", baseURL: nil, caFile: nil)
+        } throws: { error in
+            "\(error)".contains("is not an ES256 key (the key is an RSA key, not an elliptic-curve one)")
+        }
+    }
+
     @Test("a new key keeps the base URL and CA not given again: a stand-in setup is not pointed at Apple's API")
     func newKeyKeepsTheRest() throws {
         let directory = TemporaryDirectory()

@@ -39,14 +39,12 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
     public static func install(directory: String, keyFile: String, keyId: String, issuerId: String, baseURL: String?, caFile: String?) throws(APISetupError) -> APIConfiguration {
         let files = APIFiles(directory)
         guard let key = FileIO.read(keyFile) else { throw .invalid("cannot read the API key \(keyFile)") }
-        do {
-            let parsed = try ECPrivateKey(pem: key)
-            guard parsed.curve == .p256 else { throw APISetupError.invalid("the API key \(keyFile) is not a P-256 key; download the In-App Purchase key (.p8) from App Store Connect") }
-        } catch let error as APISetupError {
-            throw error
-        } catch {
-            throw .invalid("the API key \(keyFile) is not a private key in PEM (.p8) form; download the In-App Purchase key from App Store Connect")
+        let parsed: ECPrivateKey
+        do { parsed = try ECPrivateKey(pem: key) } catch {
+            let what = error.message.hasPrefix("PEM_read_bio_PrivateKey") ? "not a private key in PEM (.p8) form" : "not an ES256 key (\(error.message))"
+            throw .invalid("the API key \(keyFile) is \(what); download the In-App Purchase key (.p8) from App Store Connect")
         }
+        guard parsed.curve == .p256 else { throw .invalid("the API key \(keyFile) is not a P-256 key; download the In-App Purchase key (.p8) from App Store Connect") }
         if let baseURL, !baseURL.hasPrefix("https://") {
             throw .invalid("--api-base-url must be an https:// URL, not '\(baseURL)'")
         }
