@@ -22,7 +22,8 @@ struct Arguments {
         var format: OutputFormat?
         var index = 0
         while index < argv.count {
-            let word = argv[index]
+            // `-h` is what many try first.
+            let word = argv[index] == "-h" ? "--help" : argv[index]
             index += 1
             guard word.hasPrefix("--") && word.count > 2 else {
                 if command == nil { command = word } else { positional.append(word) }

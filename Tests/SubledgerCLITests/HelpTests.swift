@@ -22,6 +22,7 @@ struct HelpTests {
         #expect(page.contains("usage: subledger [--data DIR] \(words.joined(separator: " "))"))
         #expect(page.contains("\nexample:\n  subledger "))
         #expect(tool.run(["help"] + words).output == page)
+        #expect(tool.run(words + ["-h"]).output == page)
     }
 
     @Test("a report's page lists the flags it accepts, and it accepts the flags its page lists")

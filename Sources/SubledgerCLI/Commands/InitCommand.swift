@@ -58,7 +58,7 @@ enum InitCommand: Command {
         // A setting not given keeps its value: re-running init to add an environment must not
         // quietly turn off the Small Business rate or forget the app's Apple id.
         let previous = try? LedgerConfiguration.load(from: context.data.path)
-        guard let bundleId = arguments.value("--bundle-id") ?? previous?.bundleId else { throw UsageError("init needs --bundle-id ID") }
+        guard let bundleId = arguments.value("--bundle-id") ?? previous?.bundleId else { throw UsageError("--bundle-id ID is needed: the app's bundle identifier, as App Store Connect shows it") }
         guard !bundleId.isEmpty, !bundleId.contains(where: \.isWhitespace) else {
             throw UsageError("--bundle-id needs the app's bundle id (com.example.app), not '\(bundleId)'")
         }

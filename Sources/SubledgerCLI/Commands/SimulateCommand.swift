@@ -90,7 +90,7 @@ enum SimulateCommand: Command {
     /// Runs the simulator with a progress line on stderr.
     static func simulate(_ configuration: Simulator.Configuration, to directory: String) throws -> Simulator.Summary {
         let simulator: Simulator
-        do { simulator = try Simulator(configuration: configuration) } catch { throw UsageError(error.description) }
+        do { simulator = try Simulator(configuration: configuration) } catch { throw UsageError(error.message) }
         let summary = try simulator.run(to: directory) { progress in
             switch progress.phase {
             // Notifications are simulated first and signed while they are written.
