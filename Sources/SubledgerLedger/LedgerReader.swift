@@ -63,7 +63,13 @@ public struct LedgerReader: Sendable {
     /// The projection database, sealed when this process has the log to itself.
     private static func openProjections(directory: String, settings: RollupSettings, observer: RebuildObserver?) throws -> ProjectionReader {
         let layout = DataDirectoryLayout(directory)
-        let store = try openStore(layout, settings: settings, observer: observer)
+        let store: ProjectionStore
+        do {
+            store = try openStore(layout, settings: settings, observer: observer, mayRebuild: false)
+        } catch let error as ProjectionError {
+            guard case .rebuildNeeded(let reason) = error.kind else { throw error }
+            store = try rebuildingAlone(layout, reason: reason) { try openStore(layout, settings: settings, observer: observer, mayRebuild: true) }
+        }
         // A server beside this command folds on into the database, under a seal it would not
         // know to remove, and the next command to open it would take it for damage; the server
         // seals it when it stops.
@@ -71,11 +77,34 @@ public struct LedgerReader: Sendable {
         return store.reader
     }
 
+    /// Runs `open`, which may rebuild the projection database, as the one command doing so and
+    /// with no process writing to the ledger: a rebuild replaces the database, and a server
+    /// beside it kept folding into the one it had open, removed under it (its reads failed
+    /// until a restart), while commands rebuilding at once removed each other's half-written
+    /// copies. Commands wait their turn (`projections/REBUILD.lock`); a writer is named.
+    private static func rebuildingAlone(
+        _ layout: DataDirectoryLayout, reason: ProjectionStore.RebuildReason, _ open: () throws -> ProjectionStore
+    ) throws -> ProjectionStore {
+        try FileIO.makeDirectory(layout.projections)
+        let lock = try FileLock(layout.projections + "/REBUILD.lock")
+        defer { lock.release() }
+        do {
+            return try LogWriter.excludingWriter(directory: layout.log, open)
+        } catch LogError.locked(_, let holder) {
+            let process = holder.map { "process \($0)" } ?? "another process"
+            throw LedgerError.storage(
+                "\(reason), so the projection database must be rebuilt, and \(process) has this ledger open for writing (a server, an "
+                    + "ingest or a rebuild): only it may replace the database it has open. Restart a server (it rebuilds as it starts; "
+                    + "settings given to `init` apply from then on), or wait for an ingest or rebuild to end; then ask again")
+        }
+    }
+
     /// Damage the fold met, or that a log it could not read turns out to have, is reported as
     /// `LogError.corrupted` (exit 3) rather than as an unreadable log.
-    private static func openStore(_ layout: DataDirectoryLayout, settings: RollupSettings, observer: RebuildObserver?) throws -> ProjectionStore {
+    private static func openStore(_ layout: DataDirectoryLayout, settings: RollupSettings, observer: RebuildObserver?, mayRebuild: Bool) throws -> ProjectionStore {
         do {
-            return try ProjectionStore(directory: layout.projections, logDirectory: layout.log, settings: settings, observer: observer)
+            return try ProjectionStore(
+                directory: layout.projections, logDirectory: layout.log, settings: settings, observer: observer, mayRebuild: mayRebuild)
         } catch {
             switch error.kind {
             case .logCorrupted(let problem):

@@ -47,6 +47,9 @@ final class ProjectionFollower: Sendable {
     struct Progress {
         /// The checkpoint of the database as last committed.
         var checkpoint: UInt64
+        /// Waiters up to here have been released though a fold failed short of it: one that
+        /// comes later for a position already appended must not wait for a fold that failed.
+        var released: UInt64 = 0
         var waiters: [(position: UInt64, resume: Waiter)] = []
         var reader: ProjectionReader
     }
@@ -120,7 +123,7 @@ final class ProjectionFollower: Sendable {
     func whenFolded(_ body: @escaping @Sendable () -> Void) {
         let target = appendedEnd.load(ordering: .acquiring)
         let folded = progress.withLock { progress in
-            guard progress.checkpoint < target else { return true }
+            guard max(progress.checkpoint, progress.released) < target else { return true }
             progress.waiters.append((target, body))
             return false
         }
@@ -157,6 +160,7 @@ final class ProjectionFollower: Sendable {
         let reader = store.reader
         let resumed = progress.withLock { progress in
             progress.checkpoint = checkpoint
+            progress.released = max(progress.released, released)
             progress.reader = reader
             let due = progress.waiters.filter { $0.position <= released }.map(\.resume)
             progress.waiters.removeAll { $0.position <= released }

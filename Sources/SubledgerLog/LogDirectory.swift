@@ -149,4 +149,12 @@ extension LogWriter {
         defer { lock.release() }
         return try body()
     }
+
+    /// As `withoutWriter`, but a writer holding the lock is `LogError.locked`, naming it.
+    public static func excludingWriter<T>(directory: String, _ body: () throws -> T) throws -> T {
+        guard access(directory, F_OK) == 0 else { return try body() }
+        let lock = try WriterLock(directory: directory)
+        defer { lock.release() }
+        return try body()
+    }
 }

@@ -29,6 +29,9 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
         /// The thread that reads the log for a fold could not start (`pthread_create`'s code):
         /// the process has reached its memory or thread limit.
         case threadUnavailable(name: String, errno: Int32)
+        /// The database needs a rebuild this process was not to make (`ProjectionStore.init`'s
+        /// `mayRebuild`).
+        case rebuildNeeded(ProjectionStore.RebuildReason)
     }
 
     public let kind: Kind
@@ -61,6 +64,8 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
         case .accessDenied(let path, let detail, _):
             return "cannot open the projection database in \(path): permission denied (\(detail)); run subledger as the user that owns "
                 + "the data directory (the one the server runs as), or give this user write access to it; nothing was changed"
+        case .rebuildNeeded(let reason):
+            return "the projection database must be rebuilt: \(reason); run `subledger rebuild`"
         case .threadUnavailable(let name, let code):
             return "could not start the thread \(name): \(String(cString: strerror(code))) (errno \(code)); the process has reached "
                 + "its memory or thread limit (ulimit -d, ulimit -u, the service's MemoryMax or TasksMax): raise it, then run `subledger rebuild`"

@@ -210,4 +210,31 @@ struct ProjectionFollowingTests {
         #expect(stored.events == lines.count)
         #expect(try LedgerReader.open(directory: directory.file("data")).projections.summary().notifications == lines.count)
     }
+
+    @Test("a read that finds the database needing a rebuild (settings changed) beside a process writing to the ledger names it and leaves the database it has open; alone, it rebuilds")
+    func noRebuildUnderAWriter() throws {
+        let data = directory.file("data")
+        try {
+            let ledger = try ledger()
+            defer { ledger.close() }
+            _ = try ledger.ingest(batch, recordedAt: 0)
+        }()
+        _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                  rootFiles: [], smallBusiness: true, catalogFile: nil)
+        let current = { try String(contentsOfFile: data + "/projections/CURRENT", encoding: .utf8) }
+        let before = try current()
+        do {
+            let server = try LogWriter(directory: data + "/log")
+            defer { server.close() }
+            #expect {
+                _ = try LedgerReader.open(directory: data)
+            } throws: { error in
+                "\(error)".contains("so the projection database must be rebuilt, and process \(getpid()) has this ledger open for writing")
+            }
+            #expect(try current() == before)
+        }
+        let reader = try LedgerReader.open(directory: data)
+        #expect(try current() != before)
+        #expect(try reader.projections.summary().notifications == lines.count)
+    }
 }

@@ -1,6 +1,7 @@
 import SubledgerAppStoreAPI
 import SubledgerCore
 import SubledgerLedger
+import SubledgerLog
 
 /// `subledger init`: writes (or updates) the data directory's configuration; never touches the log.
 enum InitCommand: Command {
@@ -77,7 +78,13 @@ enum InitCommand: Command {
             directory: context.data.path, bundleId: bundleId, appAppleId: appAppleId, environments: environments,
             rootFiles: arguments.options["--root"] ?? [], smallBusiness: on || (!off && previous?.smallBusiness == true),
             catalogFile: arguments.value("--catalog"))
-        return CommandResult(Result(data: context.data.path, configuration: configuration, api: try installAPI(arguments, directory: context.data.path)))
+        let api = try installAPI(arguments, directory: context.data.path)
+        // A server reads the settings once, as it starts.
+        do { try LogWriter.excludingWriter(directory: context.data.log) {} } catch LogError.locked(_, let holder) {
+            let process = holder.map { "process \($0)" } ?? "another process"
+            Output.diagnostic("subledger init: \(process) has this ledger open for writing (a server?): these settings apply once it restarts")
+        }
+        return CommandResult(Result(data: context.data.path, configuration: configuration, api: api))
     }
 
     /// Stores the API credentials when `--api-key` is given; the other API flags need it.

@@ -34,7 +34,7 @@ enum RebuildReporter {
         switch progress {
         case .folding(let records, let estimate, let reason, let method):
             let what = "\(Cell.count(records).tableText) log records"
-            let start = reason.map { "\(Self.describe($0)); rebuilding it from the \(what)" }
+            let start = reason.map { "\($0); rebuilding it from the \(what)" }
                 ?? "folding the \(what) into a fresh projection database (the old one serves until the switch)"
             let peak = Cell.bytes(Int64(estimate)).tableText
             switch method {
@@ -71,17 +71,6 @@ enum RebuildReporter {
         case .finished(let seconds):
             Output.endProgress()
             if onOpen { Output.diagnostic("\(prefix): rebuilt in \(Cell.tenths(seconds)) s") }
-        }
-    }
-
-    private static func describe(_ reason: ProjectionStore.RebuildReason) -> String {
-        switch reason {
-        case .missing: "there is no projection database yet"
-        case .schemaChanged(let stored, let current):
-            "the projection database was written by another version of subledger (schema \(stored); this one uses \(current))"
-        case .settingsChanged: "the Small Business setting or the catalog changed since the projection database was written"
-        case .damaged(let detail): "the projection database is damaged (\(detail))"
-        case .logMismatch: "the projection database covers a record the log no longer has (a torn tail was cut, or the log was replaced)"
         }
     }
 

@@ -88,8 +88,12 @@ public enum LedgerBackup {
         if let a = FileIO.canonicalPath(source), let b = FileIO.canonicalPath(existingPrefixOf: destination), a == b || b.hasPrefix(a + "/") {
             throw LedgerError.configuration("the backup must go outside the data directory \(source); pass another --to DIR")
         }
-        try requireBackupOrEmpty(to, of: from)
+        // One backup into a directory at a time (an hourly timer and a manual run): the next
+        // waits, then brings the copy up to date. Each removed what the other was writing.
         try FileIO.makeDirectory(destination)
+        let lock = try FileLock(destination, isDirectory: true) { progress("waiting for another backup into \(destination) to finish") }
+        defer { lock.release() }
+        try requireBackupOrEmpty(to, of: from)
         try FileIO.writeAtomically(to.incompleteBackup, Array("a backup into this directory began and has not finished\n".utf8))
         try syncDirectory(destination)
         var summary = Summary(destination: destination)

@@ -42,7 +42,7 @@ public final class ProjectionStore {
         case rebuilt(RebuildReason)
     }
 
-    public enum RebuildReason: Sendable, Equatable {
+    public enum RebuildReason: Sendable, Equatable, CustomStringConvertible {
         /// No database yet.
         case missing
         /// The database was written with another schema version.
@@ -54,14 +54,27 @@ public final class ProjectionStore {
         case damaged(String)
         /// The database's checkpoint is not a record of this log (the log was replaced).
         case logMismatch
+
+        public var description: String {
+            switch self {
+            case .missing: "there is no projection database yet"
+            case .schemaChanged(let stored, let current):
+                "the projection database was written by another version of subledger (schema \(stored); this one uses \(current))"
+            case .settingsChanged: "the Small Business setting or the catalog changed since the projection database was written"
+            case .damaged(let detail): "the projection database is damaged (\(detail))"
+            case .logMismatch: "the projection database covers a record the log no longer has (a torn tail was cut, or the log was replaced)"
+            }
+        }
     }
 
     /// Opens the projection kept in `directory` for the log in `logDirectory` and folds the log
     /// records after its checkpoint; with no usable database (none, another schema version,
     /// damaged, or not from this log) rebuilds one from the whole log, telling `observer` how it
-    /// goes.
+    /// goes. With `mayRebuild` false, a database that needs a rebuild is
+    /// `ProjectionError.Kind.rebuildNeeded` instead: another process may have it open.
     public init(
-        directory: String, logDirectory: String, settings: RollupSettings = RollupSettings(), observer: RebuildObserver? = nil
+        directory: String, logDirectory: String, settings: RollupSettings = RollupSettings(), observer: RebuildObserver? = nil,
+        mayRebuild: Bool = true
     ) throws(ProjectionError) {
         self.directory = directory
         self.logDirectory = logDirectory
@@ -86,6 +99,7 @@ public final class ProjectionStore {
             reason = .damaged(String(describing: error))
         }
         if opened == nil {
+            guard mayRebuild else { throw ProjectionError(.rebuildNeeded(reason ?? .missing)) }
             opened = try ProjectionRebuild(
                 directory: directory, logDirectory: logDirectory, settings: settings, reason: reason, inUse: inUse, observer: observer
             ).run().opened
@@ -99,6 +113,7 @@ public final class ProjectionStore {
         opening = reason.map(Opening.rebuilt) ?? .loaded
         guard reason == nil else { return }
         do { try catchUp() } catch where error.kind == .logMismatch {
+            guard mayRebuild else { throw ProjectionError(.rebuildNeeded(.logMismatch)) }
             try rebuild(reason: .logMismatch, observer: observer)
             opening = .rebuilt(.logMismatch)
         }

@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SubledgerCore
+
+/// An exclusive `flock(2)` on a file or directory, waited for: commands that rebuild the
+/// projection database on open take turns on `projections/REBUILD.lock`, backups into one
+/// directory on that directory. Released when closed or when the process ends.
+final class FileLock {
+    private var fd: Int32
+
+    /// Locks `path`, a directory, or a file created when missing; `waiting` is called once if
+    /// another process holds it.
+    init(_ path: String, isDirectory: Bool = false, waiting: () -> Void = {}) throws(LedgerError) {
+        fd = isDirectory ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw LedgerError.storage("cannot open \(path): \(String(cString: strerror(errno)))") }
+        // Named through a function type: `flock` alone resolves to the struct of the same name.
+        let flock: (Int32, Int32) -> Int32 = Glibc.flock(_:_:)
+        var operation = LOCK_EX | LOCK_NB
+        while flock(fd, operation) != 0 {
+            let code = errno
+            if code == EWOULDBLOCK, operation & LOCK_NB != 0 {
+                waiting()
+                operation = LOCK_EX
+            } else if code != EINTR {
+                close(fd)
+                fd = -1
+                throw LedgerError.storage("cannot lock \(path): \(String(cString: strerror(code)))")
+            }
+        }
+    }
+
+    func release() {
+        guard fd >= 0 else { return }
+        close(fd)
+        fd = -1
+    }
+
+    deinit { release() }
+}
