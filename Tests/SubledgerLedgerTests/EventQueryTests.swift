@@ -160,19 +160,4 @@ struct EventQueryTests {
         query.after = LogPosition(rawValue: first.rawValue + 3)
         #expect(throws: QueryError.self) { try fixture.ledger.read { try $0.events(query) } }
     }
-
-    @Test("a customer the ledger does not know is not found, as customer and history say, not an empty page a typo hides behind")
-    func unknownCustomerIsNotFound() throws {
-        let fixture = try SimulatedLedger(seed: 7)
-        defer { fixture.ledger.close() }
-        var query = EventQuery()
-        query.customer = "no-such-customer"
-        #expect {
-            try fixture.ledger.read { try $0.events(query) }
-        } throws: { error in
-            (error as? QueryError)?.kind == .notFound && (error as? QueryError)?.code == "customer_not_found"
-        }
-        query.customer = fixture.customerIds[0]
-        #expect(try !fixture.ledger.read { try $0.events(query) }.events.isEmpty)
-    }
 }

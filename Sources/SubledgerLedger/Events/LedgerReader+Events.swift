@@ -22,10 +22,7 @@ extension LedgerReader {
         let evidence = query.raw || query.reverify ? try EvidenceReader(directory: layout.evidence) : nil
         let preparer = query.reverify ? try MessagePreparer(configuration: configuration, verifier: SignedDataVerifier(trustedRoots: configuration.loadRoots(from: directory))) : nil
         let customerPositions = try query.customer.map { id in
-            guard let history = try projections.history(id) else {
-                throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(id)")
-            }
-            return history.events.map(\.position).sorted()
+            try projections.history(id)?.events.map(\.position).sorted() ?? []
         }
         let chunk = min(4096, max(64, (query.limit ?? 4096) + 1))
         var cursor = query.after
