@@ -152,6 +152,20 @@ public struct LogReader: Sendable {
         return counted.summary
     }
 
+    /// Runs `read` of the active segment again, a few times over some milliseconds, while what
+    /// it meets there reads as damage: a writer beside this reader may be copying its last
+    /// frame in (a read is not atomic with a write of several pages), and `/metrics`, `stats`
+    /// and `head` beside a server took that frame for damage. Damage at rest stays.
+    static func rereadingTail(of segment: SegmentList.Segment, _ read: () throws -> Void) throws {
+        var attempts = 0
+        while true {
+            do { return try read() } catch LogError.corrupted(let problem) where problem.file == segment.path && attempts < 5 {
+                attempts += 1
+                usleep(UInt32(2_000 * attempts))
+            }
+        }
+    }
+
     private func count() throws -> (summary: LogSummary, lastSegment: SegmentList.Segment?) {
         let list: SegmentList
         do { list = try SegmentList(directory: directory) } catch { throw LogError.io(error) }
@@ -170,11 +184,15 @@ public struct LogReader: Sendable {
         if let last = list.segments.last {
             // The active segment may be preallocated past its data: its size is where data ends.
             var end = last.firstPosition + UInt64(LogFormat.segmentHeaderSize)
-            try scan(from: LogPosition(rawValue: last.firstPosition)) { entry in
-                summary.records += 1
-                summary.lastPosition = entry.position
-                end = entry.position.rawValue + UInt64(LogFormat.frameHeaderSize + entry.payload.count)
-                return true
+            let sealed = summary.records
+            try Self.rereadingTail(of: last) {
+                (summary.records, summary.lastPosition, end) = (sealed, nil, last.firstPosition + UInt64(LogFormat.segmentHeaderSize))
+                try scan(from: LogPosition(rawValue: last.firstPosition)) { entry in
+                    summary.records += 1
+                    summary.lastPosition = entry.position
+                    end = entry.position.rawValue + UInt64(LogFormat.frameHeaderSize + entry.payload.count)
+                    return true
+                }
             }
             summary.bytes += Int64(end - last.firstPosition)
             summary.endPosition = LogPosition(rawValue: end)

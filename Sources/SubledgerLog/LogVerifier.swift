@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// The result of checking every frame and the hash chain of a log directory.
 public struct LogVerification: Sendable {
     public var segments: Int
@@ -41,9 +44,17 @@ extension LogReader {
         var last: (segment: SegmentList.Segment, walk: SegmentWalk)?
         for (i, segment) in list.segments.enumerated() {
             let isLast = i == list.segments.count - 1
-            let bytes: [UInt8]
+            var bytes: [UInt8]
             do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
-            let walk = SegmentWalk(file: segment.path, bytes: bytes)
+            var walk = SegmentWalk(file: segment.path, bytes: bytes)
+            // As `LogReader.rereadingTail`: a writer beside may be copying its last frame in.
+            var attempts = 0
+            while isLast, !walk.problems.isEmpty || walk.tornTail != nil, attempts < 5 {
+                attempts += 1
+                usleep(UInt32(2_000 * attempts))
+                do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
+                walk = SegmentWalk(file: segment.path, bytes: bytes)
+            }
             result.bytes += Int64(bytes.count) - walk.zeroTail
             result.records += walk.recordsFound
             result.problems += walk.problems

@@ -238,16 +238,21 @@ public struct LedgerServer: Sendable {
     }
 
     func renderMetrics() -> HTTPResponse {
+        // A gauge that cannot be read now keeps its last value: 0 would read as an empty log, and
+        // a lag of 0 hides a real one.
         let log = try? LogReader(directory: ledger.layout.log).summary()
-        let gauges: [(String, String, Double)] = [
-            ("subledger_log_bytes", "Bytes in the event log", Double(log?.bytes ?? 0)),
-            ("subledger_evidence_bytes", "Bytes in the evidence log", Double((try? LogReader(directory: ledger.layout.evidence).summary().bytes) ?? 0)),
-            ("subledger_events", "Events in the log", Double(log?.records ?? 0)),
+        let gauges: [(String, String, Double?)] = [
+            ("subledger_log_bytes", "Bytes in the event log", log.map { Double($0.bytes) }),
+            ("subledger_evidence_bytes", "Bytes in the evidence log", (try? LogReader(directory: ledger.layout.evidence).summary().bytes).map(Double.init)),
+            ("subledger_events", "Events in the log", log.map { Double($0.records) }),
             ("subledger_projection_lag_events", "Events in the log not folded into the projection yet",
-             Double(max(0, Int(log?.records ?? 0) - ledger.foldedEvents))),
-            ("subledger_quarantined", "Rejected messages kept in quarantine", Double((try? Ledger.quarantinedCount(directory: ledger.directory)) ?? 0)),
+             log.map { Double(max(0, Int($0.records) - ledger.foldedEvents)) }),
+            ("subledger_quarantined", "Rejected messages kept in quarantine", (try? Ledger.quarantinedCount(directory: ledger.directory)).map(Double.init)),
         ]
-        for (name, help, value) in gauges { metrics.gauge(name, help: help).set(value) }
+        for (name, help, value) in gauges {
+            let gauge = metrics.gauge(name, help: help)
+            if let value { gauge.set(value) }
+        }
         // Under the lock: two scrapes at once would each add the same difference, for good.
         notKeptReported.withLock { reported in
             let count = ledger.quarantineNotKept

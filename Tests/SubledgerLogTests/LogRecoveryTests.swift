@@ -42,6 +42,33 @@ struct LogRecoveryTests {
         #expect(damage.offset == Int64(first))
     }
 
+    @Test("a last frame that reads as damage while a writer beside is still copying it in is read again: summary and verify see it whole; damage that stays is damage")
+    func frameBeingWrittenIsReadAgain() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 10)
+        dir.forgetCleanClose()
+        let segment = try dir.segments().last!
+        let whole = readFile(segment)
+        var half = whole
+        let last = Int(records.last!.0.rawValue)
+        for offset in last + 14..<last + 24 { half[offset] = 0 }
+        let checks: [() throws -> Void] = [{ _ = try LogReader(directory: dir.path).summary() }, {
+            let verified = try LogReader(directory: dir.path).verify()
+            #expect(verified.ok)
+        }]
+        for check in checks {
+            writeFile(segment, half)
+            let copied = Thread { usleep(3_000); writeFile(segment, whole) }
+            copied.start()
+            try check()
+            while readFile(segment) != whole { usleep(1_000) }
+        }
+        #expect(try LogReader(directory: dir.path).summary().records == 10)
+        writeFile(segment, half)
+        #expect(throws: LogError.self) { try LogReader(directory: dir.path).summary() }
+        #expect(try !LogReader(directory: dir.path).verify().ok)
+    }
+
     @Test("truncating the last segment at every byte of its last frames loses exactly the incomplete frame")
     func tornTailAtEveryOffset() throws {
         let dir = TemporaryDirectory()
