@@ -156,7 +156,14 @@ final class EventLoop {
     }
 
     private func admit(_ fd: Int32, _ remote: RemoteAddress, _ now: ContinuousClock.Instant) {
-        let overLimit = countedConnections + heldDescriptors.count >= configuration.maxConnections
+        var overLimit = countedConnections + heldDescriptors.count >= configuration.maxConnections
+        // A connection with no request begun gives its slot up, the longest idle first: a client
+        // that opened the limit's worth and sent nothing kept everyone else, the App Store's
+        // webhook too, at 503 until the idle timeout.
+        if overLimit, let idle = longestIdle() {
+            close(idle)
+            overLimit = countedConnections + heldDescriptors.count >= configuration.maxConnections
+        }
         // Connections over the limit and lingering ones get at most as many slots again; past
         // that, a 503 is sent only if the socket buffer takes it at once.
         if overLimit && connections.count - countedConnections >= configuration.maxConnections {
@@ -182,6 +189,17 @@ final class EventLoop {
         } else {
             connection.deadline = now + configuration.idleTimeout
         }
+    }
+
+    /// The counted connection waiting longest for a request to begin, if any.
+    private func longestIdle() -> Connection? {
+        var idlest: Connection?
+        for connection in connections.values where connection.counted && connection.requestStarted == nil && connection.input.isEmpty {
+            guard case .reading = connection.state, let deadline = connection.deadline else { continue }
+            if let best = idlest?.deadline, best <= deadline { continue }
+            idlest = connection
+        }
+        return idlest
     }
 
     private static let overloaded = HTTPError(.serviceUnavailable, code: "overloaded",

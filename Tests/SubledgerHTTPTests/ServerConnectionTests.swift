@@ -178,7 +178,7 @@ struct ServerConnectionTests {
         }
     }
 
-    @Test("over the connection limit, answers 503 and closes, and serves again once below it")
+    @Test("over the connection limit with every connection inside a request, answers 503 and closes, and serves again once below it")
     func connectionLimit() throws {
         try withServer(.test { $0.maxConnections = 2 }) { server in
             let first = try RawClient(port: server.port)
@@ -186,14 +186,16 @@ struct ServerConnectionTests {
             for client in [first, second] {
                 try client.send(get("/"))
                 #expect(try client.readResponse().status == 200)
+                try client.send("GET /slow HTTP/1.1\r\n")  // a request begun: its slot is not given up
             }
+            usleep(50_000)
             let third = try RawClient(port: server.port)
             let response = try third.readResponse()
             #expect(response.status == 503)
             #expect(response.errorCode == "overloaded")
             #expect(try third.isClosedByServer())
 
-            try first.send(get("/", "Connection: close\r\n"))
+            try first.send("Host: test\r\nConnection: close\r\n\r\n")
             _ = try first.readResponse()
             #expect(try first.isClosedByServer())
             // The slot is released when the server closes; a new client may still race it, so retry briefly.
@@ -205,6 +207,23 @@ struct ServerConnectionTests {
                 if status != 200 { usleep(10_000) }
             }
             #expect(status == 200)
+        }
+    }
+
+    @Test("over the connection limit, a connection waiting for its next request gives its slot to a new one, the longest idle first")
+    func idleConnectionsMakeRoom() throws {
+        try withServer(.test { $0.maxConnections = 2 }) { server in
+            let silent = try RawClient(port: server.port)  // never sends a byte
+            usleep(50_000)
+            let used = try RawClient(port: server.port)
+            try used.send(get("/"))
+            #expect(try used.readResponse().status == 200)
+            let newcomer = try RawClient(port: server.port)
+            try newcomer.send(get("/"))
+            #expect(try newcomer.readResponse().status == 200)
+            #expect(try silent.isClosedByServer())
+            try used.send(get("/"))
+            #expect(try used.readResponse().status == 200)
         }
     }
 }
