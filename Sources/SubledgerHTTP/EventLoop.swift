@@ -277,6 +277,11 @@ final class EventLoop {
     }
 
     private func dispatch(_ connection: Connection, _ request: HTTPRequest, keepAlive: Bool, now: ContinuousClock.Instant) {
+        let isRead = request.method == "GET" || request.method == "HEAD"
+        if isRead, request.path == configuration.livenessPath {
+            respond(connection, .text("ok\n"), request: request, close: !keepAlive, now: now)
+            return
+        }
         connection.state = .processing
         connection.requestStarted = nil
         connection.requestCompleted = now
@@ -284,7 +289,6 @@ final class EventLoop {
         if !keepAlive || stopping { connection.closeAfterResponse = true }
         setInterest(connection, 0)
         inFlight += 1
-        let isRead = request.method == "GET" || request.method == "HEAD"
         // Nothing else may be queued on the socket (a 100 Continue not yet sent) ahead of a reply
         // the worker sends, nor follow a reply that closes.
         let reply = isRead && !connection.closeAfterResponse && !connection.hasPendingOutput

@@ -58,7 +58,9 @@ public struct LedgerServer: Sendable {
     /// fold: it verifies signatures, CPU work, and more workers only preempt one another (on two
     /// cores, 2 rather than 8 took 311–337 µs of server CPU a message instead of 345–381 µs).
     public static func httpConfiguration(host: String, port: Int) -> HTTPServer.Configuration {
-        HTTPServer.Configuration(host: host, port: port, workerThreads: Processors.online)
+        var configuration = HTTPServer.Configuration(host: host, port: port, workerThreads: Processors.online)
+        configuration.livenessPath = "/healthz"
+        return configuration
     }
 
     public var router: Router {

@@ -50,6 +50,27 @@ struct ServerBehaviourTests {
         }
     }
 
+    @Test("the liveness path is answered by the event loop while every read worker is held")
+    func livenessWhileReadsAreHeld() throws {
+        let hold = Gate()
+        let entered = Gate()
+        let configuration = HTTPServer.Configuration.test {
+            $0.readWorkerThreads = 1
+            $0.livenessPath = "/alive"
+        }
+        let server = try HTTPServer(configuration: configuration, handler: api(token: "t", metrics: Metrics(), hold: hold, entered: entered))
+        defer { server.shutdown() }
+        let busy = try RawClient(port: server.port)
+        try busy.send(get("/hold"))
+        #expect(entered.wait())
+        let probe = try RawClient(port: server.port)
+        try probe.send(get("/alive"))
+        let response = try probe.readResponse()
+        #expect(response.status == 200 && response.text == "ok\n")
+        hold.open()
+        #expect(try busy.readResponse().text == "released")
+    }
+
     @Test("shutdown finishes a request in progress, closes idle connections and stops accepting")
     func gracefulShutdown() throws {
         let hold = Gate()
