@@ -61,11 +61,13 @@ enum StatsCommand: Command {
         try arguments.allow(help)
         let data = context.data
         try data.requireExisting()
-        let events = DataDirectory.exists(data.log) ? try LogReader(directory: data.log).summary() : nil
-        let evidence = DataDirectory.exists(data.evidence) ? try LogReader(directory: data.evidence).summary() : nil
         // The projection database after folding what the log holds beyond its checkpoint; lag is
         // what it has not folded (a running server folds it moments after each acknowledgement).
+        // Read before the logs: beside a server appending, a log read first showed a checkpoint
+        // past its own last position.
         let projection = try data.reader().projections.summary()
+        let events = DataDirectory.exists(data.log) ? try LogReader(directory: data.log).summary() : nil
+        let evidence = DataDirectory.exists(data.evidence) ? try LogReader(directory: data.evidence).summary() : nil
         // Every message stored is one event record, so messages are counted as `head` counts
         // them, from the event log, not from the evidence: an append whose events were cut as a
         // torn tail leaves its evidence behind, and ingesting the message again stores it anew.
