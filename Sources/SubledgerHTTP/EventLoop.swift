@@ -160,7 +160,7 @@ final class EventLoop {
         // A connection with no request begun gives its slot up, the longest idle first: a client
         // that opened the limit's worth and sent nothing kept everyone else, the App Store's
         // webhook too, at 503 until the idle timeout.
-        if overLimit, let idle = longestIdle() {
+        if overLimit, let idle = longestIdle(now) {
             close(idle)
             overLimit = countedConnections + heldDescriptors.count >= configuration.maxConnections
         }
@@ -191,11 +191,13 @@ final class EventLoop {
         }
     }
 
-    /// The counted connection waiting longest for a request to begin, if any.
-    private func longestIdle() -> Connection? {
+    /// The counted connection waiting longest for a request to begin, if any has waited a
+    /// second: one accepted or answered just now may have its request in the socket, unread.
+    private func longestIdle(_ now: ContinuousClock.Instant) -> Connection? {
+        let latest = now + configuration.idleTimeout - .seconds(1)
         var idlest: Connection?
         for connection in connections.values where connection.counted && connection.requestStarted == nil && connection.input.isEmpty {
-            guard case .reading = connection.state, let deadline = connection.deadline else { continue }
+            guard case .reading = connection.state, let deadline = connection.deadline, deadline <= latest else { continue }
             if let best = idlest?.deadline, best <= deadline { continue }
             idlest = connection
         }
@@ -252,6 +254,11 @@ final class EventLoop {
     /// Parses what the connection has buffered: dispatches a complete request, answers a
     /// malformed one, or waits for more.
     private func advance(_ connection: Connection, _ now: ContinuousClock.Instant) {
+        // Pipelined requests answered at once would otherwise nest a call each, as deep as a
+        // client's read buffer of them.
+        guard !connection.advancing else { return }
+        connection.advancing = true
+        defer { connection.advancing = false }
         while connection.state == .reading {
             switch connection.parser.parse(&connection.input) {
             case .needMoreData:

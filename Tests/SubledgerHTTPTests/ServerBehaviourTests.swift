@@ -69,6 +69,11 @@ struct ServerBehaviourTests {
         #expect(response.status == 200 && response.text == "ok\n")
         hold.open()
         #expect(try busy.readResponse().text == "released")
+        // Pipelined, a read buffer's worth at once: each answered, in order.
+        try probe.send(String(repeating: get("/alive"), count: 3000))
+        var answered = 0
+        while answered < 3000, (try? probe.readResponse())?.status == 200 { answered += 1 }
+        #expect(answered == 3000)
     }
 
     @Test("shutdown finishes a request in progress, closes idle connections and stops accepting")

@@ -214,10 +214,11 @@ struct ServerConnectionTests {
     func idleConnectionsMakeRoom() throws {
         try withServer(.test { $0.maxConnections = 2 }) { server in
             let silent = try RawClient(port: server.port)  // never sends a byte
-            usleep(50_000)
+            usleep(200_000)
             let used = try RawClient(port: server.port)
             try used.send(get("/"))
             #expect(try used.readResponse().status == 200)
+            usleep(1_100_000)  // idle a second, so a request may not be waiting unread in the socket
             let newcomer = try RawClient(port: server.port)
             try newcomer.send(get("/"))
             #expect(try newcomer.readResponse().status == 200)
