@@ -72,7 +72,16 @@ public struct LogReader: Sendable {
         var fileOffset = startOffset  // file offset of buffer[0]
         var filled = 0
         var consumed = 0
-        while true {
+        var rereads = 0
+        /// Whether to read the frame at `consumed` again (see `tailRereads`).
+        func rereadTail() -> Bool {
+            guard isLast, end == nil, rereads < Self.tailRereads else { return false }
+            rereads += 1
+            Self.pauseBeforeRereading(rereads)
+            filled = consumed
+            return true
+        }
+        reading: while true {
             // Refill: move the unparsed tail to the front, then read after it.
             if consumed > 0 {
                 if filled > consumed { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + consumed, byteCount: filled - consumed) }
@@ -116,8 +125,10 @@ public struct LogReader: Sendable {
                     if isLast { return false }
                     throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .badLength, detail: "zero bytes where a frame belongs"))
                 case .badLength:
+                    if rereadTail() { continue reading }
                     throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .badLength, detail: "impossible frame length or kind"))
                 case .crcMismatch:
+                    if rereadTail() { continue reading }
                     throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .crcMismatch, detail: "frame checksum does not match"))
                 }
             }
@@ -152,18 +163,15 @@ public struct LogReader: Sendable {
         return counted.summary
     }
 
-    /// Runs `read` of the active segment again, a few times over some milliseconds, while what
-    /// it meets there reads as damage: a writer beside this reader may be copying its last
-    /// frame in (a read is not atomic with a write of several pages), and `/metrics`, `stats`
-    /// and `head` beside a server took that frame for damage. Damage at rest stays.
-    static func rereadingTail(of segment: SegmentList.Segment, _ read: () throws -> Void) throws {
-        var attempts = 0
-        while true {
-            do { return try read() } catch LogError.corrupted(let problem) where problem.file == segment.path && attempts < 5 {
-                attempts += 1
-                usleep(UInt32(2_000 * attempts))
-            }
-        }
+    /// A writer beside this reader may be copying the active segment's last frame in (a read is
+    /// not atomic with a write of several pages): what reads as damage there is read again, this
+    /// many times over some milliseconds (`pauseBeforeRereading`), before it is believed.
+    /// `/metrics`, `stats`, `head`, `verify` and `export` beside a server took such a frame for
+    /// damage. Damage at rest stays.
+    static let tailRereads = 5
+
+    static func pauseBeforeRereading(_ attempt: Int) {
+        usleep(UInt32(2_000 * attempt))
     }
 
     private func count() throws -> (summary: LogSummary, lastSegment: SegmentList.Segment?) {
@@ -184,15 +192,11 @@ public struct LogReader: Sendable {
         if let last = list.segments.last {
             // The active segment may be preallocated past its data: its size is where data ends.
             var end = last.firstPosition + UInt64(LogFormat.segmentHeaderSize)
-            let sealed = summary.records
-            try Self.rereadingTail(of: last) {
-                (summary.records, summary.lastPosition, end) = (sealed, nil, last.firstPosition + UInt64(LogFormat.segmentHeaderSize))
-                try scan(from: LogPosition(rawValue: last.firstPosition)) { entry in
-                    summary.records += 1
-                    summary.lastPosition = entry.position
-                    end = entry.position.rawValue + UInt64(LogFormat.frameHeaderSize + entry.payload.count)
-                    return true
-                }
+            try scan(from: LogPosition(rawValue: last.firstPosition)) { entry in
+                summary.records += 1
+                summary.lastPosition = entry.position
+                end = entry.position.rawValue + UInt64(LogFormat.frameHeaderSize + entry.payload.count)
+                return true
             }
             summary.bytes += Int64(end - last.firstPosition)
             summary.endPosition = LogPosition(rawValue: end)

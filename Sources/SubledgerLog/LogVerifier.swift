@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 /// The result of checking every frame and the hash chain of a log directory.
 public struct LogVerification: Sendable {
     public var segments: Int
@@ -47,11 +44,11 @@ extension LogReader {
             var bytes: [UInt8]
             do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
             var walk = SegmentWalk(file: segment.path, bytes: bytes)
-            // As `LogReader.rereadingTail`: a writer beside may be copying its last frame in.
+            // A writer beside may be copying its last frame in (`LogReader.tailRereads`).
             var attempts = 0
-            while isLast, !walk.problems.isEmpty || walk.tornTail != nil, attempts < 5 {
+            while isLast, !walk.problems.isEmpty || walk.tornTail != nil, attempts < LogReader.tailRereads {
                 attempts += 1
-                usleep(UInt32(2_000 * attempts))
+                LogReader.pauseBeforeRereading(attempts)
                 do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
                 walk = SegmentWalk(file: segment.path, bytes: bytes)
             }
