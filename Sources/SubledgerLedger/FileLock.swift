@@ -7,13 +7,22 @@ import SubledgerCore
 /// projection database on open take turns on `projections/REBUILD.lock`, backups into one
 /// directory on that directory. Released when closed or when the process ends.
 final class FileLock {
+    /// The lock could not be taken; `errno` says why.
+    struct Failure: Error, CustomStringConvertible {
+        let path: String
+        let operation: String
+        let errno: Int32
+
+        var description: String { "cannot \(operation) \(path): \(String(cString: strerror(errno)))" }
+    }
+
     private var fd: Int32
 
     /// Locks `path`, a directory, or a file created when missing; `waiting` is called once if
     /// another process holds it.
-    init(_ path: String, isDirectory: Bool = false, waiting: () -> Void = {}) throws(LedgerError) {
-        fd = isDirectory ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw LedgerError.storage("cannot open \(path): \(String(cString: strerror(errno)))") }
+    init(_ path: String, isDirectory: Bool = false, waiting: () -> Void = {}) throws(Failure) {
+        fd = isDirectory ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure(path: path, operation: "open", errno: errno) }
         // Named through a function type: `flock` alone resolves to the struct of the same name.
         let flock: (Int32, Int32) -> Int32 = Glibc.flock(_:_:)
         var operation = LOCK_EX | LOCK_NB
@@ -25,7 +34,7 @@ final class FileLock {
             } else if code != EINTR {
                 close(fd)
                 fd = -1
-                throw LedgerError.storage("cannot lock \(path): \(String(cString: strerror(code)))")
+                throw Failure(path: path, operation: "lock", errno: code)
             }
         }
     }

@@ -104,9 +104,31 @@ struct LedgerBackupTests {
             #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file(destination + "/config.json"))) == before)
             #expect(!FileManager.default.fileExists(atPath: directory.file(destination + "/log")))
         }
-        // An earlier backup of this ledger made before it held events is still taken.
+        // Opened once, its log holds a segment header, which every log starts with: still another app's.
+        try Ledger(directory: directory.file("fresh")).close()
+        #expect(throws: LedgerBackup.DestinationRefused.self) { try LedgerBackup.run(from: directory.file("data"), to: directory.file("fresh")) }
+        #expect(try String(contentsOfFile: directory.file("fresh/config.json"), encoding: .utf8).contains("com.other.app"))
+        // An earlier backup of this ledger made before it held events is still taken, after a change of settings too.
         #expect(try LedgerBackup.run(from: directory.file("fresh"), to: directory.file("fresh-backup")).verified)
+        _ = try Ledger.initialize(directory: directory.file("fresh"), bundleId: "com.other.app", appAppleId: nil, environments: ["Production", "Sandbox"],
+                                  rootFiles: [], smallBusiness: true, catalogFile: nil)
         #expect(try LedgerBackup.run(from: directory.file("fresh"), to: directory.file("fresh-backup")).verified)
+    }
+
+    @Test("a backup into a ledger that a process has open for writing is refused before a byte is written")
+    func destinationInUseIsRefused() throws {
+        try ledger("data").close()
+        #expect(try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup")).verified)
+        let before = try Data(contentsOf: URL(fileURLWithPath: directory.file("backup/projections/CURRENT")))
+        let server = try LogWriter(directory: directory.file("backup/log"))
+        defer { server.close() }
+        #expect {
+            try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        } throws: { error in
+            "\(error)".contains("is a ledger open for writing by process \(getpid())")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("backup/BACKUP-INCOMPLETE")))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("backup/projections/CURRENT"))) == before)
     }
 
     @Test("a backup carries the App Store Server API files (key kept 0600, settings, where recovery ended), so a restored ledger recovers as before")

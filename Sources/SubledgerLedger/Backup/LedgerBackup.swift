@@ -91,8 +91,14 @@ public enum LedgerBackup {
         // One backup into a directory at a time (an hourly timer and a manual run): the next
         // waits, then brings the copy up to date. Each removed what the other was writing.
         try FileIO.makeDirectory(destination)
-        let lock = try FileLock(destination, isDirectory: true) { progress("waiting for another backup into \(destination) to finish") }
-        defer { lock.release() }
+        let lock: FileLock?
+        do { lock = try FileLock(destination, isDirectory: true) { progress("waiting for another backup into \(destination) to finish") } } catch {
+            // NFS emulates flock with byte-range locks, which a directory opened to read cannot take.
+            guard [EBADF, ENOLCK, EOPNOTSUPP].contains(error.errno) else { throw error }
+            progress("\(destination) cannot be locked (\(error)); make sure no other backup writes into it now")
+            lock = nil
+        }
+        defer { lock?.release() }
         try requireBackupOrEmpty(to, of: from)
         try FileIO.writeAtomically(to.incompleteBackup, Array("a backup into this directory began and has not finished\n".utf8))
         try syncDirectory(destination)
@@ -154,11 +160,22 @@ public enum LedgerBackup {
         guard FileIO.exists(to.configuration) || FileIO.exists(to.incompleteBackup) else {
             throw DestinationRefused(destination: to.root, reason: "is not empty and is not a data directory (it has no config.json)")
         }
-        let holdsLogs = [to.log, to.evidence, to.quarantine].contains(where: FileIO.exists)
-        if !holdsLogs, !FileIO.exists(to.incompleteBackup), FileIO.read(to.configuration) != FileIO.read(from.configuration) {
-            throw DestinationRefused(
-                destination: to.root,
-                reason: "holds a config.json that is not this ledger's and no log (another ledger before its first event, or other files); back up into a new directory")
+        // Another app's ledger is refused by its settings, whatever its log holds: an empty log
+        // is an earlier copy of every log.
+        if FileIO.exists(to.configuration) {
+            guard let copy = try? LedgerConfiguration.load(from: to.root) else {
+                throw DestinationRefused(destination: to.root, reason: "holds a config.json that is not a ledger's (a simulation's output, other files)")
+            }
+            let source = try LedgerConfiguration.load(from: from.root)
+            guard copy.bundleId == source.bundleId, copy.appAppleId == source.appAppleId else {
+                throw DestinationRefused(destination: to.root, reason: "holds the ledger of another app (bundle \(copy.bundleId))")
+            }
+        }
+        // A ledger served from there would have its files replaced under it.
+        if FileIO.exists(to.log) {
+            do { try LogWriter.excludingWriter(directory: to.log) {} } catch LogError.locked(_, let holder) {
+                throw DestinationRefused(destination: to.root, reason: "is a ledger open for writing by \(holder.map { "process \($0)" } ?? "another process")")
+            }
         }
         for (source, copy) in [(from.log, to.log), (from.evidence, to.evidence), (from.quarantine, to.quarantine)] {
             do { try LogCopy.requireEarlierCopy(of: source, in: copy) } catch let mismatch as LogCopy.Mismatch {
