@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FoundationEssentials
 import SubledgerCore
 import SubledgerEvents
@@ -63,12 +66,11 @@ public struct LedgerReader: Sendable {
     /// The projection database, sealed when this process has the log to itself.
     private static func openProjections(directory: String, settings: RollupSettings, observer: RebuildObserver?) throws -> ProjectionReader {
         let layout = DataDirectoryLayout(directory)
+        let open = { (mayRebuild: Bool) in try openStore(layout, settings: settings, observer: observer, mayRebuild: mayRebuild) }
         let store: ProjectionStore
-        do {
-            store = try openStore(layout, settings: settings, observer: observer, mayRebuild: false)
-        } catch let error as ProjectionError {
-            guard case .rebuildNeeded(let reason) = error.kind else { throw error }
-            store = try rebuildingAlone(layout, reason: reason) { try openStore(layout, settings: settings, observer: observer, mayRebuild: true) }
+        do { store = try open(false) } catch let error as ProjectionError {
+            guard case .rebuildNeeded = error.kind else { throw error }
+            store = try rebuildingAlone(layout, observer: observer, open)
         }
         // A server beside this command folds on into the database, under a seal it would not
         // know to remove, and the next command to open it would take it for damage; the server
@@ -77,25 +79,35 @@ public struct LedgerReader: Sendable {
         return store.reader
     }
 
-    /// Runs `open`, which may rebuild the projection database, as the one command doing so and
-    /// with no process writing to the ledger: a rebuild replaces the database, and a server
-    /// beside it kept folding into the one it had open, removed under it (its reads failed
-    /// until a restart), while commands rebuilding at once removed each other's half-written
-    /// copies. Commands wait their turn (`projections/REBUILD.lock`); a writer is named.
+    /// Opens the store again as the one command that may rebuild it, with no process writing to
+    /// the ledger: a rebuild replaces the database, and a server beside it kept folding into the
+    /// one it had open, removed under it (its reads failed until a restart), while commands
+    /// rebuilding at once removed each other's half-written copies. Commands take turns
+    /// (`projections/REBUILD.lock`), and the one after finds the database rebuilt; a writer is
+    /// named.
     private static func rebuildingAlone(
-        _ layout: DataDirectoryLayout, reason: ProjectionStore.RebuildReason, _ open: () throws -> ProjectionStore
+        _ layout: DataDirectoryLayout, observer: RebuildObserver?, _ open: (_ mayRebuild: Bool) throws -> ProjectionStore
     ) throws -> ProjectionStore {
-        try FileIO.makeDirectory(layout.projections)
-        let lock = try FileLock(layout.projections + "/REBUILD.lock")
+        try FileIO.makeDirectory(layout.projections, mode: 0o700)
+        let lock: FileLock
+        do { lock = try FileLock(layout.projections + "/REBUILD.lock") { observer?(.waitingForAnotherRebuild) } } catch {
+            // Whoever may not write here may not rebuild either: say so as opening the database would.
+            guard [EACCES, EPERM, EROFS].contains(error.errno) else { throw error }
+            throw ProjectionError(.accessDenied(path: layout.projections, detail: error.description, errno: error.errno))
+        }
         defer { lock.release() }
-        do {
-            return try LogWriter.excludingWriter(directory: layout.log, open)
-        } catch LogError.locked(_, let holder) {
-            let process = holder.map { "process \($0)" } ?? "another process"
-            throw LedgerError.storage(
-                "\(reason), so the projection database must be rebuilt, and \(process) has this ledger open for writing (a server, an "
-                    + "ingest or a rebuild): only it may replace the database it has open. Restart a server (it rebuilds as it starts; "
-                    + "settings given to `init` apply from then on), or wait for an ingest or rebuild to end; then ask again")
+        do { return try open(false) } catch let error as ProjectionError {
+            guard case .rebuildNeeded(let reason) = error.kind else { throw error }
+            do {
+                return try LogWriter.excludingWriter(directory: layout.log) { try open(true) }
+            } catch LogError.locked(_, let holder) {
+                let process = holder.map { "process \($0)" } ?? "another process"
+                throw LedgerError.storage(
+                    "\(reason), so the projection database must be rebuilt, and \(process) has this ledger open for writing (a server, "
+                        + "an ingest or a rebuild): only it may replace the database it has open. A server rebuilds it as it starts "
+                        + "(its log says when it is done; settings given to `init` apply from then on): restart one that has been "
+                        + "running, wait for one just started, an ingest or a rebuild; then ask again")
+            }
         }
     }
 

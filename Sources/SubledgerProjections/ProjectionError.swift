@@ -36,7 +36,7 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
 
     public let kind: Kind
 
-    init(_ kind: Kind) {
+    public init(_ kind: Kind) {
         self.kind = kind
     }
 
@@ -65,7 +65,7 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
             return "cannot open the projection database in \(path): permission denied (\(detail)); run subledger as the user that owns "
                 + "the data directory (the one the server runs as), or give this user write access to it; nothing was changed"
         case .rebuildNeeded(let reason):
-            return "the projection database must be rebuilt: \(reason); run `subledger rebuild`"
+            return "the projection database must be rebuilt (\(reason)), and only a process that holds the ledger's log for writing may replace it"
         case .threadUnavailable(let name, let code):
             return "could not start the thread \(name): \(String(cString: strerror(code))) (errno \(code)); the process has reached "
                 + "its memory or thread limit (ulimit -d, ulimit -u, the service's MemoryMax or TasksMax): raise it, then run `subledger rebuild`"

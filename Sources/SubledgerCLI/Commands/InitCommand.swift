@@ -79,10 +79,14 @@ enum InitCommand: Command {
             rootFiles: arguments.options["--root"] ?? [], smallBusiness: on || (!off && previous?.smallBusiness == true),
             catalogFile: arguments.value("--catalog"))
         let api = try installAPI(arguments, directory: context.data.path)
-        // A server reads the settings once, as it starts.
+        // A server reads the settings once, as it starts; the rollups depend on two of them.
         do { try LogWriter.excludingWriter(directory: context.data.log) {} } catch LogError.locked(_, let holder) {
             let process = holder.map { "process \($0)" } ?? "another process"
-            Output.diagnostic("subledger init: \(process) has this ledger open for writing (a server?): these settings apply once it restarts")
+            let rollups = configuration.smallBusiness != previous?.smallBusiness || arguments.value("--catalog") != nil
+            Output.diagnostic(
+                "subledger init: \(process) has this ledger open for writing (a server, an ingest or a rebuild): a server applies these "
+                    + "settings once it restarts"
+                    + (rollups ? ", and until then command-line reads refuse, as the projection database must be rebuilt under them" : ""))
         }
         return CommandResult(Result(data: context.data.path, configuration: configuration, api: api))
     }

@@ -68,6 +68,8 @@ enum RebuildReporter {
             Output.progress("\(prefix): summing the reports' rollups over \(Cell.count(timelines).tableText) subscriptions and purchases")
         case .compacting:
             Output.progress("\(prefix): compacting the database")
+        case .waitingForAnotherRebuild:
+            Output.diagnostic("\(prefix): another command is rebuilding the projection database; waiting for it")
         case .finished(let seconds):
             Output.endProgress()
             if onOpen { Output.diagnostic("\(prefix): rebuilt in \(Cell.tenths(seconds)) s") }

@@ -24,6 +24,8 @@ public enum RebuildProgress: Sendable, Equatable {
     case compacting
     /// The new database is written, switched to and open.
     case finished(seconds: Double)
+    /// Another command is rebuilding the database on open; this one waits for it.
+    case waitingForAnotherRebuild
 }
 
 /// Called on the thread that runs the rebuild, in the order of the reports.
