@@ -22,8 +22,10 @@ public struct LedgerServer: Sendable {
     let ingested: Metrics.Counter
     /// Follows the ledger's count when metrics are read.
     let quarantineNotKept: Metrics.Counter
-    /// What `quarantineNotKept` has been brought up to.
-    private let notKeptReported = Lock(0)
+    /// What `quarantineNotKept` has been brought up to. Held through a whole scrape: two at once
+    /// would each add the same difference to it for good, and a slower one set the gauges back
+    /// to what it read before the other rendered newer values.
+    private let scraping = Lock(0)
     let appendLatency: Metrics.Histogram
     /// Renders `?format=csv` on the report routes; without it they answer JSON only.
     let reportCSV: (@Sendable (ReportDocument) throws -> String)?
@@ -240,29 +242,28 @@ public struct LedgerServer: Sendable {
     }
 
     func renderMetrics() -> HTTPResponse {
-        // A gauge that cannot be read now keeps its last value: 0 would read as an empty log, and
-        // a lag of 0 hides a real one.
-        let log = try? LogReader(directory: ledger.layout.log).summary()
-        let gauges: [(String, String, Double?)] = [
-            ("subledger_log_bytes", "Bytes in the event log", log.map { Double($0.bytes) }),
-            ("subledger_evidence_bytes", "Bytes in the evidence log", (try? LogReader(directory: ledger.layout.evidence).summary().bytes).map(Double.init)),
-            ("subledger_events", "Events in the log", log.map { Double($0.records) }),
-            ("subledger_projection_lag_events", "Events in the log not folded into the projection yet",
-             log.map { Double(max(0, Int($0.records) - ledger.foldedEvents)) }),
-            ("subledger_quarantined", "Rejected messages kept in quarantine", (try? Ledger.quarantinedCount(directory: ledger.directory)).map(Double.init)),
-        ]
-        for (name, help, value) in gauges {
-            let gauge = metrics.gauge(name, help: help)
-            if let value { gauge.set(value) }
-        }
-        // Under the lock: two scrapes at once would each add the same difference, for good.
-        notKeptReported.withLock { reported in
+        scraping.withLock { notKeptReported in
+            // A gauge that cannot be read now keeps its last value: 0 would read as an empty log,
+            // and a lag of 0 hides a real one.
+            let log = try? LogReader(directory: ledger.layout.log).summary()
+            let gauges: [(String, String, Double?)] = [
+                ("subledger_log_bytes", "Bytes in the event log", log.map { Double($0.bytes) }),
+                ("subledger_evidence_bytes", "Bytes in the evidence log", (try? LogReader(directory: ledger.layout.evidence).summary().bytes).map(Double.init)),
+                ("subledger_events", "Events in the log", log.map { Double($0.records) }),
+                ("subledger_projection_lag_events", "Events in the log not folded into the projection yet",
+                 log.map { Double(max(0, Int($0.records) - ledger.foldedEvents)) }),
+                ("subledger_quarantined", "Rejected messages kept in quarantine", (try? Ledger.quarantinedCount(directory: ledger.directory)).map(Double.init)),
+            ]
+            for (name, help, value) in gauges {
+                let gauge = metrics.gauge(name, help: help)
+                if let value { gauge.set(value) }
+            }
             let count = ledger.quarantineNotKept
-            quarantineNotKept.increment(by: Double(max(0, count - reported)))
-            reported = max(reported, count)
+            quarantineNotKept.increment(by: Double(max(0, count - notKeptReported)))
+            notKeptReported = max(notKeptReported, count)
+            var response = HTTPResponse.text(metrics.render())
+            response.headers.set("Content-Type", Metrics.contentType)
+            return response
         }
-        var response = HTTPResponse.text(metrics.render())
-        response.headers.set("Content-Type", Metrics.contentType)
-        return response
     }
 }
