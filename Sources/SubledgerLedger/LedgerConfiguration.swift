@@ -94,7 +94,10 @@ extension Ledger {
         }
         let catalogBytes = try catalogFile.map { file throws(LedgerError) in
             guard let bytes = FileIO.read(file) else { throw LedgerError.configuration("cannot read catalog \(file)") }
-            _ = try LedgerReader.decodeCatalog(bytes, named: file)
+            if let unknown = try LedgerReader.decodeCatalog(bytes, named: file).unknownPeriods.first {
+                throw LedgerError.configuration(
+                    "the catalog \(file) gives \(unknown.productId) the period \"\(unknown.period)\", which is not a billing period: P1W, P1M, P2M, P3M, P6M or P1Y")
+            }
             return bytes
         }
         let previous = try? LedgerConfiguration.load(from: directory)

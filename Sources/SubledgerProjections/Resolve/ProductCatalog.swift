@@ -16,24 +16,6 @@ public struct ProductCatalog: Sendable, Equatable, Decodable {
             self.rank = rank
             self.period = period
         }
-
-        private enum CodingKeys: String, CodingKey {
-            case productId, entitlements, rank, period
-        }
-
-        /// Refuses a period MRR would not know: it would fall back, without a word, to the
-        /// period each transaction's dates suggest.
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            productId = try container.decode(String.self, forKey: .productId)
-            entitlements = try container.decodeIfPresent([String].self, forKey: .entitlements)
-            rank = try container.decodeIfPresent(Int.self, forKey: .rank)
-            period = try container.decodeIfPresent(String.self, forKey: .period)
-            if let period, BillingPeriod(iso8601: period) == nil {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .period, in: container, debugDescription: "\"\(period)\" is not a billing period: P1W, P1M, P2M, P3M, P6M or P1Y")
-            }
-        }
     }
 
     public let products: [Product]
@@ -51,6 +33,14 @@ public struct ProductCatalog: Sendable, Equatable, Decodable {
 
     public init(from decoder: any Decoder) throws {
         self.init(products: try decoder.container(keyedBy: CodingKeys.self).decode([Product].self, forKey: .products))
+    }
+
+    /// The products whose period MRR does not know (it falls back to the period each
+    /// transaction's dates suggest): `init` refuses them; a catalog stored before it did still loads.
+    public var unknownPeriods: [(productId: String, period: String)] {
+        products.compactMap { product in
+            product.period.flatMap { BillingPeriod(iso8601: $0) == nil ? (product.productId, $0) : nil }
+        }
     }
 
     public func product(_ productId: String) -> Product? {
