@@ -5,10 +5,21 @@ import COpenSSL
 /// `message` names the operation and carries OpenSSL's own text from its error queue
 /// (`ERR_get_error` + `ERR_error_string_n`); raw error codes never leave this module.
 public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What a caller may tell its user apart from a failure.
+    public enum Reason: Sendable, Equatable {
+        case failed
+        /// The bytes are not a key in PEM form.
+        case notPEM
+        /// A key of another kind (`keyType`, as OpenSSL names it: RSA, ED25519, …).
+        case notEllipticCurve(keyType: String)
+    }
+
+    public let reason: Reason
     public let message: String
 
-    public init(_ message: String) {
+    public init(_ message: String, reason: Reason = .failed) {
         self.message = message
+        self.reason = reason
     }
 
     public var description: String { message }

@@ -97,7 +97,7 @@ struct APIConfigurationTests {
         #expect {
             try APIConfiguration.install(directory: directory.path, keyFile: directory.file("rsa.p8"), keyId: "K", issuerId: "I", baseURL: nil, caFile: nil)
         } throws: { error in
-            "\(error)".contains("is not an ES256 key (the key is an RSA key, not an elliptic-curve one)")
+            "\(error)".contains("is a key of type RSA, not an ES256 key")
         }
     }
 

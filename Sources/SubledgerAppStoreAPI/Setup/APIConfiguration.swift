@@ -41,7 +41,10 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
         guard let key = FileIO.read(keyFile) else { throw .invalid("cannot read the API key \(keyFile)") }
         let parsed: ECPrivateKey
         do { parsed = try ECPrivateKey(pem: key) } catch {
-            let what = error.message.hasPrefix("PEM_read_bio_PrivateKey") ? "not a private key in PEM (.p8) form" : "not an ES256 key (\(error.message))"
+            let what = switch error.reason {
+            case .notEllipticCurve(let type): "a key of type \(type), not an ES256 key"
+            case .notPEM, .failed: "not a private key in PEM (.p8) form"
+            }
             throw .invalid("the API key \(keyFile) is \(what); download the In-App Purchase key (.p8) from App Store Connect")
         }
         guard parsed.curve == .p256 else { throw .invalid("the API key \(keyFile) is not a P-256 key; download the In-App Purchase key (.p8) from App Store Connect") }
