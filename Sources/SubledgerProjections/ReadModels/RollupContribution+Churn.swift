@@ -30,20 +30,24 @@ extension RollupSink {
     /// What a period cut inside a month counts that is not a sum of its days (`churnLapse`,
     /// `churnReturn`): a lapse churns only if nothing is entitled at the period's end, and a
     /// paid start reactivates only if the subscription had lapsed and was not paid at the
-    /// period's start. A cut period lies within a month, so each lapse is asked about the 31 day
-    /// starts after it, each start about the 31 before it, and only the changes are kept.
+    /// period's start. A cut period lies within a month, so each lapse is asked about the day
+    /// starts after it up to its month's end, each start about those before it back to its
+    /// month's start, and only the changes are kept.
     ///
     /// Assumes, as `SubscriptionHistory.segments()` makes them, segments in time order.
     mutating func addCutPeriodChurn(of history: SubscriptionHistory, _ timeline: EntitlementTimeline, environment: UInt32) {
         let segments = timeline.segments
         let firstPaid = timeline.firstPaidStart ?? .max
         for (index, segment) in segments.enumerated() {
+            // `followed` and `paidBefore` spare a renewal the scans of every segment that
+            // `isPaidLapse` and `paidEntitled` make: a stretch the next one continues is no lapse.
             let followed = index + 1 < segments.count && segments[index + 1].contains(segment.end)
             if !followed, timeline.isPaidLapse(segment) {
                 var row = ChurnRow(period: "")
                 row.countChurn(of: segment, in: history)
                 let day = UTCCalendar.day(containing: segment.end - 1)
-                addChanges(of: RollupValues(churnEventsOf: row), family: .churnLapse, day: day, environment: environment, offsets: 1...31) { offset in
+                let offsets = 1...Int(Self.monthDays(of: day).upperBound + 1 - day)
+                addChanges(of: RollupValues(churnEventsOf: row), family: .churnLapse, day: day, environment: environment, offsets: offsets) { offset in
                     let end = UTCCalendar.start(ofDay: day + Int64(offset))
                     // The fold counts the last paid lapse in the period, if nothing is entitled at its end.
                     return !timeline.entitled(at: end) && !segments[(index + 1)...].contains { $0.end <= end && timeline.isPaidLapse($0) }
@@ -54,7 +58,8 @@ extension RollupSink {
                 var values = RollupValues()
                 values[ChurnField.reactivated] = 1
                 let day = UTCCalendar.day(containing: segment.start)
-                addChanges(of: values, family: .churnReturn, day: day, environment: environment, offsets: 0...30) { offset in
+                let offsets = 0...Int(day - Self.monthDays(of: day).lowerBound)
+                addChanges(of: values, family: .churnReturn, day: day, environment: environment, offsets: offsets) { offset in
                     let start = UTCCalendar.start(ofDay: day - Int64(offset))
                     // The fold counts a subscription once: here, at its first paid start in the period.
                     return start > firstPaid && !timeline.paidEntitled(at: start) && timeline.hasPaidLapse(endingAfter: .min, notAfter: start)
@@ -66,6 +71,12 @@ extension RollupSink {
                 }
             }
         }
+    }
+
+    /// The day numbers of the month holding `day`.
+    private static func monthDays(of day: Int64) -> ClosedRange<Int64> {
+        let month = UTCCalendar.month(containing: UTCCalendar.start(ofDay: day))
+        return UTCCalendar.day(containing: UTCCalendar.start(ofMonth: month))...(UTCCalendar.day(containing: UTCCalendar.start(ofMonth: month + 1)) - 1)
     }
 
     /// Adds `values` at each offset where `counts` changes from the offset before (false before

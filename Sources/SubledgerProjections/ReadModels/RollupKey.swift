@@ -15,7 +15,8 @@ struct RollupKey: Comparable, Sendable {
     var bucket: Int64
     var currency: UInt32 = 0
     var product: UInt32 = 0
-    /// What a family splits by besides time, currency and product: a cohort's month offset.
+    /// What a family splits by besides time, currency and product: a cohort's month offset, a
+    /// churn lapse's or return's day offset, the days a proceeds rounding correction spans.
     var detail: UInt32 = 0
 
     static let size = 26
