@@ -194,7 +194,7 @@ final class EventLoop {
     /// The counted connection waiting longest for a request to begin, if any has waited a
     /// second: one accepted or answered just now may have its request in the socket, unread.
     private func longestIdle(_ now: ContinuousClock.Instant) -> Connection? {
-        let latest = now + configuration.idleTimeout - .seconds(1)
+        let latest = now + configuration.idleTimeout - min(.seconds(1), configuration.idleTimeout / 2)
         var idlest: Connection?
         for connection in connections.values where connection.counted && connection.requestStarted == nil && connection.input.isEmpty {
             guard case .reading = connection.state, let deadline = connection.deadline, deadline <= latest else { continue }
@@ -295,6 +295,8 @@ final class EventLoop {
         connection.deadline = nil
         if !keepAlive || stopping { connection.closeAfterResponse = true }
         setInterest(connection, 0)
+        // Closed there (epoll refused the change): its descriptor is gone and may be reused.
+        guard connection.state != .closed else { return }
         inFlight += 1
         // Nothing else may be queued on the socket (a 100 Continue not yet sent) ahead of a reply
         // the worker sends, nor follow a reply that closes.

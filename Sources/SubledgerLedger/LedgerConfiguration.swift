@@ -29,6 +29,12 @@ public struct LedgerConfiguration: Codable, Sendable, Equatable {
 
     public static let knownEnvironments = AppStoreEnvironment.known.map(\.rawValue)
 
+    /// A configuration as `config.json` holds it; nil when `bytes` are not one.
+    init?(decoding bytes: [UInt8]) {
+        guard let configuration = try? JSONDecoder().decode(LedgerConfiguration.self, from: Data(bytes)) else { return nil }
+        self = configuration
+    }
+
     public static func load(from directory: String) throws(LedgerError) -> LedgerConfiguration {
         let path = DataDirectoryLayout(directory).configuration
         guard let data = FileIO.read(path) else {

@@ -101,6 +101,7 @@ public struct LogReader: Sendable {
                 if let end, position >= end { return false }
                 switch Frame.parse(view, at: consumed) {
                 case .frame(let kind, let version, let payload, let frameSize):
+                    rereads = 0  // each frame a writer may be copying in has its own budget
                     if kind == LogFormat.footerKind { return true }
                     let entry = LogEntry(position: LogPosition(rawValue: position), kind: kind, version: version, payload: UnsafeRawBufferPointer(rebasing: view[payload]))
                     if try !body(entry) { return false }

@@ -73,6 +73,18 @@ struct InitCommandTests {
         #expect(tool.run(["--data", directory.path, "stats"]).exitCode == .success)
     }
 
+    @Test("a catalog stored by an earlier build with a period MRR does not know still opens: only init refuses one")
+    func storedCatalogWithUnknownPeriodOpens() throws {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.a", "--root", root]).exitCode == .success)
+        let file = directory.file("given.json")
+        try #"{"products": [{"productId": "a", "period": "P1M"}]}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(tool.run(["--data", directory.path, "init", "--catalog", file]).exitCode == .success)
+        // As an earlier build stored it.
+        try #"{"products": [{"productId": "a", "period": "P5M"}]}"#.write(toFile: directory.file("catalog.json"), atomically: true, encoding: .utf8)
+        #expect(tool.run(["--data", directory.path, "report", "mrr", "--at", "2026-01-01"]).exitCode == .success)
+    }
+
     @Test("init refuses an empty bundle id, an app Apple id that is not a positive number, and both Small Business switches", arguments: [
         ["--bundle-id", ""], ["--bundle-id", " "], ["--bundle-id", "com.example.a ", "--app-apple-id", "5"], ["--bundle-id", "com.example.a", "--app-apple-id", "-5"], ["--bundle-id", "com.example.a", "--app-apple-id", "0"],
         ["--bundle-id", "com.example.a", "--small-business", "--no-small-business"], [],

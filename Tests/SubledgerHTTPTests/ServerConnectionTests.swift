@@ -227,4 +227,17 @@ struct ServerConnectionTests {
             #expect(try used.readResponse().status == 200)
         }
     }
+
+    @Test("a connection answered a moment ago keeps its slot (its next request may be in the socket, unread): a newcomer over the limit gets 503")
+    func justAnsweredIsNotIdle() throws {
+        try withServer(.test { $0.maxConnections = 1 }) { server in
+            let used = try RawClient(port: server.port)
+            try used.send(get("/"))
+            #expect(try used.readResponse().status == 200)
+            let newcomer = try RawClient(port: server.port)
+            #expect(try newcomer.readResponse().status == 503)
+            try used.send(get("/"))
+            #expect(try used.readResponse().status == 200)
+        }
+    }
 }

@@ -115,6 +115,17 @@ struct LedgerBackupTests {
         #expect(try LedgerBackup.run(from: directory.file("fresh"), to: directory.file("fresh-backup")).verified)
     }
 
+    @Test("a backup made before the ledger was given its app Apple id is still an earlier backup of it")
+    func appIdGivenLater() throws {
+        let source = directory.file("later")
+        _ = try Ledger.initialize(directory: source, bundleId: "com.example.subledger", appAppleId: nil, environments: ["Production"],
+                                  rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+        #expect(try LedgerBackup.run(from: source, to: directory.file("later-backup")).verified)
+        _ = try Ledger.initialize(directory: source, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                  rootFiles: [], smallBusiness: false, catalogFile: nil)
+        #expect(try LedgerBackup.run(from: source, to: directory.file("later-backup")).verified)
+    }
+
     @Test("a backup into a ledger that a process has open for writing is refused before a byte is written")
     func destinationInUseIsRefused() throws {
         try ledger("data").close()

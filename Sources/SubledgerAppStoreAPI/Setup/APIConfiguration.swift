@@ -43,7 +43,8 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
         do { parsed = try ECPrivateKey(pem: key) } catch {
             let what = switch error.reason {
             case .notEllipticCurve(let type): "a key of type \(type), not an ES256 key"
-            case .notPEM, .failed: "not a private key in PEM (.p8) form"
+            case .notPEM: "not a private key in PEM (.p8) form"
+            case .failed: "not an ES256 key (\(error.message))"
             }
             throw .invalid("the API key \(keyFile) is \(what); download the In-App Purchase key (.p8) from App Store Connect")
         }

@@ -65,7 +65,8 @@ enum BackupCommand: Command {
         try context.data.requireExisting()
         let summary: LedgerBackup.Summary
         do {
-            summary = try LedgerBackup.run(from: context.data.path, to: destination) { Output.progress("backup: " + $0) }
+            summary = try LedgerBackup.run(
+                from: context.data.path, to: destination, progress: { Output.progress("backup: " + $0) }, warning: { Output.diagnostic("backup: warning: " + $0) })
         } catch let refused as LedgerBackup.DestinationRefused {
             throw UsageError(refused.description)  // the command line names the wrong directory
         }

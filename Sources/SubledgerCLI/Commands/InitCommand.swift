@@ -82,7 +82,7 @@ enum InitCommand: Command {
         // A server reads the settings once, as it starts; the rollups depend on two of them.
         do { try LogWriter.excludingWriter(directory: context.data.log) {} } catch LogError.locked(_, let holder) {
             let process = holder.map { "process \($0)" } ?? "another process"
-            let rollups = configuration.smallBusiness != previous?.smallBusiness || arguments.value("--catalog") != nil
+            let rollups = previous.map { $0.smallBusiness != configuration.smallBusiness } ?? false || arguments.value("--catalog") != nil
             Output.diagnostic(
                 "subledger init: \(process) has this ledger open for writing (a server, an ingest or a rebuild): a server applies these "
                     + "settings once it restarts"

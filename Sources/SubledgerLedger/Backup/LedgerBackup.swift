@@ -78,7 +78,7 @@ public enum LedgerBackup {
 
     /// Backs up the data directory `source` into `destination` (created when missing; an earlier
     /// backup of the same ledger is brought up to date), then verifies the copy's logs.
-    public static func run(from source: String, to destination: String, progress: Progress = { _ in }) throws -> Summary {
+    public static func run(from source: String, to destination: String, progress: Progress = { _ in }, warning: Progress = { _ in }) throws -> Summary {
         let started = ContinuousClock.now
         let from = DataDirectoryLayout(source)
         let to = DataDirectoryLayout(destination)
@@ -95,7 +95,7 @@ public enum LedgerBackup {
         do { lock = try FileLock(destination, isDirectory: true) { progress("waiting for another backup into \(destination) to finish") } } catch {
             // NFS emulates flock with byte-range locks, which a directory opened to read cannot take.
             guard [EBADF, ENOLCK, EOPNOTSUPP].contains(error.errno) else { throw error }
-            progress("\(destination) cannot be locked (\(error)); make sure no other backup writes into it now")
+            warning("\(destination) cannot be locked (\(error)); make sure no other backup writes into it now")
             lock = nil
         }
         defer { lock?.release() }
@@ -163,12 +163,17 @@ public enum LedgerBackup {
         // Another app's ledger is refused by its settings, whatever its log holds: an empty log
         // is an earlier copy of every log.
         if FileIO.exists(to.configuration) {
-            guard let copy = try? LedgerConfiguration.load(from: to.root) else {
+            guard let bytes = FileIO.read(to.configuration) else {
+                throw LedgerError.storage("cannot read \(to.configuration): \(String(cString: strerror(errno)))")
+            }
+            guard let copy = LedgerConfiguration(decoding: bytes) else {
                 throw DestinationRefused(destination: to.root, reason: "holds a config.json that is not a ledger's (a simulation's output, other files)")
             }
             let source = try LedgerConfiguration.load(from: from.root)
-            guard copy.bundleId == source.bundleId, copy.appAppleId == source.appAppleId else {
-                throw DestinationRefused(destination: to.root, reason: "holds the ledger of another app (bundle \(copy.bundleId))")
+            // An app id may be given to a ledger later (`init --app-apple-id`), as `init` allows.
+            let sameApp = copy.appAppleId == nil || source.appAppleId == nil || copy.appAppleId == source.appAppleId
+            guard copy.bundleId == source.bundleId, sameApp else {
+                throw DestinationRefused(destination: to.root, reason: "holds the ledger of another app (bundle \(copy.bundleId), app \(copy.appAppleId.map(String.init) ?? "-"))")
             }
         }
         // A ledger served from there would have its files replaced under it.

@@ -107,11 +107,11 @@ enum RollupFamily: UInt8, Sendable, CaseIterable {
     /// Churned, by reason, and commitments defaulted (`ChurnField`) of a period cut inside a
     /// month, by the day a paid stretch lapses (the day holding its end − 1); `detail` k holds
     /// the change, from k − 1 to k, of what that lapse counts in a period ending at the start of
-    /// the k-th day after (k 1…31: a cut period ends within a month of its lapses).
+    /// the k-th day after (k from 1 to the next month's start: a cut period ends by then).
     case churnLapse = 6
     /// Reactivated (`ChurnField`) of a period cut inside a month, by the day a paid stretch
     /// starts; `detail` j holds the change, from j − 1 to j, of what that start counts in a
-    /// period starting j days before that day (j 0…30).
+    /// period starting j days before that day (j from 0 back to its month's start).
     case churnReturn = 7
     /// What rounding a transaction's proceeds once over the days a month cut by `from`/`to` keeps
     /// adds to its days' rows, refunds at their date (`RevenueField.proceeds`): by the day of the
