@@ -73,14 +73,9 @@ public struct LogReader: Sendable {
         var filled = 0
         var consumed = 0
         var rereads = 0
-        /// Whether to read the frame at `consumed` again (see `tailRereads`).
-        func rereadTail() -> Bool {
-            guard isLast, end == nil, rereads < Self.tailRereads else { return false }
-            rereads += 1
-            Self.pauseBeforeRereading(rereads)
-            filled = consumed
-            return true
-        }
+        // Not a local function: one capturing these counters would box them, and this loop is
+        // every log read's.
+        let mayReread = isLast && end == nil
         reading: while true {
             // Refill: move the unparsed tail to the front, then read after it.
             if consumed > 0 {
@@ -126,10 +121,16 @@ public struct LogReader: Sendable {
                     if isLast { return false }
                     throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .badLength, detail: "zero bytes where a frame belongs"))
                 case .badLength:
-                    if rereadTail() { continue reading }
+                    if mayReread, Self.pausingToReread(&rereads) {
+                        filled = consumed
+                        continue reading
+                    }
                     throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .badLength, detail: "impossible frame length or kind"))
                 case .crcMismatch:
-                    if rereadTail() { continue reading }
+                    if mayReread, Self.pausingToReread(&rereads) {
+                        filled = consumed
+                        continue reading
+                    }
                     throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .crcMismatch, detail: "frame checksum does not match"))
                 }
             }
@@ -173,6 +174,14 @@ public struct LogReader: Sendable {
 
     static func pauseBeforeRereading(_ attempt: Int) {
         usleep(UInt32(2_000 * attempt))
+    }
+
+    /// Counts a re-read and pauses before it; false once `tailRereads` are spent.
+    static func pausingToReread(_ rereads: inout Int) -> Bool {
+        guard rereads < tailRereads else { return false }
+        rereads += 1
+        pauseBeforeRereading(rereads)
+        return true
     }
 
     private func count() throws -> (summary: LogSummary, lastSegment: SegmentList.Segment?) {
