@@ -39,6 +39,15 @@ final class FileLock {
         }
     }
 
+    /// Whether a process holds the lock on the file at `path` now (false when there is none).
+    static func isHeld(_ path: String) -> Bool {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        let flock: (Int32, Int32) -> Int32 = Glibc.flock(_:_:)
+        return flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    }
+
     func release() {
         guard fd >= 0 else { return }
         close(fd)

@@ -47,18 +47,35 @@ public final class Ledger: Sendable {
         rebuildObserver: RebuildObserver? = nil
     ) throws {
         self.directory = directory
-        layout = DataDirectoryLayout(directory)
+        let layout = DataDirectoryLayout(directory)
+        self.layout = layout
         configuration = try LedgerConfiguration.load(from: directory)
         let roots = try configuration.loadRoots(from: directory)
         guard !roots.isEmpty else {
             throw LedgerError.configuration("no root certificate configured; run `subledger init --root AppleRootCA-G3.cer`")
         }
-        pipeline = try IngestionPipeline(layout: layout, logOptions: logOptions, preparer: MessagePreparer(configuration: configuration, verifier: SignedDataVerifier(trustedRoots: roots)))
+        let preparer = try MessagePreparer(configuration: configuration, verifier: SignedDataVerifier(trustedRoots: roots))
+        pipeline = try Self.waitingForRebuildOnOpen(layout, observer: rebuildObserver) {
+            try IngestionPipeline(layout: layout, logOptions: logOptions, preparer: preparer)
+        }
         catalog = try LedgerReader.loadCatalog(directory: directory, configuration: configuration)
         let store = try ProjectionStore(
             directory: layout.projections, logDirectory: layout.log,
             settings: RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog), observer: rebuildObserver)
         projections = ProjectionFollower(store, flushEveryEvents: snapshotEveryEvents)
+    }
+
+    /// Runs `open`, which takes the log's writer lock, waiting first for a command that holds it
+    /// to rebuild the projection database on open (`LedgerReader`, which takes turns on
+    /// `projections/REBUILD.lock`): a server that systemd restarts meanwhile failed again and again.
+    static func waitingForRebuildOnOpen<T>(_ layout: DataDirectoryLayout, observer: RebuildObserver?, _ open: () throws -> T) throws -> T {
+        do { return try open() } catch LogError.locked(let directory, let holder) {
+            let rebuilding = layout.projections + "/REBUILD.lock"
+            guard FileLock.isHeld(rebuilding) else { throw LogError.locked(directory: directory, holderPID: holder) }
+            observer?(.waitingForAnotherRebuild)
+            try FileLock(rebuilding).release()
+            return try open()
+        }
     }
 
     /// Closes the logs (flushing what is queued), folds what is left and seals the projection
@@ -93,7 +110,7 @@ public final class Ledger: Sendable {
         let layout = DataDirectoryLayout(directory)
         let configuration = try LedgerConfiguration.load(from: directory)
         let catalog = try LedgerReader.loadCatalog(directory: directory, configuration: configuration)
-        let log = try LogWriter(directory: layout.log)
+        let log = try waitingForRebuildOnOpen(layout, observer: observer) { try LogWriter(directory: layout.log) }
         defer { log.close() }
         return try ProjectionStore.rebuild(
             directory: layout.projections, logDirectory: layout.log,

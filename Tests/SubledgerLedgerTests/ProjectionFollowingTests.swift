@@ -237,4 +237,33 @@ struct ProjectionFollowingTests {
         #expect(try current() != before)
         #expect(try reader.projections.summary().notifications == lines.count)
     }
+
+    @Test("a writer opening while a command rebuilds the database on open waits for it, rather than failing on the log's lock")
+    func writerWaitsForARebuildOnOpen() throws {
+        let data = directory.file("data")
+        try ledger().close()
+        let rebuilding = try FileLock(data + "/projections/REBUILD.lock")
+        let holder = try LogWriter(directory: data + "/log")
+        let opened = DispatchSemaphore(value: 0)
+        let outcome = Mutex<String?>(nil)
+        let thread = Thread {
+            do {
+                try Ledger(directory: data).close()
+                outcome.withLock { $0 = "opened" }
+            } catch {
+                outcome.withLock { $0 = "\(error)" }
+            }
+            opened.signal()
+        }
+        thread.start()
+        #expect(opened.wait(timeout: .now() + 0.3) == .timedOut, "\(outcome.withLock { $0 } ?? "")")
+        holder.close()
+        rebuilding.release()
+        #expect(opened.wait(timeout: .now() + 20) == .success)
+        #expect(outcome.withLock { $0 } == "opened")
+        // Without a rebuild on open, a held log is refused at once, naming its holder.
+        let server = try LogWriter(directory: data + "/log")
+        defer { server.close() }
+        #expect(throws: LogError.self) { try Ledger(directory: data) }
+    }
 }
