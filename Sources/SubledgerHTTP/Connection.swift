@@ -32,6 +32,8 @@ final class Connection {
         /// When its last byte went to the socket, if a worker sent it all (``DirectReply``);
         /// otherwise the exchange ends when the loop has sent it.
         var delivered: ContinuousClock.Instant? = nil
+        /// An event stream: it lasts as long as its client stays, and ends with the connection.
+        var isStream = false
     }
 
     let id: UInt64

@@ -367,6 +367,7 @@ final class EventLoop {
         connection.requestStarted = nil
         connection.exchange = Connection.Exchange(request: request, response: response,
                                                   started: connection.requestCompleted ?? now, handlerError: handlerError)
+        connection.exchange?.isStream = response.stream != nil
         connection.requestCompleted = nil
         connection.deadline = now + configuration.writeTimeout
     }
@@ -556,9 +557,10 @@ final class EventLoop {
     private func record(_ exchange: Connection.Exchange, remote: RemoteAddress, aborted: Bool, now: ContinuousClock.Instant) {
         let latency = exchange.started.duration(to: exchange.delivered ?? now)
         metrics.requests.increment(labels: [ServerMetrics.methodLabel(exchange.request?.method), String(exchange.status)])
-        metrics.duration.observe(latency.inSeconds)
+        // A stream's life is its client's: as a latency it swamped every other request's.
+        if !exchange.isStream { metrics.duration.observe(latency.inSeconds) }
         configuration.accessLog.write(AccessLog.Entry(remote: remote, request: exchange.request, status: exchange.status,
                                                       bodyBytes: aborted ? 0 : exchange.bodyBytes, latency: latency,
-                                                      aborted: aborted, error: exchange.handlerError))
+                                                      aborted: aborted && !exchange.isStream, error: exchange.handlerError))
     }
 }

@@ -8,7 +8,7 @@ struct ServerMetrics: Sendable {
         requests = metrics.counter("http_requests_total", help: "HTTP responses sent, by request method and status code.",
                                    labelNames: ["method", "status"])
         duration = metrics.histogram("http_request_duration_seconds",
-                                     help: "Time from a complete request to its response handed to the kernel, in seconds.")
+                                     help: "Time from a complete request to its response handed to the kernel, in seconds (event streams left out).")
         connections = metrics.gauge("http_connections_open", help: "Client connections currently open.")
     }
 

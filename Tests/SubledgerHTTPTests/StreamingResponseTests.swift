@@ -63,6 +63,26 @@ struct StreamingResponseTests {
         }
     }
 
+    @Test("an event stream's life is its client's, not a latency: it is left out of the duration histogram, and its end is not logged as aborted")
+    func streamsLeftOutOfLatency() throws {
+        let streams = Streams()
+        let metrics = Metrics()
+        let log = LogLines()
+        try withServer(.test { $0.accessLog = log.accessLog }, metrics: metrics, handler: streaming(streams)) { server in
+            let client = try RawClient(port: server.port)
+            try client.send(get("/stream"))
+            #expect(try client.readResponse().status == 200)
+            let plain = try RawClient(port: server.port)
+            try plain.send(get("/healthz"))
+            _ = try plain.readResponse()
+            streams.wait(for: 1).first?.finish()
+            #expect(try client.isClosedByServer())
+            usleep(50_000)
+            #expect(metrics.histogram("http_request_duration_seconds", help: "").count() == 1)
+        }
+        #expect(log.all.contains { $0.contains("path=/stream") && !$0.contains("aborted") })
+    }
+
     @Test("a client that stops reading is dropped once a bounded amount waits for it; send then says so")
     func slowClientIsDropped() throws {
         let streams = Streams()
