@@ -30,6 +30,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public static let conflict = HTTPStatus(code: 409)
     public static let lengthRequired = HTTPStatus(code: 411)
     public static let contentTooLarge = HTTPStatus(code: 413)
+    public static let uriTooLong = HTTPStatus(code: 414)
     public static let unsupportedMediaType = HTTPStatus(code: 415)
     public static let expectationFailed = HTTPStatus(code: 417)
     public static let unprocessableContent = HTTPStatus(code: 422)

@@ -154,6 +154,11 @@ package struct RequestParser {
             index += 1
         }
         if buffer.count >= limits.maxHeaderBytes {
+            // No line ended within the limit: the request line itself is too long (a target's query).
+            if buffer.firstIndex(of: HTTPSyntax.lf, within: limits.maxHeaderBytes) == nil {
+                return .failure(HTTPError(.uriTooLong, code: "uri_too_long",
+                                          detail: "the request line exceeds \(limits.maxHeaderBytes) bytes; send fewer or shorter query parameters"))
+            }
             return .failure(HTTPError(.requestHeaderFieldsTooLarge, code: "headers_too_large",
                                       detail: "the request line and headers exceed \(limits.maxHeaderBytes) bytes"))
         }

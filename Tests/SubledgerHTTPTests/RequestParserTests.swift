@@ -201,6 +201,18 @@ struct RequestParserTests {
         #expect(failureStatus("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\(trailers)\r\n", limits: limits) == 431)
     }
 
+    @Test("answers a request line longer than the whole head may be with 414, however the bytes arrive")
+    func targetTooLong() {
+        let limits = RequestParser.Limits(maxHeaderBytes: 200, maxHeaderCount: 3, maxBodyBytes: 100)
+        let input = "GET /v1/events?type=" + String(repeating: "a", count: 300) + " HTTP/1.1\r\nHost: x\r\n\r\n"
+        for pieceSize in [Int.max, 7] {
+            let statuses = parse(input, pieceSize: pieceSize, limits: limits).compactMap { outcome -> Int? in
+                if case .failure(let error, _) = outcome { return error.status.code } else { return nil }
+            }
+            #expect(statuses == [414], "pieces of \(pieceSize)")
+        }
+    }
+
     /// Found by Tools/fuzz: with the whole input buffered the parser read one byte past the limit
     /// (400, bare CR); arriving byte by byte it stopped at the limit (431).
     @Test("answers a CR in the last byte of the header limit the same however the bytes arrive")
