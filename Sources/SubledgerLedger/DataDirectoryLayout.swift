@@ -9,6 +9,7 @@
 /// | `evidence/` | the verbatim signed messages the events reference |
 /// | `quarantine/` | rejected input, with the reason |
 /// | `projections/` | projection snapshots (LMDB) |
+/// | `projections/REBUILD.lock` | taken by a command that rebuilds the projection database on open |
 /// | `dedup/` | the dedup index (LMDB), derived from the logs and rebuilt from them when needed |
 /// | `appstore/` | the App Store Server API's key, settings and recovery watermarks (`SubledgerAppStoreAPI.APIFiles`) |
 /// | `BACKUP-INCOMPLETE` | present while `backup` writes into the directory, and after a backup that did not finish |
@@ -28,6 +29,7 @@ public struct DataDirectoryLayout: Sendable, Hashable {
     public var incompleteBackup: String { path(of: "BACKUP-INCOMPLETE") }
     var roots: String { path(of: "roots") }
     var appStore: String { path(of: "appstore") }
+    var rebuildLock: String { path(of: "projections/REBUILD.lock") }
 
     /// The name `config.json` gives the `number`th root certificate copied by `init`.
     static func rootCertificateName(_ number: Int) -> String { "roots/root-\(number).cer" }

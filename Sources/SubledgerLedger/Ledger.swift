@@ -70,10 +70,9 @@ public final class Ledger: Sendable {
     /// `projections/REBUILD.lock`): a server that systemd restarts meanwhile failed again and again.
     static func waitingForRebuildOnOpen<T>(_ layout: DataDirectoryLayout, observer: RebuildObserver?, _ open: () throws -> T) throws -> T {
         do { return try open() } catch LogError.locked(let directory, let holder) {
-            let rebuilding = layout.projections + "/REBUILD.lock"
-            guard FileLock.isHeld(rebuilding) else { throw LogError.locked(directory: directory, holderPID: holder) }
+            guard FileLock.isHeld(layout.rebuildLock) else { throw LogError.locked(directory: directory, holderPID: holder) }
             observer?(.waitingForAnotherRebuild)
-            try FileLock(rebuilding).release()
+            try FileLock(layout.rebuildLock).release()
             return try open()
         }
     }

@@ -90,7 +90,7 @@ public struct LedgerReader: Sendable {
     ) throws -> ProjectionStore {
         try FileIO.makeDirectory(layout.projections, mode: 0o700)
         let lock: FileLock
-        do { lock = try FileLock(layout.projections + "/REBUILD.lock") { observer?(.waitingForAnotherRebuild) } } catch {
+        do { lock = try FileLock(layout.rebuildLock) { observer?(.waitingForAnotherRebuild) } } catch {
             // Whoever may not write here may not rebuild either: say so as opening the database would.
             guard [EACCES, EPERM, EROFS].contains(error.errno) else { throw error }
             throw ProjectionError(.accessDenied(path: layout.projections, detail: error.description, errno: error.errno))

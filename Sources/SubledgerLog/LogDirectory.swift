@@ -140,14 +140,7 @@ extension LogWriter {
     /// no writer either. Returns nil without running `body` when a writer holds it (a server
     /// running on the same data directory).
     public static func withoutWriter<T>(directory: String, _ body: () throws -> T) throws -> T? {
-        guard access(directory, F_OK) == 0 else { return try body() }
-        let lock: WriterLock
-        do { lock = try WriterLock(directory: directory) } catch {
-            if case .locked = error { return nil }
-            throw error
-        }
-        defer { lock.release() }
-        return try body()
+        do { return try excludingWriter(directory: directory, body) } catch LogError.locked { return nil }
     }
 
     /// As `withoutWriter`, but a writer holding the lock is `LogError.locked`, naming it.

@@ -166,21 +166,18 @@ public struct LogReader: Sendable {
     }
 
     /// A writer beside this reader may be copying the active segment's last frame in (a read is
-    /// not atomic with a write of several pages): what reads as damage there is read again, this
-    /// many times over some milliseconds (`pauseBeforeRereading`), before it is believed.
-    /// `/metrics`, `stats`, `head`, `verify` and `export` beside a server took such a frame for
-    /// damage. Damage at rest stays.
+    /// not atomic with a write of several pages): what reads as damage there is read again, up
+    /// to this many times over some milliseconds, before it is believed. `/metrics`, `stats`,
+    /// `head`, `verify` and `export` beside a server took such a frame for damage. Damage at
+    /// rest stays.
     static let tailRereads = 5
 
-    static func pauseBeforeRereading(_ attempt: Int) {
-        usleep(UInt32(2_000 * attempt))
-    }
-
-    /// Counts a re-read and pauses before it; false once `tailRereads` are spent.
+    /// Counts a re-read and pauses before it (2 ms longer each time); false once `tailRereads`
+    /// are spent.
     static func pausingToReread(_ rereads: inout Int) -> Bool {
         guard rereads < tailRereads else { return false }
         rereads += 1
-        pauseBeforeRereading(rereads)
+        usleep(UInt32(2_000 * rereads))
         return true
     }
 

@@ -45,10 +45,8 @@ extension LogReader {
             do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
             var walk = SegmentWalk(file: segment.path, bytes: bytes)
             // A writer beside may be copying its last frame in (`LogReader.tailRereads`).
-            var attempts = 0
-            while isLast, !walk.problems.isEmpty || walk.tornTail != nil, attempts < LogReader.tailRereads {
-                attempts += 1
-                LogReader.pauseBeforeRereading(attempts)
+            var rereads = 0
+            while isLast, !walk.problems.isEmpty || walk.tornTail != nil, LogReader.pausingToReread(&rereads) {
                 do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
                 walk = SegmentWalk(file: segment.path, bytes: bytes)
             }

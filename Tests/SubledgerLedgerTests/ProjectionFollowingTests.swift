@@ -242,7 +242,7 @@ struct ProjectionFollowingTests {
     func writerWaitsForARebuildOnOpen() throws {
         let data = directory.file("data")
         try ledger().close()
-        let rebuilding = try FileLock(data + "/projections/REBUILD.lock")
+        let rebuilding = try FileLock(DataDirectoryLayout(data).rebuildLock)
         let holder = try LogWriter(directory: data + "/log")
         let opened = DispatchSemaphore(value: 0)
         let outcome = Mutex<String?>(nil)

@@ -73,7 +73,7 @@ enum ExportCommand: Command {
 
         let events = try ExportFileWriter(ExportTables.events, format: format, directory: out)
         // A ledger's log directory is made by its first append.
-        if access(context.data.log, F_OK) == 0 {
+        if DataDirectory.exists(context.data.log) {
             try LogReader(directory: context.data.log).scan { entry in
                 guard entry.kind == Ledger.eventKind, entry.payload.count > 8 else { return true }
                 // Read in place, so events outside the window cost no allocation.

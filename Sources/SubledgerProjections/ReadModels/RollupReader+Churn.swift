@@ -15,8 +15,7 @@ extension RollupReader {
             rows = try churnRows(buckets, by: granularity, environment: environmentID)
         } else {
             for piece in Self.monthPieces(from: from, to: to) {
-                if piece.whole {
-                    let months = Int64(UTCCalendar.month(containing: piece.from.start))...Int64(UTCCalendar.month(containing: piece.to.start))
+                if piece.whole, let months = Self.wholeBuckets(from: piece.from, to: piece.to, by: .month) {
                     rows += try churnRows(months, by: .month, environment: environmentID)
                 } else {
                     rows.append(try cutMonth(from: piece.from, to: piece.to, environment: environmentID))

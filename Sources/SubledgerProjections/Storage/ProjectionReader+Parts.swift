@@ -1,8 +1,9 @@
 import SubledgerEvents
 
-/// The exact fallback for what rollups do not answer (`--at-position`): the environment's timelines are folded into the report a part at a time and the
-/// parts' rows added, so memory stays bounded whatever the history (time does not: it reads every
-/// timeline of the environment).
+/// The exact fallback for what rollups do not answer (`--at-position`): the environment's
+/// timelines are folded into the report a part at a time and the parts' rows added, so memory
+/// stays bounded whatever the history (time does not: it reads every timeline of the
+/// environment).
 extension ProjectionReader {
     /// Timelines per part: a few tens of MB of memory at most.
     static let partSize = 50_000
