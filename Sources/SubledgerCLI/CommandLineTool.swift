@@ -49,7 +49,7 @@ public struct CommandLineTool: Sendable {
         }
         if name == "help" { return help(for: arguments.positional) }
         guard let command = Self.commands.first(where: { $0.name == name })?.command else {
-            Output.diagnostic("subledger: unknown command '\(name)'\(Suggestion.hint(for: name, among: Self.commands.map(\.name)))\n\(Self.usage)")
+            Self.unknownCommand(name)
             return (.usage, "")
         }
         if arguments.help { return help(for: [name] + arguments.positional) }
@@ -83,11 +83,16 @@ public struct CommandLineTool: Sendable {
     func help(for words: [String]) -> (exitCode: ExitCode, output: String) {
         guard let name = words.first else { return (.success, Self.usage) }
         guard let command = Self.commands.first(where: { $0.name == name })?.command else {
-            Output.diagnostic("subledger: unknown command '\(name)'\(Suggestion.hint(for: name, among: Self.commands.map(\.name)))\n\(Self.usage)")
+            Self.unknownCommand(name)
             return (.usage, "")
         }
         let full = words.prefix(2).joined(separator: " ")
         return (.success, (command.allHelp.first { $0.name == full } ?? command.help).text)
+    }
+
+    /// Names a command that does not exist, with the nearest one and the list.
+    static func unknownCommand(_ name: String) {
+        Output.diagnostic("subledger: unknown command '\(name)'\(Suggestion.hint(for: name, among: commands.map(\.name)))\n\(usage)")
     }
 
     /// Says what went wrong on stderr and picks the contract's exit code.

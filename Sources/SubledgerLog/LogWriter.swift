@@ -186,10 +186,7 @@ public final class LogWriter: @unchecked Sendable {
             segmentHasher = SHA256Hasher()
             do {
                 // A new segment moves the end the marker names.
-                if closedMarkerInPlace {
-                    try ClosedMarker.remove(in: directory)
-                    closedMarkerInPlace = false
-                }
+                try removeClosedMarker()
                 try startSegment(at: nextFirst)
             } catch { throw LogError.from(error) }
         }
@@ -243,10 +240,7 @@ public final class LogWriter: @unchecked Sendable {
         let walk: SegmentWalk
         do {
             // The end the marker names moves back.
-            if closedMarkerInPlace {
-                try ClosedMarker.remove(in: directory)
-                closedMarkerInPlace = false
-            }
+            try removeClosedMarker()
             try SystemCalls.ftruncate(fd, offset)
             try SystemCalls.fdatasync(fd)
             walk = try SegmentWalk(mappingFile: path)
@@ -339,15 +333,19 @@ public final class LogWriter: @unchecked Sendable {
         lock.release()
     }
 
+    /// Removes the clean-close marker before the log's end moves, once.
+    private func removeClosedMarker() throws(SystemError) {
+        guard closedMarkerInPlace else { return }
+        try ClosedMarker.remove(in: directory)
+        closedMarkerInPlace = false
+    }
+
     /// One group commit: all frames of `batch` in one `pwrite`, one `fdatasync`.
     private func write(_ batch: [Request]) {
         if batch.isEmpty { return }
         if pending.withLock({ $0.closed }) { return fail(batch, .unavailable("the log is closed")) }
         if let failure { return fail(batch, .unavailable(failure)) }
-        if closedMarkerInPlace {
-            do { try ClosedMarker.remove(in: directory) } catch { return fail(batch, LogError.from(error)) }
-            closedMarkerInPlace = false
-        }
+        do { try removeClosedMarker() } catch { return fail(batch, LogError.from(error)) }
         var bytes = 0
         for request in batch { for record in request.records { bytes += LogFormat.frameHeaderSize + record.payload.count } }
         do {

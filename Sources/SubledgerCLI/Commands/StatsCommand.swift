@@ -14,16 +14,19 @@ enum StatsCommand: Command {
         example: "subledger stats --json")
 
     struct Result: CommandOutput {
-        var messages: Int
         var events: LogSummary?
         var evidence: LogSummary?
         var customers: Int
         var quarantined: Int
         var checkpoint: String?
-        var lag: Int
         var eventsFolded: Int
 
         var segments: Int { (events?.segments ?? 0) + (evidence?.segments ?? 0) }
+        /// Every message stored is one event record, so messages are counted as `head` counts
+        /// them, from the event log, not from the evidence: an append whose events were cut as a
+        /// torn tail leaves its evidence behind, and ingesting the message again stores it anew.
+        var messages: Int { Int(events?.records ?? 0) }
+        var lag: Int { max(0, Int(events?.records ?? 0) - eventsFolded) }
 
         func json() -> String {
             JSON.object([
@@ -68,13 +71,9 @@ enum StatsCommand: Command {
         let projection = try data.reader().projections.summary()
         let events = DataDirectory.exists(data.log) ? try LogReader(directory: data.log).summary() : nil
         let evidence = DataDirectory.exists(data.evidence) ? try LogReader(directory: data.evidence).summary() : nil
-        // Every message stored is one event record, so messages are counted as `head` counts
-        // them, from the event log, not from the evidence: an append whose events were cut as a
-        // torn tail leaves its evidence behind, and ingesting the message again stores it anew.
         return CommandResult(Result(
-            messages: Int(events?.records ?? 0), events: events, evidence: evidence,
-            customers: projection.customers, quarantined: try Ledger.quarantinedCount(directory: data.path),
-            checkpoint: projection.checkpoint?.description, lag: max(0, Int(events?.records ?? 0) - projection.events),
+            events: events, evidence: evidence, customers: projection.customers,
+            quarantined: try Ledger.quarantinedCount(directory: data.path), checkpoint: projection.checkpoint?.description,
             eventsFolded: projection.events))
     }
 }
