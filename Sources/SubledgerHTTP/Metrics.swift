@@ -142,6 +142,12 @@ extension Metrics {
             series.update(labels) { $0 += amount }
         }
 
+        /// Raises the counter to `total` when it is below: a counter that follows a count kept
+        /// elsewhere, however many readers bring it up to date at once.
+        public func advance(to total: Double, labels: [String] = []) {
+            series.update(labels) { $0 = max($0, total) }
+        }
+
         public func value(labels: [String] = []) -> Double {
             series.value(labels)
         }

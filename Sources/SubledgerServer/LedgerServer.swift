@@ -22,10 +22,9 @@ public struct LedgerServer: Sendable {
     let ingested: Metrics.Counter
     /// Follows the ledger's count when metrics are read.
     let quarantineNotKept: Metrics.Counter
-    /// What `quarantineNotKept` has been brought up to. Held through a whole scrape: two at once
-    /// would each add the same difference to it for good, and a slower one set the gauges back
-    /// to what it read before the other rendered newer values.
-    private let scraping = Lock(0)
+    /// Held through a whole scrape: two at once let the slower set the gauges back to what it
+    /// read before the other rendered newer values.
+    private let scraping = Lock(())
     let appendLatency: Metrics.Histogram
     /// Renders `?format=csv` on the report routes; without it they answer JSON only.
     let reportCSV: (@Sendable (ReportDocument) throws -> String)?
@@ -242,7 +241,7 @@ public struct LedgerServer: Sendable {
     }
 
     func renderMetrics() -> HTTPResponse {
-        scraping.withLock { notKeptReported in
+        scraping.withLock { _ in
             // A gauge that cannot be read now keeps its last value: 0 would read as an empty log,
             // and a lag of 0 hides a real one.
             let log = try? LogReader(directory: ledger.layout.log).summary()
@@ -258,9 +257,7 @@ public struct LedgerServer: Sendable {
                 let gauge = metrics.gauge(name, help: help)
                 if let value { gauge.set(value) }
             }
-            let count = ledger.quarantineNotKept
-            quarantineNotKept.increment(by: Double(max(0, count - notKeptReported)))
-            notKeptReported = max(notKeptReported, count)
+            quarantineNotKept.advance(to: Double(ledger.quarantineNotKept))
             var response = HTTPResponse.text(metrics.render())
             response.headers.set("Content-Type", Metrics.contentType)
             return response
