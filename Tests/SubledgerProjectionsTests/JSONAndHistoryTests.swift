@@ -165,8 +165,12 @@ struct UTCCalendarTests {
         #expect(UTCDay("2026-02-29") == nil)
         #expect(UTCDay("2026-3-01") == nil)
         #expect(UTCDay("2026-13-01") == nil)
+        for signedOrForeign in ["2028-+3-01", "+028-03-01", "2028-03-+1", "2028-0٣-01", "２０２８-03-01"] {
+            #expect(UTCDay(signedOrForeign) == nil, "\(signedOrForeign)")
+        }
         #expect(UTCMonth("2026-03")?.start == 1_772_323_200_000)
         #expect(UTCMonth("2026-00") == nil)
+        #expect(UTCMonth("2028-+2") == nil)
         #expect(UTCMonth(number: UTCMonth("2025-12")!.number + 1).description == "2026-01")
         #expect(UTCMonth(containing: at("2026-01-31", 23)).description == "2026-01")
         #expect(UTCDay(containing: -1).description == "1969-12-31")

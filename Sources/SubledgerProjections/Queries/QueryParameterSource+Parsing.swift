@@ -80,18 +80,26 @@ extension QueryParameterSource {
         return position
     }
 
-    /// `2026-03-03`, `2026-03-03T10:00:00Z` or with milliseconds, as epoch milliseconds (UTC).
+    /// `2026-03-03`, `2026-03-03T10:00:00Z` or with one to three digits of a second
+    /// (`…T10:00:00.250Z`), as epoch milliseconds (UTC). Nothing else: a typo must not read as
+    /// another instant (`T1:30:00.250Z` was taken for 13:00:02.500).
     func instant(_ text: String, _ name: String) throws(QueryError) -> Int64 {
         let invalid = QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(spelling(name)) is an ISO 8601 UTC instant (2026-03-01T00:00:00.000Z) or a day (2026-03-01), not \(text)")
         guard let day = UTCDay(text.prefix(10)) else { throw invalid }
         let rest = text.dropFirst(10)
         if rest.isEmpty { return day.start }
-        let digits = rest.filter(\.isNumber)
-        guard rest.first == "T", rest.last == "Z", digits.count >= 6, let time = Int64(digits.prefix(6)) else { throw invalid }
-        let (hours, minutes, seconds) = (time / 10000, time / 100 % 100, time % 100)
-        guard hours < 24, minutes < 60, seconds < 60 else { throw invalid }
-        let fraction = digits.dropFirst(6)
-        let millis = fraction.isEmpty ? 0 : Int64((fraction + "00").prefix(3))!
-        return day.start + ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis
+        let clock = rest.dropFirst().dropLast()
+        let fields = clock.prefix(8).split(separator: ":", omittingEmptySubsequences: false)
+        guard rest.first == "T", rest.last == "Z", clock.count >= 8, fields.count == 3, fields.allSatisfy({ $0.count == 2 }),
+            let hours = fields[0].decimal, let minutes = fields[1].decimal, let seconds = fields[2].decimal,
+            hours < 24, minutes < 60, seconds < 60
+        else { throw invalid }
+        var millis = 0
+        if clock.count > 8 {
+            let fraction = clock.dropFirst(9)
+            guard clock.dropFirst(8).first == ".", (1...3).contains(fraction.count), let value = fraction.decimal else { throw invalid }
+            millis = value * [100, 10, 1][fraction.count - 1]
+        }
+        return day.start + Int64(((hours * 60 + minutes) * 60 + seconds) * 1000 + millis)
     }
 }

@@ -97,10 +97,6 @@ public struct CurrencyRates: Sendable {
     }
 }
 
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
-}
-
 extension String {
     fileprivate var trimmed: String {
         var view = Substring(self)

@@ -72,7 +72,7 @@ public struct UTCDay: Hashable, Comparable, Sendable, CustomStringConvertible {
     public init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            let year = parts[0].decimal, let month = parts[1].decimal, let day = parts[2].decimal,
             (1...12).contains(month), day >= 1
         else { return nil }
         let number = UTCInstant.dayNumber(year: year, month: month, day: day)
@@ -109,7 +109,7 @@ public struct UTCMonth: Hashable, Comparable, Sendable, CustomStringConvertible 
     public init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 4, parts[1].count == 2,
-            let year = Int(parts[0]), let month = Int(parts[1]), (1...12).contains(month)
+            let year = parts[0].decimal, let month = parts[1].decimal, (1...12).contains(month)
         else { return nil }
         number = year * 12 + month - 1
     }
@@ -120,4 +120,17 @@ public struct UTCMonth: Hashable, Comparable, Sendable, CustomStringConvertible 
     public var description: String { UTCCalendar.monthText(number) }
 
     public static func < (a: UTCMonth, b: UTCMonth) -> Bool { a.number < b.number }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}
+
+extension StringProtocol {
+    /// The number its ASCII digits spell; nil for anything else: `Int("+3")` is 3, and
+    /// `Character.isNumber` takes `½` and `٣`, so neither may read a date.
+    var decimal: Int? {
+        guard !isEmpty, allSatisfy(\.isASCIIDigit) else { return nil }
+        return Int(self)
+    }
 }
