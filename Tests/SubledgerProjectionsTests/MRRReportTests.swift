@@ -1,5 +1,5 @@
 import SubledgerEvents
-import SubledgerProjections
+@testable import SubledgerProjections
 import Testing
 
 @Suite("MRR report")
@@ -73,6 +73,38 @@ struct MRRReportTests {
         let report = TestLedger(events).projection.mrr(at: instant, scope: production)
         #expect(report.rows == [MRRRow(currency: "USD", mrr: 4990, arr: 59880, activeSubscriptions: 1, activeTrials: 1,
                                        activeCommitments: 0, committedRevenueRemaining: 0)])
+    }
+
+    @Test("a renewal recovered late in grace keeps its renewal date and is still billed monthly; one recovered in billing retry starts a new month")
+    func recoveredRenewalsKeepTheirPeriod() throws {
+        var apple = Notifier()
+        var events: [Event] = []
+        // Due on 28 February, recovered on 12 March in a 16-day grace period: Apple keeps the
+        // renewal date, so the transaction runs 16 days, nearer a week than a month.
+        let grace = Subscriber("grace")
+        let due = grace.transaction("g1", purchased: at("2025-01-28"), expires: at("2025-02-28"))
+        events.append(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2025-01-28"), transaction: due))
+        events.append(apple.notification("DID_FAIL_TO_RENEW", "GRACE_PERIOD", signed: at("2025-02-28"), transaction: due,
+                                         renewal: grace.renewal(signed: at("2025-02-28"), expirationIntent: 2, billingRetry: true,
+                                                                graceEnds: at("2025-03-16"))))
+        events.append(apple.notification("DID_RENEW", "BILLING_RECOVERY", signed: at("2025-03-12"),
+                                         transaction: grace.transaction("g2", purchased: at("2025-03-12"), expires: at("2025-03-28"))))
+        // Without grace the renewal date moves to the recovery: a whole month from it.
+        let retry = Subscriber("retry")
+        let lapsed = retry.transaction("r1", purchased: at("2025-01-20"), expires: at("2025-02-20"))
+        events.append(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2025-01-20"), transaction: lapsed))
+        events.append(apple.notification("DID_FAIL_TO_RENEW", signed: at("2025-02-20"), transaction: lapsed,
+                                         renewal: retry.renewal(signed: at("2025-02-20"), expirationIntent: 2, billingRetry: true)))
+        events.append(apple.notification("DID_RENEW", "BILLING_RECOVERY", signed: at("2025-03-09"),
+                                         transaction: retry.transaction("r2", purchased: at("2025-03-09"), expires: at("2025-04-09"))))
+        let ledger = TestLedger(events)
+        let reader = RollupReader(source: ledger.projection.rollups(RollupSettings()), strings: ledger.projection.strings)
+        for day in ["2025-03-01", "2025-03-13", "2025-03-27"] {
+            let folded = ledger.projection.mrr(at: at(day), scope: production)
+            let expected: [Int64] = day == "2025-03-01" ? [9990] : [2 * 9990]
+            #expect(folded.rows.map(\.mrr) == expected, "MRR on \(day)")
+            #expect(try reader.mrr(at: at(day), environment: .production) == folded, "MRR on \(day) from the rollups")
+        }
     }
 
     @Test("a monthly-billed commitment counts its monthly price and the periods not yet billed")

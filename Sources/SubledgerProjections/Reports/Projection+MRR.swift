@@ -41,7 +41,8 @@ extension Projection {
     /// its last paid price) normalised to a month: P1W ×52/12, P1M ×1, P2M ×1/2, P3M ×1/3,
     /// P6M ×1/6, P1Y ×1/12, a monthly-billed commitment ×1. The period comes from the catalog,
     /// else (and for pay-up-front offers, whose price covers the offer period) from the
-    /// transaction's `offerPeriod` or its `expiresDate − purchaseDate`, rounded to the nearest.
+    /// transaction's `offerPeriod` or its `expiresDate` less where its billing began (its
+    /// `purchaseDate`, or the renewal date a recovery in grace keeps), rounded to the nearest.
     public func mrr(at instant: Int64, scope: ReportScope) -> MRRReport {
         var rows: [String: (twelfths: Int64, row: MRRRow)] = [:]
         for (_, history) in histories(in: scope) {
@@ -77,7 +78,7 @@ extension Projection {
         let period = history.periods[priced]
         let version = period.version
         let price = version.price == .absent ? 0 : version.price
-        var share = MRRShare(currency: version.currency, twelfths: price * billingTwelfths(period, catalog: catalog), subscriptions: 1)
+        var share = MRRShare(currency: version.currency, twelfths: price * billingTwelfths(of: priced, in: history, catalog: catalog), subscriptions: 1)
         if version.isMonthlyCommitment {
             share.commitments = 1
             if version.commitmentTotal >= 0, version.commitmentPeriod >= 0 {
@@ -88,7 +89,8 @@ extension Projection {
     }
 
     /// Twelfths of a month that one period's price stands for.
-    private func billingTwelfths(_ period: ResolvedTransaction, catalog: ProductCatalog?) -> Int64 {
+    private func billingTwelfths(of index: Int, in history: SubscriptionHistory, catalog: ProductCatalog?) -> Int64 {
+        let period = history.periods[index]
         let version = period.version
         if version.isMonthlyCommitment { return BillingPeriod.month.monthlyTwelfths }
         let payUpFront = version.offerDiscountType == Known.payUpFront
@@ -101,7 +103,7 @@ extension Projection {
             return listed.monthlyTwelfths
         }
         let end = period.baseExpiresDate.present ?? version.expiresDate.present ?? version.purchaseDate
-        return BillingPeriod(nearestTo: end &- version.purchaseDate).monthlyTwelfths
+        return BillingPeriod(nearestTo: end &- history.billingStart(of: index)).monthlyTwelfths
     }
 }
 

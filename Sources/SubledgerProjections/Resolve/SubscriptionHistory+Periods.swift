@@ -72,6 +72,17 @@ extension SubscriptionHistory {
         return end
     }
 
+    /// Where `period`'s billing began: its purchase, or, for a renewal recovered in the billing
+    /// grace period after the transaction before it, that transaction's expiry. Apple keeps the
+    /// renewal date, so such a transaction runs from the recovery to the old expiry plus a
+    /// period: measured from its purchase, a monthly one recovered late in grace reads as weekly.
+    func billingStart(of period: Int) -> Int64 {
+        let purchase = periods[period].version.purchaseDate
+        guard period > 0, let grace = graceEnd(after: period - 1) else { return purchase }
+        let due = periods[period - 1].version.expiresDate
+        return due < purchase && purchase <= grace ? due : purchase
+    }
+
     /// The status at `instant` from the facts visible; nil before the first purchase.
     func status(at instant: Int64) -> (period: Int, status: PeriodStatus)? {
         guard let period = currentPeriod(at: instant) else { return nil }

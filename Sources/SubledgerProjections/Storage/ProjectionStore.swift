@@ -13,7 +13,7 @@ import Synchronization
 public final class ProjectionStore {
     /// The version of what the database holds and means. Raise it whenever the stored layout, the
     /// fold or a rollup changes: a database of another version is rebuilt from the log on open.
-    public static let schemaVersion: UInt32 = 5
+    public static let schemaVersion: UInt32 = 6
 
     public let directory: String
     public let logDirectory: String
