@@ -176,10 +176,6 @@ extension Metrics {
             series.update(labels) { $0 += amount }
         }
 
-        public func decrement(by amount: Double = 1, labels: [String] = []) {
-            increment(by: -amount, labels: labels)
-        }
-
         public func value(labels: [String] = []) -> Double {
             series.value(labels)
         }

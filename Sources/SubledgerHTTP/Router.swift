@@ -47,8 +47,6 @@ public struct Router: HTTPHandler {
 
     public mutating func get(_ pattern: String, _ handler: @escaping Handler) { add("GET", pattern, handler) }
     public mutating func post(_ pattern: String, _ handler: @escaping Handler) { add("POST", pattern, handler) }
-    public mutating func put(_ pattern: String, _ handler: @escaping Handler) { add("PUT", pattern, handler) }
-    public mutating func delete(_ pattern: String, _ handler: @escaping Handler) { add("DELETE", pattern, handler) }
 
     /// Waits for a route that answers later; the server calls ``respond(to:completion:)``.
     public func respond(to request: HTTPRequest) throws -> HTTPResponse {

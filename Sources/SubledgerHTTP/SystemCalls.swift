@@ -10,7 +10,7 @@ enum IOResult {
     case endOfFile
     /// `EAGAIN`: try again when epoll reports readiness.
     case wouldBlock
-    case failed(errno: Int32)
+    case failed
 }
 
 /// The outcome of `accept4(2)` on the nonblocking listening socket.
@@ -22,7 +22,7 @@ enum AcceptResult {
     case aborted
     /// Out of descriptors or memory: stop accepting for a moment, or the level-triggered
     /// listener would spin.
-    case exhausted(errno: Int32)
+    case exhausted
 }
 
 /// The socket calls the server makes: nonblocking, close-on-exec, `EINTR` retried.
@@ -70,7 +70,7 @@ enum SystemCalls {
             switch errno {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return .wouldBlock
-            case EMFILE, ENFILE, ENOBUFS, ENOMEM: return .exhausted(errno: errno)
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM: return .exhausted
             default: return .aborted  // ECONNABORTED, EPROTO, EPERM (firewall), network errors
             }
         }
@@ -84,7 +84,7 @@ enum SystemCalls {
             switch errno {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return .wouldBlock
-            default: return .failed(errno: errno)
+            default: return .failed
             }
         }
     }
@@ -97,7 +97,7 @@ enum SystemCalls {
             switch errno {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return .wouldBlock
-            default: return .failed(errno: errno)
+            default: return .failed
             }
         }
     }

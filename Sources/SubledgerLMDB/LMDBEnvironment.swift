@@ -41,9 +41,6 @@ public final class LMDBEnvironment: @unchecked Sendable {
         /// `MDB_NOSYNC`: commits don't flush. For bulk rebuilds; call ``sync(force:)`` at the end.
         /// A system crash can lose or corrupt recent commits.
         public static let noSync = Options(rawValue: UInt32(MDB_NOSYNC))
-        /// `MDB_NOMETASYNC`: commits flush data but not the meta page; a system crash can undo the
-        /// last commit but never corrupts.
-        public static let noMetaSync = Options(rawValue: UInt32(MDB_NOMETASYNC))
         /// `MDB_RDONLY`: no write transactions; databases must already exist.
         public static let readOnly = Options(rawValue: UInt32(MDB_RDONLY))
         /// `MDB_WRITEMAP`: write transactions change the mapped file in place instead of copying
@@ -163,8 +160,8 @@ public final class LMDBEnvironment: @unchecked Sendable {
         }
     }
 
-    /// Flushes committed data to disk; needed after writing with ``Options/noSync`` or
-    /// ``Options/noMetaSync``. Wraps `mdb_env_sync`.
+    /// Flushes committed data to disk; needed after writing with ``Options/noSync``. Wraps
+    /// `mdb_env_sync`.
     public func sync(force: Bool = true) throws {
         let rc = mdb_env_sync(handle, force ? 1 : 0)
         guard rc == 0 else { throw LMDBError(code: rc, context: "sync \(path)") }
@@ -204,11 +201,6 @@ public final class LMDBEnvironment: @unchecked Sendable {
         public let mapSize: Int
         /// Number of the last page in use; `(lastPageNumber + 1) * pageSize` bytes are in use.
         public let lastPageNumber: Int
-        /// ID of the last committed transaction.
-        public let lastTransactionID: Int
-        public let maxReaders: Int
-        /// Reader slots ever used (a high-water mark, not the readers open now).
-        public let readerSlotsUsed: Int
     }
 
     public func info() throws -> Info {
@@ -217,12 +209,13 @@ public final class LMDBEnvironment: @unchecked Sendable {
         var info = MDB_envinfo()
         let rc = mdb_env_info(handle, &info)
         guard rc == 0 else { throw LMDBError(code: rc, context: "read the info of \(path)") }
-        return Info(
-            mapSize: info.me_mapsize,
-            lastPageNumber: info.me_last_pgno,
-            lastTransactionID: info.me_last_txnid,
-            maxReaders: Int(info.me_maxreaders),
-            readerSlotsUsed: Int(info.me_numreaders))
+        return Info(mapSize: info.me_mapsize, lastPageNumber: info.me_last_pgno)
+    }
+
+    /// The bytes of the data file in use: its pages up to the last one written (a file grown
+    /// ahead of its data is larger).
+    public func usedBytes() throws -> Int {
+        (try info().lastPageNumber + 1) * (try statistics().pageSize)
     }
 
     /// Statistics of the environment's main database, whose entries are the named databases.
@@ -293,22 +286,13 @@ extension LMDBEnvironment {
     }
 }
 
-/// Page counts and entries of one database. Wraps `MDB_stat`.
+/// The page size and entries of one database. Wraps `MDB_stat`.
 public struct LMDBStatistics: Sendable {
     public let pageSize: Int
-    /// Height of the B-tree.
-    public let depth: Int
-    public let branchPages: Int
-    public let leafPages: Int
-    public let overflowPages: Int
     public let entries: Int
 
     init(_ stat: MDB_stat) {
         pageSize = Int(stat.ms_psize)
-        depth = Int(stat.ms_depth)
-        branchPages = stat.ms_branch_pages
-        leafPages = stat.ms_leaf_pages
-        overflowPages = stat.ms_overflow_pages
         entries = stat.ms_entries
     }
 }

@@ -11,7 +11,7 @@ import Darwin
 /// Switch on ``kind``; ``code`` is the raw LMDB or `errno` value, kept only for logs.
 public struct LMDBError: Error, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
-        /// `MDB_KEYEXIST` from a put with `.noOverwrite`.
+        /// `MDB_KEYEXIST` other than from an append: the key is present where it must not be.
         case keyExists
         /// `MDB_KEYEXIST` from a put with `.append`: the key is not above the last key.
         case keysOutOfOrder

@@ -6,8 +6,6 @@ public struct LMDBPutOptions: OptionSet, Sendable {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
-    /// `MDB_NOOVERWRITE`: fail with ``LMDBError/Kind/keyExists`` when the key is present.
-    public static let noOverwrite = LMDBPutOptions(rawValue: UInt32(MDB_NOOVERWRITE))
     /// `MDB_APPEND`: add after the last key without searching the tree, for loading data already
     /// sorted. Each key must be above the previous one, else ``LMDBError/Kind/keysOutOfOrder``.
     /// Pages filled this way are packed full, so a snapshot written in key order is compact.
@@ -90,22 +88,5 @@ extension LMDBTransaction where Access == LMDBReadWrite {
             guard rc == 0 else { throw failure(rc, "delete from database \"\(database.name)\"") }
             return true
         }
-    }
-
-    /// Removes every entry and keeps the database: the start of a rebuild that commits atomically
-    /// with the new content. Wraps `mdb_drop(txn, dbi, 0)`.
-    public func removeAllEntries(in database: LMDBDatabase) throws {
-        let rc = mdb_drop(handle, database.handle, 0)
-        guard rc == 0 else { throw failure(rc, "empty database \"\(database.name)\"") }
-    }
-
-    /// Deletes the database from the environment and closes its handle. Wraps `mdb_drop(txn, dbi, 1)`.
-    ///
-    /// No other transaction may be using the database, and `database` (and every copy of it) must
-    /// not be used again: a later ``LMDBEnvironment/openDatabase(named:create:)`` may reuse the
-    /// handle number for another database.
-    public func deleteDatabase(_ database: LMDBDatabase) throws {
-        let rc = mdb_drop(handle, database.handle, 1)
-        guard rc == 0 else { throw failure(rc, "delete database \"\(database.name)\"") }
     }
 }

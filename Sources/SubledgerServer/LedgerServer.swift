@@ -112,7 +112,7 @@ public struct LedgerServer: Sendable {
                 }
             case "csv":
                 guard let csv = self.reportCSV else {
-                    throw HTTPError(HTTPStatus(code: 406), code: "format_unavailable", detail: "this server renders JSON only; drop format=csv")
+                    throw HTTPError(.notAcceptable, code: "format_unavailable", detail: "this server renders JSON only; drop format=csv")
                 }
                 var response = try self.answer(request, routeNames: Self.reportRouteNames) { reader, parameters, now in
                     try csv(self.report(name, reader, parameters, now, into: request.query["in"]))

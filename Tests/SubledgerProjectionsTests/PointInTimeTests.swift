@@ -123,7 +123,7 @@ struct PointInTimeTests {
 
     @Test("a transaction fetched from transaction history answers as of its purchase, though Apple signed it when asked")
     func backfillAnswersFromPurchase() throws {
-        var apple = Notifier()
+        let apple = Notifier()
         let sub = Subscriber("b1")
         // Fetched on 1 July: one renewal that was refunded on 20 March, one still running.
         var refunded = sub.transaction("b1", purchased: at("2026-03-01"), expires: at("2026-04-01"), signed: at("2026-07-01"))

@@ -90,7 +90,7 @@ enum AppstoreCommand: Command {
                                     notice: { Output.progress("appstore \(action): \($0)") })
         // The test notification arrives through the webhook of a running server, which holds
         // the ledger: this one only asks Apple.
-        if action == "test-notification" { return try testNotification(arguments, context, client: client) }
+        if action == "test-notification" { return try testNotification(arguments, client: client) }
         let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen())
         defer { ledger.close() }
         if action == "recover" { return try recover(arguments, context, ledger: ledger, client: client, environment: environment) }
@@ -172,7 +172,7 @@ enum AppstoreCommand: Command {
         return CommandResult(ReconcileResult(summary: summary), summary.disagreed.isEmpty && summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
-    static func testNotification(_ arguments: Arguments, _ context: CommandContext, client: AppStoreServerAPIClient) throws -> CommandResult {
+    static func testNotification(_ arguments: Arguments, client: AppStoreServerAPIClient) throws -> CommandResult {
         var wait = 30.0
         if let text = arguments.value("--wait") {
             guard let value = Double(text), value >= 0 else { throw UsageError("--wait takes seconds, not '\(text)'") }

@@ -152,8 +152,7 @@ final class DedupIndex: Sendable {
             try storage.environment.sync()
             try storage.environment.write { txn in _ = try txn.delete(key: Storage.sessionKey, in: storage.meta) }
             try storage.environment.sync()
-            let usedBytes = (try storage.environment.info().lastPageNumber + 1) * (try storage.environment.statistics().pageSize)
-            try LMDBFileSeal.seal(path, usedBytes: usedBytes)
+            try LMDBFileSeal.seal(path, usedBytes: try storage.environment.usedBytes())
         } catch {
             Diagnostics.report("the dedup index \(path) could not be closed cleanly (\(error)); the next open rebuilds it if the machine restarts first")
         }

@@ -147,11 +147,11 @@ struct ProjectionDatabase: Sendable {
         }
     }
 
-    /// Every timeline, or those of one environment, in key order.
-    func allTimelines<A>(_ txn: borrowing LMDBTransaction<A>, table: StringTable, environment: UInt32? = nil) throws -> [Timeline] {
+    /// Every timeline, in key order.
+    func allTimelines<A>(_ txn: borrowing LMDBTransaction<A>, table: StringTable) throws -> [Timeline] {
         var loaded: [Timeline] = []
         loaded.reserveCapacity(try txn.entryCount(in: timelines))
-        try forEachTimeline(txn, table: table, environment: environment) { loaded.append($0) }
+        try forEachTimeline(txn, table: table) { loaded.append($0) }
         return loaded
     }
 
@@ -387,14 +387,9 @@ struct ProjectionDatabase: Sendable {
         try database.append(runs)
         stopFlushing()
         try database.environment.sync(force: true)
-        return try database.usedBytes()
+        return try database.environment.usedBytes()
     }
 
-    /// The bytes of the data file in use: its pages up to the last one written (a database folded
-    /// into in place has room allocated beyond them).
-    func usedBytes() throws -> Int {
-        (try environment.info().lastPageNumber + 1) * (try environment.statistics().pageSize)
-    }
 
     /// How far below the writing thread's priority a rebuild sums its rollups (`nice` steps).
     private static let sumNiceness: Int32 = 10

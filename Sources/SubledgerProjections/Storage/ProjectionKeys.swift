@@ -121,20 +121,6 @@ extension StringTable {
         }
     }
 
-    func decodeNotificationKey(_ reader: inout SnapshotReader) throws(SnapshotDamage) -> NotificationKey {
-        switch try reader.byte() {
-        case 0:
-            return NotificationKey(isText: false, bits: try reader.bigEndian(UInt128.self))
-        case 1:
-            guard let id = lookUp(try reader.bytes(reader.count - reader.offset)) else {
-                throw SnapshotDamage("a notification id that is not in the string table")
-            }
-            return NotificationKey(isText: true, bits: UInt128(id))
-        default:
-            throw SnapshotDamage("an unknown notification key kind")
-        }
-    }
-
 }
 
 extension Projection {

@@ -115,19 +115,11 @@ public struct ProjectionReader: Sendable {
 
     // MARK: - Everything
 
-    /// Every timeline (of one environment, when given) as one projection: for the audit path
-    /// (`--at-position`), questions rollups cannot answer, and tests. Costs memory and time in
-    /// proportion to history.
-    public func materialized(environment: AppStoreEnvironment? = nil) throws(ProjectionError) -> Projection {
+    /// Every timeline as one projection: for `demo`'s pick of a customer to show, and tests.
+    /// Costs memory and time in proportion to history, so no command a large ledger runs uses it.
+    public func materialized() throws(ProjectionError) -> Projection {
         try read { txn, table, header in
-            var code: UInt32?
-            if let environment {
-                guard let known = table.lookUp(environment.rawValue) else {
-                    return Projection(strings: table, timelines: [], environments: header.environments)
-                }
-                code = known
-            }
-            let timelines = try database.allTimelines(txn, table: table, environment: code)
+            let timelines = try database.allTimelines(txn, table: table)
             var projection = Projection(strings: table, timelines: timelines, environments: header.environments)
             projection.eventsFolded = header.events
             projection.lastPosition = header.checkpoint

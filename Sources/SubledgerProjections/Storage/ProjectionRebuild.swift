@@ -123,7 +123,7 @@ struct ProjectionRebuild {
                 try snapshots.removeTree(scratch)
             }
             opened = try ProjectionStore.open(path)
-            size = try opened.0.usedBytes()
+            size = try opened.0.environment.usedBytes()
         } catch let error as ProjectionError {
             throw error
         } catch {

@@ -56,7 +56,7 @@ extension ProjectionStore {
             }
         } catch {
             handoff.withLock { $0.take()! }.giveBack(to: &projection)
-            throw ProjectionError(.threadUnavailable(name: error.name, errno: error.errno))
+            throw ProjectionError(.threadUnavailable(error))
         }
         while true {
             let batch = pipe.receive()

@@ -164,7 +164,7 @@ public final class ProjectionStore {
         guard unsealed else { return }
         do {
             try database.environment.sync(force: true)
-            try LMDBFileSeal.seal(snapshotPath, usedBytes: try database.usedBytes())
+            try LMDBFileSeal.seal(snapshotPath, usedBytes: try database.environment.usedBytes())
         } catch {
             throw ProjectionError(.snapshotStorage(detail: String(describing: error)))
         }
