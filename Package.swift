@@ -45,15 +45,15 @@ let package = Package(
         // mapping of verified notifications and transactions to domain events.
         .target(name: "SubledgerAppStore", dependencies: ["SubledgerCore", "SubledgerEvents", "CTextKernels"]),
         // Signed, Apple-shaped App Store notifications built from a TestPKI, for tests and simulations.
-        .target(name: "SubledgerTestSupport", dependencies: ["SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
+        .target(name: "SubledgerTestSupport", dependencies: ["SubledgerAppStore", "SubledgerJWS"]),
         // Workload simulator: signed App Store notifications and the ground truth of its own model.
         .target(name: "SubledgerSimulator", dependencies: ["SubledgerCore", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
-        // A thin, safe wrapper over liblmdb for projection snapshots.
+        // A thin, safe wrapper over liblmdb: the projection database and the dedup index.
         .target(name: "SubledgerLMDB", dependencies: ["CLMDB", "SubledgerCore", "SubledgerLog"]),
         // Per-subscription timelines folded from events: customer state, reports, LMDB snapshots.
         .target(name: "SubledgerProjections", dependencies: ["SubledgerCore", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "CPrefetch"]),
         // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine, projections.
-        .target(name: "SubledgerLedger", dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerProjections"]),
+        .target(name: "SubledgerLedger", dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerLMDB", "SubledgerProjections"]),
         // The App Store Server API over libcurl: Apple's bearer JWT, the endpoints with their retry
         // rules, and recovery, backfill and reconciliation through the ledger's ingestion path.
         .target(name: "SubledgerAppStoreAPI", dependencies: ["CCurl", "SubledgerCore", "SubledgerCrypto", "SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerProjections"]),
@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "SubledgerCLI", dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerLedger", "SubledgerAppStoreAPI", "SubledgerServer", "SubledgerHTTP", "SubledgerSimulator", "SubledgerProjections", "SubledgerEvents"]),
 
         // Executables
-        .executableTarget(name: "subledger", dependencies: ["SubledgerCLI"]),
+        .executableTarget(name: "subledger", dependencies: ["SubledgerCore", "SubledgerCLI"]),
         .executableTarget(
             name: "subledger-bench",
             dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerEvents", "SubledgerProjections", "SubledgerLedger", "SubledgerTestSupport", "SubledgerJWS", "SubledgerCrypto", "SubledgerAppStore", "SubledgerLMDB",
@@ -88,21 +88,21 @@ let package = Package(
         .testTarget(
             name: "SubledgerAppStoreTests",
             dependencies: ["SubledgerAppStore", "SubledgerEvents", "SubledgerJWS", "SubledgerTestSupport"]),
-        .testTarget(name: "SubledgerLMDBTests", dependencies: ["SubledgerLMDB", "SubledgerLog"]),
+        .testTarget(name: "SubledgerLMDBTests", dependencies: ["CLMDB", "SubledgerLMDB", "SubledgerLog"]),
         .testTarget(
             name: "SubledgerLedgerTests",
-            dependencies: ["SubledgerCore", "SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerProjections"],
+            dependencies: ["SubledgerCore", "SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerLMDB", "SubledgerProjections"],
             exclude: ["Golden"]),
-        .testTarget(name: "SubledgerHTTPTests", dependencies: ["SubledgerHTTP"]),
-        .testTarget(name: "SubledgerAppStoreAPITests", dependencies: ["SubledgerAppStoreAPI", "SubledgerCLI", "SubledgerServer", "SubledgerHTTP", "SubledgerProjections", "SubledgerCrypto", "SubledgerJWS", "SubledgerLedger", "SubledgerSimulator", "SubledgerTestSupport"]),
+        .testTarget(name: "SubledgerHTTPTests", dependencies: ["SubledgerCore", "SubledgerHTTP"]),
+        .testTarget(name: "SubledgerAppStoreAPITests", dependencies: ["SubledgerAppStoreAPI", "SubledgerCLI", "SubledgerServer", "SubledgerHTTP", "SubledgerCrypto", "SubledgerJWS", "SubledgerLedger", "SubledgerSimulator", "SubledgerTestSupport"]),
         .testTarget(
             name: "SubledgerServerTests",
-            dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerTestSupport", "SubledgerSimulator"]),
+            dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerProjections", "SubledgerTestSupport", "SubledgerSimulator"]),
         .testTarget(name: "SubledgerSimulatorTests", dependencies: ["SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"]),
-        .testTarget(name: "SubledgerCLITests", dependencies: ["SubledgerCLI", "SubledgerProjections", "SubledgerSimulator", "SubledgerTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "SubledgerCLITests", dependencies: ["SubledgerCLI", "SubledgerLedger", "SubledgerProjections", "SubledgerSimulator", "SubledgerTestSupport"], exclude: ["Golden"]),
         .testTarget(
             name: "SubledgerProjectionsTests",
-            dependencies: ["SubledgerCore", "SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS"]),
+            dependencies: ["CLMDB", "SubledgerCore", "SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SubledgerCore
 import SubledgerLMDB
 import SubledgerLog
 
@@ -28,7 +29,7 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
         case accessDenied(path: String, detail: String, errno: Int32)
         /// The thread that reads the log for a fold could not start (`pthread_create`'s code):
         /// the process has reached its memory or thread limit.
-        case threadUnavailable(name: String, errno: Int32)
+        case threadUnavailable(PosixThread.StartError)
         /// The database needs a rebuild this process was not to make (`ProjectionStore.init`'s
         /// `mayRebuild`).
         case rebuildNeeded(ProjectionStore.RebuildReason)
@@ -66,9 +67,8 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
                 + "the data directory (the one the server runs as), or give this user write access to it; nothing was changed"
         case .rebuildNeeded(let reason):
             return "the projection database must be rebuilt (\(reason)), and only a process that holds the ledger's log for writing may replace it"
-        case .threadUnavailable(let name, let code):
-            return "could not start the thread \(name): \(String(cString: strerror(code))) (errno \(code)); the process has reached "
-                + "its memory or thread limit (ulimit -d, ulimit -u, the service's MemoryMax or TasksMax): raise it, then run `subledger rebuild`"
+        case .threadUnavailable(let error):
+            return "\(error), then run `subledger rebuild`"
         }
     }
 }

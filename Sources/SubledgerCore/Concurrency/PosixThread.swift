@@ -11,9 +11,14 @@ public struct PosixThread: Sendable {
     private let handle: pthread_t
 
     /// `pthread_create` refused (`errno`: its return code), for the thread `name`.
-    public struct StartError: Error, Sendable {
+    public struct StartError: Error, Sendable, Equatable, CustomStringConvertible {
         public let errno: Int32
         public let name: String
+
+        public var description: String {
+            "could not start the thread \(name): \(String(cString: strerror(errno))) (errno \(errno)); the process has reached "
+                + "its memory or thread limit (ulimit -d, ulimit -u, the service's MemoryMax or TasksMax): raise it"
+        }
     }
 
     private final class Start: Sendable {

@@ -1,8 +1,8 @@
 import SubledgerLog
 
-/// Reads stored signed messages one by one at their positions, for queries that return many
-/// events with their evidence: it keeps the evidence log open and the few distinct JWS headers
-/// in memory, where `EvidenceStore.signedMessage` scans for each record. Not thread-safe.
+/// Reads stored signed messages at their positions. Kept for a query that returns many events
+/// with their evidence, it keeps the evidence log's segments listed and the few distinct JWS
+/// headers in memory, rather than reading them again for each message. Not thread-safe.
 final class EvidenceReader {
     private let file: LogRecordFile
     private var headers: [UInt64: [UInt8]] = [:]

@@ -72,9 +72,7 @@ final class EvidenceStore: Sendable {
     }
 
     static func signedMessage(at position: UInt64, in directory: String) throws -> [UInt8] {
-        let file = try LogRecordFile(directory: directory)
-        let record = try file.referencedRecord(at: LogPosition(rawValue: position))
-        return try EvidenceCodec.decode(record.payload) { try file.referencedRecord(at: LogPosition(rawValue: $0)).payload }.message
+        try EvidenceReader(directory: directory).signedMessage(at: position)
     }
 }
 

@@ -38,11 +38,9 @@ extension DedupIndex {
         return true
     }
 
-    /// Removes an LMDB environment's directory (its two files, then the directory), if present.
+    /// Removes an LMDB environment's directory (its files, then the directory), if present.
     private static func removeDirectory(_ directory: String) throws {
-        for file in [directory + "/data.mdb", directory + "/lock.mdb", directory + "/" + LMDBFileSeal.fileName] where unlink(file) != 0 && errno != ENOENT {
-            throw LedgerError.storage("cannot remove \(file): \(String(cString: strerror(errno)))")
-        }
+        try removeEnvironment(at: directory)
         guard rmdir(directory) == 0 || errno == ENOENT else {
             throw LedgerError.storage("cannot remove \(directory): \(String(cString: strerror(errno)))")
         }

@@ -205,7 +205,7 @@ final class GroupCommit: Sendable {
         do {
             return try PosixThread.spawn(name: name, body)
         } catch {
-            throw LedgerError.storage("could not start the ingestion thread \(name) (errno \(error.errno))")
+            throw LedgerError.storage("\(error)")
         }
     }
 }
