@@ -12,10 +12,11 @@ extension LogReader {
     /// Checks every frame's CRC and length, every sealed segment's footer against its records,
     /// and the hash chain between segments; lists every problem found (it does not stop at the
     /// first). A torn tail in the last segment is listed too: the writer would cut it on open.
-    public func verify() throws -> LogVerification {
+    /// `progress` is told, before each segment, how many of how many are checked.
+    public func verify(progress: (_ segmentsChecked: Int, _ segments: Int) -> Void = { _, _ in }) throws -> LogVerification {
         // Only a marker the walk began and ended with counts: a writer that opened meanwhile
         // removed it before appending what the walk may have seen.
-        let (walked, closed) = try ClosedMarker.end(in: directory) { try walkSegments() }
+        let (walked, closed) = try ClosedMarker.end(in: directory) { try walkSegments(progress) }
         var result = walked.verification
         guard let closedEnd = closed else { return result }
         let last = walked.last
@@ -31,7 +32,7 @@ extension LogReader {
     }
 
     /// Every segment walked and checked, and the last one with its walk.
-    private func walkSegments() throws -> (verification: LogVerification, last: (segment: SegmentList.Segment, walk: SegmentWalk)?) {
+    private func walkSegments(_ progress: (Int, Int) -> Void) throws -> (verification: LogVerification, last: (segment: SegmentList.Segment, walk: SegmentWalk)?) {
         let list: SegmentList
         do { list = try SegmentList(directory: directory) } catch { throw LogError.io(error) }
         var result = LogVerification(segments: list.segments.count, records: 0, bytes: 0, problems: [])
@@ -40,6 +41,7 @@ extension LogReader {
         var expectedFirst: UInt64 = 0
         var last: (segment: SegmentList.Segment, walk: SegmentWalk)?
         for (i, segment) in list.segments.enumerated() {
+            progress(i, list.segments.count)
             let isLast = i == list.segments.count - 1
             var bytes: [UInt8]
             do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }

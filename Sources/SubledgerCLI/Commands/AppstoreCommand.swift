@@ -199,15 +199,3 @@ enum AppstoreCommand: Command {
         return CommandResult(TestNotificationResult(token: token, arrived: arrived, attempts: attempts), arrived ? .success : .failure)
     }
 }
-
-/// Progress at most every half second: a page takes milliseconds, and stderr may be a log file.
-struct ProgressThrottle {
-    private var next = 0.0
-
-    mutating func due() -> Bool {
-        let now = WallTime.monotonicSeconds()
-        guard now >= next else { return false }
-        next = now + 0.5
-        return true
-    }
-}

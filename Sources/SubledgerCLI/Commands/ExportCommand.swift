@@ -63,18 +63,31 @@ enum ExportCommand: Command {
         do { try DirectoryPath.create(out) } catch { throw ExportError(path: error.path, call: "create the directory", errno: error.errno) }
         let window = from.start..<UTCDay(number: to.number + 1).start
 
+        var throttle = ProgressThrottle(quietFor: 1)
+        func progress<Row>(_ writer: ExportFileWriter<Row>, _ how: @autoclosure () -> String = "") {
+            if throttle.due() { Output.progress("export: \(writer.fileName): \(Cell.count(writer.rows).tableText) rows\(how())") }
+        }
         let transactions = try ExportFileWriter(ExportTables.transactions, format: format, directory: out)
-        try reader.projections.forEachTransaction(in: window) { try transactions.write($0) }
+        try reader.projections.forEachTransaction(in: window) {
+            try transactions.write($0)
+            progress(transactions)
+        }
         try transactions.finish()
 
         let subscriptions = try ExportFileWriter(ExportTables.subscriptions, format: format, directory: out)
-        try reader.projections.forEachSubscription(at: window.upperBound - 1) { try subscriptions.write(ExportedSubscription(customerId: $0, state: $1)) }
+        try reader.projections.forEachSubscription(at: window.upperBound - 1) {
+            try subscriptions.write(ExportedSubscription(customerId: $0, state: $1))
+            progress(subscriptions)
+        }
         try subscriptions.finish()
 
         let events = try ExportFileWriter(ExportTables.events, format: format, directory: out)
         // A ledger's log directory is made by its first append.
         if DataDirectory.exists(context.data.log) {
-            try LogReader(directory: context.data.log).scan { entry in
+            let log = LogReader(directory: context.data.log)
+            let end = max(1, try log.summary().endPosition.rawValue)
+            try log.scan { entry in
+                progress(events, ", \(entry.position.rawValue * 100 / end)% of the log read")
                 guard entry.kind == Ledger.eventKind, entry.payload.count > 8 else { return true }
                 // Read in place, so events outside the window cost no allocation.
                 let view = try EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...]))
@@ -86,6 +99,7 @@ enum ExportCommand: Command {
             }
         }
         try events.finish()
+        Output.endProgress()
 
         let schema = ExportSchema(tables: [ExportTables.transactions.schema, ExportTables.events.schema, ExportTables.subscriptions.schema],
                                   format: format, window: "\(from) to \(to) (UTC days, both included)")
@@ -98,9 +112,8 @@ enum ExportCommand: Command {
 
         return CommandResult(Result(
             directory: out, format: format, from: from, to: to,
-            files: [(transactions.path, transactions.rows, transactions.bytes), (events.path, events.rows, events.bytes),
-                    (subscriptions.path, subscriptions.rows, subscriptions.bytes), (schemaPath, nil, Int64(markdown.utf8.count))]
-                .map { (String($0.0.split(separator: "/").last!), $0.1, $0.2) }))
+            files: [(transactions.fileName, transactions.rows, transactions.bytes), (events.fileName, events.rows, events.bytes),
+                    (subscriptions.fileName, subscriptions.rows, subscriptions.bytes), ("SCHEMA.md", nil, Int64(markdown.utf8.count))]))
     }
 }
 

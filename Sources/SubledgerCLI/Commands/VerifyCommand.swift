@@ -51,13 +51,18 @@ enum VerifyCommand: Command {
         if arguments.value("--at") != nil { throw UsageError("--at goes with --head HASH; plain `verify` checks the whole ledger") }
         var result = Result()
         do { try LedgerBackup.requireComplete(context.data.path) } catch { result.problems.append(error.problem) }
-        for directory in [context.data.log, context.data.evidence, context.data.layout.quarantine] where DataDirectory.exists(directory) {
-            let report = try LogReader(directory: directory).verify()
+        var throttle = ProgressThrottle(quietFor: 1)
+        for (name, directory) in [("log", context.data.log), ("evidence", context.data.evidence), ("quarantine", context.data.layout.quarantine)]
+        where DataDirectory.exists(directory) {
+            let report = try LogReader(directory: directory).verify { checked, segments in
+                if throttle.due() { Output.progress("verify: \(name): \(checked) / \(segments) segments checked") }
+            }
             result.segments += report.segments
             result.records += report.records
             result.bytes += report.bytes
             result.problems += report.problems
         }
+        Output.endProgress()
         return CommandResult(result, result.problems.isEmpty ? .success : .corruption)
     }
 }

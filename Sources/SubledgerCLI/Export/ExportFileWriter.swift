@@ -9,6 +9,7 @@ final class ExportFileWriter<Row> {
     let table: ExportTable<Row>
     let format: ExportFormat
     let path: String
+    let fileName: String
     private let fd: Int32
     private var buffer: [UInt8] = []
     private(set) var rows = 0
@@ -18,7 +19,8 @@ final class ExportFileWriter<Row> {
     init(_ table: ExportTable<Row>, format: ExportFormat, directory: String) throws(ExportError) {
         self.table = table
         self.format = format
-        path = directory + "/" + table.name + "." + format.fileExtension
+        fileName = table.name + "." + format.fileExtension
+        path = directory + "/" + fileName
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ExportError(path: path, call: "open", errno: errno) }
         buffer.reserveCapacity(Self.bufferSize)
