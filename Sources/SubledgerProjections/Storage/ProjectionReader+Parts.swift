@@ -1,12 +1,16 @@
 import SubledgerEvents
 
-/// The exact fallback for what rollups do not answer (`--at-position`): the environment's
-/// timelines are folded into the report a part at a time and the parts' rows added, so memory
-/// stays bounded whatever the history (time does not: it reads every timeline of the
-/// environment).
+/// The exact fallback for what rollups do not answer (`--at-position`), and `export`: the
+/// environment's timelines are read a part at a time (a report folds each part and adds the
+/// parts' rows), so memory stays bounded whatever the history (time does not: it reads every
+/// timeline of the environment). The pages of the database read are handed back to the page
+/// cache as it goes, or the whole file would end in the process's resident set.
 extension ProjectionReader {
     /// Timelines per part: a few tens of MB of memory at most.
     static let partSize = 50_000
+    /// Timelines read between two releases of the database's pages: in a database folded into
+    /// in place they lie scattered, so a part's would touch most of the file.
+    static let releaseEvery = 4_096
 
     /// Calls `body` with the environment's timelines, `partSize` at a time, each part as a
     /// projection.
@@ -17,12 +21,14 @@ extension ProjectionReader {
             part.reserveCapacity(Self.partSize)
             try database.forEachTimeline(txn, table: table, environment: code) { timeline in
                 part.append(timeline)
+                if part.count % Self.releaseEvery == 0 { try database.environment.releaseMappedPages() }
                 if part.count == Self.partSize {
                     try body(Projection(strings: table, timelines: part, environments: header.environments))
                     part.removeAll(keepingCapacity: true)
                 }
             }
             if !part.isEmpty { try body(Projection(strings: table, timelines: part, environments: header.environments)) }
+            try database.environment.releaseMappedPages()
         }
     }
 }
