@@ -21,11 +21,6 @@ struct DataDirectory: Sendable {
     var log: String { layout.log }
     var evidence: String { layout.evidence }
 
-    static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0
-    }
-
     /// The directory is there, and is not a backup that did not finish: answers from it would
     /// silently miss what it lacks, a head digest of it would be published as the ledger's, and
     /// what was written into it would be lost to the next backup.
@@ -36,7 +31,7 @@ struct DataDirectory: Sendable {
 
     /// The directory is there (`verify` lists an unfinished backup among its problems).
     func requireDirectory() throws(UsageError) {
-        guard Self.exists(path) else { throw UsageError("no data directory at \(path); create one with `subledger init` or pass --data DIR") }
+        guard FileIO.exists(path) else { throw UsageError("no data directory at \(path); create one with `subledger init` or pass --data DIR") }
     }
 
     /// The projection database, caught up with the log: works beside a running server.

@@ -34,7 +34,7 @@ public enum FileIO {
         do { try DirectoryPath.create(path, mode: mode) } catch { throw LedgerError.storage(error.description) }
     }
 
-    static func exists(_ path: String) -> Bool {
+    public static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
     }

@@ -1,20 +1,4 @@
-/// SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", 2014):
-/// spreads one 64-bit seed into well-mixed words. Used only to seed ``Xoshiro256``.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(_ seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import SubledgerCore
 
 /// xoshiro256** 1.0 (Blackman & Vigna): the simulator's only source of randomness.
 ///

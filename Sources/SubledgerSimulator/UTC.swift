@@ -4,28 +4,15 @@ import SubledgerCore
 enum UTC {
     static let millisecondsPerDay: Int64 = 86_400_000
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant, "chrono-compatible
-    /// low-level date algorithms", days_from_civil).
+    /// Days since 1970-01-01 of a proleptic Gregorian date.
     static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        UTCInstant.dayNumber(year: Int(year), month: Int(month), day: Int(day))
     }
 
-    /// The date of a day number (civil_from_days).
+    /// The date of a day number.
     static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let date = UTCInstant.civilDate(ofDay: days)
+        return (Int64(date.year), Int64(date.month), Int64(date.day))
     }
 
     static func daysInMonth(year: Int64, month: Int64) -> Int64 {
@@ -39,7 +26,7 @@ enum UTC {
         let (day, timeOfDay) = split(instant)
         let date = civil(days: day)
         let monthIndex = date.year * 12 + (date.month - 1) + Int64(months)
-        let year = floorDivide(monthIndex, 12).quotient
+        let year = UTCInstant.floorDivide(monthIndex, 12)
         let month = monthIndex - year * 12 + 1
         let clamped = min(date.day, daysInMonth(year: year, month: month))
         return days(year: year, month: month, day: clamped) * millisecondsPerDay + timeOfDay
@@ -81,12 +68,7 @@ enum UTC {
     }
 
     private static func split(_ instant: Int64) -> (day: Int64, timeOfDay: Int64) {
-        let (day, timeOfDay) = floorDivide(instant, millisecondsPerDay)
-        return (day, timeOfDay)
-    }
-
-    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
-        let remainder = value % divisor
-        return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
+        let day = UTCInstant.floorDivide(instant, millisecondsPerDay)
+        return (day, instant - day * millisecondsPerDay)
     }
 }

@@ -1,3 +1,4 @@
+import SubledgerCore
 import Foundation
 
 /// Apple's real signed conformance data: `<repository>/../shared/conformance`, never copied
@@ -26,19 +27,13 @@ public enum Conformance {
     public static let missing = "needs ../shared/conformance (real Apple-signed data) next to the repository"
 }
 
-/// SplitMix64: reproducible pseudo-random test data (failures replay with the same seed).
+/// Reproducible pseudo-random test data (failures replay with the same seed).
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    public var state: UInt64
+    private var mixer: SplitMix64
 
-    public init(state: UInt64) { self.state = state }
+    public init(state: UInt64) { mixer = SplitMix64(state) }
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { mixer.next() }
 
     public mutating func bytes(_ count: Int) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }

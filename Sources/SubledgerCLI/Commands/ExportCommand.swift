@@ -83,7 +83,7 @@ enum ExportCommand: Command {
 
         let events = try ExportFileWriter(ExportTables.events, format: format, directory: out)
         // A ledger's log directory is made by its first append.
-        if DataDirectory.exists(context.data.log) {
+        if FileIO.exists(context.data.log) {
             let log = LogReader(directory: context.data.log)
             let end = max(1, try log.summary().endPosition.rawValue)
             try log.scan { entry in

@@ -57,7 +57,7 @@ enum SimulateCommand: Command {
         guard let out = arguments.value("--out") else { throw UsageError("simulate needs --out DIR") }
         // Its config.json would replace the ledger's, which then opens no more.
         let layout = DataDirectoryLayout(out)
-        if (try? LedgerConfiguration.load(from: out)) != nil || DataDirectory.exists(layout.log) {
+        if (try? LedgerConfiguration.load(from: out)) != nil || FileIO.exists(layout.log) {
             throw UsageError("\(out) is a ledger's data directory, and simulate writes a config.json of its own; give --out a directory of its own")
         }
         let configuration = try Self.configuration(arguments)

@@ -69,8 +69,8 @@ enum StatsCommand: Command {
         // Read before the logs: beside a server appending, a log read first showed a checkpoint
         // past its own last position.
         let projection = try data.reader().projections.summary()
-        let events = DataDirectory.exists(data.log) ? try LogReader(directory: data.log).summary() : nil
-        let evidence = DataDirectory.exists(data.evidence) ? try LogReader(directory: data.evidence).summary() : nil
+        let events = FileIO.exists(data.log) ? try LogReader(directory: data.log).summary() : nil
+        let evidence = FileIO.exists(data.evidence) ? try LogReader(directory: data.evidence).summary() : nil
         return CommandResult(Result(
             events: events, evidence: evidence, customers: projection.customers,
             quarantined: try Ledger.quarantinedCount(directory: data.path), checkpoint: projection.checkpoint?.description,

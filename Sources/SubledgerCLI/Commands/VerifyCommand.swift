@@ -53,7 +53,7 @@ enum VerifyCommand: Command {
         do { try LedgerBackup.requireComplete(context.data.path) } catch { result.problems.append(error.problem) }
         var throttle = ProgressThrottle(quietFor: 1)
         for (name, directory) in [("log", context.data.log), ("evidence", context.data.evidence), ("quarantine", context.data.layout.quarantine)]
-        where DataDirectory.exists(directory) {
+        where FileIO.exists(directory) {
             let report = try LogReader(directory: directory).verify { checked, segments in
                 if throttle.due() { Output.progress("verify: \(name): \(checked) / \(segments) segments checked") }
             }
