@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 
 /// The segment files of a log directory, in position order.
 struct SegmentList {
@@ -98,7 +99,7 @@ final class WriterLock {
             if acquired { break }
             var buffer = [UInt8](repeating: 0, count: 32)
             let n = (try? SystemCalls.pread(fd, into: &buffer, 0)) ?? 0
-            let holder = Int32(String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: " \n"))
+            let holder = Int32(String(decoding: buffer[0..<n], as: UTF8.self).trimmingWhitespace)
             attempts += 1
             let holderIsLive = holder.map { $0 == getpid() || kill($0, 0) == 0 } ?? false
             if holderIsLive || attempts >= 100 {
@@ -122,16 +123,6 @@ final class WriterLock {
     }
 
     deinit { release() }
-}
-
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        let drop = Set(set)
-        var view = Substring(self)
-        while let c = view.first, drop.contains(c) { view = view.dropFirst() }
-        while let c = view.last, drop.contains(c) { view = view.dropLast() }
-        return String(view)
-    }
 }
 
 extension LogWriter {

@@ -45,7 +45,7 @@ public final class AppStoreServerAPIClient {
 
     /// Sends one request, retrying what Apple or the network says can be retried, and decodes a
     /// 2xx body as `Response`.
-    func call<Response: Decodable>(_ endpoint: String, _ method: HTTPRequest.Method, path: String, query: [(String, String)] = [],
+    func call<Response: Decodable>(_ endpoint: String, _ method: HTTPClient.Request.Method, path: String, query: [(String, String)] = [],
                                    body: [UInt8]? = nil, as: Response.Type) throws(AppStoreAPIError) -> Response {
         let bytes = try send(endpoint, method, path: path, query: query, body: body)
         do {
@@ -55,7 +55,7 @@ public final class AppStoreServerAPIClient {
         }
     }
 
-    func send(_ endpoint: String, _ method: HTTPRequest.Method, path: String, query: [(String, String)], body: [UInt8]?) throws(AppStoreAPIError) -> [UInt8] {
+    func send(_ endpoint: String, _ method: HTTPClient.Request.Method, path: String, query: [(String, String)], body: [UInt8]?) throws(AppStoreAPIError) -> [UInt8] {
         let url = baseURL + path + (query.isEmpty ? "" : "?" + query.map { "\($0)=\(Self.percentEncoded($1))" }.joined(separator: "&"))
         var attempts = 0
         var throttledWaits = 0
@@ -67,10 +67,10 @@ public final class AppStoreServerAPIClient {
             do { authorization = try token.authorization(now: WallTime.nowMillis() / 1000) } catch { throw .signing(error.message) }
             var headers = [(name: "Authorization", value: authorization), (name: "Accept", value: "application/json"), (name: "User-Agent", value: "subledger")]
             if body != nil { headers.append((name: "Content-Type", value: "application/json")) }
-            let response: HTTPResponse
+            let response: HTTPClient.Response
             requestsSent += 1
             do {
-                response = try http.send(HTTPRequest(method: method, url: url, headers: headers, body: body))
+                response = try http.send(HTTPClient.Request(method: method, url: url, headers: headers, body: body))
             } catch {
                 if error.kind == .cancelled { throw .cancelled(endpoint: endpoint) }
                 metrics.request(endpoint, status: 0)

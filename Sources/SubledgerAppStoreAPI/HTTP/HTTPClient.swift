@@ -1,4 +1,5 @@
 import CCurl
+import SubledgerCore
 import SubledgerLedger
 
 /// HTTPS over one libcurl easy handle. Keeping the handle keeps its connection cache, so
@@ -81,7 +82,7 @@ public final class HTTPClient {
     }
 
     /// Sends `request` and returns the whole response, whatever its status.
-    public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+    public func send(_ request: Request) throws(TransportError) -> Response {
         errorBuffer[0] = 0
         try check(ccurl_setopt_string(handle, CURLOPT_URL, request.url), "CURLOPT_URL")
         switch request.method {
@@ -113,7 +114,7 @@ public final class HTTPClient {
         guard code == CURLE_OK else { throw failure(code, url: request.url) }
         var status = 0
         _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return HTTPResponse(status: status, headers: exchange.headers, body: exchange.body)
+        return Response(status: status, headers: exchange.headers, body: exchange.body)
     }
 
     private func set(_ option: CURLoption, _ name: String, _ value: Int) throws(TransportError) {
@@ -162,7 +163,7 @@ public final class HTTPClient {
             }
             guard let colon = text.firstIndex(of: ":") else { return }
             let name = text[..<colon].lowercased()
-            headers[name] = String(String(text[text.index(after: colon)...]).trimmingSpaces)
+            headers[name] = String(text[text.index(after: colon)...].trimmingWhitespace)
         }
     }
 }

@@ -1,3 +1,5 @@
+import SubledgerCore
+
 extension AppstoreCommand {
     /// The ids `appstore backfill` fetches: the operands, then the lines of the `--ids` file
     /// (each trimmed; blank lines and `#` comment lines skipped), each id once, in order. Apple's
@@ -14,9 +16,7 @@ extension AppstoreCommand {
         if let file {
             let text = file.text.hasPrefix("\u{FEFF}") ? String(file.text.dropFirst()) : file.text
             for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-                var trimmed = raw.drop(while: \.isWhitespace)
-                while trimmed.last?.isWhitespace == true { trimmed = trimmed.dropLast() }
-                let line = String(trimmed)
+                let line = String(raw.trimmingWhitespace)
                 if line.isEmpty || line.hasPrefix("#") { continue }
                 if isTransactionId(line) { if seen.insert(line).inserted { ids.append(line) } } else { badLines.append(index + 1) }
             }

@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// Monthly exchange rates from a file, for totals in one currency (`--in CUR --rates FILE`), as
 /// Apple's financial reports give them: one rate per month and currency (docs/currency.md).
 ///
@@ -33,7 +35,7 @@ public struct CurrencyRates: Sendable {
         let text = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : text[...]
         for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             if line.allSatisfy(\.isWhitespace) || line.hasPrefix("#") { continue }
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmed }
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingWhitespace) }
             if !sawHeader {
                 guard fields.map({ $0.lowercased() }) == ["month", "currency", "in", "rate"] else {
                     throw Self.invalid("\(source):\(index + 1): the first line must be the header `month,currency,in,rate`")
@@ -97,11 +99,3 @@ public struct CurrencyRates: Sendable {
     }
 }
 
-extension String {
-    fileprivate var trimmed: String {
-        var view = Substring(self)
-        while view.first?.isWhitespace == true { view = view.dropFirst() }
-        while view.last?.isWhitespace == true { view = view.dropLast() }
-        return String(view)
-    }
-}
