@@ -18,15 +18,27 @@ public enum FileIO {
         return ferror(file) == 0 ? bytes : nil
     }
 
-    /// Writes to a temporary file, syncs it, and renames it over `path`.
-    static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(LedgerError) {
+    /// Writes a temporary file created with `mode` (less the umask: a key made 0600 is never
+    /// readable by others, not even for an instant), syncs it and renames it over `path`.
+    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o666) throws(LedgerError) {
         let temporary = path + ".tmp"
-        guard let file = fopen(temporary, "wb") else { throw LedgerError.storage("cannot write \(temporary): \(String(cString: strerror(errno)))") }
-        let written = fwrite(bytes, 1, bytes.count, file)
-        let flushed = fflush(file) == 0 && fsync(fileno(file)) == 0
-        fclose(file)
-        guard written == bytes.count, flushed, rename(temporary, path) == 0 else {
-            throw LedgerError.storage("cannot write \(path): \(String(cString: strerror(errno)))")
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw LedgerError.storage("cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            written += count
+        }
+        let synced = written == bytes.count && fsync(fd) == 0
+        let code = errno
+        close(fd)
+        guard synced, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(synced ? errno : code))
+            unlink(temporary)
+            throw LedgerError.storage("cannot write \(path): \(reason)")
         }
     }
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerLedger
 
 /// The files the App Store Server API commands keep in a data directory, under `appstore/`:
 ///
@@ -31,26 +32,8 @@ public struct APIFiles: Sendable {
         }
     }
 
-    /// Writes a temporary file created with `mode` (so a key is never readable by others, not even
-    /// for an instant), syncs it and renames it over `name`.
+    /// Writes `name` atomically, created with `mode` (a key is never readable by others).
     func write(_ name: String, _ bytes: [UInt8], mode: mode_t) throws(APISetupError) {
-        let path = path(of: name)
-        let temporary = path + ".tmp"
-        unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw .storage("cannot write \(temporary): \(String(cString: strerror(errno)))") }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            written += count
-        }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw .storage("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
+        do { try FileIO.writeAtomically(path(of: name), bytes, mode: mode) } catch { throw .storage(error.description) }
     }
 }

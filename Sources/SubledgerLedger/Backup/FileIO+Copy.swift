@@ -61,15 +61,6 @@ extension FileIO {
         guard stat(source, &info) == 0, let bytes = read(source) else {
             throw LedgerError.storage("cannot read \(source): \(String(cString: strerror(errno)))")
         }
-        let temporary = destination + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, info.st_mode & 0o777)
-        guard fd >= 0 else { throw LedgerError.storage("cannot write \(temporary): \(String(cString: strerror(errno)))") }
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let done = written == bytes.count && fchmod(fd, info.st_mode & 0o777) == 0 && fsync(fd) == 0
-        let code = errno
-        close(fd)
-        guard done, rename(temporary, destination) == 0 else {
-            throw LedgerError.storage("cannot write \(destination): \(String(cString: strerror(done ? errno : code)))")
-        }
+        try writeAtomically(destination, bytes, mode: info.st_mode & 0o777)
     }
 }
