@@ -30,11 +30,11 @@ let package = Package(
         // libpq, for subledger-bench's PostgreSQL baseline only.
         .systemLibrary(name: "CPostgres", path: "Tools/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
-        // Small helpers every layer shares: the JSON writer, the byte reader and writer, the UTC instant format,
+        // Small helpers every layer shares: the JSON writer, the byte reader and writer, CRC32C, the UTC instant format,
         // /proc files, the memory headroom and the heap's prefault.
-        .target(name: "SubledgerCore", dependencies: ["CMalloc"]),
+        .target(name: "SubledgerCore", dependencies: ["CMalloc", "CCRC32C"]),
         // The append-only, CRC-framed, hash-chained event log.
-        .target(name: "SubledgerLog", dependencies: ["SubledgerCore", "CCRC32C", "COpenSSL"]),
+        .target(name: "SubledgerLog", dependencies: ["SubledgerCore", "COpenSSL"]),
         // Domain events, their binary codec and versions (the catalog is in Events/).
         .target(name: "SubledgerEvents", dependencies: ["SubledgerCore"]),
         // libcrypto wrappers: certificates, EC keys, ES256, SHA-256, base64/base64url.
@@ -49,7 +49,7 @@ let package = Package(
         // Workload simulator: signed App Store notifications and the ground truth of its own model.
         .target(name: "SubledgerSimulator", dependencies: ["SubledgerCore", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
         // A thin, safe wrapper over liblmdb: the projection database and the dedup index.
-        .target(name: "SubledgerLMDB", dependencies: ["CLMDB", "SubledgerCore", "SubledgerLog"]),
+        .target(name: "SubledgerLMDB", dependencies: ["CLMDB", "SubledgerCore"]),
         // Per-subscription timelines folded from events: customer state, reports, LMDB snapshots.
         .target(name: "SubledgerProjections", dependencies: ["SubledgerCore", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "CPrefetch"]),
         // The ledger facade: configuration, verified ingestion, evidence, dedup, quarantine, projections.
@@ -80,15 +80,15 @@ let package = Package(
             path: "Tools/Fuzz"),
 
         // Tests
-        .testTarget(name: "SubledgerCoreTests", dependencies: ["SubledgerCore"]),
-        .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerLog", "SubledgerTestSupport"]),
+        .testTarget(name: "SubledgerCoreTests", dependencies: ["SubledgerCore", "SubledgerTestSupport"]),
+        .testTarget(name: "SubledgerLogTests", dependencies: ["SubledgerCore", "SubledgerLog", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerEventsTests", dependencies: ["SubledgerEvents", "SubledgerTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "SubledgerCryptoTests", dependencies: ["SubledgerCrypto", "CES256", "COpenSSL", "SubledgerTestSupport"]),
         .testTarget(name: "SubledgerJWSTests", dependencies: ["SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"]),
         .testTarget(
             name: "SubledgerAppStoreTests",
             dependencies: ["SubledgerAppStore", "SubledgerEvents", "SubledgerJWS", "SubledgerTestSupport"]),
-        .testTarget(name: "SubledgerLMDBTests", dependencies: ["CLMDB", "SubledgerLMDB", "SubledgerLog"]),
+        .testTarget(name: "SubledgerLMDBTests", dependencies: ["CLMDB", "SubledgerCore", "SubledgerLMDB"]),
         .testTarget(
             name: "SubledgerLedgerTests",
             dependencies: ["SubledgerCore", "SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerLMDB", "SubledgerProjections"],

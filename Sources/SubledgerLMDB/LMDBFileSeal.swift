@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import SubledgerCore
-import SubledgerLog
 import Synchronization
 
 /// A CRC32C of the pages an LMDB environment's `data.mdb` uses (a projection database's, the

@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// Encoding and parsing of frames and segment headers; shared by the writer, reader and verifier.
 package enum Frame {
     /// Appends one frame to `buffer`.

@@ -1,6 +1,6 @@
 import Foundation
 import SubledgerLMDB
-import SubledgerLog
+import SubledgerCore
 import Testing
 
 @Suite("LMDB file seals")

@@ -1,3 +1,4 @@
+import SubledgerCore
 import Foundation
 import SubledgerTestSupport
 import Testing

@@ -1,3 +1,4 @@
+import SubledgerCore
 import Foundation
 import SubledgerEvents
 import SubledgerLMDB

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import SubledgerCore
 import Glibc
 #endif
 import SubledgerLog

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import SubledgerTestSupport
 import Testing
-@testable import SubledgerLog
+@testable import SubledgerCore
 
 @Suite("CRC32C")
 struct CRC32CTests {
