@@ -107,6 +107,8 @@ public struct Simulator: Sendable {
         /// `history.jsonl` and `backfill-ids.txt`, written when something is withheld.
         public var historyPath: String?
         public var backfillIdsPath: String?
+        /// Where the simulated time ends (epoch milliseconds): `months` after the start.
+        public var end: Int64 = 0
     }
 
     /// Notifications signed per batch: enough to keep every core busy, little enough (about
@@ -244,7 +246,7 @@ public struct Simulator: Sendable {
                        notificationTypes: notificationTypes, notificationsPath: notificationsPath, rootCertificatePath: rootPath,
                        configPath: configPath, expectedPath: expectedPath, withheld: withholding?.withheld ?? 0,
                        historyPath: withholding.map { _ in directory + "/" + Withholding.historyName },
-                       backfillIdsPath: withholding.map { _ in directory + "/" + Withholding.idsName })
+                       backfillIdsPath: withholding.map { _ in directory + "/" + Withholding.idsName }, end: context.end)
     }
 
     /// A fresh test hierarchy valid from a year before the start to three years after the end.

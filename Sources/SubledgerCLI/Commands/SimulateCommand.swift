@@ -26,6 +26,8 @@ enum SimulateCommand: Command {
         var out: String
         var configuration: Simulator.Configuration
         var summary: Simulator.Summary
+        /// Whether the simulated time ends after now.
+        var endsInTheFuture = false
 
         func json() -> String {
             JSON.object([
@@ -48,7 +50,9 @@ enum SimulateCommand: Command {
                     ("lines", .count(summary.lines)), ("duplicated", .count(summary.duplicateLines)), ("late", .count(summary.delayedLines)),
                 ],
                 tables: [Table(title: "files", columns: [.init("file", key: "file")], rows: files.map { [.text($0)] })],
-                notes: ["expected.json is the ground truth from the simulation's own model"])
+                notes: ["expected.json is the ground truth from the simulation's own model"] + (endsInTheFuture
+                    ? ["the simulation runs past today to \(UTCInstant.iso8601(summary.end).prefix(10)): reports leave out periods after today, and `customer` answers as of now unless given --as-of"]
+                    : []))
         }
     }
 
@@ -61,7 +65,8 @@ enum SimulateCommand: Command {
             throw UsageError("\(out) is a ledger's data directory, and simulate writes a config.json of its own; give --out a directory of its own")
         }
         let configuration = try Self.configuration(arguments)
-        return CommandResult(Result(out: out, configuration: configuration, summary: try simulate(configuration, to: out)))
+        let summary = try simulate(configuration, to: out)
+        return CommandResult(Result(out: out, configuration: configuration, summary: summary, endsInTheFuture: summary.end > context.clock()))
     }
 
     static func configuration(_ arguments: Arguments) throws(UsageError) -> Simulator.Configuration {
