@@ -6,8 +6,8 @@ import Synchronization
 import Glibc
 #endif
 
-/// `serve --mapped-memory-limit`: keeps the server's resident set bounded by configuration, not
-/// by history.
+/// `serve --mapped-memory-limit`, and `ingest`: keeps the process's resident set bounded by
+/// configuration, not by history.
 ///
 /// The projection and dedup databases are memory-mapped, and every page a look-up, report or
 /// fold reads stays in the process's resident set (VmRSS, which the OOM killer scores and
@@ -27,6 +27,9 @@ public final class MappedMemoryLimit: Sendable {
     private let releases: Metrics.Counter
     private let resident: Metrics.Gauge
     static let period = 0.25
+    /// The limit unless configured: the pages a busy reader keeps warm, far below a large
+    /// ledger's databases.
+    public static let defaultMegabytes = 256
 
     /// - Parameters:
     ///   - bytes: the resident file-backed memory above which the databases' pages are unmapped.
@@ -56,7 +59,7 @@ public final class MappedMemoryLimit: Sendable {
             releases.increment()
             return true
         } catch {
-            log("serve: could not hand mapped database pages back to the page cache (\(error)); the server's RSS may grow with history")
+            log("could not hand mapped database pages back to the page cache (\(error)); the resident set may grow with history")
             return false
         }
     }

@@ -3,7 +3,9 @@ import Glibc
 #endif
 import Dispatch
 import SubledgerCore
+import SubledgerHTTP
 import SubledgerLedger
+import SubledgerServer
 
 /// `subledger ingest [FILE|-]...`: verifies and appends every line; rejected lines are
 /// quarantined and make the exit code 1.
@@ -62,6 +64,11 @@ enum IngestCommand: Command {
         try requireReadable(files)
         let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen())
         defer { ledger.close() }
+        // Folding into a large ledger reads its databases through their maps, as the server does.
+        let mapped = MappedMemoryLimit(bytes: MappedMemoryLimit.defaultMegabytes << 20, metrics: Metrics(),
+                                       release: { try ledger.releaseMappedPages() }, log: { Output.diagnostic("ingest: " + $0) })
+        mapped.start()
+        defer { mapped.stop() }
         let result = try ingest(files: files, into: ledger, recordedAt: context.clock)
         return CommandResult(result, result.rejections.isEmpty ? .success : .failure)
     }

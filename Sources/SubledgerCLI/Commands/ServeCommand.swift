@@ -74,7 +74,7 @@ enum ServeCommand: Command {
             guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the rates file \(file)") }
             rates = try CurrencyRates(csv: String(decoding: bytes, as: UTF8.self), source: file)
         }
-        var mappedLimit = 256
+        var mappedLimit = MappedMemoryLimit.defaultMegabytes
         if let text = arguments.value("--mapped-memory-limit") {
             guard let value = Int(text), value >= 0 else { throw UsageError("--mapped-memory-limit takes a size in MB (0: no limit), not '\(text)'") }
             mappedLimit = value
@@ -90,7 +90,7 @@ enum ServeCommand: Command {
         let recovery = recoverEvery > 0 ? PeriodicRecovery(ledger: ledger, every: recoverEvery, metrics: service.metrics, log: { Output.diagnostic($0) }) : nil
         recovery?.start()
         let mapped = mappedLimit > 0
-            ? MappedMemoryLimit(bytes: mappedLimit << 20, metrics: service.metrics, release: { try ledger.releaseMappedPages() }, log: { Output.diagnostic($0) })
+            ? MappedMemoryLimit(bytes: mappedLimit << 20, metrics: service.metrics, release: { try ledger.releaseMappedPages() }, log: { Output.diagnostic("serve: " + $0) })
             : nil
         mapped?.start()
         // SIGHUP too (a terminal that closes): serve has nothing to reload, and without a
