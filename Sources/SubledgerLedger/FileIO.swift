@@ -26,20 +26,26 @@ public enum FileIO {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw LedgerError.storage("cannot write \(temporary): \(String(cString: strerror(errno)))") }
         var written = 0
+        var code: Int32 = 0
         while written < bytes.count {
             let count = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
+            guard count > 0 else {
+                code = count < 0 ? errno : ENOSPC
+                break
+            }
             written += count
         }
-        let synced = written == bytes.count && fsync(fd) == 0
-        let code = errno
+        if code == 0, fsync(fd) != 0 { code = errno }
         close(fd)
-        guard synced, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(synced ? errno : code))
+        if code == 0, rename(temporary, path) != 0 { code = errno }
+        guard code == 0 else {
             unlink(temporary)
-            throw LedgerError.storage("cannot write \(path): \(reason)")
+            throw LedgerError.storage("cannot write \(path): \(String(cString: strerror(code)))")
         }
+        // The rename is durable once its directory is.
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        do { try DirectoryPath.sync(directory) } catch { throw LedgerError.storage(error.description) }
     }
 
     static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws(LedgerError) {

@@ -75,7 +75,7 @@ struct MRRReportTests {
                                        activeCommitments: 0, committedRevenueRemaining: 0)])
     }
 
-    @Test("a renewal recovered late in grace keeps its renewal date and is still billed monthly; one recovered in billing retry starts a new month")
+    @Test("a renewal recovered late in grace keeps its renewal date and is still billed monthly; one recovered in billing retry, or an upgrade bought in grace, starts a new month")
     func recoveredRenewalsKeepTheirPeriod() throws {
         var apple = Notifier()
         var events: [Event] = []
@@ -97,11 +97,22 @@ struct MRRReportTests {
                                          renewal: retry.renewal(signed: at("2025-02-20"), expirationIntent: 2, billingRetry: true)))
         events.append(apple.notification("DID_RENEW", "BILLING_RECOVERY", signed: at("2025-03-09"),
                                          transaction: retry.transaction("r2", purchased: at("2025-03-09"), expires: at("2025-04-09"))))
+        // An upgrade bought on day 15 of grace starts a month at its purchase: measured from the
+        // missed renewal date it would span 46 days and read as two months.
+        var upgrading = Subscriber("upgrade")
+        let lapsing = upgrading.transaction("u1", purchased: at("2025-01-25"), expires: at("2025-02-25"))
+        events.append(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2025-01-25"), transaction: lapsing))
+        events.append(apple.notification("DID_FAIL_TO_RENEW", "GRACE_PERIOD", signed: at("2025-02-25"), transaction: lapsing,
+                                         renewal: upgrading.renewal(signed: at("2025-02-25"), expirationIntent: 2, billingRetry: true,
+                                                                    graceEnds: at("2025-03-13"))))
+        upgrading.productId = "pro.monthly.plus"
+        events.append(apple.notification("DID_CHANGE_RENEWAL_PREF", "UPGRADE", signed: at("2025-03-12"),
+                                         transaction: upgrading.transaction("u2", purchased: at("2025-03-12"), expires: at("2025-04-12"))))
         let ledger = TestLedger(events)
         let reader = RollupReader(source: ledger.projection.rollups(RollupSettings()), strings: ledger.projection.strings)
         for day in ["2025-03-01", "2025-03-13", "2025-03-27"] {
             let folded = ledger.projection.mrr(at: at(day), scope: production)
-            let expected: [Int64] = day == "2025-03-01" ? [9990] : [2 * 9990]
+            let expected: [Int64] = day == "2025-03-01" ? [2 * 9990] : [3 * 9990]
             #expect(folded.rows.map(\.mrr) == expected, "MRR on \(day)")
             #expect(try reader.mrr(at: at(day), environment: .production) == folded, "MRR on \(day) from the rollups")
         }

@@ -35,7 +35,7 @@ struct QueryErrorSpellingTests {
         #expect(Self.detail { _ = try EventQuery(Flags(values: ["limit": "0"])) } == "--limit is a positive number of events, not 0")
     }
 
-    @Test("an instant is a day, or a time to the second with up to three digits of it, and nothing that merely contains those digits")
+    @Test("an instant is a day, or a time to the second with a fraction cut to the millisecond, and nothing that merely contains those digits")
     func instantForms() throws {
         func read(_ text: String) -> Int64? { try? MRRQuery(["at": text], now: 0).at }
         let day = try #require(UTCDay("2026-02-01")).start
@@ -44,8 +44,10 @@ struct QueryErrorSpellingTests {
         #expect(read("2026-02-01T01:30:00.2Z") == day + 5_400_200)
         #expect(read("2026-02-01T01:30:00.25Z") == day + 5_400_250)
         #expect(read("2026-02-01T01:30:00.250Z") == day + 5_400_250)
+        #expect(read("2026-02-01T01:30:00.250999Z") == day + 5_400_250)
+        #expect(read("2026-02-01T01:30:00.123456789Z") == day + 5_400_123)
         for typo in ["2026-02-01T1:30:00.250Z", "2026-02-01T100:00:00Z", "2026-02-01T1:0:0:0:0:0Z", "2026-02-01T10:00:00.-5Z",
-                     "2026-02-01T10:00:00.5.5Z", "2026-02-01T10:00:00 Z", "2026-02-01Tab10cd00ef00Z", "2026-02-01T10:00:00.1234Z",
+                     "2026-02-01T10:00:00.5.5Z", "2026-02-01T10:00:00 Z", "2026-02-01Tab10cd00ef00Z", "2026-02-01T10:00:00.1234567890Z",
                      "2026-02-01T10:00:00.Z", "2026-02-01T10:00Z", "2026-02-01T24:00:00Z", "2026-02-01T10:00:00",
                      "2026-02-01T10:00:00.½Z", "2026-02-01T10:00:00.²Z", "2026-02-01T1٣:00:00Z", "2026-02-01T+1:00:00Z"] {
             #expect(throws: QueryError.self, "\(typo)") { try MRRQuery(["at": typo], now: 0) }

@@ -53,7 +53,7 @@ struct MappedMemoryLimitTests {
         probe.resident.withLock { $0 = 5000 }
         probe.failing.withLock { $0 = true }
         #expect(!limit.check())
-        #expect(probe.logged.withLock { $0 }.first?.contains("RSS may grow") == true)
+        #expect(probe.logged.withLock { $0 }.first?.contains("resident set may grow") == true)
         probe.failing.withLock { $0 = false }
         #expect(limit.check())
     }

@@ -85,9 +85,10 @@ enum ExportCommand: Command {
         // A ledger's log directory is made by its first append.
         if FileIO.exists(context.data.log) {
             let log = LogReader(directory: context.data.log)
-            let end = max(1, try log.summary().endPosition.rawValue)
+            // Only for the progress line: damage the summary finds is the scan's to report.
+            let end = (try? log.summary().endPosition.rawValue).map { max(1, $0) }
             try log.scan { entry in
-                progress(events, ", \(entry.position.rawValue * 100 / end)% of the log read")
+                progress(events, end.map { ", \(entry.position.rawValue * 100 / $0)% of the log read" } ?? "")
                 guard entry.kind == Ledger.eventKind, entry.payload.count > 8 else { return true }
                 // Read in place, so events outside the window cost no allocation.
                 let view = try EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...]))

@@ -62,5 +62,9 @@ extension FileIO {
             throw LedgerError.storage("cannot read \(source): \(String(cString: strerror(errno)))")
         }
         try writeAtomically(destination, bytes, mode: info.st_mode & 0o777)
+        // The umask may have taken bits from the new file that the original has.
+        guard chmod(destination, info.st_mode & 0o777) == 0 else {
+            throw LedgerError.storage("cannot set the mode of \(destination): \(String(cString: strerror(errno)))")
+        }
     }
 }

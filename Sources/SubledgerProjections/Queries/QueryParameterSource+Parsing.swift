@@ -80,8 +80,8 @@ extension QueryParameterSource {
         return position
     }
 
-    /// `2026-03-03`, `2026-03-03T10:00:00Z` or with one to three digits of a second
-    /// (`…T10:00:00.250Z`), as epoch milliseconds (UTC). Nothing else: a typo must not read as
+    /// `2026-03-03`, `2026-03-03T10:00:00Z` or with a fraction of a second (`…T10:00:00.250Z`,
+    /// up to nine digits, cut to the millisecond), as epoch milliseconds (UTC). Nothing else: a typo must not read as
     /// another instant (`T1:30:00.250Z` was taken for 13:00:02.500).
     func instant(_ text: String, _ name: String) throws(QueryError) -> Int64 {
         let invalid = QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(spelling(name)) is an ISO 8601 UTC instant (2026-03-01T00:00:00.000Z) or a day (2026-03-01), not \(text)")
@@ -96,9 +96,12 @@ extension QueryParameterSource {
         else { throw invalid }
         var millis = 0
         if clock.count > 8 {
+            // Finer than a millisecond (Python's isoformat gives microseconds) is cut to it.
             let fraction = clock.dropFirst(9)
-            guard clock.dropFirst(8).first == ".", (1...3).contains(fraction.count), let value = fraction.decimal else { throw invalid }
-            millis = value * [100, 10, 1][fraction.count - 1]
+            guard clock.dropFirst(8).first == ".", (1...9).contains(fraction.count), fraction.decimal != nil,
+                let value = (fraction + "00").prefix(3).decimal
+            else { throw invalid }
+            millis = value
         }
         return day.start + Int64(((hours * 60 + minutes) * 60 + seconds) * 1000 + millis)
     }

@@ -42,7 +42,8 @@ extension Projection {
     /// P6M ×1/6, P1Y ×1/12, a monthly-billed commitment ×1. The period comes from the catalog,
     /// else (and for pay-up-front offers, whose price covers the offer period) from the
     /// transaction's `offerPeriod` or its `expiresDate` less where its billing began (its
-    /// `purchaseDate`, or the renewal date a recovery in grace keeps), rounded to the nearest.
+    /// `purchaseDate`, or the renewal date a recovery in grace keeps: of the two, the one that
+    /// spans a standard period more nearly), rounded to the nearest.
     public func mrr(at instant: Int64, scope: ReportScope) -> MRRReport {
         var rows: [String: (twelfths: Int64, row: MRRRow)] = [:]
         for (_, history) in histories(in: scope) {
@@ -103,7 +104,9 @@ extension Projection {
             return listed.monthlyTwelfths
         }
         let end = period.baseExpiresDate.present ?? version.expiresDate.present ?? version.purchaseDate
-        return BillingPeriod(nearestTo: end &- history.billingStart(of: index)).monthlyTwelfths
+        // Of a renewal's and an upgrade's reading, the true one spans a whole period.
+        let fits = history.billingStarts(of: index).map { BillingPeriod.nearest(to: end &- $0) }
+        return fits.min { $0.misfit < $1.misfit }!.period.monthlyTwelfths
     }
 }
 

@@ -70,10 +70,12 @@ enum BillingPeriod: CaseIterable {
         }
     }
 
-    /// The nearest period to a duration, by nominal length (a month is 1/12 of 365.2425 days).
-    init(nearestTo milliseconds: Int64) {
+    /// The nearest period to a duration, by nominal length (a month is 1/12 of 365.2425 days),
+    /// and how far the duration is from it, as a share of the period.
+    static func nearest(to milliseconds: Int64) -> (period: BillingPeriod, misfit: Double) {
         let days = Double(milliseconds) / Double(UTCCalendar.millisecondsPerDay)
-        self = Self.allCases.min { abs($0.nominalDays - days) < abs($1.nominalDays - days) }!
+        let period = allCases.min { abs($0.nominalDays - days) < abs($1.nominalDays - days) }!
+        return (period, abs(period.nominalDays - days) / period.nominalDays)
     }
 
     private var nominalDays: Double {

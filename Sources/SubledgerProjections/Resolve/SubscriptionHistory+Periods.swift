@@ -72,15 +72,16 @@ extension SubscriptionHistory {
         return end
     }
 
-    /// Where `period`'s billing began: its purchase, or, for a renewal recovered in the billing
-    /// grace period after the transaction before it, that transaction's expiry. Apple keeps the
-    /// renewal date, so such a transaction runs from the recovery to the old expiry plus a
-    /// period: measured from its purchase, a monthly one recovered late in grace reads as weekly.
-    func billingStart(of period: Int) -> Int64 {
+    /// Where `period`'s billing may have begun: its purchase and, when it was bought in the
+    /// billing grace period after the transaction before it, that transaction's expiry. A
+    /// renewal recovered in grace keeps the renewal date (Apple), so it runs from the recovery to
+    /// the old expiry plus a period, and measured from its purchase a monthly one recovered late
+    /// in grace reads as weekly; an upgrade bought in grace starts a period at its purchase.
+    func billingStarts(of period: Int) -> [Int64] {
         let purchase = periods[period].version.purchaseDate
-        guard period > 0, let grace = graceEnd(after: period - 1) else { return purchase }
+        guard period > 0, let grace = graceEnd(after: period - 1) else { return [purchase] }
         let due = periods[period - 1].version.expiresDate
-        return due < purchase && purchase <= grace ? due : purchase
+        return due < purchase && purchase <= grace ? [purchase, due] : [purchase]
     }
 
     /// The status at `instant` from the facts visible; nil before the first purchase.
