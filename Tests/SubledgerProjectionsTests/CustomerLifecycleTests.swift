@@ -410,15 +410,16 @@ struct CustomerLifecycleTests {
         #expect(state.paidPeriods == 3)
     }
 
-    @Test("a family-shared subscription has its own state and a family revoke is not a refund")
-    func familySharedRevoked() throws {
+    @Test("a family-shared subscription has its own state and a family revoke is not a refund, named so or (older payloads) not",
+          arguments: ["FAMILY_REVOKE", nil])
+    func familySharedRevoked(revocationType: String?) throws {
         var apple = Notifier()
         var sub = Subscriber("13000")
         sub.ownership = "FAMILY_SHARED"
         let shared = sub.transaction("13000", purchased: at("2026-01-01"), expires: at("2026-02-01"))
         var revoked = shared
         revoked.revocationDate = at("2026-01-12")
-        revoked.revocationType = "FAMILY_REVOKE"
+        revoked.revocationType = revocationType
         revoked.signedDate = at("2026-01-12")
         let ledger = TestLedger([
             apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"), transaction: shared,
@@ -434,6 +435,24 @@ struct CustomerLifecycleTests {
         #expect(ended.status == .revoked)
         #expect(ended.revocation == .familyRevoke)
         #expect(ended.revokedAt == at("2026-01-12"))
+    }
+
+    @Test("an empty appAccountToken names no customer: buyers who send one are customers of their own")
+    func emptyTokenIsNoToken() throws {
+        var apple = Notifier()
+        var events: [Event] = []
+        for id in ["15000", "15001"] {
+            var sub = Subscriber(id)
+            sub.token = ""
+            events.append(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"),
+                                             transaction: sub.transaction(id, purchased: at("2026-01-01"), expires: at("2026-02-01"))))
+        }
+        let ledger = TestLedger(events)
+        for id in ["15000", "15001"] {
+            let customer = try #require(ledger.customer(id, at: at("2026-01-05")))
+            #expect(customer.customerId == id)
+            #expect(customer.subscriptions.map(\.originalTransactionId) == [id])
+        }
     }
 
     @Test("one-time purchases are listed with the customer; a non-consumable entitles until refunded")

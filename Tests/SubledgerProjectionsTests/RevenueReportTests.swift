@@ -142,6 +142,40 @@ struct RevenueReportTests {
         ])
     }
 
+    @Test("a prorated refund topped up to a full one books the rest at its own date: one refunded transaction, the same total by either convention, and the rollups agree")
+    func refundToppedUp() throws {
+        var apple = Notifier()
+        var sub = Subscriber("topped")
+        sub.price = 10000
+        let bought = sub.transaction("t1", purchased: at("2026-01-10"), expires: at("2026-02-10"))
+        var prorated = bought
+        prorated.revocationDate = at("2026-01-20")
+        prorated.revocationType = "REFUND_PRORATED"
+        prorated.revocationPercentage = 30000
+        prorated.signedDate = at("2026-01-20")
+        var full = prorated
+        full.revocationDate = at("2026-02-10")
+        full.revocationType = "REFUND_FULL"
+        full.revocationPercentage = 100_000
+        full.signedDate = at("2026-02-10")
+        let events = [
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-10"), transaction: bought),
+            apple.notification("REFUND", signed: at("2026-01-20"), transaction: prorated),
+            apple.notification("REFUND", signed: at("2026-02-10"), transaction: full),
+        ]
+        // Whatever order they arrive in.
+        for ledger in [TestLedger(events), TestLedger(events.reversed())] {
+            let (from, to) = (UTCDay("2026-01-01")!, UTCDay("2026-03-31")!)
+            let byRefundDate = ledger.projection.revenue(from: from, to: to, scope: production)
+            #expect(byRefundDate.rows.map(\.refunds) == [3000, 7000])
+            #expect(byRefundDate.rows.map(\.refundedTransactions) == [1, 0])
+            #expect(byRefundDate.rows.map(\.proceeds) == [4900, -4900])
+            let original = ledger.projection.revenue(from: from, to: to, refunds: .original, scope: production)
+            #expect(original.rows.map(\.refunds) == [10000])
+            #expect(original.rows.map(\.refundedTransactions) == [1])
+        }
+    }
+
     @Test("prorated amounts and proceeds are rounded half away from zero, per transaction")
     func rounding() throws {
         var apple = Notifier()

@@ -44,7 +44,7 @@ enum ExportTables {
             .init("revocation_type", "TEXT", "`revocationType`: `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`", { .text($0.revocationType) }),
             .init("revocation_percentage", "INTEGER", "`revocationPercentage` in thousandths of a percent (50000 = 50 %)", { .integer($0.revocationPercentage) }),
             .init("refund_date", "TIMESTAMP", "when the last refund was granted (its `revocationDate`); never a family revoke. Refunds are booked in this period", { .instant($0.refundDate) }),
-            .init("refund_amount", "BIGINT", "that refund in milliunits: the price, or `price × revocation_percentage / 100000` rounded half away from zero", { .integer($0.refundAmount) }),
+            .init("refund_amount", "BIGINT", "all that stands refunded, in milliunits: the price, or `price × revocation_percentage / 100000` rounded half away from zero (a prorated refund topped up to a full one is one refund here, dated by the last; `report revenue` books each part at its own date)", { .integer($0.refundAmount) }),
             .init("refund_reversed_date", "TIMESTAMP", "when that refund was reversed (REFUND_REVERSED), which books it back as a negative refund in this period", { .instant($0.refundReversedDate) }),
         ])
 

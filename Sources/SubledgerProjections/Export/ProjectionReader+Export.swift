@@ -45,12 +45,13 @@ extension ResolvedTransaction {
         }
     }
 
-    /// The last refund that is not a family revoke, and its reversal.
+    /// The last refund that is not a family revoke, the whole amount it leaves refunded, and its
+    /// reversal.
     var lastRefund: (at: Int64, amount: Int64, reversedAt: Int64?)? {
         var last: (at: Int64, amount: Int64, reversedAt: Int64?)?
         for change in refundChanges {
             switch change {
-            case .refunded(let at, let amount, false): last = (at, amount, nil)
+            case .refunded(let at, let amount, false): last = (at, (last?.reversedAt == nil ? last?.amount ?? 0 : 0) + amount, nil)
             case .reversed(let at, _, false): last?.reversedAt = at
             default: break
             }

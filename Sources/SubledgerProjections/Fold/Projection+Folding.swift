@@ -403,8 +403,9 @@ extension TransactionVersion {
         if let token = t.appAccountToken {
             if let uuid = token.uuid {
                 self.token = CustomerToken(kind: .uuid, bits: uuid)
-            } else {
-                let lowered = token.string.lowercased()
+            } else if case let lowered = token.string.lowercased(), !lowered.isEmpty {
+                // Apple's libraries write "" for no token: it names no customer, or every
+                // buyer without one would be merged into one.
                 self.token = parseUUID(lowered).map { CustomerToken(kind: .uuid, bits: $0) }
                     ?? CustomerToken(kind: .text, bits: UInt128(strings.intern(lowered)))
             }

@@ -89,7 +89,7 @@ extension SubscriptionHistory {
         guard let period = currentPeriod(at: instant) else { return nil }
         let version = periods[period].version
         if version.revocationDate != .absent, version.revocationDate <= instant {
-            let revocation: Revocation = version.revocationType == Known.familyRevoke ? .familyRevoke : .refund
+            let revocation: Revocation = version.isFamilyRevoke ? .familyRevoke : .refund
             return (period, .revoked(revocation, at: version.revocationDate))
         }
         let expires = version.expiresDate == .absent ? Int64.max : version.expiresDate
@@ -171,7 +171,7 @@ extension SubscriptionHistory {
             let expires = version.expiresDate == .absent ? Int64.max : version.expiresDate
             let revocation = version.revocationDate == .absent ? Int64.max : version.revocationDate
             let end = min(expires, next, revocation)
-            let familyRevoke = version.revocationType == Known.familyRevoke
+            let familyRevoke = version.isFamilyRevoke
             let isPaid = !version.isTrial
             paidBefore = paidBefore || isPaid
             if end > start {

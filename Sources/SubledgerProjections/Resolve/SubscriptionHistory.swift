@@ -116,29 +116,31 @@ struct ResolvedTransaction {
     let refundChanges: [RefundChange]
 
     enum RefundChange {
-        /// Revoked at `at` (its `revocationDate`) for `amount`; `familyRevoke` is not a refund.
+        /// Revoked at `at` (its `revocationDate`) for `amount` more than stood refunded before;
+        /// `familyRevoke` is not a refund.
         case refunded(at: Int64, amount: Int64, familyRevoke: Bool)
-        /// The revocation was undone at `at` (when the restored version was signed).
+        /// The revocation was undone at `at` (when the restored version was signed), for all that
+        /// stood refunded.
         case reversed(at: Int64, amount: Int64, familyRevoke: Bool)
     }
 
     fileprivate init(_ sightings: ArraySlice<SubscriptionHistory.Sighting>, versions: [TransactionVersion]) {
         var changes: [RefundChange] = []
         var baseExpires = Int64.max
-        var revoked: RefundChange?
+        // What stands refunded: a later version refunding more (a prorated refund, then a full
+        // one) books the difference at its own revocationDate.
+        var revoked: (amount: Int64, familyRevoke: Bool)?
         for sighting in sightings {
             let version = versions[Int(sighting.version)]
             if version.expiresDate != .absent { baseExpires = min(baseExpires, version.expiresDate) }
             if version.revocationDate != .absent {
-                if revoked == nil {
-                    let change = RefundChange.refunded(
-                        at: version.revocationDate, amount: version.refundedAmount,
-                        familyRevoke: version.revocationType == Known.familyRevoke)
-                    changes.append(change)
-                    revoked = change
+                let before = revoked?.amount ?? 0
+                if revoked == nil || version.refundedAmount > before {
+                    changes.append(.refunded(at: version.revocationDate, amount: version.refundedAmount - before, familyRevoke: version.isFamilyRevoke))
+                    revoked = (version.refundedAmount, version.isFamilyRevoke)
                 }
-            } else if case .refunded(_, let amount, let family) = revoked {
-                changes.append(.reversed(at: sighting.time, amount: amount, familyRevoke: family))
+            } else if let undone = revoked {
+                changes.append(.reversed(at: sighting.time, amount: undone.amount, familyRevoke: undone.familyRevoke))
                 revoked = nil
             }
         }
@@ -166,7 +168,14 @@ extension TransactionVersion {
     /// Revenue: a unique transaction with price > 0, purchased (not family-shared).
     var isRevenue: Bool { price != .absent && price > 0 && !isFamilyShared }
 
-    var isRefund: Bool { revocationDate != .absent && revocationType != Known.familyRevoke }
+    var isRefund: Bool { revocationDate != .absent && !isFamilyRevoke }
+
+    /// A revocation that takes a family member's access, not a refund: `revocationType`
+    /// FAMILY_REVOKE or, in payloads from before that field, any revocation of a family-shared
+    /// copy (which earned nothing to refund; the purchaser's own transaction shows a refund).
+    var isFamilyRevoke: Bool {
+        revocationType == Known.familyRevoke || (revocationType == 0 && isFamilyShared)
+    }
 
     /// `price × revocationPercentage / 100000` for a prorated refund, else the price.
     var refundedAmount: Int64 {
