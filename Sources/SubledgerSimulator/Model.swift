@@ -51,9 +51,10 @@ struct Billing: Equatable, Sendable {
     }
 
     /// The contract's MRR normalisation of `transaction`: ×1 for a monthly-with-commitment plan,
-    /// else by its period, taken (as the ledger does without a catalog) from `expiresDate −
-    /// purchaseDate` rounded to the nearest of P1W, P1M, P2M, P3M, P6M, P1Y (7, 30, 60, 91,
-    /// 182, 365 days).
+    /// else by its period, taken from `expiresDate − purchaseDate` rounded to the nearest of P1W,
+    /// P1M, P2M, P3M, P6M, P1Y (7, 30, 60, 91, 182, 365 days). The ledger, without a catalog,
+    /// reads a renewal recovered in grace from the renewal date it missed; the simulator recovers
+    /// in grace only in its first week, where both readings agree.
     init(of transaction: TransactionPayload, currency: Currency) {
         self.currency = currency
         price = transaction.price ?? 0

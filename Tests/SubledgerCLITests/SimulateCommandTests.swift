@@ -6,7 +6,7 @@ import Testing
 struct SimulateCommandTests {
     let tool = CommandLineTool(clock: { SimulatedLedger.now })
 
-    @Test("a workload that runs past today says so, and what reports do with the part still to come")
+    @Test("a workload that runs past today says so (in JSON too), and what reports do with the part still to come")
     func futureWorkloadSaysSo() {
         let directory = TemporaryDirectory()
         func note(start: String, months: String) -> String? {
@@ -17,5 +17,7 @@ struct SimulateCommandTests {
         // The clock reads 2027-01-15.
         #expect(note(start: "2026-12-15", months: "2")?.contains("to 2027-02-15: reports leave out periods after today") == true)
         #expect(note(start: "2026-01-01", months: "12") == nil)
+        let json = tool.run(["simulate", "--customers", "3", "--months", "2", "--start", "2026-12-15", "--out", directory.file("json"), "--json"]).output
+        #expect(json.contains("\"runsPastToday\":true"))
     }
 }

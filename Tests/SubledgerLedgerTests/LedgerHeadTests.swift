@@ -64,18 +64,6 @@ struct LedgerHeadTests {
         try body()
     }
 
-    /// SplitMix64: the sampled offsets are the same on every run.
-    struct Sampler {
-        var state: UInt64
-        mutating func next(below bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
-
     @Test("both logs cross sealed segments before the head, and the head is cheap to recompute the same")
     func shape() throws {
         let fixture = try Self.fixture.get()
@@ -102,14 +90,15 @@ struct LedgerHeadTests {
         let fixture = try Self.fixture.get()
         let cut = log == "log" ? fixture.head.eventLogEnd.rawValue : fixture.head.evidenceEnd.rawValue
         let segments = try fixture.segments(log).filter { $0.first < cut }
-        var sampler = Sampler(state: log == "log" ? 1 : 2)
+        // Seeded: the sampled offsets are the same on every run.
+        var sampler = SplitMix64(log == "log" ? 1 : 2)
         var targets: [(path: String, offset: Int)] = []
         for segment in segments {
             let size = try FileManager.default.attributesOfItem(atPath: segment.path)[.size] as! Int
             let covered = min(size, Int(cut - segment.first))
             // The header, the first and last covered bytes, the footer's last byte, and samples between.
             targets += [0, 13, 52, 56, 57, 66, covered - 1, size - 1].filter { $0 < covered }.map { (segment.path, $0) }
-            targets += (0..<12).map { _ in (segment.path, sampler.next(below: covered)) }
+            targets += (0..<12).map { _ in (segment.path, Int(sampler.next() % UInt64(covered))) }
         }
         for (path, offset) in targets {
             try Self.changing(path, at: offset, to: { $0 ^ 0x20 }) {

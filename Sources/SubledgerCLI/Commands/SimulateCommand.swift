@@ -34,7 +34,7 @@ enum SimulateCommand: Command {
                 ("out", .string(out)), ("customers", .int(summary.customers)), ("subscriptions", .int(summary.subscriptions)),
                 ("notifications", .int(summary.notifications)), ("lines", .int(summary.lines)),
                 ("duplicateLines", .int(summary.duplicateLines)), ("delayedLines", .int(summary.delayedLines)),
-                ("files", .array(files.map { .string($0) })),
+                ("files", .array(files.map { .string($0) })), ("runsPastToday", .bool(endsInTheFuture)),
             ]).serialized()
         }
 

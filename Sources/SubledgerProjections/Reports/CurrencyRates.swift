@@ -98,4 +98,3 @@ public struct CurrencyRates: Sendable {
         QueryError(kind: .badParameter, code: "invalid_rates", detail: detail)
     }
 }
-

@@ -390,7 +390,6 @@ struct ProjectionDatabase: Sendable {
         return try database.environment.usedBytes()
     }
 
-
     /// How far below the writing thread's priority a rebuild sums its rollups (`nice` steps).
     private static let sumNiceness: Int32 = 10
 
