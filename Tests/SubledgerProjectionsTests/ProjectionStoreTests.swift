@@ -3,7 +3,7 @@ import Foundation
 import SubledgerEvents
 import SubledgerLMDB
 import SubledgerLog
-import SubledgerProjections
+@testable import SubledgerProjections
 import Testing
 
 /// A data directory for one test: a log and a projections directory, removed afterwards.
@@ -460,5 +460,36 @@ struct ProjectionStoreTests {
 
         try data.appendRaw(LogRecord(kind: EventRecord.kind, payload: [1, 2, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 1]))
         #expect(throws: ProjectionError.self) { try store.catchUp() }
+    }
+}
+
+@Suite("Reading every timeline")
+struct ReadingEveryTimelineTests {
+    @Test("a read of every timeline hands the database's pages back as it goes (every 4,096 timelines, mid-cursor) and answers as the fold does")
+    func pagesHandedBackMidRead() throws {
+        var apple = Notifier()
+        let subscribers = ProjectionReader.releaseEvery + 900
+        let events = (0..<subscribers).map { index in
+            let sub = Subscriber("\(20_000 + index)")
+            let start = at("2026-01-01") + Int64(index) * 60_000
+            return apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: start,
+                                      transaction: sub.transaction(sub.originalTransactionId, purchased: start, expires: start + 30 * 86_400_000))
+        }
+        let data = try DataDirectory()
+        let positions = try data.append(events)
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        // Reports at a position see the events before it: past the last, all of them.
+        let scope = ReportScope(environment: .production, atPosition: LogPosition(rawValue: positions.last!.rawValue + 1))
+        let (from, to) = (UTCDay("2026-01-01")!, UTCDay("2026-02-28")!)
+        // The whole log, folded in memory (its own positions differ from the log's).
+        let folded = TestLedger(events).projection
+        let whole = ReportScope(environment: .production)
+        let revenue = try store.reader.revenue(from: from, to: to, scope: scope)
+        #expect(revenue == folded.revenue(from: from, to: to, scope: whole))
+        #expect(revenue.rows.map(\.transactions).reduce(0, +) == subscribers)
+        #expect(try store.reader.mrr(at: at("2026-01-20"), scope: scope) == folded.mrr(at: at("2026-01-20"), scope: whole))
+        var transactions = 0
+        try store.reader.forEachTransaction(in: from.start..<to.start) { _ in transactions += 1 }
+        #expect(transactions == subscribers)
     }
 }
