@@ -104,9 +104,11 @@ extension Projection {
             return listed.monthlyTwelfths
         }
         let end = period.baseExpiresDate.present ?? version.expiresDate.present ?? version.purchaseDate
+        let fromPurchase = BillingPeriod.nearest(to: end &- version.purchaseDate)
+        guard let due = history.missedRenewal(before: index) else { return fromPurchase.period.monthlyTwelfths }
         // Of a renewal's and an upgrade's reading, the true one spans a whole period.
-        let fits = history.billingStarts(of: index).map { BillingPeriod.nearest(to: end &- $0) }
-        return fits.min { $0.misfit < $1.misfit }!.period.monthlyTwelfths
+        let fromDue = BillingPeriod.nearest(to: end &- due)
+        return (fromDue.misfit < fromPurchase.misfit ? fromDue : fromPurchase).period.monthlyTwelfths
     }
 }
 

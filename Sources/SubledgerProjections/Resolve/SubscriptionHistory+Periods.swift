@@ -72,16 +72,18 @@ extension SubscriptionHistory {
         return end
     }
 
-    /// Where `period`'s billing may have begun: its purchase and, when it was bought in the
+    /// Where `period`'s billing may have begun besides its purchase: when it was bought in the
     /// billing grace period after the transaction before it, that transaction's expiry. A
     /// renewal recovered in grace keeps the renewal date (Apple), so it runs from the recovery to
     /// the old expiry plus a period, and measured from its purchase a monthly one recovered late
     /// in grace reads as weekly; an upgrade bought in grace starts a period at its purchase.
-    func billingStarts(of period: Int) -> [Int64] {
+    func missedRenewal(before period: Int) -> Int64? {
+        guard period > 0 else { return nil }
         let purchase = periods[period].version.purchaseDate
-        guard period > 0, let grace = graceEnd(after: period - 1) else { return [purchase] }
         let due = periods[period - 1].version.expiresDate
-        return due < purchase && purchase <= grace ? [purchase, due] : [purchase]
+        // Most renewals are bought before the expiry: the renewals' scan is for the rest.
+        guard due != .absent, due < purchase, let grace = graceEnd(after: period - 1), purchase <= grace else { return nil }
+        return due
     }
 
     /// The status at `instant` from the facts visible; nil before the first purchase.
