@@ -142,7 +142,7 @@ struct RevenueReportTests {
         ])
     }
 
-    @Test("a prorated refund topped up to a full one books the rest at its own date: one refunded transaction, the same total by either convention, and the rollups agree")
+    @Test("a prorated refund topped up to a full one books the rest at its own date: one refunded transaction, the same total by either convention, entitlement ended at the first")
     func refundToppedUp() throws {
         var apple = Notifier()
         var sub = Subscriber("topped")
@@ -173,6 +173,10 @@ struct RevenueReportTests {
             let original = ledger.projection.revenue(from: from, to: to, refunds: .original, scope: production)
             #expect(original.rows.map(\.refunds) == [10000])
             #expect(original.rows.map(\.refundedTransactions) == [1])
+            // Entitlement ended at the first refund; the second does not give it back.
+            let state = try #require(ledger.subscription("topped", at: at("2026-01-25")))
+            #expect(state.status == .revoked && state.revokedAt == at("2026-01-20"))
+            #expect(ledger.projection.mrr(at: at("2026-02-01"), scope: production).rows.isEmpty)
         }
     }
 

@@ -129,7 +129,8 @@ struct ResolvedTransaction {
         var baseExpires = Int64.max
         // What stands refunded: a later version refunding more (a prorated refund, then a full
         // one) books the difference at its own revocationDate.
-        var revoked: (amount: Int64, familyRevoke: Bool)?
+        // Entitlement ended at the first refund still standing: a later one cannot give it back.
+        var revoked: (amount: Int64, familyRevoke: Bool, since: Int64)?
         for sighting in sightings {
             let version = versions[Int(sighting.version)]
             if version.expiresDate != .absent { baseExpires = min(baseExpires, version.expiresDate) }
@@ -137,14 +138,16 @@ struct ResolvedTransaction {
                 let before = revoked?.amount ?? 0
                 if revoked == nil || version.refundedAmount > before {
                     changes.append(.refunded(at: version.revocationDate, amount: version.refundedAmount - before, familyRevoke: version.isFamilyRevoke))
-                    revoked = (version.refundedAmount, version.isFamilyRevoke)
+                    revoked = (version.refundedAmount, version.isFamilyRevoke, min(revoked?.since ?? .max, version.revocationDate))
                 }
             } else if let undone = revoked {
                 changes.append(.reversed(at: sighting.time, amount: undone.amount, familyRevoke: undone.familyRevoke))
                 revoked = nil
             }
         }
-        version = versions[Int(sightings.last!.version)]
+        var latest = versions[Int(sightings.last!.version)]
+        if let since = revoked?.since, latest.revocationDate != .absent { latest.revocationDate = min(latest.revocationDate, since) }
+        version = latest
         baseExpiresDate = baseExpires == .max ? .absent : baseExpires
         refundChanges = changes
     }
