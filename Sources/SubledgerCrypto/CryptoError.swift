@@ -26,7 +26,7 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Builds an error for the failed `operation`, draining OpenSSL's per-thread error queue so
     /// stale entries never leak into a later, unrelated failure.
-    static func openSSL(_ operation: String) -> CryptoError {
+    static func openSSL(_ operation: String, reason: Reason = .failed) -> CryptoError {
         var reasons: [String] = []
         while true {
             let code = ERR_get_error()
@@ -37,9 +37,9 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
             reasons.append(text)
         }
         if reasons.isEmpty {
-            return CryptoError("\(operation) failed")
+            return CryptoError("\(operation) failed", reason: reason)
         }
-        return CryptoError("\(operation) failed: \(reasons.joined(separator: "; "))")
+        return CryptoError("\(operation) failed: \(reasons.joined(separator: "; "))", reason: reason)
     }
 
     /// Discards queued OpenSSL errors after a failure we handle ourselves (e.g. a signature that

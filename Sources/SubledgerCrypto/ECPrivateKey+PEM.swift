@@ -9,9 +9,7 @@ extension ECPrivateKey {
             defer { BIO_free(bio) }
             return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
         }
-        guard let parsed else {
-            throw CryptoError(CryptoError.openSSL("PEM_read_bio_PrivateKey (is it a .p8 key file?)").message, reason: .notPEM)
-        }
+        guard let parsed else { throw CryptoError.openSSL("PEM_read_bio_PrivateKey (is it a .p8 key file?)", reason: .notPEM) }
         guard EVP_PKEY_get_base_id(parsed) == EVP_PKEY_EC else {
             let type = EVP_PKEY_get0_type_name(parsed).map { String(cString: $0) } ?? "unknown"
             EVP_PKEY_free(parsed)

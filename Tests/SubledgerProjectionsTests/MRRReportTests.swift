@@ -75,6 +75,17 @@ struct MRRReportTests {
                                        activeCommitments: 0, committedRevenueRemaining: 0)])
     }
 
+    /// A month bought on `bought` whose renewal due on `due` fails: into a grace period until
+    /// `graceEnds`, or (nil) straight into billing retry.
+    func failedRenewal(_ apple: inout Notifier, _ sub: Subscriber, _ id: String, bought: String, due: String, graceEnds: String?) -> [Event] {
+        let lapsing = sub.transaction(id, purchased: at(bought), expires: at(due))
+        return [
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at(bought), transaction: lapsing),
+            apple.notification("DID_FAIL_TO_RENEW", graceEnds == nil ? nil : "GRACE_PERIOD", signed: at(due), transaction: lapsing,
+                               renewal: sub.renewal(signed: at(due), expirationIntent: 2, billingRetry: true, graceEnds: graceEnds.map { at($0) })),
+        ]
+    }
+
     @Test("a renewal recovered late in grace keeps its renewal date and is still billed monthly; one recovered in billing retry, or an upgrade bought in grace, starts a new month")
     func recoveredRenewalsKeepTheirPeriod() throws {
         var apple = Notifier()
@@ -82,29 +93,18 @@ struct MRRReportTests {
         // Due on 28 February, recovered on 12 March in a 16-day grace period: Apple keeps the
         // renewal date, so the transaction runs 16 days, nearer a week than a month.
         let grace = Subscriber("grace")
-        let due = grace.transaction("g1", purchased: at("2025-01-28"), expires: at("2025-02-28"))
-        events.append(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2025-01-28"), transaction: due))
-        events.append(apple.notification("DID_FAIL_TO_RENEW", "GRACE_PERIOD", signed: at("2025-02-28"), transaction: due,
-                                         renewal: grace.renewal(signed: at("2025-02-28"), expirationIntent: 2, billingRetry: true,
-                                                                graceEnds: at("2025-03-16"))))
+        events += failedRenewal(&apple, grace, "g1", bought: "2025-01-28", due: "2025-02-28", graceEnds: "2025-03-16")
         events.append(apple.notification("DID_RENEW", "BILLING_RECOVERY", signed: at("2025-03-12"),
                                          transaction: grace.transaction("g2", purchased: at("2025-03-12"), expires: at("2025-03-28"))))
         // Without grace the renewal date moves to the recovery: a whole month from it.
         let retry = Subscriber("retry")
-        let lapsed = retry.transaction("r1", purchased: at("2025-01-20"), expires: at("2025-02-20"))
-        events.append(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2025-01-20"), transaction: lapsed))
-        events.append(apple.notification("DID_FAIL_TO_RENEW", signed: at("2025-02-20"), transaction: lapsed,
-                                         renewal: retry.renewal(signed: at("2025-02-20"), expirationIntent: 2, billingRetry: true)))
+        events += failedRenewal(&apple, retry, "r1", bought: "2025-01-20", due: "2025-02-20", graceEnds: nil)
         events.append(apple.notification("DID_RENEW", "BILLING_RECOVERY", signed: at("2025-03-09"),
                                          transaction: retry.transaction("r2", purchased: at("2025-03-09"), expires: at("2025-04-09"))))
         // An upgrade bought on day 15 of grace starts a month at its purchase: measured from the
         // missed renewal date it would span 46 days and read as two months.
         var upgrading = Subscriber("upgrade")
-        let lapsing = upgrading.transaction("u1", purchased: at("2025-01-25"), expires: at("2025-02-25"))
-        events.append(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2025-01-25"), transaction: lapsing))
-        events.append(apple.notification("DID_FAIL_TO_RENEW", "GRACE_PERIOD", signed: at("2025-02-25"), transaction: lapsing,
-                                         renewal: upgrading.renewal(signed: at("2025-02-25"), expirationIntent: 2, billingRetry: true,
-                                                                    graceEnds: at("2025-03-13"))))
+        events += failedRenewal(&apple, upgrading, "u1", bought: "2025-01-25", due: "2025-02-25", graceEnds: "2025-03-13")
         upgrading.productId = "pro.monthly.plus"
         events.append(apple.notification("DID_CHANGE_RENEWAL_PREF", "UPGRADE", signed: at("2025-03-12"),
                                          transaction: upgrading.transaction("u2", purchased: at("2025-03-12"), expires: at("2025-04-12"))))

@@ -91,11 +91,7 @@ struct RevenueReportTests {
         var sub = Subscriber("refunds")
         sub.price = 10000
         let bought = sub.transaction("r1", purchased: at("2026-01-10"), expires: at("2026-02-10"))
-        var refunded = bought
-        refunded.revocationDate = at("2026-02-03")
-        refunded.revocationType = "REFUND_PRORATED"
-        refunded.revocationPercentage = 50000
-        refunded.signedDate = at("2026-02-03")
+        let refunded = bought.refunded(at: at("2026-02-03"), percentage: 50000)
         var restored = bought
         restored.signedDate = at("2026-03-02")
         var events = [
@@ -148,16 +144,9 @@ struct RevenueReportTests {
         var sub = Subscriber("topped")
         sub.price = 10000
         let bought = sub.transaction("t1", purchased: at("2026-01-10"), expires: at("2026-02-10"))
-        var prorated = bought
-        prorated.revocationDate = at("2026-01-20")
-        prorated.revocationType = "REFUND_PRORATED"
-        prorated.revocationPercentage = 30000
-        prorated.signedDate = at("2026-01-20")
-        var full = prorated
-        full.revocationDate = at("2026-02-10")
-        full.revocationType = "REFUND_FULL"
+        let prorated = bought.refunded(at: at("2026-01-20"), percentage: 30000)
+        var full = bought.refunded(at: at("2026-02-10"))
         full.revocationPercentage = 100_000
-        full.signedDate = at("2026-02-10")
         let events = [
             apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-10"), transaction: bought),
             apple.notification("REFUND", signed: at("2026-01-20"), transaction: prorated),
@@ -186,11 +175,7 @@ struct RevenueReportTests {
         var sub = Subscriber("round")
         sub.price = 1005
         let bought = sub.transaction("x1", purchased: at("2026-01-10"), expires: at("2026-02-10"))
-        var refunded = bought
-        refunded.revocationDate = at("2026-01-20")
-        refunded.revocationType = "REFUND_PRORATED"
-        refunded.revocationPercentage = 50000
-        refunded.signedDate = at("2026-01-20")
+        let refunded = bought.refunded(at: at("2026-01-20"), percentage: 50000)
         var second = Subscriber("round2")
         second.price = 1005
         let ledger = TestLedger([

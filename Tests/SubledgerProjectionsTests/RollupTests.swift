@@ -171,11 +171,7 @@ struct RollupTests {
         var sub = Subscriber("halves")
         sub.price = 11990
         let bought = sub.transaction("h1", purchased: at("2026-04-04"), expires: at("2026-05-04"))
-        var refunded = bought
-        refunded.revocationDate = at("2026-04-19")
-        refunded.revocationType = "REFUND_PRORATED"
-        refunded.revocationPercentage = 50000
-        refunded.signedDate = at("2026-04-19")
+        let refunded = bought.refunded(at: at("2026-04-19"), percentage: 50000)
         var restored = bought
         restored.signedDate = at("2026-04-25")
         let ledger = TestLedger([

@@ -36,13 +36,13 @@ public final class HTTPClient {
     }
 
     private func configure() throws(TransportError) {
-        try set(CURLOPT_NOSIGNAL, "CURLOPT_NOSIGNAL", 1)
-        try set(CURLOPT_SSL_VERIFYPEER, "CURLOPT_SSL_VERIFYPEER", 1)
-        try set(CURLOPT_SSL_VERIFYHOST, "CURLOPT_SSL_VERIFYHOST", 2)
-        try set(CURLOPT_HTTP_VERSION, "CURLOPT_HTTP_VERSION", Int(CURL_HTTP_VERSION_2TLS))
-        try set(CURLOPT_TCP_KEEPALIVE, "CURLOPT_TCP_KEEPALIVE", 1)
-        try set(CURLOPT_CONNECTTIMEOUT_MS, "CURLOPT_CONNECTTIMEOUT_MS", Int(settings.connectTimeout * 1000))
-        try set(CURLOPT_TIMEOUT_MS, "CURLOPT_TIMEOUT_MS", Int(settings.requestTimeout * 1000))
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_SSL_VERIFYPEER, 1)
+        try set(CURLOPT_SSL_VERIFYHOST, 2)
+        try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        try set(CURLOPT_TCP_KEEPALIVE, 1)
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Int(settings.connectTimeout * 1000))
+        try set(CURLOPT_TIMEOUT_MS, Int(settings.requestTimeout * 1000))
         try check(ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "https"), "CURLOPT_PROTOCOLS_STR")
         try check(ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
         try check(ccurl_setopt_callback(handle, CURLOPT_WRITEFUNCTION, { data, size, count, context in
@@ -56,7 +56,7 @@ public final class HTTPClient {
             return size * count
         }), "CURLOPT_HEADERFUNCTION")
         // A shutdown must not wait out a request Apple (or the network) never answers.
-        try set(CURLOPT_NOPROGRESS, "CURLOPT_NOPROGRESS", 0)
+        try set(CURLOPT_NOPROGRESS, 0)
         try check(ccurl_setopt_xferinfo(handle, { context, _, _, _, _ in
             Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue().isCancelled() ? 1 : 0
         }), "CURLOPT_XFERINFOFUNCTION")
@@ -87,11 +87,11 @@ public final class HTTPClient {
         try check(ccurl_setopt_string(handle, CURLOPT_URL, request.url), "CURLOPT_URL")
         switch request.method {
         case .get:
-            try set(CURLOPT_HTTPGET, "CURLOPT_HTTPGET", 1)
+            try set(CURLOPT_HTTPGET, 1)
             try check(ccurl_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")
         case .post, .put:
             let body = request.body ?? []
-            try set(CURLOPT_POSTFIELDSIZE, "CURLOPT_POSTFIELDSIZE", body.count)
+            try set(CURLOPT_POSTFIELDSIZE, body.count)
             let code = body.withUnsafeBytes { ccurl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(errorBuffer))) }
             try check(code, "CURLOPT_COPYPOSTFIELDS")
             let custom = request.method == .put ? ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "PUT") : ccurl_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, nil)
@@ -117,8 +117,10 @@ public final class HTTPClient {
         return Response(status: status, headers: exchange.headers, body: exchange.body)
     }
 
-    private func set(_ option: CURLoption, _ name: String, _ value: Int) throws(TransportError) {
-        try check(ccurl_setopt_long(handle, option, value), name)
+    private func set(_ option: CURLoption, _ value: Int) throws(TransportError) {
+        let code = ccurl_setopt_long(handle, option, value)
+        guard code != CURLE_OK else { return }
+        try check(code, curl_easy_option_by_id(option).map { "CURLOPT_" + String(cString: $0.pointee.name) } ?? "option \(option.rawValue)")
     }
 
     private func check(_ code: CURLcode, _ what: String) throws(TransportError) {

@@ -40,7 +40,7 @@ extension ResolvedTransaction {
         if window.contains(version.purchaseDate) || window.contains(version.revocationDate) { return true }
         return refundChanges.contains { change in
             switch change {
-            case .refunded(let at, _, _), .reversed(let at, _, _): window.contains(at)
+            case .refunded(let at, _, _, _), .reversed(let at, _, _): window.contains(at)
             }
         }
     }
@@ -51,7 +51,7 @@ extension ResolvedTransaction {
         var last: (at: Int64, amount: Int64, reversedAt: Int64?)?
         for change in refundChanges {
             switch change {
-            case .refunded(let at, let amount, false): last = (at, (last?.reversedAt == nil ? last?.amount ?? 0 : 0) + amount, nil)
+            case .refunded(let at, _, let standing, false): last = (at, standing, nil)
             case .reversed(let at, _, false): last?.reversedAt = at
             default: break
             }

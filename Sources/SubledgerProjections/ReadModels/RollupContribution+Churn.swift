@@ -46,7 +46,8 @@ extension RollupSink {
                 var row = ChurnRow(period: "")
                 row.countChurn(of: segment, in: history)
                 let day = UTCCalendar.day(containing: segment.end - 1)
-                let offsets = 1...Int(Self.monthDays(of: day).upperBound + 1 - day)
+                let month = UTCCalendar.days(ofMonth: UTCCalendar.month(containing: segment.end - 1))
+                let offsets = 1...Int(month.upperBound + 1 - day)
                 addChanges(of: RollupValues(churnEventsOf: row), family: .churnLapse, day: day, environment: environment, offsets: offsets) { offset in
                     let end = UTCCalendar.start(ofDay: day + Int64(offset))
                     // The fold counts the last paid lapse in the period, if nothing is entitled at its end.
@@ -58,7 +59,8 @@ extension RollupSink {
                 var values = RollupValues()
                 values[ChurnField.reactivated] = 1
                 let day = UTCCalendar.day(containing: segment.start)
-                let offsets = 0...Int(day - Self.monthDays(of: day).lowerBound)
+                let month = UTCCalendar.days(ofMonth: UTCCalendar.month(containing: segment.start))
+                let offsets = 0...Int(day - month.lowerBound)
                 addChanges(of: values, family: .churnReturn, day: day, environment: environment, offsets: offsets) { offset in
                     let start = UTCCalendar.start(ofDay: day - Int64(offset))
                     // The fold counts a subscription once: here, at its first paid start in the period.
@@ -71,12 +73,6 @@ extension RollupSink {
                 }
             }
         }
-    }
-
-    /// The day numbers of the month holding `day`.
-    private static func monthDays(of day: Int64) -> ClosedRange<Int64> {
-        let month = UTCCalendar.month(containing: UTCCalendar.start(ofDay: day))
-        return UTCCalendar.day(containing: UTCCalendar.start(ofMonth: month))...(UTCCalendar.day(containing: UTCCalendar.start(ofMonth: month + 1)) - 1)
     }
 
     /// Adds `values` at each offset where `counts` changes from the offset before (false before

@@ -31,8 +31,8 @@ struct RollupReader<Source: RollupSource> {
         var start = from
         while start <= to {
             let month = UTCCalendar.month(containing: start.start)
-            let first = UTCDay(containing: UTCCalendar.start(ofMonth: month))
-            let last = UTCDay(number: UTCDay(containing: UTCCalendar.start(ofMonth: month + 1)).number - 1)
+            let days = UTCCalendar.days(ofMonth: month)
+            let (first, last) = (UTCDay(number: days.lowerBound), UTCDay(number: days.upperBound))
             let end = min(to, last)
             let whole = start == first && end == last
             if whole, pieces.last?.whole == true { pieces[pieces.count - 1].to = end } else { pieces.append((start, end, whole)) }

@@ -39,6 +39,11 @@ public enum UTCCalendar {
         return start(ofDay: UTCInstant.dayNumber(year: Int(year), month: month - Int(year) * 12 + 1, day: 1))
     }
 
+    /// The day numbers of month number `month`.
+    static func days(ofMonth month: Int) -> ClosedRange<Int64> {
+        day(containing: start(ofMonth: month))...(day(containing: start(ofMonth: month + 1)) - 1)
+    }
+
     /// The first day of each month from January 1970 to 2299: summing a rebuild's rollups asks
     /// for the month of several instants per timeline, and the civil-date arithmetic (divisions)
     /// took a thirteenth of it.
@@ -120,17 +125,4 @@ public struct UTCMonth: Hashable, Comparable, Sendable, CustomStringConvertible 
     public var description: String { UTCCalendar.monthText(number) }
 
     public static func < (a: UTCMonth, b: UTCMonth) -> Bool { a.number < b.number }
-}
-
-extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
-}
-
-extension StringProtocol {
-    /// The number its ASCII digits spell; nil for anything else: `Int("+3")` is 3, and
-    /// `Character.isNumber` takes `½` and `٣`, so neither may read a date.
-    var decimal: Int? {
-        guard !isEmpty, allSatisfy(\.isASCIIDigit) else { return nil }
-        return Int(self)
-    }
 }

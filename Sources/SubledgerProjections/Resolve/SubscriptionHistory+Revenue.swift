@@ -50,17 +50,14 @@ extension ResolvedTransaction {
         book(sale)
         switch convention {
         case .refundDate:
-            // A refund topped up (prorated, then full) is one refunded transaction.
-            var standing = false
             for change in refundChanges {
                 switch change {
-                case .refunded(let at, let amount, let familyRevoke) where !familyRevoke:
-                    book(booking(at: at, sales: 0, refunds: amount, refunded: standing ? 0 : 1))
-                    standing = true
+                case .refunded(let at, let amount, let standing, let familyRevoke) where !familyRevoke:
+                    // A refund topped up (prorated, then full) is one refunded transaction.
+                    book(booking(at: at, sales: 0, refunds: amount, refunded: amount == standing ? 1 : 0))
                 case .reversed(let at, let amount, let familyRevoke) where !familyRevoke:
                     // Undoes the refund where it is booked: money and count alike.
                     book(booking(at: at, sales: 0, refunds: -amount, refunded: -1))
-                    standing = false
                 default:
                     break
                 }

@@ -116,9 +116,10 @@ struct ResolvedTransaction {
     let refundChanges: [RefundChange]
 
     enum RefundChange {
-        /// Revoked at `at` (its `revocationDate`) for `amount` more than stood refunded before;
+        /// Revoked at `at` (its `revocationDate`) for `amount` more than stood refunded before,
+        /// `standing` in all (more than `amount` when a prorated refund is topped up);
         /// `familyRevoke` is not a refund.
-        case refunded(at: Int64, amount: Int64, familyRevoke: Bool)
+        case refunded(at: Int64, amount: Int64, standing: Int64, familyRevoke: Bool)
         /// The revocation was undone at `at` (when the restored version was signed), for all that
         /// stood refunded.
         case reversed(at: Int64, amount: Int64, familyRevoke: Bool)
@@ -137,7 +138,9 @@ struct ResolvedTransaction {
             if version.revocationDate != .absent {
                 let before = revoked?.amount ?? 0
                 if revoked == nil || version.refundedAmount > before {
-                    changes.append(.refunded(at: version.revocationDate, amount: version.refundedAmount - before, familyRevoke: version.isFamilyRevoke))
+                    changes.append(.refunded(
+                        at: version.revocationDate, amount: version.refundedAmount - before, standing: version.refundedAmount,
+                        familyRevoke: version.isFamilyRevoke))
                     revoked = (version.refundedAmount, version.isFamilyRevoke, min(revoked?.since ?? .max, version.revocationDate))
                 }
             } else if let undone = revoked {

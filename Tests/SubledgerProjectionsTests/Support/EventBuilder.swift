@@ -55,6 +55,19 @@ struct Subscriber {
     }
 }
 
+extension TransactionFacts {
+    /// This transaction as Apple signs it once refunded at `instant`, prorated when given a
+    /// `percentage` (in thousandths of a percent, as Apple gives it).
+    func refunded(at instant: Int64, percentage: Int? = nil) -> TransactionFacts {
+        var refunded = self
+        refunded.revocationDate = instant
+        refunded.revocationType = percentage == nil ? "REFUND_FULL" : "REFUND_PRORATED"
+        refunded.revocationPercentage = percentage
+        refunded.signedDate = instant
+        return refunded
+    }
+}
+
 /// Builds notification events the way the mapper does (classification by Apple's type).
 /// Each notification's UUID is derived from its content, so separately built notifications
 /// never collide and a notification built twice is the same notification.
