@@ -29,8 +29,14 @@ public struct LogReader: Sendable {
     /// larger one grows the buffer).
     static let slack = 64 << 10
 
-    public init(directory: String) {
+    /// How many times damage at the tail is read again before it is believed (`tailRereads`).
+    let rereadsAtTail: Int
+
+    /// `writerMayBeBeside: false` when nothing can be appending (a copy, a directory the caller
+    /// alone uses): damage at the tail is then reported at once, not after ~30 ms of re-reads.
+    public init(directory: String, writerMayBeBeside: Bool = true) {
         self.directory = directory
+        self.rereadsAtTail = writerMayBeBeside ? Self.tailRereads : 0
     }
 
     /// Calls `body` for every record from `start` up to (not including) `end`, in order;
@@ -121,13 +127,13 @@ public struct LogReader: Sendable {
                     if isLast { return false }
                     throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .badLength, detail: "zero bytes where a frame belongs"))
                 case .badLength:
-                    if mayReread, Self.pausingToReread(&rereads) {
+                    if mayReread, pausingToReread(&rereads) {
                         filled = consumed
                         continue reading
                     }
                     throw LogError.corrupted(LogProblem(file: segment.path, offset: frameOffset, kind: .badLength, detail: "impossible frame length or kind"))
                 case .crcMismatch:
-                    if mayReread, Self.pausingToReread(&rereads) {
+                    if mayReread, pausingToReread(&rereads) {
                         filled = consumed
                         continue reading
                     }
@@ -172,10 +178,10 @@ public struct LogReader: Sendable {
     /// rest stays.
     static let tailRereads = 5
 
-    /// Counts a re-read and pauses before it (2 ms longer each time); false once `tailRereads`
-    /// are spent.
-    static func pausingToReread(_ rereads: inout Int) -> Bool {
-        guard rereads < tailRereads else { return false }
+    /// Counts a re-read and pauses before it (2 ms longer each time); false once
+    /// `rereadsAtTail` are spent.
+    func pausingToReread(_ rereads: inout Int) -> Bool {
+        guard rereads < rereadsAtTail else { return false }
         rereads += 1
         usleep(UInt32(2_000 * rereads))
         return true

@@ -48,7 +48,7 @@ extension LogReader {
             var walk = SegmentWalk(file: segment.path, bytes: bytes)
             // A writer beside may be copying its last frame in (`LogReader.tailRereads`).
             var rereads = 0
-            while isLast, !walk.problems.isEmpty || walk.tornTail != nil, LogReader.pausingToReread(&rereads) {
+            while isLast, !walk.problems.isEmpty || walk.tornTail != nil, pausingToReread(&rereads) {
                 do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
                 walk = SegmentWalk(file: segment.path, bytes: bytes)
             }

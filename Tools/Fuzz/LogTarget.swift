@@ -154,7 +154,7 @@ struct LogTarget: FuzzTarget {
         _ = input.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
         fclose(file)
         tally.count("of them also on disk")
-        let reader = LogReader(directory: directory)
+        let reader = LogReader(directory: directory, writerMayBeBeside: false)
         var scanned = 0
         let scanFailed = (try? reader.scan { _ in scanned += 1; return true }) == nil
         if !scanFailed && walk.problems.isEmpty && scanned != frames {
