@@ -44,8 +44,11 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 public final class TemporaryDirectory: Sendable {
     public let path: String
 
-    public init() {
-        var template = Array((NSTemporaryDirectory() + "subledger-test-XXXXXX").utf8CString)
+    /// `inMemory`: on /dev/shm where it is there, for a test of recovery logic that syncs
+    /// thousands of times (each fsync costs about a millisecond on disk, nothing in memory).
+    public init(inMemory: Bool = false) {
+        let base = inMemory && access("/dev/shm", W_OK) == 0 ? "/dev/shm/" : NSTemporaryDirectory()
+        var template = Array((base + "subledger-test-XXXXXX").utf8CString)
         guard mkdtemp(&template) != nil else { fatalError("mkdtemp failed: \(String(cString: strerror(errno)))") }
         path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

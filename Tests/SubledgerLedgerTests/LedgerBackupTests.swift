@@ -148,7 +148,7 @@ struct LedgerBackupTests {
         let api = directory.file("data/appstore")
         try FileManager.default.createDirectory(atPath: api, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         for (name, mode) in [("AuthKey.p8", 0o600), ("api.json", 0o644), ("recover-Production.json", 0o644)] {
-            FileManager.default.createFile(atPath: api + "/" + name, contents: Data(name.utf8), attributes: [.posixPermissions: mode])
+            try #require(FileManager.default.createFile(atPath: api + "/" + name, contents: Data(name.utf8), attributes: [.posixPermissions: mode]))
         }
         #expect(try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup")).verified)
         let copy = directory.file("backup/appstore")

@@ -82,7 +82,7 @@ struct LogRecoveryTests {
 
     @Test("truncating the last segment at every byte of its last frames loses exactly the incomplete frame")
     func tornTailAtEveryOffset() throws {
-        let dir = TemporaryDirectory()
+        let dir = TemporaryDirectory(inMemory: true)
         let records = try makeLog(dir, count: 40)
         let segment = try dir.segments().last!
         let dataEnd = Int(records.last!.0.rawValue) + 10 + records.last!.1.count
