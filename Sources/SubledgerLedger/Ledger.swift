@@ -54,7 +54,7 @@ public final class Ledger: Sendable {
         guard !roots.isEmpty else {
             throw LedgerError.configuration("no root certificate configured; run `subledger init --root AppleRootCA-G3.cer`")
         }
-        let preparer = try MessagePreparer(configuration: configuration, verifier: SignedDataVerifier(trustedRoots: roots))
+        let preparer = MessagePreparer(configuration: configuration, verifier: SignedDataVerifier(trustedRoots: roots))
         pipeline = try Self.waitingForRebuildOnOpen(layout, observer: rebuildObserver) {
             try IngestionPipeline(layout: layout, logOptions: logOptions, preparer: preparer)
         }

@@ -1,5 +1,9 @@
 import Foundation
 @testable import SubledgerCLI
+import SubledgerEvents
+import SubledgerLog
+@testable import SubledgerLedger
+@testable import SubledgerProjections
 import Testing
 
 /// Default tables are for a person: money in its currency's own form, no line wider than a
@@ -81,6 +85,25 @@ struct TableOutputTests {
 
 @Suite("Refund shares")
 struct RefundShareTests {
+    @Test("a prorated refund's history row says what came back, ahead of the dates, so a default table keeps it whole")
+    func proratedRefundDetail() {
+        let revoked: Int64 = 1_773_100_800_000
+        let transaction = TransactionFacts(
+            transactionId: "2", originalTransactionId: "1", productId: "kr.monthly", type: "Auto-Renewable Subscription",
+            purchaseDate: revoked - 5 * 86_400_000, expiresDate: revoked + 25 * 86_400_000, price: 5_500_000, currency: "KRW",
+            revocationDate: revoked, revocationType: "REFUND_PRORATED", revocationPercentage: 50_500)
+        let entry = HistoryEntry(
+            position: LogPosition(rawValue: 0), recordedAt: revoked, effectiveAt: revoked, type: .refunded, subtype: nil,
+            originalTransactionId: "1", transactionId: "2", environment: "Production")
+        let event = Event(type: .refunded, effectiveAt: revoked, evidence: EvidenceRef(position: 0, length: 1), notificationType: "REFUND", transaction: transaction)
+        let item = HistoryReport.Item(entry: entry, event: event)
+        // 5,500 KRW × 50.5 % is 2,777.5 KRW: booked as 2,777,500 milliunits, shown rounded half away from zero.
+        #expect(transaction.refundedAmount == 2_777_500)
+        #expect(item.detail?.hasPrefix("refunded 2,778 KRW (50.5 %), until ") == true, "\(item.detail ?? "-")")
+        let printed = TextTableRenderer(wide: false).render(HistoryReport(customerId: "1", events: [item]).tabulation.tables[0])
+        #expect(printed.contains("5,500 KRW") && printed.contains("refunded 2,778 KRW (50.5 %)"), "\(printed)")
+    }
+
     @Test("Apple's revocationPercentage (thousandths of a percent) reads as a percent", arguments: [
         (33_333, "33.333"), (50_000, "50"), (100_000, "100"), (12_500, "12.5"), (7, "0.007"),
     ])

@@ -7,7 +7,7 @@ import Testing
 struct TerminalWidthTests {
     static let table = Table(
         columns: [.init("effective", key: "effectiveAt"), .init("event", key: "type", limit: 30), .init("product", key: "productId", limit: 28),
-                  .init("amount", key: "price"), .init("detail", key: "detail", limit: 56)],
+                  .init("price", key: "price"), .init("detail", key: "detail", limit: 56)],
         rows: (0..<4).map { index in
             [.text("2026-10-15 21:40"), .text("subscriptionStarted"), .text("com.example.subledger.pro.yearly.family"),
              .count(10_000 + index), .text("INITIAL_BUY, until 2026-11-15 21:40, auto-renew on, price increase pending")]

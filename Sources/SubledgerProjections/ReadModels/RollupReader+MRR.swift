@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerEvents
 
 extension RollupReader {

@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// `report mrr --json`.
 public struct MRRReport: Sendable, Equatable {
     public var at: Int64

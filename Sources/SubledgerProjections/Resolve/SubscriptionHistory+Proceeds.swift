@@ -1,3 +1,5 @@
+import SubledgerCore
+
 /// Apple's proceeds rates, in percent.
 enum ProceedsRate {
     static let firstYear: Int64 = 70

@@ -187,7 +187,7 @@ extension TransactionVersion {
     var refundedAmount: Int64 {
         let price = self.price == .absent ? 0 : self.price
         guard revocationType == Known.refundProrated, revocationPercentage != .absent else { return price }
-        return divideRoundingHalfAwayFromZero(price * revocationPercentage, 100_000)
+        return TransactionFacts.proratedRefund(of: price, percentage: revocationPercentage)
     }
 
     /// A deterministic order between different versions with the same signed time: the one
@@ -211,12 +211,4 @@ extension RenewalSnapshot {
         )
         return mine < theirs
     }
-}
-
-/// `a / b` rounded half away from zero (`b` > 0).
-func divideRoundingHalfAwayFromZero(_ a: Int64, _ b: Int64) -> Int64 {
-    let quotient = a / b
-    let remainder = a % b
-    guard remainder.magnitude * 2 >= b.magnitude else { return quotient }
-    return a < 0 ? quotient - 1 : quotient + 1
 }

@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerEvents
 
 /// The exact fallback for what rollups do not answer (`--at-position`), and `export`: the

@@ -16,11 +16,11 @@ extension EventPage: CommandOutput {
 }
 
 extension EventItem {
-    /// A person scans position, when, what, product and amount; `--wide` and CSV hold the rest.
+    /// A person scans position, when, what, product and price; `--wide` and CSV hold the rest.
     static func columns(raw: Bool, reverify: Bool) -> [Table.Column] {
         var columns: [Table.Column] = [
             .init("position", key: "position"), .init("effective", key: "effectiveAt"), .init("event", key: "type", limit: 26),
-            .init("product", key: "productId", limit: 28, cut: .middle), .init("amount", key: "price"),
+            .init("product", key: "productId", limit: 28, cut: .middle), .init("price", key: "price"),
             .init("original transaction", key: "originalTransactionId", limit: 20, cut: .middle),
             .init("recorded", key: "recordedAt", wide: true), .init("notification", key: "notificationType", wide: true),
             .init("subtype", key: "subtype", wide: true), .init("notification UUID", key: "notificationUUID", wide: true),

@@ -6,11 +6,11 @@ import SubledgerProjections
 extension HistoryReport: CommandOutput {
     func json() throws -> String { json.serialized() }
 
-    /// By default what a person scans: when, what, product, amount and the key detail.
+    /// By default what a person scans: when, what, product, price and the key detail.
     var tabulation: Tabulation {
         var columns: [Table.Column] = [
             .init("effective", key: "effectiveAt"), .init("event", key: "type", limit: 30), .init("product", key: "productId", limit: 28, cut: .middle),
-            .init("amount", key: "price"), .init("detail", key: "detail", limit: 56),
+            .init("price", key: "price"), .init("detail", key: "detail", limit: 56),
             .init("position", key: "position", wide: true), .init("recorded", key: "recordedAt", wide: true),
             .init("notification", key: "notificationType", wide: true), .init("subtype", key: "subtype", wide: true),
             .init("notification UUID", key: "notificationUUID", wide: true),
@@ -51,14 +51,14 @@ extension HistoryReport.Item {
         var parts: [String] = []
         if let subtype = event.subtype { parts.append(subtype) }
         if let transaction = event.transaction {
-            if let expires = transaction.expiresDate { parts.append("until " + UTCInstant.short(expires)) }
-            if let revoked = transaction.revocationDate {
-                parts.append("revoked " + UTCInstant.short(revoked))
-                // The amount column is the price: a prorated refund says what share came back.
-                if transaction.revocationType == "REFUND_PRORATED", let percentage = transaction.revocationPercentage {
-                    parts.append("refunded \(Cell.thousandths(percentage)) %")
-                }
+            // The price column is the price: a prorated refund says what came back, first, so
+            // that the column's width never cuts it off.
+            if transaction.revocationDate != nil, transaction.revocationType == "REFUND_PRORATED",
+               let percentage = transaction.revocationPercentage, let refunded = transaction.refundedAmount {
+                parts.append("refunded \(Money(milliunits: refunded, currency: transaction.currency).formatted) (\(Cell.thousandths(percentage)) %)")
             }
+            if let expires = transaction.expiresDate { parts.append("until " + UTCInstant.short(expires)) }
+            if let revoked = transaction.revocationDate { parts.append("revoked " + UTCInstant.short(revoked)) }
             if let offer = transaction.offerDiscountType { parts.append(offer.lowercased().replacing("_", with: " ")) }
             if let commitment = transaction.commitment, let number = commitment.billingPeriodNumber, let total = commitment.totalBillingPeriods {
                 parts.append("commitment \(number)/\(total)")
