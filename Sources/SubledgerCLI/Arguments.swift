@@ -14,10 +14,14 @@ struct Arguments {
 
     /// Global options that take a value.
     static let globalValued: Set<String> = ["--data", "--format"]
+    static let globalSwitches: Set<String> = ["--json", "--wide", "--help", "--version"]
 
-    /// - Parameter valued: the options that take a value (from every command's help); every
-    ///   other `--name` is a switch.
-    init(_ argv: [String], valued: Set<String>) throws(UsageError) {
+    /// - Parameters:
+    ///   - valued: the options that take a value (from every command's help); every other
+    ///     `--name` is a switch.
+    ///   - known: every option of every command. A name no command knows is refused here: taken
+    ///     for a switch, `--dat DIR` made DIR the command ("unknown command 'DIR'").
+    init(_ argv: [String], valued: Set<String>, known: Set<String>) throws(UsageError) {
         var json = false
         var format: OutputFormat?
         var index = 0
@@ -34,6 +38,10 @@ struct Arguments {
             if let equals = word.firstIndex(of: "=") {
                 name = String(word[..<equals])
                 value = String(word[word.index(after: equals)...])
+            }
+            let globals = Self.globalValued.union(Self.globalSwitches)
+            guard known.contains(name) || globals.contains(name) else {
+                throw UsageError("unknown option \(name)\(Suggestion.hint(for: name, among: known.union(globals)))")
             }
             if valued.contains(name) || Self.globalValued.contains(name) {
                 if value == nil {

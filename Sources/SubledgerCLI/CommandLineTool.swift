@@ -34,7 +34,7 @@ public struct CommandLineTool: Sendable {
     public func run(_ argv: [String]) -> (exitCode: ExitCode, output: String) {
         let arguments: Arguments
         do {
-            arguments = try Arguments(argv, valued: Self.valuedOptions)
+            arguments = try Arguments(argv, valued: Self.valuedOptions, known: Self.knownOptions)
         } catch {
             // A command's own page says more about its options than the list of commands.
             let command = argv.first { word in Self.commands.contains { $0.name == word } }
@@ -72,10 +72,15 @@ public struct CommandLineTool: Sendable {
         Set(commands.flatMap { $0.command.allHelp.flatMap { $0.options.filter { $0.value != nil }.map(\.name) } })
     }
 
+    /// Every option of every command.
+    static var knownOptions: Set<String> {
+        Set(commands.flatMap { $0.command.allHelp.flatMap { $0.options.map(\.name) } })
+    }
+
     /// Whether `argv` (without the program name) runs a command that folds the whole log in
     /// memory, for which the executable asks for huge-page malloc (`HugePageMalloc`).
     public static func foldsWholeLog(_ argv: [String]) -> Bool {
-        guard let arguments = try? Arguments(argv, valued: valuedOptions) else { return false }
+        guard let arguments = try? Arguments(argv, valued: valuedOptions, known: knownOptions) else { return false }
         return arguments.command == RebuildCommand.help.name && !arguments.help
     }
 

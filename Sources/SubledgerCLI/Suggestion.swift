@@ -1,10 +1,17 @@
 /// What a mistyped word probably meant: the known word fewest edits away (insertions,
 /// deletions, substitutions, or two neighbours swapped), if it is close enough not to mislead
-/// (a third of the word's length, at least one edit).
+/// (a third of the word's length, at least one edit). Of words as close, the one sharing the
+/// longest start with it (a word cut short: `--dat` is `--data` before `--at`), then the first
+/// in alphabetical order, so the hint does not depend on a set's order.
 enum Suggestion {
     static func closest(to word: String, among known: some Sequence<String>) -> String? {
         let limit = max(1, word.count / 3)
-        return known.map { ($0, distance(word, $0)) }.filter { $0.1 <= limit }.min { $0.1 < $1.1 }?.0
+        let near = known.map { (word: $0, distance: distance(word, $0), start: commonPrefixLength(word, $0)) }.filter { $0.distance <= limit }
+        return near.min { ($0.distance, -$0.start, $0.word) < ($1.distance, -$1.start, $1.word) }?.word
+    }
+
+    private static func commonPrefixLength(_ a: String, _ b: String) -> Int {
+        zip(a, b).prefix { $0 == $1 }.count
     }
 
     /// `" (did you mean X?)"`, or nothing.

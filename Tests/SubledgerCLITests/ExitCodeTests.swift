@@ -108,6 +108,22 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("ingest's CSV is the rejections under one header, whether there were any or not")
+    func ingestCSVLayout() throws {
+        let directory = TemporaryDirectory()
+        let simulation = SimulatedLedger.shared.directory.file("sim")
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.subledger", "--root", simulation + "/root.cer"]).exitCode == .success)
+        let line = try String(contentsOfFile: simulation + "/notifications.jsonl", encoding: .utf8).split(separator: "\n")[0]
+        try (line + "\n").write(toFile: directory.file("good.jsonl"), atomically: true, encoding: .utf8)
+        try (line + "\nnot a signed payload\n").write(toFile: directory.file("bad.jsonl"), atomically: true, encoding: .utf8)
+        let clean = tool.run(["--data", directory.path, "ingest", directory.file("good.jsonl"), "--format", "csv"])
+        #expect(clean.exitCode == .success)
+        #expect(clean.output == "line,source,reason,detail\r\n")
+        let rejected = tool.run(["--data", directory.path, "ingest", directory.file("bad.jsonl"), "--format", "csv"])
+        #expect(rejected.exitCode == .failure)
+        #expect(rejected.output.hasPrefix("line,source,reason,detail\r\n2,"), "\(rejected.output)")
+    }
+
     @Test("export's --format names its files' format: json or table there is a usage error (2); --json prints its summary as JSON")
     func exportFormats() throws {
         let directory = TemporaryDirectory()

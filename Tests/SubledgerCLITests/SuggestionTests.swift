@@ -18,11 +18,28 @@ struct SuggestionTests {
         #expect(Suggestion.hint(for: "xyz", among: ["report"]).isEmpty)
     }
 
-    @Test("an unknown option's usage error names the option it probably meant")
-    func optionHint() throws {
-        let arguments = try Arguments(["report", "revenue", "--form", "2026-01-01"], valued: CommandLineTool.valuedOptions)
-        let page = try #require(ReportCommand.allHelp.first { $0.name == "report revenue" })
-        #expect(throws: UsageError.self) { try arguments.allow(page) }
-        do { try arguments.allow(page) } catch { #expect(error.message.contains("(did you mean --from?)")) }
+    @Test("an option no command takes is refused where it stands, with the one it probably meant, before or after the command", arguments: [
+        (["report", "revenue", "--form", "2026-01-01"], "--from"), (["--dat", "ledger", "stats"], "--data"), (["--dat=ledger", "stats"], "--data"),
+        (["stats", "--jsno"], "--json"),
+    ])
+    func unknownOptionAnywhere(argv: [String], meant: String) {
+        do {
+            _ = try Arguments(argv, valued: CommandLineTool.valuedOptions, known: CommandLineTool.knownOptions)
+            Issue.record("\(argv) was accepted")
+        } catch {
+            #expect(error.message == "unknown option \(argv.first { $0.hasPrefix("--") }!.split(separator: "=")[0]) (did you mean \(meant)?)")
+        }
+    }
+
+    @Test("an option another command takes is refused by the command given, which names itself")
+    func optionOfAnotherCommand() throws {
+        let arguments = try Arguments(["report", "churn", "--by-product"], valued: CommandLineTool.valuedOptions, known: CommandLineTool.knownOptions)
+        let page = try #require(ReportCommand.allHelp.first { $0.name == "report churn" })
+        do {
+            try arguments.allow(page)
+            Issue.record("--by-product was allowed for report churn")
+        } catch {
+            #expect(error.message.hasPrefix("unknown option --by-product; see `subledger report churn --help`"))
+        }
     }
 }

@@ -49,7 +49,8 @@ enum IngestCommand: Command {
         var tabulation: Tabulation {
             Tabulation(
                 facts: [("read", .count(read)), ("appended", .count(appended)), ("duplicates", .count(duplicates)), ("rejected", .count(rejections.count))],
-                tables: rejections.isEmpty ? [] : [Table(
+                // Always the table, empty or not: CSV is the rejections, one layout whatever happened.
+                tables: [Table(
                     title: "rejections",
                     columns: [.init("line", key: "line"), .init("source", key: "source", limit: 40, cut: .middle), .init("reason", key: "reason"), .init("detail", key: "detail", limit: 72)],
                     rows: rejections.map { [.number(Int64($0.line)), .text($0.source), .text($0.reason), .text($0.detail)] })],
