@@ -35,6 +35,18 @@ public struct LedgerConfiguration: Codable, Sendable, Equatable {
         self = configuration
     }
 
+    /// A decoding error as a person reads it, not as Swift prints it.
+    static func describe(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case .keyNotFound(let key, _)?: "has no \"\(key.stringValue)\""
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?:
+            "has the wrong kind of value at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+        case .dataCorrupted(let context)?:
+            context.codingPath.isEmpty ? "is not JSON" : "has a value it cannot hold at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+        default: "cannot be read (\(error))"
+        }
+    }
+
     public static func load(from directory: String) throws(LedgerError) -> LedgerConfiguration {
         let path = DataDirectoryLayout(directory).configuration
         guard let data = FileIO.read(path) else {
@@ -43,7 +55,14 @@ public struct LedgerConfiguration: Codable, Sendable, Equatable {
         do {
             return try JSONDecoder().decode(LedgerConfiguration.self, from: Data(data))
         } catch {
-            throw LedgerError.configuration("\(path) is not a valid configuration (\(error)); run `subledger init` again")
+            let layout = DataDirectoryLayout(directory)
+            guard FileManager.default.fileExists(atPath: layout.log) else {
+                // `simulate --out DIR` writes a config.json of its own beside the workload.
+                let workload = FileManager.default.fileExists(atPath: directory + "/notifications.jsonl")
+                    ? " (it looks like a workload written by `subledger simulate`: ingest its notifications.jsonl into a data directory of its own)" : ""
+                throw LedgerError.notInitialized("\(directory) is not a Subledger data directory: its config.json \(Self.describe(error))\(workload); run `subledger init --bundle-id ID` in an empty directory")
+            }
+            throw LedgerError.configuration("\(path) is not a valid configuration: it \(Self.describe(error)); run `subledger init --bundle-id ID` again to rewrite it")
         }
     }
 

@@ -108,6 +108,19 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("a simulator's workload directory given as --data is not a data directory: a usage error (2)")
+    func workloadIsNotADataDirectory() throws {
+        let simulation = SimulatedLedger.shared.directory.file("sim")
+        #expect(FileManager.default.fileExists(atPath: simulation + "/config.json"))
+        #expect(tool.run(["--data", simulation, "stats"]).exitCode == .usage)
+        #expect {
+            try LedgerConfiguration.load(from: simulation)
+        } throws: { error in
+            let message = "\(error)"
+            return message.contains("is not a Subledger data directory: its config.json has no \"environments\"") && message.contains("written by `subledger simulate`")
+        }
+    }
+
     @Test("ingest's CSV is the rejections under one header, whether there were any or not")
     func ingestCSVLayout() throws {
         let directory = TemporaryDirectory()
