@@ -79,7 +79,7 @@ extension LogReader {
                 if header.previousFooterHash != previousFooterHash { chain(0, "segment header does not carry the previous segment's footer hash") }
             }
             if let footer = walk.footer, let footerOffset = walk.footerOffset {
-                if footer.recordCount != walk.recordCount || footer.recordsHash != walk.recordsHasher.digest() {
+                if !walk.footerFollowsDamage, footer.recordCount != walk.recordCount || footer.recordsHash != walk.recordsHasher.digest() {
                     chain(footerOffset, "records do not match the footer's count and SHA-256 (edited after sealing)")
                 }
                 if footer.previousFooterHash != previousFooterHash { chain(footerOffset, "footer does not link to the previous segment's footer") }

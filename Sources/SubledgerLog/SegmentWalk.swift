@@ -18,6 +18,9 @@ package struct SegmentWalk {
     package var lastRecordOffset: Int64?
     package var footer: Frame.Footer?
     package var footerOffset: Int64?
+    /// The footer lies past damage: intact, it still links the chain, but the records it
+    /// commits to cannot all be read, so they are not compared with it (the damage is named).
+    package var footerFollowsDamage = false
     /// Problems that have valid frames after them (never repaired silently).
     package var problems: [LogProblem] = []
     /// The damaged tail with nothing valid after it: (offset, bytes).
@@ -83,6 +86,11 @@ package struct SegmentWalk {
                         lastRecordOffset = Int64(offset)
                     }
                     if inValidPrefix { validEnd = Int64(offset + size) }
+                } else if kind == LogFormat.footerKind, footer == nil,
+                          let found = Frame.Footer(payload: UnsafeRawBufferPointer(rebasing: raw[(offset + LogFormat.frameHeaderSize)..<(offset + size)])) {
+                    footer = found
+                    footerOffset = Int64(offset)
+                    footerFollowsDamage = true
                 }
                 offset += size
             case .incomplete, .badLength, .crcMismatch, .zero:

@@ -80,6 +80,24 @@ struct LogRecoveryTests {
         #expect(try !LogReader(directory: dir.path).verify().ok)
     }
 
+    @Test("a record damaged in a sealed segment is the one problem verify and a head's audit name: the footer past it still links the chain")
+    func damageInSealedSegmentNamedAlone() throws {
+        let dir = TemporaryDirectory()
+        let records = try makeLog(dir, count: 120, segmentSize: 64 << 10)
+        let segments = try dir.segments()
+        try #require(segments.count >= 3)
+        var bytes = readFile(segments[0])
+        let flipped = Int(records[1].0.rawValue) + 10 + 1
+        bytes[flipped] ^= 0x20
+        writeFile(segments[0], bytes)
+        let reader = LogReader(directory: dir.path, writerMayBeBeside: false)
+        let problems = try reader.verify().problems
+        #expect(problems.map(\.kind) == [.crcMismatch] && problems.first?.file == segments[0], "\(problems)")
+        #expect(problems.first?.offset == Int64(records[1].0.rawValue))
+        let audit = try reader.auditPrefix(through: records.last!.0) { _ in }
+        #expect(audit.findings.map(\.problem.kind) == [.crcMismatch], "\(audit.findings)")
+    }
+
     @Test("truncating the last segment at every byte of its last frames loses exactly the incomplete frame")
     func tornTailAtEveryOffset() throws {
         let dir = TemporaryDirectory(inMemory: true)

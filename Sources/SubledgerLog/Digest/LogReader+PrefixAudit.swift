@@ -31,7 +31,7 @@ extension LogReader {
                     if header.previousFooterHash != previousFooterHash { note(segment, 0, .chainMismatch, "segment header does not carry the previous segment's footer hash") }
                 }
                 if let footer = walk.footer, let footerOffset = walk.footerOffset {
-                    if footer.recordCount != walk.recordCount || footer.recordsHash != walk.recordsHasher.digest() {
+                    if !walk.footerFollowsDamage, footer.recordCount != walk.recordCount || footer.recordsHash != walk.recordsHasher.digest() {
                         note(segment, footerOffset, .chainMismatch, "records do not match the footer's count and SHA-256 (a record was edited after sealing)")
                     }
                     if footer.previousFooterHash != previousFooterHash { note(segment, footerOffset, .chainMismatch, "footer does not link to the previous segment's footer") }
