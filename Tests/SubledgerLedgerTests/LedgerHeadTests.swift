@@ -1,6 +1,6 @@
 import SubledgerCore
 import Foundation
-import SubledgerLedger
+@testable import SubledgerLedger
 import SubledgerLog
 import SubledgerProjections
 import SubledgerSimulator
@@ -109,6 +109,24 @@ struct LedgerHeadTests {
             }
         }
         #expect(targets.count >= 60)
+        #expect(try fixture.verify().ok)
+    }
+
+    @Test("a damaged JWS header that messages share names their first events and how many messages share it, not no event at all")
+    func damagedSharedHeader() throws {
+        let fixture = try Self.fixture.get()
+        // The evidence log's first record is the first message's JWS header (x5c chain), which
+        // every message signed with that chain refers to.
+        let first = try fixture.segments("evidence")[0].path
+        try Self.changing(first, at: 56 + 100, to: { $0 ^ 0x20 }) {
+            let problems = try fixture.verify().problems
+            let header = try #require(problems.first { $0.log == "evidence" && $0.position.rawValue == 56 }, "\(problems)")
+            #expect(header.kind == "crc_mismatch")
+            #expect(header.events.count == LedgerHead.namedEvents, "\(header.events)")
+            #expect(header.events.first == LogPosition(rawValue: 56), "the first event is the first message's")
+            let shared = try #require(header.detail.firstMatch(of: /that (\d+) stored messages share/)?.1).description
+            #expect(Int(shared)! >= fixture.head.messages / 2, "\(header.detail)")
+        }
         #expect(try fixture.verify().ok)
     }
 

@@ -81,8 +81,15 @@ extension LedgerHead {
         let evidence = LogReader(directory: layout.evidence)
         let evidenceAudit = try evidence.auditPrefix(through: tally.evidenceEnd) { _ in }
         if !evidenceAudit.findings.isEmpty {
-            let named = try eventsReferencing(evidenceAudit.findings, log: log, through: cut)
-            problems += zip(evidenceAudit.findings, named).map { .init($0, log: "evidence", events: $1) }
+            let sharers = try messagesSharing(evidenceAudit.findings, evidence: evidence, through: tally.evidenceEnd)
+            let named = try eventsReferencing(evidenceAudit.findings, sharers: sharers, log: log, through: cut)
+            problems += evidenceAudit.findings.indices.map { index in
+                var problem = HeadVerification.Problem(evidenceAudit.findings[index], log: "evidence", events: named[index])
+                if sharers[index].count > 0 {
+                    problem.detail += "; it is a JWS header (certificate chain) that \(sharers[index].count) stored message\(sharers[index].count == 1 ? "" : "s") share, so none of their events' evidence can be rebuilt"
+                }
+                return problem
+            }
         }
         let actual = make(position: position, tally: tally, eventLogDigest: eventAudit.digest, evidenceDigest: evidenceAudit.digest)
         if actual.hex != hash.lowercased() && problems.isEmpty {
@@ -94,18 +101,39 @@ extension LedgerHead {
         return HeadVerification(position: position, expected: hash, actual: actual, problems: problems)
     }
 
-    /// For each evidence finding, the first few events whose evidence record holds it (or, for a
-    /// truncation, lies past it).
-    private static func eventsReferencing(_ findings: [LogPrefixAudit.Finding], log: LogReader, through cut: LogPosition) throws -> [[LogPosition]] {
+    /// The messages whose stored record refers to a damaged JWS header (a finding where a
+    /// header record starts): for each finding, how many, and the first few.
+    private static func messagesSharing(_ findings: [LogPrefixAudit.Finding], evidence: LogReader, through end: LogPosition) throws -> [(count: Int, first: Set<UInt64>)] {
+        var sharers = [(count: Int, first: Set<UInt64>)](repeating: (0, []), count: findings.count)
+        let damaged = Dictionary(findings.enumerated().map { ($1.position.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
+        _ = try evidence.auditPrefix(through: end) { entry in
+            guard entry.kind == EvidenceCodec.messageKind else { return }
+            for header in Set(EvidenceCodec.headerPositions(of: entry.payload)) {
+                guard let index = damaged[header] else { continue }
+                sharers[index].count += 1
+                if sharers[index].first.count < namedEvents { sharers[index].first.insert(entry.position.rawValue) }
+            }
+        }
+        return sharers
+    }
+
+    /// How many events a problem names, at most: where they are, not a listing of the ledger.
+    static let namedEvents = 5
+
+    /// For each evidence finding, the first few events whose evidence record holds it, refers
+    /// to it as a shared header (`sharers`) or, for a truncation, lies past it.
+    private static func eventsReferencing(_ findings: [LogPrefixAudit.Finding], sharers: [(count: Int, first: Set<UInt64>)], log: LogReader, through cut: LogPosition) throws -> [[LogPosition]] {
         var named = [[LogPosition]](repeating: [], count: findings.count)
         _ = try log.auditPrefix(through: cut) { entry in
             guard entry.kind == EventRecord.kind, entry.payload.count > 8,
                   let reference = try? EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...])).evidence else { return }
             let end = reference.position + UInt64(LogFormat.frameHeaderSize) + UInt64(reference.length)
-            for (index, finding) in findings.enumerated() where named[index].count < 5 {
+            for (index, finding) in findings.enumerated() where named[index].count < namedEvents {
                 let at = finding.position.rawValue
                 let inside = reference.position <= at && at < end
-                if inside || (finding.problem.kind == .truncated && end > at) { named[index].append(entry.position) }
+                if inside || sharers[index].first.contains(reference.position) || (finding.problem.kind == .truncated && end > at) {
+                    named[index].append(entry.position)
+                }
             }
         }
         return named

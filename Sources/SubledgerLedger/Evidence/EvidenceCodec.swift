@@ -133,6 +133,17 @@ enum EvidenceCodec {
         }
     }
 
+    /// The positions of the header records a message record refers to; none for a message
+    /// stored verbatim or a record that does not decode.
+    static func headerPositions(of record: UnsafeRawBufferPointer) -> [UInt64] {
+        var positions: [UInt64] = []
+        _ = try? decode(record) { position in
+            positions.append(position)
+            return []
+        }
+        return positions
+    }
+
     /// The dedup key of a message record, without rebuilding it.
     static func key(of record: UnsafeRawBufferPointer) -> String? {
         var reader = LedgerRecordReader(UnsafeRawBufferPointer(rebasing: record.prefix(300)))
