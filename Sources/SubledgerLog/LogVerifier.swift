@@ -95,3 +95,20 @@ extension LogReader {
         return (result, last)
     }
 }
+
+extension LogReader {
+    /// Whether damage begins exactly at `position`: a frame starts there, as the walk of the
+    /// segment holding it finds frames, and fails its check. False for a position inside a
+    /// record. Reads that one segment (at most its size in memory).
+    public func damageBegins(at position: LogPosition) throws -> Bool {
+        let list: SegmentList
+        do { list = try SegmentList(directory: directory) } catch { throw LogError.io(error) }
+        guard let index = list.index(containing: position.rawValue) else { return false }
+        let segment = list.segments[index]
+        let bytes: [UInt8]
+        do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
+        let walk = SegmentWalk(file: segment.path, bytes: bytes)
+        let offset = Int64(position.rawValue - segment.firstPosition)
+        return walk.problems.contains { $0.offset == offset } || walk.tornTail?.offset == offset
+    }
+}

@@ -160,4 +160,22 @@ struct EventQueryTests {
         query.after = LogPosition(rawValue: first.rawValue + 3)
         #expect(throws: QueryError.self) { try fixture.ledger.read { try $0.events(query) } }
     }
+
+    @Test("an after naming a record damaged since is the ledger's damage (exit 3, 500), not a parameter to mend; one inside a record stays invalid_after")
+    func afterAtDamage() throws {
+        let fixture = try SimulatedLedger(seed: 7)
+        defer { fixture.ledger.close() }
+        let cursor = try fixture.ledger.read { try $0.events(EventQuery()) }.events[5].position
+        let segment = try #require(FileManager.default.contentsOfDirectory(atPath: fixture.directory.file("data/log")).filter { $0.hasSuffix(".seg") }.sorted().last)
+        let path = fixture.directory.file("data/log/" + segment)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[Int(cursor.rawValue) + 30] ^= 0x20
+        try bytes.write(to: URL(fileURLWithPath: path))
+        var query = EventQuery()
+        query.after = cursor
+        #expect(throws: LogError.self) { try fixture.ledger.read { try $0.events(query) } }
+        #expect(throws: LogError.self) { try fixture.ledger.read { try $0.checkAfter(cursor) } }
+        query.after = LogPosition(rawValue: cursor.rawValue + 3)
+        #expect(throws: QueryError.self) { try fixture.ledger.read { try $0.events(query) } }
+    }
 }

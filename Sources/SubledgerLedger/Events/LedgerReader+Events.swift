@@ -84,8 +84,11 @@ extension LedgerReader {
     private static func checkAfter(_ position: LogPosition, in log: LogRecordFile) throws {
         do { _ = try log.record(at: position) } catch .noRecord {
             throw QueryError(kind: .badParameter, code: "invalid_after", detail: "no record starts at position \(position); pass a position from an event or a page's next")
-        } catch .corrupted {
-            throw QueryError(kind: .badParameter, code: "invalid_after", detail: "no valid record starts at position \(position) (a position inside a record, or a damaged one: `subledger verify` tells); pass a position from an event or a page's next")
+        } catch .corrupted(let problem) {
+            // A cursor a feed consumer kept is an event's position: damage there is the
+            // ledger's (exit 3, 500), not a parameter the consumer could mend.
+            if (try? LogReader(directory: log.directory).damageBegins(at: position)) == true { throw LogError.corrupted(problem) }
+            throw QueryError(kind: .badParameter, code: "invalid_after", detail: "no record starts at position \(position) (it is inside one); pass a position from an event or a page's next")
         }
     }
 
