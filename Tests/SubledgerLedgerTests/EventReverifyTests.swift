@@ -84,6 +84,18 @@ struct EventReverifyTests {
         #expect(reason == "event_differs")
     }
 
+    @Test("evidence accepted in its day still verifies after init narrows the environments: --reverify checks what a message proves, not today's intake")
+    func environmentsNarrowedLater() throws {
+        try ledger().close()
+        _ = try Ledger.initialize(directory: directory.file("data"), bundleId: "com.example.subledger", appAppleId: 1_234_567_890,
+                                  environments: ["Sandbox"], rootFiles: [], smallBusiness: false, catalogFile: nil)
+        let reopened = try Ledger(directory: directory.file("data"))
+        defer { reopened.close() }
+        let items = try Self.reverified(reopened)
+        #expect(items.count > 20 && items.allSatisfy { $0.event.environment == .production })
+        #expect(items.allSatisfy { $0.evidence == .verified }, "\(items.compactMap { $0.evidence == .verified ? nil : $0.evidence })")
+    }
+
     @Test("untouched evidence verifies; a byte changed and resealed fails verification, one left unsealed fails reading; only those events fail")
     func flippedByteNamesItsEvent() throws {
         let ledger = try ledger()

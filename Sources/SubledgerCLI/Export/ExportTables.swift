@@ -106,6 +106,6 @@ enum ExportTables {
             .init("auto_renew_product_id", "TEXT", "`autoRenewProductId`", { .text($0.event.renewal?.autoRenewProductId) }),
             .init("expiration_intent", "INTEGER", "`expirationIntent`: 1 cancelled, 2 billing error, 3 price increase declined, 4 product unavailable, 5 other", { .integer($0.event.renewal?.expirationIntent) }),
             .init("status", "INTEGER", "`data.status`: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked", { .integer($0.event.status) }),
-            .init("evidence_position", "BIGINT", "where the verbatim signed message is in the evidence log (`history --raw` prints it)", { .integer(Int64(bitPattern: $0.event.evidence.position)) }),
+            .init("evidence_position", "BIGINT", "where the verbatim signed message is in the evidence log (`history --raw` and `events --raw` print the message itself)", { .integer(Int64(bitPattern: $0.event.evidence.position)) }),
         ])
 }

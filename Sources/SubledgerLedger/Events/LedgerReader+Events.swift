@@ -20,7 +20,7 @@ extension LedgerReader {
         let log = try LogRecordFile(directory: layout.log)
         if let after = query.after { try Self.checkAfter(after, in: log) }
         let evidence = query.raw || query.reverify ? try EvidenceReader(directory: layout.evidence) : nil
-        let preparer = query.reverify ? try MessagePreparer(configuration: configuration, verifier: SignedDataVerifier(trustedRoots: configuration.loadRoots(from: directory))) : nil
+        let preparer = query.reverify ? try Self.reverifying(configuration, directory: directory) : nil
         let customerPositions = try query.customer.map { id in
             try projections.history(id)?.events.map(\.position).sorted() ?? []
         }
@@ -90,6 +90,16 @@ extension LedgerReader {
             if (try? LogReader(directory: log.directory).damageBegins(at: position)) == true { throw LogError.corrupted(problem) }
             throw QueryError(kind: .badParameter, code: "invalid_after", detail: "no record starts at position \(position) (it is inside one); pass a position from an event or a page's next")
         }
+    }
+
+    /// Verification as ingestion's, for evidence already accepted: any known environment, since
+    /// which ones the ledger takes may have changed since (`init --environment`), while what a
+    /// message proves has not; the event made again must still equal the stored one, its
+    /// environment included.
+    private static func reverifying(_ configuration: LedgerConfiguration, directory: String) throws -> MessagePreparer {
+        var accepting = configuration
+        accepting.environments = AppStoreEnvironment.known.map(\.rawValue)
+        return MessagePreparer(configuration: accepting, verifier: SignedDataVerifier(trustedRoots: try configuration.loadRoots(from: directory)))
     }
 
     private static func read(_ position: UInt64, from evidence: EvidenceReader) -> Result<[UInt8], any Error> {
