@@ -53,9 +53,11 @@ struct Arguments {
                 case "--data":
                     // An empty path would resolve against the root: `--data ""` once wrote /config.json.
                     guard value != "" else { throw UsageError("--data needs a directory, not an empty path") }
+                    guard dataDirectory == nil else { throw UsageError("--data is given twice; give one data directory") }
                     dataDirectory = value
                 case "--format":
                     guard let chosen = OutputFormat(rawValue: value!) else { throw UsageError("--format is table, csv, json or jsonl, not '\(value!)'") }
+                    guard format == nil else { throw UsageError("--format is given twice; give one format") }
                     format = chosen
                 default: options[name, default: []].append(value!)
                 }
@@ -86,6 +88,9 @@ struct Arguments {
         }
         for name in flags where !known.contains(name) {
             throw UsageError("unknown option \(name)\(Suggestion.hint(for: name, among: suggestible)); see `subledger \(help.name) --help`")
+        }
+        for option in help.options where !option.repeatable && (options[option.name]?.count ?? 0) > 1 {
+            throw UsageError("\(option.name) is given \(options[option.name]!.count) times; give it once (\(options[option.name]!.map { "'\($0)'" }.joined(separator: ", ")))")
         }
         guard let operands = help.operands else { return }
         let allowed = help.name.split(separator: " ").count - 1 + operands

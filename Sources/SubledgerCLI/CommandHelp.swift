@@ -6,11 +6,15 @@ struct CommandHelp: Sendable {
         /// What the value is (`DAY`); nil for a switch.
         var value: String?
         var summary: String
+        /// Whether it may be given more than once (each value counts); any other option given
+        /// twice is refused rather than the last one silently winning.
+        var repeatable = false
 
-        init(_ name: String, _ value: String, _ summary: String) {
+        init(_ name: String, _ value: String, _ summary: String, repeatable: Bool = false) {
             self.name = name
             self.value = value
             self.summary = summary
+            self.repeatable = repeatable
         }
 
         /// A switch.

@@ -108,6 +108,21 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("an option given twice is a usage error (2), not the last one silently winning; those that repeat by design still do", arguments: [
+        (["report", "revenue", "--from", "2026-01-01", "--from", "2026-02-01", "--to", "2026-03-31"], ExitCode.usage),
+        (["report", "revenue", "--from", "2026-01-01", "--to", "2026-03-31", "--by", "day", "--by", "month"], .usage),
+        (["stats", "--format", "csv", "--format", "json"], .usage),
+        (["events", "--type", "renewed", "--type", "refunded", "--limit", "3"], .success),
+    ])
+    func optionGivenTwice(argv: [String], expected: ExitCode) {
+        #expect(SimulatedLedger.shared.run(argv).exitCode == expected)
+    }
+
+    @Test("--data given twice is a usage error (2): which directory was meant cannot be guessed")
+    func dataGivenTwice() {
+        #expect(tool.run(["--data", "one", "--data", "two", "stats"]).exitCode == .usage)
+    }
+
     @Test("a simulator's workload directory given as --data is not a data directory: a usage error (2)")
     func workloadIsNotADataDirectory() throws {
         let simulation = SimulatedLedger.shared.directory.file("sim")

@@ -7,9 +7,9 @@ enum EventsCommand: Command {
         name: "events", summary: "events across all customers, filtered, in log order (audit queries, feeds)",
         usage: "events [--type T]... [--notification-type N]... [--product P]... [--customer ID] [--environment E] [--from INSTANT] [--to INSTANT] [--time effective|recorded] [--after POSITION] [--limit N] [--raw] [--reverify]",
         options: [
-            .init("--type", "T", "an event type (refunded, renewed, subscriptionStarted, ...); repeat for any of several"),
-            .init("--notification-type", "N", "Apple's notificationType (REFUND, DID_RENEW, ...); repeat for any of several"),
-            .init("--product", "P", "a productId; repeat for any of several"),
+            .init("--type", "T", "an event type (refunded, renewed, subscriptionStarted, ...); repeat for any of several", repeatable: true),
+            .init("--notification-type", "N", "Apple's notificationType (REFUND, DID_RENEW, ...); repeat for any of several", repeatable: true),
+            .init("--product", "P", "a productId; repeat for any of several", repeatable: true),
             .init("--customer", "ID", "one customer's events: appAccountToken, originalTransactionId or transactionId"),
             .init("--environment", "E", "Production, Sandbox, Xcode or LocalTesting"),
             .init("--from", "INSTANT", "only events at or after this instant (see --time)"),

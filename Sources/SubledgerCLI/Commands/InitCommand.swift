@@ -11,8 +11,8 @@ enum InitCommand: Command {
         options: [
             .init("--bundle-id", "ID", "the app's bundle id, required the first time"),
             .init("--app-apple-id", "N", "the app's Apple id (checked in Production notifications)"),
-            .init("--environment", "E", "an environment to accept: Production (default), Sandbox, Xcode, LocalTesting; repeat for more (replaces the list)"),
-            .init("--root", "CERT", "a root certificate to trust (DER or PEM); repeat for more. Without any, Apple Root CA - G3 (shipped with subledger) is trusted"),
+            .init("--environment", "E", "an environment to accept: Production (default), Sandbox, Xcode, LocalTesting; repeat for more (replaces the list)", repeatable: true),
+            .init("--root", "CERT", "a root certificate to trust (DER or PEM); repeat for more. Without any, Apple Root CA - G3 (shipped with subledger) is trusted", repeatable: true),
             .init("--small-business", "proceeds at 85 % from the first day (App Store Small Business Program)"),
             .init("--no-small-business", "proceeds at 70 % in a subscription's first year, 85 % after (the default)"),
             .init("--catalog", "FILE", "products' entitlements, ranks and periods (JSON)"),
