@@ -118,6 +118,14 @@ struct ExitCodeTests {
         #expect(SimulatedLedger.shared.run(argv).exitCode == expected)
     }
 
+    @Test("an event type is taken in any case, as notification types are; an unknown one is a usage error (2)", arguments: [
+        (["events", "--type", "Refunded", "--limit", "1"], ExitCode.success), (["events", "--type", "SUBSCRIPTIONSTARTED", "--limit", "1"], .success),
+        (["events", "--type", "refundd"], .usage),
+    ])
+    func eventTypesInAnyCase(argv: [String], expected: ExitCode) {
+        #expect(SimulatedLedger.shared.run(argv).exitCode == expected)
+    }
+
     @Test("--data given twice is a usage error (2): which directory was meant cannot be guessed")
     func dataGivenTwice() {
         #expect(tool.run(["--data", "one", "--data", "two", "stats"]).exitCode == .usage)

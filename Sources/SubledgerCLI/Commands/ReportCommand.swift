@@ -16,7 +16,7 @@ enum ReportCommand: Command {
 
     static let revenue = CommandHelp(
         name: "report revenue", summary: "sales, refunds, net and proceeds per period and currency",
-        usage: "report revenue --from DAY --to DAY [--by day|month] [--by-product] [--refunds refund-date|original] [--in CUR --rates FILE]",
+        usage: "report revenue --from DAY --to DAY [--by day|month] [--by-product] [--refunds refund-date|original] [--in CUR --rates FILE] [--environment E] [--at-position P]",
         options: [
             .init("--from", "DAY", "first UTC day (YYYY-MM-DD), required"),
             .init("--to", "DAY", "last UTC day, included, required"),
@@ -28,13 +28,13 @@ enum ReportCommand: Command {
 
     static let mrr = CommandHelp(
         name: "report mrr", summary: "MRR, ARR, active subscriptions and trials at an instant",
-        usage: "report mrr [--at INSTANT] [--in CUR --rates FILE]",
+        usage: "report mrr [--at INSTANT] [--in CUR --rates FILE] [--environment E] [--at-position P]",
         options: [.init("--at", "INSTANT", "the instant (default: now)")] + conversion + common,
         wide: true, notes: [csvNote, conversionNote], example: "subledger report mrr --at 2026-07-01")
 
     static let churn = CommandHelp(
         name: "report churn", summary: "churn, reactivations, trials and commitments per period",
-        usage: "report churn --from DAY --to DAY [--by day|month]",
+        usage: "report churn --from DAY --to DAY [--by day|month] [--environment E] [--at-position P]",
         options: [
             .init("--from", "DAY", "first UTC day (YYYY-MM-DD), required"),
             .init("--to", "DAY", "last UTC day, included, required"),
@@ -45,7 +45,7 @@ enum ReportCommand: Command {
 
     static let cohorts = CommandHelp(
         name: "report cohorts", summary: "retention by month of first payment",
-        usage: "report cohorts --from MONTH --to MONTH",
+        usage: "report cohorts --from MONTH --to MONTH [--environment E] [--at-position P]",
         options: [
             .init("--from", "MONTH", "first cohort (YYYY-MM), required"),
             .init("--to", "MONTH", "last cohort, required"),

@@ -43,7 +43,8 @@ public struct EventQuery: Sendable, Equatable {
     /// `environment`, `from`, `to`, `time`, `after`, `limit`, `raw`, `reverify`.
     public init(_ parameters: some QueryParameterSource) throws(QueryError) {
         for name in parameters.list("type") {
-            guard let type = EventType(name: name) else {
+            // In any case, as notification types and environments are taken: `Refunded` is `refunded`.
+            guard let type = EventType(name: name) ?? EventType.allCases.first(where: { $0.name.lowercased() == name.lowercased() }) else {
                 throw QueryError(kind: .badParameter, code: "invalid_type", detail: "\(parameters.spelling("type")) is an event type (\(EventType.allCases.map(\.name).joined(separator: ", "))), not \(name)")
             }
             types.append(type)
