@@ -53,4 +53,17 @@ struct QueryErrorSpellingTests {
             #expect(throws: QueryError.self, "\(typo)") { try MRRQuery(["at": typo], now: 0) }
         }
     }
+
+    @Test("a bound finer than a millisecond admits exactly what it says: events from it or before it round up, an instant and history's inclusive end are cut")
+    func subMillisecondBounds() throws {
+        let day = try #require(UTCDay("2026-02-01")).start
+        let events = try EventQuery(Flags(values: ["from": "2026-02-01T00:00:21.9671Z", "to": "2026-02-01T00:00:21.9679Z"]))
+        // An event signed at 21.967 is before both bounds: outside from, inside to.
+        #expect(events.from == day + 21_968 && events.to == day + 21_968)
+        let exact = try EventQuery(Flags(values: ["from": "2026-02-01T00:00:21.967000Z", "to": "2026-02-01T00:00:21.967000Z"]))
+        #expect(exact.from == day + 21_967 && exact.to == day + 21_967)
+        let history = try HistoryQuery(id: "1", Flags(values: ["from": "2026-02-01T00:00:21.9671Z", "to": "2026-02-01T00:00:21.9679Z"]))
+        #expect(history.from == day + 21_968 && history.to == day + 21_967)
+        #expect(try MRRQuery(["at": "2026-02-01T00:00:21.9679Z"], now: 0).at == day + 21_967)
+    }
 }

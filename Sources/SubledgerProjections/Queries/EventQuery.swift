@@ -54,10 +54,10 @@ public struct EventQuery: Sendable, Equatable {
         products = parameters.list("product")
         customer = parameters.value("customer")
         environment = try parameters.environment()
-        from = try parameters.instant("from")
+        from = try parameters.instant("from", roundingUp: true)
         // Ordered as given: `--from 2026-03-15 --to 2026-03-14` is reversed, though the day
         // given to `to` ends where the day given to `from` starts.
-        try parameters.requireOrdered(from: from, to: try parameters.instant("to"))
+        try parameters.requireOrdered(from: try parameters.instant("from"), to: try parameters.instant("to"))
         to = try parameters.instantAfterDay("to")
         if let text = parameters.value("time") {
             guard let axis = TimeAxis(rawValue: text) else {

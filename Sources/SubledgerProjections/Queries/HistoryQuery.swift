@@ -17,8 +17,9 @@ public struct HistoryQuery: Sendable, Equatable {
 
     /// `from`, `to` (instants), `raw`.
     public init(id: String, _ parameters: some QueryParameterSource) throws(QueryError) {
-        let (from, to) = (try parameters.instant("from"), try parameters.instantThroughDay("to"))
-        try parameters.requireOrdered(from: from, to: to)
-        self.init(id: id, from: from, to: to, raw: try parameters.isOn("raw"))
+        let to = try parameters.instantThroughDay("to")
+        // Ordered as given: a window inside one millisecond is empty, not reversed.
+        try parameters.requireOrdered(from: try parameters.instant("from"), to: to)
+        self.init(id: id, from: try parameters.instant("from", roundingUp: true), to: to, raw: try parameters.isOn("raw"))
     }
 }

@@ -18,8 +18,11 @@ extension QueryParameterSource {
         values(name).flatMap { $0.split(separator: ",").map(String.init) }
     }
 
-    public func instant(_ name: String) throws(QueryError) -> Int64? {
-        try value(name).map { text throws(QueryError) in try instant(text, name) }
+    /// - Parameter roundingUp: for a bound that admits instants at or after it, or an
+    ///   exclusive upper bound: a fraction finer than a millisecond moves it to the next one,
+    ///   which admits exactly what the instant given does, as Apple signs to the millisecond.
+    public func instant(_ name: String, roundingUp: Bool = false) throws(QueryError) -> Int64? {
+        try value(name).map { text throws(QueryError) in try instant(text, name, roundingUp: roundingUp) }
     }
 
     /// As `instant`, but a bare day is its last millisecond: an inclusive upper bound given as
@@ -34,7 +37,7 @@ extension QueryParameterSource {
     /// the next, so the day is in the window, as a day is in every other command's.
     func instantAfterDay(_ name: String) throws(QueryError) -> Int64? {
         guard let text = value(name) else { return nil }
-        let instant = try instant(text, name)
+        let instant = try instant(text, name, roundingUp: true)
         return text.count == 10 ? instant + 86_400_000 : instant
     }
 
@@ -81,9 +84,10 @@ extension QueryParameterSource {
     }
 
     /// `2026-03-03`, `2026-03-03T10:00:00Z` or with a fraction of a second (`…T10:00:00.250Z`,
-    /// up to nine digits, cut to the millisecond), as epoch milliseconds (UTC). Nothing else: a typo must not read as
-    /// another instant (`T1:30:00.250Z` was taken for 13:00:02.500).
-    func instant(_ text: String, _ name: String) throws(QueryError) -> Int64 {
+    /// up to nine digits, cut to the millisecond, or `roundingUp` to the next when finer), as
+    /// epoch milliseconds (UTC). Nothing else: a typo must not read as another instant
+    /// (`T1:30:00.250Z` was taken for 13:00:02.500).
+    func instant(_ text: String, _ name: String, roundingUp: Bool = false) throws(QueryError) -> Int64 {
         let invalid = QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(spelling(name)) is an ISO 8601 UTC instant (2026-03-01T00:00:00.000Z) or a day (2026-03-01), not \(text)")
         guard let day = UTCDay(text.prefix(10)) else { throw invalid }
         let rest = text.dropFirst(10)
@@ -102,6 +106,7 @@ extension QueryParameterSource {
                 let value = (fraction + "00").prefix(3).decimal
             else { throw invalid }
             millis = value
+            if roundingUp, fraction.dropFirst(3).contains(where: { $0 != "0" }) { millis += 1 }
         }
         return day.start + Int64(((hours * 60 + minutes) * 60 + seconds) * 1000 + millis)
     }
