@@ -84,7 +84,8 @@ public struct LedgerServer: Sendable {
         router.get("/v1/events", protected(reading { request in
             try self.answer(request) { reader, parameters, _ in
                 var query = try EventQuery(parameters)
-                query.limit = min(query.limit ?? EventQuery.pageLimit, EventQuery.pageLimit)
+                let maximum = query.raw ? EventQuery.rawPageLimit : EventQuery.pageLimit
+                query.limit = min(query.limit ?? maximum, maximum)
                 return try reader.events(query).json.serialized()
             }
         }))

@@ -1,5 +1,6 @@
 import Foundation
 import SubledgerHTTP
+import SubledgerProjections
 import SubledgerServer
 import Testing
 
@@ -28,6 +29,13 @@ struct EventRoutesTests {
         let rest = try get("/v1/events?type=renewed&limit=1000000&after=\(next)")
         #expect((rest.json["events"] as? [[String: Any]])?.compactMap { $0["position"] as? String } == Array(positions.dropFirst(2)))
         #expect((try get("/v1/events?type=refunded").json["events"] as? [Any])?.isEmpty == true)
+        // With the evidence a page is at most 64 events, whatever limit asks; next goes on.
+        for index in 6...(EventQuery.rawPageLimit + 6) { #expect(try fixture.post(fixture.notification(index)).status == 200) }
+        let raw = try get("/v1/events?raw=1&limit=1000")
+        #expect((raw.json["events"] as? [[String: Any]])?.count == EventQuery.rawPageLimit)
+        #expect((raw.json["events"] as? [[String: Any]])?.allSatisfy { $0["signedPayload"] is String } == true)
+        #expect(raw.json["next"] is String)
+        #expect((try get("/v1/events?limit=1000").json["events"] as? [Any])?.count ?? 0 > EventQuery.rawPageLimit)
         #expect(try get("/v1/events?type=weather").json["error"] as? String == "invalid_type")
         #expect(try get("/v1/events?after=\(Int(next)! + 1)").json["error"] as? String == "invalid_after")
         // Positions no log reaches, up to the largest a position can be, took the server down.

@@ -38,6 +38,10 @@ public struct EventQuery: Sendable, Equatable {
 
     /// The largest page `GET /v1/events` returns, and its default.
     public static let pageLimit = 1000
+    /// The same with the signed evidence (`raw`, about 15 KB an event): a page of 1,000 was
+    /// 15 MB held for each slow reader until it read it, so a few dozen readers took hundreds
+    /// of MB. `next` pages on.
+    public static let rawPageLimit = 64
 
     /// `type`, `notificationType`, `product` (each repeatable or comma-separated), `customer`,
     /// `environment`, `from`, `to`, `time`, `after`, `limit`, `raw`, `reverify`.
