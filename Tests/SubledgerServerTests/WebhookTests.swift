@@ -103,6 +103,10 @@ struct WebhookTests {
         #expect(try fixture.post(Array("{\"signedPayload\":".utf8)).status == 400)
         #expect(try fixture.post(Array("{\"signedPayload\":\"abc\"}".utf8)).status == 400)
         #expect(try fixture.post(Array(repeating: UInt8(ascii: "x"), count: 1 << 19)).status == 400)
+        // An empty body is named as such, not as a JWS of one part.
+        let empty = try fixture.post([])
+        #expect(empty.status == 400 && empty.json["error"] as? String == "not_jws")
+        #expect((empty.json["detail"] as? String)?.hasPrefix("the body is empty") == true, "\(empty.json)")
         #expect(try fixture.server.ledger.quarantined().isEmpty)
     }
 

@@ -44,6 +44,9 @@ struct MessagePreparer: Sendable {
             }
             message = signed
         } else {
+            guard !bytes.isEmpty else {
+                throw VerificationError(.notJWS, "the body is empty; the App Store POSTs {\"signedPayload\": \"...\"}, and a file line holds that object or the signed payload itself")
+            }
             message = Array(bytes)
         }
         let jws = try CompactJWS(message)
