@@ -15,17 +15,22 @@ extension LedgerServer {
         var query = try EventQuery(parameters)
         try parameters.requireEveryNameAsked()
         // Empty means no last id (the event-stream standard): the stream starts from `after`.
+        var resumed = false
         if let resume = request.headers["Last-Event-ID"], !resume.isEmpty {
             guard let position = LogPosition(resume) else {
                 throw QueryError(kind: .badParameter, code: "invalid_last_event_id", detail: "Last-Event-ID is an event's position (its id:), not \(resume)")
             }
             query.after = position
+            resumed = true
         }
         query.limit = nil
         query.reverify = false
         if let after = query.after {
-            // A position that is no record's fails at once rather than in the stream.
-            try ledger.read { try $0.checkAfter(after) }
+            // A position that is no record's fails at once rather than in the stream, named as
+            // the client gave it.
+            do { try ledger.read { try $0.checkAfter(after) } } catch let error as QueryError where resumed {
+                throw QueryError(kind: error.kind, code: "invalid_last_event_id", detail: "Last-Event-ID \(after) is not an event's position: \(error.detail)")
+            }
         }
         let feed = self.feed
         let subscribed = query
