@@ -37,6 +37,12 @@ struct EventRoutesTests {
         #expect(raw.json["next"] is String)
         #expect((try get("/v1/events?limit=1000").json["events"] as? [Any])?.count ?? 0 > EventQuery.rawPageLimit)
         #expect(try get("/v1/events?type=weather").json["error"] as? String == "invalid_type")
+        // A filter given no value is a value left out, not no filter (or no event).
+        for (target, code) in [("type=", "invalid_type"), ("type=,", "invalid_type"), ("notificationType=", "invalid_notification_type"),
+                               ("product=", "invalid_product"), ("customer=", "invalid_customer")] {
+            let answer = try get("/v1/events?" + target)
+            #expect(answer.status == 400 && answer.json["error"] as? String == code, "\(target): \(answer.json)")
+        }
         #expect(try get("/v1/events?after=\(Int(next)! + 1)").json["error"] as? String == "invalid_after")
         // Positions no log reaches, up to the largest a position can be, took the server down.
         for far in ["9223372036854775807", "9223372036854775808", "18446744073709551615"] {

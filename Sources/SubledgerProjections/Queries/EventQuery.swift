@@ -46,6 +46,14 @@ public struct EventQuery: Sendable, Equatable {
     /// `type`, `notificationType`, `product` (each repeatable or comma-separated), `customer`,
     /// `environment`, `from`, `to`, `time`, `after`, `limit`, `raw`, `reverify`.
     public init(_ parameters: some QueryParameterSource) throws(QueryError) {
+        // `type=` would mean no filter at all, `customer=` no event: both are a value left out.
+        let lists = [("type", "invalid_type"), ("notificationType", "invalid_notification_type"), ("product", "invalid_product")]
+        for (name, code) in lists where !parameters.values(name).isEmpty && parameters.list(name).isEmpty {
+            throw QueryError(kind: .badParameter, code: code, detail: "\(parameters.spelling(name)) is empty; give a value or leave the filter out")
+        }
+        if parameters.value("customer")?.isEmpty == true {
+            throw QueryError(kind: .badParameter, code: "invalid_customer", detail: "\(parameters.spelling("customer")) is empty; give an id or leave the filter out")
+        }
         for name in parameters.list("type") {
             // In any case, as notification types and environments are taken: `Refunded` is `refunded`.
             guard let type = EventType(name: name) ?? EventType.allCases.first(where: { $0.name.lowercased() == name.lowercased() }) else {
