@@ -67,6 +67,8 @@ final class Connection {
     var discarded = 0
     /// The body being streamed, in state `streaming`.
     var stream: ResponseStream?
+    /// The stream's bytes handed to `output` so far, for the access log when it ends.
+    var streamedBytes = 0
 
     init(id: UInt64, fd: Int32, remote: RemoteAddress, counted: Bool, limits: RequestParser.Limits, interest: UInt32) {
         self.id = id

@@ -384,6 +384,7 @@ final class EventLoop {
         guard !bytes.isEmpty else { return }
         if ended { stream.close() }
         // The output has drained: take the stream's buffer itself rather than a copy of it.
+        connection.streamedBytes += bytes.count
         connection.output = bytes
         connection.outputSent = 0
         connection.deadline = now + configuration.writeTimeout
@@ -466,7 +467,9 @@ final class EventLoop {
     private func close(_ connection: Connection) {
         guard connection.state != .closed else { return }
         if let exchange = connection.exchange {
-            record(exchange, remote: connection.remote, aborted: true, now: clock.now)
+            // A stream ends with its connection: what reached the socket of it is its size.
+            let streamed = exchange.isStream ? max(0, connection.streamedBytes - (connection.output.count - connection.outputSent)) : nil
+            record(exchange, remote: connection.remote, aborted: true, now: clock.now, streamed: streamed)
             connection.exchange = nil
         }
         let held = connection.state == .processing && connection.workerMaySend
@@ -554,13 +557,13 @@ final class EventLoop {
         return cachedDate.text
     }
 
-    private func record(_ exchange: Connection.Exchange, remote: RemoteAddress, aborted: Bool, now: ContinuousClock.Instant) {
+    private func record(_ exchange: Connection.Exchange, remote: RemoteAddress, aborted: Bool, now: ContinuousClock.Instant, streamed: Int? = nil) {
         let latency = exchange.started.duration(to: exchange.delivered ?? now)
         metrics.requests.increment(labels: [ServerMetrics.methodLabel(exchange.request?.method), String(exchange.status)])
         // A stream's life is its client's: as a latency it swamped every other request's.
         if !exchange.isStream { metrics.duration.observe(latency.inSeconds) }
         configuration.accessLog.write(AccessLog.Entry(remote: remote, request: exchange.request, status: exchange.status,
-                                                      bodyBytes: aborted ? 0 : exchange.bodyBytes, latency: latency,
+                                                      bodyBytes: streamed ?? (aborted ? 0 : exchange.bodyBytes), latency: latency,
                                                       aborted: aborted && !exchange.isStream, error: exchange.handlerError))
     }
 }
