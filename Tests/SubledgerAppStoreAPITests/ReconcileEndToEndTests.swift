@@ -46,4 +46,24 @@ struct ReconcileEndToEndTests {
         let limited = try JSONSerialization.jsonObject(with: Data(workload.cli(["appstore", "reconcile", "--limit", "5", "--json"]).output.utf8)) as! [String: Any]
         #expect(limited["checked"] as? Int == 5)
     }
+
+    @Test("a subscription Apple no longer knows (404) is listed as refused, by id, and every other one is still checked")
+    func refusedSubscriptionDoesNotStopTheRun() throws {
+        let workload = try Workload(customers: 30, months: 4, seed: 93, start: Workload.start(daysAgo: 150))
+        let customers = try workload.expected["customers"] as! [String: [String: Any]]
+        let subscriptions = customers.values.flatMap { ($0["subscriptions"] as! [String: [String: Any]]).keys }.sorted()
+        let forgotten = try #require(subscriptions.first)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--unknown", forgotten])
+        try workload.webhookLedger(key: key, standIn: standIn)
+
+        let (code, output) = workload.cli(["appstore", "reconcile", "--json"])
+        #expect(code == .failure)
+        let summary = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        #expect(summary["error"] == nil && summary["notChecked"] == nil, "\(summary)")
+        let failed = summary["failed"] as! [[String: Any]]
+        #expect(failed.map { $0["id"] as? String } == [forgotten])
+        #expect(failed.first?["status"] as? Int == 404)
+        #expect(summary["checked"] as? Int == subscriptions.count - 1)
+    }
 }

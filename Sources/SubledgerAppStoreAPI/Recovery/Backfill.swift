@@ -4,18 +4,12 @@ import SubledgerLedger
 /// Get All Subscription Statuses, their signed transactions and renewal infos ingested like
 /// `ingest` does, so customers from before the ledger get their whole history.
 public struct Backfill {
-    public struct Failure: Sendable, Equatable {
-        public var id: String
-        public var status: Int?
-        public var error: String
-    }
-
     public struct Summary: Sendable, Equatable {
         public var ids = 0
         /// HTTP requests sent, retries and failures included.
         public var requests = 0
         public var tally = IngestTally()
-        public var failed: [Failure] = []
+        public var failed: [RefusedId] = []
         /// Ids whose history and statuses were all stored, in order.
         public var done: [String] = []
         /// Ids not tried because the run stopped (the one it stopped at is in `failed`).
@@ -46,8 +40,8 @@ public struct Backfill {
                 try backfill(id, into: &summary)
                 summary.done.append(id)
             } catch let error as AppStoreAPIError {
-                summary.failed.append(Failure(id: id, status: error.status, error: error.description))
-                if !Self.concernsOnlyThisId(error) {
+                summary.failed.append(RefusedId(id, error))
+                if !error.concernsOnlyThisId {
                     summary.stoppedBy = error
                     summary.notDone = Array(ids[(index + 1)...])
                 }
@@ -57,15 +51,6 @@ public struct Backfill {
             if summary.stoppedBy != nil { break }
         }
         return summary
-    }
-
-    /// Whether the next id may fare better: Apple refused this one (unknown, 404) or answered
-    /// it with something unreadable.
-    static func concernsOnlyThisId(_ error: AppStoreAPIError) -> Bool {
-        switch error {
-        case .rejected, .invalidResponse: return true
-        case .credentialsRejected, .gaveUp, .transport, .signing, .cancelled: return false
-        }
     }
 
     private func backfill(_ id: String, into summary: inout Summary) throws {

@@ -26,6 +26,8 @@ public struct Reconciliation {
         public var agreed = 0
         public var healed = 0
         public var disagreed: [Disagreement] = []
+        /// Subscriptions Apple refused (an id it does not know, 404): not checked, the others are.
+        public var failed: [RefusedId] = []
         public var tally = IngestTally()
         /// Subscriptions not checked because the run stopped, and why it did.
         public var notChecked = 0
@@ -46,8 +48,9 @@ public struct Reconciliation {
     }
 
     /// Checks the ledger's auto-renewable subscriptions of `environment`, the `limit` most
-    /// recently active when given. An API error stops the run (every other subscription would
-    /// fail the same way) with what was checked so far and `stoppedBy`.
+    /// recently active when given. A subscription Apple refuses is listed in `failed` and the
+    /// others go on; any other API error stops the run (every other subscription would fail the
+    /// same way) with what was checked so far and `stoppedBy`.
     public func run(limit: Int?, environment: String, progress: (Summary) -> Void = { _ in }) throws -> Summary {
         var subscriptions = try Self.subscriptions(logDirectory: ledger.layout.log, environment: environment)
         if let limit { subscriptions = Array(subscriptions.prefix(limit)) }
@@ -57,6 +60,10 @@ public struct Reconciliation {
             let statuses: SubscriptionStatuses
             do {
                 statuses = try client.subscriptionStatuses(transactionId: original)
+            } catch where error.concernsOnlyThisId {
+                summary.failed.append(RefusedId(original, error))
+                progress(summary)
+                continue
             } catch {
                 summary.stoppedBy = error
                 summary.notChecked = subscriptions.count - index

@@ -18,6 +18,17 @@ extension AppstoreCommand {
             rows: rejections.map { [.text($0.source), .number(Int64($0.item)), .text($0.reason), .text($0.detail)] })]
     }
 
+    static func refusedJSON(_ refused: [RefusedId]) -> JSON {
+        .array(refused.map { .object([("id", .string($0.id)), ("status", $0.status.map { .int($0) } ?? .null), ("error", .string($0.error))]) })
+    }
+
+    static func refusedTable(_ refused: [RefusedId], title: String) -> [Table] {
+        refused.isEmpty ? [] : [Table(
+            title: title,
+            columns: [.init("id", key: "id"), .init("status", key: "status"), .init("error", key: "error", limit: 72)],
+            rows: refused.map { [.text($0.id), .text($0.status.map(String.init)), .text($0.error)] })]
+    }
+
     struct RecoverResult: CommandOutput {
         var summary: NotificationRecovery.Summary
 
@@ -48,7 +59,7 @@ extension AppstoreCommand {
                 ("ids", .int(summary.ids)), ("requests", .int(summary.requests)), ("received", .int(summary.tally.received)),
                 ("appended", .int(summary.tally.appended)), ("duplicates", .int(summary.tally.duplicates)),
                 ("rejected", .int(summary.tally.rejections.count)), ("rejections", rejectionsJSON(summary.tally.rejections)),
-                ("failed", .array(summary.failed.map { .object([("id", .string($0.id)), ("status", $0.status.map { .int($0) } ?? .null), ("error", .string($0.error))]) })),
+                ("failed", refusedJSON(summary.failed)),
             ] + errorJSON(summary.stoppedBy) + (summary.stoppedBy == nil ? [] : [("done", .array(summary.done.map { .string($0) })),
                                                                             ("notDone", .array(summary.notDone.map { .string($0) }))])).serialized()
         }
@@ -59,10 +70,7 @@ extension AppstoreCommand {
                         ("appended", .count(summary.tally.appended)), ("duplicates", .count(summary.tally.duplicates)),
                         ("rejected", .count(summary.tally.rejections.count)), ("failed", .count(summary.failed.count))]
                     + (summary.stoppedBy == nil ? [] : [("not done", .count(summary.notDone.count))]),
-                tables: rejectionsTable(summary.tally.rejections) + (summary.failed.isEmpty ? [] : [Table(
-                    title: "failed ids",
-                    columns: [.init("id", key: "id"), .init("status", key: "status"), .init("error", key: "error", limit: 72)],
-                    rows: summary.failed.map { [.text($0.id), .text($0.status.map(String.init)), .text($0.error)] })]))
+                tables: rejectionsTable(summary.tally.rejections) + refusedTable(summary.failed, title: "failed ids"))
         }
     }
 
@@ -79,14 +87,16 @@ extension AppstoreCommand {
                 ("rejected", .int(summary.tally.rejections.count)), ("rejections", rejectionsJSON(summary.tally.rejections)),
                 ("disagreed", .array(summary.disagreed.map { .object([("originalTransactionId", .string($0.originalTransactionId)),
                                                                        ("ledger", Self.side($0.ledger)), ("apple", Self.side($0.apple))]) })),
+                ("failed", refusedJSON(summary.failed)),
             ] + errorJSON(summary.stoppedBy) + (summary.stoppedBy == nil ? [] : [("notChecked", .int(summary.notChecked))])).serialized()
         }
 
         var tabulation: Tabulation {
             Tabulation(
                 facts: [("checked", .count(summary.checked)), ("agreed", .count(summary.agreed)), ("healed", .count(summary.healed)),
-                        ("disagree", .count(summary.disagreed.count))] + (summary.stoppedBy == nil ? [] : [("not checked", .count(summary.notChecked))]),
-                tables: rejectionsTable(summary.tally.rejections) + (summary.disagreed.isEmpty ? [] : [Table(
+                        ("disagree", .count(summary.disagreed.count)), ("failed", .count(summary.failed.count))]
+                    + (summary.stoppedBy == nil ? [] : [("not checked", .count(summary.notChecked))]),
+                tables: rejectionsTable(summary.tally.rejections) + refusedTable(summary.failed, title: "refused by Apple") + (summary.disagreed.isEmpty ? [] : [Table(
                     title: "still disagree",
                     columns: [.init("subscription", key: "originalTransactionId"), .init("ledger", key: "ledger.status"), .init("ledger expires", key: "ledger.expiresAt"),
                               .init("Apple", key: "apple.status"), .init("Apple expires", key: "apple.expiresAt")],

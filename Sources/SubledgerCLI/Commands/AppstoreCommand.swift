@@ -169,7 +169,7 @@ enum AppstoreCommand: Command {
                 + "run `subledger appstore reconcile` again (what Apple returned is stored; it checks every subscription again)")
         }
         noteQuarantined(summary.tally, command: "reconcile")
-        return CommandResult(ReconcileResult(summary: summary), summary.disagreed.isEmpty && summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
+        return CommandResult(ReconcileResult(summary: summary), summary.disagreed.isEmpty && summary.failed.isEmpty && summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
     static func testNotification(_ arguments: Arguments, client: AppStoreServerAPIClient) throws -> CommandResult {
