@@ -71,7 +71,12 @@ struct FaultToleranceTests {
         let notices = Mutex<[String]>([])
         let client = try api.client(directory: workload.data, bundleId: "com.example.subledger", environment: "Production",
                                     retry: RetryPolicy(maximumThrottledWaits: 3), sleep: { _ in }, notice: { line in notices.withLock { $0.append(line) } })
-        #expect(throws: AppStoreAPIError.self) { _ = try client.notificationHistory(start: 1_767_225_600_000, end: 1_769_904_000_000, paginationToken: nil) }
+        #expect {
+            _ = try client.notificationHistory(start: 1_767_225_600_000, end: 1_769_904_000_000, paginationToken: nil)
+        } throws: { error in
+            // Apple answered every time: the message says it throttled, not that nothing answered.
+            "\(error)" == "Apple throttled notificationHistory (HTTP 429, rate limit) on 4 requests in a row, with the waits it asked for between them: try again later"
+        }
         #expect(notices.withLock { $0 } == (1...3).map { "throttled by Apple (HTTP 429), waiting 7s, attempt \($0) of 3" })
     }
 }

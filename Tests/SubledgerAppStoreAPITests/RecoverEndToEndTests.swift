@@ -134,6 +134,10 @@ struct RecoverEndToEndTests {
         #expect((summary["error"] as? String)?.contains("refused the API credentials") == true)
         #expect(try workload.eventCount == before)
         #expect(!FileManager.default.fileExists(atPath: workload.data + "/appstore/recover-Production.json"))
+        // The table says why too, not only stderr.
+        let table = workload.cli(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-02-01"])
+        #expect(table.exitCode == .failure)
+        #expect(table.output.split(separator: "\n").contains { $0.hasPrefix("error") && $0.contains("refused the API credentials") }, "\(table.output)")
     }
 
     @Test("reconcile and test-notification that fail print with --json what they did and the error, exit 1, as recover and backfill do")

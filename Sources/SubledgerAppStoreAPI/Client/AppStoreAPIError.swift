@@ -24,6 +24,9 @@ public enum AppStoreAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         case .rejected(let status, let errorCode, let message, let endpoint):
             let apple = [errorCode.map { "errorCode \($0)" }, message].compactMap { $0 }.joined(separator: ": ")
             return "\(endpoint) answered HTTP \(status)" + (apple.isEmpty ? "" : " (\(apple))")
+        case .gaveUp(let endpoint, let attempts, _, 429?):
+            // Apple answers, and asks for patience: the waits it asked for are spent.
+            return "Apple throttled \(endpoint) (HTTP 429, rate limit) on \(attempts) requests in a row, with the waits it asked for between them: try again later"
         case .gaveUp(let endpoint, let attempts, let last, _):
             return "\(endpoint) failed \(attempts) times, last: \(last); Apple or the network is not answering: try again later"
         case .transport(let endpoint, let error):

@@ -7,6 +7,11 @@ extension AppstoreCommand {
         error.map { [("error", .string($0.description))] } ?? []
     }
 
+    /// A stopped run's table says why, as its JSON does, not only stderr.
+    static func errorFacts(_ error: AppStoreAPIError?) -> [(name: String, value: Cell)] {
+        error.map { [("error", .text($0.description))] } ?? []
+    }
+
     static func rejectionsJSON(_ rejections: [IngestTally.Rejection]) -> JSON {
         .array(rejections.map { .object([("source", .string($0.source)), ("item", .int($0.item)), ("reason", .string($0.reason)), ("detail", .string($0.detail))]) })
     }
@@ -46,7 +51,8 @@ extension AppstoreCommand {
             Tabulation(
                 facts: [("environment", .text(summary.environment)), ("since", .instant(summary.since)), ("until", .instant(summary.until)),
                         ("pages", .count(summary.pages)), ("received", .count(summary.tally.received)), ("appended", .count(summary.tally.appended)),
-                        ("duplicates", .count(summary.tally.duplicates)), ("rejected", .count(summary.tally.rejections.count))],
+                        ("duplicates", .count(summary.tally.duplicates)), ("rejected", .count(summary.tally.rejections.count))]
+                    + errorFacts(summary.stoppedBy),
                 tables: rejectionsTable(summary.tally.rejections))
         }
     }
@@ -69,7 +75,7 @@ extension AppstoreCommand {
                 facts: [("ids", .count(summary.ids)), ("requests", .count(summary.requests)), ("received", .count(summary.tally.received)),
                         ("appended", .count(summary.tally.appended)), ("duplicates", .count(summary.tally.duplicates)),
                         ("rejected", .count(summary.tally.rejections.count)), ("failed", .count(summary.failed.count))]
-                    + (summary.stoppedBy == nil ? [] : [("not done", .count(summary.notDone.count))]),
+                    + (summary.stoppedBy == nil ? [] : [("not done", .count(summary.notDone.count))]) + errorFacts(summary.stoppedBy),
                 tables: rejectionsTable(summary.tally.rejections) + refusedTable(summary.failed, title: "failed ids"))
         }
     }
@@ -95,7 +101,7 @@ extension AppstoreCommand {
             Tabulation(
                 facts: [("checked", .count(summary.checked)), ("agreed", .count(summary.agreed)), ("healed", .count(summary.healed)),
                         ("disagree", .count(summary.disagreed.count)), ("failed", .count(summary.failed.count))]
-                    + (summary.stoppedBy == nil ? [] : [("not checked", .count(summary.notChecked))]),
+                    + (summary.stoppedBy == nil ? [] : [("not checked", .count(summary.notChecked))]) + errorFacts(summary.stoppedBy),
                 tables: rejectionsTable(summary.tally.rejections) + refusedTable(summary.failed, title: "refused by Apple") + (summary.disagreed.isEmpty ? [] : [Table(
                     title: "still disagree",
                     columns: [.init("subscription", key: "originalTransactionId"), .init("ledger", key: "ledger.status"), .init("ledger expires", key: "ledger.expiresAt"),
