@@ -49,9 +49,7 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
             throw .invalid("the API key \(keyFile) is \(what); download the In-App Purchase key (.p8) from App Store Connect")
         }
         guard parsed.curve == .p256 else { throw .invalid("the API key \(keyFile) is not a P-256 key; download the In-App Purchase key (.p8) from App Store Connect") }
-        if let baseURL, !baseURL.hasPrefix("https://") {
-            throw .invalid("--api-base-url must be an https:// URL, not '\(baseURL)'")
-        }
+        try checkBaseURL(baseURL)
         // A new key keeps the base URL and CA not given again: rotating the key of a stand-in
         // setup must not point it at Apple's production API.
         let previous = try? load(directory: directory)
@@ -59,18 +57,38 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
         try files.write(APIFiles.keyName, key, mode: 0o600)
         var configuration = APIConfiguration(keyId: keyId, issuerId: issuerId, baseURL: baseURL ?? previous?.baseURL)
         configuration.caFile = previous?.caFile
+        try configuration.save(in: files, caFile: caFile)
+        return configuration
+    }
+
+    /// Points the configured credentials at another base URL or CA, keeping the key.
+    public static func update(directory: String, baseURL: String?, caFile: String?) throws(APISetupError) -> APIConfiguration {
+        guard var configuration = try load(directory: directory) else { throw .notConfigured }
+        try checkBaseURL(baseURL)
+        if let baseURL { configuration.baseURL = baseURL }
+        try configuration.save(in: APIFiles(directory), caFile: caFile)
+        return configuration
+    }
+
+    private static func checkBaseURL(_ baseURL: String?) throws(APISetupError) {
+        if let baseURL, !baseURL.hasPrefix("https://") {
+            throw .invalid("--api-base-url must be an https:// URL, not '\(baseURL)'")
+        }
+    }
+
+    /// Copies `caFile`, when given, beside the key and writes the configuration.
+    private mutating func save(in files: APIFiles, caFile: String?) throws(APISetupError) {
         if let caFile {
             guard let ca = FileIO.read(caFile), (try? Certificate(derOrPEM: ca)) != nil else {
                 throw .invalid("--api-ca-file \(caFile) is not a readable PEM certificate")
             }
             try files.write(APIFiles.caName, ca, mode: 0o644)
-            configuration.caFile = APIFiles.caName
+            self.caFile = APIFiles.caName
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(configuration) else { throw .invalid("cannot encode the API configuration") }
+        guard let data = try? encoder.encode(self) else { throw .invalid("cannot encode the API configuration") }
         try files.write(APIFiles.configurationName, Array(data), mode: 0o644)
-        return configuration
     }
 
     /// The base URL requests for `environment` go to.

@@ -7,7 +7,7 @@ import SubledgerLog
 enum InitCommand: Command {
     static let help = CommandHelp(
         name: "init", summary: "write the data directory's configuration (again: change what is given, keep the rest; the log is never touched)",
-        usage: "init --bundle-id ID [--app-apple-id N] [--environment E]... [--root CERT]... [--small-business|--no-small-business] [--catalog FILE] [--api-key FILE.p8 --api-key-id ID --api-issuer-id UUID [--api-base-url URL] [--api-ca-file PEM]]",
+        usage: "init --bundle-id ID [--app-apple-id N] [--environment E]... [--root CERT]... [--small-business|--no-small-business] [--catalog FILE] [--api-key FILE.p8 --api-key-id ID --api-issuer-id UUID] [--api-base-url URL] [--api-ca-file PEM]",
         options: [
             .init("--bundle-id", "ID", "the app's bundle id, required the first time"),
             .init("--app-apple-id", "N", "the app's Apple id (checked in Production notifications)"),
@@ -19,7 +19,7 @@ enum InitCommand: Command {
             .init("--api-key", "FILE.p8", "the App Store Server API key: copied into the data directory, owner-readable only, never printed"),
             .init("--api-key-id", "ID", "the key's id (App Store Connect → Users and Access → Integrations → In-App Purchase)"),
             .init("--api-issuer-id", "UUID", "the issuer id shown on the same page"),
-            .init("--api-base-url", "URL", "one base URL for every environment instead of Apple's (a local stand-in)"),
+            .init("--api-base-url", "URL", "one base URL for every environment instead of Apple's (a local stand-in); alone, for the credentials installed"),
             .init("--api-ca-file", "PEM", "a CA to trust for the API's TLS besides the system's"),
         ],
         notes: [
@@ -93,16 +93,26 @@ enum InitCommand: Command {
 
     /// Stores the API credentials when `--api-key` is given; the other API flags need it.
     static func installAPI(_ arguments: Arguments, directory: String) throws -> APIConfiguration? {
-        guard let key = arguments.value("--api-key") else {
-            for flag in ["--api-key-id", "--api-issuer-id", "--api-base-url", "--api-ca-file"] where arguments.value(flag) != nil {
-                throw UsageError("\(flag) needs --api-key FILE.p8")
+        let (baseURL, caFile) = (arguments.value("--api-base-url"), arguments.value("--api-ca-file"))
+        do {
+            guard let key = arguments.value("--api-key") else {
+                for flag in ["--api-key-id", "--api-issuer-id"] where arguments.value(flag) != nil {
+                    throw UsageError("\(flag) needs --api-key FILE.p8")
+                }
+                // A new URL or CA for the credentials already installed: the key need not be given again.
+                guard baseURL != nil || caFile != nil else { return try APIConfiguration.load(directory: directory) }
+                guard try APIConfiguration.load(directory: directory) != nil else {
+                    throw UsageError("\(baseURL != nil ? "--api-base-url" : "--api-ca-file") needs --api-key FILE.p8: no API credentials are installed yet")
+                }
+                return try APIConfiguration.update(directory: directory, baseURL: baseURL, caFile: caFile)
             }
-            return try APIConfiguration.load(directory: directory)
+            guard let keyId = arguments.value("--api-key-id"), let issuerId = arguments.value("--api-issuer-id") else {
+                throw UsageError("--api-key needs --api-key-id ID and --api-issuer-id UUID")
+            }
+            return try APIConfiguration.install(directory: directory, keyFile: key, keyId: keyId, issuerId: issuerId, baseURL: baseURL, caFile: caFile)
+        } catch APISetupError.invalid(let message) {
+            // A value given wrong on the command line: a usage error (2), as every other.
+            throw UsageError(message)
         }
-        guard let keyId = arguments.value("--api-key-id"), let issuerId = arguments.value("--api-issuer-id") else {
-            throw UsageError("--api-key needs --api-key-id ID and --api-issuer-id UUID")
-        }
-        return try APIConfiguration.install(directory: directory, keyFile: key, keyId: keyId, issuerId: issuerId,
-                                            baseURL: arguments.value("--api-base-url"), caFile: arguments.value("--api-ca-file"))
     }
 }
