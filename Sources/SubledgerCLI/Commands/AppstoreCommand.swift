@@ -112,7 +112,7 @@ enum AppstoreCommand: Command {
                 ? "--since \(UTCInstant.iso8601(window.since)) must be before --until (default: now), here \(UTCInstant.iso8601(window.until))"
                 : "--until \(UTCInstant.iso8601(window.until)) is not after where the last recovery ended (\(UTCInstant.iso8601(window.since))); give --since for an earlier window")
         }
-        var throttle = ProgressThrottle()
+        var throttle = ProgressThrottle(quietFor: 1)
         let summary = try recovery.run(since: window.since, until: window.until) { summary in
             guard throttle.due() else { return }
             Output.progress("appstore recover: \(summary.pages) pages, \(summary.tally.received) received, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.tally.rejections.count) rejected")
@@ -135,7 +135,7 @@ enum AppstoreCommand: Command {
         }
         let ids = try transactionIds(operands: Array(arguments.positional.dropFirst()), file: file)
         guard !ids.isEmpty else { throw UsageError("appstore backfill needs transaction ids: as arguments or --ids FILE") }
-        var throttle = ProgressThrottle()
+        var throttle = ProgressThrottle(quietFor: 1)
         let summary = try Backfill(ledger: ledger, client: client, clock: context.clock).run(ids: ids) { summary in
             guard throttle.due() || summary.ids == ids.count else { return }
             Output.progress("appstore backfill: \(summary.ids)/\(ids.count) ids, \(summary.requests) requests, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.failed.count) failed")
@@ -158,7 +158,7 @@ enum AppstoreCommand: Command {
             guard let value = Int(text), value > 0 else { throw UsageError("--limit takes a positive number, not '\(text)'") }
             limit = value
         }
-        var throttle = ProgressThrottle()
+        var throttle = ProgressThrottle(quietFor: 1)
         let summary = try Reconciliation(ledger: ledger, client: client, clock: context.clock).run(limit: limit, environment: environment) { summary in
             guard throttle.due() else { return }
             Output.progress("appstore reconcile: \(summary.checked) checked, \(summary.agreed) agreed, \(summary.healed) healed, \(summary.disagreed.count) disagree")

@@ -5,7 +5,7 @@ import SubledgerLedger
 struct ProgressThrottle {
     private var next: Double
 
-    init(quietFor delay: Double = 0) {
+    init(quietFor delay: Double) {
         next = WallTime.monotonicSeconds() + delay
     }
 
