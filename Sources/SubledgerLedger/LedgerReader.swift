@@ -163,20 +163,28 @@ public struct LedgerReader: Sendable {
     }
 
     public func revenue(_ query: RevenueQuery) throws -> RevenueReport {
-        try projections.revenue(from: query.from, to: query.to, by: query.by, byProduct: query.byProduct, refunds: query.refunds,
-                                smallBusiness: configuration.smallBusiness, scope: scope(query.filter))
+        var report = try projections.revenue(from: query.from, to: query.to, by: query.by, byProduct: query.byProduct, refunds: query.refunds,
+                                             smallBusiness: configuration.smallBusiness, scope: scope(query.filter))
+        report.atPosition = query.filter.atPosition
+        return report
     }
 
     public func mrr(_ query: MRRQuery) throws -> MRRReport {
-        try projections.mrr(at: query.at, scope: scope(query.filter))
+        var report = try projections.mrr(at: query.at, scope: scope(query.filter))
+        report.atPosition = query.filter.atPosition
+        return report
     }
 
     public func churn(_ query: ChurnQuery) throws -> ChurnReport {
-        try projections.churn(from: query.from, to: query.to, by: query.by, scope: scope(query.filter), now: query.now)
+        var report = try projections.churn(from: query.from, to: query.to, by: query.by, scope: scope(query.filter), now: query.now)
+        report.atPosition = query.filter.atPosition
+        return report
     }
 
     public func cohorts(_ query: CohortQuery) throws -> CohortReport {
-        try projections.cohorts(from: query.from, to: query.to, now: query.now, scope: scope(query.filter))
+        var report = try projections.cohorts(from: query.from, to: query.to, now: query.now, scope: scope(query.filter))
+        report.atPosition = query.filter.atPosition
+        return report
     }
 
     private func scope(_ filter: ReportFilter) throws -> ReportScope {

@@ -72,6 +72,21 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("a report asked --at-position says so, in its JSON (atPosition) and its table, with the same rows; one of the ledger as it stands has neither", arguments: [
+        ["report", "revenue", "--from", "2026-01-01", "--to", "2026-04-30"], ["report", "mrr", "--at", "2026-03-01"],
+        ["report", "churn", "--from", "2026-01-01", "--to", "2026-04-30"], ["report", "cohorts", "--from", "2026-01", "--to", "2026-04"],
+    ])
+    func reportsEchoTheirPosition(argv: [String]) throws {
+        let end = try #require(try SimulatedLedger.shared.json("head")["logEnd"] as? String)
+        let now = try SimulatedLedger.shared.json(argv)
+        let then = try SimulatedLedger.shared.json(argv + ["--at-position", end])
+        #expect(now["atPosition"] == nil)
+        #expect(then["atPosition"] as? String == end)
+        #expect(NSDictionary(dictionary: now).isEqual(to: then.filter { $0.key != "atPosition" }))
+        #expect(SimulatedLedger.shared.run(argv + ["--at-position", end]).output.contains("as of log position  \(end)"))
+        #expect(!SimulatedLedger.shared.run(argv).output.contains("as of log position"))
+    }
+
     @Test("customer --at-position tells the state as the ledger told it when its log ended there")
     func customerAtPosition() throws {
         let id = SimulatedLedger.shared.customerIds[0]

@@ -1,3 +1,5 @@
+import SubledgerLog
+
 /// A command's result as a person or a spreadsheet reads it: facts (`name  value` lines), then
 /// tables, then notes that say what to do next.
 struct Tabulation: Sendable {
@@ -9,5 +11,13 @@ struct Tabulation: Sendable {
         self.facts = facts
         self.tables = tables
         self.notes = notes
+    }
+}
+
+extension Tabulation {
+    /// A report asked as of a log position (`--at-position`) says so, so that a saved table is
+    /// not taken for the ledger as it stands.
+    static func asOf(_ position: LogPosition?) -> [(name: String, value: Cell)] {
+        position.map { [("as of log position", .text($0.description))] } ?? []
     }
 }

@@ -1,10 +1,11 @@
+import SubledgerLog
 import SubledgerCore
 
 /// The contract's `report ... --json` documents. Fields beyond the contract (`environment`,
 /// `from`, `to`, `by` where the contract shows only `rows`) are additions, never renames.
 extension RevenueReport: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case from, to, by, refunds, environment, rows
+        case from, to, by, refunds, environment, atPosition, rows
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -14,6 +15,7 @@ extension RevenueReport: Encodable {
         try container.encode(by, forKey: .by)
         try container.encode(refunds, forKey: .refunds)
         try container.encode(environment, forKey: .environment)
+        try container.encodeIfPresent(atPosition?.description, forKey: .atPosition)
         try container.encode(rows, forKey: .rows)
     }
 }
@@ -40,20 +42,21 @@ extension RevenueRow: Encodable {
 
 extension MRRReport: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case at, environment, rows
+        case at, environment, atPosition, rows
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeInstant(at, forKey: .at)
         try container.encode(environment, forKey: .environment)
+        try container.encodeIfPresent(atPosition?.description, forKey: .atPosition)
         try container.encode(rows, forKey: .rows)
     }
 }
 
 extension ChurnReport: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case from, to, by, environment, rows
+        case from, to, by, environment, atPosition, rows
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -62,6 +65,7 @@ extension ChurnReport: Encodable {
         try container.encode(to.description, forKey: .to)
         try container.encode(by, forKey: .by)
         try container.encode(environment, forKey: .environment)
+        try container.encodeIfPresent(atPosition?.description, forKey: .atPosition)
         try container.encode(rows, forKey: .rows)
     }
 }
@@ -92,7 +96,7 @@ extension ChurnRow: Encodable {
 
 extension CohortReport: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case from, to, environment, rows
+        case from, to, environment, atPosition, rows
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -100,6 +104,7 @@ extension CohortReport: Encodable {
         try container.encode(from.description, forKey: .from)
         try container.encode(to.description, forKey: .to)
         try container.encode(environment, forKey: .environment)
+        try container.encodeIfPresent(atPosition?.description, forKey: .atPosition)
         try container.encode(rows, forKey: .rows)
     }
 }

@@ -1,3 +1,4 @@
+import SubledgerLog
 /// `report churn --json`.
 public struct ChurnReport: Sendable, Equatable {
     public var from: UTCDay
@@ -6,6 +7,9 @@ public struct ChurnReport: Sendable, Equatable {
     public var environment: String
     /// By period; only periods with some activity.
     public var rows: [ChurnRow]
+    /// The log position the report was asked as of (`--at-position`), echoed so that a saved
+    /// report says it is a view of the past; nil for the ledger as it stands.
+    public var atPosition: LogPosition? = nil
 }
 
 public struct ChurnRow: Sendable, Equatable {

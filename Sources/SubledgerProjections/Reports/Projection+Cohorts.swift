@@ -1,3 +1,4 @@
+import SubledgerLog
 /// `report cohorts --json`.
 public struct CohortReport: Sendable, Equatable {
     public var from: UTCMonth
@@ -5,6 +6,9 @@ public struct CohortReport: Sendable, Equatable {
     public var environment: String
     /// By cohort month; only cohorts with members.
     public var rows: [CohortRow]
+    /// The log position the report was asked as of (`--at-position`), echoed so that a saved
+    /// report says it is a view of the past; nil for the ledger as it stands.
+    public var atPosition: LogPosition? = nil
 }
 
 public struct CohortRow: Sendable, Equatable, Encodable {

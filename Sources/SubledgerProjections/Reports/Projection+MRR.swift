@@ -1,3 +1,4 @@
+import SubledgerLog
 import SubledgerCore
 
 /// `report mrr --json`.
@@ -6,6 +7,9 @@ public struct MRRReport: Sendable, Equatable {
     public var environment: String
     /// By currency; only currencies with an active subscription or trial.
     public var rows: [MRRRow]
+    /// The log position the report was asked as of (`--at-position`), echoed so that a saved
+    /// report says it is a view of the past; nil for the ledger as it stands.
+    public var atPosition: LogPosition? = nil
 }
 
 public struct MRRRow: Sendable, Equatable, Encodable {

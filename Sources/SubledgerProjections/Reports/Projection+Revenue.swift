@@ -1,3 +1,4 @@
+import SubledgerLog
 /// Which period a refund is booked in.
 public enum RefundConvention: String, Sendable, Codable, CaseIterable {
     /// By `revocationDate` (Apple's convention); a reversal books a negative refund in its own
@@ -16,6 +17,9 @@ public struct RevenueReport: Sendable, Equatable {
     public var environment: String
     /// By period, currency, then product; only rows with some activity.
     public var rows: [RevenueRow]
+    /// The log position the report was asked as of (`--at-position`), echoed so that a saved
+    /// report says it is a view of the past; nil for the ledger as it stands.
+    public var atPosition: LogPosition? = nil
 }
 
 public struct RevenueRow: Sendable, Equatable {

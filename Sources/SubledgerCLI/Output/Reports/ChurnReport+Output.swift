@@ -26,6 +26,6 @@ extension ChurnReport: CommandOutput {
                 .count(row.commitmentsStarted), .count(row.commitmentsCompleted), .count(row.commitmentsDefaulted),
             ]
         }
-        return Tabulation(facts: [("churn", .text("\(from) to \(to) by \(by.rawValue)")), ("environment", .text(environment))], tables: [Table(columns: columns, rows: rows)])
+        return Tabulation(facts: [("churn", .text("\(from) to \(to) by \(by.rawValue)")), ("environment", .text(environment))] + Tabulation.asOf(atPosition), tables: [Table(columns: columns, rows: rows)])
     }
 }

@@ -12,6 +12,6 @@ extension CohortReport: CommandOutput {
         let rows: [[Cell]] = rows.map { row in
             [.text(row.cohort), .count(row.size)] + (0..<months).map { $0 < row.retained.count ? .count(row.retained[$0]) : .text(nil) }
         }
-        return Tabulation(facts: [("cohorts", .text("\(from) to \(to)")), ("environment", .text(environment))], tables: [Table(columns: columns, rows: rows)])
+        return Tabulation(facts: [("cohorts", .text("\(from) to \(to)")), ("environment", .text(environment))] + Tabulation.asOf(atPosition), tables: [Table(columns: columns, rows: rows)])
     }
 }

@@ -15,6 +15,6 @@ extension MRRReport: CommandOutput {
             [.text(row.currency), .money(row.mrr, row.currency), .money(row.arr, row.currency), .count(row.activeSubscriptions),
              .count(row.activeTrials), .count(row.activeCommitments), .money(row.committedRevenueRemaining, row.currency)]
         }
-        return Tabulation(facts: [("MRR at", .instant(at)), ("environment", .text(environment))], tables: [Table(columns: columns, rows: rows)])
+        return Tabulation(facts: [("MRR at", .instant(at)), ("environment", .text(environment))] + Tabulation.asOf(atPosition), tables: [Table(columns: columns, rows: rows)])
     }
 }

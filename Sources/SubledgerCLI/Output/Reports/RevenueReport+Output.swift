@@ -22,7 +22,7 @@ extension RevenueReport: CommandOutput {
             ]
         }
         return Tabulation(
-            facts: [("revenue", .text("\(from) to \(to) by \(by.rawValue)")), ("refunds", .text("by \(refunds.rawValue)")), ("environment", .text(environment))],
+            facts: [("revenue", .text("\(from) to \(to) by \(by.rawValue)")), ("refunds", .text("by \(refunds.rawValue)")), ("environment", .text(environment))] + Tabulation.asOf(atPosition),
             tables: [Table(columns: columns, rows: rows)])
     }
 }
