@@ -7,6 +7,19 @@ import Testing
 /// data, a drift Apple's data cannot explain is listed.
 @Suite("appstore reconcile, end to end", .enabled(if: StandIn.isInstalled, StandIn.missing))
 struct ReconcileEndToEndTests {
+    /// A stand-in serving the workload, started with `extra`, and the ledger fed its notifications.
+    static func ledgerBesideStandIn(_ workload: Workload, extra: [String]) throws -> StandIn {
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: extra)
+        try workload.webhookLedger(key: key, standIn: standIn)
+        return standIn
+    }
+
+    static func reconcile(_ workload: Workload, _ arguments: [String] = []) throws -> (code: ExitCode, document: [String: Any]) {
+        let (code, output) = workload.cli(["appstore", "reconcile", "--json"] + arguments)
+        return (code, try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any])
+    }
+
     @Test("missed renewals heal; a status planted in the stand-in that its signed data does not back is listed as disagreeing")
     func healsGapsAndListsDrift() throws {
         // Ends a month ago, so "now" on both sides lies after every simulated event.
@@ -23,13 +36,11 @@ struct ReconcileEndToEndTests {
         let drift = workload.directory.file("drift.json")
         try "{\"\(drifted)\": 5}".write(toFile: drift, atomically: true, encoding: .utf8)
 
-        let key = try APIKey(directory: workload.directory)
-        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--drift", drift])
-        try workload.webhookLedger(key: key, standIn: standIn)
+        let standIn = try Self.ledgerBesideStandIn(workload, extra: ["--drift", drift])
+        defer { withExtendedLifetime(standIn) {} }
 
-        let (code, output) = workload.cli(["appstore", "reconcile", "--json"])
+        let (code, first) = try Self.reconcile(workload)
         #expect(code == .failure)
-        let first = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
         let disagreed = first["disagreed"] as! [[String: Any]]
         #expect(disagreed.map { $0["originalTransactionId"] as? String } == [drifted])
         #expect((disagreed.first?["apple"] as? [String: Any])?["status"] as? String == "revoked")
@@ -38,12 +49,12 @@ struct ReconcileEndToEndTests {
         #expect((first["healed"] as! Int) > 0, "the withheld notifications leave subscriptions behind Apple")
         #expect((first["agreed"] as! Int) + (first["healed"] as! Int) + 1 == checked)
 
-        let again = try JSONSerialization.jsonObject(with: Data(workload.cli(["appstore", "reconcile", "--json"]).output.utf8)) as! [String: Any]
+        let again = try Self.reconcile(workload).document
         #expect(again["healed"] as? Int == 0)
         #expect(again["agreed"] as? Int == checked - 1)
         #expect((again["disagreed"] as! [Any]).count == 1)
 
-        let limited = try JSONSerialization.jsonObject(with: Data(workload.cli(["appstore", "reconcile", "--limit", "5", "--json"]).output.utf8)) as! [String: Any]
+        let limited = try Self.reconcile(workload, ["--limit", "5"]).document
         #expect(limited["checked"] as? Int == 5)
     }
 
@@ -53,13 +64,11 @@ struct ReconcileEndToEndTests {
         let customers = try workload.expected["customers"] as! [String: [String: Any]]
         let subscriptions = customers.values.flatMap { ($0["subscriptions"] as! [String: [String: Any]]).keys }.sorted()
         let forgotten = try #require(subscriptions.first)
-        let key = try APIKey(directory: workload.directory)
-        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--unknown", forgotten])
-        try workload.webhookLedger(key: key, standIn: standIn)
+        let standIn = try Self.ledgerBesideStandIn(workload, extra: ["--unknown", forgotten])
+        defer { withExtendedLifetime(standIn) {} }
 
-        let (code, output) = workload.cli(["appstore", "reconcile", "--json"])
+        let (code, summary) = try Self.reconcile(workload)
         #expect(code == .failure)
-        let summary = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
         #expect(summary["error"] == nil && summary["notChecked"] == nil, "\(summary)")
         let failed = summary["failed"] as! [[String: Any]]
         #expect(failed.map { $0["id"] as? String } == [forgotten])
