@@ -200,7 +200,9 @@ public struct LedgerServer: Sendable {
             guard authenticator.isAuthorized(probe) else {
                 throw HTTPError(.unauthorized, code: "unauthorized", detail: "the token is not the server's API token")
             }
-            response.headers.set("Set-Cookie", "\(BearerTokenAuthenticator.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict")
+            // Behind a TLS proxy that says so, the browser must never send the token over plain HTTP.
+            let secure = request.headers["X-Forwarded-Proto"]?.lowercased() == "https" ? "; Secure" : ""
+            response.headers.set("Set-Cookie", "\(BearerTokenAuthenticator.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict\(secure)")
         }
         let rest = request.query.filter { $0.name != "token" }.map { percentEncode($0.name) + "=" + percentEncode($0.value) }
         response.headers.set("Location", rest.isEmpty ? "/" : "/?" + rest.joined(separator: "&"))

@@ -92,8 +92,13 @@ struct DashboardTests {
         #expect(login.headers["Location"] == "/?currency=EUR")
         let cookie = try #require(login.headers["Set-Cookie"])
         #expect(cookie.hasPrefix("subledger_token=\(Self.token);"))
-        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && !cookie.contains("Secure"))
         #expect(try Self.get(fixture, "/?token=guess", cookie: nil).status.code == 401)
+        // Behind a TLS proxy that says so, the cookie never travels over plain HTTP.
+        var proxied = HTTPHeaders()
+        proxied.add("X-Forwarded-Proto", "https")
+        let behindTLS = try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/?token=\(Self.token)", headers: proxied))
+        #expect(behindTLS.headers["Set-Cookie"]?.hasSuffix("; Secure") == true)
     }
 
     @Test("a token with a + logs in through /?token= as written, though a query string reads + as a space")
