@@ -60,6 +60,9 @@ public final class LogWriter: @unchecked Sendable {
     public let directory: String
     public let options: LogOptions
     public let recovery: RecoveryReport
+    /// Whether the log had been closed cleanly when opened (its `ClosedMarker` in place): nothing
+    /// a crash cut short can follow its last record.
+    public let openedClosedCleanly: Bool
     /// The end of the log as opened (set once, by `init`).
     public private(set) var openedTail = LogTail(segmentStart: .start, end: .start)
 
@@ -170,6 +173,7 @@ public final class LogWriter: @unchecked Sendable {
         recovery = report
         previousFooterHash = previousHash
         closedMarkerInPlace = closedEnd != nil
+        openedClosedCleanly = closedEnd != nil
         if let active {
             fd = active.fd
             segmentFirstPosition = active.first

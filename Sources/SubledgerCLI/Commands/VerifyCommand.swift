@@ -62,6 +62,7 @@ enum VerifyCommand: Command {
             result.bytes += report.bytes
             result.problems += report.problems
         }
+        result.problems += try EvidenceCoverage.problems(directory: context.data.path)
         Output.endProgress()
         return CommandResult(result, result.problems.isEmpty ? .success : .corruption)
     }

@@ -69,6 +69,13 @@ final class IngestionPipeline: Sendable {
     /// their recovery cuts a torn tail before the index reads them).
     init(layout: DataDirectoryLayout, logOptions: LogOptions = LogOptions(), preparer: MessagePreparer) throws {
         self.preparer = preparer
+        // Opening would create a missing evidence log, and the events beside it would then be cut
+        // as a crash's: refused before anything is written.
+        if !FileIO.exists(layout.evidence), FileIO.exists(layout.log), try LogReader(directory: layout.log).summary().records > 0 {
+            throw LogError.corrupted(LogProblem(
+                file: layout.evidence, offset: 0, kind: .truncated,
+                detail: "the evidence log is missing beside an event log that refers to it; restore evidence/ from a backup"))
+        }
         events = try LogWriter(directory: layout.log, options: logOptions)
         let evidenceLog = try LogWriter(directory: layout.evidence, options: logOptions)
         // Said, since what follows (an index or a projection that no longer matches the log) would
@@ -76,7 +83,7 @@ final class IngestionPipeline: Sendable {
         for case let (bytes, file?) in [events.recovery, evidenceLog.recovery].map({ ($0.truncatedBytes, $0.file) }) where bytes > 0 {
             Diagnostics.report("\(file) ended in an append a crash cut short (\(bytes) bytes, never acknowledged): cut")
         }
-        try Self.cutEventsWithoutEvidence(events, evidenceEnd: evidenceLog.openedTail.end)
+        try Self.cutEventsWithoutEvidence(events, evidence: evidenceLog)
         quarantine = try Quarantine(directory: layout.quarantine)
         index = try DedupIndex(path: layout.dedupIndex, eventLog: LogReader(directory: layout.log), evidenceLog: LogReader(directory: layout.evidence))
         evidence = EvidenceStore(log: evidenceLog, headers: try index.headerTable())
@@ -226,22 +233,37 @@ final class IngestionPipeline: Sendable {
     /// while their evidence synced, when the machine stopped. Evidence positions grow with event
     /// positions, so they are a suffix of the active segment (a group's events are written after
     /// the group before it is durable, so a roll never seals them).
-    static func cutEventsWithoutEvidence(_ events: LogWriter, evidenceEnd: LogPosition) throws {
+    ///
+    /// Only a crash leaves such events, and only its last batch's (one `recordedAt`): events
+    /// without evidence in a log closed cleanly, or from several batches, mean the evidence log
+    /// was cut short, and cutting them would destroy acknowledged events. That is refused as
+    /// damage, cutting nothing.
+    static func cutEventsWithoutEvidence(_ events: LogWriter, evidence: LogWriter) throws {
+        let evidenceEnd = evidence.openedTail.end
         guard let last = events.openedTail.lastRecord else { return }
         let reader = LogReader(directory: events.directory)
         let lastRecord = try reader.record(at: last)
         let lastEvidence = try lastRecord.payload.withUnsafeBytes { try evidencePosition(kind: lastRecord.kind, payload: $0) }
         guard let lastEvidence, lastEvidence >= evidenceEnd.rawValue else { return }
         var cut: LogPosition?
+        var recordedAt: Set<Int64> = []
         try reader.scan(from: events.openedTail.segmentStart) { entry in
-            guard let position = try evidencePosition(kind: entry.kind, payload: entry.payload), position >= evidenceEnd.rawValue else { return true }
-            cut = entry.position
-            return false
+            if cut == nil {
+                guard let position = try evidencePosition(kind: entry.kind, payload: entry.payload), position >= evidenceEnd.rawValue else { return true }
+                cut = entry.position
+            }
+            if let (time, _) = EventRecord.split(entry.payload) { recordedAt.insert(time) }
+            return true
         }
-        if let cut {
-            try events.truncate(from: cut)
-            Diagnostics.report("cut the events from position \(cut) on in \(events.directory): their evidence was not on disk when the machine stopped; they were never acknowledged, and the App Store sends them again")
+        guard let cut else { return }
+        guard !events.openedClosedCleanly, recordedAt.count <= 1 else {
+            let why = events.openedClosedCleanly ? "the event log was closed cleanly, so no crash cut the evidence short" : "they were stored at \(recordedAt.count) different times, and a crash leaves only its last batch so"
+            throw LogError.corrupted(LogProblem(
+                file: evidence.directory, offset: Int64(evidenceEnd.rawValue), kind: .truncated,
+                detail: "the events from position \(cut) on refer to evidence past the evidence log's end (\(evidenceEnd)), and \(why): the evidence log was removed or cut short. Nothing was cut; restore evidence/ from a backup"))
         }
+        try events.truncate(from: cut)
+        Diagnostics.report("cut the events from position \(cut) on in \(events.directory): their evidence was not on disk when the machine stopped; they were never acknowledged, and the App Store sends them again")
     }
 
     private static func evidencePosition(kind: UInt8, payload: UnsafeRawBufferPointer) throws -> UInt64? {

@@ -1,0 +1,33 @@
+import SubledgerEvents
+import SubledgerLog
+import SubledgerProjections
+
+/// Whether the evidence log holds what the event log points at. Each log's own check passes
+/// for an evidence log removed or cut short at a record's end: it reads as a shorter, clean one.
+public enum EvidenceCoverage {
+    /// The problem, if the last event (evidence positions grow with event positions) refers to
+    /// evidence past the evidence log's end, or either log is missing beside the other.
+    public static func problems(directory: String) throws -> [LogProblem] {
+        let layout = DataDirectoryLayout(directory)
+        let (hasLog, hasEvidence) = (FileIO.exists(layout.log), FileIO.exists(layout.evidence))
+        guard hasLog else {
+            return hasEvidence ? [LogProblem(file: layout.log, offset: 0, kind: .truncated, detail: "the event log is missing beside the evidence log; restore log/ from a backup")] : []
+        }
+        let events = LogReader(directory: layout.log)
+        // A log that does not read is named by its own check.
+        guard let last = try? events.summary().lastPosition, let record = try? events.record(at: last),
+              record.kind == EventRecord.kind else { return [] }
+        let reference = try record.payload.withUnsafeBytes { payload in
+            try EventRecord.split(payload).map { try EventView($0.event).evidence }
+        }
+        guard let reference else { return [] }
+        let needed = reference.position + UInt64(LogFormat.frameHeaderSize) + UInt64(reference.length)
+        let end = hasEvidence ? ((try? LogReader(directory: layout.evidence).summary().endPosition) ?? .start) : .start
+        guard needed > end.rawValue else { return [] }
+        return [LogProblem(
+            file: layout.evidence, offset: Int64(end.rawValue), kind: .truncated,
+            detail: hasEvidence
+                ? "the events up to position \(last) refer to evidence up to position \(needed), past the evidence log's end (\(end)): it was cut short (after a power loss, the next open cuts the last batch's events, never acknowledged; anything more: restore evidence/ from a backup)"
+                : "the evidence log is missing beside an event log that refers to it; restore evidence/ from a backup")]
+    }
+}

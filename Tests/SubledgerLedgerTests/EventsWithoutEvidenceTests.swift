@@ -1,0 +1,65 @@
+import Foundation
+import SubledgerLog
+import SubledgerSimulator
+import SubledgerTestSupport
+import Testing
+@testable import SubledgerLedger
+
+/// Events whose evidence is not in the evidence log: a power loss leaves its last batch so, and
+/// opening cuts it (`DedupIndexTests.eventsWithoutEvidenceAreCut`); anything more is the evidence
+/// log removed or cut short, and cutting then would destroy acknowledged events.
+@Suite("Events without evidence beyond a crash's last batch: a lost evidence log is refused")
+struct EventsWithoutEvidenceTests {
+    let directory = TemporaryDirectory()
+    var data: String { directory.file("data") }
+
+    /// Two batches stored at two times; the evidence log's end after the first.
+    func ledger() throws -> (firstEvents: UInt64, allEvents: UInt64, evidenceAfterFirst: LogPosition) {
+        let configuration = Simulator.Configuration(customers: 12, months: 2, seed: 31, start: "2026-01-01", duplicates: 0, reorder: 0)
+        _ = try Simulator(configuration: configuration).run(to: directory.file("sim"))
+        let lines = try String(contentsOfFile: directory.file("sim/notifications.jsonl"), encoding: .utf8).split(separator: "\n").map { Array($0.utf8) }
+        _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890,
+                                  environments: ["Production"], rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+        let ledger = try Ledger(directory: data)
+        let half = min(lines.count / 2, 200)
+        _ = try ledger.ingest(lines[..<half].enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: "sim") }, recordedAt: 1_000)
+        let firstEvents = try events()
+        let evidenceAfterFirst = try LogReader(directory: directory.file("data/evidence")).summary().endPosition
+        _ = try ledger.ingest(lines[half..<min(lines.count, 2 * half)].enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: "sim") }, recordedAt: 2_000)
+        ledger.close()
+        return (firstEvents, try events(), evidenceAfterFirst)
+    }
+
+    func events() throws -> UInt64 { try LogReader(directory: directory.file("data/log")).summary().records }
+
+    /// Cuts the evidence log's only segment at `end`, and removes the clean-close markers named.
+    func loseEvidence(after end: LogPosition, markers: [String]) throws {
+        let segment = directory.file("data/evidence/00000000000000000000.seg")
+        #expect(truncate(segment, off_t(end.rawValue)) == 0)
+        for log in markers { try FileManager.default.removeItem(atPath: directory.file("data/\(log)/CLOSED")) }
+    }
+
+    @Test("a missing evidence log is damage: opening refuses and the event log keeps every event")
+    func missingEvidenceRefused() throws {
+        let (_, all, _) = try ledger()
+        #expect(try EvidenceCoverage.problems(directory: data).isEmpty)
+        try FileManager.default.moveItem(atPath: directory.file("data/evidence"), toPath: directory.file("evidence-aside"))
+        // `verify` says so, where each log's own check finds nothing wrong.
+        #expect(try EvidenceCoverage.problems(directory: data).map(\.file) == [directory.file("data/evidence")])
+        #expect(throws: LogError.self) { try Ledger(directory: data) }
+        #expect(try events() == all)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("data/evidence")), "nothing is created in its place")
+    }
+
+    @Test("evidence cut short beside an event log closed cleanly, or under several batches, is damage: opening refuses and cuts nothing", arguments: [
+        (["evidence"], false), (["log", "evidence"], true),
+    ])
+    func evidenceCutShortRefused(markers: [String], bothBatches: Bool) throws {
+        let (_, all, evidenceAfterFirst) = try ledger()
+        // Both batches lose their evidence, or only the last while the event log says it closed cleanly.
+        try loseEvidence(after: bothBatches ? LogPosition(rawValue: UInt64(LogFormat.segmentHeaderSize)) : evidenceAfterFirst, markers: markers)
+        #expect(try EvidenceCoverage.problems(directory: data).map(\.kind) == [.truncated])
+        #expect(throws: LogError.self) { try Ledger(directory: data) }
+        #expect(try events() == all)
+    }
+}
