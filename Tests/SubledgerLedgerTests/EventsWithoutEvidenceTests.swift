@@ -39,6 +39,15 @@ struct EventsWithoutEvidenceTests {
         for log in markers { try FileManager.default.removeItem(atPath: directory.file("data/\(log)/CLOSED")) }
     }
 
+    @Test("a missing event log beside evidence is damage too: opening refuses, creates nothing, and verify names it")
+    func missingEventLogRefused() throws {
+        _ = try ledger()
+        try FileManager.default.moveItem(atPath: directory.file("data/log"), toPath: directory.file("log-aside"))
+        #expect(try EvidenceCoverage.problems(directory: data).map(\.file) == [directory.file("data/log")])
+        #expect(throws: LogError.self) { try Ledger(directory: data) }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("data/log")))
+    }
+
     @Test("a missing evidence log is damage: opening refuses and the event log keeps every event")
     func missingEvidenceRefused() throws {
         let (_, all, _) = try ledger()
