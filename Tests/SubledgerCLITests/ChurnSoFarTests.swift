@@ -3,8 +3,9 @@ import SubledgerCLI
 import SubledgerTestSupport
 import Testing
 
-/// `report churn` counts what has happened by now: no rows for periods that have not begun,
-/// and the month in progress is cut at the end of today, not every lapse scheduled in it.
+/// `report churn` counts what has happened by now, in whole days: no rows for periods that have
+/// not begun, and the month in progress is cut at the end of yesterday, not every lapse scheduled
+/// in it (a lapse is known by its day, and one due later today may yet renew).
 @Suite("Churn so far")
 struct ChurnSoFarTests {
     /// 2026-03-10T12:00:00Z, inside the simulated months (2026-01 to 2026-04).
@@ -19,7 +20,7 @@ struct ChurnSoFarTests {
     /// The counts a month's days sum to (churn and reactivation depend on where the period ends and starts).
     static let sumsByDay = ["newPaid", "trialsStarted", "trialsConverted", "commitmentsStarted", "commitmentsCompleted"]
 
-    @Test("by month: whole months as before, nothing after this month, and this month as a month cut at the end of today", arguments: [false, true])
+    @Test("by month: whole months as before, nothing after this month, and this month as a month cut at the end of yesterday", arguments: [false, true])
     func byMonth(atLogEnd: Bool) throws {
         // At the log's end the audit path folds the report instead of reading the rollups.
         let end = try SimulatedLedger.shared.json("head")["logEnd"] as? String
@@ -30,9 +31,9 @@ struct ChurnSoFarTests {
         #expect(soFar.map { $0["period"] as! String } == ["2026-01", "2026-02", "2026-03"])
         #expect(everything.count > soFar.count)
         for index in 0..<2 { #expect(NSDictionary(dictionary: soFar[index]) == NSDictionary(dictionary: everything[index])) }
-        let days = try Self.rows(["report", "churn", "--from", "2026-03-01", "--to", "2026-03-10", "--by", "day"] + audit, at: SimulatedLedger.now)
+        let days = try Self.rows(["report", "churn", "--from", "2026-03-01", "--to", "2026-03-09", "--by", "day"] + audit, at: SimulatedLedger.now)
         let march = soFar[2]
-        let cut = try Self.rows(["report", "churn", "--from", "2026-03-01", "--to", "2026-03-10"] + audit, at: SimulatedLedger.now)
+        let cut = try Self.rows(["report", "churn", "--from", "2026-03-01", "--to", "2026-03-09"] + audit, at: SimulatedLedger.now)
         #expect(cut.map { NSDictionary(dictionary: $0) } == [NSDictionary(dictionary: march)])
         for field in Self.sumsByDay {
             #expect(march[field] as? Int == days.reduce(0) { $0 + ($1[field] as! Int) }, "\(field)")
@@ -42,12 +43,13 @@ struct ChurnSoFarTests {
         #expect((march["churned"] as! Int) <= (wholeMarch["churned"] as! Int))
     }
 
-    @Test("by day: the days through today, each as before")
+    @Test("by day: the days through yesterday, each as before; today alone has no row yet")
     func byDay() throws {
         let range = ["report", "churn", "--from", "2026-03-01", "--to", "2026-03-31", "--by", "day"]
         let soFar = try Self.rows(range, at: Self.now)
         let everything = try Self.rows(range, at: SimulatedLedger.now)
-        #expect(soFar.map { NSDictionary(dictionary: $0) } == everything.filter { ($0["period"] as! String) <= "2026-03-10" }.map { NSDictionary(dictionary: $0) })
+        #expect(soFar.map { NSDictionary(dictionary: $0) } == everything.filter { ($0["period"] as! String) <= "2026-03-09" }.map { NSDictionary(dictionary: $0) })
+        #expect(try Self.rows(["report", "churn", "--from", "2026-03-10", "--to", "2026-03-10", "--by", "day"], at: Self.now).isEmpty)
     }
 
     @Test("a range wholly after today has no rows; one wholly before it is as it always was")

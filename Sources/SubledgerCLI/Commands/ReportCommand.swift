@@ -40,7 +40,7 @@ enum ReportCommand: Command {
             .init("--to", "DAY", "last UTC day, included, required"),
             .init("--by", "day|month", "period of each row (default: month)"),
         ] + common,
-        wide: true, notes: ["Only what has happened counts: periods after today are left out, and the month in progress is counted through today (a subscriber who lapsed and came back is not churned).", csvNote],
+        wide: true, notes: ["Only what has happened counts, in whole days: periods from today on are left out, and the month in progress is counted through yesterday (a subscriber due to renew later today has not churned; one who lapsed and came back is not churned).", csvNote],
         example: "subledger report churn --from 2026-01-01 --to 2026-06-30")
 
     static let cohorts = CommandHelp(

@@ -28,16 +28,17 @@ extension ProjectionReader {
     }
 
     /// As `Projection.churn(from:to:by:scope:)`, for what has happened by `now` when it is given:
-    /// periods that begin after its day are left out, and a month in progress is cut at the end
-    /// of today. A subscription whose period ends later this month, and that may well renew,
-    /// has not churned yet; counted at its expiry, it made the month in progress look like a
-    /// churn spike.
+    /// whole days, through yesterday. Periods that begin today or later are left out, and a
+    /// month in progress is cut at the end of yesterday. A subscription whose period ends later
+    /// this month, or later today, and that may well renew, has not churned yet; counted at its
+    /// expiry, it made the month in progress look like a churn spike (the rollups know a lapse
+    /// by its day, not its instant: today's are counted tomorrow).
     public func churn(from: UTCDay, to: UTCDay, by granularity: ReportGranularity = .month, scope: ReportScope, now: Int64?) throws(ProjectionError) -> ChurnReport {
-        let today = now.map(UTCDay.init(containing:))
-        guard let today, to > today else { return try churn(from: from, to: to, by: granularity, scope: scope) }
+        let yesterday = now.map { UTCDay(number: UTCDay(containing: $0).number - 1) }
+        guard let yesterday, to > yesterday else { return try churn(from: from, to: to, by: granularity, scope: scope) }
         var report = ChurnReport(from: from, to: to, by: granularity, environment: scope.environment.rawValue, rows: [])
-        guard from <= today else { return report }
-        report.rows = try churn(from: from, to: today, by: granularity, scope: scope).rows
+        guard from <= yesterday else { return report }
+        report.rows = try churn(from: from, to: yesterday, by: granularity, scope: scope).rows
         return report
     }
 
