@@ -1,7 +1,7 @@
 import Foundation
 import SubledgerHTTP
 import SubledgerProjections
-import SubledgerServer
+@testable import SubledgerServer
 import Testing
 
 @Suite("Dashboard")
@@ -155,6 +155,26 @@ struct DashboardTests {
         #expect(shown == Int64(try #require(usd["mrr"] as? Int)))
         #expect(shown > 0)
         #expect(html.contains(String(format: "%.2f USD", Double(shown) / 1000)), "amounts are shown in major units with the currency")
+    }
+
+    @Test("when nothing recent was recorded, the presets end at the last month with revenue and the page says so; asked on a day inside the data, they end that day, unflagged")
+    func stalePresetsAreFlagged() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        // The subscriptions are from January to March 2026, before this machine's today.
+        let html = String(decoding: try Self.get(fixture, "/?period=30d").body, as: UTF8.self)
+        #expect(html.contains("<p class=\"notice\" id=\"stale\">No revenue is recorded after 2026-03-31: this period ends there, not today"), "\(html.prefix(2000))")
+        #expect(html.contains("Last 30 days: 2026-03-02 to 2026-03-31"))
+        let custom = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-01-01&to=2026-01-31").body, as: UTF8.self)
+        #expect(!custom.contains("id=\"stale\""), "a period asked for by its dates is what it says")
+
+        // Asked on a day inside the data, the presets end that day.
+        let march15 = Self.january + 73 * Self.day
+        let fresh = try fixture.server.ledger.read { reader in
+            try Dashboard(reader: reader, query: QueryParameters(decoding: "period=30d"), now: march15).render(customerId: nil)
+        }
+        #expect(!fresh.contains("id=\"stale\""))
+        #expect(fresh.contains("Last 30 days: 2026-02-14 to 2026-03-15"))
     }
 
     @Test("a customer id is escaped wherever the look-up shows it")

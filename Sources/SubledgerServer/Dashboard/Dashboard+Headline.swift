@@ -18,6 +18,11 @@ extension Dashboard {
         func sum(_ report: ChurnReport, _ field: KeyPath<ChurnRow, Int>) -> Int64 { Int64(report.rows.reduce(0) { $0 + $1[keyPath: field] }) }
         var html = "<section id=\"headline\"><h2>\(escape(period.preset.label)): \(period.first) to \(period.last)"
         html += " <span class=\"muted\">compared with \(period.previousFirst) to \(period.previousLast)</span></h2>"
+        // The presets went back to the data: say so, or old numbers read as today's.
+        if let end = presetsEndEarly {
+            html += "<p class=\"notice\" id=\"stale\">No revenue is recorded after \(end): this period ends there, not today (\(UTCDay(containing: self.now))). "
+            html += "If the App Store still sends notifications, check the webhook (and run <code>subledger appstore recover</code>).</p>"
+        }
         // Counts beside amounts of one currency: say which population each is of.
         let amounts = conversion == nil ? "Amounts in \(currency)" : "Amounts in \(currency), every currency converted"
         html += "<p class=\"muted\" id=\"scope\">\(escape(amounts)); counts of subscribers in every currency.</p><div class=\"cards\">"

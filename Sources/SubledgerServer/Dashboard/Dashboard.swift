@@ -22,6 +22,9 @@ struct Dashboard {
     let currency: String
     let currencies: [String]
     let period: DashboardPeriod
+    /// The day presets end on when it is not today: the last day of the latest month with
+    /// revenue, nothing having been recorded since.
+    let presetsEndEarly: UTCDay?
     let buckets: [DashboardPeriod.Bucket]
     let mrr: [(bucket: DashboardPeriod.Bucket, at: Int64, row: MRRRow?)]
     let revenue: RevenueReport
@@ -56,6 +59,7 @@ struct Dashboard {
         let anchor = min(today, DashboardPeriod.lastDay(of: latest))
         let period = try DashboardPeriod(query: query, anchor: anchor)
         self.period = period
+        presetsEndEarly = anchor < today && period.preset != .custom ? anchor : nil
         buckets = period.buckets
         var seen = Set(everything.rows.map(\.currency))
         seen.formUnion(try projection.mrr(at: DashboardPeriod.end(of: anchor, now: now), scope: scope).rows.map(\.currency))
