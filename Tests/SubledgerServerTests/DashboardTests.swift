@@ -177,6 +177,20 @@ struct DashboardTests {
         #expect(fresh.contains("Last 30 days: 2026-02-14 to 2026-03-15"))
     }
 
+    @Test("a gridline label of any width fits left of the plot: 100,000.00 and 10,000,000.00 are not cut at the chart's edge", arguments: [65_000.0, 7_000_000.0])
+    func tickLabelsFit(value: Double) throws {
+        let format = { (amount: Double) in Money(milliunits: Int64(amount * 1000), currency: "USD").formattedAmount }
+        for chart in [Dashboard.lineChart(title: "MRR", labels: ["2026-01"], series: [.init(name: "MRR", color: "#000", values: [value])], format: format),
+                      Dashboard.barChart(title: "Revenue", labels: ["2026-01"], series: [.init(name: "net", color: "#000", values: [value])], stacked: false, format: format)] {
+            let ticks = chart.matches(of: /<text x="([0-9.]+)" y="[0-9.]+" text-anchor="end" class="tick">([0-9,.]+)<\/text>/)
+            let tick = try #require(ticks.max { $0.2.count < $1.2.count })
+            let widest = String(tick.2)
+            #expect(widest.hasPrefix(value < 1_000_000 ? "100,000" : "10,000,000"))
+            // At the tick font's 6.6 units a character, the label starts inside the chart.
+            #expect(Double(tick.1)! - 6.6 * Double(widest.count) >= 0, "\(tick.0)")
+        }
+    }
+
     @Test("a customer id is escaped wherever the look-up shows it")
     func escapesCustomerId() throws {
         let fixture = try Self.ledgerWithSubscriptions()

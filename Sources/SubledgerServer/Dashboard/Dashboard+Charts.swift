@@ -9,9 +9,14 @@ extension Dashboard {
 
     static let chartWidth = 720.0
     static let chartHeight = 240.0
-    static let plotLeft = 64.0
     static let plotTop = 12.0
     static let plotBottom = 28.0
+
+    /// Where the plot starts: room for the widest gridline label (`100,000.00` was cut to
+    /// `00,000.00` at a fixed 64), at about 6.6 units a character of the 11 px tick font.
+    static func plotLeft(top: Double, format: (Double) -> String) -> Double {
+        max(64, 12 + 6.6 * Double(format(top).count))
+    }
 
     /// Bars per label: side by side, or stacked when `stacked`.
     static func barChart(title: String, labels: [String], series: [Series], stacked: Bool, format: (Double) -> String) -> String {
@@ -19,10 +24,11 @@ extension Dashboard {
             stacked ? series.reduce(0) { $0 + max(0, $1.values[index]) } : series.map { max(0, $0.values[index]) }.max() ?? 0
         }
         let top = niceCeiling(totals.max() ?? 0)
+        let plotLeft = plotLeft(top: top, format: format)
         let plotWidth = chartWidth - plotLeft - 8
         let plotHeight = chartHeight - plotTop - plotBottom
         let slot = plotWidth / Double(max(labels.count, 1))
-        var svg = frame(title: title, top: top, format: format)
+        var svg = frame(title: title, top: top, left: plotLeft, format: format)
         for (index, label) in labels.enumerated() {
             let x = plotLeft + Double(index) * slot
             var stackBase = 0.0
@@ -44,10 +50,11 @@ extension Dashboard {
     /// One line per series with a dot at each label.
     static func lineChart(title: String, labels: [String], series: [Series], format: (Double) -> String) -> String {
         let top = niceCeiling(series.flatMap(\.values).max() ?? 0)
+        let plotLeft = plotLeft(top: top, format: format)
         let plotWidth = chartWidth - plotLeft - 8
         let plotHeight = chartHeight - plotTop - plotBottom
         let slot = plotWidth / Double(max(labels.count, 1))
-        var svg = frame(title: title, top: top, format: format)
+        var svg = frame(title: title, top: top, left: plotLeft, format: format)
         for item in series {
             let points = item.values.enumerated().map { index, value in
                 (plotLeft + (Double(index) + 0.5) * slot, plotTop + plotHeight - (top > 0 ? max(0, value) / top * plotHeight : 0))
@@ -64,7 +71,7 @@ extension Dashboard {
     }
 
     /// The `<svg>` opening, its accessible title, the axis and gridlines at 0, ½ and the top.
-    private static func frame(title: String, top: Double, format: (Double) -> String) -> String {
+    private static func frame(title: String, top: Double, left plotLeft: Double, format: (Double) -> String) -> String {
         let plotHeight = chartHeight - plotTop - plotBottom
         var svg = "<svg class=\"chart\" viewBox=\"0 0 \(number(chartWidth)) \(number(chartHeight))\" role=\"img\" aria-label=\"\(escape(title))\"><title>\(escape(title))</title>"
         for fraction in [0.0, 0.5, 1.0] {
