@@ -435,6 +435,21 @@ struct ProjectionStoreTests {
         }
     }
 
+    @Test("another ledger's database whose checkpoint this log also has a record at is told by the log's first event, and rebuilt, not caught up from there")
+    func anotherLedgersDatabase() throws {
+        let events = MarchScenario().events
+        let ledger = try DataDirectory()
+        try ledger.append(events)
+        let other = try DataDirectory()
+        try other.append([events[events.count - 1]])
+        // Its one record sits where this log's first does: the checkpoint alone matches.
+        #expect(try ProjectionStore(directory: other.projections, logDirectory: other.log).eventsFolded == 1)
+        let opened = try ProjectionStore(directory: other.projections, logDirectory: ledger.log)
+        #expect(opened.opening == .rebuilt(.logMismatch))
+        #expect(opened.eventsFolded == events.count)
+        #expect(Answers(try opened.reader.materialized(), ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+    }
+
     @Test("opening folds the log beyond the checkpoint into the same database, in place")
     func catchUpInPlace() throws {
         let events = MarchScenario().events

@@ -71,6 +71,9 @@ struct ProjectionDatabase: Sendable {
         var untokened: Int
         var environments: [UInt32]
         var settings: [UInt8]
+        /// Which log this is a projection of: `ProjectionStore.logIdentity`, the checksum of its
+        /// first event (nil in a database from before it was kept, or of an empty log).
+        var logIdentity: UInt32? = nil
     }
 
     func header<A>(_ txn: borrowing LMDBTransaction<A>) throws -> Header {
@@ -82,18 +85,20 @@ struct ProjectionDatabase: Sendable {
         let untokened = try txn.get(Key.untokened, in: meta) ?? Self.bytes(UInt64(0))
         let environments = try txn.get(Key.environments, in: meta) ?? []
         let settings = try txn.get(Key.settings, in: meta) ?? []
-        guard untokened.count == 8, environments.count % 4 == 0 else { throw SnapshotDamage("bad counters") }
+        let identity = try txn.get(Key.logIdentity, in: meta)
+        guard untokened.count == 8, environments.count % 4 == 0, identity.map({ $0.count == 4 }) ?? true else { throw SnapshotDamage("bad counters") }
         return Header(
             schema: Self.number(schema), checkpoint: checkpoint.map { LogPosition(rawValue: Self.number($0)) },
             events: Int(Self.number(events) as UInt64), untokened: Int(Self.number(untokened) as UInt64),
             environments: stride(from: 0, to: environments.count, by: 4).map { Self.number(Array(environments[$0..<$0 + 4])) },
-            settings: settings)
+            settings: settings, logIdentity: identity.map { Self.number($0) })
     }
 
     func putHeader(_ header: Header, _ txn: borrowing LMDBWriteTransaction) throws {
         if let checkpoint = header.checkpoint { try txn.put(key: Key.checkpoint, value: Self.bytes(checkpoint.rawValue), in: meta) }
         try txn.put(key: Key.environments, value: header.environments.flatMap(Self.bytes), in: meta)
         try txn.put(key: Key.events, value: Self.bytes(UInt64(header.events)), in: meta)
+        if let identity = header.logIdentity { try txn.put(key: Key.logIdentity, value: Self.bytes(identity), in: meta) }
         try txn.put(key: Key.schema, value: Self.bytes(header.schema), in: meta)
         try txn.put(key: Key.settings, value: header.settings, in: meta)
         try txn.put(key: Key.untokened, value: Self.bytes(UInt64(header.untokened)), in: meta)
@@ -104,6 +109,7 @@ struct ProjectionDatabase: Sendable {
         static let checkpoint = Array("checkpoint".utf8)
         static let environments = Array("environments".utf8)
         static let events = Array("events".utf8)
+        static let logIdentity = Array("logIdentity".utf8)
         static let schema = Array("schema".utf8)
         static let settings = Array("settings".utf8)
         static let untokened = Array("untokened".utf8)
@@ -244,7 +250,7 @@ struct ProjectionDatabase: Sendable {
     /// timelines written (every `ProjectionStore.progressEvery`, and all) and the start of the
     /// rollups.
     static func write(
-        _ projection: inout Projection, settings: RollupSettings, schemaVersion: UInt32, to path: String,
+        _ projection: inout Projection, settings: RollupSettings, schemaVersion: UInt32, logIdentity: UInt32?, to path: String,
         progress: (RebuildProgress) -> Void = { _ in }
     ) throws -> Int {
         // Out of the projection before the other thread takes a copy of it, so that nothing
@@ -305,7 +311,7 @@ struct ProjectionDatabase: Sendable {
             let header = Header(
                 schema: schemaVersion, checkpoint: projection.lastPosition, events: projection.eventsFolded,
                 untokened: projection.timelines.count { $0.customerToken == nil }, environments: projection.environmentIDs,
-                settings: settings.fingerprint)
+                settings: settings.fingerprint, logIdentity: logIdentity)
             try database.putHeader(header, txn)
             try database.appendStrings(of: strings, after: 0, txn)
         }

@@ -54,7 +54,9 @@ struct ProjectionRebuild {
         let path: String
         do {
             path = try SnapshotDirectory(path: directory).replace { path in
-                size = try ProjectionDatabase.write(&fresh, settings: settings, schemaVersion: ProjectionStore.schemaVersion, to: path) {
+                size = try ProjectionDatabase.write(
+                    &fresh, settings: settings, schemaVersion: ProjectionStore.schemaVersion, logIdentity: try ProjectionStore.logIdentity(of: logDirectory), to: path
+                ) {
                     observer?($0)
                 }
             }
@@ -100,7 +102,7 @@ struct ProjectionRebuild {
                 // progress, so the next rebuild removes it after a crash, as it does that one.
                 let scratch = path + "-batches"
                 var empty = Projection(rebuildingExpectedEvents: 0)
-                _ = try ProjectionDatabase.write(&empty, settings: settings, schemaVersion: ProjectionStore.schemaVersion, to: scratch)
+                _ = try ProjectionDatabase.write(&empty, settings: settings, schemaVersion: ProjectionStore.schemaVersion, logIdentity: nil, to: scratch)
                 // In a scope of its own, so that its environment is closed before it is removed.
                 do {
                     let building = try ProjectionStore(building: scratch, logDirectory: logDirectory, settings: settings)

@@ -128,9 +128,11 @@ extension ProjectionStore {
                 try database.extend(with: part.postings, txn)
                 // Before the commit, so a reader that sees these rows can name their strings.
                 published.publish(part.strings)
+                // Folded from the log's start, the batch's first record is the log's first event.
+                let identity = header.logIdentity ?? (header.checkpoint == nil ? records.first.map { CRC32C.checksum($0.payload) } : nil)
                 let next = ProjectionDatabase.Header(
                     schema: header.schema, checkpoint: part.lastPosition, events: part.eventsFolded,
-                    untokened: header.untokened + untokened, environments: part.environmentIDs, settings: header.settings)
+                    untokened: header.untokened + untokened, environments: part.environmentIDs, settings: header.settings, logIdentity: identity)
                 try database.putHeader(next, txn)
                 try database.appendStrings(of: part.strings, after: storedStrings, txn)
                 return (part.strings, next)

@@ -112,7 +112,12 @@ public final class ProjectionStore {
         published = PublishedStrings(strings)
         opening = reason.map(Opening.rebuilt) ?? .loaded
         guard reason == nil else { return }
-        do { try catchUp() } catch where error.kind == .logMismatch {
+        do throws(ProjectionError) {
+            // Another ledger's database (copied in, or a restore that mixed two backups) may have
+            // a checkpoint this log also has a record at: its answers would pass for this log's.
+            if let identity = header.logIdentity, try Self.logIdentity(of: logDirectory) != identity { throw ProjectionError(.logMismatch) }
+            try catchUp()
+        } catch where error.kind == .logMismatch {
             guard mayRebuild else { throw ProjectionError(.rebuildNeeded(.logMismatch)) }
             try rebuild(reason: .logMismatch, observer: observer)
             opening = .rebuilt(.logMismatch)
@@ -263,6 +268,23 @@ public final class ProjectionStore {
     }
 
     /// What a failed log scan means for a projection.
+    /// Which log a database is a projection of: the CRC-32C of the log's first event record
+    /// (its recorded time and event, unique to a ledger); nil for a log with no event yet.
+    static func logIdentity(of logDirectory: String) throws(ProjectionError) -> UInt32? {
+        guard logExists(logDirectory) else { return nil }
+        var identity: UInt32?
+        do {
+            try LogReader(directory: logDirectory).scan { entry in
+                guard entry.kind == EventRecord.kind else { return true }
+                identity = CRC32C.checksum(entry.payload)
+                return false
+            }
+        } catch {
+            throw readFailure(error)
+        }
+        return identity
+    }
+
     static func readFailure(_ error: any Error) -> ProjectionError {
         guard let error = error as? LogError else { return ProjectionError(.logUnreadable(detail: String(describing: error))) }
         switch error {
