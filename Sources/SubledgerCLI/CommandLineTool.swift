@@ -112,6 +112,9 @@ public struct CommandLineTool: Sendable {
         case let error as LedgerBackup.Incomplete:
             Output.diagnostic("subledger \(command): \(error)")
             return .corruption
+        case let error as LedgerBackup.DamagedSource:
+            Output.diagnostic("subledger \(command): \(error)")
+            return .corruption
         case let error as LogError:
             let error = error.verified()
             Output.diagnostic("subledger \(command): \(error)")

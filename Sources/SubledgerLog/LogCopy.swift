@@ -92,6 +92,31 @@ public enum LogCopy {
         return summary
     }
 
+    /// The first damage in what `copy` would read of `source` into `destination`: the sealed
+    /// segments `destination` does not hold and the active segment. A backup checks it before
+    /// writing anything into an earlier backup, which would otherwise be left half brought up to
+    /// date from a damaged ledger.
+    public static func damage(in source: String, copyingInto destination: String) throws -> LogProblem? {
+        do {
+            let sources = try SegmentList(directory: source)
+            let held = access(destination, F_OK) == 0 ? try SegmentList(directory: destination) : nil
+            let copies = Dictionary(uniqueKeysWithValues: (held?.segments ?? []).map { ($0.firstPosition, $0) })
+            for (index, segment) in sources.segments.enumerated() {
+                guard index < sources.segments.count - 1 else {
+                    do { _ = try readActive(segment) } catch LogError.corrupted(let problem) { return problem }
+                    continue
+                }
+                if let copy = copies[segment.firstPosition], let end = try sealedEnd(of: copy), try sealedEnd(of: segment) == end { continue }
+                let walk = SegmentWalk(file: segment.path, bytes: try readWholeFile(segment.path))
+                if let problem = walk.problems.first { return problem }
+                if let torn = walk.tornTail {
+                    return LogProblem(file: segment.path, offset: torn.offset, kind: .truncated, detail: "the sealed segment is cut short inside a record")
+                }
+            }
+            return nil
+        } catch let error as SystemError { throw LogError.io(error) }
+    }
+
     /// Throws `Mismatch` unless every record `destination` holds is in `source` at the same
     /// position, byte for byte: an earlier copy, which `copy` brings up to date and so loses
     /// nothing. A missing `destination` holds nothing.

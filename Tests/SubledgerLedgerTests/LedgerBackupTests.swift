@@ -256,4 +256,37 @@ struct LedgerBackupTests {
         #expect(again.complete && again.verified)
         try LedgerBackup.requireComplete(directory.file("backup"))
     }
+
+    @Test("damage in what a backup would copy into an earlier backup leaves that backup as it was, complete, and names the ledger's damage")
+    func damagedLedgerLeavesEarlierBackup() throws {
+        let half = lines.count / 2
+        func ingest(_ batch: ArraySlice<IngestLine>, at time: Int64) throws {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(batch), recordedAt: time)
+        }
+        try ingest(lines[..<half], at: 1)
+        #expect(try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup")).complete)
+        try ingest(lines[half...], at: 2)
+        let backup = try FileManager.default.subpathsOfDirectory(atPath: directory.file("backup")).sorted().map { path in
+            (path, FileManager.default.contents(atPath: directory.file("backup/" + path)))
+        }
+        // A byte of the second batch's events, which the earlier backup does not hold.
+        let segment = directory.file("data/log/00000000000000000000.seg")
+        var damaged = try Data(contentsOf: URL(fileURLWithPath: segment))
+        let end = try LogReader(directory: directory.file("backup/log")).summary().endPosition
+        damaged[Int(end.rawValue) + 30] ^= 0xFF
+        try damaged.write(to: URL(fileURLWithPath: segment))
+
+        #expect {
+            try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        } throws: { error in
+            (error as? LedgerBackup.DamagedSource)?.problem.file == segment
+        }
+        let after = try FileManager.default.subpathsOfDirectory(atPath: directory.file("backup")).sorted().map { path in
+            (path, FileManager.default.contents(atPath: directory.file("backup/" + path)))
+        }
+        #expect(after.map(\.0) == backup.map(\.0) && zip(after, backup).allSatisfy { $0.1 == $1.1 }, "the earlier backup is untouched")
+        try LedgerBackup.requireComplete(directory.file("backup"))
+    }
 }

@@ -73,6 +73,17 @@ public enum LedgerBackup {
         }
     }
 
+    /// The ledger is damaged in what a backup would copy into an earlier backup, which was left
+    /// as it was.
+    public struct DamagedSource: Error, Sendable, CustomStringConvertible {
+        public var problem: LogProblem
+        public var destination: String
+
+        public var description: String {
+            "the ledger is damaged: \(problem.kind.rawValue) in \(problem.file) at offset \(problem.offset): \(problem.detail). Nothing was written to \(destination), which still holds its earlier backup; run `subledger verify` on the ledger, and restore the damaged segment from that backup"
+        }
+    }
+
     /// What to report while copying: a stage name and a line of progress.
     public typealias Progress = (String) -> Void
 
@@ -100,6 +111,13 @@ public enum LedgerBackup {
         }
         defer { lock?.release() }
         try requireBackupOrEmpty(to, of: from)
+        // An earlier backup is a recovery point: a ledger damaged in what this run would copy
+        // leaves it as it was, rather than half brought up to date and marked incomplete.
+        if FileIO.exists(to.configuration) && !FileIO.exists(to.incompleteBackup) {
+            for (source, copy) in [(from.log, to.log), (from.evidence, to.evidence), (from.quarantine, to.quarantine)] where FileIO.exists(source) {
+                if let problem = try LogCopy.damage(in: source, copyingInto: copy) { throw DamagedSource(problem: problem, destination: destination) }
+            }
+        }
         try FileIO.writeAtomically(to.incompleteBackup, Array("a backup into this directory began and has not finished\n".utf8))
         try syncDirectory(destination)
         var summary = Summary(destination: destination)
