@@ -239,6 +239,9 @@ public struct Simulator: Sendable {
         }
         try delivery.finish()
         try withholding?.finish()
+        // Delayed lines go out at the finish: the last line of progress counts them.
+        progress(Progress(phase: .writing, customersDone: configuration.customers, customers: configuration.customers,
+                          notifications: simulated, notificationsSigned: signed, linesWritten: delivery.lines))
 
         try writeExpected(to: expectedPath, truth: truth, notifications: simulated, customers: try OpenFile(path: customersPath, flags: 0))
         return Summary(customers: configuration.customers, subscriptions: subscriptions, notifications: simulated,

@@ -159,6 +159,17 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("a gzip-compressed file given to ingest is a usage error (2) naming it, and nothing is ingested or quarantined")
+    func gzipRefused() throws {
+        let directory = TemporaryDirectory()
+        let simulation = SimulatedLedger.shared.directory.file("sim")
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.subledger", "--root", simulation + "/root.cer"]).exitCode == .success)
+        try Data([0x1F, 0x8B, 0x08, 0x00] + Array(repeating: UInt8(7), count: 100)).write(to: URL(fileURLWithPath: directory.file("n.jsonl.gz")))
+        #expect(tool.run(["--data", directory.path, "ingest", directory.file("n.jsonl.gz")]).exitCode == .usage)
+        let quarantined = (try? FileManager.default.contentsOfDirectory(atPath: directory.file("quarantine"))) ?? []
+        #expect(quarantined.allSatisfy { !$0.hasSuffix(".seg") }, "\(quarantined)")
+    }
+
     @Test("ingest's CSV is the rejections under one header, whether there were any or not")
     func ingestCSVLayout() throws {
         let directory = TemporaryDirectory()

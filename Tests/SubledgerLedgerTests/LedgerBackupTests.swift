@@ -69,10 +69,13 @@ struct LedgerBackupTests {
         #expect(index.recovery == DedupIndex.Recovery())
     }
 
-    @Test("a backup into the data directory itself is refused")
+    @Test("a backup into the data directory itself is refused as a destination (exit 2), before anything is created")
     func backupInsideIsRefused() throws {
         try ledger("data").close()
-        #expect(throws: LedgerError.self) { try LedgerBackup.run(from: directory.file("data"), to: directory.file("data/backup")) }
+        for inside in ["data", "data/backup"] {
+            #expect(throws: LedgerBackup.DestinationRefused.self) { try LedgerBackup.run(from: directory.file("data"), to: directory.file(inside)) }
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("data/backup")))
     }
 
     @Test("a backup into another ledger's data directory is refused, and that ledger is left as it was")

@@ -85,7 +85,19 @@ enum IngestCommand: Command {
             guard info.st_mode & S_IFMT != S_IFDIR else {
                 throw UsageError("\(file) is a directory; name the files in it (ingest \(file)/*.jsonl); nothing was ingested")
             }
+            // Its bytes read as lines would each be quarantined, with no retry that could mend them.
+            if info.st_mode & S_IFMT == S_IFREG, isGzip(file) {
+                throw UsageError("\(file) is gzip-compressed; decompress it first (gunzip -c \(file) | subledger ingest -); nothing was ingested")
+            }
         }
+    }
+
+    /// Whether the file begins with gzip's magic bytes.
+    static func isGzip(_ file: String) -> Bool {
+        guard let handle = fopen(file, "rb") else { return false }
+        defer { fclose(handle) }
+        var magic: [UInt8] = [0, 0]
+        return fread(&magic, 1, 2, handle) == 2 && magic == [0x1F, 0x8B]
     }
 
     /// Reads every line of `files` (`-` is stdin) into the ledger, with a progress line. The

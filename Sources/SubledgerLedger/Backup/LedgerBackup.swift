@@ -97,7 +97,7 @@ public enum LedgerBackup {
             throw LedgerError.notInitialized("no data directory at \(source) (no config.json); pass the ledger's --data DIR")
         }
         if let a = FileIO.canonicalPath(source), let b = FileIO.canonicalPath(existingPrefixOf: destination), a == b || b.hasPrefix(a + "/") {
-            throw LedgerError.configuration("the backup must go outside the data directory \(source); pass another --to DIR")
+            throw DestinationRefused(destination: destination, reason: "is inside the data directory \(source): the backup must go outside it")
         }
         // One backup into a directory at a time (an hourly timer and a manual run): the next
         // waits, then brings the copy up to date. Each removed what the other was writing.
