@@ -11,6 +11,8 @@ final class Quarantine: Sendable {
     static let entryKind: UInt8 = 4
     static let resolvedKind: UInt8 = 5
     static let takesRenewalInfoFlag: UInt64 = 1
+    /// The line was longer than `maxLineBytes`: what is kept cannot be retried.
+    static let truncatedFlag: UInt64 = 2
     /// Longer lines are kept truncated (the entry says so): the quarantine stays bounded.
     static let maxLineBytes = 1 << 20
 
@@ -73,7 +75,7 @@ final class Quarantine: Sendable {
         payload.appendString(line.source)
         payload.appendVarint(UInt64(line.line))
         withUnsafeBytes(of: recordedAt.littleEndian) { payload += $0 }
-        payload.appendVarint(line.takesRenewalInfo ? Self.takesRenewalInfoFlag : 0)
+        payload.appendVarint((line.takesRenewalInfo ? Self.takesRenewalInfoFlag : 0) | (kept.count < line.bytes.count ? Self.truncatedFlag : 0))
         payload += kept
         let position = try writer.append([LogRecord(kind: Self.entryKind, version: 2, payload: payload)])[0]
         end.store(position.rawValue + UInt64(payload.count), ordering: .relaxed)
@@ -90,12 +92,34 @@ final class Quarantine: Sendable {
         held.withLock { $0 = nil }
     }
 
-    /// Entries not yet resolved, oldest first.
-    static func entries(in directory: String) throws -> [QuarantineEntry] {
+    /// Keeps `entry` with the reason a retry gave, in place of the one it was kept with: after a
+    /// fix (a root added) the first reason sent a user back to what was already fixed.
+    func restate(_ entry: QuarantineEntry, reason: VerificationError.Reason, detail: String) throws {
+        let line = IngestLine(bytes: entry.bytes, line: entry.line, source: entry.source, takesRenewalInfo: entry.takesRenewalInfo)
+        try append(entry.bytes[...], reason: reason, detail: detail, of: line, at: entry.recordedAt)
+        try resolve([entry.position])
+    }
+
+    /// Entries not yet resolved, oldest first; with their bytes only when `withBytes` (a
+    /// listing needs their size, and the quarantine may hold a GiB).
+    static func entries(in directory: String, withBytes: Bool = true) throws -> [QuarantineEntry] {
         try unresolved(in: directory) { entry, bytes in
             var entry = entry
-            entry.bytes = Array(bytes)
+            if withBytes { entry.bytes = Array(bytes) }
             return entry
+        }
+    }
+
+    /// The entries at `positions`, with their bytes: a retry reads them a chunk at a time.
+    static func entries(at positions: some Sequence<UInt64>, in directory: String) throws -> [QuarantineEntry] {
+        let log = try LogRecordFile(directory: directory)
+        return try positions.map { position in
+            let record = try log.record(at: LogPosition(rawValue: position))
+            return try record.payload.withUnsafeBytes { payload in
+                var (entry, bytes) = try parse(payload, version: record.version, at: position)
+                entry.bytes = Array(bytes)
+                return entry
+            }
         }
     }
 
@@ -116,23 +140,33 @@ final class Quarantine: Sendable {
         var made: [UInt64: T] = [:]
         var order: [UInt64] = []
         try LogReader(directory: directory).scan { record in
-            var reader = LedgerRecordReader(record.payload)
             if record.kind == entryKind {
-                var entry = QuarantineEntry(
-                    position: record.position.rawValue, reason: try reader.string(), detail: try reader.string(),
-                    source: try reader.string(), line: Int(try reader.varint()), recordedAt: try reader.littleEndian(Int64.self), bytes: [],
-                    takesRenewalInfo: false)
-                // Version 1 (before flags): what the App Store Server API commands fetched was named `appstore …`.
-                entry.takesRenewalInfo = record.version >= 2
-                    ? try reader.varint() & takesRenewalInfoFlag != 0 : entry.source.hasPrefix("appstore ")
-                made[entry.position] = try make(entry, reader.rest())
+                let (entry, bytes) = try parse(record.payload, version: record.version, at: record.position.rawValue)
+                made[entry.position] = try make(entry, bytes)
                 order.append(entry.position)
             } else if record.kind == resolvedKind {
+                var reader = LedgerRecordReader(record.payload)
                 made[try reader.varint()] = nil
             }
             return true
         }
         return order.compactMap { made[$0] }
+    }
+
+    /// An entry record's fields, and the kept bytes where they lie.
+    private static func parse(_ payload: UnsafeRawBufferPointer, version: UInt8, at position: UInt64) throws -> (QuarantineEntry, UnsafeRawBufferPointer) {
+        var reader = LedgerRecordReader(payload)
+        var entry = QuarantineEntry(
+            position: position, reason: try reader.string(), detail: try reader.string(),
+            source: try reader.string(), line: Int(try reader.varint()), recordedAt: try reader.littleEndian(Int64.self), bytes: [],
+            takesRenewalInfo: false)
+        // Version 1 (before flags): what the App Store Server API commands fetched was named `appstore …`.
+        let flags = version >= 2 ? try reader.varint() : (entry.source.hasPrefix("appstore ") ? takesRenewalInfoFlag : 0)
+        entry.takesRenewalInfo = flags & takesRenewalInfoFlag != 0
+        entry.truncated = flags & truncatedFlag != 0
+        let bytes = reader.rest()
+        entry.size = bytes.count
+        return (entry, bytes)
     }
 }
 
@@ -143,9 +177,15 @@ public struct QuarantineEntry: Sendable {
     public var source: String
     public var line: Int
     public var recordedAt: Int64
+    /// Empty in a listing (`Ledger.quarantined(directory:)`), which reads only their `size`.
     public var bytes: [UInt8]
     /// Whether the line may bring a bare renewal info (`IngestLine.takesRenewalInfo`).
     public var takesRenewalInfo: Bool
+    /// How many bytes are kept.
+    public var size = 0
+    /// The line was longer than the 1 MiB kept of it: a retry cannot mend it, the original can be
+    /// fed again.
+    public var truncated = false
 }
 
 extension Ledger {
@@ -153,29 +193,55 @@ extension Ledger {
         try Quarantine.entries(in: layout.quarantine)
     }
 
-    /// The unresolved entries of a data directory, read without opening the ledger (so beside
-    /// a running server, and before any root is configured); none when nothing was rejected yet.
+    /// The unresolved entries of a data directory, without their bytes (their `size` says how
+    /// many), read without opening the ledger (so beside a running server, and before any root is
+    /// configured); none when nothing was rejected yet.
     public static func quarantined(directory: String) throws -> [QuarantineEntry] {
         let quarantine = DataDirectoryLayout(directory).quarantine
         guard FileIO.exists(quarantine) else { return [] }
-        return try Quarantine.entries(in: quarantine)
+        return try Quarantine.entries(in: quarantine, withBytes: false)
     }
 
-    /// Feeds every unresolved entry through ingestion again; entries that are now appended or
-    /// duplicates are marked resolved, the others stay (not quarantined twice).
+    /// Entries retried at once: the quarantine may hold a GiB, held whole it was a GiB of memory.
+    static let retryChunk = 256
+
+    /// Feeds every unresolved entry through ingestion again, a chunk at a time; entries that
+    /// are now appended or duplicates are marked resolved, the others stay (not quarantined
+    /// twice), restated with the reason this retry gave when it differs. An entry kept truncated
+    /// is not retried: it is answered with what to do. Outcomes are returned without the bytes.
     public func retryQuarantine(recordedAt: Int64) throws -> [(QuarantineEntry, IngestOutcome)] {
-        let entries = try quarantined()
-        let lines = entries.map { IngestLine(bytes: $0.bytes, line: $0.line, source: $0.source, takesRenewalInfo: $0.takesRenewalInfo) }
+        let listed = try Quarantine.entries(in: layout.quarantine, withBytes: false)
         let projections = projections
-        let outcomes = try pipeline.ingest(pipeline.verify(lines), recordedAt: recordedAt, quarantining: false) {
-            projections.follow(appendedThrough: $0, visible: true)
+        var results: [(QuarantineEntry, IngestOutcome)] = []
+        for start in stride(from: 0, to: listed.count, by: Self.retryChunk) {
+            let chunk = listed[start..<min(start + Self.retryChunk, listed.count)]
+            let entries = try Quarantine.entries(at: chunk.filter { !$0.truncated }.map(\.position), in: layout.quarantine)
+            let lines = entries.map { IngestLine(bytes: $0.bytes, line: $0.line, source: $0.source, takesRenewalInfo: $0.takesRenewalInfo) }
+            let outcomes = try pipeline.ingest(pipeline.verify(lines), recordedAt: recordedAt, quarantining: false) {
+                projections.follow(appendedThrough: $0, visible: true)
+            }
+            var resolved: [UInt64] = []
+            for (entry, outcome) in zip(entries, outcomes) {
+                if case .rejected(let reason, let detail) = outcome {
+                    if reason != entry.reason, let known = VerificationError.Reason(rawValue: reason) {
+                        try pipeline.quarantine.restate(entry, reason: known, detail: detail)
+                    }
+                } else {
+                    resolved.append(entry.position)
+                }
+            }
+            try pipeline.quarantine.resolve(resolved)
+            var outcome = zip(entries, outcomes).makeIterator()
+            for listedEntry in chunk {
+                if listedEntry.truncated {
+                    results.append((listedEntry, .rejected(reason: listedEntry.reason, detail: "the line was longer than 1 MiB and only its first 1 MiB was kept: feed the original line again")))
+                } else if let (entry, result) = outcome.next() {
+                    var slim = entry
+                    slim.bytes = []
+                    results.append((slim, result))
+                }
+            }
         }
-        var resolved: [UInt64] = []
-        for (entry, outcome) in zip(entries, outcomes) {
-            if case .rejected = outcome { continue }
-            resolved.append(entry.position)
-        }
-        try pipeline.quarantine.resolve(resolved)
-        return Array(zip(entries, outcomes))
+        return results
     }
 }

@@ -17,8 +17,14 @@ enum QuarantineCommand: Command {
         func json() -> String {
             JSON.object([("entries", .array(entries.map { entry in
                 .object([("position", .string(String(entry.position))), ("source", .string(entry.source)), ("line", .int(entry.line)),
-                         ("reason", .string(entry.reason)), ("detail", .string(entry.detail)), ("bytes", .int(entry.bytes.count))])
+                         ("reason", .string(entry.reason)), ("detail", .string(Self.detail(entry))), ("bytes", .int(entry.size)),
+                         ("truncated", .bool(entry.truncated))])
             }))]).serialized()
+        }
+
+        /// A line kept truncated says so: its retry cannot succeed.
+        static func detail(_ entry: QuarantineEntry) -> String {
+            entry.truncated ? entry.detail + " (only the first 1 MiB of the line is kept: feed the original again)" : entry.detail
         }
 
         var tabulation: Tabulation {
@@ -26,7 +32,7 @@ enum QuarantineCommand: Command {
                 title: "quarantined",
                 columns: [.init("position", key: "position"), .init("source", key: "source", limit: 40, cut: .middle), .init("line", key: "line"),
                           .init("reason", key: "reason"), .init("detail", key: "detail", limit: 60), .init("size", key: "bytes")],
-                rows: entries.map { [.text(String($0.position)), .text($0.source), .number(Int64($0.line)), .text($0.reason), .text($0.detail), .bytes(Int64($0.bytes.count))] })])
+                rows: entries.map { [.text(String($0.position)), .text($0.source), .number(Int64($0.line)), .text($0.reason), .text(Self.detail($0)), .bytes(Int64($0.size))] })])
         }
     }
 

@@ -1,0 +1,79 @@
+import Foundation
+import SubledgerSimulator
+import SubledgerTestSupport
+import Testing
+@testable import SubledgerLedger
+
+/// `quarantine retry` after the configuration is fixed, and `quarantine list`, over more entries
+/// than one retry chunk.
+@Suite("Quarantine retry")
+struct QuarantineRetryTests {
+    let directory = TemporaryDirectory()
+    var data: String { directory.file("data") }
+
+    /// Every line of a simulation rejected as chain_untrusted: the ledger trusts another root.
+    func rejectedWorkload() throws -> [IngestLine] {
+        for (name, customers, seed) in [("sim", 120, UInt64(41)), ("other", 2, 42)] {
+            _ = try Simulator(configuration: Simulator.Configuration(customers: customers, months: 3, seed: seed, start: "2026-01-01", duplicates: 0, reorder: 0))
+                .run(to: directory.file(name))
+        }
+        let lines = try String(contentsOfFile: directory.file("sim/notifications.jsonl"), encoding: .utf8).split(separator: "\n")
+            .enumerated().map { IngestLine(bytes: Array($1.utf8), line: $0 + 1, source: "sim") }
+        _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                  rootFiles: [directory.file("other/root.cer")], smallBusiness: false, catalogFile: nil)
+        let ledger = try Ledger(directory: data)
+        defer { ledger.close() }
+        _ = try ledger.ingest(lines, recordedAt: 1)
+        return lines
+    }
+
+    @Test("a retry that meets another reason restates the entry with it (the first sent a user back to what was fixed); a listing reads no entry's bytes")
+    func retryRestatesTheReason() throws {
+        let lines = try rejectedWorkload()
+        #expect(lines.count > Ledger.retryChunk, "more than one chunk")
+        let listed = try Ledger.quarantined(directory: data)
+        #expect(listed.count == lines.count && listed.allSatisfy { $0.reason == "chain_untrusted" && $0.bytes.isEmpty && $0.size > 0 })
+        // The root is fixed; the environment now taken is not the workload's.
+        _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Sandbox"],
+                                  rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+        try {
+            let ledger = try Ledger(directory: data)
+            defer { ledger.close() }
+            let results = try ledger.retryQuarantine(recordedAt: 2)
+            #expect(results.count == lines.count && results.allSatisfy { if case .rejected("environment_not_accepted", _) = $0.1 { true } else { false } })
+        }()
+        let restated = try Ledger.quarantined(directory: data)
+        #expect(restated.count == lines.count && restated.allSatisfy { $0.reason == "environment_not_accepted" })
+        #expect(Set(restated.map(\.line)) == Set(lines.map(\.line)))
+        // Fixed for good: every entry goes in once, and the quarantine is empty.
+        _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                  rootFiles: [], smallBusiness: false, catalogFile: nil)
+        let ledger = try Ledger(directory: data)
+        defer { ledger.close() }
+        let results = try ledger.retryQuarantine(recordedAt: 3)
+        #expect(results.allSatisfy { if case .rejected = $0.1 { false } else { true } })
+        #expect(try ledger.quarantined().isEmpty)
+    }
+
+    @Test("a line kept truncated says so and is not retried, since what is kept cannot verify: the original is to be fed again")
+    func truncatedLineIsNotRetried() throws {
+        let lines = try rejectedWorkload()
+        let padded = Array("{\"signedPayload\": \"".utf8) + Array(String(decoding: lines[0].bytes, as: UTF8.self).split(separator: "\"")[3].utf8)
+            + Array("\", \"padding\": \"".utf8) + Array(repeating: UInt8(ascii: "x"), count: 2 << 20) + Array("\"}".utf8)
+        try {
+            let ledger = try Ledger(directory: data)
+            defer { ledger.close() }
+            #expect(try ledger.ingest([IngestLine(bytes: padded, line: 1, source: "big")], recordedAt: 4).allSatisfy { if case .rejected("chain_untrusted", _) = $0 { true } else { false } })
+        }()
+        let big = try #require(try Ledger.quarantined(directory: data).first { $0.source == "big" })
+        #expect(big.truncated && big.size == 1 << 20)
+        _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                  rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+        let ledger = try Ledger(directory: data)
+        defer { ledger.close() }
+        let result = try #require(try ledger.retryQuarantine(recordedAt: 5).first { $0.0.source == "big" })
+        guard case .rejected(let reason, let detail) = result.1 else { Issue.record("a truncated line was let in"); return }
+        #expect(reason == "chain_untrusted" && detail.contains("feed the original line again"))
+        #expect(try ledger.quarantined().map(\.source) == ["big"])
+    }
+}
