@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(
             name: "SubledgerAppStoreTests",
             dependencies: ["SubledgerAppStore", "SubledgerEvents", "SubledgerJWS", "SubledgerTestSupport"]),
-        .testTarget(name: "SubledgerLMDBTests", dependencies: ["CLMDB", "SubledgerCore", "SubledgerLMDB"]),
+        .testTarget(name: "SubledgerLMDBTests", dependencies: ["CLMDB", "SubledgerCore", "SubledgerLMDB", "SubledgerTestSupport"]),
         .testTarget(
             name: "SubledgerLedgerTests",
             dependencies: ["SubledgerCore", "SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerLMDB", "SubledgerProjections"],

@@ -60,11 +60,20 @@ extension LMDBEnvironment {
                 gate.leave(write: true)
                 if rc == 0 { return value }
                 guard rc == MDB_MAP_FULL else {
-                    throw LMDBError(code: rc, context: "commit a write transaction in \(path)")
+                    // liblmdb reports a short write, which is what a full disk gives, as EIO.
+                    let code = rc == EIO && Self.nearlyFull(path) ? ENOSPC : rc
+                    throw LMDBError(code: code, context: "commit a write transaction in \(path)")
                 }
             }
             try growMap()
         }
+    }
+
+    /// Whether the file system holding `path` has less than 64 MiB left for its user.
+    static func nearlyFull(_ path: String) -> Bool {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return false }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize) < 64 << 20
     }
 
     /// Grows the memory map: doubles it, or with ``LMDBEnvironment/Options/writeMap`` adds half

@@ -1,5 +1,6 @@
 import CLMDB
 import Glibc
+import SubledgerTestSupport
 import Testing
 @testable import SubledgerLMDB
 
@@ -22,6 +23,24 @@ struct LMDBErrorTests {
             #expect(error.description.contains("subledger rebuild"))
         }
         #expect(!LMDBError(code: MDB_MAP_FULL, context: "put").isSnapshotDamaged)
+    }
+
+    @Test("a commit that a full disk cuts short is noSpace, saying to free space, though liblmdb reports the short write as EIO",
+          .enabled(if: getuid() == 0 && access("/bin/mount", X_OK) == 0, "needs root to mount a small tmpfs"))
+    func fullDiskIsNoSpace() throws {
+        let filesystem = try #require(SmallFilesystem(size: "1m"), "mounting a tmpfs failed")
+        let environment = try LMDBEnvironment(path: filesystem.path, mapSize: 64 << 20)
+        let database = try environment.openDatabase(named: "d", create: true)
+        let value = [UInt8](repeating: 7, count: 64 << 10)
+        do {
+            for index in 0..<64 {
+                try environment.write { txn in try txn.put(key: Array("k\(index)".utf8), value: value, in: database) }
+            }
+            Issue.record("4 MiB went into a 1 MiB file system")
+        } catch let error as LMDBError {
+            #expect(error.kind == .noSpace, "\(error)")
+            #expect(error.description.contains("the disk is full"))
+        }
     }
 
     @Test("system errors keep their errno meaning")

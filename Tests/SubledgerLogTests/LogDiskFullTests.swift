@@ -3,32 +3,6 @@ import SubledgerTestSupport
 import Testing
 @testable import SubledgerLog
 
-/// Runs `command` with `arguments`; true when it exits 0.
-@discardableResult
-func run(_ command: String, _ arguments: [String]) -> Bool {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: command)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
-}
-
-/// A 512 KiB tmpfs mounted for the test (needs root, as CI has); nil where it cannot be mounted.
-final class SmallFilesystem {
-    let path: String
-    private let directory = TemporaryDirectory()
-
-    init?() {
-        path = directory.path + "/mnt"
-        guard getuid() == 0, mkdir(path, 0o755) == 0, run("/bin/mount", ["-t", "tmpfs", "-o", "size=512k", "tmpfs", path]) else { return nil }
-    }
-
-    deinit { run("/bin/umount", [path]) }
-}
-
 @Suite("Log on a full disk")
 struct LogDiskFullTests {
     static let canMount = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount")

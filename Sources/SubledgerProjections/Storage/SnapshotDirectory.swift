@@ -40,7 +40,13 @@ struct SnapshotDirectory {
         let inProgress = path + "/" + Self.inProgressPrefix + String(number)
         let name = Self.snapshotPrefix + String(number)
         try makeDirectory(inProgress)
-        try write(inProgress)
+        do {
+            try write(inProgress)
+        } catch {
+            // Its space is what a full disk needs back; the next rebuild would remove it anyway.
+            try? removeTree(inProgress)
+            throw error
+        }
         try LMDBFileSeal.seal(inProgress)
         try syncPath(inProgress, directory: true)
         try move(inProgress, to: path + "/" + name)

@@ -1,0 +1,28 @@
+import Foundation
+
+/// Runs `command` with `arguments`; true when it exits 0.
+@discardableResult
+public func runCommand(_ command: String, _ arguments: [String]) -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: command)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return false }
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+}
+
+/// A small tmpfs (512 KiB unless told) mounted for the test (needs root, as CI has); nil where it cannot be mounted.
+public final class SmallFilesystem {
+    public let path: String
+    private let directory = TemporaryDirectory()
+
+    /// - Parameter size: as `mount -o size=` takes it.
+    public init?(size: String = "512k") {
+        path = directory.path + "/mnt"
+        guard getuid() == 0, mkdir(path, 0o755) == 0, runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=" + size, "tmpfs", path]) else { return nil }
+    }
+
+    deinit { runCommand("/bin/umount", [path]) }
+}
