@@ -407,6 +407,20 @@ struct ProjectionStoreTests {
         #expect(Answers((try reopened.reader.materialized()), ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
     }
 
+    @Test("CURRENT naming a snapshot that is not there is damage: rebuilt, saying so plainly, and nothing is made where it points")
+    func currentNamesNothing() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(events)
+        _ = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        try "snapshot-99\n".write(toFile: data.projections + "/CURRENT", atomically: true, encoding: .utf8)
+        let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        guard case .rebuilt(.damaged(let detail)) = reopened.opening else { Issue.record("\(reopened.opening)"); return }
+        #expect(detail.contains("CURRENT names") && detail.contains("snapshot-99, which is not there"), "\(detail)")
+        #expect(!(try data.entries()).contains("snapshot-99"))
+        #expect(reopened.eventsFolded == events.count)
+    }
+
     @Test("a crash in the middle of a rebuild leaves the old database in use; the next rebuild clears the debris")
     func crashMidRebuild() throws {
         let events = MarchScenario().events

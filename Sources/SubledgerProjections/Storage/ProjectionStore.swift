@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SubledgerCore
 import SubledgerEvents
 import SubledgerLMDB
@@ -146,6 +149,11 @@ public final class ProjectionStore {
         directory: String
     ) throws -> OpenedDatabase? {
         guard let path = try SnapshotDirectory(path: directory).current() else { return nil }
+        // Opening would create an empty environment there, left behind beside the rebuild.
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            throw SnapshotDamage("CURRENT names \(path), which is not there")
+        }
         // Before LMDB maps a page: LMDB has no page checksums and may abort on a damaged one.
         try LMDBFileSeal.check(path)
         let (database, strings, header) = try open(path)
