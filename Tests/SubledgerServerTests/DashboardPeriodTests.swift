@@ -13,7 +13,7 @@ struct DashboardPeriodTests {
         try DashboardPeriod(query: QueryParameters(decoding: query), anchor: Self.anchor)
     }
 
-    @Test("presets: days for 30 days and this month, whole months for 3 and 12 months (the default), each after the same length before")
+    @Test("presets: days for 30 days and this month, months for 3 and 12 months (the default) up to the anchor day, each after the same span before")
     func presets() throws {
         let days = try period("period=30d")
         #expect((days.granularity, days.first.description, days.last.description) == (.day, "2026-02-17", "2026-03-18"))
@@ -24,15 +24,23 @@ struct DashboardPeriodTests {
         #expect((month.granularity, month.first.description, month.last.description) == (.day, "2026-03-01", "2026-03-18"))
         #expect((month.previousFirst.description, month.previousLast.description) == ("2026-02-11", "2026-02-28"))
 
+        // The month in progress ends at the anchor, and the period before at the same day of its
+        // last month: two months and 18 days against two months and 18 days.
         let quarter = try period("period=3m")
-        #expect((quarter.granularity, quarter.first.description, quarter.last.description) == (.month, "2026-01-01", "2026-03-31"))
+        #expect((quarter.granularity, quarter.first.description, quarter.last.description) == (.month, "2026-01-01", "2026-03-18"))
         #expect(quarter.buckets.map(\.label) == ["2026-01", "2026-02", "2026-03"])
-        #expect((quarter.previousFirst.description, quarter.previousLast.description) == ("2025-10-01", "2025-12-31"))
+        #expect(quarter.buckets.last?.last.description == "2026-03-18")
+        #expect((quarter.previousFirst.description, quarter.previousLast.description) == ("2025-10-01", "2025-12-18"))
 
         let year = try period("")
         #expect(year.preset == .last12Months)
-        #expect((year.first.description, year.last.description, year.buckets.count) == ("2025-04-01", "2026-03-31", 12))
-        #expect((year.previousFirst.description, year.previousLast.description) == ("2024-04-01", "2025-03-31"))
+        #expect((year.first.description, year.last.description, year.buckets.count) == ("2025-04-01", "2026-03-18", 12))
+        #expect((year.previousFirst.description, year.previousLast.description) == ("2024-04-01", "2025-03-18"))
+
+        // A last day the earlier month lacks is that month's last.
+        let may31 = try DashboardPeriod(query: QueryParameters(decoding: "period=3m"), anchor: UTCDay("2026-05-31")!)
+        #expect((may31.first.description, may31.last.description, may31.previousFirst.description, may31.previousLast.description)
+            == ("2026-03-01", "2026-05-31", "2025-12-01", "2026-02-28"))
     }
 
     @Test("a custom range is by day up to 62 days, else widened to whole months; a bad one is a 400 naming the parameters")

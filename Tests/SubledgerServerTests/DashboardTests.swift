@@ -175,6 +175,12 @@ struct DashboardTests {
         }
         #expect(!fresh.contains("id=\"stale\""))
         #expect(fresh.contains("Last 30 days: 2026-02-14 to 2026-03-15"))
+        // Months that have not begun have no MRR: not the day's, drawn across them.
+        let ahead = try fixture.server.ledger.read { reader in
+            try Dashboard(reader: reader, query: QueryParameters(decoding: "period=custom&from=2026-01-01&to=2026-06-30"), now: march15).render(customerId: nil)
+        }
+        let mrr = try Self.periodMetrics(ahead).filter { $0.metric == "mrr" }
+        #expect(mrr.map(\.period) == ["2026-01", "2026-02", "2026-03"], "\(mrr)")
     }
 
     @Test("a gridline label of any width fits left of the plot: 100,000.00 and 10,000,000.00 are not cut at the chart's edge", arguments: [65_000.0, 7_000_000.0])

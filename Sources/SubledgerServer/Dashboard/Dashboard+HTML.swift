@@ -78,9 +78,12 @@ extension Dashboard {
     }
 
     private func mrrSections() -> String {
+        // Buckets that have not begun have no MRR (`Dashboard.init`): the cards are at the last
+        // that has, the MRR line and the table stop there, and their bars are empty.
         let reports = mrr
+        let begun = Array(reports.prefix { $0.bucket.first.start <= now })
         let labels = buckets.map(\.label)
-        let latest = reports[reports.count - 1]
+        let latest = begun.last ?? reports[0]
         let row = latest.2 ?? MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
         let at = UTCInstant.iso8601(latest.1)
         func card(_ title: String, _ metric: String, _ value: Int64, money: Bool) -> String {
@@ -95,9 +98,9 @@ extension Dashboard {
         html += "<div class=\"grid\"><section id=\"mrr\" class=\"chart-section\"><h2>MRR at each \(unit) end</h2>"
         html += Self.lineChart(
             title: "MRR in \(currency) at each \(unit) end", labels: labels,
-            series: [Series(name: "MRR", color: "#2563eb", values: reports.map { Double($0.2?.mrr ?? 0) })], format: formatAxisMoney)
+            series: [Series(name: "MRR", color: "#2563eb", values: begun.map { Double($0.2?.mrr ?? 0) })], format: formatAxisMoney)
         html += csvLink("mrr", "at=" + percentEncode(at), note: "MRR at the period's end")
-        html += table(["\(unit.capitalized) end", "MRR", "Active", "Trials"], reports.map { bucket, at, row in
+        html += table(["\(unit.capitalized) end", "MRR", "Active", "Trials"], begun.map { bucket, at, row in
             [
                 escape(UTCInstant.short(at)),
                 metricCell("mrr", bucket.label, row?.mrr ?? 0, money: true),

@@ -21,7 +21,7 @@ extension Dashboard {
         // The presets went back to the data: say so, or old numbers read as today's.
         if let end = presetsEndEarly {
             html += "<p class=\"notice\" id=\"stale\">No revenue is recorded after \(end): this period ends there, not today (\(UTCDay(containing: self.now))). "
-            html += "If the App Store still sends notifications, check the webhook (and run <code>subledger appstore recover</code>).</p>"
+            html += "A live ledger with nothing since has stopped hearing from the App Store: check the webhook (and run <code>subledger appstore recover</code>).</p>"
         }
         // Counts beside amounts of one currency: say which population each is of.
         let amounts = conversion == nil ? "Amounts in \(currency)" : "Amounts in \(currency), every currency converted"

@@ -97,9 +97,10 @@ struct Dashboard {
             let report = try projection.revenue(from: first, to: last, by: period.granularity, smallBusiness: reader.configuration.smallBusiness, scope: scope)
             return try conversion.map { try report.converted(into: currency, rates: $0) } ?? report
         }
+        // A bucket that has not begun has no MRR: today's, drawn across the future, read as a plan.
         mrr = try buckets.map { bucket in
             let at = DashboardPeriod.end(of: bucket.last, now: now)
-            return (bucket, at, try mrrRow(at: at))
+            return (bucket, at, bucket.first.start > now ? nil : try mrrRow(at: at))
         }
         revenue = try revenueReport(period.first, period.last)
         churn = try projection.churn(from: period.first, to: period.last, by: period.granularity, scope: scope, now: now)

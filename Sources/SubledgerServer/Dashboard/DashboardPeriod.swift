@@ -58,9 +58,9 @@ struct DashboardPeriod: Equatable {
         case .thisMonth:
             self.init(preset, days: UTCDay(containing: anchorMonth.start), anchor)
         case .last3Months:
-            self.init(preset, months: UTCMonth(number: anchorMonth.number - 2), anchorMonth)
+            self.init(preset, months: UTCMonth(number: anchorMonth.number - 2), anchorMonth, through: anchor)
         case .last12Months:
-            self.init(preset, months: UTCMonth(number: anchorMonth.number - 11), anchorMonth)
+            self.init(preset, months: UTCMonth(number: anchorMonth.number - 11), anchorMonth, through: anchor)
         case .custom:
             guard let from = query["from"].flatMap(UTCDay.init), let to = query["to"].flatMap(UTCDay.init), from <= to,
                   to.number - from.number < 366 * 10
@@ -85,14 +85,20 @@ struct DashboardPeriod: Equatable {
         previousLast = UTCDay(number: first.number - 1)
     }
 
-    private init(_ preset: Preset, months first: UTCMonth, _ last: UTCMonth) {
+    /// Whole months, the last one cut at `through` when that is inside it (a preset's month in
+    /// progress): the period just before is cut at the same day of its last month, so a month
+    /// and a week are compared with a month and a week, not with two whole months.
+    private init(_ preset: Preset, months first: UTCMonth, _ last: UTCMonth, through: UTCDay? = nil) {
         let length = last.number - first.number + 1
         self.preset = preset
         granularity = .month
         self.first = UTCDay(containing: first.start)
-        self.last = Self.lastDay(of: last)
+        let end = Self.lastDay(of: last)
+        self.last = min(end, through ?? end)
         previousFirst = UTCDay(containing: UTCMonth(number: first.number - length).start)
-        previousLast = UTCDay(number: self.first.number - 1)
+        let previousMonth = UTCMonth(number: last.number - length)
+        let dayOfMonth = self.last.number - UTCCalendar.day(containing: last.start)
+        previousLast = min(UTCDay(number: UTCCalendar.day(containing: previousMonth.start) + dayOfMonth), Self.lastDay(of: previousMonth))
     }
 
     static func lastDay(of month: UTCMonth) -> UTCDay {
@@ -105,7 +111,7 @@ struct DashboardPeriod: Equatable {
             return (first.number...last.number).map { UTCDay(number: $0) }.map { Bucket(label: $0.description, first: $0, last: $0) }
         case .month:
             return (UTCMonth(containing: first.start).number...UTCMonth(containing: last.start).number).map { UTCMonth(number: $0) }
-                .map { Bucket(label: $0.description, first: UTCDay(containing: $0.start), last: Self.lastDay(of: $0)) }
+                .map { Bucket(label: $0.description, first: UTCDay(containing: $0.start), last: min(Self.lastDay(of: $0), last)) }
         }
     }
 
