@@ -74,6 +74,11 @@ struct Dashboard {
         self.conversion = conversion
         // ISO 4217 codes are upper case; `usd` showed a page of zeros beside a second option.
         let requested = target ?? named("currency")
+        // A code the ledger has no amount in showed a page of zeros, and joined the list.
+        if let requested, target == nil, !seen.isEmpty, !seen.contains(requested) {
+            throw QueryError(kind: .badParameter, code: "invalid_currency",
+                             detail: "the ledger has no amounts in \(requested) (it has \(seen.sorted().joined(separator: ", "))); pick one of those\(rates == nil ? "" : ", or convert with in=\(requested)")")
+        }
         currency = requested ?? (seen.contains("USD") || seen.isEmpty ? "USD" : seen.sorted()[0])
         seen.insert(currency)
         currencies = seen.sorted()
