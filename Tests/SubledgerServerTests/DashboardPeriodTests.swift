@@ -41,6 +41,11 @@ struct DashboardPeriodTests {
         let may31 = try DashboardPeriod(query: QueryParameters(decoding: "period=3m"), anchor: UTCDay("2026-05-31")!)
         #expect((may31.first.description, may31.last.description, may31.previousFirst.description, may31.previousLast.description)
             == ("2026-03-01", "2026-05-31", "2025-12-01", "2026-02-28"))
+        // A month's last day is the earlier month's last, though that one is longer.
+        let april30 = try DashboardPeriod(query: QueryParameters(decoding: "period=3m"), anchor: UTCDay("2026-04-30")!)
+        #expect((april30.previousFirst.description, april30.previousLast.description) == ("2025-11-01", "2026-01-31"))
+        let wholeMonths = try period("period=custom&from=2026-04-01&to=2026-06-30")
+        #expect((wholeMonths.previousFirst.description, wholeMonths.previousLast.description) == ("2026-01-01", "2026-03-31"))
     }
 
     @Test("a custom range is by day up to 62 days, else widened to whole months; a bad one is a 400 naming the parameters")

@@ -83,7 +83,7 @@ extension Dashboard {
         let reports = mrr
         let begun = Array(reports.prefix { $0.bucket.first.start <= now })
         let labels = buckets.map(\.label)
-        let latest = begun.last ?? reports[0]
+        let latest = latestMRR
         let row = latest.2 ?? MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
         let at = UTCInstant.iso8601(latest.1)
         func card(_ title: String, _ metric: String, _ value: Int64, money: Bool) -> String {

@@ -12,7 +12,7 @@ extension Dashboard {
 
     func headlineSection() -> String {
         let zero = MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
-        let now = mrr.last?.row ?? zero
+        let now = latestMRR.row ?? zero
         let before = previous.mrr ?? zero
         func net(_ report: RevenueReport) -> Int64 { report.rows.filter { $0.currency == currency }.reduce(0) { $0 + $1.net } }
         func sum(_ report: ChurnReport, _ field: KeyPath<ChurnRow, Int>) -> Int64 { Int64(report.rows.reduce(0) { $0 + $1[keyPath: field] }) }
@@ -21,8 +21,9 @@ extension Dashboard {
         // The presets went back to the data: say so, or old numbers read as today's.
         if let end = presetsEndEarly {
             html += "<p class=\"notice\" id=\"stale\">No revenue is recorded after \(end): this period ends there, not today (\(UTCDay(containing: self.now))). "
-            html += "A live ledger with nothing since has stopped hearing from the App Store: check the webhook (and run <code>subledger appstore recover</code>).</p>"
+            html += "If sales were expected since, the ledger may have stopped hearing from the App Store: check the webhook (and run <code>subledger appstore recover</code>).</p>"
         }
+        if let currencyNotice { html += "<p class=\"notice\" id=\"currency-notice\">\(escape(currencyNotice))</p>" }
         // Counts beside amounts of one currency: say which population each is of.
         let amounts = conversion == nil ? "Amounts in \(currency)" : "Amounts in \(currency), every currency converted"
         html += "<p class=\"muted\" id=\"scope\">\(escape(amounts)); counts of subscribers in every currency.</p><div class=\"cards\">"

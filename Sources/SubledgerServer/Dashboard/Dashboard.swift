@@ -20,6 +20,8 @@ struct Dashboard {
     let environment: AppStoreEnvironment
     let environments: [AppStoreEnvironment]
     let currency: String
+    /// Why the currency shown is not the one asked for.
+    let currencyNotice: String?
     let currencies: [String]
     let period: DashboardPeriod
     /// The day presets end on when it is not today: the last day of the latest month with
@@ -59,7 +61,8 @@ struct Dashboard {
         let anchor = min(today, DashboardPeriod.lastDay(of: latest))
         let period = try DashboardPeriod(query: query, anchor: anchor)
         self.period = period
-        presetsEndEarly = anchor < today && period.preset != .custom ? anchor : nil
+        // A week without revenue is not yet a stall (the first days of a month, a small app).
+        presetsEndEarly = anchor.number < today.number - 7 && period.preset != .custom ? anchor : nil
         buckets = period.buckets
         var seen = Set(everything.rows.map(\.currency))
         seen.formUnion(try projection.mrr(at: DashboardPeriod.end(of: anchor, now: now), scope: scope).rows.map(\.currency))
@@ -74,12 +77,17 @@ struct Dashboard {
         self.conversion = conversion
         // ISO 4217 codes are upper case; `usd` showed a page of zeros beside a second option.
         let requested = target ?? named("currency")
-        // A code the ledger has no amount in showed a page of zeros, and joined the list.
+        // A code this environment has no amount in (a typo, or one kept across a switch of
+        // environment) showed a page of zeros, and joined the list: the default is shown instead,
+        // saying so.
+        let defaultCurrency = seen.contains("USD") || seen.isEmpty ? "USD" : seen.sorted()[0]
         if let requested, target == nil, !seen.isEmpty, !seen.contains(requested) {
-            throw QueryError(kind: .badParameter, code: "invalid_currency",
-                             detail: "the ledger has no amounts in \(requested) (it has \(seen.sorted().joined(separator: ", "))); pick one of those\(rates == nil ? "" : ", or convert with in=\(requested)")")
+            currency = defaultCurrency
+            currencyNotice = "No amounts in \(requested) in \(environment.rawValue): showing \(defaultCurrency)."
+        } else {
+            currency = requested ?? defaultCurrency
+            currencyNotice = nil
         }
-        currency = requested ?? (seen.contains("USD") || seen.isEmpty ? "USD" : seen.sorted()[0])
         seen.insert(currency)
         currencies = seen.sorted()
         let currency = currency
@@ -117,7 +125,12 @@ struct Dashboard {
         previous = (
             try mrrRow(at: previousAt), previousAt,
             try revenueReport(period.previousFirst, period.previousLast),
-            try projection.churn(from: period.previousFirst, to: period.previousLast, by: period.granularity, scope: scope, now: now))
+            // Churn counts whole days through yesterday: the period before loses as many days
+            // at its end, or the headline compares 29 days with 30 (and nothing with a day on
+            // the 1st of a month).
+            try projection.churn(
+                from: period.previousFirst, to: UTCDay(number: period.previousLast.number - max(0, period.last.number - UTCDay(containing: now).number + 1)),
+                by: period.granularity, scope: scope, now: now))
         if let id = query["customer"], !id.isEmpty, let state = try projection.customer(id, asOf: now, catalog: catalog),
             let history = try projection.history(id)
         {
@@ -128,4 +141,9 @@ struct Dashboard {
     }
 
     var scope: ReportScope { ReportScope(environment: environment, catalog: catalog) }
+
+    /// The MRR of the last bucket that has begun: what the page says MRR is now.
+    var latestMRR: (bucket: DashboardPeriod.Bucket, at: Int64, row: MRRRow?) {
+        mrr.last { $0.bucket.first.start <= now } ?? mrr[0]
+    }
 }

@@ -1,8 +1,8 @@
 import SubledgerHTTP
 import SubledgerProjections
 
-/// The range the dashboard shows (`?period=`), cut into whole days or whole months so that the
-/// rollups answer every chart, and the range of the same length just before it, which the
+/// The range the dashboard shows (`?period=`), cut into days or months (a month preset's last
+/// month ends at the anchor day), and the range of the same span just before it, which the
 /// headline numbers compare against.
 ///
 /// Presets count back from an anchor day: today, or the last day of the latest month with
@@ -41,7 +41,8 @@ struct DashboardPeriod: Equatable {
     var granularity: ReportGranularity
     var first: UTCDay
     var last: UTCDay
-    /// The same number of days (or months) ending the day before `first`.
+    /// The same number of days ending the day before `first`; for months, the same months
+    /// before, cut at the same day of their last month as `last` is of its.
     var previousFirst: UTCDay
     var previousLast: UTCDay
 
@@ -98,7 +99,10 @@ struct DashboardPeriod: Equatable {
         previousFirst = UTCDay(containing: UTCMonth(number: first.number - length).start)
         let previousMonth = UTCMonth(number: last.number - length)
         let dayOfMonth = self.last.number - UTCCalendar.day(containing: last.start)
-        previousLast = min(UTCDay(number: UTCCalendar.day(containing: previousMonth.start) + dayOfMonth), Self.lastDay(of: previousMonth))
+        // A month's last day is the other month's last day, whatever their lengths.
+        previousLast = self.last == end
+            ? Self.lastDay(of: previousMonth)
+            : min(UTCDay(number: UTCCalendar.day(containing: previousMonth.start) + dayOfMonth), Self.lastDay(of: previousMonth))
     }
 
     static func lastDay(of month: UTCMonth) -> UTCDay {
