@@ -1,6 +1,7 @@
 import Foundation
 @testable import SubledgerProjections
 import SubledgerCore
+import SubledgerTestSupport
 import Testing
 
 @Suite("Rebuild in batches: bounded memory, the same database")
@@ -82,6 +83,21 @@ struct RebuildInBatchesTests {
             #expect(try got.customer(id, asOf: workload.end.start) == expected.customer(id, asOf: workload.end.start), "\(id)")
         }
         #expect(try got.summary() == expected.summary())
+    }
+
+    @Test("a rebuild in batches that the disk cannot hold fails leaving nothing of its own behind: its space is what the disk needs back",
+          .enabled(if: getuid() == 0 && access("/bin/mount", X_OK) == 0, "needs root to mount a small tmpfs"))
+    func fullDiskLeavesNothing() throws {
+        let workload = try SimulatedWorkload(seed: 4, customers: 120, months: 8)
+        let data = try DataDirectory()
+        try data.append(workload.inputs.map(\.event))
+        let filesystem = try #require(SmallFilesystem(size: "1m"), "mounting a tmpfs failed")
+        let projections = filesystem.path + "/projections"
+        #expect(throws: (any Error).self) {
+            try ProjectionStore.rebuild(directory: projections, logDirectory: data.log, settings: RollupSettings(), strategy: .batched)
+        }
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: projections)) ?? []
+        #expect(!left.contains { $0.hasPrefix("projections.new-") }, "\(left)")
     }
 
     @Test("a rebuild asked to fold in batches says so, writes as it folds, compacts, switches, leaves nothing beside the snapshot, and answers as folding event by event does")

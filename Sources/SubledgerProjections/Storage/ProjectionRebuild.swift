@@ -101,6 +101,9 @@ struct ProjectionRebuild {
                 // the size a rebuild in memory writes. Its name is that of a snapshot in
                 // progress, so the next rebuild removes it after a crash, as it does that one.
                 let scratch = path + "-batches"
+                // Also when the fold fails: on a full disk it is the space to give back, and the
+                // larger part (after the store below has closed it, in its own scope).
+                defer { try? snapshots.removeTree(scratch) }
                 var empty = Projection(rebuildingExpectedEvents: 0)
                 _ = try ProjectionDatabase.write(&empty, settings: settings, schemaVersion: ProjectionStore.schemaVersion, logIdentity: nil, to: scratch)
                 // In a scope of its own, so that its environment is closed before it is removed.
@@ -122,7 +125,6 @@ struct ProjectionRebuild {
                     try building.database.environment.copy(to: path, compact: true)
                 }
                 try snapshots.syncPath(path + "/data.mdb", directory: false)
-                try snapshots.removeTree(scratch)
             }
             opened = try ProjectionStore.open(path)
             size = try opened.0.environment.usedBytes()
