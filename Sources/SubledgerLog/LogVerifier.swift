@@ -97,18 +97,20 @@ extension LogReader {
 }
 
 extension LogReader {
-    /// Whether damage begins exactly at `position`: a frame starts there, as the walk of the
-    /// segment holding it finds frames, and fails its check. False for a position inside a
-    /// record. Reads that one segment (at most its size in memory).
+    /// Whether `position`, where no record reads, is the ledger's damage rather than a number
+    /// inside a record: true when a scan of its segment from the start fails at or before it
+    /// (damage there, or earlier, past which no position can be judged); false when the scan
+    /// passes it inside a record. Reads that segment up to `position`, a chunk at a time.
     public func damageBegins(at position: LogPosition) throws -> Bool {
         let list: SegmentList
         do { list = try SegmentList(directory: directory) } catch { throw LogError.io(error) }
         guard let index = list.index(containing: position.rawValue) else { return false }
         let segment = list.segments[index]
-        let bytes: [UInt8]
-        do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
-        let walk = SegmentWalk(file: segment.path, bytes: bytes)
-        let offset = Int64(position.rawValue - segment.firstPosition)
-        return walk.problems.contains { $0.offset == offset } || walk.tornTail?.offset == offset
+        do {
+            try scan(from: LogPosition(rawValue: segment.firstPosition)) { entry in entry.position < position }
+        } catch LogError.corrupted(let problem) {
+            return problem.file != segment.path || UInt64(problem.offset) <= position.rawValue - segment.firstPosition
+        }
+        return false
     }
 }

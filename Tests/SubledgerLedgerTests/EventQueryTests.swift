@@ -161,11 +161,12 @@ struct EventQueryTests {
         #expect(throws: QueryError.self) { try fixture.ledger.read { try $0.events(query) } }
     }
 
-    @Test("an after naming a record damaged since is the ledger's damage (exit 3, 500), not a parameter to mend; one inside a record stays invalid_after")
+    @Test("an after naming a record damaged since is the ledger's damage (exit 3, 500), not a parameter to mend; one inside a sound record before it stays invalid_after")
     func afterAtDamage() throws {
         let fixture = try SimulatedLedger(seed: 7)
         defer { fixture.ledger.close() }
-        let cursor = try fixture.ledger.read { try $0.events(EventQuery()) }.events[5].position
+        let events = try fixture.ledger.read { try $0.events(EventQuery()) }.events
+        let cursor = events[5].position
         let segment = try #require(FileManager.default.contentsOfDirectory(atPath: fixture.directory.file("data/log")).filter { $0.hasSuffix(".seg") }.sorted().last)
         let path = fixture.directory.file("data/log/" + segment)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -175,7 +176,7 @@ struct EventQueryTests {
         query.after = cursor
         #expect(throws: LogError.self) { try fixture.ledger.read { try $0.events(query) } }
         #expect(throws: LogError.self) { try fixture.ledger.read { try $0.checkAfter(cursor) } }
-        query.after = LogPosition(rawValue: cursor.rawValue + 3)
+        query.after = LogPosition(rawValue: events[2].position.rawValue + 3)
         #expect(throws: QueryError.self) { try fixture.ledger.read { try $0.events(query) } }
     }
 }
