@@ -163,8 +163,9 @@ final class Quarantine: Sendable {
         // Version 1 (before flags): what the App Store Server API commands fetched was named `appstore …`.
         let flags = version >= 2 ? try reader.varint() : (entry.source.hasPrefix("appstore ") ? takesRenewalInfoFlag : 0)
         entry.takesRenewalInfo = flags & takesRenewalInfoFlag != 0
-        entry.truncated = flags & truncatedFlag != 0
         let bytes = reader.rest()
+        // An entry kept before the flag: a line of the full 1 MiB was cut there.
+        entry.truncated = flags & truncatedFlag != 0 || bytes.count >= maxLineBytes
         entry.size = bytes.count
         return (entry, bytes)
     }
@@ -189,10 +190,6 @@ public struct QuarantineEntry: Sendable {
 }
 
 extension Ledger {
-    public func quarantined() throws -> [QuarantineEntry] {
-        try Quarantine.entries(in: layout.quarantine)
-    }
-
     /// The unresolved entries of a data directory, without their bytes (their `size` says how
     /// many), read without opening the ledger (so beside a running server, and before any root is
     /// configured); none when nothing was rejected yet.

@@ -52,7 +52,7 @@ struct LedgerIngestionTests {
         for (entry, outcome) in others {
             #expect(outcome == .rejected(reason: "bundle_mismatch", detail: rejectionDetail(outcome)), "\(entry.file)")
         }
-        #expect(try ledger.quarantined().count == others.count)
+        #expect(try Ledger.quarantined(directory: ledger.layout.root).count == others.count)
     }
 
     @Test("re-ingesting is a no-op, also after the ledger is closed and reopened")
@@ -124,7 +124,7 @@ struct LedgerIngestionTests {
             let outcome = try ledger.ingest([IngestLine(bytes: bytes, line: 7, source: file)], recordedAt: 1)
             #expect(outcome.first.map { if case .rejected("signature_invalid", _) = $0 { true } else { false } } == true)
         }
-        let quarantined = try ledger.quarantined()
+        let quarantined = try Ledger.quarantined(directory: ledger.layout.root)
         #expect(quarantined.count == files.count)
         #expect(quarantined.allSatisfy { $0.reason == "signature_invalid" && $0.line == 7 })
     }
@@ -140,14 +140,14 @@ struct LedgerIngestionTests {
         #expect(outcomes.allSatisfy { if case .rejected(_, let detail) = $0 { detail.contains("`subledger init --environment Production --environment Sandbox`") } else { false } })
         // The same lines rejected again (a file ingested twice) are reported, and kept once.
         #expect(try ledger.ingest(lines(entries), recordedAt: 1).allSatisfy { if case .rejected = $0 { true } else { false } })
-        #expect(try ledger.quarantined().count == 5)
+        #expect(try Ledger.quarantined(directory: ledger.layout.root).count == 5)
         ledger.close()
         ledger = try makeLedger(dir, environments: ["Production", "Sandbox"])
         defer { ledger.close() }
-        #expect(try ledger.quarantined().count == 5)
+        #expect(try Ledger.quarantined(directory: ledger.layout.root).count == 5)
         let retried = try ledger.retryQuarantine(recordedAt: 2)
         #expect(retried.allSatisfy { if case .rejected = $0.1 { false } else { true } })
-        #expect(try ledger.quarantined().isEmpty)
+        #expect(try Ledger.quarantined(directory: ledger.layout.root).isEmpty)
         #expect(try LogReader(directory: dir.path + "/log").summary().records > 0)
     }
 

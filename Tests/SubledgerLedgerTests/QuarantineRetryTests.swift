@@ -52,7 +52,7 @@ struct QuarantineRetryTests {
         defer { ledger.close() }
         let results = try ledger.retryQuarantine(recordedAt: 3)
         #expect(results.allSatisfy { if case .rejected = $0.1 { false } else { true } })
-        #expect(try ledger.quarantined().isEmpty)
+        #expect(try Ledger.quarantined(directory: ledger.layout.root).isEmpty)
     }
 
     @Test("a line kept truncated says so and is not retried, since what is kept cannot verify: the original is to be fed again")
@@ -74,6 +74,6 @@ struct QuarantineRetryTests {
         let result = try #require(try ledger.retryQuarantine(recordedAt: 5).first { $0.0.source == "big" })
         guard case .rejected(let reason, let detail) = result.1 else { Issue.record("a truncated line was let in"); return }
         #expect(reason == "chain_untrusted" && detail.contains("feed the original line again"))
-        #expect(try ledger.quarantined().map(\.source) == ["big"])
+        #expect(try Ledger.quarantined(directory: ledger.layout.root).map(\.source) == ["big"])
     }
 }

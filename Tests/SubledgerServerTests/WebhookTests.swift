@@ -82,7 +82,7 @@ struct WebhookTests {
         let response = try fixture.post(forged)
         #expect(response.status == 422)
         #expect(response.json["error"] as? String == "chain_untrusted")
-        #expect(try fixture.server.ledger.quarantined().count == 1)
+        #expect(try Ledger.quarantined(directory: fixture.server.ledger.layout.root).count == 1)
     }
 
     @Test("a bare renewal info is 422 and nothing is appended: it names no app, so anyone's would verify")
@@ -107,7 +107,7 @@ struct WebhookTests {
         let empty = try fixture.post([])
         #expect(empty.status == 400 && empty.json["error"] as? String == "not_jws")
         #expect((empty.json["detail"] as? String)?.hasPrefix("the body is empty") == true, "\(empty.json)")
-        #expect(try fixture.server.ledger.quarantined().isEmpty)
+        #expect(try Ledger.quarantined(directory: fixture.server.ledger.layout.root).isEmpty)
     }
 
     @Test("storage that is unavailable answers 503 so the App Store retries")

@@ -275,7 +275,6 @@ public final class ProjectionStore {
         published = PublishedStrings(strings)
     }
 
-    /// What a failed log scan means for a projection.
     /// Which log a database is a projection of: the CRC-32C of the log's first event record
     /// (its recorded time and event, unique to a ledger); nil for a log with no event yet.
     static func logIdentity(of logDirectory: String) throws(ProjectionError) -> UInt32? {
@@ -293,6 +292,7 @@ public final class ProjectionStore {
         return identity
     }
 
+    /// What a failed log scan means for a projection.
     static func readFailure(_ error: any Error) -> ProjectionError {
         guard let error = error as? LogError else { return ProjectionError(.logUnreadable(detail: String(describing: error))) }
         switch error {
