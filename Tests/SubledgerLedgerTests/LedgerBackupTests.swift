@@ -274,22 +274,26 @@ struct LedgerBackupTests {
         let backup = try FileManager.default.subpathsOfDirectory(atPath: directory.file("backup")).sorted().map { path in
             (path, FileManager.default.contents(atPath: directory.file("backup/" + path)))
         }
-        // A byte of the second batch's events, which the earlier backup does not hold.
+        // A byte of the second batch's events, which the earlier backup does not hold, then one
+        // of the first batch's, which it does (its bytes then differ from the ledger's: damage
+        // there, not another ledger).
         let segment = directory.file("data/log/00000000000000000000.seg")
-        var damaged = try Data(contentsOf: URL(fileURLWithPath: segment))
+        let original = try Data(contentsOf: URL(fileURLWithPath: segment))
         let end = try LogReader(directory: directory.file("backup/log")).summary().endPosition
-        damaged[Int(end.rawValue) + 30] ^= 0xFF
-        try damaged.write(to: URL(fileURLWithPath: segment))
-
-        #expect {
-            try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
-        } throws: { error in
-            (error as? LedgerBackup.DamagedSource)?.problem.file == segment
+        for offset in [Int(end.rawValue) + 30, 200] {
+            var damaged = original
+            damaged[offset] ^= 0xFF
+            try damaged.write(to: URL(fileURLWithPath: segment))
+            #expect {
+                try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+            } throws: { error in
+                (error as? LedgerBackup.DamagedSource)?.problem.file == segment
+            }
+            let after = try FileManager.default.subpathsOfDirectory(atPath: directory.file("backup")).sorted().map { path in
+                (path, FileManager.default.contents(atPath: directory.file("backup/" + path)))
+            }
+            #expect(after.map(\.0) == backup.map(\.0) && zip(after, backup).allSatisfy { $0.1 == $1.1 }, "the earlier backup is untouched (\(offset))")
+            try LedgerBackup.requireComplete(directory.file("backup"))
         }
-        let after = try FileManager.default.subpathsOfDirectory(atPath: directory.file("backup")).sorted().map { path in
-            (path, FileManager.default.contents(atPath: directory.file("backup/" + path)))
-        }
-        #expect(after.map(\.0) == backup.map(\.0) && zip(after, backup).allSatisfy { $0.1 == $1.1 }, "the earlier backup is untouched")
-        try LedgerBackup.requireComplete(directory.file("backup"))
     }
 }

@@ -202,6 +202,10 @@ public enum LedgerBackup {
         }
         for (source, copy) in [(from.log, to.log), (from.evidence, to.evidence), (from.quarantine, to.quarantine)] {
             do { try LogCopy.requireEarlierCopy(of: source, in: copy) } catch let mismatch as LogCopy.Mismatch {
+                // Bytes that differ from the copy's may be the ledger's damage, not another ledger.
+                if FileIO.exists(source), let problem = try LogCopy.damage(in: source, copyingInto: copy) {
+                    throw DamagedSource(problem: problem, destination: to.root)
+                }
                 throw DestinationRefused(destination: to.root, reason: "holds another ledger: \(mismatch.file) is not a copy of this ledger's log")
             }
         }
