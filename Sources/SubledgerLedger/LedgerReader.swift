@@ -56,6 +56,7 @@ public struct LedgerReader: Sendable {
     /// database goes, if it needs one (a new schema version, a damaged database).
     public static func open(directory: String, rebuildObserver: RebuildObserver? = nil) throws -> LedgerReader {
         let configuration = try LedgerConfiguration.load(from: directory)
+        try EvidenceCoverage.requireBothLogs(DataDirectoryLayout(directory))
         let catalog = try loadCatalog(directory: directory, configuration: configuration)
         let settings = RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog)
         return LedgerReader(

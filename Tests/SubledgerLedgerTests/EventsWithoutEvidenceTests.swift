@@ -45,6 +45,9 @@ struct EventsWithoutEvidenceTests {
         try FileManager.default.moveItem(atPath: directory.file("data/log"), toPath: directory.file("log-aside"))
         #expect(try EvidenceCoverage.problems(directory: data).map(\.file) == [directory.file("data/log")])
         #expect(throws: LogError.self) { try Ledger(directory: data) }
+        // Reads refuse too, rather than answer for an empty ledger.
+        #expect(throws: LogError.self) { try LedgerReader.open(directory: data) }
+        #expect(throws: LogError.self) { try LedgerHead.compute(directory: data) }
         #expect(!FileManager.default.fileExists(atPath: directory.file("data/log")))
     }
 
@@ -56,6 +59,8 @@ struct EventsWithoutEvidenceTests {
         // `verify` says so, where each log's own check finds nothing wrong.
         #expect(try EvidenceCoverage.problems(directory: data).map(\.file) == [directory.file("data/evidence")])
         #expect(throws: LogError.self) { try Ledger(directory: data) }
+        #expect(throws: LogError.self) { try LedgerReader.open(directory: data) }
+        #expect(throws: LogError.self) { try LedgerHead.compute(directory: data) }
         #expect(try events() == all)
         #expect(!FileManager.default.fileExists(atPath: directory.file("data/evidence")), "nothing is created in its place")
     }

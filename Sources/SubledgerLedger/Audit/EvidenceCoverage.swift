@@ -5,6 +5,19 @@ import SubledgerProjections
 /// Whether the evidence log holds what the event log points at. Each log's own check passes
 /// for an evidence log removed or cut short at a record's end: it reads as a shorter, clean one.
 public enum EvidenceCoverage {
+    /// Throws when one log is missing beside the other holding records: the ledger's damage (a
+    /// restore that left a directory out), refused before anything opens, writes, or answers
+    /// for an empty ledger.
+    static func requireBothLogs(_ layout: DataDirectoryLayout) throws {
+        let pairs = [(layout.evidence, layout.log, "the evidence log is missing beside the event log that refers to it; restore evidence/ from a backup"),
+                     (layout.log, layout.evidence, "the event log is missing beside the evidence log that holds its messages; restore log/ from a backup")]
+        for (missing, other, detail) in pairs where !FileIO.exists(missing) && FileIO.exists(other) {
+            if try LogReader(directory: other).summary().records > 0 {
+                throw LogError.corrupted(LogProblem(file: missing, offset: 0, kind: .truncated, detail: detail))
+            }
+        }
+    }
+
     /// The problem, if the last event (evidence positions grow with event positions) refers to
     /// evidence past the evidence log's end, or either log is missing beside the other.
     public static func problems(directory: String) throws -> [LogProblem] {

@@ -33,6 +33,7 @@ public struct LedgerHead: Sendable, Equatable {
     /// sealed segments' headers and footers and the segment of its cut.
     public static func compute(directory: String, at position: LogPosition? = nil) throws -> LedgerHead {
         let layout = DataDirectoryLayout(directory)
+        try EvidenceCoverage.requireBothLogs(layout)
         guard FileIO.exists(layout.log) else { throw noEvents }
         let log = LogReader(directory: layout.log)
         let target = try position ?? lastEvent(in: log)

@@ -70,15 +70,8 @@ final class IngestionPipeline: Sendable {
     init(layout: DataDirectoryLayout, logOptions: LogOptions = LogOptions(), preparer: MessagePreparer) throws {
         self.preparer = preparer
         // Opening would create a missing log: events beside a new evidence log would be cut as a
-        // crash's, and a new event log would be a ledger emptied beside its evidence. Refused
-        // before anything is written.
-        let pairs = [(layout.evidence, layout.log, "the evidence log is missing beside the event log that refers to it; restore evidence/ from a backup"),
-                     (layout.log, layout.evidence, "the event log is missing beside the evidence log that holds its messages; restore log/ from a backup")]
-        for (missing, other, detail) in pairs where !FileIO.exists(missing) && FileIO.exists(other) {
-            if try LogReader(directory: other).summary().records > 0 {
-                throw LogError.corrupted(LogProblem(file: missing, offset: 0, kind: .truncated, detail: detail))
-            }
-        }
+        // crash's, and a new event log would be a ledger emptied beside its evidence.
+        try EvidenceCoverage.requireBothLogs(layout)
         events = try LogWriter(directory: layout.log, options: logOptions)
         let evidenceLog = try LogWriter(directory: layout.evidence, options: logOptions)
         // Said, since what follows (an index or a projection that no longer matches the log) would
