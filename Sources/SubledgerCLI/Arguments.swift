@@ -90,7 +90,8 @@ struct Arguments {
             throw UsageError("unknown option \(name)\(Suggestion.hint(for: name, among: suggestible)); see `subledger \(help.name) --help`")
         }
         for option in help.options where !option.repeatable && (options[option.name]?.count ?? 0) > 1 {
-            throw UsageError("\(option.name) is given \(options[option.name]!.count) times; give it once (\(options[option.name]!.map { "'\($0)'" }.joined(separator: ", ")))")
+            let values = options[option.name]!
+            throw UsageError("\(option.name) is given \(values.count == 2 ? "twice" : "\(values.count) times") (\(values.map { "'\($0)'" }.joined(separator: ", "))); give it once")
         }
         guard let operands = help.operands else { return }
         let allowed = help.name.split(separator: " ").count - 1 + operands

@@ -92,7 +92,14 @@ public struct CommandLineTool: Sendable {
             return (.usage, "")
         }
         let full = words.prefix(2).joined(separator: " ")
-        return (.success, (command.allHelp.first { $0.name == full } ?? command.help).text)
+        if let page = command.allHelp.first(where: { $0.name == full }) { return (.success, page.text) }
+        // A command of several (`report revenue`) names one; another word there is a typo.
+        let subcommands = command.allHelp.dropFirst().compactMap { $0.name.split(separator: " ").last.map(String.init) }
+        if words.count > 1, !subcommands.isEmpty {
+            Output.diagnostic("subledger: \(name) has no \(words[1])\(Suggestion.hint(for: words[1], among: subcommands)); it takes \(subcommands.joined(separator: ", "))")
+            return (.usage, "")
+        }
+        return (.success, command.help.text)
     }
 
     /// Names a command that does not exist, with the nearest one and the list.

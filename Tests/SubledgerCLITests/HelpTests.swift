@@ -35,6 +35,14 @@ struct HelpTests {
         #expect(SimulatedLedger.shared.run("report", "revenue", "--from", "2026-01-01", "--to", "2026-01-31", "--as-of", "2026-01-01").exitCode == .usage)
     }
 
+    @Test("help for a command of several names one of them: another word is a usage error (2); a command's operand is not", arguments: [
+        (["help", "report", "nonsuch"], ExitCode.usage), (["report", "revenu", "--help"], .usage), (["help", "report", "revenue"], .success),
+        (["help", "appstore", "recover"], .success), (["customer", "2000000000000001", "--help"], .success), (["help", "report"], .success),
+    ])
+    func subcommandHelp(argv: [String], expected: ExitCode) {
+        #expect(tool.run(argv).exitCode == expected)
+    }
+
     @Test("the global help lists every command")
     func global() {
         let (code, usage) = tool.run(["--help"])
