@@ -39,6 +39,17 @@ struct EventsWithoutEvidenceTests {
         for log in markers { try FileManager.default.removeItem(atPath: directory.file("data/\(log)/CLOSED")) }
     }
 
+    @Test("damage inside the evidence log is its own check's to name, not taken for a short log")
+    func damageIsNotShortness() throws {
+        _ = try ledger()
+        let segment = directory.file("data/evidence/00000000000000000000.seg")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: segment))
+        bytes[56 + 20] ^= 0x20  // inside the first record, which every later event follows
+        try bytes.write(to: URL(fileURLWithPath: segment))
+        #expect(try EvidenceCoverage.problems(directory: data).isEmpty)
+        #expect(try !LogReader(directory: directory.file("data/evidence")).verify().ok)
+    }
+
     @Test("a missing event log beside evidence is damage too: opening refuses, creates nothing, and verify names it")
     func missingEventLogRefused() throws {
         _ = try ledger()
