@@ -9,43 +9,40 @@ public enum EvidenceCoverage {
     /// restore that left a directory out), refused before anything opens, writes, or answers
     /// for an empty ledger.
     static func requireBothLogs(_ layout: DataDirectoryLayout) throws {
-        let pairs = [(layout.evidence, layout.log, "the evidence log is missing beside the event log that refers to it; restore evidence/ from a backup"),
-                     (layout.log, layout.evidence, "the event log is missing beside the evidence log that holds its messages; restore log/ from a backup")]
-        for (missing, other, detail) in pairs where !FileIO.exists(missing) && FileIO.exists(other) {
-            if try LogReader(directory: other).summary().records > 0 {
-                throw LogError.corrupted(LogProblem(file: missing, offset: 0, kind: .truncated, detail: detail))
-            }
-        }
+        if let missing = missingLog(layout) { throw LogError.corrupted(missing) }
     }
 
-    /// The problem, if the last event (evidence positions grow with event positions) refers to
-    /// evidence past the evidence log's end, or either log is missing beside the other.
+    /// The problem, if either log is missing beside the other, or the last event (evidence
+    /// positions grow with event positions) refers to evidence past the evidence log's end.
     public static func problems(directory: String) throws -> [LogProblem] {
         let layout = DataDirectoryLayout(directory)
-        let (hasLog, hasEvidence) = (FileIO.exists(layout.log), FileIO.exists(layout.evidence))
-        guard hasLog else {
-            return hasEvidence ? [LogProblem(file: layout.log, offset: 0, kind: .truncated, detail: "the event log is missing beside the evidence log; restore log/ from a backup")] : []
-        }
+        if let missing = missingLog(layout) { return [missing] }
+        guard FileIO.exists(layout.log), FileIO.exists(layout.evidence) else { return [] }
         let events = LogReader(directory: layout.log)
-        // A log that does not read is named by its own check.
+        // A log that does not read is named by its own check, not as a short one.
         guard let last = try? events.summary().lastPosition, let record = try? events.record(at: last),
-              record.kind == EventRecord.kind else { return [] }
+              record.kind == EventRecord.kind, let end = try? LogReader(directory: layout.evidence).summary().endPosition else { return [] }
         let reference = try record.payload.withUnsafeBytes { payload in
             try EventRecord.split(payload).map { try EventView($0.event).evidence }
         }
         guard let reference else { return [] }
         let needed = reference.position + UInt64(LogFormat.frameHeaderSize) + UInt64(reference.length)
-        var end = LogPosition.start
-        if hasEvidence {
-            // An evidence log that does not read is named by its own check, not as a short one.
-            guard let summary = try? LogReader(directory: layout.evidence).summary() else { return [] }
-            end = summary.endPosition
-        }
         guard needed > end.rawValue else { return [] }
         return [LogProblem(
             file: layout.evidence, offset: Int64(end.rawValue), kind: .truncated,
-            detail: hasEvidence
-                ? "the events up to position \(last) refer to evidence up to position \(needed), past the evidence log's end (\(end)): it was cut short (after a power loss, the next open cuts the last batch's events, never acknowledged; anything more: restore evidence/ from a backup)"
-                : "the evidence log is missing beside an event log that refers to it; restore evidence/ from a backup")]
+            detail: "the events up to position \(last) refer to evidence up to position \(needed), past the evidence log's end (\(end)): it was cut short (after a power loss, the next open cuts the last batch's events, never acknowledged; anything more: restore evidence/ from a backup)")]
+    }
+
+    /// One log missing beside the other that holds records (one that does not read is named by
+    /// its own check, or refused by its own open).
+    private static func missingLog(_ layout: DataDirectoryLayout) -> LogProblem? {
+        let pairs = [(layout.evidence, layout.log, "the evidence log is missing beside the event log that refers to it; restore evidence/ from a backup"),
+                     (layout.log, layout.evidence, "the event log is missing beside the evidence log that holds its messages; restore log/ from a backup")]
+        for (missing, other, detail) in pairs where !FileIO.exists(missing) && FileIO.exists(other) {
+            if let records = try? LogReader(directory: other).summary().records, records > 0 {
+                return LogProblem(file: missing, offset: 0, kind: .truncated, detail: detail)
+            }
+        }
+        return nil
     }
 }
