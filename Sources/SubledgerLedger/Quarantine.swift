@@ -61,14 +61,14 @@ final class Quarantine: Sendable {
         try held.withLock { held throws in
             if held == nil { held = try Self.digests(in: directory) }
             guard !held!.contains(digest) else { return }
-            try append(kept, reason: reason, detail: detail, of: line, at: recordedAt)
+            try append([Self.entryRecord(kept, reason: reason, detail: detail, of: line, at: recordedAt)])
             held!.insert(digest)
         }
     }
 
     /// Version 2 of an entry holds the line's flags before its bytes: whether it may bring a bare
     /// renewal info, which a retry must know as ingestion knew it, not guess from its source.
-    private func append(_ kept: ArraySlice<UInt8>, reason: VerificationError.Reason, detail: String, of line: IngestLine, at recordedAt: Int64) throws {
+    private static func entryRecord(_ kept: ArraySlice<UInt8>, reason: VerificationError.Reason, detail: String, of line: IngestLine, at recordedAt: Int64) -> LogRecord {
         var payload: [UInt8] = []
         payload.appendString(reason.rawValue)
         payload.appendString(detail)
@@ -77,8 +77,13 @@ final class Quarantine: Sendable {
         withUnsafeBytes(of: recordedAt.littleEndian) { payload += $0 }
         payload.appendVarint((line.takesRenewalInfo ? Self.takesRenewalInfoFlag : 0) | (kept.count < line.bytes.count ? Self.truncatedFlag : 0))
         payload += kept
-        let position = try writer.append([LogRecord(kind: Self.entryKind, version: 2, payload: payload)])[0]
-        end.store(position.rawValue + UInt64(payload.count), ordering: .relaxed)
+        return LogRecord(kind: Self.entryKind, version: 2, payload: payload)
+    }
+
+    /// Appends entries in one write, and moves the end the webhook's budget is weighed against.
+    private func append(_ records: [LogRecord]) throws {
+        guard let last = try writer.append(records).last else { return }
+        end.store(last.rawValue + UInt64(records[records.count - 1].payload.count), ordering: .relaxed)
     }
 
     func resolve(_ positions: [UInt64]) throws {
@@ -92,12 +97,15 @@ final class Quarantine: Sendable {
         held.withLock { $0 = nil }
     }
 
-    /// Keeps `entry` with the reason a retry gave, in place of the one it was kept with: after a
-    /// fix (a root added) the first reason sent a user back to what was already fixed.
-    func restate(_ entry: QuarantineEntry, reason: VerificationError.Reason, detail: String) throws {
-        let line = IngestLine(bytes: entry.bytes, line: entry.line, source: entry.source, takesRenewalInfo: entry.takesRenewalInfo)
-        try append(entry.bytes[...], reason: reason, detail: detail, of: line, at: entry.recordedAt)
-        try resolve([entry.position])
+    /// Keeps each entry with the reason a retry gave, in place of the one it was kept with: after
+    /// a fix (a root added) the first reason sent a user back to what was already fixed.
+    func restate(_ restated: [(entry: QuarantineEntry, reason: VerificationError.Reason, detail: String)]) throws {
+        guard !restated.isEmpty else { return }
+        try append(restated.map { entry, reason, detail in
+            let line = IngestLine(bytes: entry.bytes, line: entry.line, source: entry.source, takesRenewalInfo: entry.takesRenewalInfo)
+            return Self.entryRecord(entry.bytes[...], reason: reason, detail: detail, of: line, at: entry.recordedAt)
+        })
+        try resolve(restated.map(\.entry.position))
     }
 
     /// Entries not yet resolved, oldest first; with their bytes only when `withBytes` (a
@@ -218,25 +226,23 @@ extension Ledger {
                 projections.follow(appendedThrough: $0, visible: true)
             }
             var resolved: [UInt64] = []
+            var restated: [(entry: QuarantineEntry, reason: VerificationError.Reason, detail: String)] = []
             for (entry, outcome) in zip(entries, outcomes) {
-                if case .rejected(let reason, let detail) = outcome {
-                    if reason != entry.reason, let known = VerificationError.Reason(rawValue: reason) {
-                        try pipeline.quarantine.restate(entry, reason: known, detail: detail)
-                    }
-                } else {
+                guard case .rejected(let reason, let detail) = outcome else {
                     resolved.append(entry.position)
+                    continue
                 }
+                if reason != entry.reason, let known = VerificationError.Reason(rawValue: reason) { restated.append((entry, known, detail)) }
             }
             try pipeline.quarantine.resolve(resolved)
-            var outcome = zip(entries, outcomes).makeIterator()
-            for listedEntry in chunk {
-                if listedEntry.truncated {
-                    results.append((listedEntry, .rejected(reason: listedEntry.reason, detail: "the line was longer than 1 MiB and only its first 1 MiB was kept: feed the original line again")))
-                } else if let (entry, result) = outcome.next() {
-                    var slim = entry
-                    slim.bytes = []
-                    results.append((slim, result))
-                }
+            try pipeline.quarantine.restate(restated)
+            // The listed entries (without their bytes) in order, the retried ones with their outcomes.
+            var retried = outcomes.makeIterator()
+            for entry in chunk {
+                let outcome = entry.truncated
+                    ? .rejected(reason: entry.reason, detail: "the line was longer than 1 MiB and only its first 1 MiB was kept: feed the original line again")
+                    : retried.next()
+                if let outcome { results.append((entry, outcome)) }
             }
         }
         return results
