@@ -276,6 +276,30 @@ struct DashboardTests {
         #expect(try Self.headline(lowercase)["net"]?.value == cards["net"]?.value, "a currency in lower case is the same currency")
     }
 
+    @Test("a lapse and its return inside a period of days are churn on the chart's days but not in the headline, which is the churn report's for the period")
+    func headlineChurnIsTheReports() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        // The January subscription lapses on 4 March (its February renewal ran 30 days) and
+        // billing recovers on the 10th; the February ones lapse on the 5th and 12th for good.
+        let fixtures = fixture.fixtures
+        let recovery = fixtures.transaction(
+            transactionId: "2000000000000301", originalTransactionId: "2000000000000101", purchaseDate: Self.january + 68 * Self.day, price: 9990)
+        let body = fixtures.notification(.didRenew, subtype: .billingRecovery, transaction: recovery, renewal: fixtures.renewalInfo(for: recovery)).webhookBody
+        #expect(try fixture.post(body).status == 200)
+        let html = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-03-01&to=2026-03-31&currency=USD").body, as: UTF8.self)
+        let daily = try Self.periodMetrics(html).filter { $0.metric == "churned" }
+        #expect(daily.map(\.value).reduce(0, +) == 3, "each day's row counts its lapses: 4, 5 and 12 March")
+        func churned(_ from: String, _ to: String) throws -> Int64 {
+            let rows = try #require(try Self.json(fixture, "/v1/reports/churn?from=\(from)&to=\(to)")["rows"] as? [[String: Any]])
+            return Int64(rows.map { $0["churned"] as! Int }.reduce(0, +))
+        }
+        let cards = try Self.headline(html)
+        #expect(cards["churned"]?.value == (try churned("2026-03-01", "2026-03-31")))
+        #expect(cards["churned"]?.value == 2, "the recovered subscription is entitled at the period's end")
+        #expect(cards["churned"]?.previous == (try churned("2026-01-29", "2026-02-28")))
+    }
+
     @Test("every chart has a CSV link to the report route answering it; without a CSV renderer that route says 406, bad formats 400")
     func csvLinks() throws {
         let fixture = try Self.ledgerWithSubscriptions()

@@ -29,8 +29,8 @@ extension Dashboard {
         html += "<p class=\"muted\" id=\"scope\">\(escape(amounts)); counts of subscribers in every currency.</p><div class=\"cards\">"
         html += headline("MRR", "mrr", now.mrr, before.mrr, money: true, higherIsBetter: true)
         html += headline("Active subscriptions", "activeSubscriptions", Int64(now.activeSubscriptions), Int64(before.activeSubscriptions), money: false, higherIsBetter: true)
-        html += headline("New paid", "newPaid", sum(churn, \.newPaid), sum(previous.churn, \.newPaid), money: false, higherIsBetter: true)
-        html += headline("Churned", "churned", sum(churn, \.churned), sum(previous.churn, \.churned), money: false, higherIsBetter: false)
+        html += headline("New paid", "newPaid", sum(headlineChurn.current, \.newPaid), sum(headlineChurn.previous, \.newPaid), money: false, higherIsBetter: true)
+        html += headline("Churned", "churned", sum(headlineChurn.current, \.churned), sum(headlineChurn.previous, \.churned), money: false, higherIsBetter: false)
         html += headline("Net revenue", "net", net(revenue), net(previous.revenue), money: true, higherIsBetter: true)
         return html + "</div></section>"
     }
