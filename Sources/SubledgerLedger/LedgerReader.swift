@@ -190,7 +190,7 @@ public struct LedgerReader: Sendable {
 
     private func scope(_ filter: ReportFilter) throws -> ReportScope {
         if let position = filter.atPosition { try requireLogEnd(position) }
-        return ReportScope(environment: try filter.environment ?? projections.defaultReportEnvironment(), atPosition: filter.atPosition, catalog: catalog)
+        return ReportScope(environment: try filter.environment ?? projections.defaultReportEnvironment(before: filter.atPosition), atPosition: filter.atPosition, catalog: catalog)
     }
 
     /// `atPosition` is where the log ended: a record's position (that record and the ones after

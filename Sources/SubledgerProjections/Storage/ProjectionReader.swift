@@ -157,8 +157,19 @@ public struct ProjectionReader: Sendable {
 
     /// The environment reports use by default: Production when it has data, else the only (or
     /// first) environment present, else Production.
-    public func defaultReportEnvironment() throws(ProjectionError) -> AppStoreEnvironment {
-        let present = try summary().environments
+    ///
+    /// With `position`, of the ledger as it stood when its log ended there: an environment
+    /// whose first event lies at or past it had no data then (Sandbox traffic before a launch
+    /// is reported as Sandbox, as it was).
+    public func defaultReportEnvironment(before position: LogPosition? = nil) throws(ProjectionError) -> AppStoreEnvironment {
+        let present = try read { txn, table, header in
+            try header.environments.filter { environment in
+                guard environment != 0 else { return false }
+                guard let position else { return true }
+                let first = try database.positions(PostingKey(.environment, environment), after: nil, limit: 1, txn).first
+                return first.map { $0 < position.rawValue } ?? false
+            }.map { AppStoreEnvironment(rawValue: table.string($0)) }
+        }
         if present.contains(.production) || present.isEmpty { return .production }
         return present[0]
     }

@@ -1,0 +1,42 @@
+import Foundation
+import SubledgerAppStore
+import SubledgerJWS
+import SubledgerLog
+import SubledgerProjections
+import SubledgerTestSupport
+import Testing
+@testable import SubledgerLedger
+
+@Suite("Reports at a log position")
+struct ReportsAtPositionTests {
+    @Test("a report at a position defaults to the environment that had data then: Sandbox, before the first Production event")
+    func defaultEnvironmentAsItWas() throws {
+        let directory = TemporaryDirectory()
+        let start = AppStoreFixtures.defaultPurchaseDate
+        let pki = try TestPKI(validity: (start - 86_400_000)...(start + 400 * 86_400_000))
+        let root = directory.file("root.cer")
+        try Data(pki.rootDER).write(to: URL(fileURLWithPath: root))
+        _ = try Ledger.initialize(
+            directory: directory.file("data"), bundleId: AppStoreFixtures.defaultBundleId, appAppleId: AppStoreFixtures.defaultAppAppleId,
+            environments: ["Production", "Sandbox"], rootFiles: [root], smallBusiness: false, catalogFile: nil)
+        let ledger = try Ledger(directory: directory.file("data"))
+        defer { ledger.close() }
+        func subscribe(_ environment: AppStoreEnvironment, _ id: String) throws -> LogPosition? {
+            let fixtures = AppStoreFixtures(pki: pki, environment: environment)
+            let transaction = fixtures.transaction(transactionId: id, purchaseDate: start)
+            let body = fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
+            guard case .appended(let position)? = try ledger.ingest([IngestLine(bytes: body, line: 1, source: "test")], recordedAt: start).first else { return nil }
+            return UInt64(position).map(LogPosition.init(rawValue:))
+        }
+        #expect(try subscribe(.sandbox, "2000000000000501") != nil)
+        let production = try #require(try subscribe(.production, "2000000000000601"))
+        let day = UTCDay(containing: start)
+        func revenue(atPosition: LogPosition?) throws -> RevenueReport {
+            try ledger.read { try $0.revenue(RevenueQuery(from: day, to: day, filter: ReportFilter(atPosition: atPosition))) }
+        }
+        let then = try revenue(atPosition: production)
+        #expect(then.environment == "Sandbox")
+        #expect(then.rows.map(\.grossSales) == [9990], "the Sandbox sale, as a ledger that stopped there reports it")
+        #expect(try revenue(atPosition: nil).environment == "Production")
+    }
+}
