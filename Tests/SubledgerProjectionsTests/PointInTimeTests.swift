@@ -183,6 +183,55 @@ struct PointInTimeTests {
         #expect(known.subscription("r1", at: at("2026-07-02"))?.autoRenew == false)
     }
 
+    @Test("a customer at a position is found, named and grouped by what was recorded before it, as a ledger that stopped there would")
+    func customerAtPositionKnowsOnlyEarlierIds() throws {
+        var apple = Notifier()
+        let shared = "7e57c0de-0000-4000-8000-000000000001"
+        var sandbox = Subscriber("5000", token: shared)
+        sandbox.environment = .sandbox
+        let production = Subscriber("6000", token: shared)
+        var plain = Subscriber("7000")
+        let first = plain.transaction("7000", purchased: at("2026-01-10"), expires: at("2026-02-10"))
+        plain.token = "aaaa0000-0000-4000-8000-000000000002"
+        var late = Subscriber("777", token: "bbbbbbbb-0000-4000-8000-000000000000")
+        let renewal = late.transaction("778", purchased: at("2026-02-01"), expires: at("2026-03-01"))
+        late.token = "aaaaaaaa-0000-4000-8000-000000000000"
+        let events = [
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"),
+                               transaction: sandbox.transaction("5000", purchased: at("2026-01-01"), expires: at("2026-02-01")), environment: .sandbox),
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-05"),
+                               transaction: production.transaction("6000", purchased: at("2026-01-05"), expires: at("2026-02-05"))),
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-10"), transaction: first),
+            // The token reaches 7000 with its renewal; 777's earlier-purchased token arrives after its renewal's.
+            apple.notification("DID_RENEW", signed: at("2026-02-10"),
+                               transaction: plain.transaction("7001", purchased: at("2026-02-10"), expires: at("2026-03-10"))),
+            apple.notification("DID_RENEW", signed: at("2026-02-01"), transaction: renewal),
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"),
+                               transaction: late.transaction("777", purchased: at("2026-01-01"), expires: at("2026-02-01"))),
+        ]
+        // Not looked up by 777's first token: replaced since, it is no longer indexed (docs/audit.md).
+        let ids = [shared, "5000", "6000", "7000", "7001", "aaaa0000-0000-4000-8000-000000000002", "777", "778",
+                   "aaaaaaaa-0000-4000-8000-000000000000"]
+        let full = TestLedger(events)
+        var differences: [String] = []
+        for cut in 0...events.count {
+            let prefix = TestLedger(Array(events[..<cut]))
+            let position = cut < full.positions.count ? full.positions[cut] : LogPosition(rawValue: .max)
+            for id in ids {
+                for instant in [at("2026-01-20"), at("2026-02-20")] {
+                    let asked = full.customer(id, at: instant, atPosition: position)
+                    let then = prefix.customer(id, at: instant)
+                    if asked != then {
+                        differences.append("cut \(cut), \(id): \(asked.map { "\($0.customerId) \($0.environment ?? "-")" } ?? "none") vs \(then.map { "\($0.customerId) \($0.environment ?? "-")" } ?? "none")")
+                    }
+                }
+            }
+        }
+        #expect(differences.isEmpty, "\(differences)")
+        #expect(full.customer("7001", at: at("2026-02-20"), atPosition: full.positions[3]) == nil, "a transaction recorded later names no one")
+        #expect(full.customer(shared, at: at("2026-01-20"), atPosition: full.positions[1])?.environment == "Sandbox")
+    }
+
     @Test("a customer is found by any case of the token, by originalTransactionId and by transactionId")
     func lookUps() throws {
         var apple = Notifier()

@@ -12,20 +12,22 @@ extension Projection {
     ///   - environment: only that environment's subscriptions and purchases; nil for all.
     ///   - catalog: maps product ids to entitlements.
     /// - Returns: nil when no customer has this id, or none of its events is visible (signed by
-    ///   `asOf`, before `atPosition`). The id itself is resolved on everything folded.
+    ///   `asOf`, before `atPosition`). The id is resolved on everything folded, or with
+    ///   `atPosition` on what was recorded before it (`customerTimelines(_:recordedBefore:)`).
     public func customer(
         _ id: String, asOf: Int64, atPosition: LogPosition? = nil, environment: AppStoreEnvironment? = nil,
         catalog: ProductCatalog? = nil
     ) -> CustomerState? {
-        guard var (customerId, members) = customerTimelines(id) else { return nil }
+        let resolved = atPosition.map { customerTimelines(id, recordedBefore: $0.rawValue) } ?? customerTimelines(id)
+        guard var (customerId, members) = resolved else { return nil }
         if let environment {
             guard let code = strings.lookUp(environment.rawValue) else { return nil }
             members = members.filter { timelines[Int($0)].key.environment == code }
         }
         let visibility = Visibility(beforePosition: atPosition?.rawValue ?? .max, notAfter: asOf)
-        guard members.contains(where: { member in timelines[Int(member)].facts.contains { visibility.admits($0, of: timelines[Int(member)]) } }) else {
-            return nil
-        }
+        // A subscription with nothing visible is not shown, nor does its environment count.
+        members = members.filter { member in timelines[Int(member)].facts.contains { visibility.admits($0, of: timelines[Int(member)]) } }
+        guard !members.isEmpty else { return nil }
         var subscriptions: [SubscriptionState] = []
         var purchases: [(state: PurchaseState, entitles: Bool)] = []
         for member in members {
@@ -77,6 +79,55 @@ extension Projection {
             }
         }
         return nil
+    }
+
+    /// As `customerTimelines(_:)`, as the ledger knew the customer when its log ended at
+    /// `position`: an id first recorded later names no one, and a token first recorded later
+    /// (or an earlier-purchased one delivered later) neither names nor groups the customer.
+    /// Grouped among the timelines the id's customer has now and its `originalTransactionId`'s:
+    /// a timeline whose token changed since to one of another customer is not found.
+    func customerTimelines(_ id: String, recordedBefore position: UInt64) -> (customerId: String, timelines: [Int32])? {
+        guard let (_, now) = customerTimelines(id) else { return nil }
+        let lowered = id.lowercased()
+        let tokens = [parseUUID(lowered).map { CustomerToken(kind: .uuid, bits: $0) }, strings.lookUp(lowered).map { CustomerToken(kind: .text, bits: UInt128($0)) }]
+        if let token = tokens.compactMap({ $0 }).first(where: { tokenIndex[$0] != nil }) {
+            let members = now.filter { customerToken(of: $0, recordedBefore: position) == token }
+            return members.isEmpty ? nil : (tokenText(token), members)
+        }
+        guard let identifier = identifier(lookingUp: id),
+            let found = now.first(where: { member in
+                let timeline = timelines[Int(member)]
+                return timeline.facts.contains { fact in
+                    fact.position < position
+                        && (timeline.key.originalTransactionId == identifier
+                            || (fact.transaction >= 0 && timeline.transactions[Int(fact.transaction)].transactionId == identifier))
+                }
+            })
+        else { return nil }
+        if let token = customerToken(of: found, recordedBefore: position) {
+            return (tokenText(token), now.filter { customerToken(of: $0, recordedBefore: position) == token })
+        }
+        let original = timelines[Int(found)].key.originalTransactionId
+        let siblings = environmentIDs.compactMap { timelineIndex[TimelineKey(environment: $0, originalTransactionId: original).packed] }
+        let members = Set(now + siblings).filter { member in
+            timelines[Int(member)].key.originalTransactionId == original && customerToken(of: member, recordedBefore: position) == nil
+        }
+        return (identifierText(original), members.sorted())
+    }
+
+    /// A timeline's customer token as it stood when the log ended at `position`: that of the
+    /// earliest-purchased transaction recorded before it, chosen as the fold chooses.
+    private func customerToken(of index: Int32, recordedBefore position: UInt64) -> CustomerToken? {
+        let timeline = timelines[Int(index)]
+        var chosen: (purchase: Int64, token: CustomerToken)?
+        for fact in timeline.facts where fact.position < position && fact.transaction >= 0 {
+            let version = timeline.transactions[Int(fact.transaction)]
+            guard let token = version.token else { continue }
+            let purchase = version.purchaseDate == .absent ? Int64.max : version.purchaseDate
+            if let chosen, purchase > chosen.purchase || (purchase == chosen.purchase && tokenText(token) >= tokenText(chosen.token)) { continue }
+            chosen = (purchase, token)
+        }
+        return chosen?.token
     }
 
     /// The customer a timeline belongs to: its token's, or (without a token) its
