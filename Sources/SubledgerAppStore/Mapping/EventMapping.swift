@@ -36,10 +36,7 @@ public enum EventMapping {
             notificationType: notification.notificationType?.rawValue ?? "",
             subtype: notification.subtype?.rawValue,
             isMonthlyCommitmentRenewal: isMonthlyCommitmentRenewal)
-        let statedEnvironment =
-            notification.data?.environment ?? notification.summary?.environment
-            ?? notification.externalPurchaseToken.map(environment(of:)) ?? notification.appData?.environment
-            ?? transaction?.environment ?? renewal?.environment
+        let statedEnvironment = environment(notification: notification, transaction: transaction, renewal: renewal)
         return Event(
             type: type,
             effectiveAt: effectiveAt(notification: notification, transaction: transaction, renewal: renewal),
@@ -78,6 +75,17 @@ public enum EventMapping {
             evidence: evidence,
             environment: renewal.environment.map { SubledgerEvents.AppStoreEnvironment(rawValue: $0.rawValue) },
             renewal: RenewalFacts(renewal))
+    }
+
+    /// The environment a notification states: in `data`, `summary`, the external purchase token
+    /// or `appData`, whichever it carries; failing those, the nested transaction's or renewal
+    /// info's. Ingestion checks it against the ledger's environments, so it must be this one.
+    public static func environment(
+        notification: NotificationPayload, transaction: TransactionPayload?, renewal: RenewalInfoPayload?
+    ) -> AppStoreEnvironment? {
+        notification.data?.environment ?? notification.summary?.environment
+            ?? notification.externalPurchaseToken.map(environment(of:)) ?? notification.appData?.environment
+            ?? transaction?.environment ?? renewal?.environment
     }
 
     /// An external purchase token has no `environment`; as Apple's libraries do, a token whose
