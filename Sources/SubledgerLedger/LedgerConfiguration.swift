@@ -119,7 +119,11 @@ extension Ledger {
         }
         let catalogBytes = try catalogFile.map { file throws(LedgerError) in
             guard let bytes = FileIO.read(file) else { throw LedgerError.configuration("cannot read catalog \(file)") }
-            if let unknown = try LedgerReader.decodeCatalog(bytes, named: file).unknownPeriods.first {
+            let catalog = try LedgerReader.decodeCatalog(bytes, named: file)
+            if let duplicate = catalog.duplicateProductIds.first {
+                throw LedgerError.configuration("the catalog \(file) lists \(duplicate) more than once: give each product one entry (its entitlements, rank and period together)")
+            }
+            if let unknown = catalog.unknownPeriods.first {
                 throw LedgerError.configuration(
                     "the catalog \(file) gives \(unknown.productId) the period \"\(unknown.period)\", which is not a billing period: P1W, P1M, P2M, P3M, P6M or P1Y")
             }
@@ -132,10 +136,13 @@ extension Ledger {
             if bundleId != previous.bundleId {
                 throw LedgerError.configuration("this ledger holds the events of bundle \(previous.bundleId); a ledger is one app's, so give \(bundleId) a data directory of its own (--data)")
             }
-            if let before = previous.appAppleId, let appAppleId, appAppleId != before {
-                throw LedgerError.configuration("this ledger holds the events of app \(before) (appAppleId); a ledger is one app's, so give app \(appAppleId) a data directory of its own (--data)")
+            // The id its stored messages carry decides, not the one configured: an id set after
+            // events were in, or one only Sandbox messages (which carry none) were checked
+            // against, may be a typo, and must stay correctable.
+            if let appAppleId, appAppleId != previous.appAppleId, let stored = storedApp(layout).appAppleId, stored != appAppleId {
+                throw LedgerError.configuration("this ledger holds the events of app \(stored) (appAppleId); a ledger is one app's, so give app \(appAppleId) a data directory of its own (--data)")
             }
-        } else if previous == nil, let stored = storedBundleId(layout), stored != bundleId {
+        } else if previous == nil, let stored = storedApp(layout).bundleId, stored != bundleId {
             // Without its configuration the app is read from the evidence the log refers to.
             throw LedgerError.configuration("this data directory holds the events of bundle \(stored) but no readable config.json; a ledger is one app's: run init with --bundle-id \(stored) (and its --root, --environment), or give \(bundleId) a data directory of its own (--data)")
         }
@@ -163,23 +170,38 @@ extension Ledger {
     }
 
     /// The bundle id of the first messages the log's events refer to that name one (a
-    /// notification's, a transaction's); nil when none does or none can be read.
-    private static func storedBundleId(_ layout: DataDirectoryLayout) -> String? {
-        var evidence: [UInt64] = []
+    /// notification's, a transaction's), and the App Apple ID of the first Production
+    /// notifications that carry one (Sandbox messages carry none); nil when none does or none
+    /// can be read. The log is read until it has both, so an all-Sandbox log is read whole.
+    private static func storedApp(_ layout: DataDirectoryLayout) -> (bundleId: String?, appAppleId: Int64?) {
+        var first: [UInt64] = []
+        var production: [UInt64] = []
         try? LogReader(directory: layout.log).scan { entry in
             if entry.kind == EventRecord.kind, let (_, bytes) = EventRecord.split(entry.payload), let event = try? EventView(bytes) {
-                evidence.append(event.evidence.position)
+                if first.count < 16 { first.append(event.evidence.position) }
+                if production.count < 16, event.notificationUUID != nil, let environment = event.environment, environment == "Production" {
+                    production.append(event.evidence.position)
+                }
             }
-            return evidence.count < 16
+            return first.count < 16 || production.count < 16
         }
-        for position in evidence {
-            guard let message = try? EvidenceStore.signedMessage(at: position, in: layout.evidence), let jws = try? CompactJWS(message) else { continue }
-            if let notification = try? NotificationPayload.decode(jws.payload), let bundle = notification.data?.bundleId ?? notification.summary?.bundleId {
+        func payload(at position: UInt64) -> [UInt8]? {
+            guard let message = try? EvidenceStore.signedMessage(at: position, in: layout.evidence), let jws = try? CompactJWS(message) else { return nil }
+            return jws.payload
+        }
+        let bundleId = first.lazy.compactMap { position -> String? in
+            guard let payload = payload(at: position) else { return nil }
+            if let notification = try? NotificationPayload.decode(payload), let bundle = notification.data?.bundleId ?? notification.summary?.bundleId {
                 return bundle
             }
-            if let transaction = try? TransactionPayload.decode(jws.payload), let bundle = transaction.bundleId { return bundle }
-        }
-        return nil
+            return (try? TransactionPayload.decode(payload))?.bundleId
+        }.first
+        let appAppleId = production.lazy.compactMap { position -> Int64? in
+            guard let payload = payload(at: position), let notification = try? NotificationPayload.decode(payload) else { return nil }
+            return notification.data?.appAppleId ?? notification.summary?.appAppleId
+                ?? notification.externalPurchaseToken?.appAppleId ?? notification.appData?.appAppleId
+        }.first
+        return (bundleId, appAppleId)
     }
 
     /// Whether the log holds a record: read from its first segment, beside a running server. A

@@ -24,6 +24,11 @@ public struct LedgerReader: Sendable {
         self.catalog = catalog
     }
 
+    /// What a data directory's rollups are made under: its Small Business setting and catalog.
+    public static func rollupSettings(directory: String, configuration: LedgerConfiguration) throws -> RollupSettings {
+        RollupSettings(smallBusiness: configuration.smallBusiness, catalog: try loadCatalog(directory: directory, configuration: configuration))
+    }
+
     /// The optional product catalog of a data directory.
     static func loadCatalog(directory: String, configuration: LedgerConfiguration) throws -> ProductCatalog? {
         guard let file = configuration.catalog else { return nil }

@@ -54,8 +54,26 @@ struct InitCommandTests {
         #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", root]).exitCode == .success)
     }
 
+    @Test("an app Apple id given after events are in is checked against the id their messages carry: a contradicting one is refused, the right one is taken, also over a mistyped one")
+    func appAppleIdCheckedAgainstStoredMessages() throws {
+        let directory = TemporaryDirectory()
+        let data = ["--data", directory.path]
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", root]).exitCode == .success)
+        #expect(tool.run(data + ["ingest", SimulatedLedger.shared.directory.file("sim") + "/notifications.jsonl"]).exitCode == .success)
+        #expect(tool.run(data + ["init", "--app-apple-id", "999"]).exitCode == .failure)
+        #expect(try configuration(directory)["appAppleId"] == nil)
+        #expect(tool.run(data + ["init", "--app-apple-id", "1234567890"]).exitCode == .success)
+        // A mistyped id stored before (set while only Sandbox messages, which carry none, came in).
+        var saved = try configuration(directory)
+        saved["appAppleId"] = 111
+        try JSONSerialization.data(withJSONObject: saved).write(to: URL(fileURLWithPath: directory.file("config.json")))
+        #expect(tool.run(data + ["init", "--app-apple-id", "1234567890"]).exitCode == .success)
+        #expect(try configuration(directory)["appAppleId"] as? Int == 1_234_567_890)
+    }
+
     @Test("a catalog or root that is not valid is refused and leaves the directory as it was", arguments: [
         ("catalog", "hi\n"), ("catalog", #"{"products": [{"productId": "a", "entitlements": "pro"}]}"#),
+        ("catalog", #"{"products": [{"productId": "a", "period": "P1M"}, {"productId": "a", "period": "P1Y"}]}"#),
         ("catalog", #"{"products": [{"productId": "a", "period": "P5M"}]}"#), ("root", "not a certificate"),
     ])
     func invalidInputsWriteNothing(flag: String, content: String) throws {

@@ -111,6 +111,23 @@ struct RollupTests {
         #expect(plain.revenue(from: from, to: to, environment: .production) != reader.revenue(from: from, to: to, environment: .production))
     }
 
+    @Test("rollups are made again for a change of the Small Business setting or of a product's period as the catalog resolves it, not of entitlements or ranks")
+    func settingsThatChangeRollups() {
+        func catalog(_ products: [(String, String?, [String]?)]) -> ProductCatalog {
+            ProductCatalog(products: products.map { ProductCatalog.Product(productId: $0.0, entitlements: $0.2, period: $0.1) })
+        }
+        let monthly = RollupSettings(catalog: catalog([("pro.monthly", "P1M", ["pro"])]))
+        #expect(!RollupSettings(catalog: catalog([("pro.monthly", "P1M", ["gold"])])).changesRollups(from: monthly))
+        #expect(RollupSettings(catalog: catalog([("pro.monthly", "P1Y", ["pro"])])).changesRollups(from: monthly))
+        #expect(RollupSettings(smallBusiness: true, catalog: monthly.catalog).changesRollups(from: monthly))
+        #expect(RollupSettings().changesRollups(from: monthly))
+        // A catalog stored before init refused a product listed twice: the first listing holds.
+        let twice = RollupSettings(catalog: catalog([("pro.monthly", "P1M", nil), ("pro.monthly", "P1Y", nil)]))
+        let reordered = RollupSettings(catalog: catalog([("pro.monthly", "P1Y", nil), ("pro.monthly", "P1M", nil)]))
+        #expect(reordered.changesRollups(from: twice))
+        #expect(!twice.changesRollups(from: monthly))
+    }
+
     @Test("after each chunk of the log, taking back the touched timelines' old contributions and adding their new ones gives the whole fold's cells",
           arguments: [UInt64(7), 8, 9])
     func incrementalMaintenance(seed: UInt64) throws {

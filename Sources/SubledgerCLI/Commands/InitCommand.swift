@@ -2,6 +2,7 @@ import SubledgerAppStoreAPI
 import SubledgerCore
 import SubledgerLedger
 import SubledgerLog
+import SubledgerProjections
 
 /// `subledger init`: writes (or updates) the data directory's configuration; never touches the log.
 enum InitCommand: Command {
@@ -24,7 +25,7 @@ enum InitCommand: Command {
         ],
         notes: [
             "Run again on a data directory, init changes the settings it is given and keeps the others (roots, catalog and API credentials included).",
-            "A ledger is one app's: once its log holds events, its bundle id and app Apple id no longer change (another app needs a data directory of its own).",
+            "A ledger is one app's: once its log holds events, its bundle id no longer changes, nor its app Apple id from the one its Production messages carry (another app needs a data directory of its own).",
         ],
         example: "subledger --data /srv/subledger init --bundle-id com.example.app --app-apple-id 1234567890")
 
@@ -59,6 +60,7 @@ enum InitCommand: Command {
         // A setting not given keeps its value: re-running init to add an environment must not
         // quietly turn off the Small Business rate or forget the app's Apple id.
         let previous = try? LedgerConfiguration.load(from: context.data.path)
+        let previousRollups = try? previous.map { try LedgerReader.rollupSettings(directory: context.data.path, configuration: $0) }
         guard let bundleId = arguments.value("--bundle-id") ?? previous?.bundleId else { throw UsageError("--bundle-id ID is needed: the app's bundle identifier, as App Store Connect shows it") }
         guard !bundleId.isEmpty, !bundleId.contains(where: \.isWhitespace) else {
             throw UsageError("--bundle-id needs the app's bundle id (com.example.app), not '\(bundleId)'")
@@ -82,7 +84,7 @@ enum InitCommand: Command {
         // A server reads the settings once, as it starts; the rollups depend on two of them.
         do { try LogWriter.excludingWriter(directory: context.data.log) {} } catch LogError.locked(_, let holder) {
             let process = holder.map { "process \($0)" } ?? "another process"
-            let rollups = previous.map { $0.smallBusiness != configuration.smallBusiness } ?? false || arguments.value("--catalog") != nil
+            let rollups = try previousRollups.map { try LedgerReader.rollupSettings(directory: context.data.path, configuration: configuration).changesRollups(from: $0) } ?? false
             Output.diagnostic(
                 "subledger init: \(process) has this ledger open for writing (a server, an ingest or a rebuild): a server applies these "
                     + "settings once it restarts"

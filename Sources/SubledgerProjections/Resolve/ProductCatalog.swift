@@ -43,6 +43,13 @@ public struct ProductCatalog: Sendable, Equatable, Decodable {
         }
     }
 
+    /// Product ids listed more than once: which listing holds is a guess at what was meant, so
+    /// `init` refuses them.
+    public var duplicateProductIds: [String] {
+        var seen = Set<String>()
+        return products.compactMap { seen.insert($0.productId).inserted ? nil : $0.productId }
+    }
+
     public func product(_ productId: String) -> Product? {
         index[productId].map { products[$0] }
     }
