@@ -16,6 +16,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public static let seeOther = HTTPStatus(code: 303)
     public static let badRequest = HTTPStatus(code: 400)
     public static let unauthorized = HTTPStatus(code: 401)
+    public static let forbidden = HTTPStatus(code: 403)
     public static let notFound = HTTPStatus(code: 404)
     public static let methodNotAllowed = HTTPStatus(code: 405)
     public static let notAcceptable = HTTPStatus(code: 406)

@@ -175,9 +175,10 @@ public struct LedgerServer: Sendable {
         })
     }
 
-    /// Read routes need the bearer token when one is configured (always, off loopback).
+    /// Read routes need the bearer token when one is configured (always, off loopback), and
+    /// without one answer only requests addressed to a loopback name (`LoopbackHost`).
     func protected(_ handler: @escaping Router.Handler) -> Router.Handler {
-        guard let authenticator else { return handler }
+        guard let authenticator else { return LoopbackHost.protect(handler) }
         return authenticator.protect(handler)
     }
 
