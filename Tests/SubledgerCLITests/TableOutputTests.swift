@@ -2,6 +2,7 @@ import Foundation
 @testable import SubledgerCLI
 import SubledgerEvents
 import SubledgerLog
+import SubledgerTestSupport
 @testable import SubledgerLedger
 @testable import SubledgerProjections
 import Testing
@@ -29,6 +30,26 @@ struct TableOutputTests {
             #expect(code == .success, "\(argv)")
             let widest = output.split(separator: "\n").map(\.count).max() ?? 0
             #expect(widest <= Self.width, "\(argv.joined(separator: " ")) prints a line of \(widest) characters")
+        }
+    }
+
+    @Test("text from anyone reaches the terminal without its control characters: a JWS header's escape sequences, quoted in a rejection, are shown as U+FFFD", arguments: ["table", "csv"])
+    func controlCharactersNotPrinted(format: String) throws {
+        let directory = TemporaryDirectory()
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        let data = ["--data", directory.path]
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", SimulatedLedger.shared.directory.file("sim/root.cer")]).exitCode == .success)
+        func base64URL(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        let header = base64URL(#"{"alg":"\u001b]0;PWNED\u0007\u001b[2J\u001b[31mX\r\nFAKE","x5c":[]}"#)
+        let payload = base64URL(#"{"notificationType":"TEST","notificationUUID":"u","signedDate":1}"#)
+        let file = directory.file("hostile.jsonl")
+        try "{\"signedPayload\":\"\(header).\(payload).AAAA\"}\n".write(toFile: file, atomically: true, encoding: .utf8)
+        for argv in [["ingest", file], ["quarantine", "list"]] {
+            let (_, output) = tool.run(data + argv + ["--format", format])
+            #expect(output.contains("PWNED"), "\(argv): the rejection is listed")
+            #expect(!output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(argv): \(output.debugDescription)")
         }
     }
 

@@ -6,7 +6,7 @@ extension Cell {
     /// KB/MB/GB, rates in percent.
     var tableText: String {
         switch self {
-        case .text(let text): text ?? "-"
+        case .text(let text): text.map { Self.printable($0, keepingLineBreaks: false) } ?? "-"
         case .count(let count): NumberText.grouped(Int64(count))
         case .number(let number): String(number)
         case .money(let money): money?.formatted ?? "-"
@@ -21,7 +21,7 @@ extension Cell {
     /// ISO 8601 instants, empty when absent.
     var csvText: String {
         switch self {
-        case .text(let text): text ?? ""
+        case .text(let text): text.map { Self.printable($0, keepingLineBreaks: true) } ?? ""
         case .count(let count): String(count)
         case .number(let number): String(number)
         case .money(let money): money?.decimal ?? ""
@@ -30,6 +30,19 @@ extension Cell {
         case .rate(let rate): rate.map { String($0) } ?? ""
         case .flag(let flag): flag.map { $0 ? "true" : "false" } ?? ""
         }
+    }
+
+    /// `text` with each control character (C0 but, for CSV, line breaks and tab; DEL; C1) as
+    /// U+FFFD. Text in cells may come from anyone: a webhook body that fails verification is kept
+    /// with a detail quoting its header, and an escape sequence in it would reach the terminal of
+    /// whoever lists the quarantine (clear the screen, retitle the window, forge lines).
+    static func printable(_ text: String, keepingLineBreaks: Bool) -> String {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool {
+            if keepingLineBreaks, scalar == "\n" || scalar == "\r" || scalar == "\t" { return false }
+            return scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { isControl($0) ? "\u{FFFD}" : $0 }))
     }
 
     /// `33.333` for Apple's 33333 (a `revocationPercentage`, in thousandths of a percent).
