@@ -160,7 +160,7 @@ final class EventLoop {
         // A connection with no request begun gives its slot up, the longest idle first: a client
         // that opened the limit's worth and sent nothing kept everyone else, the App Store's
         // webhook too, at 503 until the idle timeout.
-        if overLimit, let idle = longestIdle(now) {
+        if overLimit, let idle = longestIdle(now) ?? longestStalled(now) {
             close(idle)
             overLimit = countedConnections + heldDescriptors.count >= configuration.maxConnections
         }
@@ -202,6 +202,20 @@ final class EventLoop {
             idlest = connection
         }
         return idlest
+    }
+
+    /// With none idle, the counted connection whose request has been arriving longest, if for
+    /// a second: a request's head and body come at once from a real client (the App Store's
+    /// webhook too), and a client that began the limit's worth of requests and finished none
+    /// kept everyone else at 503 for the read timeout, again and again.
+    private func longestStalled(_ now: ContinuousClock.Instant) -> Connection? {
+        var stalled: Connection?
+        for connection in connections.values where connection.counted {
+            guard case .reading = connection.state, let started = connection.requestStarted, started <= now - .seconds(1) else { continue }
+            if let best = stalled?.requestStarted, best <= started { continue }
+            stalled = connection
+        }
+        return stalled
     }
 
     private static let overloaded = HTTPError(.serviceUnavailable, code: "overloaded",
