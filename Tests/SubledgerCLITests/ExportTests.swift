@@ -1,5 +1,5 @@
 import Foundation
-import SubledgerCLI
+@testable import SubledgerCLI
 import SubledgerSimulator
 import SubledgerTestSupport
 import Testing
@@ -146,6 +146,20 @@ struct ExportTests {
         for name in names where name.hasSuffix(".csv") {
             #expect(try String(contentsOfFile: directory.file("out/" + name), encoding: .utf8).split(separator: "\n").count == 1, "\(name): a header only")
         }
+    }
+
+    @Test("a symbolic link planted in --out named like an export file is not written through: the export fails naming it, its target is untouched", arguments: ["events.csv", "SCHEMA.md"])
+    func symbolicLinksNotFollowed(name: String) throws {
+        let directory = TemporaryDirectory()
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        #expect(tool.run(["--data", directory.file("data"), "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
+        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: false)
+        try "precious\n".write(toFile: directory.file("victim"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: directory.file("out/" + name), withDestinationPath: directory.file("victim"))
+        let (code, _) = tool.run(["--data", directory.file("data"), "export", "--from", "2026-01-01", "--to", "2026-01-31", "--out", directory.file("out")])
+        #expect(code == .failure)
+        #expect(try String(contentsOfFile: directory.file("victim"), encoding: .utf8) == "precious\n")
+        #expect(ExportError(path: directory.file("out/" + name), call: "open", errno: ELOOP).description.contains("symbolic link"))
     }
 
     @Test("export needs both days, in order, and a directory")

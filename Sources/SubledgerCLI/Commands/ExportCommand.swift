@@ -105,11 +105,10 @@ enum ExportCommand: Command {
         let schema = ExportSchema(tables: [ExportTables.transactions.schema, ExportTables.events.schema, ExportTables.subscriptions.schema],
                                   format: format, window: "\(from) to \(to) (UTC days, both included)")
         let schemaPath = out + "/SCHEMA.md"
-        guard let file = fopen(schemaPath, "w") else { throw ExportError(path: schemaPath, call: "open", errno: errno) }
         let markdown = schema.markdown
-        let written = fputs(markdown, file)
-        fclose(file)
-        guard written >= 0 else { throw ExportError(path: schemaPath, call: "write", errno: errno) }
+        let fd = try ExportFile.create(schemaPath)
+        defer { close(fd) }
+        try ExportFile.write(Array(markdown.utf8), to: fd, path: schemaPath)
 
         return CommandResult(Result(
             directory: out, format: format, from: from, to: to,

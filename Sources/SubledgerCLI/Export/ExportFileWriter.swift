@@ -21,8 +21,7 @@ final class ExportFileWriter<Row> {
         self.format = format
         fileName = table.name + "." + format.fileExtension
         path = directory + "/" + fileName
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ExportError(path: path, call: "open", errno: errno) }
+        fd = try ExportFile.create(path)
         buffer.reserveCapacity(Self.bufferSize)
         if format == .csv { append(table.columns.map { CSVRenderer.field($0.name) }.joined(separator: ",") + "\r\n") }
     }
@@ -49,17 +48,33 @@ final class ExportFileWriter<Row> {
     }
 
     private func flush() throws(ExportError) {
+        try ExportFile.write(buffer, to: fd, path: path)
+        bytes += Int64(buffer.count)
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// The export's files, opened and written.
+enum ExportFile {
+    /// Opens `path` for writing, emptied, never through a symbolic link: `--out` may be a
+    /// directory another user could create first (under /tmp), and a link planted there named
+    /// like an export file would have the export overwrite whatever it points at.
+    static func create(_ path: String) throws(ExportError) -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { throw ExportError(path: path, call: "open", errno: errno) }
+        return fd
+    }
+
+    static func write(_ bytes: [UInt8], to fd: Int32, path: String) throws(ExportError) {
         var done = 0
-        while done < buffer.count {
-            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ExportError(path: path, call: "write", errno: errno)
             }
             done += n
         }
-        bytes += Int64(buffer.count)
-        buffer.removeAll(keepingCapacity: true)
     }
 }
 
@@ -71,7 +86,11 @@ struct ExportError: Error, CustomStringConvertible {
 
     var description: String {
         let reason = String(cString: strerror(errno))
-        let advice = errno == ENOSPC || errno == EDQUOT ? "free space or choose another --out" : "check that --out is a writable directory"
+        let advice = switch errno {
+        case ENOSPC, EDQUOT: "free space or choose another --out"
+        case ELOOP: "it is a symbolic link, which export does not write through; remove it or choose another --out"
+        default: "check that --out is a writable directory"
+        }
         return "cannot \(call) \(path): \(reason); \(advice)"
     }
 }
