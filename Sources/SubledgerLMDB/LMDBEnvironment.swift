@@ -193,6 +193,9 @@ public final class LMDBEnvironment: @unchecked Sendable {
         defer { gate.leave(write: false) }
         let rc = mdb_env_copy2(handle, destination, compact ? UInt32(MDB_CP_COMPACT) : 0)
         guard rc == 0 else { throw LMDBError(code: rc, context: context) }
+        // liblmdb creates the copy 0666 less the umask; the environment's own file is 0600.
+        let file = flags & UInt32(MDB_NOSUBDIR) != 0 ? destination : destination + "/data.mdb"
+        guard chmod(file, 0o600) == 0 else { throw LMDBError(code: errno, context: context) }
     }
 
     /// Facts about the memory map and its use. Wraps `mdb_env_info`.

@@ -22,7 +22,13 @@ public enum LMDBFileSeal {
     /// its length are written as hex; a sum alone covers the whole file.
     public static func seal(_ directory: String, usedBytes: Int? = nil) throws(LMDBFileSealError) {
         let text = Seal(sum: try crc(of: directory + "/data.mdb", upTo: usedBytes), length: usedBytes).text + "\n"
-        guard let file = fopen(directory + "/" + fileName, "wb") else { throw LMDBFileSealError.io(path: directory + "/" + fileName, errno: errno, operation: "write") }
+        // Owner only, as the database it seals.
+        let fd = open(directory + "/" + fileName, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0, let file = fdopen(fd, "wb") else {
+            let error = errno
+            if fd >= 0 { close(fd) }
+            throw LMDBFileSealError.io(path: directory + "/" + fileName, errno: error, operation: "write")
+        }
         defer { fclose(file) }
         let bytes = Array(text.utf8)
         guard fwrite(bytes, 1, bytes.count, file) == bytes.count, fflush(file) == 0, fsync(fileno(file)) == 0 else {

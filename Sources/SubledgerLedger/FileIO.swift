@@ -20,7 +20,7 @@ public enum FileIO {
 
     /// Writes a temporary file created with `mode` (less the umask: a key made 0600 is never
     /// readable by others, not even for an instant), syncs it and renames it over `path`.
-    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o666) throws(LedgerError) {
+    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(LedgerError) {
         let temporary = path + ".tmp"
         unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -48,7 +48,7 @@ public enum FileIO {
         do { try DirectoryPath.sync(directory) } catch { throw LedgerError.storage(error.description) }
     }
 
-    static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws(LedgerError) {
+    static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(LedgerError) {
         do { try DirectoryPath.create(path, mode: mode) } catch { throw LedgerError.storage(error.description) }
     }
 

@@ -30,7 +30,7 @@ enum SystemCalls {
     }
 
     /// `open(2)`.
-    static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) throws(SystemError) -> Int32 {
+    static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o600) throws(SystemError) -> Int32 {
         try retrying("open \(path)") { Glibc.open(path, flags | O_CLOEXEC, mode) }
     }
 
@@ -143,7 +143,7 @@ enum SystemCalls {
 
     /// `mkdir(2)` of every missing component.
     static func makeDirectories(_ path: String) throws(SystemError) {
-        do { try DirectoryPath.create(path) } catch { throw SystemError(call: "mkdir \(error.path)", errno: error.errno) }
+        do { try DirectoryPath.create(path, mode: 0o700) } catch { throw SystemError(call: "mkdir \(error.path)", errno: error.errno) }
     }
 
     /// `opendir(3)`/`readdir(3)`: the names in a directory.

@@ -113,3 +113,33 @@ struct InitCommandTests {
         #expect(!FileManager.default.fileExists(atPath: directory.file("config.json")))
     }
 }
+
+/// The data directory holds every signed payload and customer id: only its owner reads it,
+/// whatever the umask (the systemd unit sets 0077; a shell's 022 does not).
+@Suite("Data directory permissions")
+struct DataDirectoryPermissionsTests {
+    @Test("after init, ingest (one line rejected, so the quarantine exists) and a backup, nothing in either directory is readable by group or others")
+    func ownerOnly() throws {
+        let directory = TemporaryDirectory()
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        let data = ["--data", directory.file("data")]
+        let simulation = SimulatedLedger.shared.directory.file("sim")
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", simulation + "/root.cer"]).exitCode == .success)
+        let input = directory.file("input.jsonl")
+        let lines = try String(contentsOfFile: simulation + "/notifications.jsonl", encoding: .utf8).split(separator: "\n").prefix(50)
+        try (lines.joined(separator: "\n") + "\nnot json\n").write(toFile: input, atomically: true, encoding: .utf8)
+        #expect(tool.run(data + ["ingest", input]).exitCode == .failure)
+        #expect(tool.run(data + ["backup", "--to", directory.file("backup")]).exitCode == .success)
+        for root in [directory.file("data"), directory.file("backup")] {
+            var open: [String] = []
+            var info = stat()
+            for path in [root] + (FileManager.default.subpaths(atPath: root) ?? []).map({ root + "/" + $0 }) where lstat(path, &info) == 0 {
+                if info.st_mode & 0o077 != 0 { open.append("\(path) \(String(info.st_mode & 0o777, radix: 8))") }
+            }
+            #expect(open.isEmpty, "\(open)")
+            #expect(FileManager.default.fileExists(atPath: root + "/quarantine"))
+        }
+    }
+}

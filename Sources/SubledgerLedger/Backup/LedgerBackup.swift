@@ -216,7 +216,7 @@ public enum LedgerBackup {
     /// directory kept 0700), keeping each file's mode.
     private static func copyFiles(from: DataDirectoryLayout, to: DataDirectoryLayout) throws -> Int {
         var count = 0
-        for (directory, target, mode) in [(from.root, to.root, 0o755), (from.roots, to.roots, 0o755), (from.appStore, to.appStore, 0o700)]
+        for (directory, target, mode) in [(from.root, to.root, 0o700), (from.roots, to.roots, 0o700), (from.appStore, to.appStore, 0o700)]
         where FileIO.exists(directory) {
             try FileIO.makeDirectory(target, mode: mode_t(mode))
             for name in try FileIO.regularFiles(in: directory) where !name.hasSuffix(".tmp") && directory + "/" + name != from.incompleteBackup {
