@@ -29,10 +29,11 @@ final class Quarantine: Sendable {
     private let end: Atomic<UInt64>
     /// Webhook bodies not kept since this process opened the quarantine.
     let notKept = Atomic<Int>(0)
-    /// The SHA-256 of every unresolved entry's bytes, read from the log at the first rejection:
-    /// the same bytes rejected again (a file ingested twice; the App Store sends a notification
-    /// it got no 200 for up to five times more) are not kept twice.
-    private let held = Mutex<Set<[UInt8]>?>(nil)
+    /// The SHA-256 of every unresolved entry's bytes, with the entries holding them, read from
+    /// the log when first needed: the same bytes rejected again (a file ingested twice; the App
+    /// Store sends a notification it got no 200 for up to five times more) are not kept twice,
+    /// and accepted later (re-delivered after a fix) resolve their entries.
+    private let held = Mutex<[[UInt8]: [UInt64]]?>(nil)
 
     init(directory: String, webhookBudget: UInt64 = Quarantine.webhookBudget) throws {
         self.directory = directory
@@ -60,9 +61,22 @@ final class Quarantine: Sendable {
         let digest = kept.withUnsafeBytes { SHA256.hash($0) }
         try held.withLock { held throws in
             if held == nil { held = try Self.digests(in: directory) }
-            guard !held!.contains(digest) else { return }
-            try append([Self.entryRecord(kept, reason: reason, detail: detail, of: line, at: recordedAt)])
-            held!.insert(digest)
+            guard held![digest] == nil else { return }
+            held![digest] = [try append([Self.entryRecord(kept, reason: reason, detail: detail, of: line, at: recordedAt)])]
+        }
+    }
+
+    /// The unresolved entries holding exactly one of `lines`' bytes, now accepted: a message
+    /// rejected before a fix (a root, an environment) and delivered again after it. Without
+    /// this they stayed listed, and counted by `stats` and `/metrics`, until a `quarantine
+    /// retry`, which needs the server stopped. Reads nothing while nothing was ever quarantined;
+    /// the first call otherwise reads the quarantine's entries once.
+    func entries(holding lines: some Sequence<IngestLine>) throws -> [UInt64] {
+        guard end.load(ordering: .relaxed) > 0 else { return [] }
+        return try held.withLock { held throws in
+            if held == nil { held = try Self.digests(in: directory) }
+            guard !held!.isEmpty else { return [] }
+            return lines.flatMap { line in held![line.bytes.prefix(Self.maxLineBytes).withUnsafeBytes { SHA256.hash($0) }] ?? [] }
         }
     }
 
@@ -80,10 +94,14 @@ final class Quarantine: Sendable {
         return LogRecord(kind: Self.entryKind, version: 2, payload: payload)
     }
 
-    /// Appends entries in one write, and moves the end the webhook's budget is weighed against.
-    private func append(_ records: [LogRecord]) throws {
-        guard let last = try writer.append(records).last else { return }
+    /// Appends entries in one write, and moves the end the webhook's budget is weighed against;
+    /// returns the first one's position.
+    @discardableResult
+    private func append(_ records: [LogRecord]) throws -> UInt64 {
+        let positions = try writer.append(records)
+        guard let last = positions.last else { return 0 }
         end.store(last.rawValue + UInt64(records[records.count - 1].payload.count), ordering: .relaxed)
+        return positions[0].rawValue
     }
 
     func resolve(_ positions: [UInt64]) throws {
@@ -93,8 +111,14 @@ final class Quarantine: Sendable {
             payload.appendVarint(position)
             return LogRecord(kind: Self.resolvedKind, payload: payload)
         })
-        // Read again at the next rejection: a resolved entry's bytes may be rejected anew.
-        held.withLock { $0 = nil }
+        // A resolved entry's bytes may be rejected anew, and kept again.
+        let resolved = Set(positions)
+        held.withLock { held in
+            held = held?.compactMapValues { entries in
+                let left = entries.filter { !resolved.contains($0) }
+                return left.isEmpty ? nil : left
+            }
+        }
     }
 
     /// Keeps each entry with the reason a retry gave, in place of the one it was kept with: after
@@ -106,6 +130,8 @@ final class Quarantine: Sendable {
             return Self.entryRecord(entry.bytes[...], reason: reason, detail: detail, of: line, at: entry.recordedAt)
         })
         try resolve(restated.map(\.entry.position))
+        // The restated entries are read again when next needed, at their new positions.
+        held.withLock { $0 = nil }
     }
 
     /// Entries not yet resolved, oldest first; with their bytes only when `withBytes` (a
@@ -136,10 +162,14 @@ final class Quarantine: Sendable {
         try unresolved(in: directory) { _, _ in () }.count
     }
 
-    /// The SHA-256 of each unresolved entry's bytes, read without holding the bytes (the
-    /// quarantine may hold a GiB).
-    private static func digests(in directory: String) throws -> Set<[UInt8]> {
-        Set(try unresolved(in: directory) { _, bytes in SHA256.hash(bytes) })
+    /// The SHA-256 of each unresolved entry's bytes, with the entries holding them, read
+    /// without holding the bytes (the quarantine may hold a GiB).
+    private static func digests(in directory: String) throws -> [[UInt8]: [UInt64]] {
+        var digests: [[UInt8]: [UInt64]] = [:]
+        for (position, digest) in try unresolved(in: directory, { entry, bytes in (entry.position, SHA256.hash(bytes)) }) {
+            digests[digest, default: []].append(position)
+        }
+        return digests
     }
 
     /// `make` of each entry not yet resolved, oldest first: given the entry without its bytes,

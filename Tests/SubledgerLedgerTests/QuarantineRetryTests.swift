@@ -55,6 +55,24 @@ struct QuarantineRetryTests {
         #expect(try Ledger.quarantined(directory: ledger.layout.root).isEmpty)
     }
 
+    @Test("a rejected line delivered again after the fix (the App Store's retry, a file fed again) resolves its entry when it is stored, appended or a duplicate; others stay")
+    func redeliveryResolvesItsEntry() throws {
+        let lines = try rejectedWorkload()
+        _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                  rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+        let ledger = try Ledger(directory: data)
+        defer { ledger.close() }
+        let first = Array(lines.prefix(40))
+        #expect(try ledger.ingest(first, recordedAt: 2).allSatisfy { if case .rejected = $0 { false } else { true } })
+        #expect(try Ledger.quarantined(directory: data).count == lines.count - first.count)
+        // Once more, as the webhook: duplicates now, and what they still resolve is nothing left of theirs.
+        let again = lines[40..<60].map { IngestLine(bytes: $0.bytes, line: 1, source: IngestLine.webhookSource) }
+        #expect(try ledger.ingest(Array(lines[40..<50]), recordedAt: 3).allSatisfy { if case .appended = $0 { true } else { false } })
+        #expect(try ledger.ingest(again, recordedAt: 4).allSatisfy { if case .rejected = $0 { false } else { true } })
+        let left = try Ledger.quarantined(directory: data)
+        #expect(Set(left.map(\.line)) == Set(lines.dropFirst(60).map(\.line)))
+    }
+
     @Test("a line kept truncated says so and is not retried, since what is kept cannot verify: the original is to be fed again")
     func truncatedLineIsNotRetried() throws {
         let lines = try rejectedWorkload()

@@ -147,6 +147,8 @@ final class IngestionPipeline: Sendable {
         var duplicates: [(index: Int, key: String)] = []
         var evidence: EvidenceStore.Appended?
         var recordedAt: Int64
+        /// Quarantine entries holding a line now accepted, resolved once it is stored.
+        var redelivered: [UInt64] = []
     }
 
     /// The front stage: dedup against the index and the group in the back stage, quarantine,
@@ -173,10 +175,13 @@ final class IngestionPipeline: Sendable {
                 }
             }
         }
-        guard !accepted.isEmpty else { return Staged(outcomes: outcomes, accepted: [], duplicates: duplicates, evidence: nil, recordedAt: recordedAt) }
+        let redelivered = quarantining ? try quarantine.entries(holding: zip(prepared, lines).lazy.filter { (try? $0.0.get()) != nil }.map(\.1)) : []
+        guard !accepted.isEmpty else {
+            return Staged(outcomes: outcomes, accepted: [], duplicates: duplicates, evidence: nil, recordedAt: recordedAt, redelivered: redelivered)
+        }
         let evidence = try self.evidence.write(accepted.map(\.message))
         staging.withLock { $0.formUnion(accepted.map(\.message.key)) }
-        return Staged(outcomes: outcomes, accepted: accepted, duplicates: duplicates, evidence: evidence, recordedAt: recordedAt)
+        return Staged(outcomes: outcomes, accepted: accepted, duplicates: duplicates, evidence: evidence, recordedAt: recordedAt, redelivered: redelivered)
     }
 
     /// The back stage: writes the events that reference the staged evidence, syncs both logs at
@@ -196,6 +201,7 @@ final class IngestionPipeline: Sendable {
             for ((index, _), position) in zip(staged.accepted, positions) { outcomes[index] = .appended(position.description) }
             onAppended(positions.last!)
         }
+        try quarantine.resolve(staged.redelivered)
         // The originals are indexed by now: this chunk's just above, the group's before it.
         guard !staged.duplicates.isEmpty else { return outcomes.map { $0! } }
         let originals = try index.positions(of: staged.duplicates.map(\.key))
