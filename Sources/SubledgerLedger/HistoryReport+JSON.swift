@@ -27,10 +27,23 @@ extension HistoryReport.Item {
         return .object(members)
     }
 
-    /// The facts of an event that a reader of its history wants.
+    /// The facts of an event that a reader of its history wants: whatever the event holds
+    /// beyond its envelope, so no fact needs its signed payload decoded by hand.
     static func details(_ event: Event) -> JSON {
         var members: [(String, JSON)] = []
         if let status = event.status { members.append(("status", .int(status))) }
+        // The App Store asks for consumption information within 12 hours: why it asks.
+        if let reason = event.consumptionRequestReason { members.append(("consumptionRequestReason", .string(reason))) }
+        if let summary = event.renewalExtensionSummary {
+            members.append(("requestIdentifier", .optional(summary.requestIdentifier)))
+            members.append(("productId", .optional(summary.productId)))
+            if let succeeded = summary.succeededCount { members.append(("succeededCount", .int(Int64(succeeded)))) }
+            if let failed = summary.failedCount { members.append(("failedCount", .int(Int64(failed)))) }
+        }
+        if let token = event.externalPurchaseToken {
+            members.append(("externalPurchaseId", .optional(token.externalPurchaseId)))
+            if let created = token.tokenCreationDate { members.append(("tokenCreationDate", .string(UTCInstant.iso8601(created)))) }
+        }
         if let transaction = event.transaction {
             members.append(("productId", .optional(transaction.productId)))
             if let price = transaction.price { members.append(("price", .int(price))) }
@@ -42,7 +55,10 @@ extension HistoryReport.Item {
                 // What tells a partial refund (and how much of the price) from a full one.
                 members.append(("revocationType", .optional(transaction.revocationType)))
                 if let percentage = transaction.revocationPercentage { members.append(("revocationPercentage", .int(Int64(percentage)))) }
+                if let reason = transaction.revocationReason { members.append(("revocationReason", .int(Int64(reason)))) }
             }
+            if let offer = transaction.offerType { members.append(("offerType", .int(Int64(offer)))) }
+            if let offer = transaction.offerIdentifier { members.append(("offerIdentifier", .string(offer))) }
             if let offer = transaction.offerDiscountType { members.append(("offerDiscountType", .string(offer))) }
             if let plan = transaction.billingPlanType { members.append(("billingPlanType", .string(plan))) }
             if let commitment = transaction.commitment, let number = commitment.billingPeriodNumber, let total = commitment.totalBillingPeriods {
@@ -53,6 +69,15 @@ extension HistoryReport.Item {
             if let status = renewal.autoRenewStatus { members.append(("autoRenewStatus", .int(status))) }
             members.append(("autoRenewProductId", .optional(renewal.autoRenewProductId)))
             if let intent = renewal.expirationIntent { members.append(("expirationIntent", .int(intent))) }
+            if let retrying = renewal.isInBillingRetryPeriod { members.append(("isInBillingRetryPeriod", .bool(retrying))) }
+            if let grace = renewal.gracePeriodExpiresDate { members.append(("gracePeriodExpiresDate", .string(UTCInstant.iso8601(grace)))) }
+            if let status = renewal.priceIncreaseStatus { members.append(("priceIncreaseStatus", .int(status))) }
+            if let price = renewal.renewalPrice { members.append(("renewalPrice", .int(price))) }
+            // A commitment whose own renewal is off ends at its last period, auto-renew on or not.
+            if let commitment = renewal.commitment {
+                if let status = commitment.commitmentAutoRenewStatus { members.append(("commitmentAutoRenewStatus", .int(status))) }
+                if let price = commitment.commitmentRenewalPrice { members.append(("commitmentRenewalPrice", .int(price))) }
+            }
         }
         return .object(members)
     }
