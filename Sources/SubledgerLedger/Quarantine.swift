@@ -6,7 +6,8 @@ import Synchronization
 
 /// Rejected input, kept with its reason so nothing sent to the ledger is lost; `retry` feeds it
 /// back after the configuration is fixed. A log of its own (`DIR/quarantine/`): kind 4 holds an
-/// entry (version 2 with the line's flags), kind 5 marks an entry resolved by a later retry.
+/// entry (version 2 with the line's flags, 3 with the SHA-256 of its bytes too), kind 5 marks an
+/// entry resolved by a later retry or delivery.
 final class Quarantine: Sendable {
     static let entryKind: UInt8 = 4
     static let resolvedKind: UInt8 = 5
@@ -62,27 +63,45 @@ final class Quarantine: Sendable {
         try held.withLock { held throws in
             if held == nil { held = try Self.digests(in: directory) }
             guard held![digest] == nil else { return }
-            held![digest] = [try append([Self.entryRecord(kept, reason: reason, detail: detail, of: line, at: recordedAt)])]
+            held![digest] = [try append([Self.entryRecord(kept, digest: digest, reason: reason, detail: detail, of: line, at: recordedAt)])]
         }
+    }
+
+    /// Unresolved entries holding the same bytes, by their SHA-256.
+    struct Held: Sendable {
+        var digest: [UInt8]
+        var positions: [UInt64]
     }
 
     /// The unresolved entries holding exactly one of `lines`' bytes, now accepted: a message
     /// rejected before a fix (a root, an environment) and delivered again after it. Without
     /// this they stayed listed, and counted by `stats` and `/metrics`, until a `quarantine
-    /// retry`, which needs the server stopped. Reads nothing while nothing was ever quarantined;
-    /// the first call otherwise reads the quarantine's entries once.
-    func entries(holding lines: some Sequence<IngestLine>) throws -> [UInt64] {
-        guard end.load(ordering: .relaxed) > 0 else { return [] }
-        return try held.withLock { held throws in
+    /// retry`, which needs the server stopped. The first call in a process reads the
+    /// quarantine's entries once (their digests are stored with them); none while it is empty.
+    func entries(holding lines: some Sequence<IngestLine>) throws -> [Held] {
+        try held.withLock { held throws in
             if held == nil { held = try Self.digests(in: directory) }
             guard !held!.isEmpty else { return [] }
-            return lines.flatMap { line in held![line.bytes.prefix(Self.maxLineBytes).withUnsafeBytes { SHA256.hash($0) }] ?? [] }
+            return lines.compactMap { line in
+                let digest = line.bytes.prefix(Self.maxLineBytes).withUnsafeBytes { SHA256.hash($0) }
+                return held![digest].map { Held(digest: digest, positions: $0) }
+            }
+        }
+    }
+
+    /// Marks `found` (from `entries(holding:)`) resolved. Two chunks in flight may find the same
+    /// entry, which is then marked twice: harmless, a listing reads the first mark.
+    func resolve(_ found: [Held]) throws {
+        guard !found.isEmpty else { return }
+        try appendResolved(found.flatMap(\.positions))
+        held.withLock { held in
+            for entry in found { held?[entry.digest] = nil }
         }
     }
 
     /// Version 2 of an entry holds the line's flags before its bytes: whether it may bring a bare
     /// renewal info, which a retry must know as ingestion knew it, not guess from its source.
-    private static func entryRecord(_ kept: ArraySlice<UInt8>, reason: VerificationError.Reason, detail: String, of line: IngestLine, at recordedAt: Int64) -> LogRecord {
+    private static func entryRecord(_ kept: ArraySlice<UInt8>, digest: [UInt8], reason: VerificationError.Reason, detail: String, of line: IngestLine, at recordedAt: Int64) -> LogRecord {
         var payload: [UInt8] = []
         payload.appendString(reason.rawValue)
         payload.appendString(detail)
@@ -90,8 +109,9 @@ final class Quarantine: Sendable {
         payload.appendVarint(UInt64(line.line))
         withUnsafeBytes(of: recordedAt.littleEndian) { payload += $0 }
         payload.appendVarint((line.takesRenewalInfo ? Self.takesRenewalInfoFlag : 0) | (kept.count < line.bytes.count ? Self.truncatedFlag : 0))
+        payload += digest
         payload += kept
-        return LogRecord(kind: Self.entryKind, version: 2, payload: payload)
+        return LogRecord(kind: Self.entryKind, version: 3, payload: payload)
     }
 
     /// Appends entries in one write, and moves the end the webhook's budget is weighed against;
@@ -106,19 +126,17 @@ final class Quarantine: Sendable {
 
     func resolve(_ positions: [UInt64]) throws {
         guard !positions.isEmpty else { return }
+        try appendResolved(positions)
+        // Read again when next needed: a resolved entry's bytes may be rejected anew, and kept.
+        held.withLock { $0 = nil }
+    }
+
+    private func appendResolved(_ positions: [UInt64]) throws {
         _ = try writer.append(positions.map { position in
             var payload: [UInt8] = []
             payload.appendVarint(position)
             return LogRecord(kind: Self.resolvedKind, payload: payload)
         })
-        // A resolved entry's bytes may be rejected anew, and kept again.
-        let resolved = Set(positions)
-        held.withLock { held in
-            held = held?.compactMapValues { entries in
-                let left = entries.filter { !resolved.contains($0) }
-                return left.isEmpty ? nil : left
-            }
-        }
     }
 
     /// Keeps each entry with the reason a retry gave, in place of the one it was kept with: after
@@ -127,11 +145,9 @@ final class Quarantine: Sendable {
         guard !restated.isEmpty else { return }
         try append(restated.map { entry, reason, detail in
             let line = IngestLine(bytes: entry.bytes, line: entry.line, source: entry.source, takesRenewalInfo: entry.takesRenewalInfo)
-            return Self.entryRecord(entry.bytes[...], reason: reason, detail: detail, of: line, at: entry.recordedAt)
+            return Self.entryRecord(entry.bytes[...], digest: entry.bytes.withUnsafeBytes { SHA256.hash($0) }, reason: reason, detail: detail, of: line, at: entry.recordedAt)
         })
         try resolve(restated.map(\.entry.position))
-        // The restated entries are read again when next needed, at their new positions.
-        held.withLock { $0 = nil }
     }
 
     /// Entries not yet resolved, oldest first; with their bytes only when `withBytes` (a
@@ -163,10 +179,11 @@ final class Quarantine: Sendable {
     }
 
     /// The SHA-256 of each unresolved entry's bytes, with the entries holding them, read
-    /// without holding the bytes (the quarantine may hold a GiB).
+    /// without holding the bytes (the quarantine may hold a GiB): stored with the entry since
+    /// version 3, summed for older ones.
     private static func digests(in directory: String) throws -> [[UInt8]: [UInt64]] {
         var digests: [[UInt8]: [UInt64]] = [:]
-        for (position, digest) in try unresolved(in: directory, { entry, bytes in (entry.position, SHA256.hash(bytes)) }) {
+        for (position, digest) in try unresolved(in: directory, { entry, bytes in (entry.position, entry.digest ?? SHA256.hash(bytes)) }) {
             digests[digest, default: []].append(position)
         }
         return digests
@@ -201,6 +218,7 @@ final class Quarantine: Sendable {
         // Version 1 (before flags): what the App Store Server API commands fetched was named `appstore …`.
         let flags = version >= 2 ? try reader.varint() : (entry.source.hasPrefix("appstore ") ? takesRenewalInfoFlag : 0)
         entry.takesRenewalInfo = flags & takesRenewalInfoFlag != 0
+        if version >= 3 { entry.digest = Array(try reader.bytes(SHA256.digestCount)) }
         let bytes = reader.rest()
         // An entry kept before the flag: a line of the full 1 MiB was cut there.
         entry.truncated = flags & truncatedFlag != 0 || bytes.count >= maxLineBytes
@@ -225,6 +243,8 @@ public struct QuarantineEntry: Sendable {
     /// The line was longer than the 1 MiB kept of it: a retry cannot mend it, the original can be
     /// fed again.
     public var truncated = false
+    /// The SHA-256 of the kept bytes, stored with entries since version 3.
+    var digest: [UInt8]?
 }
 
 extension Ledger {

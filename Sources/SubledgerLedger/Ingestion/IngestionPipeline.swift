@@ -148,7 +148,7 @@ final class IngestionPipeline: Sendable {
         var evidence: EvidenceStore.Appended?
         var recordedAt: Int64
         /// Quarantine entries holding a line now accepted, resolved once it is stored.
-        var redelivered: [UInt64] = []
+        var redelivered: [Quarantine.Held] = []
     }
 
     /// The front stage: dedup against the index and the group in the back stage, quarantine,
@@ -201,7 +201,11 @@ final class IngestionPipeline: Sendable {
             for ((index, _), position) in zip(staged.accepted, positions) { outcomes[index] = .appended(position.description) }
             onAppended(positions.last!)
         }
-        try quarantine.resolve(staged.redelivered)
+        // Bookkeeping only: what failed to resolve stays listed, and a retry resolves it; the
+        // messages are stored, and must not be answered as failed.
+        do { try quarantine.resolve(staged.redelivered) } catch {
+            Diagnostics.report("the quarantine entries of \(staged.redelivered.count) lines stored since were not marked resolved (\(error)); `subledger quarantine retry` resolves them")
+        }
         // The originals are indexed by now: this chunk's just above, the group's before it.
         guard !staged.duplicates.isEmpty else { return outcomes.map { $0! } }
         let originals = try index.positions(of: staged.duplicates.map(\.key))
