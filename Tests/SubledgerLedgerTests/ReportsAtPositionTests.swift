@@ -9,7 +9,7 @@ import Testing
 
 @Suite("Reports at a log position")
 struct ReportsAtPositionTests {
-    @Test("a report at a position defaults to the environment that had data then: Sandbox, before the first Production event")
+    @Test("a report at a position defaults to the environment that had data then: Sandbox, before the first Production sale, a Production TEST notification notwithstanding")
     func defaultEnvironmentAsItWas() throws {
         let directory = TemporaryDirectory()
         let start = AppStoreFixtures.defaultPurchaseDate
@@ -28,6 +28,8 @@ struct ReportsAtPositionTests {
             guard case .appended(let position)? = try ledger.ingest([IngestLine(bytes: body, line: 1, source: "test")], recordedAt: start).first else { return nil }
             return UInt64(position).map(LogPosition.init(rawValue:))
         }
+        let test = AppStoreFixtures(pki: pki, environment: .production).notification(.test, signedDate: start).webhookBody
+        #expect(try ledger.ingest([IngestLine(bytes: test, line: 1, source: "test")], recordedAt: start).allSatisfy { if case .appended = $0 { true } else { false } })
         #expect(try subscribe(.sandbox, "2000000000000501") != nil)
         let production = try #require(try subscribe(.production, "2000000000000601"))
         let day = UTCDay(containing: start)

@@ -159,18 +159,44 @@ public struct ProjectionReader: Sendable {
     /// first) environment present, else Production.
     ///
     /// With `position`, of the ledger as it stood when its log ended there: an environment
-    /// whose first event lies at or past it had no data then (Sandbox traffic before a launch
-    /// is reported as Sandbox, as it was).
+    /// with no subscription or purchase event before it had no data then (Sandbox traffic before
+    /// a launch is reported as Sandbox, as it was, though a Production TEST notification came).
     public func defaultReportEnvironment(before position: LogPosition? = nil) throws(ProjectionError) -> AppStoreEnvironment {
         let present = try read { txn, table, header in
-            try header.environments.filter { environment in
+            // Events of no subscription or purchase: rare, so read whole up to the position.
+            var noData = Set<UInt64>()
+            if let position {
+                for type in [EventType.test, .renewalExtensionSummary, .externalPurchaseToken, .consentRescinded] {
+                    try walk(PostingKey(.type, UInt32(type.code)), before: position.rawValue, txn) { noData.insert($0); return true }
+                }
+            }
+            return try header.environments.filter { environment in
                 guard environment != 0 else { return false }
                 guard let position else { return true }
-                let first = try database.positions(PostingKey(.environment, environment), after: nil, limit: 1, txn).first
-                return first.map { $0 < position.rawValue } ?? false
+                var found = false
+                try walk(PostingKey(.environment, environment), before: position.rawValue, txn) { event in
+                    found = !noData.contains(event)
+                    return !found
+                }
+                return found
             }.map { AppStoreEnvironment(rawValue: table.string($0)) }
         }
         if present.contains(.production) || present.isEmpty { return .production }
         return present[0]
+    }
+
+    /// Calls `body` with each position of a posting list before `end`, in order, until it
+    /// returns false.
+    private func walk<A>(_ posting: PostingKey, before end: UInt64, _ txn: borrowing LMDBTransaction<A>, _ body: (UInt64) -> Bool) throws {
+        let page = 256
+        var after: UInt64?
+        while true {
+            let positions = try database.positions(posting, after: after, limit: page, txn)
+            for position in positions {
+                guard position < end, body(position) else { return }
+            }
+            guard positions.count == page else { return }
+            after = positions.last
+        }
     }
 }
