@@ -116,16 +116,33 @@ struct RollupTests {
         func catalog(_ products: [(String, String?, [String]?)]) -> ProductCatalog {
             ProductCatalog(products: products.map { ProductCatalog.Product(productId: $0.0, entitlements: $0.2, period: $0.1) })
         }
+        func changesRollups(_ settings: RollupSettings, from other: RollupSettings) -> Bool { settings.fingerprint != other.fingerprint }
         let monthly = RollupSettings(catalog: catalog([("pro.monthly", "P1M", ["pro"])]))
-        #expect(!RollupSettings(catalog: catalog([("pro.monthly", "P1M", ["gold"])])).changesRollups(from: monthly))
-        #expect(RollupSettings(catalog: catalog([("pro.monthly", "P1Y", ["pro"])])).changesRollups(from: monthly))
-        #expect(RollupSettings(smallBusiness: true, catalog: monthly.catalog).changesRollups(from: monthly))
-        #expect(RollupSettings().changesRollups(from: monthly))
+        #expect(!changesRollups(RollupSettings(catalog: catalog([("pro.monthly", "P1M", ["gold"])])), from: monthly))
+        #expect(changesRollups(RollupSettings(catalog: catalog([("pro.monthly", "P1Y", ["pro"])])), from: monthly))
+        #expect(changesRollups(RollupSettings(smallBusiness: true, catalog: monthly.catalog), from: monthly))
+        #expect(changesRollups(RollupSettings(), from: monthly))
         // A catalog stored before init refused a product listed twice: the first listing holds.
         let twice = RollupSettings(catalog: catalog([("pro.monthly", "P1M", nil), ("pro.monthly", "P1Y", nil)]))
         let reordered = RollupSettings(catalog: catalog([("pro.monthly", "P1Y", nil), ("pro.monthly", "P1M", nil)]))
-        #expect(reordered.changesRollups(from: twice))
-        #expect(!twice.changesRollups(from: monthly))
+        #expect(changesRollups(reordered, from: twice))
+        #expect(!changesRollups(twice, from: monthly))
+    }
+
+    @Test("a database is known to be built under other settings by its stored fingerprint: none there is not, the same settings are not, other periods are")
+    func databaseBuiltUnderOtherSettings() throws {
+        let workload = try SimulatedWorkload(seed: 3, customers: 20, months: 3)
+        let data = try DataDirectory()
+        let monthly = RollupSettings(catalog: ProductCatalog(products: [.init(productId: "pro.monthly", period: "P1M")]))
+        #expect(!ProjectionStore.isBuilt(underOtherSettingsThan: monthly, directory: data.projections))
+        try data.append(workload.inputs.map(\.event))
+        _ = try ProjectionStore.rebuild(directory: data.projections, logDirectory: data.log, settings: monthly, strategy: .inMemory)
+        #expect(!ProjectionStore.isBuilt(underOtherSettingsThan: monthly, directory: data.projections))
+        #expect(!ProjectionStore.isBuilt(
+            underOtherSettingsThan: RollupSettings(catalog: ProductCatalog(products: [.init(productId: "pro.monthly", entitlements: ["gold"], period: "P1M")])),
+            directory: data.projections))
+        #expect(ProjectionStore.isBuilt(underOtherSettingsThan: RollupSettings(), directory: data.projections))
+        #expect(ProjectionStore.isBuilt(underOtherSettingsThan: RollupSettings(smallBusiness: true, catalog: monthly.catalog), directory: data.projections))
     }
 
     @Test("after each chunk of the log, taking back the touched timelines' old contributions and adding their new ones gives the whole fold's cells",

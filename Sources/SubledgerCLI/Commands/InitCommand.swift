@@ -60,7 +60,6 @@ enum InitCommand: Command {
         // A setting not given keeps its value: re-running init to add an environment must not
         // quietly turn off the Small Business rate or forget the app's Apple id.
         let previous = try? LedgerConfiguration.load(from: context.data.path)
-        let previousRollups = try? previous.map { try LedgerReader.rollupSettings(directory: context.data.path, configuration: $0) }
         guard let bundleId = arguments.value("--bundle-id") ?? previous?.bundleId else { throw UsageError("--bundle-id ID is needed: the app's bundle identifier, as App Store Connect shows it") }
         guard !bundleId.isEmpty, !bundleId.contains(where: \.isWhitespace) else {
             throw UsageError("--bundle-id needs the app's bundle id (com.example.app), not '\(bundleId)'")
@@ -84,7 +83,10 @@ enum InitCommand: Command {
         // A server reads the settings once, as it starts; the rollups depend on two of them.
         do { try LogWriter.excludingWriter(directory: context.data.log) {} } catch LogError.locked(_, let holder) {
             let process = holder.map { "process \($0)" } ?? "another process"
-            let rollups = try previousRollups.map { try LedgerReader.rollupSettings(directory: context.data.path, configuration: configuration).changesRollups(from: $0) } ?? false
+            // Reads refuse while the database in use was built under other settings than these.
+            let rollups = ProjectionStore.isBuilt(
+                underOtherSettingsThan: try LedgerReader.rollupSettings(directory: context.data.path, configuration: configuration),
+                directory: DataDirectoryLayout(context.data.path).projections)
             Output.diagnostic(
                 "subledger init: \(process) has this ledger open for writing (a server, an ingest or a rebuild): a server applies these "
                     + "settings once it restarts"

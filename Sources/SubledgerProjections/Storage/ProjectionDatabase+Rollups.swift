@@ -13,15 +13,10 @@ public struct RollupSettings: Sendable, Equatable {
         self.catalog = catalog
     }
 
-    /// Whether rollups made under `other` must be made again under these (a change of
-    /// entitlements or ranks alone needs nothing).
-    public func changesRollups(from other: RollupSettings) -> Bool { fingerprint != other.fingerprint }
-
     /// What `meta` stores: only what changes a rollup (entitlements and ranks do not), each
     /// product's period as the catalog resolves it (a product listed twice by a catalog stored
     /// before `init` refused that: reordered, its listings changed MRR but not this).
     var fingerprint: [UInt8] {
-        let catalog = catalog
         let periods = Set((catalog?.products ?? []).map(\.productId)).map { "\($0)=\(catalog?.product($0)?.period ?? "")" }.sorted()
         return Array((["smallBusiness=\(smallBusiness)"] + periods).joined(separator: "\n").utf8)
     }

@@ -145,6 +145,14 @@ public final class ProjectionStore {
     }
 
     /// The database `CURRENT` names, opened for writing, with its strings and header.
+    /// Whether the database in use in `directory` was built under other settings than
+    /// `settings`, so that a read under them rebuilds it (or, beside its writer, refuses); false
+    /// when there is none to read.
+    public static func isBuilt(underOtherSettingsThan settings: RollupSettings, directory: String) -> Bool {
+        guard let current = try? openCurrent(directory: directory) else { return false }
+        return current.3.settings != settings.fingerprint
+    }
+
     private static func openCurrent(
         directory: String
     ) throws -> OpenedDatabase? {
