@@ -162,6 +162,20 @@ struct ExportTests {
         #expect(ExportError(path: directory.file("out/" + name), call: "open", errno: ELOOP).description.contains("symbolic link"))
     }
 
+    @Test("an --out that is a symbolic link to a directory is not written through: the export fails, the directory's files untouched")
+    func symbolicLinkOutRefused() throws {
+        let directory = TemporaryDirectory()
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        #expect(tool.run(["--data", directory.file("data"), "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
+        try FileManager.default.createDirectory(atPath: directory.file("notes"), withIntermediateDirectories: false)
+        try "my notes\n".write(toFile: directory.file("notes/events.csv"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: directory.file("out"), withDestinationPath: directory.file("notes"))
+        let (code, _) = tool.run(["--data", directory.file("data"), "export", "--from", "2026-01-01", "--to", "2026-01-31", "--out", directory.file("out")])
+        #expect(code == .failure)
+        #expect(try String(contentsOfFile: directory.file("notes/events.csv"), encoding: .utf8) == "my notes\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("notes")) == ["events.csv"])
+    }
+
     @Test("export needs both days, in order, and a directory")
     func usage() throws {
         let fixture = try Self.fixture.get()

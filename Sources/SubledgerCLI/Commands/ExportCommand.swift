@@ -61,6 +61,9 @@ enum ExportCommand: Command {
         let format: ExportFormat = arguments.format == .jsonl ? .jsonl : .csv
         let reader = try context.data.reader()
         do { try DirectoryPath.create(out) } catch { throw ExportError(path: error.path, call: "create the directory", errno: error.errno) }
+        // A link planted as --out (under /tmp, by another user) would choose where the files go.
+        var status = stat()
+        if lstat(out, &status) == 0, status.st_mode & S_IFMT == S_IFLNK { throw ExportError(path: out, call: "write into", errno: ELOOP) }
         let window = from.start..<UTCDay(number: to.number + 1).start
 
         var throttle = ProgressThrottle(quietFor: 1)
