@@ -59,12 +59,22 @@ final class Quarantine: Sendable {
             }
         }
         let kept = line.bytes.prefix(Self.maxLineBytes)
-        let digest = kept.withUnsafeBytes { SHA256.hash($0) }
+        let digest = kept.withUnsafeBytes(Self.digest)
         try held.withLock { held throws in
             if held == nil { held = try Self.digests(in: directory) }
             guard held![digest] == nil else { return }
             held![digest] = [try append([Self.entryRecord(kept, digest: digest, reason: reason, detail: detail, of: line, at: recordedAt)])]
         }
+    }
+
+    /// What tells a line's bytes apart: their SHA-256 without the line end (LF or CR LF) a file
+    /// gives them and a webhook body lacks, so the App Store's retry of a notification first fed
+    /// from a file, or the reverse, is the same line.
+    static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var count = bytes.count
+        if count > 0, bytes[count - 1] == UInt8(ascii: "\n") { count -= 1 }
+        if count > 0, bytes[count - 1] == UInt8(ascii: "\r") { count -= 1 }
+        return SHA256.hash(UnsafeRawBufferPointer(rebasing: bytes[..<count]))
     }
 
     /// Unresolved entries holding the same bytes, by their SHA-256.
@@ -83,7 +93,7 @@ final class Quarantine: Sendable {
             if held == nil { held = try Self.digests(in: directory) }
             guard !held!.isEmpty else { return [] }
             return lines.compactMap { line in
-                let digest = line.bytes.prefix(Self.maxLineBytes).withUnsafeBytes { SHA256.hash($0) }
+                let digest = line.bytes.prefix(Self.maxLineBytes).withUnsafeBytes(Self.digest)
                 return held![digest].map { Held(digest: digest, positions: $0) }
             }
         }
@@ -145,7 +155,7 @@ final class Quarantine: Sendable {
         guard !restated.isEmpty else { return }
         try append(restated.map { entry, reason, detail in
             let line = IngestLine(bytes: entry.bytes, line: entry.line, source: entry.source, takesRenewalInfo: entry.takesRenewalInfo)
-            return Self.entryRecord(entry.bytes[...], digest: entry.bytes.withUnsafeBytes { SHA256.hash($0) }, reason: reason, detail: detail, of: line, at: entry.recordedAt)
+            return Self.entryRecord(entry.bytes[...], digest: entry.bytes.withUnsafeBytes(Self.digest), reason: reason, detail: detail, of: line, at: entry.recordedAt)
         })
         try resolve(restated.map(\.entry.position))
     }
@@ -183,7 +193,7 @@ final class Quarantine: Sendable {
     /// version 3, summed for older ones.
     private static func digests(in directory: String) throws -> [[UInt8]: [UInt64]] {
         var digests: [[UInt8]: [UInt64]] = [:]
-        for (position, digest) in try unresolved(in: directory, { entry, bytes in (entry.position, entry.digest ?? SHA256.hash(bytes)) }) {
+        for (position, digest) in try unresolved(in: directory, { entry, bytes in (entry.position, entry.digest ?? Self.digest(bytes)) }) {
             digests[digest, default: []].append(position)
         }
         return digests

@@ -69,8 +69,11 @@ struct QuarantineRetryTests {
         let again = lines[40..<60].map { IngestLine(bytes: $0.bytes, line: 1, source: IngestLine.webhookSource) }
         #expect(try ledger.ingest(Array(lines[40..<50]), recordedAt: 3).allSatisfy { if case .appended = $0 { true } else { false } })
         #expect(try ledger.ingest(again, recordedAt: 4).allSatisfy { if case .rejected = $0 { false } else { true } })
+        // Kept as a webhook body, fed from a file with its line end (CR LF here): the same line.
+        let fromFile = lines[60..<70].map { IngestLine(bytes: $0.bytes + Array("\r\n".utf8), line: $0.line, source: "file") }
+        #expect(try ledger.ingest(fromFile, recordedAt: 5).allSatisfy { if case .appended = $0 { true } else { false } })
         let left = try Ledger.quarantined(directory: data)
-        #expect(Set(left.map(\.line)) == Set(lines.dropFirst(60).map(\.line)))
+        #expect(Set(left.map(\.line)) == Set(lines.dropFirst(70).map(\.line)))
     }
 
     @Test("a line kept truncated says so and is not retried, since what is kept cannot verify: the original is to be fed again")
