@@ -110,6 +110,31 @@ struct WebhookTests {
         #expect(try Ledger.quarantined(directory: fixture.server.ledger.layout.root).isEmpty)
     }
 
+    @Test("a notification answered 422 and quarantined, delivered again by the App Store after the fix, is appended and its entry resolved")
+    func retryAfterFixResolvesQuarantine() throws {
+        let directory = TemporaryDirectory()
+        let start: Int64 = 1_767_225_600_000
+        let pki = try TestPKI(validity: (start - 86_400_000)...(start + 400 * 86_400_000))
+        let root = directory.file("root.cer")
+        try Data(pki.rootDER).write(to: URL(fileURLWithPath: root))
+        let fixtures = AppStoreFixtures(pki: pki, environment: .sandbox)
+        let transaction = fixtures.transaction(purchaseDate: start)
+        let body = fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
+        func post(environments: [String]) throws -> Int {
+            _ = try Ledger.initialize(directory: directory.file("data"), bundleId: fixtures.bundleId, appAppleId: fixtures.appAppleId,
+                                      environments: environments, rootFiles: [root], smallBusiness: false, catalogFile: nil)
+            let server = LedgerServer(ledger: try Ledger(directory: directory.file("data")), token: nil)
+            defer { server.ledger.close() }
+            do { return try server.router.respond(to: HTTPRequest(method: "POST", target: "/v1/notifications/appstore", body: body)).status.code } catch let error as HTTPError {
+                return error.status.code
+            }
+        }
+        #expect(try post(environments: ["Production"]) == 422)
+        #expect(try Ledger.quarantined(directory: directory.file("data")).count == 1)
+        #expect(try post(environments: ["Production", "Sandbox"]) == 200)
+        #expect(try Ledger.quarantined(directory: directory.file("data")).isEmpty)
+    }
+
     @Test("storage that is unavailable answers 503 so the App Store retries")
     func closedLogIs503() throws {
         let fixture = try WebhookFixture()
