@@ -139,10 +139,10 @@ extension Ledger {
             // The id its stored messages carry decides, not the one configured: an id set after
             // events were in, or one only Sandbox messages (which carry none) were checked
             // against, may be a typo, and must stay correctable.
-            if let appAppleId, appAppleId != previous.appAppleId, let stored = storedApp(layout).appAppleId, stored != appAppleId {
+            if let appAppleId, appAppleId != previous.appAppleId, let stored = storedApp(layout, appAppleId: true).appAppleId, stored != appAppleId {
                 throw LedgerError.configuration("this ledger holds the events of app \(stored) (appAppleId); a ledger is one app's, so give app \(appAppleId) a data directory of its own (--data)")
             }
-        } else if previous == nil, let stored = storedApp(layout).bundleId, stored != bundleId {
+        } else if previous == nil, let stored = storedApp(layout, appAppleId: false).bundleId, stored != bundleId {
             // Without its configuration the app is read from the evidence the log refers to.
             throw LedgerError.configuration("this data directory holds the events of bundle \(stored) but no readable config.json; a ledger is one app's: run init with --bundle-id \(stored) (and its --root, --environment), or give \(bundleId) a data directory of its own (--data)")
         }
@@ -170,20 +170,21 @@ extension Ledger {
     }
 
     /// The bundle id of the first messages the log's events refer to that name one (a
-    /// notification's, a transaction's), and the App Apple ID of the first Production
-    /// notifications that carry one (Sandbox messages carry none); nil when none does or none
-    /// can be read. The log is read until it has both, so an all-Sandbox log is read whole.
-    private static func storedApp(_ layout: DataDirectoryLayout) -> (bundleId: String?, appAppleId: Int64?) {
+    /// notification's, a transaction's), and with `appAppleId` the App Apple ID of the first
+    /// Production notifications that carry one (Sandbox messages carry none); nil when none does
+    /// or none can be read. For the App Apple ID the log is read until one is found, so an
+    /// all-Sandbox log is read whole.
+    private static func storedApp(_ layout: DataDirectoryLayout, appAppleId wanted: Bool) -> (bundleId: String?, appAppleId: Int64?) {
         var first: [UInt64] = []
         var production: [UInt64] = []
         try? LogReader(directory: layout.log).scan { entry in
             if entry.kind == EventRecord.kind, let (_, bytes) = EventRecord.split(entry.payload), let event = try? EventView(bytes) {
                 if first.count < 16 { first.append(event.evidence.position) }
-                if production.count < 16, event.notificationUUID != nil, let environment = event.environment, environment == "Production" {
+                if wanted, production.count < 16, event.notificationUUID != nil, let environment = event.environment, environment == "Production" {
                     production.append(event.evidence.position)
                 }
             }
-            return first.count < 16 || production.count < 16
+            return first.count < 16 || (wanted && production.count < 16)
         }
         func payload(at position: UInt64) -> [UInt8]? {
             guard let message = try? EvidenceStore.signedMessage(at: position, in: layout.evidence), let jws = try? CompactJWS(message) else { return nil }
@@ -191,15 +192,12 @@ extension Ledger {
         }
         let bundleId = first.lazy.compactMap { position -> String? in
             guard let payload = payload(at: position) else { return nil }
-            if let notification = try? NotificationPayload.decode(payload), let bundle = notification.data?.bundleId ?? notification.summary?.bundleId {
-                return bundle
-            }
+            if let notification = try? NotificationPayload.decode(payload), let bundle = EventMapping.app(of: notification).bundleId { return bundle }
             return (try? TransactionPayload.decode(payload))?.bundleId
         }.first
         let appAppleId = production.lazy.compactMap { position -> Int64? in
             guard let payload = payload(at: position), let notification = try? NotificationPayload.decode(payload) else { return nil }
-            return notification.data?.appAppleId ?? notification.summary?.appAppleId
-                ?? notification.externalPurchaseToken?.appAppleId ?? notification.appData?.appAppleId
+            return EventMapping.app(of: notification).appAppleId
         }.first
         return (bundleId, appAppleId)
     }

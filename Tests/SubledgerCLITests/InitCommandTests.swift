@@ -124,6 +124,8 @@ struct DataDirectoryPermissionsTests {
         let tool = CommandLineTool(clock: { SimulatedLedger.now })
         let data = ["--data", directory.file("data")]
         let simulation = SimulatedLedger.shared.directory.file("sim")
+        // Process-wide, beside tests running in parallel: 022 is the usual umask they run under
+        // anyway, and what a shell gives; set so the test cannot pass on a stricter one.
         let previous = umask(0o022)
         defer { umask(previous) }
         #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", simulation + "/root.cer"]).exitCode == .success)

@@ -88,6 +88,17 @@ public enum EventMapping {
             ?? transaction?.environment ?? renewal?.environment
     }
 
+    /// The app a notification names, wherever its type puts it: `data`, `summary`, the external
+    /// purchase token or `appData`. Ingestion checks it against the ledger's, so it must be this.
+    public static func app(of notification: NotificationPayload) -> (bundleId: String?, appAppleId: Int64?) {
+        (
+            notification.data?.bundleId ?? notification.summary?.bundleId
+                ?? notification.externalPurchaseToken?.bundleId ?? notification.appData?.bundleId,
+            notification.data?.appAppleId ?? notification.summary?.appAppleId
+                ?? notification.externalPurchaseToken?.appAppleId ?? notification.appData?.appAppleId
+        )
+    }
+
     /// An external purchase token has no `environment`; as Apple's libraries do, a token whose
     /// `externalPurchaseId` starts with `SANDBOX` is a sandbox token, any other a production one.
     private static func environment(of token: ExternalPurchaseToken) -> AppStoreEnvironment {

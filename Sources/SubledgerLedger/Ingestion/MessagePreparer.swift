@@ -85,13 +85,9 @@ struct MessagePreparer: Sendable {
         try verifier.verify(jws, at: instant)
         for (_, inner, signedDate) in nested { try verifier.verify(inner, at: signedDate ?? instant) }
 
-        // What the notification says of its app, wherever its type puts it: one without `data`
-        // (RESCIND_CONSENT, EXTERNAL_PURCHASE_TOKEN) is checked as strictly as one with.
-        let bundleId = notification.data?.bundleId ?? notification.summary?.bundleId
-            ?? notification.externalPurchaseToken?.bundleId ?? notification.appData?.bundleId
+        // One without `data` (RESCIND_CONSENT, EXTERNAL_PURCHASE_TOKEN) is checked as strictly as one with.
+        let (bundleId, appAppleId) = EventMapping.app(of: notification)
         let environment = EventMapping.environment(notification: notification, transaction: transaction, renewal: renewal)
-        let appAppleId = notification.data?.appAppleId ?? notification.summary?.appAppleId
-            ?? notification.externalPurchaseToken?.appAppleId ?? notification.appData?.appAppleId
         try checkApp(bundleId: bundleId, environment: environment?.rawValue, appAppleId: appAppleId)
         if let transaction { try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, appAppleId: nil) }
 

@@ -1,9 +1,10 @@
 import SubledgerEvents
 import SubledgerLog
 
-/// What every report query may narrow: one environment (nil: the projection's default, see
-/// `Projection.defaultReportEnvironment`) and the ledger as it was when the log ended at a
-/// position (audit: "what did we report then?").
+/// What every report query may narrow: one environment (nil: the default, see
+/// `ProjectionReader.defaultReportEnvironment(before:)`, which with a position is the one that had
+/// data then) and the ledger as it was when the log ended at a position (audit: "what did we
+/// report then?").
 public struct ReportFilter: Sendable, Equatable {
     public var environment: AppStoreEnvironment?
     public var atPosition: LogPosition?

@@ -36,8 +36,8 @@ struct Dashboard {
     /// The period just before, for the headline numbers' changes.
     let previous: (mrr: MRRRow?, at: Int64, revenue: RevenueReport)
     /// The headline's churn, this period's and the one before: by month whatever the charts'
-    /// unit, as `report churn` counts it. Summed by day, a lapse and its return inside the
-    /// period (every billing-retry recovery) counted as churned.
+    /// unit, as `report churn` counts it (a period across two months is two rows). Summed by
+    /// day, a lapse and its return inside a month (every billing-retry recovery) counted as churned.
     let headlineChurn: (current: ChurnReport, previous: ChurnReport)
 
     /// Set with `?in=CUR` when the server has rates: every amount converted into CUR.
@@ -130,14 +130,11 @@ struct Dashboard {
         // end, or the headline compares 29 days with 30 (and nothing with a day on the 1st of a
         // month).
         let previousChurnLast = UTCDay(number: period.previousLast.number - max(0, period.last.number - UTCDay(containing: now).number + 1))
-        let previousChurn = try projection.churn(from: period.previousFirst, to: previousChurnLast, by: period.granularity, scope: scope, now: now)
         previous = (try mrrRow(at: previousAt), previousAt, try revenueReport(period.previousFirst, period.previousLast))
-        headlineChurn = period.granularity == .month
-            ? (churn, previousChurn)
-            : (
-                try projection.churn(from: period.first, to: period.last, by: .month, scope: scope, now: now),
-                try projection.churn(from: period.previousFirst, to: previousChurnLast, by: .month, scope: scope, now: now)
-            )
+        headlineChurn = (
+            period.granularity == .month ? churn : try projection.churn(from: period.first, to: period.last, by: .month, scope: scope, now: now),
+            try projection.churn(from: period.previousFirst, to: previousChurnLast, by: .month, scope: scope, now: now)
+        )
         if let id = query["customer"], !id.isEmpty, let state = try projection.customer(id, asOf: now, catalog: catalog),
             let history = try projection.history(id)
         {
