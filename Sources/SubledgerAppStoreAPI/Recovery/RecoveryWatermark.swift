@@ -41,6 +41,6 @@ public struct RecoveryWatermark: Sendable {
 
     func save(_ until: Int64) throws(APISetupError) {
         try files.makeDirectory()
-        try files.write(name, Array("{\"until\": \(until)}\n".utf8), mode: 0o644)
+        try files.write(name, Array("{\"until\": \(until)}\n".utf8), mode: 0o600)
     }
 }

@@ -82,13 +82,13 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
             guard let ca = FileIO.read(caFile), (try? Certificate(derOrPEM: ca)) != nil else {
                 throw .invalid("--api-ca-file \(caFile) is not a readable PEM certificate")
             }
-            try files.write(APIFiles.caName, ca, mode: 0o644)
+            try files.write(APIFiles.caName, ca, mode: 0o600)
             self.caFile = APIFiles.caName
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         guard let data = try? encoder.encode(self) else { throw .invalid("cannot encode the API configuration") }
-        try files.write(APIFiles.configurationName, Array(data), mode: 0o644)
+        try files.write(APIFiles.configurationName, Array(data), mode: 0o600)
     }
 
     /// The base URL requests for `environment` go to.

@@ -98,9 +98,11 @@ enum RebuildReporter {
                 "the \(available) left under this process's memory limit of \(Cell.bytes(Int64(bytes)).tableText) (its cgroup: systemd's MemoryMax=, a container's limit)",
                 onOpen ? "raise the limit, or stop the service and run `subledger rebuild` outside it" : "raise the limit")
         case .dataSizeLimit(let bytes):
-            let reserved = Cell.bytes(Int64(MemoryHeadroom.reservedBesidesResident)).tableText
+            // What the rebuild is weighed against: what is left once the reservations are set aside.
+            let reserved = MemoryHeadroom.reservedBesidesResident
+            let net = Cell.bytes(Int64(headroom.bytes > reserved ? headroom.bytes - reserved : 0)).tableText
             return (
-                "the \(available) left under the data size limit of \(Cell.bytes(Int64(bytes)).tableText) (ulimit -d), less the \(reserved) it also counts for threads' reservations",
+                "the \(net) left under the data size limit of \(Cell.bytes(Int64(bytes)).tableText) (ulimit -d) once the \(Cell.bytes(Int64(reserved)).tableText) it also counts for threads' reservations is set aside",
                 "raise it")
         }
     }
