@@ -25,7 +25,7 @@ class Follower(threading.Thread):
             try:
                 s = socket.create_connection(("127.0.0.1", self.port), timeout=2)
                 last = f"Last-Event-ID: {self.ids[-1]}\r\n" if self.ids else ""
-                s.sendall(f"GET /v1/events/stream{self.query} HTTP/1.1\r\nHost: x\r\n{last}\r\n".encode())
+                s.sendall(f"GET /v1/events/stream{self.query} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n{last}\r\n".encode())
                 budget, buffer = random.randint(1, 60), b""
                 while budget > 0 and not self.stop.is_set():
                     try:
