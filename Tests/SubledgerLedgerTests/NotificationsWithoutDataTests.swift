@@ -50,15 +50,8 @@ struct NotificationsWithoutDataTests {
 
     @Test("another app's, or another environment's, is rejected with the reason a notification with data gets; this app's is appended", arguments: Variant.allCases)
     func checkedAsAnyNotification(_ variant: Variant) throws {
-        let directory = TemporaryDirectory()
-        let pki = try TestPKI(validity: (Self.start - 86_400_000)...(Self.start + 400 * 86_400_000))
-        let root = directory.file("root.cer")
-        try Data(pki.rootDER).write(to: URL(fileURLWithPath: root))
-        let fixtures = AppStoreFixtures(pki: pki, environment: .production)
-        _ = try Ledger.initialize(
-            directory: directory.file("data"), bundleId: fixtures.bundleId, appAppleId: fixtures.appAppleId,
-            environments: ["Production"], rootFiles: [root], smallBusiness: false, catalogFile: nil)
-        let ledger = try Ledger(directory: directory.file("data"))
+        let test = try TestPKILedger(environments: ["Production"])
+        let (fixtures, ledger) = (test.fixtures(.production), test.ledger)
         defer { ledger.close() }
         let outcome = try #require(try ledger.ingest([IngestLine(bytes: variant.notification(fixtures).webhookBody, line: 1, source: "test")], recordedAt: Self.start).first)
         if let reason = variant.rejection {

@@ -11,25 +11,18 @@ import Testing
 struct ReportsAtPositionTests {
     @Test("a report at a position defaults to the environment that had data then: Sandbox, before the first Production sale, a Production TEST notification notwithstanding")
     func defaultEnvironmentAsItWas() throws {
-        let directory = TemporaryDirectory()
-        let start = AppStoreFixtures.defaultPurchaseDate
-        let pki = try TestPKI(validity: (start - 86_400_000)...(start + 400 * 86_400_000))
-        let root = directory.file("root.cer")
-        try Data(pki.rootDER).write(to: URL(fileURLWithPath: root))
-        _ = try Ledger.initialize(
-            directory: directory.file("data"), bundleId: AppStoreFixtures.defaultBundleId, appAppleId: AppStoreFixtures.defaultAppAppleId,
-            environments: ["Production", "Sandbox"], rootFiles: [root], smallBusiness: false, catalogFile: nil)
-        let ledger = try Ledger(directory: directory.file("data"))
+        let test = try TestPKILedger(environments: ["Production", "Sandbox"])
+        let (start, ledger) = (TestPKILedger.start, test.ledger)
         defer { ledger.close() }
         func subscribe(_ environment: AppStoreEnvironment, _ id: String) throws -> LogPosition? {
-            let fixtures = AppStoreFixtures(pki: pki, environment: environment)
+            let fixtures = test.fixtures(environment)
             let transaction = fixtures.transaction(transactionId: id, purchaseDate: start)
             let body = fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
             guard case .appended(let position)? = try ledger.ingest([IngestLine(bytes: body, line: 1, source: "test")], recordedAt: start).first else { return nil }
             return UInt64(position).map(LogPosition.init(rawValue:))
         }
-        let test = AppStoreFixtures(pki: pki, environment: .production).notification(.test, signedDate: start).webhookBody
-        #expect(try ledger.ingest([IngestLine(bytes: test, line: 1, source: "test")], recordedAt: start).allSatisfy { if case .appended = $0 { true } else { false } })
+        let notification = test.fixtures(.production).notification(.test, signedDate: start).webhookBody
+        #expect(try ledger.ingest([IngestLine(bytes: notification, line: 1, source: "test")], recordedAt: start).allSatisfy { if case .appended = $0 { true } else { false } })
         #expect(try subscribe(.sandbox, "2000000000000501") != nil)
         let production = try #require(try subscribe(.production, "2000000000000601"))
         let day = UTCDay(containing: start)
@@ -44,16 +37,8 @@ struct ReportsAtPositionTests {
 
     @Test("customer at a position, through the database: an id recorded later names no one, a token recorded later neither names nor groups the customer")
     func customerThroughTheDatabase() throws {
-        let directory = TemporaryDirectory()
-        let start = AppStoreFixtures.defaultPurchaseDate
-        let pki = try TestPKI(validity: (start - 86_400_000)...(start + 400 * 86_400_000))
-        let root = directory.file("root.cer")
-        try Data(pki.rootDER).write(to: URL(fileURLWithPath: root))
-        let fixtures = AppStoreFixtures(pki: pki, environment: .production)
-        _ = try Ledger.initialize(
-            directory: directory.file("data"), bundleId: fixtures.bundleId, appAppleId: fixtures.appAppleId,
-            environments: ["Production"], rootFiles: [root], smallBusiness: false, catalogFile: nil)
-        let ledger = try Ledger(directory: directory.file("data"))
+        let test = try TestPKILedger(environments: ["Production"])
+        let (start, fixtures, ledger) = (TestPKILedger.start, test.fixtures(.production), test.ledger)
         defer { ledger.close() }
         let day: Int64 = 86_400_000
         let first = fixtures.transaction(transactionId: "2000000000000701", purchaseDate: start)
