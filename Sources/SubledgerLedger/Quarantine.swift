@@ -111,6 +111,7 @@ final class Quarantine: Sendable {
 
     /// Version 2 of an entry holds the line's flags before its bytes: whether it may bring a bare
     /// renewal info, which a retry must know as ingestion knew it, not guess from its source.
+    /// Version 3 adds the bytes' `digest`, so reading the entries back hashes nothing.
     private static func entryRecord(_ kept: ArraySlice<UInt8>, digest: [UInt8], reason: VerificationError.Reason, detail: String, of line: IngestLine, at recordedAt: Int64) -> LogRecord {
         var payload: [UInt8] = []
         payload.appendString(reason.rawValue)
