@@ -60,13 +60,7 @@ extension Projection {
     /// `originalTransactionId`, then a `transactionId`.
     func customerTimelines(_ id: String) -> (customerId: String, timelines: [Int32])? {
         precondition(keepsTokenIndex, "a rebuild's projection keeps no token index")
-        let lowered = id.lowercased()
-        if let bits = parseUUID(lowered), let members = tokenIndex[CustomerToken(kind: .uuid, bits: bits)] {
-            return (formatUUID(bits), members)
-        }
-        if let text = strings.lookUp(lowered), let members = tokenIndex[CustomerToken(kind: .text, bits: UInt128(text))] {
-            return (lowered, members)
-        }
+        if let token = indexedToken(id), let members = tokenIndex[token] { return (tokenText(token), members) }
         guard let identifier = identifier(lookingUp: id) else { return nil }
         for environment in environmentIDs {
             if let index = timelineIndex[TimelineKey(environment: environment, originalTransactionId: identifier).packed] {
@@ -88,9 +82,7 @@ extension Projection {
     /// a timeline whose token changed since to one of another customer is not found.
     func customerTimelines(_ id: String, recordedBefore position: UInt64) -> (customerId: String, timelines: [Int32])? {
         guard let (_, now) = customerTimelines(id) else { return nil }
-        let lowered = id.lowercased()
-        let tokens = [parseUUID(lowered).map { CustomerToken(kind: .uuid, bits: $0) }, strings.lookUp(lowered).map { CustomerToken(kind: .text, bits: UInt128($0)) }]
-        if let token = tokens.compactMap({ $0 }).first(where: { tokenIndex[$0] != nil }) {
+        if let token = indexedToken(id) {
             let members = now.filter { customerToken(of: $0, recordedBefore: position) == token }
             return members.isEmpty ? nil : (tokenText(token), members)
         }
@@ -113,6 +105,13 @@ extension Projection {
             timelines[Int(member)].key.originalTransactionId == original && customerToken(of: member, recordedBefore: position) == nil
         }
         return (identifierText(original), members.sorted())
+    }
+
+    /// The token `id` is, in any case, when some customer has it: as a UUID first, else as text.
+    private func indexedToken(_ id: String) -> CustomerToken? {
+        let lowered = id.lowercased()
+        if let bits = parseUUID(lowered), tokenIndex[CustomerToken(kind: .uuid, bits: bits)] != nil { return CustomerToken(kind: .uuid, bits: bits) }
+        return strings.lookUp(lowered).map { CustomerToken(kind: .text, bits: UInt128($0)) }.flatMap { tokenIndex[$0] == nil ? nil : $0 }
     }
 
     /// A timeline's customer token as it stood when the log ended at `position`: that of the
