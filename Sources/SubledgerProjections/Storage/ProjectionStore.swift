@@ -144,7 +144,6 @@ public final class ProjectionStore {
         return (header.checkpoint, header.events)
     }
 
-    /// The database `CURRENT` names, opened for writing, with its strings and header.
     /// Whether the database in use in `directory` was built under other settings than
     /// `settings`, so that a read under them rebuilds it (or, beside its writer, refuses); false
     /// when there is none to read.
@@ -153,6 +152,7 @@ public final class ProjectionStore {
         return current.3.settings != settings.fingerprint
     }
 
+    /// The database `CURRENT` names, opened for writing, with its strings and header.
     private static func openCurrent(
         directory: String
     ) throws -> OpenedDatabase? {
