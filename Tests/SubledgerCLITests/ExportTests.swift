@@ -13,7 +13,7 @@ struct ExportTests {
     final class Fixture: Sendable {
         static let from = "2026-01-01"
         static let to = "2026-06-30"
-        let directory = TemporaryDirectory()
+        let directory = TemporaryDirectory(sharedByProcess: true)
         let tool = CommandLineTool(clock: { SimulatedLedger.now })
         var data: String { directory.file("data") }
         var csv: String { directory.file("csv") }

@@ -16,7 +16,7 @@ struct LedgerHeadTests {
     /// first half of the notifications, then the rest is ingested. The tests change its files, so
     /// they run one at a time.
     final class Fixture: @unchecked Sendable {
-        let directory = TemporaryDirectory()
+        let directory = TemporaryDirectory(sharedByProcess: true)
         let head: LedgerHead
         var data: String { directory.file("data") }
 

@@ -11,7 +11,7 @@ final class SimulatedLedger: Sendable {
     static let now: Int64 = 1_800_000_000_000
     static let shared = SimulatedLedger()
 
-    let directory = TemporaryDirectory()
+    let directory = TemporaryDirectory(sharedByProcess: true)
     let tool = CommandLineTool(clock: { SimulatedLedger.now })
     /// What `ingest --json` printed.
     let ingestOutput: String
