@@ -353,4 +353,28 @@ struct DashboardTests {
         #expect(String(decoding: answer.body, as: UTF8.self).contains("--rates"))
         #expect(!String(decoding: try Self.get(fixture, "/").body, as: UTF8.self).contains("name=\"convert\""), "no conversion offered")
     }
+
+    @Test("every cohort cell's text has at least WCAG's 4.5:1 contrast with the cell's colour, across the whole scale and on the page")
+    func cohortCellsAreReadable() throws {
+        func luminance(_ red: Double, _ green: Double, _ blue: Double) -> Double {
+            func linear(_ value: Double) -> Double { value <= 0.04045 * 255 ? value / 255 / 12.92 : pow((value / 255 + 0.055) / 1.055, 2.4) }
+            return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+        }
+        func contrast(background: String, text: String) throws -> Double {
+            let channels = try #require(background.wholeMatch(of: /rgb\((\d+),(\d+),(\d+)\)/)).output
+            let cell = luminance(Double(channels.1)!, Double(channels.2)!, Double(channels.3)!)
+            let letters = try #require(["#000": 0.0, "#fff": 1.0][text], "text colour \(text)")
+            return (max(cell, letters) + 0.05) / (min(cell, letters) + 0.05)
+        }
+        for step in 0...200 {
+            let share = Double(step) / 200
+            #expect(try contrast(background: Dashboard.heat(share), text: Dashboard.heatText(share)) >= 4.5, "share \(share)")
+        }
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        let html = String(decoding: try Self.get(fixture, "/").body, as: UTF8.self)
+        let cells = html.matches(of: /<td style="background:(rgb\([0-9,]+\));color:(#[0-9a-f]+)"/)
+        #expect(!cells.isEmpty)
+        for cell in cells { #expect(try contrast(background: String(cell.output.1), text: String(cell.output.2)) >= 4.5) }
+    }
 }

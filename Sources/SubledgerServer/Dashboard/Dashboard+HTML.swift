@@ -1,3 +1,4 @@
+import Glibc
 import SubledgerCore
 import SubledgerHTTP
 import SubledgerProjections
@@ -208,7 +209,7 @@ extension Dashboard {
             for offset in 0..<width {
                 guard offset < row.retained.count, row.size > 0 else { html += "<td></td>"; continue }
                 let share = Double(row.retained[offset]) / Double(row.size)
-                html += "<td style=\"background:\(Self.heat(share))\(share > 0.55 ? ";color:#fff" : "")\" title=\"\(row.retained[offset]) of \(row.size)\">\(escape(formatPercent(share)))</td>"
+                html += "<td style=\"background:\(Self.heat(share));color:\(Self.heatText(share))\" title=\"\(row.retained[offset]) of \(row.size)\">\(escape(formatPercent(share)))</td>"
             }
             html += "</tr>"
         }
@@ -288,9 +289,28 @@ extension Dashboard {
 
     /// White to blue as retention goes from 0 to 1.
     static func heat(_ share: Double) -> String {
+        let (red, green, blue) = heatChannels(share)
+        return "rgb(\(red),\(green),\(blue))"
+    }
+
+    /// Black or white, whichever stands out more from the cell's colour: one of the two is at
+    /// least 4.58:1 on any background, above WCAG's 4.5:1 for text (the page's #111827 and white
+    /// fall to 4.2:1 in the middle of the scale).
+    static func heatText(_ share: Double) -> String {
+        let (red, green, blue) = heatChannels(share)
+        func linear(_ channel: Int) -> Double {
+            let value = Double(channel) / 255
+            return value <= 0.04045 ? value / 12.92 : pow((value + 0.055) / 1.055, 2.4)
+        }
+        let luminance = 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+        // Equal contrast with black and with white: (L + 0.05)² = 1.05 × 0.05.
+        return luminance > (1.05 * 0.05).squareRoot() - 0.05 ? "#000" : "#fff"
+    }
+
+    private static func heatChannels(_ share: Double) -> (Int, Int, Int) {
         let clamped = min(1, max(0, share))
         func channel(_ from: Double, _ to: Double) -> Int { Int((from + (to - from) * clamped).rounded()) }
-        return "rgb(\(channel(239, 30)),\(channel(246, 64)),\(channel(255, 175)))"
+        return (channel(239, 30), channel(246, 64), channel(255, 175))
     }
 
     static let css = """
