@@ -171,12 +171,37 @@ struct PayloadErrorTests {
         #expect(rejection(of: #"{"price":-9223372036854775809}"#)?.kind == .numberOutOfRange)
         #expect(rejection(of: #"{"purchaseDate":1e19}"#)?.kind == .numberOutOfRange)
         #expect(rejection(of: #"{"purchaseDate":-9223372036854775808.5}"#)?.kind == .numberOutOfRange)
-        #expect(try TransactionPayload.decode(#"{"price":9223372036854775807}"#.bytes).price == .max)
-        #expect(try TransactionPayload.decode(#"{"price":-9223372036854775808}"#.bytes).price == .min)
+        #expect(try TransactionPayload.decode(#"{"revocationDate":1700000000000.9}"#.bytes).revocationDate == 1_700_000_000_000)
         // Unknown members are only validated, so their size does not matter.
         #expect(
             try TransactionPayload.decode(#"{"future":123456789012345678901234567890e400}"#.bytes).unknownFields.count
                 == 1)
+    }
+
+    @Test("amounts beyond 10^13 milliunits, refund percentages beyond 100 000, billing periods beyond 1000 and dates outside 1970 to 9999 are out of range, the bound in the message: arithmetic on them must not overflow")
+    func boundedNumbers() throws {
+        for (json, bound) in [
+            (#"{"price":10000000000001}"#, "10000000000000"),
+            (#"{"price":-10000000000001}"#, "10000000000000"),
+            (#"{"price":5000000000000000000}"#, "10000000000000"),
+            (#"{"revocationPercentage":100001}"#, "100000"),
+            (#"{"revocationPercentage":-1}"#, "100000"),
+            (#"{"commitmentInfo":{"commitmentPrice":10000000000001}}"#, "10000000000000"),
+            (#"{"commitmentInfo":{"totalBillingPeriods":1001}}"#, "1000"),
+            (#"{"commitmentInfo":{"billingPeriodNumber":-1}}"#, "1000"),
+            (#"{"expiresDate":253402300800000}"#, "253402300799999"),
+            (#"{"purchaseDate":-1}"#, "253402300799999"),
+        ] {
+            let error = try #require(rejection(of: json), "\(json)")
+            #expect(error.kind == .numberOutOfRange && error.message.contains(bound), "\(json): \(error)")
+        }
+        let edges = try TransactionPayload.decode(
+            #"{"price":10000000000000,"revocationPercentage":100000,"expiresDate":253402300799999,"purchaseDate":0,"commitmentInfo":{"totalBillingPeriods":1000,"commitmentPrice":-10000000000000}}"#
+                .bytes)
+        #expect(edges.price == 10_000_000_000_000 && edges.revocationPercentage == 100_000)
+        #expect(edges.expiresDate == 253_402_300_799_999 && edges.purchaseDate == 0)
+        #expect(edges.commitmentInfo?.totalBillingPeriods == 1_000 && edges.commitmentInfo?.commitmentPrice == -10_000_000_000_000)
+        #expect(throws: PayloadError.self) { try RenewalInfoPayload.decode(#"{"renewalPrice":10000000000001}"#.bytes) }
     }
 
     @Test("a member repeated in one object is rejected, known or unknown")

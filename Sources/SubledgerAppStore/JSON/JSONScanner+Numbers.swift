@@ -96,6 +96,33 @@ extension JSONScanner {
         Int(try readInt64())
     }
 
+    /// The largest magnitude of an amount, in milliunits: 10^13, forty times the App Store's
+    /// highest price (10,000 USD is about 2.5 × 10^11 milliunits of dong). What the ledger
+    /// computes from amounts (a prorated refund's `price × 100000`, a commitment's remaining
+    /// periods × price, sums over a ledger's history) then stays inside 64 bits, so one absurd
+    /// signed value cannot trap every read of the ledger that stored it.
+    static let amountLimit: Int64 = 10_000_000_000_000
+
+    /// Reads an amount in milliunits, within ``amountLimit``.
+    mutating func readAmount() throws(PayloadError) -> Int64 {
+        try readInt64(in: -Self.amountLimit...Self.amountLimit, "an amount in milliunits")
+    }
+
+    /// Reads an integer that must lie in `range`; `what` names the field's kind for the error.
+    mutating func readInt64(in range: ClosedRange<Int64>, _ what: String) throws(PayloadError) -> Int64 {
+        let start = index
+        let value = try readInt64()
+        guard range.contains(value) else {
+            throw PayloadError(
+                .numberOutOfRange, at: start, "\(value) is outside \(range.lowerBound)...\(range.upperBound), the range of \(what)")
+        }
+        return value
+    }
+
+    /// The last millisecond of the year 9999: later dates are no instant Apple signs, and
+    /// adding a period or a grace to one must not overflow.
+    static let latestMilliseconds: Int64 = 253_402_300_799_999
+
     /// Reads an epoch-milliseconds date. Xcode and StoreKit Testing sign fractional milliseconds
     /// (`1700000000000.123`); those are rounded toward negative infinity (floor), so a date is
     /// the millisecond it falls in and never moves later than the instant Apple signed.
@@ -103,7 +130,14 @@ extension JSONScanner {
         guard index < bytes.count, bytes[index] == .minus || bytes[index].isDigit else {
             throw mismatch(expected: "a number of milliseconds")
         }
-        return try flooredValue(of: try scanNumber())
+        let number = try scanNumber()
+        let value = try flooredValue(of: number)
+        guard (0...Self.latestMilliseconds).contains(value) else {
+            throw PayloadError(
+                .numberOutOfRange, at: number.start,
+                "\(value) is outside 0...\(Self.latestMilliseconds), the milliseconds from 1970 to the end of 9999")
+        }
+        return value
     }
 
     /// The largest integer not greater than the number, computed exactly from its decimal digits

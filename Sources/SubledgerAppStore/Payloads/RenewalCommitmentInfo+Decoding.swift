@@ -15,7 +15,7 @@ extension RenewalCommitmentInfo: JSONObjectDecodable {
         case .commitmentAutoRenewStatus: commitmentAutoRenewStatus = try scanner.readEnum()
         case .commitmentRenewalBillingPlanType: commitmentRenewalBillingPlanType = try scanner.readEnum()
         case .commitmentRenewalDate: commitmentRenewalDate = try scanner.readMilliseconds()
-        case .commitmentRenewalPrice: commitmentRenewalPrice = try scanner.readInt64()
+        case .commitmentRenewalPrice: commitmentRenewalPrice = try scanner.readAmount()
         }
     }
 }

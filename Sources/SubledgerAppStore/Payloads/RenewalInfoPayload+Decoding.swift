@@ -45,7 +45,7 @@ extension RenewalInfoPayload: JSONObjectDecodable {
         case .environment: environment = try scanner.readEnum()
         case .recentSubscriptionStartDate: recentSubscriptionStartDate = try scanner.readMilliseconds()
         case .renewalDate: renewalDate = try scanner.readMilliseconds()
-        case .renewalPrice: renewalPrice = try scanner.readInt64()
+        case .renewalPrice: renewalPrice = try scanner.readAmount()
         case .currency: currency = try scanner.readString()
         case .appAccountToken: appAccountToken = try scanner.readString()
         case .appTransactionId: appTransactionId = try scanner.readString()

@@ -10,10 +10,10 @@ extension TransactionCommitmentInfo: JSONObjectDecodable {
 
     mutating func decode(_ field: Field, from scanner: inout JSONScanner) throws(PayloadError) {
         switch field {
-        case .billingPeriodNumber: billingPeriodNumber = try scanner.readInt()
-        case .totalBillingPeriods: totalBillingPeriods = try scanner.readInt()
+        case .billingPeriodNumber: billingPeriodNumber = Int(try scanner.readInt64(in: 0...1_000, "a billing period's number"))
+        case .totalBillingPeriods: totalBillingPeriods = Int(try scanner.readInt64(in: 0...1_000, "a commitment's number of billing periods"))
         case .commitmentExpiresDate: commitmentExpiresDate = try scanner.readMilliseconds()
-        case .commitmentPrice: commitmentPrice = try scanner.readInt64()
+        case .commitmentPrice: commitmentPrice = try scanner.readAmount()
         }
     }
 }
