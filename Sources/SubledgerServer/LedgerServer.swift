@@ -142,7 +142,7 @@ public struct LedgerServer: Sendable {
             case .cohorts(let query): return .cohorts(try reader.cohorts(query))
             }
         }
-        let rates = try conversionRates()
+        let rates = try Self.conversionRates(rates, into: target)
         switch query {
         case .revenue(let query): return .revenue(try reader.revenue(query).converted(into: target.uppercased(), rates: rates))
         case .mrr(let query): return .mrr(try reader.mrr(query).converted(into: target.uppercased(), rates: rates))
@@ -151,7 +151,12 @@ public struct LedgerServer: Sendable {
         }
     }
 
-    func conversionRates() throws(QueryError) -> CurrencyRates {
+    /// The rates to convert into `target`, which must be a currency code (`in=US` got a 400
+    /// asking for a rate line no rates file can hold).
+    static func conversionRates(_ rates: CurrencyRates?, into target: String) throws(QueryError) -> CurrencyRates {
+        guard CurrencyRates.isCode(target) else {
+            throw QueryError(kind: .badParameter, code: "invalid_parameter", detail: "in= takes a currency code such as USD, not '\(target)'")
+        }
         guard let rates else {
             throw QueryError(kind: .badParameter, code: "no_rates", detail: "in= needs monthly rates: start serve with --rates FILE (docs/currency.md)")
         }

@@ -344,6 +344,21 @@ struct DashboardTests {
         #expect(try Self.get(fixture, "/v1/reports/churn?\(february)&in=USD").status.code == 400)
     }
 
+    @Test("in= that is not a currency code is a 400 asking for one, on the report routes, as CSV, and on the dashboard, rather than asking for a rate line no rates file takes")
+    func conversionTargetIsACode() throws {
+        let rates = try CurrencyRates(csv: "month,currency,in,rate\n2026-02,EUR,USD,2\n", source: "rates.csv")
+        let fixture = try Self.ledgerWithSubscriptions(rates: rates)
+        defer { fixture.server.ledger.close() }
+        for target in ["US", "DOLLARS", "%E2%82%AC", "U1D"] {
+            for path in ["/v1/reports/revenue?from=2026-02-01&to=2026-02-28&in=\(target)", "/v1/reports/mrr?in=\(target)", "/?in=\(target)"] {
+                let answer = try Self.get(fixture, path)
+                let body = String(decoding: answer.body, as: UTF8.self)
+                #expect(answer.status.code == 400, "\(path)")
+                #expect(body.contains("currency code such as USD") && !body.contains("add the line"), "\(path): \(body)")
+            }
+        }
+    }
+
     @Test("without rates, in= is a 400 that says to start serve with --rates")
     func conversionNeedsRates() throws {
         let fixture = try Self.ledgerWithSubscriptions()

@@ -71,7 +71,7 @@ enum ReportCommand: Command {
         let file = arguments.value("--rates")
         guard currency != nil || file != nil else { return nil }
         guard let currency, let file else { throw UsageError("--in CUR and --rates FILE go together: the currency to convert into and the monthly rates") }
-        guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+        guard CurrencyRates.isCode(currency) else {
             throw UsageError("--in takes a currency code such as USD, not '\(currency)'")
         }
         guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the rates file \(file)") }

@@ -90,7 +90,8 @@ public struct CurrencyRates: Sendable {
         return whole * scale + part
     }
 
-    private static func isCode(_ text: String) -> Bool {
+    /// Three ASCII letters, in any case: what `--in` and `in=` take.
+    public static func isCode(_ text: String) -> Bool {
         text.count == 3 && text.allSatisfy { $0.isASCII && $0.isLetter }
     }
 

@@ -74,10 +74,7 @@ struct Dashboard {
         let named = { (name: String) in query[name].flatMap { $0.isEmpty ? nil : $0.uppercased() } }
         let target = named("in") ?? (query["convert"] == "1" ? named("currency") ?? "USD" : nil)
         convertible = rates != nil
-        if target != nil, rates == nil {
-            throw QueryError(kind: .badParameter, code: "no_rates", detail: "in= needs monthly rates: start serve with --rates FILE (docs/currency.md)")
-        }
-        let conversion = target == nil ? nil : rates
+        let conversion = try target.map { target throws(QueryError) in try LedgerServer.conversionRates(rates, into: target) }
         self.conversion = conversion
         // ISO 4217 codes are upper case; `usd` showed a page of zeros beside a second option.
         let requested = target ?? named("currency")
