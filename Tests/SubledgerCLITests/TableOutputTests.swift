@@ -131,4 +131,25 @@ struct RefundShareTests {
     func thousandths(value: Int, text: String) {
         #expect(Cell.thousandths(value) == text)
     }
+
+    @Test("events as a table shows a page of 1,000 without --limit and says where the next starts; --limit and the streamed formats give them all")
+    func eventsTableIsAPage() throws {
+        let directory = TemporaryDirectory()
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        let data = ["--data", directory.file("d")]
+        #expect(tool.run(["simulate", "--customers", "300", "--months", "6", "--seed", "9", "--start", "2026-01-01", "--out", directory.file("sim")]).exitCode == .success)
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", directory.file("sim/root.cer")]).exitCode == .success)
+        #expect(tool.run(data + ["ingest", directory.file("sim/notifications.jsonl")]).exitCode == .success)
+        let all = tool.run(data + ["events", "--format", "csv"]).output.split(separator: "\r\n").dropFirst()
+        #expect(all.count > EventsCommand.tablePage, "the simulation has more events than a page")
+        let table = tool.run(data + ["events"]).output
+        let rows = table.split(separator: "\n").filter { $0.first?.isNumber == true }
+        #expect(rows.count == EventsCommand.tablePage)
+        #expect(table.hasPrefix("events  1,000\n") || table.hasPrefix("events  1000\n"), "\(table.prefix(40))")
+        let lastShown = try #require(rows.last?.split(separator: " ").first)
+        #expect(table.contains("more: --after \(lastShown), or --format jsonl or csv for every event"))
+        let rest = tool.run(data + ["events", "--after", String(lastShown), "--limit", "100000"]).output
+        #expect(rest.split(separator: "\n").filter { $0.first?.isNumber == true }.count == all.count - EventsCommand.tablePage)
+        #expect(!rest.contains("more:"))
+    }
 }

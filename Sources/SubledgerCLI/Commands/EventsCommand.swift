@@ -22,19 +22,25 @@ enum EventsCommand: Command {
         ],
         wide: true,
         notes: ["Filters combine; values of one filter are alternatives. --format jsonl and csv stream one event a line, and --json",
-                "its one document an event at a time, in constant memory. --reverify adds evidence: verified | failed: REASON; exit 3 if any failed (stderr names them)."],
+                "its one document an event at a time, in constant memory. The table shows \(tablePage) events unless --limit says otherwise,",
+                "then where the next page starts. --reverify adds evidence: verified | failed: REASON; exit 3 if any failed (stderr names them)."],
         example: "subledger events --type refunded --from 2026-07-01 --to 2026-09-30 --raw --format jsonl")
+
+    /// The events a table shows without `--limit`, as `GET /v1/events` answers: a table is read
+    /// by a person, and is aligned only once it is whole (every event of a 955 k-event ledger
+    /// took 29 s and 2.8 GB before the first line).
+    static let tablePage = 1_000
 
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         guard arguments.positional.isEmpty else { throw UsageError("events takes no ID; use --customer ID") }
         try arguments.allow(help)
-        let query = try EventQuery(FlagSource(arguments))
+        var query = try EventQuery(FlagSource(arguments))
         let reader = try context.data.reader()
-        var failed: [EventItem] = []
-        let exitCode = { failed.isEmpty ? ExitCode.success : .corruption }
+        var failures = 0
+        let exitCode = { failures == 0 ? ExitCode.success : .corruption }
         func note(_ item: EventItem) {
             guard case .failed(let reason, let detail) = item.evidence else { return }
-            failed.append(item)
+            failures += 1
             Output.diagnostic("subledger events: the evidence of event \(item.position) (\(item.event.type.name)) failed verification: \(reason): \(detail)")
         }
         switch arguments.format {
@@ -47,6 +53,7 @@ enum EventsCommand: Command {
             stream.finish(next: next)
             return CommandResult(nil, exitCode())
         case .table:
+            if query.limit == nil { query.limit = tablePage }
             let page = try reader.events(query)
             page.events.forEach(note)
             return CommandResult(page, exitCode())
