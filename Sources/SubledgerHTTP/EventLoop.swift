@@ -22,6 +22,8 @@ final class EventLoop {
         let pool: WorkerPool
         /// GET and HEAD go here when present.
         let readPool: WorkerPool?
+        /// Reads the configuration calls slow go here when present.
+        let slowReadPool: WorkerPool?
         let metrics: ServerMetrics
     }
 
@@ -34,6 +36,7 @@ final class EventLoop {
     private let inbox: LoopInbox
     private let pool: WorkerPool
     private let readPool: WorkerPool?
+    private let slowReadPool: WorkerPool?
     private let metrics: ServerMetrics
     private let limits: RequestParser.Limits
     private let clock = ContinuousClock()
@@ -70,6 +73,7 @@ final class EventLoop {
         inbox = parts.inbox
         pool = parts.pool
         readPool = parts.readPool
+        slowReadPool = parts.slowReadPool
         metrics = parts.metrics
         limits = RequestParser.Limits(maxHeaderBytes: configuration.maxHeaderBytes,
                                       maxHeaderCount: configuration.maxHeaderCount,
@@ -104,6 +108,7 @@ final class EventLoop {
         }
         pool.stopAndJoin()
         readPool?.stopAndJoin()
+        slowReadPool?.stopAndJoin()
         if let listener { SystemCalls.close(listener) }
     }
 
@@ -319,7 +324,8 @@ final class EventLoop {
                           includeBody: request.method != "HEAD")
             : nil
         connection.workerMaySend = reply != nil
-        (isRead ? readPool ?? pool : pool).submit(WorkerPool.Job(connectionID: connection.id, request: request, reply: reply))
+        let workers = !isRead ? pool : (configuration.isSlowRead(request) ? slowReadPool : nil) ?? readPool ?? pool
+        workers.submit(WorkerPool.Job(connectionID: connection.id, request: request, reply: reply))
     }
 
     // MARK: Writing

@@ -39,6 +39,17 @@ extension HTTPServer {
         /// since the write workers were 64: look-ups under a full webhook load went from a p99
         /// of 7.5–10 ms to 3.4–5.5 ms on two cores, with the webhook's rate unchanged.
         public var writeWorkerNiceness: Int32 = 15
+        /// Reads that take seconds (an audit folding the whole log): they go to threads of their
+        /// own, ``slowReadThreads``, and wait there behind one another, so the read threads stay
+        /// free for look-ups. Two such reports once held every look-up and `/metrics` scrape for
+        /// 15 s at 10 M events.
+        public var isSlowRead: @Sendable (HTTPRequest) -> Bool = { _ in false }
+        /// Threads for the reads ``isSlowRead`` picks; 0 sends them with the other reads.
+        public var slowReadThreads = 1
+        /// How much lower the slow reads' priority is than the other reads' (`nice` steps), so a
+        /// look-up beside a running audit gets a core when it needs one; still above the writes'
+        /// signature checks, since someone is waiting for the audit.
+        public var slowReadNiceness: Int32 = 10
         /// A path the event loop answers itself, `200 ok`, for GET and HEAD: a liveness probe
         /// that never waits behind the handler's reads (16 heavy ones at once held it 3 s).
         public var livenessPath: String?
@@ -74,6 +85,7 @@ extension HTTPServer {
             precondition(maxBodyBytes >= 0, "maxBodyBytes must not be negative")
             precondition(workerThreads > 0, "workerThreads must be positive")
             precondition(readWorkerThreads >= 0, "readWorkerThreads must not be negative")
+            precondition(slowReadThreads >= 0, "slowReadThreads must not be negative")
             for timeout in [readTimeout, idleTimeout, writeTimeout, shutdownTimeout] {
                 precondition(timeout > .zero, "timeouts must be positive")
             }

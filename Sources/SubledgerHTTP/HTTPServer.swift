@@ -54,6 +54,7 @@ public final class HTTPServer: Sendable {
         self.port = port
         var pool: WorkerPool?
         var readPool: WorkerPool?
+        var slowReadPool: WorkerPool?
         do throws(HTTPServerError) {
             let inbox = try LoopInbox()
             self.inbox = inbox
@@ -67,8 +68,12 @@ public final class HTTPServer: Sendable {
             if configuration.readWorkerThreads > 0 {
                 readPool = try WorkerPool(count: configuration.readWorkerThreads, handler: handler, inbox: inbox, name: "http-reader")
             }
+            if configuration.slowReadThreads > 0 {
+                slowReadPool = try WorkerPool(count: configuration.slowReadThreads, handler: handler, inbox: inbox, name: "http-audit",
+                                              niceness: configuration.slowReadNiceness)
+            }
             let parts = EventLoop.Parts(configuration: configuration, epoll: epoll, listener: listener, inbox: inbox,
-                                        pool: pool!, readPool: readPool, metrics: ServerMetrics(metrics))
+                                        pool: pool!, readPool: readPool, slowReadPool: slowReadPool, metrics: ServerMetrics(metrics))
             let finished = self.finished
             finished.enter()
             do throws(HTTPServerError) {
@@ -83,6 +88,7 @@ public final class HTTPServer: Sendable {
         } catch {
             pool?.stopAndJoin()
             readPool?.stopAndJoin()
+            slowReadPool?.stopAndJoin()
             SystemCalls.close(listener)
             throw error
         }

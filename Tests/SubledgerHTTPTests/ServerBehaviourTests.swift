@@ -311,6 +311,39 @@ struct ReadWorkerTests {
         }
     }
 
+    @Test("slow reads wait for one another in a lane of their own: with two read workers and three slow reads blocked, look-ups are answered", .timeLimit(.minutes(1)))
+    func slowReadsHaveALane() throws {
+        let hold = Gate()
+        let running = Lock((now: 0, most: 0, started: 0))
+        var router = Router()
+        router.get("/audit") { _ in
+            running.withLock { $0.now += 1; $0.most = max($0.most, $0.now); $0.started += 1 }
+            hold.wait(seconds: 30)
+            running.withLock { $0.now -= 1 }
+            return .text("audited")
+        }
+        router.get("/lookup") { _ in .text("found") }
+        let configuration = HTTPServer.Configuration.test {
+            $0.readWorkerThreads = 2
+            $0.isSlowRead = { $0.path == "/audit" }
+        }
+        try withServer(configuration, handler: router) { server in
+            let audits = try (0..<3).map { _ in try RawClient(port: server.port) }
+            for client in audits { try client.send(get("/audit")) }
+            let deadline = ContinuousClock.now + .seconds(5)
+            while running.withLock({ $0.started }) == 0 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
+            let lookups = try RawClient(port: server.port)
+            for _ in 0..<5 {
+                try lookups.send(get("/lookup"))
+                #expect(try lookups.readResponse().text == "found")
+            }
+            #expect(running.withLock { $0.started } == 1, "the other two audits queue behind the first")
+            for _ in audits { hold.open() }
+            #expect(try audits.map { try $0.readResponse().text } == ["audited", "audited", "audited"])
+            #expect(running.withLock { $0.most } == 1)
+        }
+    }
+
     @Test("a route that answers later frees its worker: with one write worker, later requests are answered first", .timeLimit(.minutes(1)))
     func deferredAnswersDoNotHoldWorkers() throws {
         let pending = Lock<[AnswerOnce]>([])
