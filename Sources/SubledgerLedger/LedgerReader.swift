@@ -12,7 +12,7 @@ import SubledgerProjections
 /// and render the same values, so both answer alike. The answers come from the projection
 /// database (`ProjectionReader`): look-ups read one customer's timelines, reports read rollups.
 public struct LedgerReader: Sendable {
-    public let projections: ProjectionReader
+    public private(set) var projections: ProjectionReader
     public let directory: String
     public let configuration: LedgerConfiguration
     public let catalog: ProductCatalog?
@@ -22,6 +22,14 @@ public struct LedgerReader: Sendable {
         self.directory = directory
         self.configuration = configuration
         self.catalog = catalog
+    }
+
+    /// This reader, telling `progress` how many timelines a report at a log position has folded
+    /// so far, after each part of them.
+    public func telling(foldProgress progress: @escaping @Sendable (Int) -> Void) -> LedgerReader {
+        var reader = self
+        reader.projections.timelinesFolded = progress
+        return reader
     }
 
     /// What a data directory's rollups are made under: its Small Business setting and catalog.

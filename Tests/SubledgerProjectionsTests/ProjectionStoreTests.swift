@@ -4,6 +4,7 @@ import SubledgerEvents
 import SubledgerLMDB
 import SubledgerLog
 @testable import SubledgerProjections
+import Synchronization
 import Testing
 
 /// A data directory for one test: a log and a projections directory, removed afterwards.
@@ -520,5 +521,12 @@ struct ReadingEveryTimelineTests {
         var transactions = 0
         try store.reader.forEachTransaction(in: from.start..<to.start) { _ in transactions += 1 }
         #expect(transactions == subscribers)
+        // A command shows how far a report at a position has come: told after each part.
+        let told = Mutex<[Int]>([])
+        var reader = store.reader
+        reader.timelinesFolded = { folded in told.withLock { $0.append(folded) } }
+        let churn = try reader.churn(from: from, to: to, scope: scope)
+        #expect(churn == folded.churn(from: from, to: to, scope: whole))
+        #expect(told.withLock { $0 } == [subscribers])
     }
 }

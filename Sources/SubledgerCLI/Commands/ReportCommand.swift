@@ -1,5 +1,6 @@
 import SubledgerLedger
 import SubledgerProjections
+import Synchronization
 
 /// `subledger report revenue|mrr|churn|cohorts`.
 enum ReportCommand: Command {
@@ -87,6 +88,17 @@ enum ReportCommand: Command {
         let query = try ReportQuery(name: name, FlagSource(arguments), now: context.clock())
         let conversion = try conversion(arguments)
         let reader = try context.data.reader()
+        guard let position = query.filter.atPosition else { return try run(query, conversion, reader) }
+        // At a position every timeline is folded: seconds on a large ledger, so say how far.
+        let throttle = Mutex(ProgressThrottle(quietFor: 1))
+        defer { Output.endProgress() }
+        return try run(query, conversion, reader.telling(foldProgress: { folded in
+            guard throttle.withLock({ $0.due() }) else { return }
+            Output.progress("report: \(Cell.count(folded).tableText) timelines folded as the ledger stood at position \(position)")
+        }))
+    }
+
+    private static func run(_ query: ReportQuery, _ conversion: (currency: String, rates: CurrencyRates)?, _ reader: LedgerReader) throws -> CommandResult {
         switch query {
         case .revenue(let query):
             let report = try reader.revenue(query)

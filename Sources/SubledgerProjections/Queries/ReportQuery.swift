@@ -7,6 +7,16 @@ public enum ReportQuery: Sendable, Equatable {
 
     public static let names = ["revenue", "mrr", "churn", "cohorts"]
 
+    /// The filter the report takes, whichever it is.
+    public var filter: ReportFilter {
+        switch self {
+        case .revenue(let query): query.filter
+        case .mrr(let query): query.filter
+        case .churn(let query): query.filter
+        case .cohorts(let query): query.filter
+        }
+    }
+
     public init(name: String, _ parameters: some QueryParameterSource, now: Int64) throws(QueryError) {
         switch name {
         case "revenue": self = .revenue(try RevenueQuery(parameters))

@@ -16,19 +16,24 @@ extension ProjectionReader {
     /// Calls `body` with the environment's timelines, `partSize` at a time, each part as a
     /// projection.
     func forEachPart(of environment: AppStoreEnvironment, _ body: (Projection) throws -> Void) throws(ProjectionError) {
+        let progress = timelinesFolded
         try read { txn, table, header in
             guard let code = table.lookUp(environment.rawValue) else { return }
             var part: [Timeline] = []
             part.reserveCapacity(Self.partSize)
+            var folded = 0
+            func fold() throws {
+                try body(Projection(strings: table, timelines: part, environments: header.environments))
+                folded += part.count
+                progress?(folded)
+                part.removeAll(keepingCapacity: true)
+            }
             try database.forEachTimeline(txn, table: table, environment: code) { timeline in
                 part.append(timeline)
                 if part.count % Self.releaseEvery == 0 { try database.environment.releaseMappedPages() }
-                if part.count == Self.partSize {
-                    try body(Projection(strings: table, timelines: part, environments: header.environments))
-                    part.removeAll(keepingCapacity: true)
-                }
+                if part.count == Self.partSize { try fold() }
             }
-            if !part.isEmpty { try body(Projection(strings: table, timelines: part, environments: header.environments)) }
+            if !part.isEmpty { try fold() }
             try database.environment.releaseMappedPages()
         }
     }
