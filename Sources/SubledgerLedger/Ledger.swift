@@ -198,6 +198,10 @@ public final class Ledger: Sendable {
     /// quarantine held its budget (`Quarantine.webhookBudget`).
     public var quarantineNotKept: Int { pipeline.quarantine.notKept.load(ordering: .relaxed) }
 
+    /// Unresolved quarantine entries, counted from what this ledger's quarantine holds in
+    /// memory once it has read them (a server's `/metrics`).
+    public func quarantinedCount() throws -> Int { try pipeline.quarantine.unresolvedCount() }
+
     public static func quarantinedCount(directory: String) throws -> Int {
         let quarantine = DataDirectoryLayout(directory).quarantine
         guard FileIO.exists(quarantine) else { return 0 }

@@ -99,6 +99,15 @@ final class Quarantine: Sendable {
         }
     }
 
+    /// How many entries are unresolved, from the digests held once read: a `/metrics` scrape
+    /// read the whole quarantine, up to its GiB, which anyone can fill through the webhook.
+    func unresolvedCount() throws -> Int {
+        try held.withLock { held throws in
+            if held == nil { held = try Self.digests(in: directory) }
+            return held!.values.reduce(0) { $0 + $1.count }
+        }
+    }
+
     /// Marks `found` (from `entries(holding:)`) resolved. Two chunks in flight may find the same
     /// entry, which is then marked twice: harmless, a listing reads the first mark.
     func resolve(_ found: [Held]) throws {

@@ -265,7 +265,7 @@ public struct LedgerServer: Sendable {
                 ("subledger_events", "Events in the log", log.map { Double($0.records) }),
                 ("subledger_projection_lag_events", "Events in the log not folded into the projection yet",
                  log.map { Double(max(0, Int($0.records) - ledger.foldedEvents)) }),
-                ("subledger_quarantined", "Rejected messages kept in quarantine", (try? Ledger.quarantinedCount(directory: ledger.directory)).map(Double.init)),
+                ("subledger_quarantined", "Rejected messages kept in quarantine", (try? ledger.quarantinedCount()).map(Double.init)),
             ]
             for (name, help, value) in gauges {
                 let gauge = metrics.gauge(name, help: help)

@@ -135,6 +135,44 @@ struct WebhookTests {
         #expect(try Ledger.quarantined(directory: directory.file("data")).isEmpty)
     }
 
+    @Test("/metrics counts unresolved quarantine entries from what the server holds, not by reading the quarantine at each scrape: anyone can fill it to a GiB")
+    func quarantinedCountHeldInMemory() throws {
+        let directory = TemporaryDirectory()
+        let start: Int64 = 1_767_225_600_000
+        let pki = try TestPKI(validity: (start - 86_400_000)...(start + 400 * 86_400_000))
+        let root = directory.file("root.cer")
+        try Data(pki.rootDER).write(to: URL(fileURLWithPath: root))
+        let fixtures = AppStoreFixtures(pki: pki, environment: .sandbox)
+        let bodies = ["2000000000000901", "2000000000000902"].map { id in
+            let transaction = fixtures.transaction(transactionId: id, purchaseDate: start)
+            return fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
+        }
+        _ = try Ledger.initialize(directory: directory.file("data"), bundleId: fixtures.bundleId, appAppleId: fixtures.appAppleId,
+                                  environments: ["Production"], rootFiles: [root], smallBusiness: false, catalogFile: nil)
+        let server = LedgerServer(ledger: try Ledger(directory: directory.file("data")), token: nil)
+        defer { server.ledger.close() }
+        func quarantined() throws -> String? {
+            let text = String(decoding: try server.router.respond(to: HTTPRequest(method: "GET", target: "/metrics")).body, as: UTF8.self)
+            return text.split(separator: "\n").first { $0.hasPrefix("subledger_quarantined ") }.map { String($0.dropFirst("subledger_quarantined ".count)) }
+        }
+        func post(_ body: [UInt8]) throws -> Int {
+            do { return try server.router.respond(to: HTTPRequest(method: "POST", target: "/v1/notifications/appstore", body: body)).status.code } catch let error as HTTPError {
+                return error.status.code
+            }
+        }
+        #expect(try quarantined() == "0")
+        #expect(try bodies.map(post) == [422, 422])
+        #expect(try post(bodies[0]) == 422, "the App Store's retry: kept once")
+        #expect(try quarantined() == "2")
+        #expect(try Ledger.quarantinedCount(directory: directory.file("data")) == 2, "as a read of the quarantine counts")
+        // Scrapes no longer read the quarantine: with its files moved away they still answer.
+        let quarantine = directory.file("data/quarantine")
+        for file in try FileManager.default.contentsOfDirectory(atPath: quarantine) {
+            try FileManager.default.moveItem(atPath: quarantine + "/" + file, toPath: directory.file("moved-" + file))
+        }
+        #expect(try quarantined() == "2")
+    }
+
     @Test("storage that is unavailable answers 503 so the App Store retries")
     func closedLogIs503() throws {
         let fixture = try WebhookFixture()
