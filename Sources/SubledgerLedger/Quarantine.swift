@@ -45,25 +45,46 @@ final class Quarantine: Sendable {
 
     func close() { writer.close() }
 
-    /// Keeps a rejected line, but not every webhook body: one that is not JSON or not a JWS is
-    /// the sender's mistake, answered 400 and not kept (the contract keeps what failed
-    /// verification), and past `webhookBudget` none is; the route is open to anyone.
-    func add(_ line: IngestLine, reason: VerificationError.Reason, detail: String, at recordedAt: Int64) throws {
-        if line.source == IngestLine.webhookSource {
-            if reason == .malformedJSON || reason == .notJWS { return }
-            if end.load(ordering: .relaxed) >= webhookBudget {
-                if notKept.add(1, ordering: .relaxed).oldValue == 0 {
-                    Diagnostics.report("the quarantine \(directory) holds \(webhookBudget >> 20) MiB: webhook bodies that fail verification are answered but no longer kept; `subledger quarantine list` shows what is, and what fills it")
-                }
-                return
-            }
-        }
-        let kept = line.bytes.prefix(Self.maxLineBytes)
-        let digest = kept.withUnsafeBytes(Self.digest)
+    /// A line rejected, with why.
+    struct Rejected {
+        var line: IngestLine
+        var reason: VerificationError.Reason
+        var detail: String
+    }
+
+    /// Keeps rejected lines, in one write (one sync: a file of 300 k lines all rejected took
+    /// two syncs a line, two minutes), but not every webhook body: one that is not JSON or not
+    /// a JWS is the sender's mistake, answered 400 and not kept (the contract keeps what failed
+    /// verification), and past `webhookBudget` none is; the route is open to anyone. Bytes
+    /// already held are not kept again.
+    func add(_ rejected: [Rejected], at recordedAt: Int64) throws {
+        guard !rejected.isEmpty else { return }
         try held.withLock { held throws in
             if held == nil { held = try Self.digests(in: directory) }
-            guard held![digest] == nil else { return }
-            held![digest] = [try append([Self.entryRecord(kept, digest: digest, reason: reason, detail: detail, of: line, at: recordedAt)])]
+            var records: [LogRecord] = []
+            var digests: [[UInt8]] = []
+            var batched = Set<[UInt8]>()
+            var end = self.end.load(ordering: .relaxed)
+            for item in rejected {
+                let line = item.line
+                if line.source == IngestLine.webhookSource {
+                    if item.reason == .malformedJSON || item.reason == .notJWS { continue }
+                    if end >= webhookBudget {
+                        if notKept.add(1, ordering: .relaxed).oldValue == 0 {
+                            Diagnostics.report("the quarantine \(directory) holds \(webhookBudget >> 20) MiB: webhook bodies that fail verification are answered but no longer kept; `subledger quarantine list` shows what is, and what fills it")
+                        }
+                        continue
+                    }
+                }
+                let kept = line.bytes.prefix(Self.maxLineBytes)
+                let digest = kept.withUnsafeBytes(Self.digest)
+                guard held![digest] == nil, batched.insert(digest).inserted else { continue }
+                records.append(Self.entryRecord(kept, digest: digest, reason: item.reason, detail: item.detail, of: line, at: recordedAt))
+                digests.append(digest)
+                end += UInt64(records[records.count - 1].payload.count)
+            }
+            guard !records.isEmpty else { return }
+            for (digest, position) in zip(digests, try append(records)) { held![digest] = [position] }
         }
     }
 
@@ -135,13 +156,13 @@ final class Quarantine: Sendable {
     }
 
     /// Appends entries in one write, and moves the end the webhook's budget is weighed against;
-    /// returns the first one's position.
+    /// returns their positions.
     @discardableResult
-    private func append(_ records: [LogRecord]) throws -> UInt64 {
+    private func append(_ records: [LogRecord]) throws -> [UInt64] {
         let positions = try writer.append(records)
-        guard let last = positions.last else { return 0 }
+        guard let last = positions.last else { return [] }
         end.store(last.rawValue + UInt64(records[records.count - 1].payload.count), ordering: .relaxed)
-        return positions[0].rawValue
+        return positions.map(\.rawValue)
     }
 
     func resolve(_ positions: [UInt64]) throws {

@@ -1,4 +1,5 @@
 @testable import SubledgerLedger
+import SubledgerJWS
 import SubledgerTestSupport
 import Testing
 
@@ -22,6 +23,22 @@ struct QuarantineBudgetTests {
         #expect(quarantine.notKept.load(ordering: .relaxed) == 3)
     }
 
+    @Test("a chunk's rejected lines are kept together: the same bytes twice in it once, and its webhook bodies weighed against the budget as it fills")
+    func chunkKeptTogether() throws {
+        let directory = TemporaryDirectory()
+        let quarantine = try Quarantine(directory: directory.file("quarantine"), webhookBudget: 64 << 10)
+        defer { quarantine.close() }
+        func body(_ index: Int) -> [UInt8] { [UInt8(index)] + [UInt8](repeating: UInt8(ascii: "x"), count: 10 << 10) }
+        let chunk = (1...10).map { Quarantine.Rejected(line: IngestLine(bytes: body($0), line: $0, source: IngestLine.webhookSource), reason: .signatureInvalid, detail: "") }
+        let lines = [1, 2, 1].map { Quarantine.Rejected(line: IngestLine(bytes: body($0 + 20), line: $0, source: "file.jsonl"), reason: .chainUntrusted, detail: "") }
+        try quarantine.add(lines + chunk, at: 1)
+        let kept = try Quarantine.entries(in: directory.file("quarantine"))
+        #expect(kept.filter { $0.source == "file.jsonl" }.map(\.line) == [1, 2])
+        #expect(kept.filter { $0.source == IngestLine.webhookSource }.count == 5, "two file lines and five bodies fill 64 KiB")
+        #expect(quarantine.notKept.load(ordering: .relaxed) == 5)
+        #expect(try quarantine.unresolvedCount() == 7)
+    }
+
     @Test("the same bytes rejected again are kept once (the App Store sends again what got no 200), and again once resolved")
     func sameBytesKeptOnce() throws {
         let directory = TemporaryDirectory()
@@ -40,5 +57,12 @@ struct QuarantineBudgetTests {
         try quarantine.add(IngestLine(bytes: body, line: 1, source: IngestLine.webhookSource), reason: .signatureInvalid, detail: "", at: 3)
         #expect(try Quarantine.entries(in: directory.file("quarantine")).map(\.recordedAt) == [3])
         quarantine.close()
+    }
+}
+
+extension Quarantine {
+    /// One line rejected on its own, as the webhook's are.
+    fileprivate func add(_ line: IngestLine, reason: VerificationError.Reason, detail: String, at recordedAt: Int64) throws {
+        try add([Rejected(line: line, reason: reason, detail: detail)], at: recordedAt)
     }
 }

@@ -160,11 +160,12 @@ final class IngestionPipeline: Sendable {
         var batchKeys = staging.withLock { $0 }
         let known = try index.positions(of: prepared.map { (try? $0.get())?.key })
         var duplicates: [(index: Int, key: String)] = []
+        var rejected: [Quarantine.Rejected] = []
         for (index, (result, line)) in zip(prepared, lines).enumerated() {
             switch result {
             case .failure(let error):
                 outcomes[index] = .rejected(reason: error.reason.rawValue, detail: error.detail)
-                if quarantining { try quarantine.add(line, reason: error.reason, detail: error.detail, at: recordedAt) }
+                if quarantining { rejected.append(Quarantine.Rejected(line: line, reason: error.reason, detail: error.detail)) }
             case .success(let message):
                 if let position = known[index] {
                     outcomes[index] = .duplicate(of: position.description)
@@ -175,6 +176,7 @@ final class IngestionPipeline: Sendable {
                 }
             }
         }
+        try quarantine.add(rejected, at: recordedAt)
         let redelivered = quarantining ? try quarantine.entries(holding: zip(prepared, lines).lazy.filter { (try? $0.0.get()) != nil }.map(\.1)) : []
         guard !accepted.isEmpty else {
             return Staged(outcomes: outcomes, accepted: [], duplicates: duplicates, evidence: nil, recordedAt: recordedAt, redelivered: redelivered)
