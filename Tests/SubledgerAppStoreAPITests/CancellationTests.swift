@@ -54,4 +54,20 @@ struct CancellationTests {
         }
         #expect(Date().timeIntervalSince(started) < 2)
     }
+
+    @Test("a connection reset during the TLS handshake is retried as any reset is, not reported as a certificate to check")
+    func handshakeResetIsRetried() throws {
+        let endpoint = try ResettingEndpoint()
+        let workload = try Self.ledger(apiAt: endpoint.baseURL)
+        let api = try #require(try APIConfiguration.load(directory: workload.data))
+        let client = try api.client(directory: workload.data, bundleId: "com.example.subledger", environment: "Production",
+                                    retry: RetryPolicy(initialBackoff: 0.01, maximumBackoff: 0.02))
+        #expect {
+            _ = try client.notificationHistory(start: 0, end: 1, paginationToken: nil)
+        } throws: { error in
+            guard case AppStoreAPIError.gaveUp(_, let attempts, let last, _) = error else { return false }
+            return attempts == 5 && !last.contains("certificate") && !"\(error)".contains("--api-ca-file")
+        }
+        #expect(endpoint.connections == 5)
+    }
 }

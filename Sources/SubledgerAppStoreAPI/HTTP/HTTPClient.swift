@@ -137,8 +137,13 @@ public final class HTTPClient {
             return TransportError(.cancelled, "\(url): cancelled")
         case CURLE_OPERATION_TIMEDOUT:
             return TransportError(.timeout, message)
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CIPHER:
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CIPHER:
             return TransportError(.tls, message)
+        // A connection reset or closed during the handshake (a restarting proxy, a dropped
+        // link) ends here, and is retried as any reset is; a certificate that fails
+        // verification is CURLE_PEER_FAILED_VERIFICATION.
+        case CURLE_SSL_CONNECT_ERROR:
+            return TransportError(.connection, message)
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_FUNCTION_ARGUMENT:
             return TransportError(.request, message)
         default:

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A loopback port that takes connections (the kernel's backlog) and never answers: an API that
 /// hangs. Closed when released.
@@ -22,6 +23,44 @@ final class SilentEndpoint {
     }
 
     deinit {
+        close(descriptor)
+    }
+}
+
+/// A loopback port that resets every connection once the client has sent its first bytes (a
+/// TLS ClientHello): a link dropped during the handshake. Counts the connections it reset.
+final class ResettingEndpoint: Sendable {
+    let port: Int
+    private let descriptor: Int32
+    private let reset = Count()
+    var baseURL: String { "https://127.0.0.1:\(port)" }
+    var connections: Int { reset.value.withLock { $0 } }
+
+    private final class Count: Sendable {
+        let value = Mutex(0)
+    }
+
+    init() throws {
+        let endpoint = try SilentEndpoint()
+        descriptor = dup(endpoint.descriptor)
+        port = endpoint.port
+        let (descriptor, reset) = (descriptor, reset)
+        Thread.detachNewThread {
+            while true {
+                let connection = accept(descriptor, nil, nil)
+                guard connection >= 0 else { return }
+                var hello = [UInt8](repeating: 0, count: 16)
+                _ = recv(connection, &hello, hello.count, 0)
+                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                close(connection)
+                reset.value.withLock { $0 += 1 }
+            }
+        }
+    }
+
+    deinit {
+        shutdown(descriptor, Int32(SHUT_RDWR))
         close(descriptor)
     }
 }
