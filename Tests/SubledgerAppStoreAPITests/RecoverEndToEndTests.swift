@@ -81,6 +81,21 @@ struct RecoverEndToEndTests {
         #expect(try Self.watermark(workload) <= Int64(Date().timeIntervalSince1970 * 1000))
     }
 
+    @Test("a watermark older than Apple's 180 days moves with the first run from the limit, so the next starts where it ended rather than at the limit again")
+    func watermarkPastTheLimitMoves() throws {
+        let workload = try Workload(customers: 20, months: 2, seed: 28, start: Workload.start(daysAgo: 70), withhold: 0.2)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--history-limit-days", "180"])
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let stale = Int64(Date().timeIntervalSince1970 * 1000) - 181 * 86_400_000
+        try "{\"until\": \(stale)}\n".write(toFile: workload.data + "/appstore/recover-Production.json", atomically: true, encoding: .utf8)
+        let first = try workload.json(["appstore", "recover"])
+        #expect(try Self.watermark(workload) > stale + 180 * 86_400_000, "moved to about now")
+        let again = try workload.json(["appstore", "recover"])
+        #expect(again["since"] as? String == first["until"] as? String)
+        #expect(try workload.eventCount == (try workload.historyCount))
+    }
+
     @Test("a server that answers hasMore with the token just sent: recover stops naming the token, exit 1, with the pages it stored")
     func repeatedPaginationTokenStops() throws {
         let workload = try Workload(customers: 300, months: 1, seed: 29, withhold: 0.1)

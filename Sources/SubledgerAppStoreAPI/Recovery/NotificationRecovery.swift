@@ -45,9 +45,13 @@ public struct NotificationRecovery {
     public func window(since: Int64?, until: Int64?) -> (since: Int64, until: Int64) {
         let now = clock()
         let until = min(until ?? now, now)
-        let since = since ?? max(watermark.covered(now: now) ?? 0, now - Self.historyLimit + 60_000)
+        let since = since ?? max(watermark.covered(now: now) ?? 0, Self.earliestKept(now: now))
         return (since, until)
     }
+
+    /// The earliest instant Apple still has notifications for, a minute inside its limit so
+    /// that a request sent a little later is not refused as too old.
+    static func earliestKept(now: Int64) -> Int64 { now - historyLimit + 60_000 }
 
     /// What the fetching thread hands over: a page, or the end of a slice (all its pages sent).
     enum Fetched: Sendable {
@@ -70,8 +74,10 @@ public struct NotificationRecovery {
         // One past now is set back for good (see `covered`).
         if let stored, watermark.load() != stored { try watermark.save(stored) }
         // Only a run that starts within what is already covered may move the watermark: a
-        // window further on would leave a hole behind it.
-        let extendsCoverage = stored.map { since <= $0 } ?? true
+        // window further on would leave a hole behind it. One that starts as far back as Apple
+        // keeps leaves none it could fill: a watermark older than that (recovery off, or the
+        // server down, for six months) never moved again, and every run read all 180 days.
+        let extendsCoverage = stored.map { since <= max($0, Self.earliestKept(now: now)) } ?? true
         let client = UncheckedClient(client: client)
         let prefetcher = PagePrefetcher<Fetched>(capacity: Self.pagesAhead) { send in
             var start = since
