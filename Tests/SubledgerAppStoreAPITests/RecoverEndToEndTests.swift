@@ -1,4 +1,5 @@
 import Foundation
+@testable import SubledgerAppStoreAPI
 import SubledgerCLI
 import SubledgerTestSupport
 import Testing
@@ -107,6 +108,25 @@ struct RecoverEndToEndTests {
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         #expect(summary["pages"] as? Int == 2, "the first page and its repeat")
         #expect((summary["error"] as? String)?.contains("same paginationToken") == true)
+    }
+
+    @Test("answers off Apple's schema stop the run, naming what is missing, rather than skip the rest of the window: hasMore without a paginationToken, an item without its signedPayload")
+    func answersOffTheSchemaStop() throws {
+        let workload = try Workload(customers: 300, months: 1, seed: 29, withhold: 0.1)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--drop-token"])
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let (code, output) = workload.cli(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-02-01", "--json"])
+        #expect(code == .failure)
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect((summary["error"] as? String)?.contains("without its signedPayload") == true, "\(summary)")
+        #expect(!FileManager.default.fileExists(atPath: workload.data + "/appstore/recover-Production.json"), "no slice finished, so no watermark")
+        #expect(throws: AppStoreAPIError.self) {
+            try NotificationRecovery.nextToken(hasMore: true, nil, after: "a", field: "paginationToken", endpoint: "notificationHistory")
+        }
+        #expect(throws: AppStoreAPIError.self) { try NotificationRecovery.nextToken(hasMore: true, "", after: nil, field: "revision", endpoint: "transactionHistory") }
+        #expect(try NotificationRecovery.nextToken(hasMore: false, "b", after: "a", field: "revision", endpoint: "transactionHistory") == nil)
+        #expect(try NotificationRecovery.nextToken(hasMore: true, "b", after: "a", field: "revision", endpoint: "transactionHistory") == "b")
     }
 
     /// The stored watermark, epoch milliseconds.

@@ -60,7 +60,7 @@ public struct Backfill {
             let history = try client.transactionHistory(transactionId: id, revision: revision)
             page += 1
             try summary.tally.ingest(history.signedTransactions ?? [], source: "appstore backfill \(id) history page \(page)", into: ledger, recordedAt: clock())
-            revision = try NotificationRecovery.nextToken(history.hasMore == true ? history.revision : nil, after: revision, endpoint: "transactionHistory")
+            revision = try NotificationRecovery.nextToken(hasMore: history.hasMore, history.revision, after: revision, field: "revision", endpoint: "transactionHistory")
         } while revision != nil
         let statuses = try client.subscriptionStatuses(transactionId: id)
         let latest = (statuses.data ?? []).flatMap { $0.lastTransactions ?? [] }.flatMap { [$0.signedTransactionInfo, $0.signedRenewalInfo].compactMap { $0 } }

@@ -86,8 +86,12 @@ public struct NotificationRecovery {
                 var token: String?
                 repeat {
                     let page = try client.client.notificationHistory(start: start, end: end, paginationToken: token)
+                    // An item without its JWS was dropped unseen, the window counted as recovered.
+                    guard (page.notificationHistory ?? []).allSatisfy({ $0.signedPayload?.isEmpty == false }) else {
+                        throw AppStoreAPIError.invalidResponse(endpoint: "notificationHistory", detail: "a notificationHistory item without its signedPayload")
+                    }
                     guard send(.page(page)) else { return }
-                    token = try Self.nextToken(page.hasMore == true ? page.paginationToken : nil, after: token, endpoint: "notificationHistory")
+                    token = try Self.nextToken(hasMore: page.hasMore, page.paginationToken, after: token, field: "paginationToken", endpoint: "notificationHistory")
                 } while token != nil
                 guard send(.sliceDone(end: end)) else { return }
                 start = end
@@ -127,11 +131,18 @@ public struct NotificationRecovery {
         }
     }
 
-    /// The token of the next page. One equal to the token just sent would fetch the same page
-    /// forever: that is an error naming it, not a loop.
-    static func nextToken(_ next: String?, after sent: String?, endpoint: String) throws(AppStoreAPIError) -> String? {
-        guard let next, next == sent else { return next }
-        throw .invalidResponse(endpoint: endpoint, detail: "hasMore with the same paginationToken that was just sent (\(next)), which would fetch the same page forever")
+    /// The token of the next page, nil after the last. One equal to the token just sent would
+    /// fetch the same page forever, and `hasMore` without one leaves the rest unfetched (it
+    /// ended the window early and moved the watermark past it): errors, naming the `field`.
+    static func nextToken(hasMore: Bool?, _ next: String?, after sent: String?, field: String, endpoint: String) throws(AppStoreAPIError) -> String? {
+        guard hasMore == true else { return nil }
+        guard let next, !next.isEmpty else {
+            throw .invalidResponse(endpoint: endpoint, detail: "hasMore without a \(field), so the pages after this one cannot be fetched")
+        }
+        guard next != sent else {
+            throw .invalidResponse(endpoint: endpoint, detail: "hasMore with the same \(field) that was just sent (\(next)), which would fetch the same page forever")
+        }
+        return next
     }
 
     /// Pages fetched ahead of the one being stored.
