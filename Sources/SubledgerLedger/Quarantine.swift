@@ -52,8 +52,8 @@ final class Quarantine: Sendable {
         var detail: String
     }
 
-    /// Keeps rejected lines, in one write (one sync: a file of 300 k lines all rejected took
-    /// two syncs a line, two minutes), but not every webhook body: one that is not JSON or not
+    /// Keeps rejected lines, a write (and a sync) for up to `writeBytes` of them (a file of 300 k
+    /// lines all rejected took two syncs a line, two minutes), but not every webhook body: one that is not JSON or not
     /// a JWS is the sender's mistake, answered 400 and not kept (the contract keeps what failed
     /// verification), and past `webhookBudget` none is; the route is open to anyone. Bytes
     /// already held are not kept again.
@@ -65,6 +65,13 @@ final class Quarantine: Sendable {
             var digests: [[UInt8]] = []
             var batched = Set<[UInt8]>()
             var end = self.end.load(ordering: .relaxed)
+            var pending = 0
+            func write() throws {
+                for (digest, position) in zip(digests, try append(records)) { held![digest] = [position] }
+                records.removeAll()
+                digests.removeAll()
+                pending = 0
+            }
             for item in rejected {
                 let line = item.line
                 if line.source == IngestLine.webhookSource {
@@ -82,11 +89,16 @@ final class Quarantine: Sendable {
                 records.append(Self.entryRecord(kept, digest: digest, reason: item.reason, detail: item.detail, of: line, at: recordedAt))
                 digests.append(digest)
                 end += UInt64(records[records.count - 1].payload.count)
+                pending += records[records.count - 1].payload.count
+                if pending >= Self.writeBytes { try write() }
             }
-            guard !records.isEmpty else { return }
-            for (digest, position) in zip(digests, try append(records)) { held![digest] = [position] }
+            if !records.isEmpty { try write() }
         }
     }
+
+    /// Rejected lines written at once: a chunk of 256 lines of up to 1 MiB each is kept in
+    /// writes of this size, not one of 256 MiB, and segments stay near their 16 MiB.
+    static let writeBytes = 4 << 20
 
     /// What tells a line's bytes apart: their SHA-256 without the line end (LF or CR LF) a file
     /// gives them and a webhook body lacks, so the App Store's retry of a notification first fed
@@ -214,7 +226,8 @@ final class Quarantine: Sendable {
         }
     }
 
-    /// How many entries are not yet resolved, read without holding their bytes (`stats`, `/metrics`).
+    /// How many entries are not yet resolved, read without holding their bytes (`stats`; a
+    /// server counts what it holds, `unresolvedCount()`).
     static func unresolvedCount(in directory: String) throws -> Int {
         try unresolved(in: directory) { _, _ in () }.count
     }

@@ -1,3 +1,4 @@
+import Foundation
 @testable import SubledgerLedger
 import SubledgerJWS
 import SubledgerTestSupport
@@ -37,6 +38,24 @@ struct QuarantineBudgetTests {
         #expect(kept.filter { $0.source == IngestLine.webhookSource }.count == 5, "two file lines and five bodies fill 64 KiB")
         #expect(quarantine.notKept.load(ordering: .relaxed) == 5)
         #expect(try quarantine.unresolvedCount() == 7)
+    }
+
+    @Test("a chunk of large rejected lines is written a few MiB at a time, so no segment grows far past its 16 MiB")
+    func largeChunkWrittenInPieces() throws {
+        let directory = TemporaryDirectory()
+        let quarantine = try Quarantine(directory: directory.file("quarantine"))
+        defer { quarantine.close() }
+        let lines = (0..<24).map { index in
+            Quarantine.Rejected(line: IngestLine(bytes: [UInt8(index)] + [UInt8](repeating: 0x61, count: 1 << 20), line: index, source: "big.jsonl"), reason: .notJWS, detail: "")
+        }
+        try quarantine.add(lines, at: 1)
+        #expect(try quarantine.unresolvedCount() == 24)
+        let segments = try FileManager.default.contentsOfDirectory(atPath: directory.file("quarantine")).filter { $0.hasSuffix(".seg") }
+        #expect(segments.count >= 2)
+        for segment in segments {
+            let size = try FileManager.default.attributesOfItem(atPath: directory.file("quarantine/" + segment))[.size] as! Int
+            #expect(size <= 16 << 20 + Quarantine.writeBytes + (1 << 20) + 4096, "\(segment): \(size)")
+        }
     }
 
     @Test("the same bytes rejected again are kept once (the App Store sends again what got no 200), and again once resolved")

@@ -98,9 +98,9 @@ extension JSONScanner {
 
     /// The largest magnitude of an amount, in milliunits: 10^13, forty times the App Store's
     /// highest price (10,000 USD is about 2.5 × 10^11 milliunits of dong). What the ledger
-    /// computes from amounts (a prorated refund's `price × 100000`, a commitment's remaining
-    /// periods × price, sums over a ledger's history) then stays inside 64 bits, so one absurd
-    /// signed value cannot trap every read of the ledger that stored it.
+    /// computes from one amount (a prorated refund's `price × 100000`, a commitment's remaining
+    /// periods × price, proceeds) then stays inside 64 bits, so one absurd signed value cannot
+    /// trap every read of the ledger that stored it; sums do for 900 k amounts at the bound.
     static let amountLimit: Int64 = 10_000_000_000_000
 
     /// Reads an amount in milliunits, within ``amountLimit``.
