@@ -46,6 +46,8 @@ final class EventLoop {
     private var countedConnections = 0
     /// Requests handed to workers whose completions have not come back.
     private var inFlight = 0
+    /// The connections whose request is with the slow-read workers, running or waiting.
+    private var slowReads: Set<UInt64> = []
     /// Descriptors of connections closed while a worker that may send their reply held the
     /// request, by connection: shut down at once, closed (their number freed) when the completion
     /// comes back. They count against the connection limit until then.
@@ -225,6 +227,12 @@ final class EventLoop {
 
     private static let overloaded = HTTPError(.serviceUnavailable, code: "overloaded",
                                               detail: "the server has too many open connections; retry shortly")
+    private static let slowReadsBusy: HTTPResponse = {
+        var response = HTTPError(.serviceUnavailable, code: "busy",
+                                 detail: "as many reads of the whole log (reports at a position, the head) are running and waiting as the server takes; retry in a few seconds").response
+        response.headers.set("Retry-After", "10")
+        return response
+    }()
 
     // MARK: Reading
 
@@ -308,6 +316,11 @@ final class EventLoop {
             respond(connection, .text("ok\n"), request: request, close: !keepAlive, now: now)
             return
         }
+        let isSlow = isRead && slowReadPool != nil && configuration.isSlowRead(request)
+        if isSlow, slowReads.count >= configuration.slowReadThreads + configuration.maxWaitingSlowReads {
+            respond(connection, Self.slowReadsBusy, request: request, close: !keepAlive, now: now)
+            return
+        }
         connection.state = .processing
         connection.requestStarted = nil
         connection.requestCompleted = now
@@ -324,7 +337,8 @@ final class EventLoop {
                           includeBody: request.method != "HEAD")
             : nil
         connection.workerMaySend = reply != nil
-        let workers = !isRead ? pool : (configuration.isSlowRead(request) ? slowReadPool : nil) ?? readPool ?? pool
+        if isSlow { slowReads.insert(connection.id) }
+        let workers = !isRead ? pool : (isSlow ? slowReadPool : nil) ?? readPool ?? pool
         workers.submit(WorkerPool.Job(connectionID: connection.id, request: request, reply: reply))
     }
 
@@ -332,6 +346,7 @@ final class EventLoop {
 
     private func complete(_ completion: LoopInbox.Completion, _ now: ContinuousClock.Instant) {
         inFlight -= 1
+        slowReads.remove(completion.connectionID)
         if let held = heldDescriptors.removeValue(forKey: completion.connectionID) { SystemCalls.close(held) }
         guard let connection = connections[completion.connectionID], connection.state == .processing else {
             // A reply the socket took whole reached the client even if it has gone since.

@@ -45,7 +45,12 @@ extension HTTPServer {
         /// 15 s at 10 M events.
         public var isSlowRead: @Sendable (HTTPRequest) -> Bool = { _ in false }
         /// Threads for the reads ``isSlowRead`` picks; 0 sends them with the other reads.
-        public var slowReadThreads = 1
+        public var slowReadThreads = 0
+        /// Slow reads waiting for a thread beyond those running; more are answered 503 with
+        /// `Retry-After`: a waiting one runs even if its client has gone (the loop does not
+        /// watch a connection whose request is with a worker), so an impatient user's refreshes
+        /// would queue a report each, and shutdown would wait for them all.
+        public var maxWaitingSlowReads = 4
         /// How much lower the slow reads' priority is than the other reads' (`nice` steps), so a
         /// look-up beside a running audit gets a core when it needs one; still above the writes'
         /// signature checks, since someone is waiting for the audit.

@@ -311,7 +311,7 @@ struct ReadWorkerTests {
         }
     }
 
-    @Test("slow reads wait for one another in a lane of their own: with two read workers and three slow reads blocked, look-ups are answered", .timeLimit(.minutes(1)))
+    @Test("slow reads wait for one another in a lane of their own: with two read workers and three slow reads blocked, look-ups are answered; past the lane's waiting room a slow read is a 503 with Retry-After", .timeLimit(.minutes(1)))
     func slowReadsHaveALane() throws {
         let hold = Gate()
         let running = Lock((now: 0, most: 0, started: 0))
@@ -325,6 +325,8 @@ struct ReadWorkerTests {
         router.get("/lookup") { _ in .text("found") }
         let configuration = HTTPServer.Configuration.test {
             $0.readWorkerThreads = 2
+            $0.slowReadThreads = 1
+            $0.maxWaitingSlowReads = 2
             $0.isSlowRead = { $0.path == "/audit" }
         }
         try withServer(configuration, handler: router) { server in
@@ -338,6 +340,10 @@ struct ReadWorkerTests {
                 #expect(try lookups.readResponse().text == "found")
             }
             #expect(running.withLock { $0.started } == 1, "the other two audits queue behind the first")
+            let turnedAway = try RawClient(port: server.port)
+            try turnedAway.send(get("/audit"))
+            let busy = try turnedAway.readResponse()
+            #expect(busy.status == 503 && busy.header("Retry-After") == "10" && busy.errorCode == "busy", "\(busy.status) \(busy.text)")
             for _ in audits { hold.open() }
             #expect(try audits.map { try $0.readResponse().text } == ["audited", "audited", "audited"])
             #expect(running.withLock { $0.most } == 1)
