@@ -1,5 +1,5 @@
 import Foundation
-import SubledgerAppStore
+@testable import SubledgerAppStore
 import Testing
 
 @Suite("Encoding payloads to JSON")
@@ -124,7 +124,7 @@ struct PayloadEncodingTests {
         transaction.quantity = Int(truncatingIfNeeded: value)
         let bytes = transaction.jsonBytes()
         #expect(String(decoding: bytes, as: UTF8.self) == #"{"quantity":\#(value),"price":\#(value)}"#)
-        if value.magnitude <= 10_000_000_000_000 {
+        if value.magnitude <= JSONScanner.amountLimit {
             #expect(try TransactionPayload.decode(bytes) == transaction)
         } else {
             // Written as given, read back only within the amount bound (PayloadErrorTests).

@@ -147,7 +147,7 @@ struct RefundShareTests {
         #expect(rows.count == EventsCommand.tablePage)
         #expect(table.hasPrefix("events  1,000\n") || table.hasPrefix("events  1000\n"), "\(table.prefix(40))")
         let lastShown = try #require(rows.last?.split(separator: " ").first)
-        #expect(table.contains("more: --after \(lastShown), or --format jsonl or csv for every event"))
+        #expect(table.contains("more: --after \(lastShown)\n"))
         let rest = tool.run(data + ["events", "--after", String(lastShown), "--limit", "100000"]).output
         #expect(rest.split(separator: "\n").filter { $0.first?.isNumber == true }.count == all.count - EventsCommand.tablePage)
         #expect(!rest.contains("more:"))

@@ -8,7 +8,7 @@ extension EventPage: CommandOutput {
         let reverify = events.contains { $0.evidence != nil }
         let columns = EventItem.columns(raw: raw, reverify: reverify)
         var notes: [String] = []
-        if let next { notes.append("more: --after \(next), or --format jsonl or csv for every event") }
+        if let next { notes.append("more: --after \(next)") }
         return Tabulation(
             facts: [("events", .count(events.count))],
             tables: [Table(columns: columns, rows: events.map { $0.cells(columns) })], notes: notes)
