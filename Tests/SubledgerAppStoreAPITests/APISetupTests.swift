@@ -25,5 +25,15 @@ struct APISetupTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: workload.data + "/appstore/AuthKey.p8")) == keyBytes)
         #expect(workload.cli(setup + ["--api-base-url", "ftp://127.0.0.1:2"]).exitCode == .usage)
         #expect(try APIConfiguration.load(directory: workload.data)?.baseURL == "https://127.0.0.1:2")
+
+        // From a stand-in back to Apple: its hosts, and the stand-in's CA dropped with its URL.
+        #expect(workload.cli(setup + ["--api-ca-file", workload.simulation + "/root.cer"]).exitCode == .success)
+        #expect(try APIConfiguration.load(directory: workload.data)?.caFile != nil)
+        #expect(workload.cli(setup + ["--api-base-url", "apple"]).exitCode == .success)
+        let apple = try #require(try APIConfiguration.load(directory: workload.data))
+        #expect(apple.baseURL == nil && apple.caFile == nil && apple.keyId == key.keyId)
+        #expect(apple.baseURL(for: "Production") == AppStoreServerAPIClient.baseURL(for: "Production"))
+        #expect(apple.baseURL(for: "Sandbox") == AppStoreServerAPIClient.baseURL(for: "Sandbox"))
+        #expect(apple.baseURL(for: "Production") != apple.baseURL(for: "Sandbox"))
     }
 }

@@ -55,8 +55,9 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
         let previous = try? load(directory: directory)
         try files.makeDirectory()
         try files.write(APIFiles.keyName, key, mode: 0o600)
-        var configuration = APIConfiguration(keyId: keyId, issuerId: issuerId, baseURL: baseURL ?? previous?.baseURL)
+        var configuration = APIConfiguration(keyId: keyId, issuerId: issuerId, baseURL: previous?.baseURL)
         configuration.caFile = previous?.caFile
+        configuration.point(at: baseURL)
         try configuration.save(in: files, caFile: caFile)
         return configuration
     }
@@ -65,14 +66,29 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
     public static func update(directory: String, baseURL: String?, caFile: String?) throws(APISetupError) -> APIConfiguration {
         guard var configuration = try load(directory: directory) else { throw .notConfigured }
         try checkBaseURL(baseURL)
-        if let baseURL { configuration.baseURL = baseURL }
+        configuration.point(at: baseURL)
         try configuration.save(in: APIFiles(directory), caFile: caFile)
         return configuration
     }
 
+    /// What `--api-base-url` takes to send requests to Apple's own hosts again, after a stand-in.
+    public static let appleHosts = "apple"
+
+    /// Sends requests to `baseURL` when given: `appleHosts` goes back to Apple's hosts and drops
+    /// the stand-in's CA with its URL (before, only editing api.json could).
+    private mutating func point(at baseURL: String?) {
+        guard let baseURL else { return }
+        if baseURL == Self.appleHosts {
+            self.baseURL = nil
+            caFile = nil
+        } else {
+            self.baseURL = baseURL
+        }
+    }
+
     private static func checkBaseURL(_ baseURL: String?) throws(APISetupError) {
-        if let baseURL, !baseURL.hasPrefix("https://") {
-            throw .invalid("--api-base-url must be an https:// URL, not '\(baseURL)'")
+        if let baseURL, baseURL != appleHosts, !baseURL.hasPrefix("https://") {
+            throw .invalid("--api-base-url must be an https:// URL, or apple for Apple's own hosts, not '\(baseURL)'")
         }
     }
 

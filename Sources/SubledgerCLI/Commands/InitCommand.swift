@@ -20,7 +20,7 @@ enum InitCommand: Command {
             .init("--api-key", "FILE.p8", "the App Store Server API key: copied into the data directory, owner-readable only, never printed"),
             .init("--api-key-id", "ID", "the key's id (App Store Connect → Users and Access → Integrations → In-App Purchase)"),
             .init("--api-issuer-id", "UUID", "the issuer id shown on the same page"),
-            .init("--api-base-url", "URL", "one base URL for every environment instead of Apple's (a local stand-in); alone, for the credentials installed"),
+            .init("--api-base-url", "URL", "one base URL for every environment instead of Apple's (a local stand-in), or apple to go back to Apple's hosts; alone, for the credentials installed"),
             .init("--api-ca-file", "PEM", "a CA to trust for the API's TLS besides the system's"),
         ],
         notes: [
