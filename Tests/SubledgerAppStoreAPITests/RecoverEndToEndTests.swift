@@ -167,6 +167,8 @@ struct RecoverEndToEndTests {
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         #expect(summary["pages"] as? Int == 0)
         #expect((summary["error"] as? String)?.contains("refused the API credentials") == true)
+        // What was sent, to compare with App Store Connect: the ids, never the key.
+        #expect((summary["error"] as? String)?.contains("sent as key id \(key.keyId), issuer id \(key.issuerId), bundle id com.example.subledger") == true, "\(summary)")
         #expect(try workload.eventCount == before)
         #expect(!FileManager.default.fileExists(atPath: workload.data + "/appstore/recover-Production.json"))
         // The table says why too, not only stderr.

@@ -18,6 +18,12 @@ public final class BearerToken: Sendable {
         self.credentials = credentials
     }
 
+    /// The ids the token names (never the key): what a user compares with App Store Connect
+    /// when Apple refuses them.
+    var claims: String {
+        "key id \(credentials.keyId), issuer id \(credentials.issuerId), bundle id \(credentials.bundleId)"
+    }
+
     /// The `Authorization` value for a request sent at `now` (epoch seconds).
     public func authorization(now: Int64) throws(CryptoError) -> String {
         if let current = cached.withLock({ $0 }), current.expires - Self.renewalMargin > now {

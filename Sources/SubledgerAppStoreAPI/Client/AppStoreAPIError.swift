@@ -1,7 +1,7 @@
 /// Why an App Store Server API call failed, saying what to do about it.
 public enum AppStoreAPIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 401 or 403: Apple refused the bearer token.
-    case credentialsRejected(status: Int, endpoint: String)
+    case credentialsRejected(status: Int, endpoint: String, sent: String)
     /// Any other 4xx: the request itself was refused (an unknown transaction id, a window older
     /// than Apple keeps, …), with Apple's error code and message when it gave them.
     case rejected(status: Int, errorCode: Int?, message: String?, endpoint: String)
@@ -19,8 +19,8 @@ public enum AppStoreAPIError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case .credentialsRejected(let status, let endpoint):
-            return "Apple refused the API credentials (HTTP \(status) from \(endpoint)): the API key (.p8), its key id or the issuer id is wrong, or the key has no access to this app; check them in App Store Connect (Users and Access → Integrations → In-App Purchase) and run `subledger init --api-key FILE.p8 --api-key-id ID --api-issuer-id UUID` again"
+        case .credentialsRejected(let status, let endpoint, let sent):
+            return "Apple refused the API credentials (HTTP \(status) from \(endpoint)), sent as \(sent): the API key (.p8), its key id or the issuer id is wrong, the bundle id is not the app's (`subledger init --bundle-id`), or the key has no access to this app; check them in App Store Connect (Users and Access → Integrations → In-App Purchase) and run `subledger init --api-key FILE.p8 --api-key-id ID --api-issuer-id UUID` again"
         case .rejected(let status, let errorCode, let message, let endpoint):
             let apple = [errorCode.map { "errorCode \($0)" }, message].compactMap { $0 }.joined(separator: ": ")
             return "\(endpoint) answered HTTP \(status)" + (apple.isEmpty ? "" : " (\(apple))")
@@ -43,7 +43,7 @@ public enum AppStoreAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The HTTP status, when Apple answered one.
     public var status: Int? {
         switch self {
-        case .credentialsRejected(let status, _), .rejected(let status, _, _, _): return status
+        case .credentialsRejected(let status, _, _), .rejected(let status, _, _, _): return status
         case .gaveUp(_, _, _, let status): return status
         case .transport, .invalidResponse, .signing, .cancelled: return nil
         }

@@ -98,7 +98,7 @@ public final class AppStoreServerAPIClient {
                 metrics.throttled(seconds: wait)
                 self.wait(wait, "throttled by Apple (HTTP 429)", attempt: throttledWaits, of: retry.maximumThrottledWaits)
             case 401, 403:
-                throw .credentialsRejected(status: response.status, endpoint: endpoint)
+                throw .credentialsRejected(status: response.status, endpoint: endpoint, sent: token.claims)
             case 500..<600:
                 guard attempts < retry.maximumAttempts else {
                     throw .gaveUp(endpoint: endpoint, attempts: attempts, last: "HTTP \(response.status)", status: response.status)
