@@ -90,7 +90,7 @@ extension HTTPServer {
             precondition(maxBodyBytes >= 0, "maxBodyBytes must not be negative")
             precondition(workerThreads > 0, "workerThreads must be positive")
             precondition(readWorkerThreads >= 0, "readWorkerThreads must not be negative")
-            precondition(slowReadThreads >= 0, "slowReadThreads must not be negative")
+            precondition(slowReadThreads >= 0 && maxWaitingSlowReads >= 0, "slowReadThreads and maxWaitingSlowReads must not be negative")
             for timeout in [readTimeout, idleTimeout, writeTimeout, shutdownTimeout] {
                 precondition(timeout > .zero, "timeouts must be positive")
             }

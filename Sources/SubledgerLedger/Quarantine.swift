@@ -35,6 +35,9 @@ final class Quarantine: Sendable {
     /// Store sends a notification it got no 200 for up to five times more) are not kept twice,
     /// and accepted later (re-delivered after a fix) resolve their entries.
     private let held = Mutex<[[UInt8]: [UInt64]]?>(nil)
+    /// The entries `held` holds, -1 until it is read: a `/metrics` scrape reads this rather than
+    /// wait for the lock, which ingestion holds while it writes a chunk's rejected lines.
+    private let heldCount = Atomic<Int>(-1)
 
     init(directory: String, webhookBudget: UInt64 = Quarantine.webhookBudget) throws {
         self.directory = directory
@@ -60,7 +63,7 @@ final class Quarantine: Sendable {
     func add(_ rejected: [Rejected], at recordedAt: Int64) throws {
         guard !rejected.isEmpty else { return }
         try held.withLock { held throws in
-            if held == nil { held = try Self.digests(in: directory) }
+            try read(&held)
             var records: [LogRecord] = []
             var digests: [[UInt8]] = []
             var batched = Set<[UInt8]>()
@@ -68,6 +71,8 @@ final class Quarantine: Sendable {
             var pending = 0
             func write() throws {
                 for (digest, position) in zip(digests, try append(records)) { held![digest] = [position] }
+                heldCount.add(digests.count, ordering: .relaxed)
+                end = self.end.load(ordering: .relaxed)
                 records.removeAll()
                 digests.removeAll()
                 pending = 0
@@ -123,7 +128,7 @@ final class Quarantine: Sendable {
     /// quarantine's entries once (their digests are stored with them); none while it is empty.
     func entries(holding lines: some Sequence<IngestLine>) throws -> [Held] {
         try held.withLock { held throws in
-            if held == nil { held = try Self.digests(in: directory) }
+            try read(&held)
             guard !held!.isEmpty else { return [] }
             return lines.compactMap { line in
                 let digest = line.bytes.prefix(Self.maxLineBytes).withUnsafeBytes(Self.digest)
@@ -135,10 +140,20 @@ final class Quarantine: Sendable {
     /// How many entries are unresolved, from the digests held once read: a `/metrics` scrape
     /// read the whole quarantine, up to its GiB, which anyone can fill through the webhook.
     func unresolvedCount() throws -> Int {
-        try held.withLock { held throws in
-            if held == nil { held = try Self.digests(in: directory) }
-            return held!.values.reduce(0) { $0 + $1.count }
+        let known = heldCount.load(ordering: .relaxed)
+        if known >= 0 { return known }
+        return try held.withLock { held throws in
+            try read(&held)
+            return heldCount.load(ordering: .relaxed)
         }
+    }
+
+    /// Reads the digests of the unresolved entries into `held` when it has none yet.
+    private func read(_ held: inout [[UInt8]: [UInt64]]?) throws {
+        guard held == nil else { return }
+        let digests = try Self.digests(in: directory)
+        held = digests
+        heldCount.store(digests.values.reduce(0) { $0 + $1.count }, ordering: .relaxed)
     }
 
     /// Marks `found` (from `entries(holding:)`) resolved. Two chunks in flight may find the same
@@ -147,7 +162,9 @@ final class Quarantine: Sendable {
         guard !found.isEmpty else { return }
         try appendResolved(found.flatMap(\.positions))
         held.withLock { held in
-            for entry in found { held?[entry.digest] = nil }
+            for entry in found {
+                if let removed = held?.removeValue(forKey: entry.digest) { heldCount.subtract(removed.count, ordering: .relaxed) }
+            }
         }
     }
 
@@ -181,7 +198,10 @@ final class Quarantine: Sendable {
         guard !positions.isEmpty else { return }
         try appendResolved(positions)
         // Read again when next needed: a resolved entry's bytes may be rejected anew, and kept.
-        held.withLock { $0 = nil }
+        held.withLock { held in
+            held = nil
+            heldCount.store(-1, ordering: .relaxed)
+        }
     }
 
     private func appendResolved(_ positions: [UInt64]) throws {

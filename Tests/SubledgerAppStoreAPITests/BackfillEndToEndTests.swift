@@ -51,6 +51,21 @@ struct BackfillEndToEndTests {
         #expect((summary["appended"] as? Int ?? 0) > 0)
     }
 
+    @Test("a transaction history answering hasMore without a revision lists that id as failed, naming what is missing, and the others go on")
+    func missingRevisionFailsTheId() throws {
+        let workload = try Workload(customers: 30, months: 24, seed: 33, ledgerStart: "2027-06-01")
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--drop-token"])
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let ids = try String(contentsOfFile: workload.simulation + "/backfill-ids.txt", encoding: .utf8).split(separator: "\n").map(String.init)
+        let (code, output) = workload.cli(["appstore", "backfill"] + ids + ["--json"])
+        #expect(code == .failure)
+        let summary = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        let failed = try #require(summary["failed"] as? [[String: Any]])
+        #expect(!failed.isEmpty && failed.count < ids.count, "the ids with more than a page of history, only")
+        #expect(failed.allSatisfy { ($0["error"] as? String)?.contains("hasMore without a revision") == true }, "\(failed)")
+    }
+
     @Test("Apple unreachable mid-run: the backfill stops at once, listing the ids done, the one it stopped at and the ones not tried")
     func unreachableApiStopsTheRun() throws {
         let workload = try Workload(customers: 30, months: 3, seed: 33, ledgerStart: "2026-02-01")

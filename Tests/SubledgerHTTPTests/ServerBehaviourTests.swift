@@ -347,6 +347,10 @@ struct ReadWorkerTests {
             for _ in audits { hold.open() }
             #expect(try audits.map { try $0.readResponse().text } == ["audited", "audited", "audited"])
             #expect(running.withLock { $0.most } == 1)
+            // The lane's places were given back, and the 503 kept its connection open.
+            hold.open()
+            try turnedAway.send(get("/audit"))
+            #expect(try turnedAway.readResponse().text == "audited")
         }
     }
 

@@ -139,11 +139,13 @@ public final class HTTPClient {
             return TransportError(.timeout, message)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CIPHER:
             return TransportError(.tls, message)
-        // A connection reset or closed during the handshake (a restarting proxy, a dropped
-        // link) ends here, and is retried as any reset is; a certificate that fails
-        // verification is CURLE_PEER_FAILED_VERIFICATION.
+        // libcurl ends every failed handshake here: a connection reset or closed during it (a
+        // restarting proxy, a dropped link) is retried as any reset is; the rest (plain HTTP
+        // behind https://, no common protocol) would fail again.
         case CURLE_SSL_CONNECT_ERROR:
-            return TransportError(.connection, message)
+            let lowered = detail.lowercased()
+            let dropped = ["reset", "ssl_error_syscall", "unexpected eof"].contains { lowered.contains($0) }
+            return TransportError(dropped ? .connection : .tls, message)
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_FUNCTION_ARGUMENT:
             return TransportError(.request, message)
         default:

@@ -48,19 +48,23 @@ final class ResettingEndpoint: Sendable {
         Thread.detachNewThread {
             while true {
                 let connection = accept(descriptor, nil, nil)
-                guard connection >= 0 else { return }
+                guard connection >= 0 else {
+                    close(descriptor)
+                    return
+                }
                 var hello = [UInt8](repeating: 0, count: 16)
                 _ = recv(connection, &hello, hello.count, 0)
                 var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
                 setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-                close(connection)
                 reset.value.withLock { $0 += 1 }
+                close(connection)
             }
         }
     }
 
+    /// Wakes the accepting thread, which closes the descriptor once `accept` fails: closed here,
+    /// its number could be reused before that thread's next `accept`.
     deinit {
         shutdown(descriptor, Int32(SHUT_RDWR))
-        close(descriptor)
     }
 }
