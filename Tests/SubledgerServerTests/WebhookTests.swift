@@ -110,14 +110,21 @@ struct WebhookTests {
         #expect(try Ledger.quarantined(directory: fixture.server.ledger.layout.root).isEmpty)
     }
 
-    @Test("a notification answered 422 and quarantined, delivered again by the App Store after the fix, is appended and its entry resolved")
-    func retryAfterFixResolvesQuarantine() throws {
-        let directory = TemporaryDirectory()
-        let start: Int64 = 1_767_225_600_000
+    static let start: Int64 = 1_767_225_600_000
+
+    /// Sandbox messages signed by a fresh test PKI, and its root's file in `directory`.
+    static func sandboxFixtures(in directory: TemporaryDirectory) throws -> (AppStoreFixtures, root: String) {
         let pki = try TestPKI(validity: (start - 86_400_000)...(start + 400 * 86_400_000))
         let root = directory.file("root.cer")
         try Data(pki.rootDER).write(to: URL(fileURLWithPath: root))
-        let fixtures = AppStoreFixtures(pki: pki, environment: .sandbox)
+        return (AppStoreFixtures(pki: pki, environment: .sandbox), root)
+    }
+
+    @Test("a notification answered 422 and quarantined, delivered again by the App Store after the fix, is appended and its entry resolved")
+    func retryAfterFixResolvesQuarantine() throws {
+        let directory = TemporaryDirectory()
+        let (fixtures, root) = try Self.sandboxFixtures(in: directory)
+        let start = Self.start
         let transaction = fixtures.transaction(purchaseDate: start)
         let body = fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
         func post(environments: [String]) throws -> Int {
@@ -138,11 +145,8 @@ struct WebhookTests {
     @Test("/metrics counts unresolved quarantine entries from what the server holds, not by reading the quarantine at each scrape: anyone can fill it to a GiB")
     func quarantinedCountHeldInMemory() throws {
         let directory = TemporaryDirectory()
-        let start: Int64 = 1_767_225_600_000
-        let pki = try TestPKI(validity: (start - 86_400_000)...(start + 400 * 86_400_000))
-        let root = directory.file("root.cer")
-        try Data(pki.rootDER).write(to: URL(fileURLWithPath: root))
-        let fixtures = AppStoreFixtures(pki: pki, environment: .sandbox)
+        let (fixtures, root) = try Self.sandboxFixtures(in: directory)
+        let start = Self.start
         let bodies = ["2000000000000901", "2000000000000902"].map { id in
             let transaction = fixtures.transaction(transactionId: id, purchaseDate: start)
             return fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
