@@ -233,6 +233,27 @@ final class Quarantine: Sendable {
         }
     }
 
+    /// Calls `body` with each unresolved entry without its bytes, oldest first, holding none of
+    /// them: the log is read twice, first for the positions resolved (8 bytes each). Listed
+    /// whole, the million entries of a flooded quarantine took a GB.
+    static func forEachUnresolved(in directory: String, _ body: (QuarantineEntry) throws -> Void) throws {
+        var resolved = Set<UInt64>()
+        let log = LogReader(directory: directory)
+        try log.scan { record in
+            if record.kind == resolvedKind {
+                var reader = LedgerRecordReader(record.payload)
+                resolved.insert(try reader.varint())
+            }
+            return true
+        }
+        try log.scan { record in
+            if record.kind == entryKind, !resolved.contains(record.position.rawValue) {
+                try body(try parse(record.payload, version: record.version, at: record.position.rawValue).0)
+            }
+            return true
+        }
+    }
+
     /// The entries at `positions`, with their bytes: a retry reads them a chunk at a time.
     static func entries(at positions: some Sequence<UInt64>, in directory: String) throws -> [QuarantineEntry] {
         let log = try LogRecordFile(directory: directory)
@@ -326,9 +347,17 @@ extension Ledger {
     /// many), read without opening the ledger (so beside a running server, and before any root is
     /// configured); none when nothing was rejected yet.
     public static func quarantined(directory: String) throws -> [QuarantineEntry] {
+        var entries: [QuarantineEntry] = []
+        try forEachQuarantined(directory: directory) { entries.append($0) }
+        return entries
+    }
+
+    /// As `quarantined(directory:)`, an entry at a time, holding none: `quarantine list` of a
+    /// flooded quarantine.
+    public static func forEachQuarantined(directory: String, _ body: (QuarantineEntry) throws -> Void) throws {
         let quarantine = DataDirectoryLayout(directory).quarantine
-        guard FileIO.exists(quarantine) else { return [] }
-        return try Quarantine.entries(in: quarantine, withBytes: false)
+        guard FileIO.exists(quarantine) else { return }
+        try Quarantine.forEachUnresolved(in: quarantine, body)
     }
 
     /// Entries retried at once: the quarantine may hold a GiB, held whole it was a GiB of memory.

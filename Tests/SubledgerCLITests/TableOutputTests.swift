@@ -152,4 +152,31 @@ struct RefundShareTests {
         #expect(rest.split(separator: "\n").filter { $0.first?.isNumber == true }.count == all.count - EventsCommand.tablePage)
         #expect(!rest.contains("more:"))
     }
+
+    @Test("quarantine list: a table shows the first 1,000 entries and how many more; JSON, JSON lines and CSV list every one, as the quarantine holds them")
+    func quarantineListIsStreamed() throws {
+        let directory = TemporaryDirectory()
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        let data = ["--data", directory.file("d")]
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", SimulatedLedger.shared.directory.file("sim/root.cer")]).exitCode == .success)
+        let file = directory.file("junk.jsonl")
+        try (1...1_234).map { "{\"signedPayload\": \"not a jws \($0)\"}" }.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(tool.run(data + ["ingest", file]).exitCode == .failure)
+        let held = try Ledger.quarantined(directory: directory.file("d"))
+        #expect(held.count == 1_234)
+
+        let table = tool.run(data + ["quarantine", "list"]).output
+        #expect(table.split(separator: "\n").filter { $0.first?.isNumber == true && !$0.contains(" more: ") }.count == QuarantineCommand.tablePage)
+        #expect(table.contains("234 more: --format jsonl or csv lists every one"))
+        for format in ["json", "jsonl"] {
+            let output = tool.run(data + ["quarantine", "list", "--format", format]).output
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+            let entries = try #require(document["entries"] as? [[String: Any]])
+            #expect(entries.compactMap { $0["position"] as? String } == held.map { String($0.position) }, "\(format)")
+            #expect(entries.first?["reason"] as? String == held.first?.reason && entries.last?["line"] as? Int == 1_234)
+        }
+        let csv = tool.run(data + ["quarantine", "list", "--format", "csv"]).output.split(separator: "\r\n")
+        #expect(csv.first == "position,source,line,reason,detail,bytes")
+        #expect(csv.dropFirst().map { String($0.prefix { $0 != "," }) } == held.map { String($0.position) })
+    }
 }

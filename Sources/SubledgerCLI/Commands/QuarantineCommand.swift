@@ -7,19 +7,27 @@ enum QuarantineCommand: Command {
         name: "quarantine", summary: "rejected input kept with its reason; retry it after fixing the configuration",
         usage: "quarantine list | quarantine retry",
         operands: 1,
-        notes: ["list: every rejected line with where it came from and why. retry: verifies each again (after `init`",
-                "fixed the bundle id, environments or roots); exit 1 when some are still rejected."],
+        notes: ["list: every rejected line with where it came from and why; a table shows the first \(tablePage), --format jsonl",
+                "or csv every one in constant memory. retry: verifies each again (after `init` fixed the bundle id, environments",
+                "or roots); exit 1 when some are still rejected."],
         example: "subledger quarantine list")
 
+    /// Entries a table shows: a person reads it, and a flooded quarantine holds a million.
+    static let tablePage = 1_000
+
+    /// The first `tablePage` entries, as a table, and how many there are in all.
     struct Listing: CommandOutput {
         var entries: [QuarantineEntry]
+        var total: Int
 
         func json() -> String {
-            JSON.object([("entries", .array(entries.map { entry in
-                .object([("position", .string(String(entry.position))), ("source", .string(entry.source)), ("line", .int(entry.line)),
-                         ("reason", .string(entry.reason)), ("detail", .string(Self.detail(entry))), ("bytes", .int(entry.size)),
-                         ("truncated", .bool(entry.truncated))])
-            }))]).serialized()
+            JSON.object([("entries", .array(entries.map(Self.json)))]).serialized()
+        }
+
+        static func json(_ entry: QuarantineEntry) -> JSON {
+            .object([("position", .string(String(entry.position))), ("source", .string(entry.source)), ("line", .int(entry.line)),
+                     ("reason", .string(entry.reason)), ("detail", .string(detail(entry))), ("bytes", .int(entry.size)),
+                     ("truncated", .bool(entry.truncated))])
         }
 
         /// A line kept truncated says so: its retry cannot succeed.
@@ -27,12 +35,20 @@ enum QuarantineCommand: Command {
             entry.truncated ? entry.detail + " (only the first 1 MiB of the line is kept: feed the original again)" : entry.detail
         }
 
+        static let columns: [Table.Column] = [
+            .init("position", key: "position"), .init("source", key: "source", limit: 40, cut: .middle), .init("line", key: "line"),
+            .init("reason", key: "reason"), .init("detail", key: "detail", limit: 60), .init("size", key: "bytes"),
+        ]
+
+        static func cells(_ entry: QuarantineEntry) -> [Cell] {
+            [.text(String(entry.position)), .text(entry.source), .number(Int64(entry.line)), .text(entry.reason), .text(detail(entry)), .bytes(Int64(entry.size))]
+        }
+
         var tabulation: Tabulation {
-            Tabulation(tables: [Table(
-                title: "quarantined",
-                columns: [.init("position", key: "position"), .init("source", key: "source", limit: 40, cut: .middle), .init("line", key: "line"),
-                          .init("reason", key: "reason"), .init("detail", key: "detail", limit: 60), .init("size", key: "bytes")],
-                rows: entries.map { [.text(String($0.position)), .text($0.source), .number(Int64($0.line)), .text($0.reason), .text(Self.detail($0)), .bytes(Int64($0.size))] })])
+            let more = total - entries.count
+            return Tabulation(
+                tables: [Table(title: "quarantined", columns: Self.columns, rows: entries.map(Self.cells))],
+                notes: more > 0 ? ["\(Cell.count(more).tableText) more: --format jsonl or csv lists every one"] : [])
         }
     }
 
@@ -65,7 +81,7 @@ enum QuarantineCommand: Command {
         try context.data.requireExisting()
         let action = arguments.positional.first
         guard action == "list" || action == "retry" else { throw UsageError("quarantine takes `list` or `retry`") }
-        if action == "list" { return CommandResult(Listing(entries: try Ledger.quarantined(directory: context.data.path))) }
+        if action == "list" { return try list(arguments.format, context) }
         let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen())
         defer { ledger.close() }
         let results = try ledger.retryQuarantine(recordedAt: context.clock())
@@ -77,5 +93,34 @@ enum QuarantineCommand: Command {
             }
         })
         return CommandResult(retry, retry.stillRejected == 0 ? .success : .failure)
+    }
+
+    /// A table holds the first `tablePage` entries; the other formats are written as the
+    /// entries are read, in chunks, so memory stays constant however many there are.
+    private static func list(_ format: OutputFormat, _ context: CommandContext) throws -> CommandResult {
+        guard format != .table else {
+            var listing = Listing(entries: [], total: 0)
+            try Ledger.forEachQuarantined(directory: context.data.path) { entry in
+                if listing.total < tablePage { listing.entries.append(entry) }
+                listing.total += 1
+            }
+            return CommandResult(listing)
+        }
+        var pending = format == .csv ? Listing.columns.map { CSVRenderer.field($0.key) }.joined(separator: ",") + "\r\n" : "{\"entries\":["
+        var first = true
+        try Ledger.forEachQuarantined(directory: context.data.path) { entry in
+            if format == .csv {
+                pending += Listing.cells(entry).map { CSVRenderer.field($0.csvText) }.joined(separator: ",") + "\r\n"
+            } else {
+                pending += (first ? "" : ",") + Listing.json(entry).serialized()
+            }
+            first = false
+            if pending.utf8.count >= EventStream.chunkSize {
+                context.stdout(pending)
+                pending = ""
+            }
+        }
+        context.stdout(pending + (format == .csv ? "" : "]}\n"))
+        return CommandResult(nil)
     }
 }
