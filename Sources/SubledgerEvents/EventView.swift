@@ -50,8 +50,8 @@ public struct EventView {
         tokenFields.map { ExternalPurchaseTokenView(record: record, fields: $0) }
     }
 
-    /// Checks one encoded event; `bytes` must hold exactly that event.
-    public init(_ bytes: UnsafeRawBufferPointer) throws(EventDecodingError) {
+    /// The type, the version and a reader past them, checked.
+    private static func header(_ bytes: UnsafeRawBufferPointer) throws(EventDecodingError) -> (EventType, UInt8, ByteReader<EventDecodingError>) {
         guard let base = bytes.baseAddress, bytes.count >= 3 else {
             throw EventDecodingError(.truncated, at: 0)
         }
@@ -63,9 +63,40 @@ public struct EventView {
         guard version >= 1, version <= type.currentVersion else {
             throw EventDecodingError(.unsupportedVersion(type, version: version), at: 2)
         }
+        return (type, version, ByteReader<EventDecodingError>(base: base, count: bytes.count, offset: 3))
+    }
+
+    /// The evidence reference, where version 1 puts it: after the effective time.
+    private static func evidence(_ reader: inout ByteReader<EventDecodingError>) throws(EventDecodingError) -> EvidenceRef {
+        let position = try reader.varint()
+        let lengthOffset = reader.offset
+        let length = try reader.varint()
+        guard length <= UInt64(UInt32.max) else {
+            throw EventDecodingError(.invalidValue(field: "envelope.evidence.length"), at: lengthOffset)
+        }
+        return EvidenceRef(position: position, length: UInt32(length))
+    }
+
+    /// Only the evidence reference of an encoded event, the rest unchecked: what `head` reads of
+    /// each of millions of events (checking each whole was 60 % of its time).
+    public static func evidence(of bytes: UnsafeRawBufferPointer) throws(EventDecodingError) -> EvidenceRef {
+        var (type, version, reader) = try header(bytes)
+        switch version {
+        case 1:
+            _ = try reader.presence(EnvelopeField.self)
+            _ = try reader.zigzag()
+            return try evidence(&reader)
+        default:
+            throw EventDecodingError(.unsupportedVersion(type, version: version), at: 2)
+        }
+    }
+
+    /// Checks one encoded event; `bytes` must hold exactly that event.
+    public init(_ bytes: UnsafeRawBufferPointer) throws(EventDecodingError) {
+        var (type, version, reader) = try Self.header(bytes)
+        let base = bytes.baseAddress!
         self.type = type
         self.version = version
-        var reader = ByteReader<EventDecodingError>(base: base, count: bytes.count, offset: 3)
         // The version switch: each readable version names the layout it was written in and, when
         // a later version changed a field's meaning, the upcast its accessors apply.
         switch version {
@@ -73,13 +104,7 @@ public struct EventView {
             let bits = try reader.presence(EnvelopeField.self)
             effectiveAt = try reader.zigzag()
             record = RecordBytes(base: base, end: base + bytes.count, effectiveAt: effectiveAt)
-            let position = try reader.varint()
-            let lengthOffset = reader.offset
-            let length = try reader.varint()
-            guard length <= UInt64(UInt32.max) else {
-                throw EventDecodingError(.invalidValue(field: "envelope.evidence.length"), at: lengthOffset)
-            }
-            evidence = EvidenceRef(position: position, length: UInt32(length))
+            evidence = try Self.evidence(&reader)
             envelope = try reader.fields(EnvelopeField.self, EightOffsets.self, bits: bits)
             if envelope.contains(.transaction) {
                 let fields = try reader.section(TransactionField.self, ThirtyTwoOffsets.self)

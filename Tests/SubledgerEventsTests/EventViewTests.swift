@@ -120,6 +120,26 @@ struct EventViewTests {
         }
     }
 
+    /// The evidence reference read alone, and by a whole view.
+    static func evidence(_ bytes: [UInt8]) throws -> (alone: EvidenceRef, whole: EvidenceRef) {
+        try bytes.withUnsafeBytes { raw in
+            let alone = try EventView.evidence(of: raw)
+            return (alone, try EventView(raw).evidence)
+        }
+    }
+
+    @Test("the evidence reference alone reads as the whole view does, and a record cut before it is an error", arguments: [23, 24] as [UInt64])
+    func evidenceAlone(seed: UInt64) throws {
+        var events = RandomEvents(seed: seed)
+        for _ in 0..<500 {
+            let event = events.event()
+            let bytes = EventCodec.encoded(event)
+            let (alone, whole) = try Self.evidence(bytes)
+            #expect(alone == whole && alone == event.evidence)
+            #expect(throws: EventDecodingError.self) { try Self.evidence(Array(bytes.prefix(4))) }
+        }
+    }
+
     @Test("two refs compare by text whatever form each was stored in")
     func refsCompareByText() throws {
         let event = Event(

@@ -90,7 +90,7 @@ public struct LedgerHead: Sendable, Equatable {
             lastPosition = entry.position
             eventLogEnd = LogPosition(rawValue: entry.position.rawValue + UInt64(LogFormat.frameHeaderSize + entry.payload.count))
             guard entry.kind == EventRecord.kind, entry.payload.count > 8 else { return }
-            let reference = try EventView(UnsafeRawBufferPointer(rebasing: entry.payload[8...])).evidence
+            let reference = try EventView.evidence(of: UnsafeRawBufferPointer(rebasing: entry.payload[8...]))
             events += 1
             if reference.position != lastReference { messages += 1 }
             lastReference = reference.position
