@@ -63,7 +63,7 @@ public struct LedgerServer: Sendable {
         // `ok` from the event loop itself, open to anyone: a probe never waits behind reads.
         configuration.livenessPath = "/healthz"
         // A report at a log position folds the whole log (8–11 s at 10 M events) and the head
-        // reads all of it (3 s): they queue in a lane of their own, not ahead of look-ups.
+        // reads the event log (1–3 s): they queue in a lane of their own, not ahead of look-ups.
         configuration.slowReadThreads = 1
         configuration.isSlowRead = { request in
             request.path == "/v1/head" || (request.path.hasPrefix("/v1/reports/") && request.query["atPosition"] != nil)
