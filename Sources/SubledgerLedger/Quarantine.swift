@@ -5,11 +5,18 @@ import SubledgerLog
 import Synchronization
 
 /// Rejected input, kept with its reason so nothing sent to the ledger is lost; `retry` feeds it
-/// back after the configuration is fixed. A log of its own (`DIR/quarantine/`): kind 4 holds an
-/// entry (version 2 with the line's flags, 3 with the SHA-256 of its bytes too), kind 5 marks an
-/// entry resolved by a later retry or delivery.
+/// back after the configuration is fixed. A log of its own (`DIR/quarantine/`): kind 6 holds an
+/// entry with the SHA-256 of its bytes, kind 5 marks an entry resolved by a later retry or
+/// delivery; kind 4 holds entries written before (version 2 with the line's flags, 3 with the
+/// digest too), read and no longer written.
 final class Quarantine: Sendable {
-    static let entryKind: UInt8 = 4
+    /// Entries with their digest. A kind of their own, not a version of kind 4: the versions
+    /// before did not check an entry's version, and after a rollback their `quarantine retry`
+    /// read the digest as part of the line and restated every entry with 32 bytes of junk.
+    static let entryKind: UInt8 = 6
+    static let entryVersion: UInt8 = 1
+    /// Entries as written before, versions 1 to 3.
+    static let earlierEntryKind: UInt8 = 4
     static let resolvedKind: UInt8 = 5
     static let takesRenewalInfoFlag: UInt64 = 1
     /// The line was longer than `maxLineBytes`: what is kept cannot be retried.
@@ -168,9 +175,10 @@ final class Quarantine: Sendable {
         }
     }
 
-    /// Version 2 of an entry holds the line's flags before its bytes: whether it may bring a bare
-    /// renewal info, which a retry must know as ingestion knew it, not guess from its source.
-    /// Version 3 adds the bytes' `digest`, so reading the entries back hashes nothing.
+    /// An entry holds the line's flags before its bytes (since kind 4's version 2): whether it
+    /// may bring a bare renewal info, which a retry must know as ingestion knew it, not guess
+    /// from its source; and the bytes' `digest` (since kind 4's version 3), so reading the
+    /// entries back hashes nothing.
     private static func entryRecord(_ kept: ArraySlice<UInt8>, digest: [UInt8], reason: VerificationError.Reason, detail: String, of line: IngestLine, at recordedAt: Int64) -> LogRecord {
         var payload: [UInt8] = []
         payload.appendString(reason.rawValue)
@@ -181,7 +189,7 @@ final class Quarantine: Sendable {
         payload.appendVarint((line.takesRenewalInfo ? Self.takesRenewalInfoFlag : 0) | (kept.count < line.bytes.count ? Self.truncatedFlag : 0))
         payload += digest
         payload += kept
-        return LogRecord(kind: Self.entryKind, version: 3, payload: payload)
+        return LogRecord(kind: Self.entryKind, version: Self.entryVersion, payload: payload)
     }
 
     /// Appends entries in one write, and moves the end the webhook's budget is weighed against;
@@ -247,8 +255,8 @@ final class Quarantine: Sendable {
             return true
         }
         try log.scan { record in
-            if record.kind == entryKind, !resolved.contains(record.position.rawValue) {
-                try body(try parse(record.payload, version: record.version, at: record.position.rawValue).0)
+            if isEntry(record.kind), !resolved.contains(record.position.rawValue) {
+                try body(try parse(record.payload, kind: record.kind, version: record.version, at: record.position.rawValue).0)
             }
             return true
         }
@@ -260,7 +268,7 @@ final class Quarantine: Sendable {
         return try positions.map { position in
             let record = try log.record(at: LogPosition(rawValue: position))
             return try record.payload.withUnsafeBytes { payload in
-                var (entry, bytes) = try parse(payload, version: record.version, at: position)
+                var (entry, bytes) = try parse(payload, kind: record.kind, version: record.version, at: position)
                 entry.bytes = Array(bytes)
                 return entry
             }
@@ -290,8 +298,8 @@ final class Quarantine: Sendable {
         var made: [UInt64: T] = [:]
         var order: [UInt64] = []
         try LogReader(directory: directory).scan { record in
-            if record.kind == entryKind {
-                let (entry, bytes) = try parse(record.payload, version: record.version, at: record.position.rawValue)
+            if isEntry(record.kind) {
+                let (entry, bytes) = try parse(record.payload, kind: record.kind, version: record.version, at: record.position.rawValue)
                 made[entry.position] = try make(entry, bytes)
                 order.append(entry.position)
             } else if record.kind == resolvedKind {
@@ -303,8 +311,16 @@ final class Quarantine: Sendable {
         return order.compactMap { made[$0] }
     }
 
-    /// An entry record's fields, and the kept bytes where they lie.
-    private static func parse(_ payload: UnsafeRawBufferPointer, version: UInt8, at position: UInt64) throws -> (QuarantineEntry, UnsafeRawBufferPointer) {
+    private static func isEntry(_ kind: UInt8) -> Bool { kind == entryKind || kind == earlierEntryKind }
+
+    /// An entry record's fields, and the kept bytes where they lie. A version this one does not
+    /// know (a later one's, after a rollback) is an error, never read as another.
+    private static func parse(_ payload: UnsafeRawBufferPointer, kind: UInt8, version recorded: UInt8, at position: UInt64) throws -> (QuarantineEntry, UnsafeRawBufferPointer) {
+        // The layout in kind 4's versions: this kind's first is kind 4's third.
+        let version = kind == entryKind ? recorded + 2 : recorded
+        guard kind == entryKind ? recorded == entryVersion : (1...3).contains(recorded) else {
+            throw LedgerError.storage("quarantine entry at \(position) is of version \(recorded), written by a later version of subledger: run that version, or a later one")
+        }
         var reader = LedgerRecordReader(payload)
         var entry = QuarantineEntry(
             position: position, reason: try reader.string(), detail: try reader.string(),
