@@ -1,5 +1,6 @@
 import Dispatch
 import SubledgerAppStoreAPI
+import SubledgerCore
 import SubledgerHTTP
 import SubledgerLedger
 import Synchronization
@@ -69,6 +70,9 @@ public final class PeriodicRecovery: Sendable {
                                                       metrics: api, cancellation: cancellation)
                 let recovery = NotificationRecovery(ledger: ledger, client: client, environment: environment, metrics: api, clock: WallTime.nowMillis)
                 let window = recovery.window(since: nil, until: nil)
+                if let lost = recovery.lost() {
+                    log("serve: the last recovery of \(environment) ended at \(UTCInstant.iso8601(lost.lowerBound)), and Apple keeps 180 days of notification history: what the webhook missed before \(UTCInstant.iso8601(lost.upperBound)) can no longer be recovered")
+                }
                 let summary = try recovery.run(since: window.since, until: window.until) { _ in publish() }
                 if let error = summary.stoppedBy { throw error }
                 log("serve: recovered \(environment): \(summary.pages) pages, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.tally.rejections.count) rejected")

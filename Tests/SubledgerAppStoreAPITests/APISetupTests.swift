@@ -32,6 +32,7 @@ struct APISetupTests {
         #expect(workload.cli(setup + ["--api-base-url", "apple"]).exitCode == .success)
         let apple = try #require(try APIConfiguration.load(directory: workload.data))
         #expect(apple.baseURL == nil && apple.caFile == nil && apple.keyId == key.keyId)
+        #expect(!FileManager.default.fileExists(atPath: workload.data + "/appstore/ca.pem"))
         #expect(apple.baseURL(for: "Production") == AppStoreServerAPIClient.baseURL(for: "Production"))
         #expect(apple.baseURL(for: "Sandbox") == AppStoreServerAPIClient.baseURL(for: "Sandbox"))
         #expect(apple.baseURL(for: "Production") != apple.baseURL(for: "Sandbox"))

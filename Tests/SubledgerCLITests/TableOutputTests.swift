@@ -168,11 +168,12 @@ struct RefundShareTests {
         let table = tool.run(data + ["quarantine", "list"]).output
         #expect(table.split(separator: "\n").filter { $0.first?.isNumber == true && !$0.contains(" more: ") }.count == QuarantineCommand.tablePage)
         #expect(table.contains("234 more: --format jsonl or csv lists every one"))
-        for format in ["json", "jsonl"] {
-            let output = tool.run(data + ["quarantine", "list", "--format", format]).output
-            let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
-            let entries = try #require(document["entries"] as? [[String: Any]])
-            #expect(entries.compactMap { $0["position"] as? String } == held.map { String($0.position) }, "\(format)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(tool.run(data + ["quarantine", "list", "--json"]).output.utf8)) as? [String: Any])
+        let lines = try tool.run(data + ["quarantine", "list", "--format", "jsonl"]).output.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        for entries in [try #require(document["entries"] as? [[String: Any]]), lines] {
+            #expect(entries.compactMap { $0["position"] as? String } == held.map { String($0.position) })
             #expect(entries.first?["reason"] as? String == held.first?.reason && entries.last?["line"] as? Int == 1_234)
         }
         let csv = tool.run(data + ["quarantine", "list", "--format", "csv"]).output.split(separator: "\r\n")

@@ -49,6 +49,15 @@ public struct NotificationRecovery {
         return (since, until)
     }
 
+    /// The time since the watermark that Apple no longer keeps, when there is some (recovery
+    /// off, or the server down, for longer than 180 days): what arrived then and was missed
+    /// cannot be recovered, and a run from the limit moves the watermark past it.
+    public func lost() -> Range<Int64>? {
+        let now = clock()
+        guard let covered = watermark.covered(now: now), covered < Self.earliestKept(now: now) else { return nil }
+        return covered..<Self.earliestKept(now: now)
+    }
+
     /// The earliest instant Apple still has notifications for, a minute inside its limit so
     /// that a request sent a little later is not refused as too old.
     static func earliestKept(now: Int64) -> Int64 { now - historyLimit + 60_000 }

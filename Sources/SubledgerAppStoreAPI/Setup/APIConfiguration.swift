@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FoundationEssentials
 import SubledgerCrypto
 import SubledgerLedger
@@ -57,7 +60,7 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
         try files.write(APIFiles.keyName, key, mode: 0o600)
         var configuration = APIConfiguration(keyId: keyId, issuerId: issuerId, baseURL: previous?.baseURL)
         configuration.caFile = previous?.caFile
-        configuration.point(at: baseURL)
+        configuration.point(at: baseURL, in: files)
         try configuration.save(in: files, caFile: caFile)
         return configuration
     }
@@ -66,7 +69,7 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
     public static func update(directory: String, baseURL: String?, caFile: String?) throws(APISetupError) -> APIConfiguration {
         guard var configuration = try load(directory: directory) else { throw .notConfigured }
         try checkBaseURL(baseURL)
-        configuration.point(at: baseURL)
+        configuration.point(at: baseURL, in: APIFiles(directory))
         try configuration.save(in: APIFiles(directory), caFile: caFile)
         return configuration
     }
@@ -74,12 +77,13 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
     /// What `--api-base-url` takes to send requests to Apple's own hosts again, after a stand-in.
     public static let appleHosts = "apple"
 
-    /// Sends requests to `baseURL` when given: `appleHosts` goes back to Apple's hosts and drops
-    /// the stand-in's CA with its URL (before, only editing api.json could).
-    private mutating func point(at baseURL: String?) {
+    /// Sends requests to `baseURL` when given: `appleHosts` goes back to Apple's hosts and
+    /// removes the stand-in's CA with its URL (before, only editing api.json could).
+    private mutating func point(at baseURL: String?, in files: APIFiles) {
         guard let baseURL else { return }
         if baseURL == Self.appleHosts {
             self.baseURL = nil
+            if let caFile { unlink(files.path(of: caFile)) }
             caFile = nil
         } else {
             self.baseURL = baseURL

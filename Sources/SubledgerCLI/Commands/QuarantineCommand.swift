@@ -96,7 +96,8 @@ enum QuarantineCommand: Command {
     }
 
     /// A table holds the first `tablePage` entries; the other formats are written as the
-    /// entries are read, in chunks, so memory stays constant however many there are.
+    /// entries are read, in chunks, so memory stays constant however many there are: JSON lines
+    /// an entry a line, as `events` writes its events.
     private static func list(_ format: OutputFormat, _ context: CommandContext) throws -> CommandResult {
         guard format != .table else {
             var listing = Listing(entries: [], total: 0)
@@ -106,13 +107,17 @@ enum QuarantineCommand: Command {
             }
             return CommandResult(listing)
         }
-        var pending = format == .csv ? Listing.columns.map { CSVRenderer.field($0.key) }.joined(separator: ",") + "\r\n" : "{\"entries\":["
+        var pending = switch format {
+        case .csv: Listing.columns.map { CSVRenderer.field($0.key) }.joined(separator: ",") + "\r\n"
+        case .json: "{\"entries\":["
+        default: ""
+        }
         var first = true
         try Ledger.forEachQuarantined(directory: context.data.path) { entry in
-            if format == .csv {
-                pending += Listing.cells(entry).map { CSVRenderer.field($0.csvText) }.joined(separator: ",") + "\r\n"
-            } else {
-                pending += (first ? "" : ",") + Listing.json(entry).serialized()
+            switch format {
+            case .csv: pending += Listing.cells(entry).map { CSVRenderer.field($0.csvText) }.joined(separator: ",") + "\r\n"
+            case .json: pending += (first ? "" : ",") + Listing.json(entry).serialized()
+            default: pending += Listing.json(entry).serialized() + "\n"
             }
             first = false
             if pending.utf8.count >= EventStream.chunkSize {
@@ -120,7 +125,7 @@ enum QuarantineCommand: Command {
                 pending = ""
             }
         }
-        context.stdout(pending + (format == .csv ? "" : "]}\n"))
+        context.stdout(pending + (format == .json ? "]}\n" : ""))
         return CommandResult(nil)
     }
 }
