@@ -63,7 +63,7 @@ public final class ProjectionStore {
             case .missing: "there is no projection database yet"
             case .schemaChanged(let stored, let current):
                 "the projection database was written by another version of subledger (schema \(stored); this one uses \(current))"
-            case .settingsChanged: "the Small Business setting or the catalog changed since the projection database was written"
+            case .settingsChanged: "the projection database was written under another Small Business setting or catalog, or by a version of subledger that read the catalog differently"
             case .damaged(let detail): "the projection database is damaged (\(detail))"
             case .logMismatch: "the projection database covers a record the log no longer has (a torn tail was cut, or the log was replaced)"
             }
