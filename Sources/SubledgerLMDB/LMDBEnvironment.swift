@@ -79,6 +79,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
     ) throws {
         let context = "open LMDB environment at \(path)"
         let registeredPath = try Self.prepare(path: path, options: options, context: context)
+        if !options.contains(.readOnly) { try Self.allocateLockFile(path: path, options: options, readers: maxReaders, context: context) }
         try openPaths.withLock { paths in
             guard paths.insert(registeredPath).inserted else {
                 throw LMDBError(kind: .alreadyOpen, context: context)
@@ -260,6 +261,27 @@ extension LMDBEnvironment {
         guard noSubdirectory else { return canonical }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return canonical == "/" ? "/" + name : canonical + "/" + name
+    }
+
+    /// Creates LMDB's lock file with its blocks allocated, when there is none yet. LMDB sizes a
+    /// new one with `ftruncate`, which allocates nothing, and writes reader slots through a map
+    /// of it: on a full disk the first write faulted (SIGBUS) and killed the process, where this
+    /// fails with `noSpace`. The size is exactly LMDB's for `readers` (slots of 64 bytes after a
+    /// 192-byte header holding the first), so LMDB keeps it as it is; an existing file is left
+    /// alone, as another process may have it mapped at its size.
+    private static func allocateLockFile(path: String, options: Options, readers: Int, context: String) throws {
+        let lockPath = options.contains(.noSubdirectory) ? path + "-lock" : path + "/lock.mdb"
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            if errno == EEXIST { return }
+            throw LMDBError(code: errno, context: context + " (create its lock file)")
+        }
+        defer { close(fd) }
+        let rc = posix_fallocate(fd, 0, off_t((readers - 1) * 64 + 192))
+        guard rc == 0 else {
+            unlink(lockPath)
+            throw LMDBError(code: rc, context: context + " (allocate its lock file)")
+        }
     }
 
     static func parentDirectory(of path: String) -> String {

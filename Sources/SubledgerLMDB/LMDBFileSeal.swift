@@ -20,19 +20,27 @@ public enum LMDBFileSeal {
     /// the pages LMDB uses, limits the sum to them: a file written through the map holds room
     /// past them (zeros LMDB never reads), which every open would otherwise read too. The sum and
     /// its length are written as hex; a sum alone covers the whole file.
+    ///
+    /// Written beside and renamed into place: written in place, a full disk left an empty
+    /// `CHECKSUM`, which the next open read as damage and rebuilt, on the same full disk.
     public static func seal(_ directory: String, usedBytes: Int? = nil) throws(LMDBFileSealError) {
         let text = Seal(sum: try crc(of: directory + "/data.mdb", upTo: usedBytes), length: usedBytes).text + "\n"
+        let (path, temporary) = (directory + "/" + fileName, directory + "/" + fileName + ".new")
         // Owner only, as the database it seals.
-        let fd = open(directory + "/" + fileName, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0, let file = fdopen(fd, "wb") else {
             let error = errno
             if fd >= 0 { close(fd) }
-            throw LMDBFileSealError.io(path: directory + "/" + fileName, errno: error, operation: "write")
+            throw LMDBFileSealError.io(path: temporary, errno: error, operation: "write")
         }
-        defer { fclose(file) }
         let bytes = Array(text.utf8)
-        guard fwrite(bytes, 1, bytes.count, file) == bytes.count, fflush(file) == 0, fsync(fileno(file)) == 0 else {
-            throw LMDBFileSealError.io(path: directory + "/" + fileName, errno: errno, operation: "write")
+        let written = fwrite(bytes, 1, bytes.count, file) == bytes.count && fflush(file) == 0 && fsync(fileno(file)) == 0
+        let error = errno
+        fclose(file)
+        guard written, rename(temporary, path) == 0 else {
+            let failure = written ? errno : error
+            unlink(temporary)
+            throw LMDBFileSealError.io(path: path, errno: failure, operation: "write")
         }
     }
 
@@ -103,13 +111,16 @@ public enum LMDBFileSeal {
         var text: String { String(sum, radix: 16) + (length.map { " " + String($0, radix: 16) } ?? "") }
     }
 
-    /// The words `CHECKSUM` holds, one space apart, or nil when there is none.
+    /// The words `CHECKSUM` holds, one space apart, or nil when there is none. An empty one is
+    /// none: a seal whose writing stopped at once (versions that wrote it in place, on a full
+    /// disk), which says nothing of the database.
     private static func storedSeal(_ directory: String) -> String? {
         guard let file = fopen(directory + "/" + fileName, "rb") else { return nil }
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = fread(&buffer, 1, buffer.count, file)
         fclose(file)
-        return String(decoding: buffer[0..<count], as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let words = String(decoding: buffer[0..<count], as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return words.isEmpty ? nil : words
     }
 
     /// The CRC32C of the file's first `limit` bytes (all of it when nil); a file shorter than

@@ -43,6 +43,35 @@ struct LMDBErrorTests {
         }
     }
 
+    @Test("a new environment on a full disk is noSpace, not a SIGBUS when LMDB first writes its lock file through the map; a seal the disk refuses leaves no empty CHECKSUM",
+          .enabled(if: getuid() == 0 && access("/bin/mount", X_OK) == 0, "needs root to mount a small tmpfs"))
+    func fullDiskNewEnvironmentAndSeal() throws {
+        let filesystem = try #require(SmallFilesystem(size: "256k"), "mounting a tmpfs failed")
+        let sealed = filesystem.path + "/sealed"
+        do {
+            let environment = try LMDBEnvironment(path: sealed, mapSize: 1 << 20)
+            let database = try environment.openDatabase(named: "d", create: true)
+            try environment.write { txn in try txn.put(key: Array("k".utf8), value: [1, 2, 3], in: database) }
+            var lock = stat()
+            #expect(stat(sealed + "/lock.mdb", &lock) == 0 && lock.st_size == 125 * 64 + 192, "the size LMDB gives it for 126 readers")
+        }
+        // Fill the disk to its last byte.
+        let filler = open(filesystem.path + "/filler", O_WRONLY | O_CREAT, 0o600)
+        let block = [UInt8](repeating: 0, count: 4096)
+        while write(filler, block, 4096) > 0 {}
+        while write(filler, block, 1) > 0 {}
+        close(filler)
+
+        #expect(throws: LMDBFileSealError.self) { try LMDBFileSeal.seal(sealed) }
+        #expect(access(sealed + "/" + LMDBFileSeal.fileName, F_OK) != 0, "no seal, not an empty one")
+        #expect(throws: Never.self) { try LMDBFileSeal.check(sealed) }
+        #expect {
+            _ = try LMDBEnvironment(path: filesystem.path + "/new", mapSize: 1 << 20)
+        } throws: { error in
+            (error as? LMDBError)?.kind == .noSpace
+        }
+    }
+
     @Test("system errors keep their errno meaning")
     func systemErrors() {
         #expect(LMDBError(code: ENOSPC, context: "commit").kind == .noSpace)
