@@ -159,6 +159,24 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("ingest stopped by a full disk after storing some batches prints its document, with what was stored and the error, and exit 1",
+          .enabled(if: getuid() == 0 && access("/bin/mount", X_OK) == 0, "needs root to mount a small tmpfs"))
+    func fullDiskMidwayKeepsTheCount() throws {
+        let filesystem = try #require(SmallFilesystem(size: "4m"), "mounting a tmpfs failed")
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        let data = ["--data", filesystem.path + "/d"]
+        // About 10 MB of signed messages for a 4 MB disk.
+        let simulation = TemporaryDirectory()
+        #expect(tool.run(["simulate", "--customers", "600", "--months", "6", "--seed", "12", "--out", simulation.file("sim")]).exitCode == .success)
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", simulation.file("sim/root.cer")]).exitCode == .success)
+        let (code, output) = tool.run(data + ["ingest", simulation.file("sim/notifications.jsonl"), "--json"])
+        #expect(code == .failure)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)")
+        let appended = try #require(document["appended"] as? Int)
+        #expect(appended > 0, "\(document)")
+        #expect((document["error"] as? String)?.contains("disk full") == true, "\(document)")
+    }
+
     @Test("a gzip-compressed file given to ingest is a usage error (2) naming it, and nothing is ingested or quarantined")
     func gzipRefused() throws {
         let directory = TemporaryDirectory()

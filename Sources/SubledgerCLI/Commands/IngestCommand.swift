@@ -37,18 +37,21 @@ enum IngestCommand: Command {
         var read = 0, appended = 0, duplicates = 0
         var rejections: [Rejection] = []
         var first: String?, last: String?
+        /// Why the run stopped after storing some lines (a full disk): what it stored stays.
+        var stoppedBy: String?
 
         func json() -> String {
             JSON.object([
                 ("read", .int(read)), ("appended", .int(appended)), ("duplicates", .int(duplicates)), ("rejected", .int(rejections.count)),
                 ("rejections", .array(rejections.map { .object([("line", .int($0.line)), ("source", .string($0.source)), ("reason", .string($0.reason)), ("detail", .string($0.detail))]) })),
                 ("firstPosition", .optional(first)), ("lastPosition", .optional(last)),
-            ]).serialized()
+            ] + (stoppedBy.map { [("error", .string($0))] } ?? [])).serialized()
         }
 
         var tabulation: Tabulation {
             Tabulation(
-                facts: [("read", .count(read)), ("appended", .count(appended)), ("duplicates", .count(duplicates)), ("rejected", .count(rejections.count))],
+                facts: [("read", .count(read)), ("appended", .count(appended)), ("duplicates", .count(duplicates)), ("rejected", .count(rejections.count))]
+                    + (stoppedBy.map { [("stopped by", .text($0))] } ?? []),
                 // Always the table, empty or not: CSV is the rejections, one layout whatever happened.
                 tables: [Table(
                     title: "rejections",
@@ -71,7 +74,10 @@ enum IngestCommand: Command {
         mapped.start()
         defer { mapped.stop() }
         let result = try ingest(files: files, into: ledger, recordedAt: context.clock)
-        return CommandResult(result, result.rejections.isEmpty ? .success : .failure)
+        if let error = result.stoppedBy {
+            Output.diagnostic("subledger ingest: stopped after \(result.appended) lines were appended and \(result.duplicates) found duplicates: \(error). Some lines of the batch in flight may be stored too; once fixed, ingest the same files again: what is stored is recognised as duplicates, the rest is appended")
+        }
+        return CommandResult(result, result.rejections.isEmpty && result.stoppedBy == nil ? .success : .failure)
     }
 
     /// Every input is checked before anything is ingested: a typo in the last of several files
@@ -102,8 +108,25 @@ enum IngestCommand: Command {
 
     /// Reads every line of `files` (`-` is stdin) into the ledger, with a progress line. The
     /// next batch is read while the last one is stored; batches are stored one after another.
+    ///
+    /// A failure after some batches were stored ends the run with them counted and the failure
+    /// in `stoppedBy`: thrown, a full disk midway said that nothing was written, with no
+    /// document, after thousands of lines were appended.
     static func ingest(files: [String], into ledger: Ledger, recordedAt clock: () -> Int64) throws -> Result {
         var result = Result()
+        do {
+            try ingest(files: files, into: ledger, recordedAt: clock, counting: &result)
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            Output.endProgress()
+            guard result.appended + result.duplicates + result.rejections.count > 0 else { throw error }
+            result.stoppedBy = String(describing: error)
+        }
+        return result
+    }
+
+    private static func ingest(files: [String], into ledger: Ledger, recordedAt clock: () -> Int64, counting result: inout Result) throws {
         let queue = DispatchQueue(label: "subledger.ingest")
         var pending: PendingBatch?
         var stored = 0
@@ -175,6 +198,5 @@ enum IngestCommand: Command {
         }
         try collect()
         Output.endProgress()
-        return result
     }
 }
