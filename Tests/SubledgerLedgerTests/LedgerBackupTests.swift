@@ -54,6 +54,30 @@ struct LedgerBackupTests {
         #expect(rest.allSatisfy { if case .appended = $0 { true } else { false } })
     }
 
+    @Test("a ledger whose quarantine was moved aside (as after a flood) is still this ledger's: the next backup copies the new quarantine whole, and the new events")
+    func quarantineMovedAside() throws {
+        let junk = (1...3).map { IngestLine(bytes: Array("{\"signedPayload\": \"junk \($0)\"}".utf8), line: $0, source: "junk") }
+        do {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(lines[..<10]) + junk, recordedAt: 1)
+        }
+        #expect(try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup")).verified)
+        #expect(try Ledger.quarantined(directory: directory.file("backup")).count == 3)
+        try FileManager.default.moveItem(atPath: directory.file("data/quarantine"), toPath: directory.file("quarantine-aside"))
+        do {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(lines[10..<20]) + [IngestLine(bytes: Array("not json".utf8), line: 1, source: "later")], recordedAt: 2)
+        }
+        let summary = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        #expect(summary.verified)
+        #expect(try Ledger.quarantined(directory: directory.file("backup")).map(\.source) == ["later"])
+        let backup = try ledger("backup")
+        defer { backup.close() }
+        #expect(try backup.ingest(Array(lines[..<20]), recordedAt: 3).allSatisfy { $0.isDuplicate })
+    }
+
     @Test("the copied dedup index is trusted as it is: opening the backup reads no log record again")
     func dedupIndexIsTrusted() throws {
         try {

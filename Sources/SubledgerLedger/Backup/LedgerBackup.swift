@@ -110,7 +110,7 @@ public enum LedgerBackup {
             lock = nil
         }
         defer { lock?.release() }
-        try requireBackupOrEmpty(to, of: from)
+        let quarantineStartedAfresh = try requireBackupOrEmpty(to, of: from)
         // An earlier backup is a recovery point: a ledger damaged in what this run would copy
         // leaves it as it was, rather than half brought up to date and marked incomplete.
         if FileIO.exists(to.configuration) && !FileIO.exists(to.incompleteBackup) {
@@ -120,6 +120,10 @@ public enum LedgerBackup {
         }
         try FileIO.writeAtomically(to.incompleteBackup, Array("a backup into this directory began and has not finished\n".utf8))
         try syncDirectory(destination)
+        if quarantineStartedAfresh {
+            try removeLogCopy(to.quarantine)
+            progress("quarantine: the ledger's was started afresh (the old one moved aside); copying it whole")
+        }
         var summary = Summary(destination: destination)
         summary.files = try copyFiles(from: from, to: to)
         progress("configuration: \(summary.files) files")
@@ -172,9 +176,12 @@ public enum LedgerBackup {
     /// Refuses a destination that is neither missing, empty, nor an earlier backup of this ledger
     /// (a data directory whose logs hold nothing this ledger's do not; with no log, one with this
     /// ledger's settings): the copy overwrites its configuration, databases and active segments,
-    /// which must not be another ledger's, nor a `config.json` of something else.
-    private static func requireBackupOrEmpty(_ to: DataDirectoryLayout, of from: DataDirectoryLayout) throws {
-        guard let names = FileIO.names(in: to.root), !names.isEmpty else { return }
+    /// which must not be another ledger's, nor a `config.json` of something else. True when the
+    /// copy's quarantine is not an earlier copy of the ledger's, though its logs are: the
+    /// ledger's was moved aside (what docs/ingestion.md says to do after a flood) and is to be
+    /// copied whole; refused, every later backup failed.
+    private static func requireBackupOrEmpty(_ to: DataDirectoryLayout, of from: DataDirectoryLayout) throws -> Bool {
+        guard let names = FileIO.names(in: to.root), !names.isEmpty else { return false }
         guard FileIO.exists(to.configuration) || FileIO.exists(to.incompleteBackup) else {
             throw DestinationRefused(destination: to.root, reason: "is not empty and is not a data directory (it has no config.json)")
         }
@@ -206,8 +213,20 @@ public enum LedgerBackup {
                 if FileIO.exists(source), let problem = try LogCopy.damage(in: source, copyingInto: copy) {
                     throw DamagedSource(problem: problem, destination: to.root)
                 }
+                if source == from.quarantine { return true }
                 throw DestinationRefused(destination: to.root, reason: "holds another ledger: \(mismatch.file) is not a copy of this ledger's log")
             }
+        }
+        return false
+    }
+
+    /// Removes a log's copy: its files, then its directory.
+    private static func removeLogCopy(_ directory: String) throws {
+        for name in FileIO.names(in: directory) ?? [] where unlink(directory + "/" + name) != 0 && errno != ENOENT {
+            throw LedgerError.storage("cannot remove \(directory)/\(name): \(String(cString: strerror(errno)))")
+        }
+        guard rmdir(directory) == 0 || errno == ENOENT else {
+            throw LedgerError.storage("cannot remove \(directory): \(String(cString: strerror(errno)))")
         }
     }
 
