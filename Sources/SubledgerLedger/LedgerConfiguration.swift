@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FoundationEssentials
 import SubledgerAppStore
 import SubledgerCrypto
@@ -50,6 +53,10 @@ public struct LedgerConfiguration: Codable, Sendable, Equatable {
     public static func load(from directory: String) throws(LedgerError) -> LedgerConfiguration {
         let path = DataDirectoryLayout(directory).configuration
         guard let data = FileIO.read(path) else {
+            // Unreadable is not uninitialised: "run init" sent the wrong user to the wrong fix.
+            if errno == EACCES || errno == EPERM {
+                throw LedgerError.storage("cannot read \(path): \(String(cString: strerror(errno))); run as the user that owns the ledger")
+            }
             throw LedgerError.notInitialized("no configuration at \(path); run `subledger init --bundle-id ID` first (with --root CERT only for a test hierarchy: Apple's root is built in)")
         }
         do {

@@ -177,6 +177,14 @@ struct ExitCodeTests {
         #expect((document["error"] as? String)?.contains("disk full") == true, "\(document)")
     }
 
+    @Test("verify, head and quarantine list of a directory nobody ran init in are usage errors (2) saying so, not an ok of nothing", arguments: [["verify"], ["head"], ["quarantine", "list"]])
+    func uninitialisedDirectoryIsNoLedger(_ command: [String]) throws {
+        let directory = TemporaryDirectory()
+        let (code, output) = CommandLineTool(clock: { SimulatedLedger.now }).run(["--data", directory.path] + command + ["--json"])
+        #expect(code == .usage, "\(command): \(output)")
+        #expect(!output.contains("\"ok\":true"))
+    }
+
     @Test("a gzip-compressed file given to ingest is a usage error (2) naming it, and nothing is ingested or quarantined")
     func gzipRefused() throws {
         let directory = TemporaryDirectory()
