@@ -56,7 +56,8 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
             return "could not \(operation) \(path): \(String(cString: strerror(code))) (errno \(code)); check free space and permissions, "
                 + "then run `subledger rebuild`"
         case .snapshotStorage(let detail):
-            return "the projection snapshot could not be written: \(detail); run `subledger rebuild`"
+            // The detail says what to fix (a full disk, mostly): a rebuild needs it fixed too.
+            return "the projection snapshot could not be written: \(detail); once that is fixed, retry (and should the database then be damaged, run `subledger rebuild`)"
         case .accessDenied(let path, let detail, let code) where code == EROFS:
             // The owner meets this too: a backup on read-only media, or a mount made read-only.
             return "cannot open the projection database in \(path): the file system is read-only (\(detail)); reading the ledger opens "
