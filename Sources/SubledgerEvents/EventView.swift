@@ -80,7 +80,8 @@ public struct EventView {
     /// Only the evidence reference of an encoded event, the rest unchecked: what `head` reads of
     /// each of millions of events (checking each whole was 60 % of its time).
     public static func evidence(of bytes: UnsafeRawBufferPointer) throws(EventDecodingError) -> EvidenceRef {
-        var (type, version, reader) = try header(bytes)
+        let (type, version, start) = try header(bytes)
+        var reader = start
         switch version {
         case 1:
             _ = try reader.presence(EnvelopeField.self)
@@ -93,7 +94,8 @@ public struct EventView {
 
     /// Checks one encoded event; `bytes` must hold exactly that event.
     public init(_ bytes: UnsafeRawBufferPointer) throws(EventDecodingError) {
-        var (type, version, reader) = try Self.header(bytes)
+        let (type, version, start) = try Self.header(bytes)
+        var reader = start
         let base = bytes.baseAddress!
         self.type = type
         self.version = version

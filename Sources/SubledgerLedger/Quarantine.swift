@@ -244,17 +244,24 @@ final class Quarantine: Sendable {
     /// Calls `body` with each unresolved entry without its bytes, oldest first, holding none of
     /// them: the log is read twice, first for the positions resolved (8 bytes each). Listed
     /// whole, the million entries of a flooded quarantine took a GB.
+    /// Versions are checked, and the end noted, in the first read, so a listing written as it
+    /// goes fails before its first entry rather than halfway, and ignores what was appended
+    /// since (an entry resolved after the first read).
     static func forEachUnresolved(in directory: String, _ body: (QuarantineEntry) throws -> Void) throws {
         var resolved = Set<UInt64>()
+        var end = LogPosition.start
         let log = LogReader(directory: directory)
         try log.scan { record in
             if record.kind == resolvedKind {
                 var reader = LedgerRecordReader(record.payload)
                 resolved.insert(try reader.varint())
+            } else if isEntry(record.kind) {
+                try checkVersion(kind: record.kind, version: record.version, at: record.position.rawValue)
             }
+            end = LogPosition(rawValue: record.position.rawValue + 1)
             return true
         }
-        try log.scan { record in
+        try log.scan(to: end) { record in
             if isEntry(record.kind), !resolved.contains(record.position.rawValue) {
                 try body(try parse(record.payload, kind: record.kind, version: record.version, at: record.position.rawValue).0)
             }
@@ -283,7 +290,7 @@ final class Quarantine: Sendable {
 
     /// The SHA-256 of each unresolved entry's bytes, with the entries holding them, read
     /// without holding the bytes (the quarantine may hold a GiB): stored with the entry since
-    /// version 3, summed for older ones.
+    /// kind 4's version 3 (and in every kind 6), summed for older ones.
     private static func digests(in directory: String) throws -> [[UInt8]: [UInt64]] {
         var digests: [[UInt8]: [UInt64]] = [:]
         for (position, digest) in try unresolved(in: directory, { entry, bytes in (entry.position, entry.digest ?? Self.digest(bytes)) }) {
@@ -313,14 +320,19 @@ final class Quarantine: Sendable {
 
     private static func isEntry(_ kind: UInt8) -> Bool { kind == entryKind || kind == earlierEntryKind }
 
+    /// Throws for an entry version this one does not know: a later one's, after a rollback.
+    private static func checkVersion(kind: UInt8, version: UInt8, at position: UInt64) throws {
+        guard kind == entryKind ? version == entryVersion : (1...3).contains(version) else {
+            throw LedgerError.storage("quarantine entry at \(position) is of version \(version), which this version of subledger does not read: run the version that wrote it, or a later one")
+        }
+    }
+
     /// An entry record's fields, and the kept bytes where they lie. A version this one does not
     /// know (a later one's, after a rollback) is an error, never read as another.
     private static func parse(_ payload: UnsafeRawBufferPointer, kind: UInt8, version recorded: UInt8, at position: UInt64) throws -> (QuarantineEntry, UnsafeRawBufferPointer) {
+        try checkVersion(kind: kind, version: recorded, at: position)
         // The layout in kind 4's versions: this kind's first is kind 4's third.
         let version = kind == entryKind ? recorded + 2 : recorded
-        guard kind == entryKind ? recorded == entryVersion : (1...3).contains(recorded) else {
-            throw LedgerError.storage("quarantine entry at \(position) is of version \(recorded), written by a later version of subledger: run that version, or a later one")
-        }
         var reader = LedgerRecordReader(payload)
         var entry = QuarantineEntry(
             position: position, reason: try reader.string(), detail: try reader.string(),
@@ -354,7 +366,7 @@ public struct QuarantineEntry: Sendable {
     /// The line was longer than the 1 MiB kept of it: a retry cannot mend it, the original can be
     /// fed again.
     public var truncated = false
-    /// The SHA-256 of the kept bytes, stored with entries since version 3.
+    /// The SHA-256 of the kept bytes, stored with entries since kind 4's version 3.
     var digest: [UInt8]?
 }
 

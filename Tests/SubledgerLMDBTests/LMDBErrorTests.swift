@@ -53,7 +53,7 @@ struct LMDBErrorTests {
             let database = try environment.openDatabase(named: "d", create: true)
             try environment.write { txn in try txn.put(key: Array("k".utf8), value: [1, 2, 3], in: database) }
             var lock = stat()
-            #expect(stat(sealed + "/lock.mdb", &lock) == 0 && lock.st_size == 125 * 64 + 192, "the size LMDB gives it for 126 readers")
+            #expect(stat(sealed + "/lock.mdb", &lock) == 0 && lock.st_size >= 125 * 64 + 192 && lock.st_blocks * 512 >= lock.st_size, "at least LMDB's size for 126 readers, allocated")
         }
         // Fill the disk to its last byte.
         let filler = open(filesystem.path + "/filler", O_WRONLY | O_CREAT, 0o600)

@@ -73,6 +73,7 @@ struct LedgerBackupTests {
         let summary = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
         #expect(summary.verified)
         #expect(try Ledger.quarantined(directory: directory.file("backup")).map(\.source) == ["later"])
+        #expect(try Quarantine.entries(in: directory.file("backup/quarantine.replaced-1")).map(\.source) == ["junk", "junk", "junk"], "the old copy is kept")
         let backup = try ledger("backup")
         defer { backup.close() }
         #expect(try backup.ingest(Array(lines[..<20]), recordedAt: 3).allSatisfy { $0.isDuplicate })

@@ -54,13 +54,17 @@ struct QuarantineFormatTests {
         let directory = TemporaryDirectory()
         let path = directory.file("quarantine")
         let writer = try LogWriter(directory: path, options: LogOptions(segmentSize: 16 << 20, preallocationStep: 0))
-        _ = try writer.append([Self.earlierEntry(Array("line".utf8), version: 3, kind: Quarantine.entryKind)])
+        _ = try writer.append([Self.earlierEntry(Array("first".utf8), version: 3), Self.earlierEntry(Array("line".utf8), version: 255, kind: Quarantine.entryKind)])
         writer.close()
-        // Kind 6's version 1 is kind 4's layout 3; its version 3 would be a later one's.
+        // Kind 6's version 1 is kind 4's layout 3; a version past it is a later one's.
         #expect {
             _ = try Quarantine.entries(in: path)
         } throws: { error in
-            "\(error)".contains("version 3, written by a later version")
+            "\(error)".contains("version 255, which this version of subledger does not read")
         }
+        // A listing written as it goes fails before its first entry, not halfway.
+        var listed = 0
+        #expect(throws: LedgerError.self) { try Quarantine.forEachUnresolved(in: path) { _ in listed += 1 } }
+        #expect(listed == 0)
     }
 }

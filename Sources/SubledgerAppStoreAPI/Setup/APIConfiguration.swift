@@ -60,8 +60,7 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
         try files.write(APIFiles.keyName, key, mode: 0o600)
         var configuration = APIConfiguration(keyId: keyId, issuerId: issuerId, baseURL: previous?.baseURL)
         configuration.caFile = previous?.caFile
-        configuration.point(at: baseURL, in: files)
-        try configuration.save(in: files, caFile: caFile)
+        try configuration.save(in: files, pointedAt: baseURL, caFile: caFile)
         return configuration
     }
 
@@ -69,8 +68,7 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
     public static func update(directory: String, baseURL: String?, caFile: String?) throws(APISetupError) -> APIConfiguration {
         guard var configuration = try load(directory: directory) else { throw .notConfigured }
         try checkBaseURL(baseURL)
-        configuration.point(at: baseURL, in: APIFiles(directory))
-        try configuration.save(in: APIFiles(directory), caFile: caFile)
+        try configuration.save(in: APIFiles(directory), pointedAt: baseURL, caFile: caFile)
         return configuration
     }
 
@@ -78,16 +76,23 @@ public struct APIConfiguration: Codable, Sendable, Equatable {
     public static let appleHosts = "apple"
 
     /// Sends requests to `baseURL` when given: `appleHosts` goes back to Apple's hosts and
-    /// removes the stand-in's CA with its URL (before, only editing api.json could).
-    private mutating func point(at baseURL: String?, in files: APIFiles) {
-        guard let baseURL else { return }
-        if baseURL == Self.appleHosts {
-            self.baseURL = nil
-            if let caFile { unlink(files.path(of: caFile)) }
-            caFile = nil
-        } else {
+    /// drops the stand-in's CA with its URL (before, only editing api.json could). Returns the
+    /// CA's file, to remove once the configuration without it is saved.
+    private mutating func point(at baseURL: String?) -> String? {
+        guard let baseURL else { return nil }
+        guard baseURL == Self.appleHosts else {
             self.baseURL = baseURL
+            return nil
         }
+        defer { (self.baseURL, caFile) = (nil, nil) }
+        return caFile
+    }
+
+    /// Saves the configuration pointed at `baseURL`, then removes a CA it no longer names.
+    private mutating func save(in files: APIFiles, pointedAt baseURL: String?, caFile: String?) throws(APISetupError) {
+        let dropped = point(at: baseURL)
+        try save(in: files, caFile: caFile)
+        if let dropped, self.caFile != dropped { unlink(files.path(of: dropped)) }
     }
 
     private static func checkBaseURL(_ baseURL: String?) throws(APISetupError) {

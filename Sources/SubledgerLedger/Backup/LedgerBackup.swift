@@ -121,8 +121,8 @@ public enum LedgerBackup {
         try FileIO.writeAtomically(to.incompleteBackup, Array("a backup into this directory began and has not finished\n".utf8))
         try syncDirectory(destination)
         if quarantineStartedAfresh {
-            try removeLogCopy(to.quarantine)
-            progress("quarantine: the ledger's was started afresh (the old one moved aside); copying it whole")
+            let kept = try setAside(to.quarantine)
+            progress("quarantine: the ledger's was started afresh (the old one moved aside); copying it whole, the backup's copy of the old one kept as \(kept)")
         }
         var summary = Summary(destination: destination)
         summary.files = try copyFiles(from: from, to: to)
@@ -220,14 +220,16 @@ public enum LedgerBackup {
         return false
     }
 
-    /// Removes a log's copy: its files, then its directory.
-    private static func removeLogCopy(_ directory: String) throws {
-        for name in FileIO.names(in: directory) ?? [] where unlink(directory + "/" + name) != 0 && errno != ENOENT {
-            throw LedgerError.storage("cannot remove \(directory)/\(name): \(String(cString: strerror(errno)))")
+    /// Renames a log's copy to the first free `NAME.replaced-N` beside it, and returns that
+    /// path: it may hold the only copy left of lines the ledger no longer has.
+    private static func setAside(_ directory: String) throws -> String {
+        var number = 1
+        while FileIO.exists("\(directory).replaced-\(number)") { number += 1 }
+        let kept = "\(directory).replaced-\(number)"
+        guard rename(directory, kept) == 0 else {
+            throw LedgerError.storage("cannot rename \(directory) to \(kept): \(String(cString: strerror(errno)))")
         }
-        guard rmdir(directory) == 0 || errno == ENOENT else {
-            throw LedgerError.storage("cannot remove \(directory): \(String(cString: strerror(errno)))")
-        }
+        return kept
     }
 
     /// Copies the top level's regular files (`config.json`, `catalog.json`), `roots/` and

@@ -168,7 +168,7 @@ extension DedupIndex {
 
     /// Removes the files of an environment (one that cannot be trusted, or a copy's to replace).
     static func removeEnvironment(at path: String) throws {
-        for file in [path + "/data.mdb", path + "/lock.mdb", path + "/" + LMDBFileSeal.fileName] where unlink(file) != 0 && errno != ENOENT {
+        for file in [path + "/data.mdb", path + "/lock.mdb", path + "/" + LMDBFileSeal.fileName, path + "/" + LMDBFileSeal.fileName + ".new"] where unlink(file) != 0 && errno != ENOENT {
             throw LedgerError.storage("cannot remove \(file) (\(String(cString: strerror(errno)))); remove \(path) by hand: a dedup index is rebuilt from the logs")
         }
     }
