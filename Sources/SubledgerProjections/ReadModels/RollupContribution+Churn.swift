@@ -64,7 +64,7 @@ extension RollupSink {
                 addChanges(of: values, family: .churnReturn, day: day, environment: environment, offsets: offsets) { offset in
                     let start = UTCCalendar.start(ofDay: day - Int64(offset))
                     // The fold counts a subscription once: here, at its first paid start in the period.
-                    return start > firstPaid && !timeline.paidEntitled(at: start) && timeline.hasPaidLapse(endingAfter: .min, notAfter: start)
+                    return start > firstPaid && !timeline.paidEntitled(at: start - 1) && timeline.hasPaidLapse(endingAfter: .min, notAfter: start)
                         && !segments.indices.contains { other in
                             let paid = segments[other]
                             return other != index && paid.isPaid && paid.start >= start

@@ -199,7 +199,9 @@ extension ChurnRow {
             countChurn(of: lapse, in: history)
         }
 
-        if !paidAtStart, let firstPaid, firstPaid < start,
+        // Not paid just before the period, rather than at its start: a comeback at its first
+        // millisecond is paid at the start, and was counted in no period.
+        if !timeline.paidEntitled(at: start - 1), let firstPaid, firstPaid < start,
             timeline.hasPaidLapse(endingAfter: .min, notAfter: start),
             timeline.segments.contains(where: { $0.isPaid && $0.start >= start && $0.start < end })
         {
