@@ -15,7 +15,7 @@ enum AppstoreCommand: Command {
         usage: "appstore recover [--since INSTANT] [--until INSTANT] [--environment E]",
         options: [
             .init("--since", "INSTANT", "start of the window (default: where the last recovery ended, else 180 days ago)"),
-            .init("--until", "INSTANT", "end of the window (default and latest: now)"),
+            .init("--until", "INSTANT", "end of the window, excluded (default and latest: now; a day is its first instant)"),
             environment,
         ],
         notes: [setup, "A notification the webhook already delivered is a duplicate: running it twice appends nothing.", faults,

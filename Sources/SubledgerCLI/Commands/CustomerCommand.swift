@@ -8,7 +8,7 @@ enum CustomerCommand: Command {
         usage: "customer ID [--as-of INSTANT] [--environment E] [--at-position P]",
         operands: 1,
         options: [
-            .init("--as-of", "INSTANT", "the state then (2026-03-01 or 2026-03-01T10:00:00Z; default: now)"),
+            .init("--as-of", "INSTANT", "the state then (2026-03-01, its first instant, or 2026-03-01T10:00:00Z; default: now)"),
             .init("--environment", "E", "only that environment's subscriptions (default: all)"),
             .init("--at-position", "P", "the state as the ledger told it when its log ended at P: an event's position (it and later ones left out) or head's logEnd"),
         ],

@@ -30,7 +30,7 @@ enum ReportCommand: Command {
     static let mrr = CommandHelp(
         name: "report mrr", summary: "MRR, ARR, active subscriptions and trials at an instant",
         usage: "report mrr [--at INSTANT] [--in CUR --rates FILE] [--environment E] [--at-position P]",
-        options: [.init("--at", "INSTANT", "the instant (default: now)")] + conversion + common,
+        options: [.init("--at", "INSTANT", "the instant (default: now; a day is its first instant: 2026-04-01 for March's end)")] + conversion + common,
         wide: true, notes: [csvNote, conversionNote], example: "subledger report mrr --at 2026-07-01")
 
     static let churn = CommandHelp(
