@@ -57,6 +57,10 @@ struct DashboardPeriodTests {
         let long = try period("period=custom&from=2026-01-10&to=2026-05-05")
         #expect((long.granularity, long.first.description, long.last.description) == (.month, "2026-01-01", "2026-05-31"))
         #expect(long.buckets.count == 5)
+        // Widened, it keeps what was asked for, which the page names beside what it shows.
+        #expect(long.asked.map { "\($0.lowerBound) \($0.upperBound)" } == "2026-01-10 2026-05-05")
+        #expect(short.asked == nil)
+        #expect(try period("period=custom&from=2026-01-01&to=2026-05-31").asked == nil, "whole months already")
 
         for query in ["period=custom", "period=custom&from=2026-02-01&to=2026-01-01", "period=custom&from=2026-02-30&to=2026-03-01", "period=week"] {
             let error = #expect(throws: HTTPError.self) { try period(query) }

@@ -71,6 +71,8 @@ struct DashboardTests {
             #expect(html.contains("data-error=\"invalid_") && html.contains("<a href=\"/\">Back to the dashboard</a>"), "\(target)")
         }
         // A currency this environment has no amount in shows the default, saying so (it showed zeros).
+        let widened = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-01-15&to=2026-03-20").body, as: UTF8.self)
+        #expect(widened.contains("id=\"widened\">Asked for 2026-01-15 to 2026-03-20: a range over 62 days is shown in whole months, so this shows 2026-01-01 to 2026-03-31."))
         let unknown = String(decoding: try Self.get(fixture, "/?currency=XYZ").body, as: UTF8.self)
         #expect(unknown.contains("id=\"currency-notice\">No amounts in XYZ in Production: showing USD."))
         #expect(!unknown.contains("<option value=\"XYZ\""))

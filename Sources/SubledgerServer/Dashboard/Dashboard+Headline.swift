@@ -24,6 +24,10 @@ extension Dashboard {
             html += "If sales were expected since, the ledger may have stopped hearing from the App Store: check the webhook (and run <code>subledger appstore recover</code>).</p>"
         }
         if let currencyNotice { html += "<p class=\"notice\" id=\"currency-notice\">\(escape(currencyNotice))</p>" }
+        if let asked = period.asked {
+            html += "<p class=\"notice\" id=\"widened\">Asked for \(asked.lowerBound) to \(asked.upperBound): a range over \(DashboardPeriod.longestDaily) days is shown in whole months, "
+            html += "so this shows \(period.first) to \(period.last). The report routes answer any days exactly.</p>"
+        }
         // Counts beside amounts of one currency: say which population each is of.
         let amounts = conversion == nil ? "Amounts in \(currency)" : "Amounts in \(currency), every currency converted"
         html += "<p class=\"muted\" id=\"scope\">\(escape(amounts)); counts of subscribers in every currency.</p><div class=\"cards\">"

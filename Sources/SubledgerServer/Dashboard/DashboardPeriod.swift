@@ -45,6 +45,9 @@ struct DashboardPeriod: Equatable {
     /// before, cut at the same day of their last month as `last` is of its.
     var previousFirst: UTCDay
     var previousLast: UTCDay
+    /// The days a custom range asked for when it was widened to whole months: the page says so,
+    /// where it showed sales outside the range asked for as if inside it.
+    var asked: ClosedRange<UTCDay>?
 
     /// `period`, `from` and `to` from the query; `anchor` is the day presets end on.
     init(query: QueryParameters, anchor: UTCDay) throws(HTTPError) {
@@ -72,6 +75,7 @@ struct DashboardPeriod: Equatable {
                 self.init(preset, days: from, to)
             } else {
                 self.init(preset, months: UTCMonth(containing: from.start), UTCMonth(containing: to.start))
+                if from != first || to != last { asked = from...to }
             }
         }
     }
