@@ -29,6 +29,17 @@ struct QueryErrorSpellingTests {
         #expect(Self.detail { _ = try RevenueQuery(Flags(values: parameters)) } == flags)
     }
 
+    @Test("a report of more periods than anyone reads is refused: over ten years by day, a hundred by month; up to them it is taken")
+    func reportSpans() throws {
+        let day = ["from": "2016-01-01", "to": "2026-01-07", "by": "day"]
+        #expect(throws: Never.self) { _ = try RevenueQuery(day) }
+        #expect(Self.detail { _ = try RevenueQuery(day.merging(["to": "2026-01-08"]) { $1 }) }?.hasPrefix("a report by day covers at most 3,660 days") == true)
+        #expect(Self.detail { _ = try ChurnQuery(["from": "0000-01-01", "to": "2026-12-31", "by": "day"], now: 0) }?.hasPrefix("a report by day covers at most 3,660 days") == true)
+        #expect(throws: Never.self) { _ = try RevenueQuery(["from": "1970-01-01", "to": "2026-12-31"]) }
+        #expect(Self.detail { _ = try RevenueQuery(["from": "1900-01-01", "to": "2000-01-01"]) }?.hasPrefix("a report by month covers at most 1,200 months") == true)
+        #expect(Self.detail { _ = try CohortQuery(["from": "1900-01", "to": "2000-01"], now: 0) }?.hasPrefix("a report by month covers at most 1,200 months") == true)
+    }
+
     @Test("an instant given badly names the flag too")
     func instants() {
         #expect(Self.detail { _ = try EventQuery(Flags(values: ["from": "yesterday"])) }?.hasPrefix("--from is an ISO 8601 UTC instant") == true)

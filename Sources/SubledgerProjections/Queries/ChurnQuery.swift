@@ -21,6 +21,8 @@ public struct ChurnQuery: Sendable, Equatable {
         let filter = try ReportFilter(parameters)
         let (from, to) = (try parameters.day("from"), try parameters.day("to"))
         try parameters.requireOrdered(from: from, to: to)
-        self.init(from: from, to: to, by: try parameters.granularity(), now: now, filter: filter)
+        let by = try parameters.granularity()
+        try parameters.requireSpan(from: from, to: to, by: by)
+        self.init(from: from, to: to, by: by, now: now, filter: filter)
     }
 }

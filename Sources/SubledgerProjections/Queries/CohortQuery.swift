@@ -18,6 +18,7 @@ public struct CohortQuery: Sendable, Equatable {
         let filter = try ReportFilter(parameters)
         let (from, to) = (try parameters.month("from"), try parameters.month("to"))
         try parameters.requireOrdered(from: from, to: to)
+        try parameters.requireSpan(from: from, to: to)
         self.init(from: from, to: to, now: now, filter: filter)
     }
 }

@@ -77,6 +77,27 @@ extension QueryParameterSource {
         }
     }
 
+    /// Refuses a report of more periods than anyone reads: every period is folded for every
+    /// timeline at a log position, and 2,000 years by day took 10 s of the one thread that
+    /// answers such reports. Ten years by day, a hundred by month.
+    func requireSpan(from: UTCDay, to: UTCDay, by granularity: ReportGranularity) throws(QueryError) {
+        switch granularity {
+        case .day:
+            guard to.number - from.number < 3_660 else {
+                throw QueryError(kind: .badParameter, code: "invalid_to", detail: "a report by day covers at most 3,660 days (ten years); by month, a hundred years")
+            }
+        case .month:
+            try requireSpan(from: UTCMonth(containing: from.start), to: UTCMonth(containing: to.start))
+        }
+    }
+
+    /// At most 1,200 months (a hundred years), as `requireSpan(from:to:by:)`.
+    func requireSpan(from: UTCMonth, to: UTCMonth) throws(QueryError) {
+        guard to.number - from.number < 1_200 else {
+            throw QueryError(kind: .badParameter, code: "invalid_to", detail: "a report by month covers at most 1,200 months (a hundred years)")
+        }
+    }
+
     func position() throws(QueryError) -> LogPosition? {
         guard let text = value("atPosition") else { return nil }
         guard let position = LogPosition(text) else { throw QueryError(kind: .badParameter, code: "invalid_position", detail: "\(spelling("atPosition")) is a log position (a decimal number), not \(text)") }

@@ -30,6 +30,7 @@ public struct RevenueQuery: Sendable, Equatable {
         }
         let (from, to) = (try parameters.day("from"), try parameters.day("to"))
         try parameters.requireOrdered(from: from, to: to)
+        try parameters.requireSpan(from: from, to: to, by: by)
         self.init(from: from, to: to, by: by, byProduct: try parameters.isOn("byProduct"), refunds: refunds, filter: filter)
     }
 }
