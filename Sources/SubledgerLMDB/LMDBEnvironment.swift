@@ -263,19 +263,20 @@ extension LMDBEnvironment {
         return canonical == "/" ? "/" + name : canonical + "/" + name
     }
 
-    /// Creates LMDB's lock file with its blocks allocated, when there is none yet (or an empty
-    /// one a crash left here). LMDB sizes a new one with `ftruncate`, which allocates nothing,
-    /// and writes reader slots through a map of it: on a full disk the first write faulted
-    /// (SIGBUS) and killed the process, where this fails with `noSpace`. Room for `readers`
-    /// slots of 64 bytes after LMDB's header (192 bytes on x86-64, 256 where a mutex is 48),
-    /// rounded to pages: LMDB keeps a larger file as it is, reading its slot count from the size.
-    /// A file with a size is left alone, as another process may have it mapped at that size.
+    /// Creates LMDB's lock file with its blocks allocated, when there is none yet. LMDB sizes a
+    /// new one with `ftruncate`, which allocates nothing, and writes reader slots through a map
+    /// of it: on a full disk the first write faulted (SIGBUS) and killed the process, where this
+    /// fails with `noSpace`. Room for `readers` slots of 64 bytes after LMDB's header (192 bytes
+    /// on x86-64, 256 where a mutex is 48), rounded to pages: LMDB keeps a larger file as it is,
+    /// reading its slot count from the size. An existing file is never touched: another process
+    /// may have it mapped, or be setting it up.
     private static func allocateLockFile(path: String, options: Options, readers: Int, context: String) throws {
         let lockPath = options.contains(.noSubdirectory) ? path + "-lock" : path + "/lock.mdb"
-        var existing = stat()
-        if stat(lockPath, &existing) == 0, existing.st_size > 0 { return }
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw LMDBError(code: errno, context: context + " (create its lock file)") }
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            if errno == EEXIST { return }
+            throw LMDBError(code: errno, context: context + " (create its lock file)")
+        }
         defer { close(fd) }
         let rc = posix_fallocate(fd, 0, off_t(roundedToPageSize((readers - 1) * 64 + 256)))
         guard rc == 0 else {

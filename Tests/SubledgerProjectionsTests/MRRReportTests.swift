@@ -195,13 +195,15 @@ struct ChurnCohortReportTests {
         #expect(report.rows[3].commitmentsDefaulted == 1)
     }
 
-    @Test("a comeback at the first millisecond of a period is reactivated in it, as one a millisecond later is, by the fold and by the rollups, by month and by day")
+    @Test("a comeback at the first millisecond of a period is reactivated in it, as one a millisecond later is, and so is a return after a lapse at that millisecond: by the fold and by the rollups, by month, by day and in a cut month")
     func comebackAtThePeriodsFirstInstant() throws {
         var apple = Notifier()
         var events: [Event] = []
-        for (id, back) in [("P", at("2026-03-01")), ("Q", at("2026-03-01") + 1)] {
+        // P and Q lapse Feb 1 and come back at Mar 1 and a millisecond later; R lapses at Mar 1
+        // itself (churn in February) and comes back Mar 10.
+        for (id, lapse, back) in [("P", at("2026-02-01"), at("2026-03-01")), ("Q", at("2026-02-01"), at("2026-03-01") + 1), ("R", at("2026-03-01"), at("2026-03-10"))] {
             let sub = Subscriber(id)
-            let first = sub.transaction(id + "0", purchased: at("2026-01-01"), expires: at("2026-02-01"))
+            let first = sub.transaction(id + "0", purchased: at("2026-01-01"), expires: lapse)
             let again = sub.transaction(id + "1", purchased: back, expires: back + 31 * 86_400_000)
             events.append(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"), transaction: first, renewal: sub.renewal(signed: at("2026-01-01"))))
             events.append(apple.notification("SUBSCRIBED", "RESUBSCRIBE", signed: back, transaction: again, renewal: sub.renewal(signed: back)))
@@ -210,14 +212,14 @@ struct ChurnCohortReportTests {
         let data = try DataDirectory()
         try data.append(events)
         let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
-        for granularity in [ReportGranularity.month, .day] {
-            let (from, to) = granularity == .month ? ("2026-01-01", "2026-04-30") : ("2026-03-01", "2026-03-01")
+        for (granularity, from, to, reactivated) in [(ReportGranularity.month, "2026-01-01", "2026-04-30", 3), (.month, "2026-03-01", "2026-03-15", 3),
+                                                     (.day, "2026-03-01", "2026-03-01", 2)] {
             let fold = folded.churn(from: UTCDay(from)!, to: UTCDay(to)!, by: granularity, scope: production)
             let rollups = try store.reader.churn(from: UTCDay(from)!, to: UTCDay(to)!, by: granularity, scope: production)
-            #expect(fold == rollups, "\(granularity)")
+            #expect(fold == rollups, "\(granularity) \(from) to \(to)")
             let march = try #require(fold.rows.first { $0.period.hasPrefix("2026-03") })
-            #expect(march.reactivated == 2, "\(granularity): P comes back at the period's first instant, Q a millisecond later")
-            #expect(march.activeAtStart == 1, "P is paid at the start")
+            #expect(march.reactivated == reactivated, "\(granularity) \(from) to \(to): P at the first instant, Q a millisecond later, R after its lapse at the start")
+            #expect(march.activeAtStart == 1, "P is paid at the start; R's period ended there")
         }
     }
 

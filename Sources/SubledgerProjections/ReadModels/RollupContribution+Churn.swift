@@ -29,8 +29,8 @@ extension RollupSink {
 
     /// What a period cut inside a month counts that is not a sum of its days (`churnLapse`,
     /// `churnReturn`): a lapse churns only if nothing is entitled at the period's end, and a
-    /// paid start reactivates only if the subscription had lapsed and was not paid at the
-    /// period's start. A cut period lies within a month, so each lapse is asked about the day
+    /// paid start reactivates only if the subscription had lapsed and was not paid on both
+    /// sides of the period's start. A cut period lies within a month, so each lapse is asked about the day
     /// starts after it up to its month's end, each start about those before it back to its
     /// month's start, and only the changes are kept.
     ///
@@ -64,7 +64,8 @@ extension RollupSink {
                 addChanges(of: values, family: .churnReturn, day: day, environment: environment, offsets: offsets) { offset in
                     let start = UTCCalendar.start(ofDay: day - Int64(offset))
                     // The fold counts a subscription once: here, at its first paid start in the period.
-                    return start > firstPaid && !timeline.paidEntitled(at: start - 1) && timeline.hasPaidLapse(endingAfter: .min, notAfter: start)
+                    return start > firstPaid && !(timeline.paidEntitled(at: start) && timeline.paidEntitled(at: start - 1))
+                        && timeline.hasPaidLapse(endingAfter: .min, notAfter: start)
                         && !segments.indices.contains { other in
                             let paid = segments[other]
                             return other != index && paid.isPaid && paid.start >= start

@@ -199,9 +199,10 @@ extension ChurnRow {
             countChurn(of: lapse, in: history)
         }
 
-        // Not paid just before the period, rather than at its start: a comeback at its first
-        // millisecond is paid at the start, and was counted in no period.
-        if !timeline.paidEntitled(at: start - 1), let firstPaid, firstPaid < start,
+        // Paid across the start is no comeback; paid on one side only is: a comeback at the
+        // period's first millisecond is paid at its start, and a lapse at that millisecond was
+        // churn in the period before.
+        if !(paidAtStart && timeline.paidEntitled(at: start - 1)), let firstPaid, firstPaid < start,
             timeline.hasPaidLapse(endingAfter: .min, notAfter: start),
             timeline.segments.contains(where: { $0.isPaid && $0.start >= start && $0.start < end })
         {

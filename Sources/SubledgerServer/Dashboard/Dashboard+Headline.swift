@@ -26,7 +26,7 @@ extension Dashboard {
         if let currencyNotice { html += "<p class=\"notice\" id=\"currency-notice\">\(escape(currencyNotice))</p>" }
         if let asked = period.asked {
             html += "<p class=\"notice\" id=\"widened\">Asked for \(asked.lowerBound) to \(asked.upperBound): a range over \(DashboardPeriod.longestDaily) days is shown in whole months, "
-            html += "so this shows \(period.first) to \(period.last). The report routes answer any days exactly.</p>"
+            html += "so this shows \(period.first) to \(period.last). The report routes answer the days asked for exactly.</p>"
         }
         // Counts beside amounts of one currency: say which population each is of.
         let amounts = conversion == nil ? "Amounts in \(currency)" : "Amounts in \(currency), every currency converted"
