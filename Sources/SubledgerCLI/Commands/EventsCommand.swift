@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerLedger
 import SubledgerProjections
 
@@ -45,12 +46,14 @@ enum EventsCommand: Command {
         }
         switch arguments.format {
         case .jsonl, .csv, .json:
-            var stream = EventStream(format: arguments.format, raw: query.raw, reverify: query.reverify, write: context.stdout)
+            let columns = EventItem.columns(raw: query.raw, reverify: query.reverify)
+            var stream = RecordStream<EventItem>(format: arguments.format, key: "events", columns: columns, cells: { $0.cells(columns) }, json: \.json,
+                                                 write: context.stdout)
             let next = try reader.events(query) { item in
                 note(item)
                 stream.write(item)
             }
-            stream.finish(next: next)
+            stream.finish(with: [("next", JSON.optional(next?.description))])
             return CommandResult(nil, exitCode())
         case .table:
             if query.limit == nil { query.limit = tablePage }

@@ -95,9 +95,8 @@ enum QuarantineCommand: Command {
         return CommandResult(retry, retry.stillRejected == 0 ? .success : .failure)
     }
 
-    /// A table holds the first `tablePage` entries; the other formats are written as the
-    /// entries are read, in chunks, so memory stays constant however many there are: JSON lines
-    /// an entry a line, as `events` writes its events.
+    /// A table holds the first `tablePage` entries; the other formats are streamed, as
+    /// `events`'s are (`RecordStream`).
     private static func list(_ format: OutputFormat, _ context: CommandContext) throws -> CommandResult {
         guard format != .table else {
             var listing = Listing(entries: [], total: 0)
@@ -107,25 +106,10 @@ enum QuarantineCommand: Command {
             }
             return CommandResult(listing)
         }
-        var pending = switch format {
-        case .csv: Listing.columns.map { CSVRenderer.field($0.key) }.joined(separator: ",") + "\r\n"
-        case .json: "{\"entries\":["
-        default: ""
-        }
-        var first = true
-        try Ledger.forEachQuarantined(directory: context.data.path) { entry in
-            switch format {
-            case .csv: pending += Listing.cells(entry).map { CSVRenderer.field($0.csvText) }.joined(separator: ",") + "\r\n"
-            case .json: pending += (first ? "" : ",") + Listing.json(entry).serialized()
-            default: pending += Listing.json(entry).serialized() + "\n"
-            }
-            first = false
-            if pending.utf8.count >= EventStream.chunkSize {
-                context.stdout(pending)
-                pending = ""
-            }
-        }
-        context.stdout(pending + (format == .json ? "]}\n" : ""))
+        var stream = RecordStream<QuarantineEntry>(format: format, key: "entries", columns: Listing.columns, cells: Listing.cells, json: Listing.json,
+                                                   write: context.stdout)
+        try Ledger.forEachQuarantined(directory: context.data.path) { stream.write($0) }
+        stream.finish()
         return CommandResult(nil)
     }
 }

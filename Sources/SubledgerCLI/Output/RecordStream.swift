@@ -1,0 +1,55 @@
+import SubledgerCore
+
+/// A listing that may be long (`events`, `quarantine list`) as `--format jsonl|csv|json`: one
+/// record a line (jsonl, csv), or the one document (json), `{"KEY": [...]}`, written a record at
+/// a time, in chunks as the records are read, so memory stays constant however many there are
+/// (the whole of a 955 k-event ledger as one document took 4 GB held in memory).
+struct RecordStream<Record> {
+    let format: OutputFormat
+    let cells: (Record) -> [Cell]
+    let json: (Record) -> JSON
+    let write: (String) -> Void
+    private var pending = ""
+    private var written = 0
+
+    static var chunkSize: Int { 1 << 16 }
+
+    /// `key` names the document's array; `columns` head the CSV and `cells` fill its rows.
+    init(format: OutputFormat, key: String, columns: [Table.Column], cells: @escaping (Record) -> [Cell], json: @escaping (Record) -> JSON,
+         write: @escaping (String) -> Void) {
+        self.format = format
+        self.cells = cells
+        self.json = json
+        self.write = write
+        switch format {
+        case .csv: pending = columns.map { CSVRenderer.field($0.key) }.joined(separator: ",") + "\r\n"
+        case .json: pending = "{" + JSON.string(key).serialized() + ":["
+        default: break
+        }
+    }
+
+    mutating func write(_ record: Record) {
+        switch format {
+        case .csv: pending += cells(record).map { CSVRenderer.field($0.csvText) }.joined(separator: ",") + "\r\n"
+        case .json: pending += (written == 0 ? "" : ",") + json(record).serialized()
+        default: pending += json(record).serialized() + "\n"
+        }
+        written += 1
+        if pending.utf8.count >= Self.chunkSize { flush() }
+    }
+
+    /// Ends the output: for json, the document's close, after `fields` (where the next page
+    /// starts, for `events`).
+    mutating func finish(with fields: [(String, JSON)] = []) {
+        if format == .json {
+            pending += "]" + fields.map { "," + JSON.string($0.0).serialized() + ":" + $0.1.serialized() }.joined() + "}\n"
+        }
+        flush()
+    }
+
+    private mutating func flush() {
+        guard !pending.isEmpty else { return }
+        write(pending)
+        pending = ""
+    }
+}
