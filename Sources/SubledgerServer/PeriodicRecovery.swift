@@ -1,6 +1,5 @@
 import Dispatch
 import SubledgerAppStoreAPI
-import SubledgerCore
 import SubledgerHTTP
 import SubledgerLedger
 import Synchronization
@@ -71,7 +70,7 @@ public final class PeriodicRecovery: Sendable {
                 let recovery = NotificationRecovery(ledger: ledger, client: client, environment: environment, metrics: api, clock: WallTime.nowMillis)
                 let window = recovery.window(since: nil, until: nil)
                 if let lost = recovery.lost() {
-                    log("serve: the last recovery of \(environment) ended at \(UTCInstant.iso8601(lost.lowerBound)), and Apple keeps 180 days of notification history: what the webhook missed before \(UTCInstant.iso8601(lost.upperBound)) can no longer be recovered")
+                    log("serve: recovering \(environment): " + NotificationRecovery.notice(lost: lost))
                 }
                 let summary = try recovery.run(since: window.since, until: window.until) { _ in publish() }
                 if let error = summary.stoppedBy { throw error }

@@ -1,3 +1,4 @@
+import SubledgerCore
 import SubledgerLedger
 
 /// `appstore recover`: every page of Get Notification History over a window, each page ingested
@@ -56,6 +57,12 @@ public struct NotificationRecovery {
         let now = clock()
         guard let covered = watermark.covered(now: now), covered < Self.earliestKept(now: now) else { return nil }
         return covered..<Self.earliestKept(now: now)
+    }
+
+    /// What `lost()` means, for the operator: the command and the server's periodic recovery say it alike.
+    public static func notice(lost: Range<Int64>) -> String {
+        "the last recovery ended at \(UTCInstant.iso8601(lost.lowerBound)), and Apple keeps 180 days of notification history: "
+            + "what the webhook missed before \(UTCInstant.iso8601(lost.upperBound)) can no longer be recovered"
     }
 
     /// The earliest instant Apple still has notifications for, a minute inside its limit so

@@ -104,7 +104,7 @@ enum AppstoreCommand: Command {
         let since = try flags.instant("since"), until = try flags.instant("until")
         let window = recovery.window(since: since, until: until)
         if since == nil, let lost = recovery.lost() {
-            Output.diagnostic("appstore recover: the last recovery ended at \(UTCInstant.iso8601(lost.lowerBound)), and Apple keeps 180 days of notification history: what the webhook missed before \(UTCInstant.iso8601(lost.upperBound)) can no longer be recovered")
+            Output.diagnostic("appstore recover: " + NotificationRecovery.notice(lost: lost))
         }
         if let until, until > window.until {
             Output.diagnostic("appstore recover: --until \(UTCInstant.iso8601(until)) is in the future; recovering up to now (\(UTCInstant.iso8601(window.until)))")
