@@ -109,35 +109,32 @@ public struct CommandLineTool: Sendable {
 
     /// Says what went wrong on stderr and picks the contract's exit code.
     static func report(_ error: any Error, command: String) -> ExitCode {
+        let (code, message) = outcome(of: error)
+        Output.diagnostic("subledger \(command): \(message)")
+        return code
+    }
+
+    /// The contract's exit code for `error`, and what to say of it.
+    static func outcome(of error: any Error) -> (ExitCode, String) {
         switch error {
         case let error as UsageError:
-            Output.diagnostic("subledger \(command): \(error.message)")
-            return .usage
+            return (.usage, error.message)
         case let error as QueryError:
-            Output.diagnostic("subledger \(command): \(error.detail)")
-            return error.kind == .notFound ? .failure : .usage
-        case let error as LedgerBackup.Incomplete:
-            Output.diagnostic("subledger \(command): \(error)")
-            return .corruption
-        case let error as LedgerBackup.DamagedSource:
-            Output.diagnostic("subledger \(command): \(error)")
-            return .corruption
+            return (error.kind == .notFound ? .failure : .usage, error.detail)
+        case is LedgerBackup.Incomplete, is LedgerBackup.DamagedSource:
+            return (.corruption, "\(error)")
         case let error as LogError:
             let error = error.verified()
-            Output.diagnostic("subledger \(command): \(error)")
-            if case .corrupted = error { return .corruption }
-            return .failure
+            if case .corrupted = error { return (.corruption, "\(error)") }
+            return (.failure, "\(error)")
         case LedgerError.notInitialized(let message):
             // Like a missing data directory: the command line names a directory to set up first.
-            Output.diagnostic("subledger \(command): \(message)")
-            return .usage
+            return (.usage, message)
         case let error as ProjectionError:
-            if case .logCorrupted(let problem) = error.kind { return report(LogError.corrupted(problem), command: command) }
-            Output.diagnostic("subledger \(command): \(error)")
-            return .failure
+            if case .logCorrupted(let problem) = error.kind { return outcome(of: LogError.corrupted(problem)) }
+            return (.failure, "\(error)")
         default:
-            Output.diagnostic("subledger \(command): \(error)")
-            return .failure
+            return (.failure, "\(error)")
         }
     }
 

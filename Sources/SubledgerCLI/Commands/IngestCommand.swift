@@ -5,8 +5,6 @@ import Dispatch
 import SubledgerCore
 import SubledgerHTTP
 import SubledgerLedger
-import SubledgerLog
-import SubledgerProjections
 import SubledgerServer
 
 /// `subledger ingest [FILE|-]...`: verifies and appends every line; rejected lines are
@@ -119,25 +117,12 @@ enum IngestCommand: Command {
         do {
             try ingest(files: files, into: ledger, recordedAt: clock, counting: &result)
         } catch {
-            guard isStorageFailure(error), result.appended + result.duplicates + result.rejections.count > 0 else { throw error }
+            // A failure to store (a full disk), after which a run may go on once it is fixed;
+            // damage met on the way is exit 3, as for every command, and a usage error exit 2.
+            guard CommandLineTool.outcome(of: error).0 == .failure, result.appended + result.duplicates + result.rejections.count > 0 else { throw error }
             result.stoppedBy = String(describing: error)
         }
         return result
-    }
-
-    /// A failure to store (a full disk, an I/O error), after which a run may go on once it is
-    /// fixed; damage met on the way is exit 3, as for every command, and a usage error exit 2.
-    private static func isStorageFailure(_ error: any Error) -> Bool {
-        switch error {
-        case let error as LogError:
-            if case .corrupted = error.verified() { return false }
-            return true
-        case let error as ProjectionError:
-            if case .logCorrupted = error.kind { return false }
-            return true
-        case is LedgerError: return true
-        default: return false
-        }
     }
 
     private static func ingest(files: [String], into ledger: Ledger, recordedAt clock: () -> Int64, counting result: inout Result) throws {
