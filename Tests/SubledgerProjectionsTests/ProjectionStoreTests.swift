@@ -242,6 +242,30 @@ struct ProjectionStoreTests {
         #expect(Answers((try store.reader.materialized()), ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
     }
 
+    @Test("a reader taken before a rebuild names the strings of the database it reads, though the rebuild numbers them differently")
+    func readerBeforeRebuildKeepsItsStrings() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(Array(events[..<1]))
+        // Folded as they come, strings are numbered in the order `apply` meets them; a rebuild
+        // numbers them in the order its decoding side does (here a notification's subtype
+        // before its type).
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        let positions = try data.append(Array(events[1...]))
+        try store.catchUp()
+        let folded = store.strings.strings
+        let before = store.reader
+        let scope = ReportScope(environment: .production, atPosition: LogPosition(rawValue: positions.last!.rawValue + 1))
+        let (from, to) = (UTCDay("2026-01-01")!, UTCDay("2026-12-31")!)
+        let revenue = try before.revenue(from: from, to: to, by: .day, byProduct: true, scope: scope)
+        let histories = try MarchScenario.ids.map { try before.history($0) }
+        try store.rebuild()
+        try #require(store.strings.strings != folded, "the fixture must number strings differently when rebuilt")
+        #expect(try before.revenue(from: from, to: to, by: .day, byProduct: true, scope: scope) == revenue)
+        #expect(try MarchScenario.ids.map { try before.history($0) } == histories)
+        #expect(try MarchScenario.ids.map { try store.reader.history($0) } == histories)
+    }
+
     @Test("a rebuild switches CURRENT to a new database and keeps only the previous one besides it")
     func switching() throws {
         let data = try DataDirectory()

@@ -34,7 +34,10 @@ public final class ProjectionStore {
     /// folded. Readers take the published copy.
     var strings: StringTable
     var header: ProjectionDatabase.Header
-    let published: PublishedStrings
+    /// The table readers of `database` take. A rebuild's database gets one of its own: it
+    /// numbers strings in another order, and a reader taken before the switch goes on reading
+    /// the previous database.
+    private(set) var published: PublishedStrings
     /// Whether the database was written since its checksum was sealed (see `seal()`).
     private var unsealed = false
 
@@ -250,7 +253,7 @@ public final class ProjectionStore {
             observer: observer
         ).run()
         (database, snapshotPath, strings, header) = built.opened
-        published.publish(strings)
+        published = PublishedStrings(strings)
         unsealed = false
         return built.summary
     }
