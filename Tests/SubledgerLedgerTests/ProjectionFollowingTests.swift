@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Foundation
+import SubledgerCore
 import SubledgerEvents
 import SubledgerLog
 import SubledgerProjections
@@ -195,6 +196,63 @@ struct ProjectionFollowingTests {
         try appendAgain()
         _ = try LedgerReader.open(directory: data)
         #expect(try sealed())
+    }
+
+    static let binary = Conformance.repositoryRoot.appendingPathComponent(".build/debug/subledger")
+
+    /// What `subledger ARGS` prints and how it exits: another process on the same data directory.
+    static func subledger(_ arguments: [String]) throws -> (status: Int32, output: Data) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, data)
+    }
+
+    @Test("a reader taken before another process folds into the same database names every string that process added: reports keep their rows, filters find its events, look-ups answer",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: binary.path), "needs the debug build of subledger (swift build)"))
+    func readerNamesAnotherProcessesStrings() throws {
+        let data = directory.file("data")
+        try {
+            let ledger = try ledger()
+            defer { ledger.close() }
+            _ = try webhook(ledger, 0)
+        }()
+        // The reader a command beside the server holds while the server folds the rest (here the
+        // other process is `ingest`, which folds into the same database as it closes).
+        let reader = try LedgerReader.open(directory: data)
+        let rest = directory.file("rest.jsonl")
+        try Data(lines.dropFirst().flatMap { $0 + [UInt8(ascii: "\n")] }).write(to: URL(fileURLWithPath: rest))
+        #expect(try Self.subledger(["--data", data, "ingest", rest]).status == 0)
+
+        let (from, to) = ("2026-01-01", "2026-12-31")
+        let report = try Self.subledger(["--data", data, "report", "revenue", "--from", from, "--to", to, "--by", "day", "--by-product", "--json"])
+        let theirs = try #require(try JSONSerialization.jsonObject(with: report.output) as? [String: Any])["rows"] as? [NSDictionary]
+        let query = RevenueQuery(from: UTCDay(from)!, to: UTCDay(to)!, by: .day, byProduct: true)
+        let ours = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(reader.revenue(query))) as? [String: Any])["rows"] as? [NSDictionary]
+        let products = Set((theirs ?? []).compactMap { $0["productId"] as? String })
+        try #require(products.count > 1, "the workload should have several products")
+        try #require(ours == theirs, "rows this reader could not name were left out")
+        for product in products {
+            var filter = EventQuery()
+            filter.products = [product]
+            let candidates = try reader.projections.eventCandidates(filter, after: nil, limit: 1)
+            #expect(!candidates.positions.isEmpty, "no event of \(product)")
+        }
+        // Each customer's state names its product and storefront from the strings the other
+        // process added (ids this reader's table did not have would trap).
+        let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("sim/expected.json")))) as! [String: Any]
+        for id in (expected["customers"] as! [String: Any]).keys.sorted().prefix(5) {
+            let state = try reader.customer(CustomerQuery(id: id, asOf: UTCDay("2027-01-01")!.start))
+            let theirs = try Self.subledger(["--data", data, "customer", id, "--as-of", "2027-01-01", "--json"])
+            #expect(try JSONSerialization.jsonObject(with: Data(state.json.bytes)) as? NSDictionary
+                    == JSONSerialization.jsonObject(with: theirs.output) as? NSDictionary, "\(id)")
+        }
     }
 
     @Test("the background fold commits every batch to the projection database, so a restart without a close folds nothing again")

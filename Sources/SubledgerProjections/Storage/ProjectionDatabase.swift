@@ -119,8 +119,18 @@ struct ProjectionDatabase: Sendable {
 
     func loadStrings<A>(_ txn: borrowing LMDBTransaction<A>) throws -> StringTable {
         var table = StringTable()
-        var expectedID: UInt32 = 1
-        try txn.forEach(in: strings) { key, value in
+        try extendStrings(&table, txn)
+        guard Known.values.indices.allSatisfy({ $0 < table.count && table.string(UInt32($0 + 1)) == Known.values[$0] }) else {
+            throw SnapshotDamage("the string table does not start with the known values")
+        }
+        return table
+    }
+
+    /// Adds to `table` the strings stored after its own: those another process folded into this
+    /// database since `table` was loaded.
+    func extendStrings<A>(_ table: inout StringTable, _ txn: borrowing LMDBTransaction<A>) throws {
+        var expectedID = UInt32(table.count + 1)
+        try txn.forEach(in: strings, from: Self.bytes(expectedID)) { key, value in
             var reader = SnapshotReader(key)
             guard try reader.bigEndian(UInt32.self) == expectedID, reader.isAtEnd, table.intern(value) == expectedID else {
                 throw SnapshotDamage("the string table is not contiguous")
@@ -128,10 +138,6 @@ struct ProjectionDatabase: Sendable {
             expectedID += 1
             return true
         }
-        guard Known.values.indices.allSatisfy({ $0 + 1 < Int(expectedID) && table.string(UInt32($0 + 1)) == Known.values[$0] }) else {
-            throw SnapshotDamage("the string table does not start with the known values")
-        }
-        return table
     }
 
     /// Stores the strings interned after the first `stored` ones.

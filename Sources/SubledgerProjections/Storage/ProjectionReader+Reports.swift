@@ -58,8 +58,8 @@ extension ProjectionReader {
         return report
     }
 
-    private func rollups() -> RollupReader<DatabaseRollups> {
-        let table = strings.current
+    private func rollups() throws(ProjectionError) -> RollupReader<DatabaseRollups> {
+        let table = try read { _, table, _ in table }
         return RollupReader(source: DatabaseRollups(database: database, knownStrings: table.count), strings: table)
     }
 }

@@ -18,7 +18,13 @@ public struct ProjectionReader: Sendable {
     func read<T>(_ body: (borrowing LMDBReadTransaction, StringTable, ProjectionDatabase.Header) throws -> T) throws(ProjectionError) -> T {
         do {
             return try database.environment.read { txn in
-                let table = strings.current
+                var table = strings.current
+                // Another process (a command beside the server) folded into this database: its
+                // strings are not in this process's table until this process folds again.
+                if try txn.entryCount(in: database.strings) > table.count {
+                    try database.extendStrings(&table, txn)
+                    strings.publish(table)
+                }
                 return try body(txn, table, try database.header(txn))
             }
         } catch let error as ProjectionError {

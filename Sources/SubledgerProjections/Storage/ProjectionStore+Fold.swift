@@ -126,8 +126,6 @@ extension ProjectionStore {
                 }
                 let untokened = try write(part, loadedBefore: before, known: Set(known), txn)
                 try database.extend(with: part.postings, txn)
-                // Before the commit, so a reader that sees these rows can name their strings.
-                published.publish(part.strings)
                 // Folded from the log's start, the batch's first record is the log's first event.
                 let identity = header.logIdentity ?? (header.checkpoint == nil ? records.first.map { CRC32C.checksum($0.payload) } : nil)
                 let next = ProjectionDatabase.Header(

@@ -314,9 +314,9 @@ public final class ProjectionStore {
     }
 }
 
-/// The string table readers use, published by the fold before each commit that refers to new
-/// strings: a reader that begins its LMDB transaction and then takes the table can name every
-/// string id that transaction sees.
+/// The string table readers of one database start from, published by the fold after each commit.
+/// A reader whose transaction sees more strings (a commit it began after, by this process or
+/// another) loads the rest from the database (`ProjectionReader.read`).
 final class PublishedStrings: Sendable {
     private let table: Mutex<StringTable>
 
@@ -324,8 +324,10 @@ final class PublishedStrings: Sendable {
         self.table = Mutex(table)
     }
 
+    /// `table`, unless a larger one was published meanwhile: every table published holds
+    /// committed strings of this one database, numbered alike.
     func publish(_ table: StringTable) {
-        self.table.withLock { $0 = table }
+        self.table.withLock { if $0.count < table.count { $0 = table } }
     }
 
     var current: StringTable { table.withLock { $0 } }
