@@ -44,6 +44,11 @@ public enum LMDBFileSeal {
         }
     }
 
+    /// Whether `directory` holds a `CHECKSUM`, matching or not: one stat.
+    public static func hasSeal(_ directory: String) -> Bool {
+        access(directory + "/" + fileName, F_OK) == 0
+    }
+
     /// Removes `CHECKSUM` (durably) before the database in `directory` is written in place.
     public static func unseal(_ directory: String) throws(LMDBFileSealError) {
         let file = directory + "/" + fileName

@@ -266,6 +266,24 @@ struct ProjectionStoreTests {
         #expect(try MarchScenario.ids.map { try store.reader.history($0) } == histories)
     }
 
+    @Test("a fold after another process sealed the database removes that seal first, so the file never changes under a seal")
+    func foldRemovesAnotherProcessesSeal() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(Array(events[..<10]))
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        try data.append([events[10]])
+        try store.catchUp()
+        // As a command does that finds the log free while a server, closing, folds on.
+        try LMDBFileSeal.seal(store.snapshotPath)
+        try data.append(Array(events[11...]))
+        try store.catchUp()
+        #expect(throws: Never.self) { try LMDBFileSeal.check(store.snapshotPath) }
+        try store.seal()
+        #expect(LMDBFileSeal.isSealed(store.snapshotPath))
+        #expect(throws: Never.self) { try LMDBFileSeal.check(store.snapshotPath) }
+    }
+
     @Test("a rebuild switches CURRENT to a new database and keeps only the previous one besides it")
     func switching() throws {
         let data = try DataDirectory()

@@ -203,9 +203,11 @@ public final class ProjectionStore {
         }
     }
 
-    /// Before the first write after opening: the sealed checksum no longer describes the file.
+    /// Before a write: the sealed checksum would no longer describe the file. Another process
+    /// may have sealed it since this one unsealed it: a command that found the log free while a
+    /// server, closing, had let go of it and folded on.
     func willWrite() throws(ProjectionError) {
-        guard !unsealed else { return }
+        guard !unsealed || LMDBFileSeal.hasSeal(snapshotPath) else { return }
         do { try LMDBFileSeal.unseal(snapshotPath) } catch {
             guard case .io(let path, let code, let operation) = error.kind else { throw ProjectionError(.snapshotStorage(detail: error.description)) }
             throw ProjectionError(.snapshotIO(path: path, errno: code, operation: operation))
