@@ -6,7 +6,9 @@ notifications with 200 once space returns (the tmpfs is grown). Loopback only, b
 
 Usage: disk-full-http.py SUBLEDGER_BINARY
 """
-import http.client, json, os, signal, socket, subprocess, sys, tempfile, time
+import http.client, json, os, signal, subprocess, sys, tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
+from serving import free_port, start
 
 def main():
     binary = sys.argv[1]
@@ -26,10 +28,8 @@ def main():
         subprocess.run([binary, "--data", data, "init", "--bundle-id", "com.example.subledger", "--app-apple-id", "1234567890",
                         "--root", work + "/sim/root.cer"], check=True, capture_output=True)
         bodies = [line for line in open(work + "/sim/notifications.jsonl").read().split("\n") if line]
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]
-        server = subprocess.Popen([binary, "--data", data, "serve", "--listen", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(1)
+        port = free_port()
+        server = start(binary, data, port, who="disk-full-http")
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         def post(body):
             connection.request("POST", "/v1/notifications/appstore", body=body)

@@ -198,10 +198,10 @@ final class EventLoop {
         }
     }
 
-    /// The counted connection waiting longest for a request to begin, if any has waited a
-    /// second: one accepted or answered just now may have its request in the socket, unread.
+    /// The counted connection waiting longest for a request to begin, if any has waited
+    /// `slotGrace`: one accepted or answered just now may have its request in the socket, unread.
     private func longestIdle(_ now: ContinuousClock.Instant) -> Connection? {
-        let latest = now + configuration.idleTimeout - min(.seconds(1), configuration.idleTimeout / 2)
+        let latest = now + configuration.idleTimeout - min(configuration.slotGrace, configuration.idleTimeout / 2)
         var idlest: Connection?
         for connection in connections.values where connection.counted && connection.requestStarted == nil && connection.input.isEmpty {
             guard case .reading = connection.state, let deadline = connection.deadline, deadline <= latest else { continue }
@@ -212,13 +212,13 @@ final class EventLoop {
     }
 
     /// With none idle, the counted connection whose request has been arriving longest, if for
-    /// a second: a request's head and body come at once from a real client (the App Store's
+    /// `slotGrace`: a request's head and body come at once from a real client (the App Store's
     /// webhook too), and a client that began the limit's worth of requests and finished none
     /// kept everyone else at 503 for the read timeout, again and again.
     private func longestStalled(_ now: ContinuousClock.Instant) -> Connection? {
         var stalled: Connection?
         for connection in connections.values where connection.counted {
-            guard case .reading = connection.state, let started = connection.requestStarted, started <= now - .seconds(1) else { continue }
+            guard case .reading = connection.state, let started = connection.requestStarted, started <= now - configuration.slotGrace else { continue }
             if let best = stalled?.requestStarted, best <= started { continue }
             stalled = connection
         }

@@ -58,6 +58,11 @@ extension HTTPServer {
         /// A path the event loop answers itself, `200 ok`, for GET and HEAD: a liveness probe
         /// that never waits behind the handler's reads (16 heavy ones at once held it 3 s).
         public var livenessPath: String?
+        /// Over ``maxConnections``, how long a connection must have waited for its next request
+        /// (at most half of ``idleTimeout``), or have been receiving one, before its slot goes
+        /// to a newcomer: one accepted or answered just now may have its request in the socket,
+        /// unread, and a real client sends a request's head and body at once.
+        public var slotGrace: Duration = .seconds(1)
         /// Pending connections the kernel queues before the server accepts them (`listen(2)`).
         public var backlog: Int
         public var accessLog: AccessLog
@@ -91,7 +96,7 @@ extension HTTPServer {
             precondition(workerThreads > 0, "workerThreads must be positive")
             precondition(readWorkerThreads >= 0, "readWorkerThreads must not be negative")
             precondition(slowReadThreads >= 0 && maxWaitingSlowReads >= 0, "slowReadThreads and maxWaitingSlowReads must not be negative")
-            for timeout in [readTimeout, idleTimeout, writeTimeout, shutdownTimeout] {
+            for timeout in [readTimeout, idleTimeout, writeTimeout, shutdownTimeout, slotGrace] {
                 precondition(timeout > .zero, "timeouts must be positive")
             }
         }

@@ -29,8 +29,9 @@ public struct LogReader: Sendable {
     /// larger one grows the buffer).
     static let slack = 64 << 10
 
-    /// How many times damage at the tail is read again before it is believed (`tailRereads`).
-    let rereadsAtTail: Int
+    /// How many times damage at the tail is read again before it is believed (`tailRereads`);
+    /// tests whose writer a loaded machine may start late raise it.
+    var rereadsAtTail: Int
 
     /// `writerMayBeBeside: false` when nothing can be appending (a copy, a directory the caller
     /// alone uses): damage at the tail is then reported at once, not after ~30 ms of re-reads.

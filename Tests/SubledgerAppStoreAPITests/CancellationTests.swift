@@ -6,8 +6,9 @@ import SubledgerServer
 import Synchronization
 import Testing
 
-/// Shutdown while Apple does not answer: the recovery in progress stops within a second or two,
-/// not after its retries and timeouts (5 × 60 s).
+/// Shutdown while Apple does not answer: the recovery in progress stops within seconds, not after
+/// its retries and timeouts (5 × 60 s). The bounds leave a loaded machine room; the point is the
+/// minutes they are not.
 struct CancellationTests {
     /// A ledger whose API settings point at `baseURL` (no stand-in: nothing answers there).
     static func ledger(apiAt baseURL: String) throws -> Workload {
@@ -19,7 +20,7 @@ struct CancellationTests {
         return workload
     }
 
-    @Test("serve's stop aborts a recovery whose request Apple never answers, within two seconds")
+    @Test("serve's stop aborts a recovery whose request Apple never answers, within seconds")
     func stopAbortsTheRequestInFlight() throws {
         let endpoint = try SilentEndpoint()
         let workload = try Self.ledger(apiAt: endpoint.baseURL)
@@ -28,10 +29,10 @@ struct CancellationTests {
         let lines = Mutex<[String]>([])
         let recovery = PeriodicRecovery(ledger: ledger, every: 3600, metrics: Metrics(), log: { line in lines.withLock { $0.append(line) } })
         recovery.start()
-        Thread.sleep(forTimeInterval: 1.5)
+        try #require(endpoint.awaitClient(milliseconds: 60_000), "the recovery never connected")
         let started = Date()
         recovery.stop()
-        #expect(Date().timeIntervalSince(started) < 2.5)
+        #expect(Date().timeIntervalSince(started) < 20)
         #expect(lines.withLock { $0 }.contains { $0.contains("stopped for shutdown") }, "\(lines.withLock { $0 })")
     }
 
@@ -52,7 +53,7 @@ struct CancellationTests {
             guard case AppStoreAPIError.cancelled = error else { return false }
             return true
         }
-        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(Date().timeIntervalSince(started) < 20, "the retry waits 60 s")
     }
 
     @Test("a connection reset during the TLS handshake is retried as any reset is, not reported as a certificate to check")

@@ -252,8 +252,10 @@ struct ServerBehaviourTests {
         let returned = Locked<Int32?>(nil)
         let done = inBackground { returned.value = try? server.runUntilSignal([SIGUSR2]) }
         // Wait until the handler is installed before raising, or the default action would end the process.
+        // A loaded machine may start the thread late: up to 30 s.
         var installed = false
-        for _ in 0..<500 where !installed {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !installed && ContinuousClock.now < deadline {
             var current = sigaction()
             sigaction(SIGUSR2, nil, &current)
             installed = current.__sigaction_handler.sa_handler != nil

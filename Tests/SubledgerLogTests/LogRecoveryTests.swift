@@ -53,11 +53,15 @@ struct LogRecoveryTests {
         var half = whole
         let last = Int(records.last!.0.rawValue)
         for offset in last + 14..<last + 24 { half[offset] = 0 }
-        let checks: [() throws -> Void] = [{
-            let summary = try LogReader(directory: dir.path).summary()
+        // The writer thread may start late on a loaded machine: re-read for up to ~40 s, not
+        // the product's ~30 ms (`LogReader.tailRereads`); a re-read stops once the frame checks.
+        var reader = LogReader(directory: dir.path)
+        reader.rereadsAtTail = 200
+        let checks: [() throws -> Void] = [{ [reader] in
+            let summary = try reader.summary()
             #expect(summary.records == 10)
-        }, {
-            let verified = try LogReader(directory: dir.path).verify()
+        }, { [reader] in
+            let verified = try reader.verify()
             #expect(verified.ok)
         }]
         // In place, as a writer writes: a reader keeps the file it opened.

@@ -22,6 +22,13 @@ final class SilentEndpoint {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// Whether a client has connected (its connection waits in the backlog, never accepted)
+    /// within `milliseconds`.
+    func awaitClient(milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, milliseconds) == 1
+    }
+
     deinit {
         close(descriptor)
     }
