@@ -94,7 +94,7 @@ let package = Package(
             dependencies: ["SubledgerCore", "SubledgerLedger", "SubledgerLog", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerLMDB", "SubledgerProjections"],
             exclude: ["Golden"]),
         .testTarget(name: "SubledgerHTTPTests", dependencies: ["SubledgerCore", "SubledgerHTTP"]),
-        .testTarget(name: "SubledgerAppStoreAPITests", dependencies: ["SubledgerAppStoreAPI", "SubledgerCLI", "SubledgerServer", "SubledgerHTTP", "SubledgerCrypto", "SubledgerJWS", "SubledgerLedger", "SubledgerSimulator", "SubledgerTestSupport"]),
+        .testTarget(name: "SubledgerAppStoreAPITests", dependencies: ["SubledgerAppStoreAPI", "SubledgerCLI", "SubledgerServer", "SubledgerHTTP", "SubledgerCrypto", "SubledgerJWS", "SubledgerLedger", "SubledgerLog", "SubledgerSimulator", "SubledgerTestSupport"]),
         .testTarget(
             name: "SubledgerServerTests",
             dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerProjections", "SubledgerTestSupport", "SubledgerSimulator"]),

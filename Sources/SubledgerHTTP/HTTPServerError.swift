@@ -13,7 +13,7 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
         case permissionDenied
         /// `EMFILE`, `ENFILE`, `ENOMEM`, `EAGAIN` from creating a descriptor or a thread.
         case resourceExhausted
-        /// ``HTTPServer/runUntilSignal(_:)`` is already waiting in this process.
+        /// Another ``SignalTrap`` holds the signal handlers in this process.
         case signalsAlreadyTrapped
         /// Any other `errno` value.
         case system
@@ -60,7 +60,7 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
         case .resourceExhausted:
             return "out of file descriptors, threads or memory; raise the limits (ulimit -n) or lower maxConnections"
         case .signalsAlreadyTrapped:
-            return "another server in this process is already waiting for a signal; only one can"
+            return "another server in this process already traps signals; only one can"
         case .system:
             return "system error"
         }

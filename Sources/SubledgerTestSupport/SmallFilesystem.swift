@@ -18,6 +18,12 @@ public final class SmallFilesystem {
     public let path: String
     private let directory = TemporaryDirectory()
 
+    /// Whether this process can mount one (root, and the capability to mount: root in an
+    /// unprivileged container has not), found by mounting one once.
+    public static let isAvailable: Bool = SmallFilesystem(size: "64k") != nil
+    /// Why a test that needs one is skipped.
+    public static let missing = "needs to mount a small tmpfs (root with the capability to mount)"
+
     /// - Parameter size: as `mount -o size=` takes it.
     public init?(size: String = "512k") {
         path = directory.path + "/mnt"

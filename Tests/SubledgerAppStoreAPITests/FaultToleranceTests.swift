@@ -15,7 +15,7 @@ struct FaultToleranceTests {
         let key = try APIKey(directory: workload.directory)
         let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key,
                                   extra: ["--rate-limit", "0.3", "--retry-after", "7", "--server-error", "0.15", "--reset", "0.1",
-                                          "--slow", "0.05", "--slow-seconds", "2", "--seed", "41"])
+                                          "--slow", "0.05", "--slow-seconds", "6", "--seed", "41"])
         try workload.webhookLedger(key: key, standIn: standIn)
         let delivered = try workload.eventCount
         let waits = Mutex<[Double]>([])
@@ -23,7 +23,7 @@ struct FaultToleranceTests {
         let ledger = try Ledger(directory: workload.data)
         let api = try #require(try APIConfiguration.load(directory: workload.data))
         let client = try api.client(directory: workload.data, bundleId: "com.example.subledger", environment: "Production", metrics: metrics,
-                                    retry: RetryPolicy(maximumAttempts: 8, maximumThrottledWaits: 40), requestTimeout: 0.5,
+                                    retry: RetryPolicy(maximumAttempts: 8, maximumThrottledWaits: 40), requestTimeout: 2,
                                     sleep: { seconds in waits.withLock { $0.append(seconds) } })
         let recovery = NotificationRecovery(ledger: ledger, client: client, environment: "Production", metrics: metrics, clock: WallTime.nowMillis)
         let summary = try recovery.run(since: 1_767_225_600_000, until: 1_775_001_600_000)

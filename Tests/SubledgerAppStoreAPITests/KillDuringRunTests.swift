@@ -1,5 +1,6 @@
 import Foundation
 import SubledgerCLI
+import SubledgerLog
 import SubledgerTestSupport
 import Testing
 
@@ -7,15 +8,20 @@ import Testing
 /// nothing lost and nothing doubled.
 @Suite("kill -9 during appstore commands", .enabled(if: StandIn.isInstalled, StandIn.missing))
 struct KillDuringRunTests {
-    /// Starts `subledger ARGS…` (the binary) and kills it with SIGKILL after `seconds`.
-    static func killed(_ workload: Workload, _ arguments: [String], after seconds: Double) throws {
+    /// Starts `subledger ARGS…` (the binary) and kills it with SIGKILL once it has appended to
+    /// the log: mid-way however fast or slow the machine is.
+    static func killed(_ workload: Workload, _ arguments: [String]) throws {
+        let log = workload.data + "/log"
+        let records = { (try? LogReader(directory: log).summary().records) ?? 0 }
+        let before = records()
         let process = Process()
         process.executableURL = ServeRecoveryTests.binary
         process.arguments = ["--data", workload.data] + arguments
         process.standardError = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: seconds)
+        let deadline = Date().addingTimeInterval(120)
+        while process.isRunning && records() == before && Date() < deadline { usleep(5_000) }
         #expect(process.isRunning, "the run must still be going when it is killed")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -29,7 +35,7 @@ struct KillDuringRunTests {
                                   extra: ["--slow", "1", "--slow-seconds", "0.15"])
         try workload.webhookLedger(key: key, standIn: standIn)
         let window = ["--since", "2026-01-01", "--until", "2026-04-01"]
-        try Self.killed(workload, ["appstore", "recover"] + window, after: 2)
+        try Self.killed(workload, ["appstore", "recover"] + window)
         let partial = try workload.eventCount
         #expect(partial < (try workload.historyCount))
 
@@ -48,7 +54,7 @@ struct KillDuringRunTests {
         try workload.webhookLedger(key: key, standIn: standIn)
         let delivered = try workload.eventCount
         let ids = ["appstore", "backfill", "--ids", workload.simulation + "/backfill-ids.txt"]
-        try Self.killed(workload, ids, after: 2)
+        try Self.killed(workload, ids)
 
         let rerun = try workload.json(ids)
         #expect((rerun["failed"] as? [Any])?.isEmpty == true)

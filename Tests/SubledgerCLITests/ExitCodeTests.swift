@@ -160,7 +160,7 @@ struct ExitCodeTests {
     }
 
     @Test("ingest stopped by a full disk after storing some batches prints its document, with what was stored and the error, and exit 1",
-          .enabled(if: getuid() == 0 && access("/bin/mount", X_OK) == 0, "needs root to mount a small tmpfs"))
+          .enabled(if: SmallFilesystem.isAvailable, "\(SmallFilesystem.missing)"))
     func fullDiskMidwayKeepsTheCount() throws {
         let filesystem = try #require(SmallFilesystem(size: "4m"), "mounting a tmpfs failed")
         let tool = CommandLineTool(clock: { SimulatedLedger.now })

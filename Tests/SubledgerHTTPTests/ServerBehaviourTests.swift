@@ -246,7 +246,7 @@ struct ServerBehaviourTests {
         #expect(lines.last?.contains("method=- path=- status=400") == true)
     }
 
-    @Test("runUntilSignal shuts down gracefully on the signal and returns its number")
+    @Test("runUntilSignal shuts down gracefully on the signal and returns its number, also for a signal trapped before the server ran")
     func signals() throws {
         let server = try HTTPServer(configuration: .test(), handler: echo)
         let returned = Locked<Int32?>(nil)
@@ -270,6 +270,14 @@ struct ServerBehaviourTests {
         #expect(returned.value == SIGUSR2)
         #expect(try client.isClosedByServer())
         #expect(throws: ClientError.self) { try RawClient(port: server.port) }
+
+        // Trapped before the next server listens (as serve does), a signal that comes before
+        // it runs is not lost, nor does it end the process: the run returns it at once.
+        let trap = try SignalTrap([SIGUSR2])
+        let next = try HTTPServer(configuration: .test(), handler: echo)
+        kill(getpid(), SIGUSR2)
+        #expect(next.runUntilSignal(trap) == SIGUSR2)
+        #expect(throws: ClientError.self) { try RawClient(port: next.port) }
     }
 
     @Test("refuses an address it cannot listen on with a typed error")

@@ -26,7 +26,7 @@ struct LMDBErrorTests {
     }
 
     @Test("a commit that a full disk cuts short is noSpace, saying to free space, though liblmdb reports the short write as EIO",
-          .enabled(if: getuid() == 0 && access("/bin/mount", X_OK) == 0, "needs root to mount a small tmpfs"))
+          .enabled(if: SmallFilesystem.isAvailable, "\(SmallFilesystem.missing)"))
     func fullDiskIsNoSpace() throws {
         let filesystem = try #require(SmallFilesystem(size: "1m"), "mounting a tmpfs failed")
         let environment = try LMDBEnvironment(path: filesystem.path, mapSize: 64 << 20)
@@ -44,7 +44,7 @@ struct LMDBErrorTests {
     }
 
     @Test("a new environment on a full disk is noSpace, not a SIGBUS when LMDB first writes its lock file through the map; a seal the disk refuses leaves no empty CHECKSUM",
-          .enabled(if: getuid() == 0 && access("/bin/mount", X_OK) == 0, "needs root to mount a small tmpfs"))
+          .enabled(if: SmallFilesystem.isAvailable, "\(SmallFilesystem.missing)"))
     func fullDiskNewEnvironmentAndSeal() throws {
         let filesystem = try #require(SmallFilesystem(size: "256k"), "mounting a tmpfs failed")
         let sealed = filesystem.path + "/sealed"

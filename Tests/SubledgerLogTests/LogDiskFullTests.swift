@@ -5,10 +5,8 @@ import Testing
 
 @Suite("Log on a full disk")
 struct LogDiskFullTests {
-    static let canMount = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount")
-
     @Test("appends fail with noSpace and leave no partial frame; every acknowledged record survives; space returns, appends resume",
-          .enabled(if: canMount, "needs root to mount a small tmpfs"))
+          .enabled(if: SmallFilesystem.isAvailable, "\(SmallFilesystem.missing)"))
     func diskFull() throws {
         let filesystem = try #require(SmallFilesystem(), "mounting a tmpfs failed")
         let rounds: [(step: Int64, segmentSize: Int64)] = [(0, 64 << 20), (65_536, 64 << 20), (0, 24_576), (16_384, 24_576)]

@@ -86,7 +86,7 @@ struct RebuildInBatchesTests {
     }
 
     @Test("a rebuild in batches that the disk cannot hold fails leaving nothing of its own behind: its space is what the disk needs back",
-          .enabled(if: getuid() == 0 && access("/bin/mount", X_OK) == 0, "needs root to mount a small tmpfs"))
+          .enabled(if: SmallFilesystem.isAvailable, "\(SmallFilesystem.missing)"))
     func fullDiskLeavesNothing() throws {
         let workload = try SimulatedWorkload(seed: 4, customers: 120, months: 8)
         let data = try DataDirectory()

@@ -84,6 +84,10 @@ enum ServeCommand: Command {
         if recoverEvery > 0 && !hasCredentials { throw APISetupError.notConfigured }
         let ledger = try Ledger(directory: data.path, snapshotEveryEvents: snapshotEvery, rebuildObserver: RebuildReporter.onOpen())
         let service = LedgerServer(ledger: ledger, token: token, reportCSV: ReportDocument.csv, rates: rates)
+        // Before the server listens: a stop that comes as soon as a client can connect is
+        // graceful. SIGHUP too (a terminal that closes): serve has nothing to reload, and
+        // without a handler it ended the process at once, cutting requests and streams short.
+        let signals = try SignalTrap([SIGTERM, SIGINT, SIGHUP])
         let server = try HTTPServer(configuration: LedgerServer.httpConfiguration(host: host, port: port), metrics: service.metrics, handler: service.router)
         // An IPv6 address in brackets, so the line pastes into a URL.
         Output.diagnostic("serve: listening on \(host.contains(":") ? "[\(host)]" : host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
@@ -93,9 +97,7 @@ enum ServeCommand: Command {
             ? MappedMemoryLimit(bytes: mappedLimit << 20, metrics: service.metrics, release: { try ledger.releaseMappedPages() }, log: { Output.diagnostic("serve: " + $0) })
             : nil
         mapped?.start()
-        // SIGHUP too (a terminal that closes): serve has nothing to reload, and without a
-        // handler it ended the process at once, cutting requests and streams short.
-        let signal = try server.runUntilSignal([SIGTERM, SIGINT, SIGHUP])
+        let signal = server.runUntilSignal(signals)
         service.feed.stop()
         recovery?.stop()
         mapped?.stop()
