@@ -263,8 +263,16 @@ struct ProjectionFollowingTests {
             ledger.projections.folding.sync {}  // the fold scheduled by the last batch
             #expect(ledger.foldedEvents == lines.count)
         }()
-        // Without a close (as after a crash), the database already holds every event.
-        let stored = try #require(ProjectionStore.snapshotCheckpoint(directory: directory.file("data/projections")))
+        // Without a close (as after a crash), the database already holds every event. The
+        // ingestion threads, never stopped, may hold the ledger's last acknowledgement (and so the
+        // database, open) a moment longer on a loaded machine: this process cannot open it twice.
+        var checkpoint = ProjectionStore.snapshotCheckpoint(directory: directory.file("data/projections"))
+        let deadline = ContinuousClock.now + .seconds(30)
+        while checkpoint == nil && ContinuousClock.now < deadline {
+            usleep(10_000)
+            checkpoint = ProjectionStore.snapshotCheckpoint(directory: directory.file("data/projections"))
+        }
+        let stored = try #require(checkpoint)
         #expect(stored.events == lines.count)
         #expect(try LedgerReader.open(directory: directory.file("data")).projections.summary().notifications == lines.count)
     }
