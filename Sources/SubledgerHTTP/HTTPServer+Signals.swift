@@ -11,7 +11,8 @@ private let signalPipeReadEnd = Atomic<Int32>(-1)
 /// Set while a ``SignalTrap`` holds the handlers; they are per process, so only one can.
 private let signalsTrapped = Atomic<Bool>(false)
 
-/// Catches signals from its creation until the server's `runUntilSignal(_:)` hands them back: created before the server listens, a signal that comes as soon as a client can
+/// Catches signals from its creation until the server's `runUntilSignal(_:)` hands them
+/// back: created before the server listens, a signal that comes as soon as a client can
 /// connect (a supervisor's stop, a closed terminal's SIGHUP) shuts it down gracefully rather
 /// than ending the process by the default action.
 ///

@@ -77,11 +77,12 @@ public final class Ledger: Sendable {
         }
     }
 
-    /// Closes the logs (flushing what is queued), folds what is left and seals the projection
-    /// database, so the next open folds only what comes after it and can check it for damage.
+    /// Waits for the batch in progress, folds what is left and seals the projection database (so
+    /// the next open folds only what comes after it and can check it for damage), then closes
+    /// the logs. The log's writer lock is held until the seal: a command that finds it free
+    /// seals the database itself, and must not while this process still writes it.
     public func close() {
-        pipeline.close()
-        projections.close()
+        pipeline.close(beforeReleasing: projections.close)
     }
 
     /// Runs `body` with the projection as of every event acknowledged so far (a read folds first

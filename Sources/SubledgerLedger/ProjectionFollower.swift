@@ -188,7 +188,7 @@ final class ProjectionFollower: Sendable {
     }
 
     /// Folds what is left and seals the database, so the next open folds only what comes after
-    /// it and can check it for damage. Call after the logs are closed.
+    /// it and can check it for damage. Call when nothing appends any more.
     func close() {
         let resumed = folding.sync {
             store.withLock { store in

@@ -12,8 +12,8 @@ struct KillDuringRunTests {
     /// the log: mid-way however fast or slow the machine is.
     static func killed(_ workload: Workload, _ arguments: [String]) throws {
         let log = workload.data + "/log"
-        let records = { (try? LogReader(directory: log).summary().records) ?? 0 }
-        let before = records()
+        let before = (try? LogReader(directory: log).summary().records) ?? 0
+        let records = { (try? LogReader(directory: log).summary().records) ?? before }
         let process = Process()
         process.executableURL = ServeRecoveryTests.binary
         process.arguments = ["--data", workload.data] + arguments

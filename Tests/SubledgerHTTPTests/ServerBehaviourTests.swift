@@ -266,7 +266,7 @@ struct ServerBehaviourTests {
         try client.send(get("/"))
         #expect(try client.readResponse().status == 200)
         kill(getpid(), SIGUSR2)
-        #expect(done.wait())
+        #expect(done.wait(seconds: 30))
         #expect(returned.value == SIGUSR2)
         #expect(try client.isClosedByServer())
         #expect(throws: ClientError.self) { try RawClient(port: server.port) }
@@ -275,6 +275,8 @@ struct ServerBehaviourTests {
         // it runs is not lost, nor does it end the process: the run returns it at once.
         let trap = try SignalTrap([SIGUSR2])
         let next = try HTTPServer(configuration: .test(), handler: echo)
+        // A lost signal would leave the run waiting: a shutdown ends it, returning 0.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) { next.shutdown() }
         kill(getpid(), SIGUSR2)
         #expect(next.runUntilSignal(trap) == SIGUSR2)
         #expect(throws: ClientError.self) { try RawClient(port: next.port) }

@@ -59,6 +59,26 @@ struct GroupCommitTests {
         #expect(try LogReader(directory: ledger.layout.log).summary().records == UInt64(lines.count))
     }
 
+    @Test("closing folds and seals while the log's writer lock is still held, so no command finds it free and seals the database under the last fold")
+    func closeSealsBeforeReleasingTheLog() throws {
+        let ledger = try open()
+        _ = try ledger.ingest(lines, recordedAt: 1)
+        let log = ledger.layout.log
+        // What a command's `LogWriter.withoutWriter` tries before it seals.
+        func lockIsFree() -> Bool {
+            guard let writer = try? LogWriter(directory: log) else { return false }
+            writer.close()
+            return true
+        }
+        var freeWhileSealing = true
+        ledger.pipeline.close(beforeReleasing: {
+            freeWhileSealing = lockIsFree()
+            ledger.projections.close()
+        })
+        #expect(!freeWhileSealing)
+        #expect(lockIsFree())
+    }
+
     @Test("an open ledger's two stage threads carry their names, so top -H and profiles can tell them apart")
     func stageThreadsAreNamed() throws {
         let ledger = try open()

@@ -90,9 +90,11 @@ final class IngestionPipeline: Sendable {
         }
     }
 
-    /// Waits for the batch in progress, then closes the logs and the index; later ingestion fails.
-    func close() {
+    /// Waits for the batch in progress, runs `beforeReleasing` with nothing appending and the
+    /// logs still held, then closes the logs and the index; later ingestion fails.
+    func close(beforeReleasing: () -> Void = {}) {
         commits.exclusively {
+            beforeReleasing()
             events.close()
             evidence.close()
             quarantine.close()

@@ -126,8 +126,8 @@ struct ProjectionDatabase: Sendable {
         return table
     }
 
-    /// Adds to `table` the strings stored after its own: those another process folded into this
-    /// database since `table` was loaded.
+    /// Adds to `table` the strings stored after its own: those committed since `table` was
+    /// taken, by this process (before it published them) or another.
     func extendStrings<A>(_ table: inout StringTable, _ txn: borrowing LMDBTransaction<A>) throws {
         var expectedID = UInt32(table.count + 1)
         try txn.forEach(in: strings, from: Self.bytes(expectedID)) { key, value in

@@ -21,8 +21,10 @@ public struct ProjectionReader: Sendable {
                 var table = strings.current
                 // Another process (a command beside the server) folded into this database: its
                 // strings are not in this process's table until this process folds again.
-                if try txn.entryCount(in: database.strings) > table.count {
+                let stored = try txn.entryCount(in: database.strings)
+                if stored > table.count {
                     try database.extendStrings(&table, txn)
+                    guard table.count == stored else { throw SnapshotDamage("the string table is not contiguous") }
                     strings.publish(table)
                 }
                 return try body(txn, table, try database.header(txn))

@@ -30,8 +30,8 @@ public final class ProjectionStore {
     /// The database in use and its path.
     private(set) var database: ProjectionDatabase
     public private(set) var snapshotPath: String
-    /// The owner's string table: every string the database holds, and those of the batch being
-    /// folded. Readers take the published copy.
+    /// The owner's string table as of its last commit (another process's strings join it at
+    /// this one's next fold). Readers take the published copy.
     var strings: StringTable
     var header: ProjectionDatabase.Header
     /// The table readers of `database` take. A rebuild's database gets one of its own: it
@@ -204,8 +204,8 @@ public final class ProjectionStore {
     }
 
     /// Before a write: the sealed checksum would no longer describe the file. Another process
-    /// may have sealed it since this one unsealed it: a command that found the log free while a
-    /// server, closing, had let go of it and folded on.
+    /// may have sealed it since this one unsealed it: a command seals when it finds the log's
+    /// writer lock free, which it is while this process folds as a command too.
     func willWrite() throws(ProjectionError) {
         guard !unsealed || LMDBFileSeal.hasSeal(snapshotPath) else { return }
         do { try LMDBFileSeal.unseal(snapshotPath) } catch {
