@@ -10,6 +10,9 @@ public enum Conformance {
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The debug build of the command, for tests that run it as another process.
+    public static let subledgerBinary = repositoryRoot.appendingPathComponent(".build/debug/subledger")
+
     public static let directory: URL? = {
         var candidate = repositoryRoot
         while candidate.path != "/" {

@@ -5,7 +5,7 @@ import Testing
 /// `serve --recover-every`: the server heals a gap on its own, through the binary a user runs.
 @Suite("serve --recover-every", .enabled(if: StandIn.isInstalled, StandIn.missing))
 struct ServeRecoveryTests {
-    static let binary = Conformance.repositoryRoot.appendingPathComponent(".build/debug/subledger")
+    static let binary = Conformance.subledgerBinary
 
     @Test("the server recovers the notifications its webhook missed without anyone running a command, and shows it on /metrics")
     func serverHealsTheGap() throws {

@@ -198,7 +198,7 @@ struct ProjectionFollowingTests {
         #expect(try sealed())
     }
 
-    static let binary = Conformance.repositoryRoot.appendingPathComponent(".build/debug/subledger")
+    static let binary = Conformance.subledgerBinary
 
     /// What `subledger ARGS` prints and how it exits: another process on the same data directory.
     static func subledger(_ arguments: [String]) throws -> (status: Int32, output: Data) {

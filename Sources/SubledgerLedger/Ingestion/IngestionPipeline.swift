@@ -92,7 +92,7 @@ final class IngestionPipeline: Sendable {
 
     /// Waits for the batch in progress, runs `beforeReleasing` with nothing appending and the
     /// logs still held, then closes the logs and the index; later ingestion fails.
-    func close(beforeReleasing: () -> Void = {}) {
+    func close(beforeReleasing: () -> Void) {
         commits.exclusively {
             beforeReleasing()
             events.close()

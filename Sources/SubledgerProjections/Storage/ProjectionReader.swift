@@ -19,8 +19,8 @@ public struct ProjectionReader: Sendable {
         do {
             return try database.environment.read { txn in
                 var table = strings.current
-                // Another process (a command beside the server) folded into this database: its
-                // strings are not in this process's table until this process folds again.
+                // A commit the table does not name yet: another process's (a command beside the
+                // server), or this one's before its fold published the table.
                 let stored = try txn.entryCount(in: database.strings)
                 if stored > table.count {
                     try database.extendStrings(&table, txn)
