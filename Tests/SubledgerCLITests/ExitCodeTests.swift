@@ -427,6 +427,25 @@ struct DamageTests {
         #expect(output.isEmpty)
     }
 
+    @Test("events --json that meets damage after it began printing still prints one document: the events before it, closed with error, and exits 3")
+    func eventsJSONCutShortByDamage() throws {
+        let copy = try LedgerCopy()
+        let segment = try copy.firstSegment(of: "log")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? UInt64)
+        try copy.flip(segment, at: size * 2 / 3)
+        // With the evidence, the events before the damage are more than the first chunk printed.
+        let (code, output) = copy.run("events", "--json", "--raw")
+        #expect(code == .corruption)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect((document["error"] as? String)?.contains("log corrupted") == true)
+        #expect(document["next"] == nil)
+        let events = try #require(document["events"] as? [[String: Any]])
+        let whole = try JSONSerialization.jsonObject(with: Data(SimulatedLedger.shared.run("events", "--json").output.utf8)) as! [String: Any]
+        let intact = (whole["events"] as! [[String: Any]]).map { $0["position"] as! String }
+        #expect(events.count > 0 && events.count < intact.count)
+        #expect(events.map { $0["position"] as! String } == Array(intact.prefix(events.count)))
+    }
+
     @Test("events --after a position inside a record is still a usage error (2)")
     func afterInsideARecord() {
         #expect(SimulatedLedger.shared.run("events", "--after", "70", "--json").exitCode == .usage)

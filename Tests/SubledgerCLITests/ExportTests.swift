@@ -148,8 +148,22 @@ struct ExportTests {
         }
     }
 
-    @Test("a symbolic link planted in --out named like an export file is not written through: the export fails naming it, its target is untouched", arguments: ["events.csv", "SCHEMA.md"])
-    func symbolicLinksNotFollowed(name: String) throws {
+    @Test("a symbolic link planted in --out named like an export file is replaced, not written through: its target is untouched", arguments: ["events.csv", "SCHEMA.md"])
+    func symbolicLinksReplaced(name: String) throws {
+        let directory = TemporaryDirectory()
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        #expect(tool.run(["--data", directory.file("data"), "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
+        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: false)
+        try "precious\n".write(toFile: directory.file("victim"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: directory.file("out/" + name), withDestinationPath: directory.file("victim"))
+        let (code, _) = tool.run(["--data", directory.file("data"), "export", "--from", "2026-01-01", "--to", "2026-01-31", "--out", directory.file("out")])
+        #expect(code == .success)
+        #expect(try String(contentsOfFile: directory.file("victim"), encoding: .utf8) == "precious\n")
+        #expect(try FileManager.default.attributesOfItem(atPath: directory.file("out/" + name))[.type] as? FileAttributeType == .typeRegular)
+    }
+
+    @Test("a symbolic link planted where an export file is written before it is whole is not written through: the export fails naming it", arguments: [".events.csv.partial", ".SCHEMA.md.partial"])
+    func partialSymbolicLinksNotFollowed(name: String) throws {
         let directory = TemporaryDirectory()
         let tool = CommandLineTool(clock: { SimulatedLedger.now })
         #expect(tool.run(["--data", directory.file("data"), "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
@@ -160,6 +174,21 @@ struct ExportTests {
         #expect(code == .failure)
         #expect(try String(contentsOfFile: directory.file("victim"), encoding: .utf8) == "precious\n")
         #expect(ExportError(path: directory.file("out/" + name), call: "open", errno: ELOOP).description.contains("symbolic link"))
+    }
+
+    @Test("an export that meets damage leaves the previous export in --out as it was, and no partial file: a warehouse job loads the last whole export")
+    func damageKeepsThePreviousExport() throws {
+        let copy = try LedgerCopy()
+        let out = copy.directory.file("out")
+        #expect(copy.run("export", "--from", "2026-01-01", "--to", "2026-12-31", "--out", out).exitCode == .success)
+        let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        let before = try names.map { try Data(contentsOf: URL(fileURLWithPath: out + "/" + $0)) }
+        let segment = try copy.firstSegment(of: "log")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? UInt64)
+        try copy.flip(segment, at: size * 2 / 3)
+        #expect(copy.run("export", "--from", "2026-01-01", "--to", "2026-12-31", "--out", out).exitCode == .corruption)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == names)
+        #expect(try names.map { try Data(contentsOf: URL(fileURLWithPath: out + "/" + $0)) } == before)
     }
 
     @Test("an --out that is a symbolic link to a directory is not written through: the export fails, the directory's files untouched")

@@ -49,11 +49,13 @@ enum EventsCommand: Command {
             let columns = EventItem.columns(raw: query.raw, reverify: query.reverify)
             var stream = RecordStream<EventItem>(format: arguments.format, key: "events", columns: columns, cells: { $0.cells(columns) }, json: \.json,
                                                  write: context.stdout)
-            let next = try reader.events(query) { item in
-                note(item)
-                stream.write(item)
+            try stream.stream { write in
+                let next = try reader.events(query) { item in
+                    note(item)
+                    write(item)
+                }
+                return [("next", JSON.optional(next?.description))]
             }
-            stream.finish(with: [("next", JSON.optional(next?.description))])
             return CommandResult(nil, exitCode())
         case .table:
             if query.limit == nil { query.limit = tablePage }

@@ -107,11 +107,16 @@ enum ExportCommand: Command {
 
         let schema = ExportSchema(tables: [ExportTables.transactions.schema, ExportTables.events.schema, ExportTables.subscriptions.schema],
                                   format: format, window: "\(from) to \(to) (UTC days, both included)")
-        let schemaPath = out + "/SCHEMA.md"
         let markdown = schema.markdown
-        let fd = try ExportFile.create(schemaPath)
-        defer { close(fd) }
-        try ExportFile.write(Array(markdown.utf8), to: fd, path: schemaPath)
+        let schemaFile = try ExportFile.Partial(for: out + "/SCHEMA.md")
+        try ExportFile.write(Array(markdown.utf8), to: schemaFile.fd, path: schemaFile.path)
+        guard fsync(schemaFile.fd) == 0 else { throw ExportError(path: schemaFile.path, call: "fsync", errno: errno) }
+        // Only now that every file is whole do they replace the previous export's.
+        try transactions.publish()
+        try subscriptions.publish()
+        try events.publish()
+        try schemaFile.publish()
+        do { try DirectoryPath.sync(out) } catch { throw ExportError(path: error.path, call: "fsync", errno: error.errno) }
 
         return CommandResult(Result(
             directory: out, format: format, from: from, to: to,

@@ -108,8 +108,10 @@ enum QuarantineCommand: Command {
         }
         var stream = RecordStream<QuarantineEntry>(format: format, key: "entries", columns: Listing.columns, cells: Listing.cells, json: Listing.json,
                                                    write: context.stdout)
-        try Ledger.forEachQuarantined(directory: context.data.path) { stream.write($0) }
-        stream.finish()
+        try stream.stream { write in
+            try Ledger.forEachQuarantined(directory: context.data.path) { write($0) }
+            return []
+        }
         return CommandResult(nil)
     }
 }

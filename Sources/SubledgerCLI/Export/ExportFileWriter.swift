@@ -5,12 +5,17 @@ import SubledgerCore
 
 /// Writes one exported file a row at a time through a fixed buffer, so memory stays the same
 /// however many rows there are. CSV starts with the header row.
+///
+/// The rows go to a partial file beside the final one, which `publish` renames into place: an
+/// export stopped by damage or a full disk leaves the previous export's file as it was, not an
+/// empty or cut one a warehouse job would load. A partial file never published is removed.
 final class ExportFileWriter<Row> {
     let table: ExportTable<Row>
     let format: ExportFormat
     let path: String
     let fileName: String
-    private let fd: Int32
+    private let partial: ExportFile.Partial
+    private var fd: Int32 { partial.fd }
     private var buffer: [UInt8] = []
     private(set) var rows = 0
     private(set) var bytes: Int64 = 0
@@ -21,12 +26,10 @@ final class ExportFileWriter<Row> {
         self.format = format
         fileName = table.name + "." + format.fileExtension
         path = directory + "/" + fileName
-        fd = try ExportFile.create(path)
+        partial = try ExportFile.Partial(for: path)
         buffer.reserveCapacity(Self.bufferSize)
         if format == .csv { append(table.columns.map { CSVRenderer.field($0.name) }.joined(separator: ",") + "\r\n") }
     }
-
-    deinit { close(fd) }
 
     func write(_ row: Row) throws(ExportError) {
         switch format {
@@ -37,10 +40,15 @@ final class ExportFileWriter<Row> {
         if buffer.count >= Self.bufferSize { try flush() }
     }
 
-    /// Writes what is buffered and syncs the file.
+    /// Writes what is buffered and syncs the partial file; `publish` then puts it in place.
     func finish() throws(ExportError) {
         try flush()
-        guard fsync(fd) == 0 else { throw ExportError(path: path, call: "fsync", errno: errno) }
+        guard fsync(fd) == 0 else { throw ExportError(path: partial.path, call: "fsync", errno: errno) }
+    }
+
+    /// Renames the finished file over the one of its name.
+    func publish() throws(ExportError) {
+        try partial.publish()
     }
 
     private func append(_ text: String) {
@@ -48,7 +56,7 @@ final class ExportFileWriter<Row> {
     }
 
     private func flush() throws(ExportError) {
-        try ExportFile.write(buffer, to: fd, path: path)
+        try ExportFile.write(buffer, to: fd, path: partial.path)
         bytes += Int64(buffer.count)
         buffer.removeAll(keepingCapacity: true)
     }
@@ -63,6 +71,32 @@ enum ExportFile {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { throw ExportError(path: path, call: "open", errno: errno) }
         return fd
+    }
+
+    /// A file written under a hidden name beside `final` (`.NAME.partial`), renamed over it once
+    /// whole, removed if it never is.
+    final class Partial {
+        let final: String
+        let path: String
+        let fd: Int32
+        private var published = false
+
+        init(for final: String) throws(ExportError) {
+            self.final = final
+            let slash = final.lastIndex(of: "/").map { final.index(after: $0) } ?? final.startIndex
+            path = String(final[..<slash]) + "." + final[slash...] + ".partial"
+            fd = try ExportFile.create(path)
+        }
+
+        deinit {
+            close(fd)
+            if !published { unlink(path) }
+        }
+
+        func publish() throws(ExportError) {
+            guard rename(path, final) == 0 else { throw ExportError(path: final, call: "rename \(path) to", errno: errno) }
+            published = true
+        }
     }
 
     static func write(_ bytes: [UInt8], to fd: Int32, path: String) throws(ExportError) {

@@ -11,6 +11,8 @@ struct RecordStream<Record> {
     let write: (String) -> Void
     private var pending = ""
     private var written = 0
+    /// Whether any output went to `write` yet.
+    private var flushed = false
 
     static var chunkSize: Int { 1 << 16 }
 
@@ -28,7 +30,7 @@ struct RecordStream<Record> {
         }
     }
 
-    mutating func write(_ record: Record) {
+    private mutating func write(_ record: Record) {
         switch format {
         case .csv: pending += cells(record).map { CSVRenderer.field($0.csvText) }.joined(separator: ",") + "\r\n"
         case .json: pending += (written == 0 ? "" : ",") + json(record).serialized()
@@ -40,16 +42,36 @@ struct RecordStream<Record> {
 
     /// Ends the output: for json, the document's close, after `fields` (where the next page
     /// starts, for `events`).
-    mutating func finish(with fields: [(String, JSON)] = []) {
+    private mutating func finish(with fields: [(String, JSON)]) {
         if format == .json {
             pending += "]" + fields.map { "," + JSON.string($0.0).serialized() + ":" + $0.1.serialized() }.joined() + "}\n"
         }
         flush()
     }
 
+    /// Streams `records` through `write`, then finishes with the fields `records` returns.
+    ///
+    /// When it throws (damage met on the way) before anything was written, nothing is, as for
+    /// every command. After, what was written cannot be taken back: a json document is closed
+    /// with `error` saying why it stops short, so that it still parses, and the error goes on to
+    /// its exit code either way.
+    mutating func stream(_ records: (_ write: (Record) -> Void) throws -> [(String, JSON)]) throws {
+        let fields: [(String, JSON)]
+        do {
+            fields = try records { write($0) }
+        } catch {
+            if flushed {
+                finish(with: [("error", .string(CommandLineTool.outcome(of: error).1))])
+            }
+            throw error
+        }
+        finish(with: fields)
+    }
+
     private mutating func flush() {
         guard !pending.isEmpty else { return }
         write(pending)
         pending = ""
+        flushed = true
     }
 }
