@@ -98,3 +98,13 @@ public final class Certificate: @unchecked Sendable, Equatable {
         return String(cString: text).lowercased()
     }
 }
+
+extension Certificate {
+    /// The subject's common name (else its whole name) and the first 8 bytes of the certificate's
+    /// SHA-256, as `openssl x509 -fingerprint -sha256` prints them: names alone cannot tell a test
+    /// hierarchy's "Apple Root CA - G3" from Apple's.
+    public var fingerprintLabel: String {
+        let hex = SHA256.hash(der).prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }
+        return "\(subjectName.commonName ?? subjectName.description), SHA-256 " + hex.joined(separator: ":") + "…"
+    }
+}

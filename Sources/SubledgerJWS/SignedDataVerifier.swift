@@ -88,11 +88,10 @@ public final class SignedDataVerifier: Sendable {
         let intermediate = try Self.certificate(intermediateBase64, role: "intermediate x5c[1]")
 
         guard let root = trustedRoots.first(where: { intermediate.identifiesIssuer($0) && intermediate.isSigned(by: $0) }) else {
-            // Names alone cannot tell a test hierarchy's "Apple Root CA - G3" from Apple's, so
-            // each root is named with its fingerprint.
-            let configured = trustedRoots.isEmpty ? "none" : trustedRoots.map(Self.fingerprinted).joined(separator: "; ")
-            let brought = Base64.decode(rootBase64).flatMap { try? Certificate(der: $0) }.map { "; the message's x5c[2] is \(Self.fingerprinted($0))" } ?? ""
-            throw VerificationError(.chainUntrusted, "the x5c intermediate (\(Self.label(intermediate)), issued by \(intermediate.issuerName)) is not issued by any configured root (configured: \(configured))\(brought); add the right root with `subledger init --root`")
+            let configured = trustedRoots.isEmpty ? "none" : trustedRoots.map(\.fingerprintLabel).joined(separator: "; ")
+            let brought = Base64.decode(rootBase64).flatMap { try? Certificate(der: $0) }.map { "; the message's x5c[2] is \($0.fingerprintLabel)" } ?? ""
+            // The roots given to init replace the configured ones: naming one alone would drop the others.
+            throw VerificationError(.chainUntrusted, "the x5c intermediate (\(Self.label(intermediate)), issued by \(intermediate.issuerName)) is not issued by any configured root (configured: \(configured))\(brought); to trust its root too, run `subledger init` with every root to trust, each as --root CERT (the roots given replace the configured ones)")
         }
         guard leaf.identifiesIssuer(intermediate), leaf.isSigned(by: intermediate) else {
             throw VerificationError(.chainInvalid, "the x5c leaf (\(Self.label(leaf)), issued by \(leaf.issuerName)) is not issued by the x5c intermediate (\(Self.label(intermediate))); the chain was assembled from unrelated certificates")
@@ -140,11 +139,6 @@ public final class SignedDataVerifier: Sendable {
         certificate.subjectName.commonName ?? certificate.subjectName.description
     }
 
-    /// The label and the first 8 bytes of the certificate's SHA-256, as `openssl x509 -fingerprint -sha256` prints them.
-    private static func fingerprinted(_ certificate: Certificate) -> String {
-        let hex = SHA256.hash(certificate.der).prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }
-        return "\(label(certificate)), SHA-256 " + hex.joined(separator: ":") + "…"
-    }
 }
 
 /// A chain that passed every instant-independent check.

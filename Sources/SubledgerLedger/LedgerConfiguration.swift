@@ -176,6 +176,28 @@ extension Ledger {
         return configuration
     }
 
+    /// The configured roots that `rootFiles`, given to `initialize`, would stop trusting on a
+    /// ledger that holds events, each first copied to `roots/untrusted-HEX.cer` (HEX: the start of
+    /// its SHA-256), with its label and that path. `initialize` writes the new roots over the
+    /// configured ones' files, and the events stored under a root no longer trusted fail
+    /// `events --reverify`: the user needs its certificate to trust it again. Empty when no
+    /// root is given or the log holds nothing.
+    public static func keepRootsReplaced(directory: String, by rootFiles: [String]) throws(LedgerError) -> [(label: String, keptAt: String)] {
+        let layout = DataDirectoryLayout(directory)
+        guard !rootFiles.isEmpty, let previous = try? LedgerConfiguration.load(from: directory), holdsEvents(layout),
+            let configured = try? previous.loadRoots(from: directory)
+        else { return [] }
+        let given = Set(rootFiles.compactMap { FileIO.read($0).flatMap { try? Certificate(derOrPEM: $0).der } })
+        var kept: [(label: String, keptAt: String)] = []
+        for root in configured where !given.contains(root.der) {
+            let hex = SHA256.hash(root.der).prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            let path = layout.path(of: "roots/untrusted-\(hex).cer")
+            try FileIO.writeAtomically(path, root.der)
+            kept.append((root.fingerprintLabel, path))
+        }
+        return kept
+    }
+
     /// The bundle id of the first messages the log's events refer to that name one (a
     /// notification's, a transaction's), and with `appAppleId` the App Apple ID of the first
     /// Production notifications that carry one (Sandbox messages carry none); nil when none does

@@ -31,6 +31,25 @@ struct InitCommandTests {
         #expect(saved["appAppleId"] as? Int == 5)
     }
 
+    @Test("a root given to init on a ledger holding events replaces the configured one: init keeps the root it stops trusting, and given both again every event verifies")
+    func replacedRootKept() throws {
+        let copy = try LedgerCopy()
+        let other = TemporaryDirectory()
+        #expect(tool.run(["--data", other.path, "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
+        let apple = other.file("roots/root-1.cer")
+        func kept() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: copy.data + "/roots").filter { $0.hasPrefix("untrusted-") }.map { copy.data + "/roots/" + $0 }
+        }
+        #expect(copy.run("init", "--root", apple).exitCode == .success)
+        let simulationRoot = try #require(try kept().first)
+        #expect(try kept().count == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: simulationRoot)) == Data(contentsOf: URL(fileURLWithPath: root)))
+        #expect(copy.run("events", "--reverify", "--limit", "3").exitCode == .corruption)
+        #expect(copy.run("init", "--root", simulationRoot, "--root", apple).exitCode == .success)
+        #expect(copy.run("events", "--reverify", "--limit", "3").exitCode == .success)
+        #expect(try kept() == [simulationRoot])
+    }
+
     @Test("init refuses another bundle id or app Apple id once the ledger holds events, and changes them while it holds none")
     func appFixedOnceEventsAreStored() throws {
         let directory = TemporaryDirectory()

@@ -13,7 +13,7 @@ enum InitCommand: Command {
             .init("--bundle-id", "ID", "the app's bundle id, required the first time"),
             .init("--app-apple-id", "N", "the app's Apple id (checked in Production notifications)"),
             .init("--environment", "E", "an environment to accept: Production (default), Sandbox, Xcode, LocalTesting; repeat for more (replaces the list)", repeatable: true),
-            .init("--root", "CERT", "a root certificate to trust (DER or PEM); repeat for more. Without any, Apple Root CA - G3 (shipped with subledger) is trusted", repeatable: true),
+            .init("--root", "CERT", "a root certificate to trust (DER or PEM); repeat for more: the roots given replace the configured ones. Without any, Apple Root CA - G3 (shipped with subledger) is trusted", repeatable: true),
             .init("--small-business", "proceeds at 85 % from the first day (App Store Small Business Program)"),
             .init("--no-small-business", "proceeds at 70 % in a subscription's first year, 85 % after (the default)"),
             .init("--catalog", "FILE", "products' entitlements, ranks and periods (JSON)"),
@@ -75,10 +75,17 @@ enum InitCommand: Command {
         }
         let (on, off) = (arguments.flags.contains("--small-business"), arguments.flags.contains("--no-small-business"))
         guard !(on && off) else { throw UsageError("--small-business and --no-small-business contradict each other; give one") }
+        let replaced = try Ledger.keepRootsReplaced(directory: context.data.path, by: arguments.options["--root"] ?? [])
         let configuration = try Ledger.initialize(
             directory: context.data.path, bundleId: bundleId, appAppleId: appAppleId, environments: environments,
             rootFiles: arguments.options["--root"] ?? [], smallBusiness: on || (!off && previous?.smallBusiness == true),
             catalogFile: arguments.value("--catalog"))
+        for root in replaced {
+            Output.diagnostic(
+                "subledger init: \(root.label) is no longer trusted (the roots given replace the configured ones): events stored under it fail "
+                    + "`events --reverify`, and messages it signs are rejected. Its certificate is kept at \(root.keptAt); to trust it still, "
+                    + "run init again with every root to trust, it included (--root \(root.keptAt) --root ...)")
+        }
         let api = try installAPI(arguments, directory: context.data.path)
         // A server reads the settings once, as it starts; the rollups depend on two of them.
         do { try LogWriter.excludingWriter(directory: context.data.log) {} } catch LogError.locked(_, let holder) {
