@@ -123,6 +123,25 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("a JSON array of App Store bodies, on one line or pretty-printed, is rejected as malformed_json saying to give one a line")
+    func jsonArrayNamed() throws {
+        let directory = TemporaryDirectory()
+        let simulation = SimulatedLedger.shared.directory.file("sim")
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.subledger", "--root", simulation + "/root.cer"]).exitCode == .success)
+        let line = try String(contentsOfFile: simulation + "/notifications.jsonl", encoding: .utf8).split(separator: "\n")[0]
+        try ("[" + line + "]\n[\n" + line + "\n").write(toFile: directory.file("array.json"), atomically: true, encoding: .utf8)
+        let (code, output) = tool.run(["--data", directory.path, "ingest", directory.file("array.json"), "--json"])
+        #expect(code == .failure)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let rejections = try #require(document["rejections"] as? [[String: Any]])
+        #expect(rejections.map { $0["line"] as? Int } == [1, 2])
+        for rejection in rejections {
+            #expect(rejection["reason"] as? String == "malformed_json")
+            #expect((rejection["detail"] as? String)?.contains("a JSON array") == true, "\(rejection)")
+        }
+        #expect(document["appended"] as? Int == 1)
+    }
+
     @Test("an option given twice is a usage error (2), not the last one silently winning; those that repeat by design still do", arguments: [
         (["report", "revenue", "--from", "2026-01-01", "--from", "2026-02-01", "--to", "2026-03-31"], ExitCode.usage),
         (["report", "revenue", "--from", "2026-01-01", "--to", "2026-03-31", "--by", "day", "--by", "month"], .usage),

@@ -31,6 +31,11 @@ struct MessagePreparer: Sendable {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0D || first == 0x0A { bytes = bytes.dropFirst() }
         while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0D || last == 0x0A { bytes = bytes.dropLast() }
+        // Bodies collected into an array (or pretty-printed, whose first line is the bracket): each
+        // was reported as a JWS with too many parts, which says nothing of what to change.
+        if bytes.first == UInt8(ascii: "[") {
+            throw VerificationError(.malformedJSON, "a JSON array; give one App Store POST body ({\"signedPayload\": \"...\"}) or signed payload a line (JSON lines, one object on each line), not an array of them")
+        }
         let message: [UInt8]
         if bytes.first == UInt8(ascii: "{") {
             // Decoded in place: a body is ~16 KB, and only its signedPayload is kept.
