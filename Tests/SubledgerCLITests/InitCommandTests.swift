@@ -31,6 +31,15 @@ struct InitCommandTests {
         #expect(saved["appAppleId"] as? Int == 5)
     }
 
+    @Test("a root or catalog file that cannot be read is a usage error (2), as for ingest, and changes nothing", arguments: ["--root", "--catalog"])
+    func unreadableFileIsUsage(flag: String) throws {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.a", "--root", root]).exitCode == .success)
+        let before = try configuration(directory)
+        #expect(tool.run(["--data", directory.path, "init", "--small-business", flag, directory.file("missing")]).exitCode == .usage)
+        #expect(try configuration(directory) as NSDictionary == before as NSDictionary)
+    }
+
     @Test("a root given to init on a ledger holding events replaces the configured one: init keeps the root it stops trusting, and given both again every event verifies")
     func replacedRootKept() throws {
         let copy = try LedgerCopy()

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SubledgerAppStoreAPI
 import SubledgerCore
 import SubledgerLedger
@@ -75,6 +78,12 @@ enum InitCommand: Command {
         }
         let (on, off) = (arguments.flags.contains("--small-business"), arguments.flags.contains("--no-small-business"))
         guard !(on && off) else { throw UsageError("--small-business and --no-small-business contradict each other; give one") }
+        // A file named on the command line that cannot be read is a usage error (2), as for
+        // ingest, --rates and --token-file.
+        let files = (arguments.options["--root"] ?? []).map { ("--root", $0) } + (arguments.value("--catalog").map { [("--catalog", $0)] } ?? [])
+        for (flag, file) in files where access(file, R_OK) != 0 {
+            throw UsageError("cannot read \(flag) \(file): \(String(cString: strerror(errno))); nothing was changed")
+        }
         let replaced = try Ledger.keepRootsReplaced(directory: context.data.path, by: arguments.options["--root"] ?? [])
         let configuration = try Ledger.initialize(
             directory: context.data.path, bundleId: bundleId, appAppleId: appAppleId, environments: environments,
