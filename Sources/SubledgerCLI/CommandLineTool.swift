@@ -37,8 +37,13 @@ public struct CommandLineTool: Sendable {
             arguments = try Arguments(argv, valued: Self.valuedOptions, known: Self.knownOptions)
         } catch {
             // A command's own page says more about its options than the list of commands.
-            let command = argv.first { word in Self.commands.contains { $0.name == word } }
-            Output.diagnostic("subledger: \(error.message)\n" + (command.map { "see `subledger \($0) --help`" } ?? Self.usage))
+            // The page of the one of several it names (`report revenue`), where it names one.
+            let page = argv.indices.lazy.compactMap { index -> String? in
+                guard let command = Self.commands.first(where: { $0.name == argv[index] })?.command else { return nil }
+                let full = argv[index...].prefix(2).joined(separator: " ")
+                return command.allHelp.contains { $0.name == full } ? full : argv[index]
+            }.first
+            Output.diagnostic("subledger: \(error.message)\n" + (page.map { "see `subledger \($0) --help`" } ?? Self.usage))
             return (.usage, "")
         }
         if arguments.flags.contains("--version") { return (.success, "subledger \(Self.version)\n") }
