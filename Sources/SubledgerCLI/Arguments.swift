@@ -93,6 +93,10 @@ struct Arguments {
             let values = options[option.name]!
             throw UsageError("\(option.name) is given \(values.count == 2 ? "twice" : "\(values.count) times") (\(values.map { "'\($0)'" }.joined(separator: ", "))); give it once")
         }
+        // A word with one dash is a short option, which subledger has none of, not a stray value.
+        if let short = positional.first(where: { $0.count > 1 && $0.hasPrefix("-") && !$0.hasPrefix("--") && Double($0) == nil }) {
+            throw UsageError("unknown option \(short): options are spelt in full with two dashes (--json, --format); see `subledger \(help.name) --help`")
+        }
         guard let operands = help.operands else { return }
         let allowed = help.name.split(separator: " ").count - 1 + operands
         if positional.count > allowed {

@@ -42,4 +42,18 @@ struct SuggestionTests {
             #expect(error.message.hasPrefix("unknown option --by-product; see `subledger report churn --help`"))
         }
     }
+
+    @Test("a word with one dash is named as an unknown option, not as a stray value; a lone dash (stdin) is still an input", arguments: ["-j", "-x"])
+    func shortOptionNamed(word: String) throws {
+        let page = try #require(ReportCommand.allHelp.first { $0.name == "report revenue" })
+        let arguments = try Arguments(["report", "revenue", "--from", "2026-01-01", "--to", "2026-01-31", word], valued: CommandLineTool.valuedOptions, known: CommandLineTool.knownOptions)
+        do {
+            try arguments.allow(page)
+            Issue.record("\(word) was allowed for report revenue")
+        } catch {
+            #expect(error.message.hasPrefix("unknown option \(word): options are spelt in full with two dashes"))
+        }
+        let stdin = try Arguments(["ingest", "-"], valued: CommandLineTool.valuedOptions, known: CommandLineTool.knownOptions)
+        try stdin.allow(IngestCommand.help)
+    }
 }
