@@ -15,8 +15,10 @@ struct MoneyTests {
         #expect(Money(milliunits: milliunits, currency: currency).formatted == text)
     }
 
-    @Test("a decimal a spreadsheet parses: no grouping, no code", arguments: [
-        (Int64(1_166_690), "EUR", "1166.69"), (1_500_000, "JPY", "1500"), (-120, "USD", "-0.12"),
+    @Test("a decimal a spreadsheet parses: no grouping, no code, exact to the milliunit beyond the currency's minor units", arguments: [
+        (Int64(1_166_690), "EUR", "1166.69"), (1_500_000, "JPY", "1500"), (-120, "USD", "-0.12"), (2_894, "USD", "2.894"),
+        (5_000, "USD", "5.00"), (0, "USD", "0.00"), (0, "JPY", "0"), (1_500_500, "JPY", "1500.5"), (-4, "USD", "-0.004"),
+        (1_234, "BHD", "1.234"), (1_000, "BHD", "1.000"), (13_700_250, "KRW", "13700.25"), (2_500, "XYZ", "2.50"),
     ])
     func decimal(milliunits: Int64, currency: String, text: String) {
         #expect(Money(milliunits: milliunits, currency: currency).decimal == text)

@@ -2,7 +2,8 @@ import SubledgerCore
 
 /// An amount in milliunits of a currency, as Apple sends prices (`10990` = 10.99), written the
 /// way people read that currency: ISO 4217 minor units (`1,500 JPY`, `1,166.69 EUR`), rounded
-/// half away from zero. The CLI's tables and CSV and the dashboard all format money here.
+/// half away from zero (CSV exact, `decimal`). The CLI's tables and CSV and the dashboard all
+/// format money here.
 public struct Money: Sendable, Equatable {
     public var milliunits: Int64
     /// ISO 4217 code; nil or empty when unknown (then two decimals, no code).
@@ -23,8 +24,17 @@ public struct Money: Sendable, Equatable {
     /// The amount alone, grouped (`1,166.69`): for chart axes in one currency.
     public var formattedAmount: String { Self.digits(milliunits, decimals: decimals, grouped: true) }
 
-    /// The amount as a plain decimal number (`1166.69`, `1500`): what a spreadsheet parses.
-    public var decimal: String { Self.digits(milliunits, decimals: decimals, grouped: false) }
+    /// The amount as a plain decimal number (`1166.69`, `1500`, `2.894`): what a spreadsheet
+    /// parses. Exact: the currency's minor units, and the milliunits beyond them where there are
+    /// any (a prorated refund, a share of proceeds), so that a column sums to the JSON's total;
+    /// rounded row by row, a half-year's refunds summed 176.16 where the JSON said 176.169.
+    public var decimal: String {
+        var text = Self.digits(milliunits, decimals: 3, grouped: false)
+        let minimum = text.count - 3 + decimals - (decimals == 0 ? 1 : 0)
+        while text.count > minimum, text.last == "0" || (text.last == "." && decimals == 0) { text.removeLast() }
+        if text.last == "." { text.removeLast() }
+        return text
+    }
 
     /// The currency's minor units: 2 unless ISO 4217 says otherwise (unknown codes get 2).
     public var decimals: Int { Self.minorUnits[currency?.uppercased() ?? ""] ?? 2 }
