@@ -45,13 +45,31 @@ struct RecoverEndToEndTests {
         #expect(again["appended"] as? Int == 0)
     }
 
+    @Test("a first recovery of a later window leaves no watermark, so the next plain recover starts 180 days back and fills what the first skipped")
+    func laterFirstWindowLeavesNoHole() throws {
+        let workload = try Workload(customers: 20, months: 2, seed: 29, start: Workload.start(daysAgo: 70), withhold: 0.2)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        try workload.webhookLedger(key: key, standIn: standIn)
+        #expect(workload.cli(["appstore", "recover", "--since", Workload.start(daysAgo: 30), "--until", Workload.start(daysAgo: 10)]).exitCode == .success)
+        #expect(!FileManager.default.fileExists(atPath: workload.data + "/appstore/recover-Production.json"))
+        #expect(try workload.eventCount < (try workload.historyCount))
+        let plain = try workload.json(["appstore", "recover"])
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let since = try #require((plain["since"] as? String).flatMap { formatter.date(from: $0) })
+        #expect(since.timeIntervalSinceNow < -179 * 86_400)
+        #expect(try workload.eventCount == (try workload.historyCount))
+    }
+
     @Test("a future --until recovers up to now and leaves the watermark there, so a plain recover runs next")
     func futureUntilStopsAtNow() throws {
         let workload = try Workload(customers: 20, months: 2, seed: 26, start: Workload.start(daysAgo: 70), withhold: 0.2)
         let key = try APIKey(directory: workload.directory)
         let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
         try workload.webhookLedger(key: key, standIn: standIn)
-        let (code, output) = workload.cli(["appstore", "recover", "--since", workload.start, "--until", "2099-01-01", "--json"])
+        // From as far back as Apple keeps: on a ledger with no watermark, only such a run may set one.
+        let (code, output) = workload.cli(["appstore", "recover", "--since", Workload.start(daysAgo: 181), "--until", "2099-01-01", "--json"])
         #expect(code == .success)
         let first = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
         let until = try #require(first["until"] as? String)

@@ -93,7 +93,9 @@ public struct NotificationRecovery {
         // window further on would leave a hole behind it. One that starts as far back as Apple
         // keeps leaves none it could fill: a watermark older than that (recovery off, or the
         // server down, for six months) never moved again, and every run read all 180 days.
-        let extendsCoverage = stored.map { since <= max($0, Self.earliestKept(now: now)) } ?? true
+        // Without a watermark nothing is covered yet: a first run with a later `--since` set it
+        // to its end, and every default run after it started there, past what it had skipped.
+        let extendsCoverage = since <= max(stored ?? .min, Self.earliestKept(now: now))
         let client = UncheckedClient(client: client)
         let prefetcher = PagePrefetcher<Fetched>(capacity: Self.pagesAhead) { send in
             var start = since
