@@ -62,6 +62,20 @@ struct RecoverEndToEndTests {
         #expect(try workload.eventCount == (try workload.historyCount))
     }
 
+    @Test("an environment the ledger does not accept is a usage error (2) for every action that would store, and nothing is asked or written")
+    func environmentNotAcceptedRefused() throws {
+        let workload = try Workload(customers: 3, months: 1, seed: 30)
+        let key = try APIKey(directory: workload.directory)
+        let initialized = workload.cli(["init", "--bundle-id", "com.example.subledger", "--root", workload.simulation + "/root.cer", "--api-key", key.keyFile,
+                                        "--api-key-id", key.keyId, "--api-issuer-id", key.issuerId, "--api-base-url", "https://127.0.0.1:1"])
+        #expect(initialized.exitCode == .success)
+        for argv in [["recover"], ["backfill", "1000000001"], ["reconcile"], ["test-notification"]] {
+            #expect(workload.cli(["appstore"] + argv + ["--environment", "Sandbox"]).exitCode == .usage, "\(argv)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: workload.data + "/appstore/recover-Sandbox.json"))
+        #expect(!FileManager.default.fileExists(atPath: workload.data + "/log"))
+    }
+
     @Test("a future --until recovers up to now and leaves the watermark there, so a plain recover runs next")
     func futureUntilStopsAtNow() throws {
         let workload = try Workload(customers: 20, months: 2, seed: 26, start: Workload.start(daysAgo: 70), withhold: 0.2)

@@ -86,6 +86,13 @@ enum AppstoreCommand: Command {
         guard ["Production", "Sandbox"].contains(environment) else {
             throw UsageError("the App Store Server API serves Production and Sandbox, not '\(environment)'")
         }
+        // Every message from another environment would be quarantined, and a recovery's
+        // watermark moved past them all the same.
+        guard configuration.environments.contains(environment) else {
+            let accepted = configuration.environments.joined(separator: ", ")
+            throw UsageError("this ledger accepts \(accepted) only, so everything \(environment) sends would be rejected; to accept it too, "
+                + "run `subledger init` with every environment to accept (--environment \(environment) --environment ...)")
+        }
         let client = try api.client(directory: context.data.path, bundleId: configuration.bundleId, environment: environment,
                                     notice: { Output.progress("appstore \(action): \($0)") })
         // The test notification arrives through the webhook of a running server, which holds
