@@ -1,4 +1,5 @@
 import Foundation
+import SubledgerLMDB
 import SubledgerLog
 import SubledgerSimulator
 import SubledgerTestSupport
@@ -92,6 +93,31 @@ struct LedgerBackupTests {
             evidenceLog: LogReader(directory: directory.file("backup/evidence")))
         defer { index.close() }
         #expect(index.recovery == DedupIndex.Recovery())
+    }
+
+    @Test("the copied dedup index is sealed like a cleanly closed one: a byte damaged at rest in the backup is found, and the index rebuilt from the logs")
+    func dedupIndexCopyIsSealed() throws {
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(lines, recordedAt: 1)
+        }()
+        _ = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        #expect(LMDBFileSeal.isSealed(directory.file("backup/dedup")))
+        // A byte of a page past LMDB's two meta pages, as a disk or a stray write damages it.
+        let file = directory.file("backup/dedup/data.mdb")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let offset = try #require(bytes.indices.first { $0 >= 8192 && bytes[$0] != 0 })
+        bytes[offset] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let index = try DedupIndex(
+            path: directory.file("backup/dedup"), eventLog: LogReader(directory: directory.file("backup/log")),
+            evidenceLog: LogReader(directory: directory.file("backup/evidence")))
+        defer { index.close() }
+        guard case .unreadable? = index.recovery.rebuilt else {
+            Issue.record("the damaged copy was opened as it was: \(index.recovery)")
+            return
+        }
     }
 
     @Test("a backup into the data directory itself is refused as a destination (exit 2), before anything is created")

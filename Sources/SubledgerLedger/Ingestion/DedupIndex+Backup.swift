@@ -25,11 +25,14 @@ extension DedupIndex {
         try removeDirectory(temporary)
         try source.copy(to: temporary, compact: true)
         // The copy is one committed state, flushed here: it is trusted like a cleanly closed index
-        // on any machine, so the live index's session mark (its boot) is dropped.
+        // on any machine, so the live index's session mark (its boot) is dropped, and it is
+        // sealed as a clean close seals: without its checksum, damage at rest in the backup
+        // (one flipped bit) let duplicates in, or made liblmdb abort every open of the copy.
         do {
             let storage = try Storage(path: temporary)
             try storage.environment.write { txn in _ = try txn.delete(key: Storage.sessionKey, in: storage.meta) }
             try storage.environment.sync()
+            try LMDBFileSeal.seal(temporary, usedBytes: try storage.environment.usedBytes())
         }
         try removeDirectory(destination)
         guard rename(temporary, destination) == 0 else {
