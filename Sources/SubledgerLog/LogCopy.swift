@@ -73,7 +73,7 @@ public enum LogCopy {
                     }
                     summary.end = LogPosition(rawValue: segment.firstPosition + UInt64(length))
                 } else {
-                    let (bytes, walk) = try readActive(segment)
+                    let (bytes, walk) = try readActive(segment, closedLog: source)
                     guard walk.header != nil else { break }  // being created: nothing appended yet
                     try write(bytes, length: walk.validEnd, to: target)
                     summary.segmentsCopied += 1
@@ -103,7 +103,7 @@ public enum LogCopy {
             let copies = Dictionary(uniqueKeysWithValues: (held?.segments ?? []).map { ($0.firstPosition, $0) })
             for (index, segment) in sources.segments.enumerated() {
                 guard index < sources.segments.count - 1 else {
-                    do { _ = try readActive(segment) } catch LogError.corrupted(let problem) { return problem }
+                    do { _ = try readActive(segment, closedLog: source) } catch LogError.corrupted(let problem) { return problem }
                     continue
                 }
                 if let copy = copies[segment.firstPosition], let end = try sealedEnd(of: copy), try sealedEnd(of: segment) == end { continue }
@@ -189,14 +189,24 @@ public enum LogCopy {
     /// The active segment's bytes, read once (what is walked is what is written), and its walk.
     /// A read racing an append can see a later page of it before an earlier one, which looks
     /// like damage followed by valid frames: such a read is repeated before it counts as damage.
-    private static func readActive(_ segment: SegmentList.Segment) throws -> ([UInt8], SegmentWalk) {
+    ///
+    /// A log closed cleanly (`ClosedMarker`, the same before and after the read: no writer
+    /// opened it meanwhile) had no append in progress, so a tail that fails its check is damage
+    /// done at rest, as `verify` says: copied up to it as a torn append, the backup left out an
+    /// acknowledged record, marked itself closed there and verified clean.
+    private static func readActive(_ segment: SegmentList.Segment, closedLog directory: String) throws -> ([UInt8], SegmentWalk) {
         var attempt = 0
         while true {
+            let closedBefore = ClosedMarker.end(in: directory)
             let bytes = try readWholeFile(segment.path)
             let walk = SegmentWalk(file: segment.path, bytes: bytes)
-            guard let problem = walk.problems.first else { return (bytes, walk) }
+            if walk.problems.isEmpty {
+                guard let closed = closedBefore, ClosedMarker.end(in: directory) == closed,
+                      let problem = walk.problem(closedCleanlyAt: closed, segment: segment) else { return (bytes, walk) }
+                throw LogError.corrupted(problem)
+            }
             attempt += 1
-            if attempt == 5 { throw LogError.corrupted(problem) }
+            if attempt == 5 { throw LogError.corrupted(walk.problems[0]) }
             usleep(20_000)
         }
     }

@@ -120,6 +120,61 @@ struct LedgerBackupTests {
         }
     }
 
+    /// Inverts the byte `fromEnd` bytes before the end of the first segment of the ledger's `log`.
+    func damageLastRecord(of log: String, in name: String, fromEnd: Int = 30) throws {
+        let segment = directory.file("\(name)/\(log)/00000000000000000000.seg")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: segment))
+        let end = try #require(bytes.lastIndex { $0 != 0 })
+        bytes[end - fromEnd] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: segment))
+    }
+
+    @Test("a cleanly closed ledger whose last record is damaged is backed up as damaged (incomplete, the damage named), not as a torn append left out: the copy would have lost an acknowledged record and verified clean", arguments: ["log", "evidence"])
+    func damagedTailOfAClosedLog(log: String) throws {
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(lines, recordedAt: 1)
+        }()
+        try damageLastRecord(of: log, in: "data")
+        let summary = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        #expect(!summary.complete)
+        #expect(summary.problems.contains { $0.file.contains("/data/\(log)/") && $0.detail.contains("closed cleanly") }, "\(summary.problems)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("backup/BACKUP-INCOMPLETE")))
+    }
+
+    @Test("into an earlier backup, a ledger whose last record was damaged since is refused as damaged, naming it, and the earlier backup is left as it was")
+    func damagedTailIntoAnEarlierBackup() throws {
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(lines, recordedAt: 1)
+        }()
+        #expect(try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup")).verified)
+        let before = try Data(contentsOf: URL(fileURLWithPath: directory.file("backup/log/00000000000000000000.seg")))
+        try damageLastRecord(of: "log", in: "data")
+        #expect(throws: LedgerBackup.DamagedSource.self) { try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup")) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("backup/log/00000000000000000000.seg"))) == before)
+    }
+
+    @Test("a backup checks that its evidence covers its events, as verify does: each log's own check passes for an evidence log cut at a record's end")
+    func evidenceCoverageChecked() throws {
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(lines, recordedAt: 1)
+        }()
+        // The evidence log's last record cut off whole, and its marker gone, as a bad restore leaves it.
+        let segment = directory.file("data/evidence/00000000000000000000.seg")
+        let summary = try LogReader(directory: directory.file("data/evidence")).summary()
+        let last = try #require(summary.lastPosition)
+        #expect(truncate(segment, off_t(last.rawValue)) == 0)
+        try FileManager.default.removeItem(atPath: directory.file("data/evidence/CLOSED"))
+        let backup = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        #expect(!backup.verified)
+        #expect(backup.problems.contains { $0.detail.contains("refer to evidence") }, "\(backup.problems)")
+    }
+
     @Test("a backup into the data directory itself is refused as a destination (exit 2), before anything is created")
     func backupInsideIsRefused() throws {
         try ledger("data").close()
