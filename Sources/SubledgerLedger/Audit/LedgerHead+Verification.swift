@@ -95,7 +95,7 @@ extension LedgerHead {
         if actual.hex != hash.lowercased() && problems.isEmpty {
             problems.append(.init(
                 log: "log", file: layout.root, offset: 0, position: position, kind: "digest_mismatch",
-                detail: "every frame, footer and chain link checks out, yet the bytes up to this position are not the ones the digest was made from: the ledger was rewritten with its checksums recomputed, or the digest is not this ledger's head at this position",
+                detail: "every frame, footer and chain link checks out, yet the bytes up to this position are not the ones the digest was made from: the ledger was rewritten with its checksums recomputed, or the digest is not this ledger's head at this position (`--at` takes the `position` that `head` printed with the hash, the last event's, not its `logEnd`, which a later event starts at once the ledger grows)",
                 events: []))
         }
         return HeadVerification(position: position, expected: hash, actual: actual, problems: problems)
