@@ -15,7 +15,7 @@ struct SimulateCommandTests {
             return output.split(separator: "\n").first { $0.contains("runs past today") }.map(String.init)
         }
         // The clock reads 2027-01-15.
-        #expect(note(start: "2026-12-15", months: "2")?.contains("to 2027-02-15: reports leave out periods after today") == true)
+        #expect(note(start: "2026-12-15", months: "2")?.contains("to 2027-02-15: churn and cohorts leave out periods not yet over") == true)
         #expect(note(start: "2026-01-01", months: "12") == nil)
         let json = tool.run(["simulate", "--customers", "3", "--months", "2", "--start", "2026-12-15", "--out", directory.file("json"), "--json"]).output
         #expect(json.contains("\"runsPastToday\":true"))

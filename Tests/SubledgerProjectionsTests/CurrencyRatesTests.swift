@@ -36,6 +36,14 @@ struct CurrencyRatesTests {
         }
     }
 
+    @Test("a comment indented by a spreadsheet's export is a comment, and a rate too large says its bound")
+    func indentedCommentAndBound() throws {
+        let read = try CurrencyRates(csv: "month,currency,in,rate\n  # checked by finance\n" + "2026-01,EUR,USD,1.0832\n", source: "r.csv")
+        #expect(try read.convert(9_990, from: "EUR", in: "2026-01", into: "USD") == 10_821)
+        let error = #expect(throws: QueryError.self) { try CurrencyRates(csv: "month,currency,in,rate\n2026-01,EUR,USD,1000000000\n", source: "r.csv") }
+        #expect(error?.detail.contains("below 1,000,000,000") == true)
+    }
+
     @Test("an amount is converted at its month's rate, rounded half away from zero to a milliunit")
     func exactConversion() throws {
         // 9.99 EUR × 1.0832 = 10.821168 USD → 10.821

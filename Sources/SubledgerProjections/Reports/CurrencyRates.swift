@@ -34,7 +34,7 @@ public struct CurrencyRates: Sendable {
         // Swift reads as one Character, not "\n" after "\r".
         let text = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : text[...]
         for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-            if line.allSatisfy(\.isWhitespace) || line.hasPrefix("#") { continue }
+            if line.allSatisfy(\.isWhitespace) || line.trimmingWhitespace.hasPrefix("#") { continue }
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingWhitespace) }
             if !sawHeader {
                 guard fields.map({ $0.lowercased() }) == ["month", "currency", "in", "rate"] else {
@@ -46,7 +46,7 @@ public struct CurrencyRates: Sendable {
             guard fields.count == 4, UTCMonth(fields[0]) != nil, Self.isCode(fields[1]), Self.isCode(fields[2]),
                   let rate = Self.scaledRate(fields[3]), rate > 0
             else {
-                throw Self.invalid("\(source):\(index + 1): expected `YYYY-MM,CUR,CUR,RATE` (a positive decimal, up to 9 fraction digits), not `\(line)`")
+                throw Self.invalid("\(source):\(index + 1): expected `YYYY-MM,CUR,CUR,RATE` (a positive decimal below 1,000,000,000, up to 9 fraction digits), not `\(line)`")
             }
             let key = Key(month: fields[0], currency: fields[1].uppercased(), target: fields[2].uppercased())
             guard key.currency != key.target else {
