@@ -465,6 +465,15 @@ struct DamageTests {
         #expect(events.map { $0["position"] as! String } == Array(intact.prefix(events.count)))
     }
 
+    @Test("events --after 0 starts at the beginning, as leaving it out does; --after the log's end (head's logEnd) is a usage error (2) naming it, since the next event starts there")
+    func afterTheStartAndTheEnd() throws {
+        let ledger = SimulatedLedger.shared
+        #expect(ledger.run("events", "--after", "0", "--json").output == ledger.run("events", "--json").output)
+        let head = try #require(try JSONSerialization.jsonObject(with: Data(ledger.run("head", "--json").output.utf8)) as? [String: Any])
+        let logEnd = try #require(head["logEnd"] as? String)
+        #expect(ledger.run("events", "--after", logEnd, "--json").exitCode == .usage)
+    }
+
     @Test("events --after a position inside a record is still a usage error (2)")
     func afterInsideARecord() {
         #expect(SimulatedLedger.shared.run("events", "--after", "70", "--json").exitCode == .usage)

@@ -82,7 +82,13 @@ extension LedgerReader {
     }
 
     private static func checkAfter(_ position: LogPosition, in log: LogRecordFile) throws {
+        // Before every event: the beginning, as leaving it out is.
+        guard position != .start else { return }
         do { _ = try log.record(at: position) } catch .noRecord {
+            // Where the next event will start, so after it would leave that event out.
+            if (try? LogReader(directory: log.directory).summary().endPosition) == position {
+                throw QueryError(kind: .badParameter, code: "invalid_after", detail: "position \(position) is the log's end (the logEnd that head prints), where the next event will start, so the events after it would leave that one out; pass the last event seen (head's position, or a page's next)")
+            }
             throw QueryError(kind: .badParameter, code: "invalid_after", detail: "no record starts at position \(position); pass a position from an event or a page's next")
         } catch .corrupted(let problem) {
             // A cursor a feed consumer kept is an event's position: damage there is the
