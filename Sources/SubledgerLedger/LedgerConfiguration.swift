@@ -113,7 +113,16 @@ extension Ledger {
     /// Writes `DIR/config.json`, copying root certificates into `DIR/roots/`. On an existing
     /// directory it replaces the configuration (roots given again replace the old list) and
     /// never touches the logs.
-    public static func initialize(directory: String, bundleId: String, appAppleId: Int64?, environments: [String], rootFiles: [String], smallBusiness: Bool, catalogFile: String?) throws -> LedgerConfiguration {
+    ///
+    /// On a ledger that holds events, each configured root the given ones stop trusting is first
+    /// copied to `roots/untrusted-HEX.cer` (HEX: the start of its SHA-256) and passed to
+    /// `replacedRoot` with its label: the new roots are written over the configured ones' files,
+    /// and the events stored under a root no longer trusted fail `events --reverify`, so the user
+    /// needs its certificate to trust it again.
+    public static func initialize(
+        directory: String, bundleId: String, appAppleId: Int64?, environments: [String], rootFiles: [String], smallBusiness: Bool, catalogFile: String?,
+        replacedRoot: (_ label: String, _ keptAt: String) -> Void = { _, _ in }
+    ) throws -> LedgerConfiguration {
         let layout = DataDirectoryLayout(directory)
         // Everything given is read and checked before anything is written: a bad second root or
         // catalog must leave the directory as it was, not half updated or unable to open.
@@ -154,6 +163,15 @@ extension Ledger {
             throw LedgerError.configuration("this data directory holds the events of bundle \(stored) but no readable config.json; a ledger is one app's: run init with --bundle-id \(stored) (and its --root, --environment), or give \(bundleId) a data directory of its own (--data)")
         }
         try FileIO.makeDirectory(layout.roots)
+        if !rootFiles.isEmpty, let previous, holdsEvents(layout), let configured = try? previous.loadRoots(from: directory) {
+            let given = Set(rootCertificates.compactMap { try? Certificate(derOrPEM: $0).der })
+            for root in configured where !given.contains(root.der) {
+                let hex = SHA256.hash(root.der).prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+                let path = layout.path(of: "roots/untrusted-\(hex).cer")
+                try FileIO.writeAtomically(path, root.der)
+                replacedRoot(root.fingerprintLabel, path)
+            }
+        }
         var roots: [String] = rootFiles.isEmpty ? (previous?.roots ?? []) : []
         if roots.isEmpty && rootFiles.isEmpty {
             // Nothing given and nothing trusted yet: Apple's own root, as production needs.
@@ -174,28 +192,6 @@ extension Ledger {
         let configuration = LedgerConfiguration(bundleId: bundleId, appAppleId: appAppleId, environments: environments, roots: roots, smallBusiness: smallBusiness, catalog: catalog)
         try configuration.save(to: directory)
         return configuration
-    }
-
-    /// The configured roots that `rootFiles`, given to `initialize`, would stop trusting on a
-    /// ledger that holds events, each first copied to `roots/untrusted-HEX.cer` (HEX: the start of
-    /// its SHA-256), with its label and that path. `initialize` writes the new roots over the
-    /// configured ones' files, and the events stored under a root no longer trusted fail
-    /// `events --reverify`: the user needs its certificate to trust it again. Empty when no
-    /// root is given or the log holds nothing.
-    public static func keepRootsReplaced(directory: String, by rootFiles: [String]) throws(LedgerError) -> [(label: String, keptAt: String)] {
-        let layout = DataDirectoryLayout(directory)
-        guard !rootFiles.isEmpty, let previous = try? LedgerConfiguration.load(from: directory), holdsEvents(layout),
-            let configured = try? previous.loadRoots(from: directory)
-        else { return [] }
-        let given = Set(rootFiles.compactMap { FileIO.read($0).flatMap { try? Certificate(derOrPEM: $0).der } })
-        var kept: [(label: String, keptAt: String)] = []
-        for root in configured where !given.contains(root.der) {
-            let hex = SHA256.hash(root.der).prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-            let path = layout.path(of: "roots/untrusted-\(hex).cer")
-            try FileIO.writeAtomically(path, root.der)
-            kept.append((root.fingerprintLabel, path))
-        }
-        return kept
     }
 
     /// The bundle id of the first messages the log's events refer to that name one (a

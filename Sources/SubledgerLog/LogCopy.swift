@@ -41,6 +41,9 @@ public enum LogCopy {
         do { try SystemCalls.makeDirectories(destination) } catch { throw LogError.io(error) }
         let lock = try WriterLock(directory: destination)
         defer { lock.release() }
+        // Before the listing: a writer that rolled a segment and closed after it would otherwise
+        // leave a marker that matches itself around the read of a segment no longer the last.
+        let closed = ClosedMarker.end(in: source)
         let sources: SegmentList
         let existing: SegmentList
         do {
@@ -73,7 +76,7 @@ public enum LogCopy {
                     }
                     summary.end = LogPosition(rawValue: segment.firstPosition + UInt64(length))
                 } else {
-                    let (bytes, walk) = try readActive(segment, closedLog: source)
+                    let (bytes, walk) = try readActive(segment, closedAt: closed, log: source)
                     guard walk.header != nil else { break }  // being created: nothing appended yet
                     try write(bytes, length: walk.validEnd, to: target)
                     summary.segmentsCopied += 1
@@ -98,12 +101,13 @@ public enum LogCopy {
     /// date from a damaged ledger.
     public static func damage(in source: String, copyingInto destination: String) throws -> LogProblem? {
         do {
+            let closed = ClosedMarker.end(in: source)
             let sources = try SegmentList(directory: source)
             let held = access(destination, F_OK) == 0 ? try SegmentList(directory: destination) : nil
             let copies = Dictionary(uniqueKeysWithValues: (held?.segments ?? []).map { ($0.firstPosition, $0) })
             for (index, segment) in sources.segments.enumerated() {
                 guard index < sources.segments.count - 1 else {
-                    do { _ = try readActive(segment, closedLog: source) } catch LogError.corrupted(let problem) { return problem }
+                    do { _ = try readActive(segment, closedAt: closed, log: source) } catch LogError.corrupted(let problem) { return problem }
                     continue
                 }
                 if let copy = copies[segment.firstPosition], let end = try sealedEnd(of: copy), try sealedEnd(of: segment) == end { continue }
@@ -190,18 +194,18 @@ public enum LogCopy {
     /// A read racing an append can see a later page of it before an earlier one, which looks
     /// like damage followed by valid frames: such a read is repeated before it counts as damage.
     ///
-    /// A log closed cleanly (`ClosedMarker`, the same before and after the read: no writer
-    /// opened it meanwhile) had no append in progress, so a tail that fails its check is damage
-    /// done at rest, as `verify` says: copied up to it as a torn append, the backup left out an
-    /// acknowledged record, marked itself closed there and verified clean.
-    private static func readActive(_ segment: SegmentList.Segment, closedLog directory: String) throws -> ([UInt8], SegmentWalk) {
+    /// A log closed cleanly at `closed` (`ClosedMarker`, read before the segments were listed
+    /// and the same after this read: no writer opened it in between) had no append in progress,
+    /// so a tail that fails its check is damage done at rest, as `verify` says: copied up to it
+    /// as a torn append, the backup left out an acknowledged record, marked itself closed there
+    /// and verified clean.
+    private static func readActive(_ segment: SegmentList.Segment, closedAt closed: LogPosition?, log directory: String) throws -> ([UInt8], SegmentWalk) {
         var attempt = 0
         while true {
-            let closedBefore = ClosedMarker.end(in: directory)
             let bytes = try readWholeFile(segment.path)
             let walk = SegmentWalk(file: segment.path, bytes: bytes)
             if walk.problems.isEmpty {
-                guard let closed = closedBefore, ClosedMarker.end(in: directory) == closed,
+                guard let closed, ClosedMarker.end(in: directory) == closed,
                       let problem = walk.problem(closedCleanlyAt: closed, segment: segment) else { return (bytes, walk) }
                 throw LogError.corrupted(problem)
             }

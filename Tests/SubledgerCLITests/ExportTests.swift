@@ -191,6 +191,18 @@ struct ExportTests {
         #expect(try names.map { try Data(contentsOf: URL(fileURLWithPath: out + "/" + $0)) } == before)
     }
 
+    @Test("a file that cannot be put in place after others were fails naming those already replaced, and leaves no partial file")
+    func publishingFailsMidway() throws {
+        let copy = try LedgerCopy()
+        let out = copy.directory.file("out")
+        // A directory where events.csv goes: the rename over it fails after two files were put in place.
+        try FileManager.default.createDirectory(atPath: out + "/events.csv/inside", withIntermediateDirectories: true)
+        #expect(copy.run("export", "--from", "2026-01-01", "--to", "2026-01-31", "--out", out).exitCode == .failure)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["events.csv", "subscriptions.csv", "transactions.csv"])
+        let error = ExportError(path: out + "/events.csv", call: "rename", errno: EISDIR, replaced: ["transactions.csv", "subscriptions.csv"])
+        #expect(error.description.contains("transactions.csv, subscriptions.csv in --out are already this export's"))
+    }
+
     @Test("an --out that is a symbolic link to a directory is not written through: the export fails, the directory's files untouched")
     func symbolicLinkOutRefused() throws {
         let directory = TemporaryDirectory()

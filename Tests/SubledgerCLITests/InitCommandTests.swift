@@ -49,6 +49,10 @@ struct InitCommandTests {
         func kept() throws -> [String] {
             try FileManager.default.contentsOfDirectory(atPath: copy.data + "/roots").filter { $0.hasPrefix("untrusted-") }.map { copy.data + "/roots/" + $0 }
         }
+        // An init that fails its checks (a second root that is no certificate) keeps nothing either.
+        try "not a certificate\n".write(toFile: other.file("bad.cer"), atomically: true, encoding: .utf8)
+        #expect(copy.run("init", "--root", apple, "--root", other.file("bad.cer")).exitCode == .failure)
+        #expect(try kept().isEmpty)
         #expect(copy.run("init", "--root", apple).exitCode == .success)
         let simulationRoot = try #require(try kept().first)
         #expect(try kept().count == 1)

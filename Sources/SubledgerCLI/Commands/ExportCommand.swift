@@ -112,10 +112,19 @@ enum ExportCommand: Command {
         try ExportFile.write(Array(markdown.utf8), to: schemaFile.fd, path: schemaFile.path)
         guard fsync(schemaFile.fd) == 0 else { throw ExportError(path: schemaFile.path, call: "fsync", errno: errno) }
         // Only now that every file is whole do they replace the previous export's.
-        try transactions.publish()
-        try subscriptions.publish()
-        try events.publish()
-        try schemaFile.publish()
+        let publishing: [(name: String, publish: () throws(ExportError) -> Void)] = [
+            (transactions.fileName, transactions.publish), (subscriptions.fileName, subscriptions.publish), (events.fileName, events.publish),
+            ("SCHEMA.md", schemaFile.publish),
+        ]
+        var replaced: [String] = []
+        for file in publishing {
+            do { try file.publish() } catch {
+                var error = error
+                error.replaced = replaced
+                throw error
+            }
+            replaced.append(file.name)
+        }
         do { try DirectoryPath.sync(out) } catch { throw ExportError(path: error.path, call: "fsync", errno: error.errno) }
 
         return CommandResult(Result(

@@ -84,11 +84,12 @@ enum InitCommand: Command {
         for (flag, file) in files where access(file, R_OK) != 0 {
             throw UsageError("cannot read \(flag) \(file): \(String(cString: strerror(errno))); nothing was changed")
         }
-        let replaced = try Ledger.keepRootsReplaced(directory: context.data.path, by: arguments.options["--root"] ?? [])
+        var replaced: [(label: String, keptAt: String)] = []
         let configuration = try Ledger.initialize(
             directory: context.data.path, bundleId: bundleId, appAppleId: appAppleId, environments: environments,
             rootFiles: arguments.options["--root"] ?? [], smallBusiness: on || (!off && previous?.smallBusiness == true),
-            catalogFile: arguments.value("--catalog"))
+            catalogFile: arguments.value("--catalog")
+        ) { replaced.append(($0, $1)) }
         for root in replaced {
             Output.diagnostic(
                 "subledger init: \(root.label) is no longer trusted (the roots given replace the configured ones): events stored under it fail "

@@ -117,6 +117,8 @@ struct ExportError: Error, CustomStringConvertible {
     var path: String
     var call: String
     var errno: Int32
+    /// The files this export had already put in place when putting the next one failed.
+    var replaced: [String] = []
 
     var description: String {
         let reason = String(cString: strerror(errno))
@@ -125,6 +127,8 @@ struct ExportError: Error, CustomStringConvertible {
         case ELOOP: "it is a symbolic link, which export does not write through; remove it or choose another --out"
         default: "check that --out is a writable directory"
         }
-        return "cannot \(call) \(path): \(reason); \(advice)"
+        let mixed = replaced.isEmpty ? ""
+            : " (\(replaced.joined(separator: ", ")) in --out \(replaced.count == 1 ? "is" : "are") already this export's, the other files the previous export's: export again once fixed)"
+        return "cannot \(call) \(path): \(reason); \(advice)\(mixed)"
     }
 }

@@ -156,8 +156,9 @@ public enum LedgerBackup {
             summary.bytes += verification.bytes
             summary.problems += verification.problems
         }
-        // As `verify` does: each log's own check passes for an evidence log cut short at a record's end.
-        summary.problems += try EvidenceCoverage.problems(directory: destination)
+        // As `verify` does: each log's own check passes for an evidence log cut short at a
+        // record's end. Not after copying stopped at damage, which left the rest uncopied.
+        if summary.complete { summary.problems += try EvidenceCoverage.problems(directory: destination) }
         progress("verified: \(summary.records) records, \(summary.problems.count) problems")
         if summary.complete {
             guard unlink(to.incompleteBackup) == 0 else {
