@@ -39,6 +39,8 @@ struct ServeRecoveryTests {
         }
         #expect(recovered == Double(missing))
         #expect(Self.metric("subledger_appstore_last_recovery_timestamp_seconds", port: port) ?? 0 > Date().timeIntervalSince1970 - 120)
+        // The first periodic run starts as far back as Apple keeps, so it sets the watermark the next resumes from.
+        #expect(FileManager.default.fileExists(atPath: workload.data + "/appstore/recover-Production.json"))
         // Foundation's Process leaves SIGTERM blocked in the child, so the server is killed;
         // what it acknowledged is durable either way.
         kill(server.processIdentifier, SIGKILL)
