@@ -174,7 +174,7 @@ final class EventLoop {
         // Connections over the limit and lingering ones get at most as many slots again; past
         // that, a 503 is sent only if the socket buffer takes it at once.
         if overLimit && connections.count - countedConnections >= configuration.maxConnections {
-            let response = Self.overloaded.response.serialized(date: date(), close: true, keepAliveHeader: false, includeBody: true)
+            let response = Self.overloaded.serialized(date: date(), close: true, keepAliveHeader: false, includeBody: true)
             _ = response.withUnsafeBytes { SystemCalls.send(fd, $0) }
             SystemCalls.close(fd)
             record(Connection.Exchange(request: nil, status: 503, bodyBytes: 0, started: now, handlerError: nil),
@@ -192,7 +192,7 @@ final class EventLoop {
         if connection.counted { countedConnections += 1 }
         metrics.connections.set(Double(connections.count))
         if overLimit {
-            respond(connection, Self.overloaded.response, request: nil, close: true, now: now)
+            respond(connection, Self.overloaded, request: nil, close: true, now: now)
         } else {
             connection.deadline = now + configuration.idleTimeout
         }
@@ -225,8 +225,11 @@ final class EventLoop {
         return stalled
     }
 
-    private static let overloaded = HTTPError(.serviceUnavailable, code: "overloaded",
-                                              detail: "the server has too many open connections; retry shortly")
+    private static let overloaded: HTTPResponse = {
+        var response = HTTPError(.serviceUnavailable, code: "overloaded", detail: "the server has too many open connections; retry shortly").response
+        response.headers.set("Retry-After", "1")
+        return response
+    }()
     private static let slowReadsBusy: HTTPResponse = {
         var response = HTTPError(.serviceUnavailable, code: "busy",
                                  detail: "as many reads of the whole log (reports at a position, the head) are running and waiting as the server takes; retry in a few seconds").response

@@ -33,13 +33,13 @@ public struct LedgerServer: Sendable {
 
     public init(
         ledger: Ledger, token: String?, metrics: Metrics = Metrics(), reportCSV: (@Sendable (ReportDocument) throws -> String)? = nil,
-        rates: CurrencyRates? = nil
+        rates: CurrencyRates? = nil, streamCapacity: Int = EventFeed.defaultCapacity
     ) {
         self.ledger = ledger
         self.metrics = metrics
         self.reportCSV = reportCSV
         self.rates = rates
-        feed = EventFeed(ledger: ledger)
+        feed = EventFeed(ledger: ledger, capacity: streamCapacity)
         authenticator = token.map(BearerTokenAuthenticator.init(token:))
         ingested = metrics.counter("subledger_notifications_total", help: "App Store messages received over HTTP, by outcome", labelNames: ["outcome"])
         // Every outcome from the start, at zero: a rate over a series that does not exist yet

@@ -33,6 +33,12 @@ extension LedgerServer {
             }
         }
         let feed = self.feed
+        guard feed.hasRoom() else {
+            var response = HTTPError(.serviceUnavailable, code: "busy",
+                                     detail: "\(feed.capacity) event streams are open, as many as the server keeps room for beside the webhook; retry shortly").response
+            response.headers.set("Retry-After", "5")
+            return response
+        }
         let subscribed = query
         return .eventStream { stream in
             stream.send(Array(": subledger event feed\n\n".utf8))

@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import SubledgerHTTP
+import SubledgerLedger
+import SubledgerServer
+import SubledgerTestSupport
+import Testing
+
+/// Event streams hold their connections for as long as their clients follow: they get a share of
+/// the server's connections, not all of them.
+@Suite("Event streams leave room")
+struct EventStreamCapacityTests {
+    @Test("over its share of connections a stream is answered 503 busy with Retry-After, the webhook's health check still answers, and a closed stream's place is given back")
+    func streamsLeaveRoom() throws {
+        let directory = TemporaryDirectory()
+        _ = try Ledger.initialize(directory: directory.path, bundleId: "com.example.subledger", appAppleId: nil, environments: ["Production"],
+                                  rootFiles: [], smallBusiness: false, catalogFile: nil)
+        let service = LedgerServer(ledger: try Ledger(directory: directory.path), token: nil, streamCapacity: 2)
+        let server = try HTTPServer(configuration: LedgerServer.httpConfiguration(host: "127.0.0.1", port: 0), metrics: service.metrics, handler: service.router)
+        defer {
+            server.shutdown()
+            service.feed.stop()
+            service.ledger.close()
+        }
+        let streams = try (0..<2).map { _ in try Socket(port: server.port) }
+        for stream in streams { #expect(try stream.ask("GET /v1/events/stream HTTP/1.1\r\nHost: localhost\r\n\r\n").hasPrefix("HTTP/1.1 200")) }
+        let refused = try Socket(port: server.port).ask("GET /v1/events/stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(refused.hasPrefix("HTTP/1.1 503"))
+        #expect(refused.lowercased().contains("retry-after: 5"))
+        #expect(try Socket(port: server.port).ask("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+        streams[0].close()
+        // The server learns the client left when its socket reads the close.
+        var reopened = ""
+        let deadline = Date().addingTimeInterval(30)
+        repeat {
+            reopened = try Socket(port: server.port).ask("GET /v1/events/stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            if !reopened.hasPrefix("HTTP/1.1 200") { usleep(50_000) }
+        } while !reopened.hasPrefix("HTTP/1.1 200") && Date() < deadline
+        #expect(reopened.hasPrefix("HTTP/1.1 200"))
+    }
+}
+
+/// A blocking loopback TCP client that sends a request and reads its status line and headers.
+private final class Socket {
+    private var fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, connected == 0 else { throw CocoaError(.fileReadUnknown) }
+    }
+
+    deinit { close() }
+
+    /// Sends `request` and returns what arrives up to the end of the response's headers.
+    func ask(_ request: String) throws -> String {
+        let bytes = Array(request.utf8)
+        guard send(fd, bytes, bytes.count, 0) == bytes.count else { throw CocoaError(.fileWriteUnknown) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !received.ends(with: Array("\r\n\r\n".utf8)) {
+            let count = recv(fd, &buffer, 1, 0)
+            guard count > 0 else { break }
+            received.append(buffer[0])
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+}
+
+extension Array where Element: Equatable {
+    fileprivate func ends(with suffix: [Element]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
+}
