@@ -37,6 +37,10 @@ struct EventRoutesTests {
         #expect(raw.json["next"] is String)
         #expect((try get("/v1/events?limit=1000").json["events"] as? [Any])?.count ?? 0 > EventQuery.rawPageLimit)
         #expect(try get("/v1/events?type=weather").json["error"] as? String == "invalid_type")
+        // One value given twice is refused, as the command line refuses a flag given twice; a filter's values combine.
+        let twice = try get("/v1/events?limit=2&limit=3")
+        #expect(twice.status == 400 && twice.json["error"] as? String == "invalid_limit" && (twice.json["detail"] as? String)?.contains("twice") == true)
+        #expect(try get("/v1/events?type=renewed&type=refunded").status == 200)
         // A filter given no value is a value left out, not no filter (or no event).
         for (target, code) in [("type=", "invalid_type"), ("type=,", "invalid_type"), ("notificationType=", "invalid_notification_type"),
                                ("product=", "invalid_product"), ("customer=", "invalid_customer")] {
