@@ -148,8 +148,9 @@ struct ExportTests {
         }
     }
 
-    @Test("a symbolic link planted in --out named like an export file is replaced, not written through: its target is untouched", arguments: ["events.csv", "SCHEMA.md"])
-    func symbolicLinksReplaced(name: String) throws {
+    /// Exports an empty ledger into an `--out` holding a link named `name` to a file `victim`;
+    /// returns the export's exit code, the directory and whether the victim is untouched.
+    func exportBeside(link name: String) throws -> (code: ExitCode, directory: TemporaryDirectory, victimUntouched: Bool) {
         let directory = TemporaryDirectory()
         let tool = CommandLineTool(clock: { SimulatedLedger.now })
         #expect(tool.run(["--data", directory.file("data"), "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
@@ -157,22 +158,22 @@ struct ExportTests {
         try "precious\n".write(toFile: directory.file("victim"), atomically: true, encoding: .utf8)
         try FileManager.default.createSymbolicLink(atPath: directory.file("out/" + name), withDestinationPath: directory.file("victim"))
         let (code, _) = tool.run(["--data", directory.file("data"), "export", "--from", "2026-01-01", "--to", "2026-01-31", "--out", directory.file("out")])
+        return (code, directory, try String(contentsOfFile: directory.file("victim"), encoding: .utf8) == "precious\n")
+    }
+
+    @Test("a symbolic link planted in --out named like an export file is replaced, not written through: its target is untouched", arguments: ["events.csv", "SCHEMA.md"])
+    func symbolicLinksReplaced(name: String) throws {
+        let (code, directory, untouched) = try exportBeside(link: name)
         #expect(code == .success)
-        #expect(try String(contentsOfFile: directory.file("victim"), encoding: .utf8) == "precious\n")
+        #expect(untouched)
         #expect(try FileManager.default.attributesOfItem(atPath: directory.file("out/" + name))[.type] as? FileAttributeType == .typeRegular)
     }
 
     @Test("a symbolic link planted where an export file is written before it is whole is not written through: the export fails naming it", arguments: [".events.csv.partial", ".SCHEMA.md.partial"])
     func partialSymbolicLinksNotFollowed(name: String) throws {
-        let directory = TemporaryDirectory()
-        let tool = CommandLineTool(clock: { SimulatedLedger.now })
-        #expect(tool.run(["--data", directory.file("data"), "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
-        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: false)
-        try "precious\n".write(toFile: directory.file("victim"), atomically: true, encoding: .utf8)
-        try FileManager.default.createSymbolicLink(atPath: directory.file("out/" + name), withDestinationPath: directory.file("victim"))
-        let (code, _) = tool.run(["--data", directory.file("data"), "export", "--from", "2026-01-01", "--to", "2026-01-31", "--out", directory.file("out")])
+        let (code, directory, untouched) = try exportBeside(link: name)
         #expect(code == .failure)
-        #expect(try String(contentsOfFile: directory.file("victim"), encoding: .utf8) == "precious\n")
+        #expect(untouched)
         #expect(ExportError(path: directory.file("out/" + name), call: "open", errno: ELOOP).description.contains("symbolic link"))
     }
 
