@@ -44,6 +44,8 @@ final class EventLoop {
     private var connections: [UInt64: Connection] = [:]
     private var nextConnectionID: UInt64 = 2
     private var countedConnections = 0
+    /// Connections whose response is a stream that started.
+    private var openStreams = 0
     /// Requests handed to workers whose completions have not come back.
     private var inFlight = 0
     /// The connections whose request is with the slow-read workers, running or waiting.
@@ -381,6 +383,15 @@ final class EventLoop {
                                  detail: "the server produced a response it cannot send; details are in its log").response
             handlerError = "invalid response: \(invalidity)"
         }
+        // Counted here, on the loop's thread, where streams start: handlers that looked at a
+        // count from theirs each saw room, and a burst of reconnecting followers took every
+        // connection past the bound.
+        let maxStreams = configuration.maxStreams ?? configuration.maxConnections * 3 / 4
+        if response.stream != nil, openStreams >= maxStreams {
+            response = HTTPError(.serviceUnavailable, code: "busy",
+                                 detail: "\(maxStreams) streams are open, as many as the server keeps room for beside its other routes; retry shortly").response
+            response.headers.set("Retry-After", "5")
+        }
         let closing = close || connection.closeAfterResponse || stopping || response.stream != nil
             || response.headers.hasToken("close", in: "Connection")
         connection.closeAfterResponse = closing
@@ -393,6 +404,7 @@ final class EventLoop {
             let stream = ResponseStream(connectionID: connection.id, inbox: inbox)
             connection.stream = stream
             connection.state = .streaming
+            openStreams += 1
             start(stream)
         }
         flush(connection, now)
@@ -512,7 +524,10 @@ final class EventLoop {
         }
         let held = connection.state == .processing && connection.workerMaySend
         connection.state = .closed
-        connection.stream?.close()
+        if let stream = connection.stream {
+            stream.close()
+            openStreams -= 1
+        }
         connections[connection.id] = nil
         if connection.counted { countedConnections -= 1 }
         if held {

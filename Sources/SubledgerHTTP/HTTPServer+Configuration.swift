@@ -8,6 +8,11 @@ extension HTTPServer {
         /// Connections served at once. One more is accepted, answered 503 and closed, so an
         /// overloaded server says so instead of leaving clients in the kernel's backlog.
         public var maxConnections: Int
+        /// Streamed responses (Server-Sent Events) open at once; nil: three quarters of
+        /// ``maxConnections``. A stream holds its connection for as long as its client follows,
+        /// so without a bound followers could take every connection from the other routes
+        /// (the webhook, health checks, reads). The next is answered 503 `busy` instead.
+        public var maxStreams: Int?
         /// The request line and headers, CRLFs included; more is answered 431.
         public var maxHeaderBytes: Int
         /// Header lines per request; more is answered 431.
@@ -91,6 +96,7 @@ extension HTTPServer {
 
         func validate() {
             precondition(maxConnections > 0, "maxConnections must be positive")
+            precondition((maxStreams ?? 0) >= 0, "maxStreams must not be negative")
             precondition(maxHeaderBytes >= 64 && maxHeaderCount > 0, "header limits must allow a request line and some headers")
             precondition(maxBodyBytes >= 0, "maxBodyBytes must not be negative")
             precondition(workerThreads > 0, "workerThreads must be positive")

@@ -4,13 +4,10 @@ import SubledgerProjections
 /// A request's query string as query parameters.
 ///
 /// It notes every name a query's parser asks for, so that a name none asked for is refused
-/// rather than ignored: `?at-position=1000` (the CLI's spelling) answered with today's figures;
-/// and a name asked for one value given twice is refused too, as the command line refuses a
-/// flag given twice (the last had won silently).
+/// rather than ignored: `?at-position=1000` (the CLI's spelling) answered with today's figures.
 final class HTTPQuerySource: QueryParameterSource {
     let parameters: QueryParameters
     private var asked: Set<String> = []
-    private var askedOnce: Set<String> = []
 
     init(_ parameters: QueryParameters) {
         self.parameters = parameters
@@ -18,7 +15,6 @@ final class HTTPQuerySource: QueryParameterSource {
 
     func value(_ name: String) -> String? {
         asked.insert(name)
-        askedOnce.insert(name)
         return parameters.items.last { $0.name == name }?.value
     }
 
@@ -27,15 +23,23 @@ final class HTTPQuerySource: QueryParameterSource {
         return parameters.items.filter { $0.name == name }.map(\.value)
     }
 
+    /// Throws for the first name given more than once that takes one value (all but `lists`),
+    /// as the command line refuses a flag given twice: the last had won silently. Checked before
+    /// anything is read, since a repeated `atPosition` folded the whole log first.
+    func requireOnce(except lists: Set<String> = EventQuery.listNames) throws(QueryError) {
+        var seen = Set<String>()
+        for item in parameters.items where !lists.contains(item.name) && !seen.insert(item.name).inserted {
+            let given = parameters.items.filter { $0.name == item.name }.map(\.value)
+            // The code a bad value of it gets.
+            let code = item.name == "atPosition" ? "invalid_position" : "invalid_\(item.name)"
+            throw QueryError(kind: .badParameter, code: code,
+                             detail: "\(item.name) is given \(given.count == 2 ? "twice" : "\(given.count) times") (\(given.map { "'\($0)'" }.joined(separator: ", "))); give it once")
+        }
+    }
+
     /// Throws for the first name given that no parser asked for and is not in `routeNames` (a
     /// route's own, such as a report's `format`).
     func requireEveryNameAsked(besides routeNames: Set<String> = []) throws(QueryError) {
-        for name in askedOnce.sorted() {
-            let given = parameters.items.filter { $0.name == name }.map(\.value)
-            guard given.count > 1 else { continue }
-            throw QueryError(kind: .badParameter, code: "invalid_\(name)",
-                             detail: "\(name) is given \(given.count == 2 ? "twice" : "\(given.count) times") (\(given.map { "'\($0)'" }.joined(separator: ", "))); give it once")
-        }
         let known = asked.union(routeNames)
         guard let name = parameters.items.map(\.name).first(where: { !known.contains($0) }) else { return }
         let camel = name.split(separator: "-").enumerated().map { $0 == 0 ? String($1) : $1.prefix(1).uppercased() + $1.dropFirst() }.joined()

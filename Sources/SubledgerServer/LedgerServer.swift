@@ -33,13 +33,13 @@ public struct LedgerServer: Sendable {
 
     public init(
         ledger: Ledger, token: String?, metrics: Metrics = Metrics(), reportCSV: (@Sendable (ReportDocument) throws -> String)? = nil,
-        rates: CurrencyRates? = nil, streamCapacity: Int = EventFeed.defaultCapacity
+        rates: CurrencyRates? = nil
     ) {
         self.ledger = ledger
         self.metrics = metrics
         self.reportCSV = reportCSV
         self.rates = rates
-        feed = EventFeed(ledger: ledger, capacity: streamCapacity)
+        feed = EventFeed(ledger: ledger)
         authenticator = token.map(BearerTokenAuthenticator.init(token:))
         ingested = metrics.counter("subledger_notifications_total", help: "App Store messages received over HTTP, by outcome", labelNames: ["outcome"])
         // Every outcome from the start, at zero: a rate over a series that does not exist yet
@@ -173,8 +173,9 @@ public struct LedgerServer: Sendable {
     /// the contract's JSON (its errors answered by ``reading(_:)``).
     /// A name no parser asked for, and not among `routeNames`, is a 400 (`unknown_parameter`).
     func answer(_ request: HTTPRequest, routeNames: Set<String> = [], _ body: (LedgerReader, HTTPQuerySource, Int64) throws -> String) throws -> HTTPResponse {
-        .json(try ledger.read { reader in
-            let parameters = HTTPQuerySource(request.query)
+        let parameters = HTTPQuerySource(request.query)
+        try parameters.requireOnce()
+        return .json(try ledger.read { reader in
             let answer: String
             do { answer = try body(reader, parameters, WallTime.nowMillis()) } catch let error as QueryError where error.kind == .notFound {
                 // Parsed whole, then nothing found: a name misspelt is the likelier news.

@@ -203,6 +203,7 @@ struct ServerConnectionTests {
             let response = try third.readResponse()
             #expect(response.status == 503)
             #expect(response.errorCode == "overloaded")
+            #expect(response.header("Retry-After") == "1")
             #expect(try third.isClosedByServer())
 
             try first.send("Host: test\r\nConnection: close\r\n\r\n")

@@ -41,6 +41,13 @@ struct EventRoutesTests {
         let twice = try get("/v1/events?limit=2&limit=3")
         #expect(twice.status == 400 && twice.json["error"] as? String == "invalid_limit" && (twice.json["detail"] as? String)?.contains("twice") == true)
         #expect(try get("/v1/events?type=renewed&type=refunded").status == 200)
+        // Checked before anything is read, with the code a bad value of the name gets; the route's own names too.
+        for (target, code) in [("/v1/reports/revenue?from=2026-01-01&to=2026-01-31&format=json&format=csv", "invalid_format"),
+                               ("/v1/reports/revenue?from=2026-01-01&to=2026-01-31&atPosition=0&atPosition=0", "invalid_position"),
+                               ("/v1/events/stream?after=0&after=1", "invalid_after")] {
+            let answer = try get(target)
+            #expect(answer.status == 400 && answer.json["error"] as? String == code, "\(target): \(answer.json)")
+        }
         // A filter given no value is a value left out, not no filter (or no event).
         for (target, code) in [("type=", "invalid_type"), ("type=,", "invalid_type"), ("notificationType=", "invalid_notification_type"),
                                ("product=", "invalid_product"), ("customer=", "invalid_customer")] {

@@ -6,36 +6,48 @@ import SubledgerHTTP
 import SubledgerLedger
 import SubledgerServer
 import SubledgerTestSupport
+import Synchronization
 import Testing
 
 /// Event streams hold their connections for as long as their clients follow: they get a share of
 /// the server's connections, not all of them.
 @Suite("Event streams leave room")
 struct EventStreamCapacityTests {
-    @Test("over its share of connections a stream is answered 503 busy with Retry-After, the webhook's health check still answers, and a closed stream's place is given back")
+    @Test("a burst of streams opened at once gets no more than the streams' share of connections: the rest are 503 busy with Retry-After, reads still answer, and a closed stream's place is given back")
     func streamsLeaveRoom() throws {
         let directory = TemporaryDirectory()
         _ = try Ledger.initialize(directory: directory.path, bundleId: "com.example.subledger", appAppleId: nil, environments: ["Production"],
                                   rootFiles: [], smallBusiness: false, catalogFile: nil)
-        let service = LedgerServer(ledger: try Ledger(directory: directory.path), token: nil, streamCapacity: 2)
-        let server = try HTTPServer(configuration: LedgerServer.httpConfiguration(host: "127.0.0.1", port: 0), metrics: service.metrics, handler: service.router)
+        let service = LedgerServer(ledger: try Ledger(directory: directory.path), token: nil)
+        var configuration = LedgerServer.httpConfiguration(host: "127.0.0.1", port: 0)
+        configuration.maxConnections = 32
+        configuration.maxStreams = 4
+        let server = try HTTPServer(configuration: configuration, metrics: service.metrics, handler: service.router)
         defer {
             server.shutdown()
             service.feed.stop()
             service.ledger.close()
         }
-        let streams = try (0..<2).map { _ in try Socket(port: server.port) }
-        for stream in streams { #expect(try stream.ask("GET /v1/events/stream HTTP/1.1\r\nHost: localhost\r\n\r\n").hasPrefix("HTTP/1.1 200")) }
-        let refused = try Socket(port: server.port).ask("GET /v1/events/stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        #expect(refused.hasPrefix("HTTP/1.1 503"))
-        #expect(refused.lowercased().contains("retry-after: 5"))
-        #expect(try Socket(port: server.port).ask("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n").hasPrefix("HTTP/1.1 200"))
-        streams[0].close()
+        let request = "GET /v1/events/stream HTTP/1.1\r\nHost: localhost\r\n\r\n"
+        // All at once, as followers reconnect after a restart.
+        let clients = try (0..<12).map { _ in try Socket(port: server.port) }
+        let answers = Mutex([Int: String]())
+        DispatchQueue.concurrentPerform(iterations: clients.count) { index in
+            let answer = (try? clients[index].ask(request)) ?? ""
+            answers.withLock { $0[index] = answer }
+        }
+        let heads = answers.withLock { $0 }
+        #expect(heads.values.count { $0.hasPrefix("HTTP/1.1 200") } == 4)
+        let refused = heads.values.filter { !$0.hasPrefix("HTTP/1.1 200") }
+        #expect(refused.count == 8 && refused.allSatisfy { $0.hasPrefix("HTTP/1.1 503") && $0.lowercased().contains("retry-after: 5") })
+        #expect(try Socket(port: server.port).ask("GET /v1/events HTTP/1.1\r\nHost: localhost\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+        let streaming = try #require(heads.first { $0.value.hasPrefix("HTTP/1.1 200") }?.key)
+        clients[streaming].close()
         // The server learns the client left when its socket reads the close.
         var reopened = ""
         let deadline = Date().addingTimeInterval(30)
         repeat {
-            reopened = try Socket(port: server.port).ask("GET /v1/events/stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            reopened = try Socket(port: server.port).ask(request)
             if !reopened.hasPrefix("HTTP/1.1 200") { usleep(50_000) }
         } while !reopened.hasPrefix("HTTP/1.1 200") && Date() < deadline
         #expect(reopened.hasPrefix("HTTP/1.1 200"))
@@ -43,7 +55,8 @@ struct EventStreamCapacityTests {
 }
 
 /// A blocking loopback TCP client that sends a request and reads its status line and headers.
-private final class Socket {
+/// `@unchecked Sendable`: each is used by one thread at a time (the burst hands one to each).
+private final class Socket: @unchecked Sendable {
     private var fd: Int32
 
     init(port: Int) throws {
@@ -77,7 +90,9 @@ private final class Socket {
     }
 
     func close() {
+        #if canImport(Glibc)
         if fd >= 0 { Glibc.close(fd) }
+        #endif
         fd = -1
     }
 }

@@ -43,6 +43,9 @@ public struct EventQuery: Sendable, Equatable {
     /// of MB. `next` pages on.
     public static let rawPageLimit = 64
 
+    /// The filters that take several values (repeated or comma-separated); every other parameter takes one.
+    public static let listNames: Set<String> = ["type", "notificationType", "product"]
+
     /// `type`, `notificationType`, `product` (each repeatable or comma-separated), `customer`,
     /// `environment`, `from`, `to`, `time`, `after`, `limit`, `raw`, `reverify`.
     public init(_ parameters: some QueryParameterSource) throws(QueryError) {

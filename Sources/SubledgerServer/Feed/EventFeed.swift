@@ -65,24 +65,8 @@ public final class EventFeed: Sendable {
     private let finished = DispatchGroup()
     private let clock = ContinuousClock()
 
-    public init(ledger: Ledger, capacity: Int = defaultCapacity) {
+    public init(ledger: Ledger) {
         self.ledger = ledger
-        self.capacity = capacity
-    }
-
-    /// Streams open at once at most, by default: three quarters of the server's 1,024
-    /// connections, so that streams, which hold theirs for as long as their clients follow,
-    /// cannot take the last ones from the webhook, health checks and reads (all of them were
-    /// answered 503 `overloaded`).
-    public static let defaultCapacity = 768
-    let capacity: Int
-
-    /// Whether another stream may open (streams whose clients left no longer count).
-    func hasRoom() -> Bool {
-        state.withLock { state in
-            state.subscribers = state.subscribers.filter { !$0.value.stream.isClosed }
-            return state.subscribers.count < capacity
-        }
     }
 
     /// Starts feeding `stream` the events of `query` after `query.after`.

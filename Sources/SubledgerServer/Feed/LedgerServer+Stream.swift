@@ -8,6 +8,7 @@ extension LedgerServer {
     /// so a bad one is a 400, not a stream that closes.
     func stream(_ request: HTTPRequest) throws -> HTTPResponse {
         let parameters = HTTPQuerySource(request.query)
+        try parameters.requireOnce()
         // The route of pages takes a limit; a stream follows until its client hangs up.
         guard request.query["limit"] == nil else {
             throw QueryError(kind: .badParameter, code: "unknown_parameter", detail: "the stream takes no limit: it sends every matching event until the client closes it; GET /v1/events pages with limit")
@@ -33,12 +34,6 @@ extension LedgerServer {
             }
         }
         let feed = self.feed
-        guard feed.hasRoom() else {
-            var response = HTTPError(.serviceUnavailable, code: "busy",
-                                     detail: "\(feed.capacity) event streams are open, as many as the server keeps room for beside the webhook; retry shortly").response
-            response.headers.set("Retry-After", "5")
-            return response
-        }
         let subscribed = query
         return .eventStream { stream in
             stream.send(Array(": subledger event feed\n\n".utf8))
