@@ -4,6 +4,7 @@
 /// |---|---|
 /// | `config.json` | the configuration, written by `subledger init` |
 /// | `roots/root-N.cer` | root certificates copied by `init` (`config.json` lists them) |
+/// | `roots/untrusted-HEX.cer` | a root `init` stopped trusting that the ledger's events were signed under |
 /// | `catalog.json` | the product catalog copied by `init --catalog` |
 /// | `log/` | the event log |
 /// | `evidence/` | the verbatim signed messages the events reference |
@@ -33,6 +34,13 @@ public struct DataDirectoryLayout: Sendable, Hashable {
 
     /// The name `config.json` gives the `number`th root certificate copied by `init`.
     static func rootCertificateName(_ number: Int) -> String { "roots/root-\(number).cer" }
+
+    /// N of `root-N.cer` or `roots/root-N.cer`; nil for another name.
+    static func rootCertificateNumber(of name: String) -> Int? {
+        let file = name.hasPrefix("roots/") ? name.dropFirst("roots/".count) : name[...]
+        guard file.hasPrefix("root-"), file.hasSuffix(".cer") else { return nil }
+        return Int(file.dropFirst("root-".count).dropLast(".cer".count))
+    }
     /// The name `config.json` gives a catalog copied by `init`.
     static let catalogName = "catalog.json"
 

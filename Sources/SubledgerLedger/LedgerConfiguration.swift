@@ -173,17 +173,21 @@ extension Ledger {
             }
         }
         var roots: [String] = rootFiles.isEmpty ? (previous?.roots ?? []) : []
-        if roots.isEmpty && rootFiles.isEmpty {
-            // Nothing given and nothing trusted yet: Apple's own root, as production needs.
-            let name = DataDirectoryLayout.rootCertificateName(1)
-            try FileIO.writeAtomically(layout.path(of: name), AppleRootCertificates.rootCAG3)
-            roots.append(name)
-        }
-        for (index, bytes) in rootCertificates.enumerated() {
-            let name = DataDirectoryLayout.rootCertificateName(index + 1)
+        // New roots go under numbers no file in `roots/` has, and `config.json`, renamed into
+        // place last, switches to them at once: written over the listed ones, an init killed
+        // between two renames left a set that was neither (one root twice, the other gone).
+        var number = 1 + (FileIO.names(in: layout.roots) ?? []).compactMap(DataDirectoryLayout.rootCertificateNumber).reduce(0, max)
+        func add(_ bytes: [UInt8]) throws {
+            let name = DataDirectoryLayout.rootCertificateName(number)
+            number += 1
             try FileIO.writeAtomically(layout.path(of: name), bytes)
             roots.append(name)
         }
+        if roots.isEmpty && rootFiles.isEmpty {
+            // Nothing given and nothing trusted yet: Apple's own root, as production needs.
+            try add(AppleRootCertificates.rootCAG3)
+        }
+        for bytes in rootCertificates { try add(bytes) }
         var catalog = previous?.catalog
         if let catalogBytes {
             try FileIO.writeAtomically(layout.path(of: DataDirectoryLayout.catalogName), catalogBytes)
@@ -191,6 +195,10 @@ extension Ledger {
         }
         let configuration = LedgerConfiguration(bundleId: bundleId, appAppleId: appAppleId, environments: environments, roots: roots, smallBusiness: smallBusiness, catalog: catalog)
         try configuration.save(to: directory)
+        // The roots no longer listed (those the ledger's events need are kept above, as untrusted-HEX.cer).
+        for name in previous?.roots ?? [] where !roots.contains(name) && DataDirectoryLayout.rootCertificateNumber(of: name) != nil {
+            unlink(layout.path(of: name))
+        }
         return configuration
     }
 

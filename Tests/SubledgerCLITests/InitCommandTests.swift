@@ -40,6 +40,26 @@ struct InitCommandTests {
         #expect(try configuration(directory) as NSDictionary == before as NSDictionary)
     }
 
+    @Test("init writes the roots it is given under new names and switches to them with config.json, so no listed root is ever written over (a kill between two left neither set), and removes the ones no longer listed")
+    func rootsSwitchAtOnce() throws {
+        let directory = TemporaryDirectory()
+        let other = TemporaryDirectory()
+        #expect(tool.run(["--data", other.path, "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
+        let apple = other.file("roots/root-1.cer")
+        func listed() throws -> [(name: String, bytes: Data)] {
+            try (configuration(directory)["roots"] as! [String]).map { ($0, try Data(contentsOf: URL(fileURLWithPath: directory.file($0)))) }
+        }
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.a", "--root", root, "--root", apple]).exitCode == .success)
+        let before = try listed()
+        #expect(tool.run(["--data", directory.path, "init", "--root", apple, "--root", root]).exitCode == .success)
+        let after = try listed()
+        #expect(after.map(\.bytes) == [try Data(contentsOf: URL(fileURLWithPath: apple)), try Data(contentsOf: URL(fileURLWithPath: root))])
+        #expect(Set(after.map(\.name)).isDisjoint(with: before.map(\.name)))
+        for old in before { #expect(!FileManager.default.fileExists(atPath: directory.file(old.name)), "\(old.name)") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.file("roots")).filter { $0.hasPrefix("root-") }
+        #expect(Set(files.map { "roots/" + $0 }) == Set(after.map(\.name)))
+    }
+
     @Test("a root given to init on a ledger holding events replaces the configured one: init keeps the root it stops trusting, and given both again every event verifies")
     func replacedRootKept() throws {
         let copy = try LedgerCopy()
