@@ -204,6 +204,20 @@ struct ExportTests {
         #expect(error.description.contains("transactions.csv, subscriptions.csv in --out are already this export's"))
     }
 
+    @Test("an export put in place over a previous one keeps the modes the user gave its files (narrowed to the owner, as files holding customer ids should be)")
+    func modesKept() throws {
+        let copy = try LedgerCopy()
+        let out = copy.directory.file("out")
+        #expect(copy.run("export", "--from", "2026-01-01", "--to", "2026-01-31", "--out", out).exitCode == .success)
+        let names = try FileManager.default.contentsOfDirectory(atPath: out)
+        for name in names { #expect(chmod(out + "/" + name, 0o600) == 0) }
+        #expect(copy.run("export", "--from", "2026-01-01", "--to", "2026-02-28", "--out", out).exitCode == .success)
+        for name in names {
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: out + "/" + name)[.posixPermissions] as? Int)
+            #expect(mode == 0o600, "\(name)")
+        }
+    }
+
     @Test("an --out that is a symbolic link to a directory is not written through: the export fails, the directory's files untouched")
     func symbolicLinkOutRefused() throws {
         let directory = TemporaryDirectory()

@@ -563,6 +563,11 @@ struct ReadingEveryTimelineTests {
         var transactions = 0
         try store.reader.forEachTransaction(in: from.start..<to.start) { _ in transactions += 1 }
         #expect(transactions == subscribers)
+        // What the caller's own work throws (an export file on a full disk) comes back as it was,
+        // not as the database's failure, which sent the user to `rebuild`.
+        struct DiskFull: Error {}
+        #expect(throws: DiskFull.self) { try store.reader.forEachTransaction(in: from.start..<to.start) { _ in throw DiskFull() } }
+        #expect(throws: DiskFull.self) { try store.reader.forEachSubscription(at: to.start) { _, _ in throw DiskFull() } }
         // A command shows how far a report at a position has come: told after each part.
         let told = Mutex<[Int]>([])
         var reader = store.reader

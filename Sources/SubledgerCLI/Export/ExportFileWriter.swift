@@ -86,6 +86,14 @@ enum ExportFile {
             let slash = final.lastIndex(of: "/").map { final.index(after: $0) } ?? final.startIndex
             path = String(final[..<slash]) + "." + final[slash...] + ".partial"
             fd = try ExportFile.create(path)
+            // Renamed over the file it replaces, it takes that file's modes and group, as writing
+            // it in place kept them: an export folder narrowed to its owner (it holds customer
+            // ids) must not be opened up by the next export.
+            var replaced = stat()
+            if lstat(final, &replaced) == 0, replaced.st_mode & S_IFMT == S_IFREG {
+                _ = fchown(fd, uid_t.max, replaced.st_gid)
+                fchmod(fd, replaced.st_mode & 0o7777)
+            }
         }
 
         deinit {

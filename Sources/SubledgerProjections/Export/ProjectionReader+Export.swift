@@ -6,30 +6,48 @@ extension ProjectionReader {
     /// Calls `body` with each transaction that was purchased, refunded, reversed or revoked in
     /// `window` (epoch milliseconds), in every environment, timeline by timeline.
     public func forEachTransaction(in window: Range<Int64>, _ body: (ExportedTransaction) throws -> Void) throws {
-        for environment in try summary().environments {
-            try forEachPart(of: environment) { part in
-                for (timeline, history) in part.histories(in: ReportScope(environment: environment)) {
-                    for transaction in history.periods + history.purchases where transaction.touches(window) {
-                        try body(part.exported(transaction, of: timeline))
+        // The caller's own errors (an export file's write) are thrown as they are: `read`
+        // reports any other as the database's, and a full disk under `--out` was told to run
+        // `rebuild`.
+        var failure: (any Error)?
+        do {
+            for environment in try summary().environments {
+                try forEachPart(of: environment) { part in
+                    for (timeline, history) in part.histories(in: ReportScope(environment: environment)) {
+                        for transaction in history.periods + history.purchases where transaction.touches(window) {
+                            do { try body(part.exported(transaction, of: timeline)) } catch {
+                                failure = error
+                                throw error
+                            }
+                        }
                     }
                 }
             }
+        } catch {
+            throw failure ?? error
         }
     }
 
     /// Calls `body` with each subscription's state at `instant` (from the facts signed by then),
-    /// with its customer's id, in every environment.
+    /// with its customer's id, in every environment. `body`'s errors are thrown as they are.
     public func forEachSubscription(at instant: Int64, _ body: (_ customerId: String, SubscriptionState) throws -> Void) throws {
         let visibility = Visibility(beforePosition: .max, notAfter: instant)
-        for environment in try summary().environments {
-            try forEachPart(of: environment) { part in
-                for timeline in part.timelines {
-                    let history = SubscriptionHistory(timeline, visibility: visibility)
-                    if let state = part.subscriptionState(history, of: timeline, at: instant) {
-                        try body(part.customerId(of: timeline), state)
+        var failure: (any Error)?
+        do {
+            for environment in try summary().environments {
+                try forEachPart(of: environment) { part in
+                    for timeline in part.timelines {
+                        let history = SubscriptionHistory(timeline, visibility: visibility)
+                        guard let state = part.subscriptionState(history, of: timeline, at: instant) else { continue }
+                        do { try body(part.customerId(of: timeline), state) } catch {
+                            failure = error
+                            throw error
+                        }
                     }
                 }
             }
+        } catch {
+            throw failure ?? error
         }
     }
 }
