@@ -474,6 +474,22 @@ struct DamageTests {
         #expect(ledger.run("events", "--after", logEnd, "--json").exitCode == .usage)
     }
 
+    @Test("a document standard output cannot take (a full disk) is exit 1 saying so, not success with nothing written", arguments: [["stats", "--json"], ["events", "--json"]])
+    func fullStandardOutput(argv: [String]) throws {
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let process = Process()
+        process.executableURL = Conformance.subledgerBinary
+        process.arguments = ["--data", SimulatedLedger.shared.data] + argv
+        process.standardOutput = full
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(said.contains("cannot write standard output: No space left on device"))
+    }
+
     @Test("events --after a position inside a record is still a usage error (2)")
     func afterInsideARecord() {
         #expect(SimulatedLedger.shared.run("events", "--after", "70", "--json").exitCode == .usage)
