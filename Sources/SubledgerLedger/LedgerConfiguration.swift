@@ -114,11 +114,11 @@ extension Ledger {
     /// directory it replaces the configuration (roots given again replace the old list) and
     /// never touches the logs.
     ///
-    /// On a ledger that holds events, each configured root the given ones stop trusting is first
-    /// copied to `roots/untrusted-HEX.cer` (HEX: the start of its SHA-256) and passed to
-    /// `replacedRoot` with its label: the new roots are written over the configured ones' files,
-    /// and the events stored under a root no longer trusted fail `events --reverify`, so the user
-    /// needs its certificate to trust it again.
+    /// Given roots are written under new names and `config.json` switches to them; the files of
+    /// the roots no longer listed are then removed. On a ledger that holds events, each of those
+    /// is first copied to `roots/untrusted-HEX.cer` (HEX: the start of its SHA-256) and passed to
+    /// `replacedRoot` with its label: the events stored under a root no longer trusted fail
+    /// `events --reverify`, so the user needs its certificate to trust it again.
     public static func initialize(
         directory: String, bundleId: String, appAppleId: Int64?, environments: [String], rootFiles: [String], smallBusiness: Bool, catalogFile: String?,
         replacedRoot: (_ label: String, _ keptAt: String) -> Void = { _, _ in }
@@ -163,20 +163,32 @@ extension Ledger {
             throw LedgerError.configuration("this data directory holds the events of bundle \(stored) but no readable config.json; a ledger is one app's: run init with --bundle-id \(stored) (and its --root, --environment), or give \(bundleId) a data directory of its own (--data)")
         }
         try FileIO.makeDirectory(layout.roots)
-        if !rootFiles.isEmpty, let previous, holdsEvents(layout), let configured = try? previous.loadRoots(from: directory) {
+        // The listed root files that may go once `config.json` no longer lists them: each one
+        // read (an unreadable one stays, as it was), and kept aside first where events may need it.
+        var removable: [String] = []
+        if !rootFiles.isEmpty, let previous {
             let given = Set(rootCertificates.compactMap { try? Certificate(derOrPEM: $0).der })
-            for root in configured where !given.contains(root.der) {
-                let hex = SHA256.hash(root.der).prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-                let path = layout.path(of: "roots/untrusted-\(hex).cer")
-                try FileIO.writeAtomically(path, root.der)
-                replacedRoot(root.fingerprintLabel, path)
+            let needed = holdsEvents(layout)
+            for name in previous.roots where name.hasPrefix("roots/") && DataDirectoryLayout.rootCertificateNumber(of: name) != nil {
+                guard let bytes = FileIO.read(layout.path(of: name)), let root = try? Certificate(derOrPEM: bytes) else { continue }
+                if needed, !given.contains(root.der) {
+                    let hex = SHA256.hash(root.der).prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+                    let path = layout.path(of: "roots/untrusted-\(hex).cer")
+                    try FileIO.writeAtomically(path, root.der)
+                    replacedRoot(root.fingerprintLabel, path)
+                }
+                removable.append(name)
             }
         }
         var roots: [String] = rootFiles.isEmpty ? (previous?.roots ?? []) : []
-        // New roots go under numbers no file in `roots/` has, and `config.json`, renamed into
-        // place last, switches to them at once: written over the listed ones, an init killed
-        // between two renames left a set that was neither (one root twice, the other gone).
-        var number = 1 + (FileIO.names(in: layout.roots) ?? []).compactMap(DataDirectoryLayout.rootCertificateNumber).reduce(0, max)
+        // New roots go under numbers no root file has, listed or in `roots/`, and `config.json`,
+        // renamed into place last, switches to them at once: written over the listed ones, an
+        // init killed between two renames left a set that was neither (one root twice, the other gone).
+        guard let present = FileIO.names(in: layout.roots) else {
+            throw LedgerError.storage("cannot list \(layout.roots): \(String(cString: strerror(errno))); nothing was changed")
+        }
+        let numbers = (present + (previous?.roots ?? [])).compactMap(DataDirectoryLayout.rootCertificateNumber).filter { $0 < 1 << 32 }
+        var number = 1 + numbers.reduce(0, max)
         func add(_ bytes: [UInt8]) throws {
             let name = DataDirectoryLayout.rootCertificateName(number)
             number += 1
@@ -195,10 +207,7 @@ extension Ledger {
         }
         let configuration = LedgerConfiguration(bundleId: bundleId, appAppleId: appAppleId, environments: environments, roots: roots, smallBusiness: smallBusiness, catalog: catalog)
         try configuration.save(to: directory)
-        // The roots no longer listed (those the ledger's events need are kept above, as untrusted-HEX.cer).
-        for name in previous?.roots ?? [] where !roots.contains(name) && DataDirectoryLayout.rootCertificateNumber(of: name) != nil {
-            unlink(layout.path(of: name))
-        }
+        for name in removable where !roots.contains(name) { unlink(layout.path(of: name)) }
         return configuration
     }
 

@@ -150,13 +150,17 @@ struct ExportTests {
 
     /// Exports an empty ledger into an `--out` holding a link named `name` to a file `victim`;
     /// returns the export's exit code, the directory and whether the victim is untouched.
-    func exportBeside(link name: String) throws -> (code: ExitCode, directory: TemporaryDirectory, victimUntouched: Bool) {
+    func exportBeside(link name: String, hard: Bool = false) throws -> (code: ExitCode, directory: TemporaryDirectory, victimUntouched: Bool) {
         let directory = TemporaryDirectory()
         let tool = CommandLineTool(clock: { SimulatedLedger.now })
         #expect(tool.run(["--data", directory.file("data"), "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
         try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: false)
         try "precious\n".write(toFile: directory.file("victim"), atomically: true, encoding: .utf8)
-        try FileManager.default.createSymbolicLink(atPath: directory.file("out/" + name), withDestinationPath: directory.file("victim"))
+        if hard {
+            try FileManager.default.linkItem(atPath: directory.file("victim"), toPath: directory.file("out/" + name))
+        } else {
+            try FileManager.default.createSymbolicLink(atPath: directory.file("out/" + name), withDestinationPath: directory.file("victim"))
+        }
         let (code, _) = tool.run(["--data", directory.file("data"), "export", "--from", "2026-01-01", "--to", "2026-01-31", "--out", directory.file("out")])
         return (code, directory, try String(contentsOfFile: directory.file("victim"), encoding: .utf8) == "precious\n")
     }
@@ -169,12 +173,15 @@ struct ExportTests {
         #expect(try FileManager.default.attributesOfItem(atPath: directory.file("out/" + name))[.type] as? FileAttributeType == .typeRegular)
     }
 
-    @Test("a symbolic link planted where an export file is written before it is whole is not written through: the export fails naming it", arguments: [".events.csv.partial", ".SCHEMA.md.partial"])
-    func partialSymbolicLinksNotFollowed(name: String) throws {
+    @Test("a link planted where an export file is written before it is whole (symbolic or hard, another user's in a shared --out) is removed, not written through", arguments: [".events.csv.partial", ".SCHEMA.md.partial"])
+    func partialLinksNotFollowed(name: String) throws {
         let (code, directory, untouched) = try exportBeside(link: name)
-        #expect(code == .failure)
+        #expect(code == .success)
         #expect(untouched)
-        #expect(ExportError(path: directory.file("out/" + name), call: "open", errno: ELOOP).description.contains("symbolic link"))
+        let hard = try exportBeside(link: name, hard: true)
+        #expect(hard.code == .success)
+        #expect(hard.victimUntouched)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out/" + name)))
     }
 
     @Test("an export that meets damage leaves the previous export in --out as it was, and no partial file: a warehouse job loads the last whole export")

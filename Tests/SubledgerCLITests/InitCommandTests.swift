@@ -60,6 +60,20 @@ struct InitCommandTests {
         #expect(Set(files.map { "roots/" + $0 }) == Set(after.map(\.name)))
     }
 
+    @Test("a listed root file gone missing does not stop init keeping the others the events need")
+    func missingRootFileKeepsTheOthers() throws {
+        let copy = try LedgerCopy()
+        let other = TemporaryDirectory()
+        #expect(tool.run(["--data", other.path, "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
+        let apple = other.file("roots/root-1.cer")
+        #expect(copy.run("init", "--root", apple, "--root", root).exitCode == .success)
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: copy.data + "/config.json"))) as? [String: Any])["roots"] as? [String]
+        try FileManager.default.removeItem(atPath: copy.data + "/" + (try #require(listed?.first)))
+        #expect(copy.run("init", "--root", apple).exitCode == .success)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: copy.data + "/roots").filter { $0.hasPrefix("untrusted-") }
+        #expect(try kept.map { try Data(contentsOf: URL(fileURLWithPath: copy.data + "/roots/" + $0)) } == [try Data(contentsOf: URL(fileURLWithPath: root))])
+    }
+
     @Test("a root given to init on a ledger holding events replaces the configured one: init keeps the root it stops trusting, and given both again every event verifies")
     func replacedRootKept() throws {
         let copy = try LedgerCopy()

@@ -64,15 +64,6 @@ final class ExportFileWriter<Row> {
 
 /// The export's files, opened and written.
 enum ExportFile {
-    /// Opens `path` for writing, emptied, never through a symbolic link: `--out` may be a
-    /// directory another user could create first (under /tmp), and a link planted there named
-    /// like an export file would have the export overwrite whatever it points at.
-    static func create(_ path: String) throws(ExportError) -> Int32 {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard fd >= 0 else { throw ExportError(path: path, call: "open", errno: errno) }
-        return fd
-    }
-
     /// A file written under a hidden name beside `final` (`.NAME.partial`), renamed over it once
     /// whole, removed if it never is.
     final class Partial {
@@ -85,14 +76,21 @@ enum ExportFile {
             self.final = final
             let slash = final.lastIndex(of: "/").map { final.index(after: $0) } ?? final.startIndex
             path = String(final[..<slash]) + "." + final[slash...] + ".partial"
-            fd = try ExportFile.create(path)
-            // Renamed over the file it replaces, it takes that file's modes and group, as writing
-            // it in place kept them: an export folder narrowed to its owner (it holds customer
-            // ids) must not be opened up by the next export.
+            // Made afresh, never through what is at its name: `--out` may be a directory another
+            // user could write first (under /tmp), and a link (or a hard link) planted there
+            // would have the export write whatever it points at; a killed export's leftover,
+            // narrowed below, could not be opened again.
+            guard unlink(path) == 0 || errno == ENOENT else { throw ExportError(path: path, call: "remove", errno: errno) }
+            // Renamed over the file it replaces, it takes that file's modes, owner and group, as
+            // writing it in place kept them: an export folder narrowed to its owner (it holds
+            // customer ids) must not be opened up by the next export. Owner-only until then.
             var replaced = stat()
-            if lstat(final, &replaced) == 0, replaced.st_mode & S_IFMT == S_IFREG {
-                _ = fchown(fd, uid_t.max, replaced.st_gid)
-                fchmod(fd, replaced.st_mode & 0o7777)
+            let replacing = lstat(final, &replaced) == 0 && replaced.st_mode & S_IFMT == S_IFREG
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, replacing ? 0o600 : 0o644)
+            guard fd >= 0 else { throw ExportError(path: path, call: "open", errno: errno) }
+            if replacing {
+                _ = fchown(fd, geteuid() == 0 ? replaced.st_uid : uid_t.max, replaced.st_gid)
+                fchmod(fd, replaced.st_mode & 0o777)
             }
         }
 
