@@ -91,7 +91,7 @@ struct Arguments {
         }
         for option in help.options where !option.repeatable && (options[option.name]?.count ?? 0) > 1 {
             let values = options[option.name]!
-            throw UsageError("\(option.name) is given \(values.count == 2 ? "twice" : "\(values.count) times") (\(values.map { "'\($0)'" }.joined(separator: ", "))); give it once")
+            throw UsageError(FlagSource.givenMoreThanOnce(option.name, values))
         }
         // A word with one dash is a short option, which subledger has none of, not a stray value.
         if let short = positional.first(where: { $0.count > 1 && $0.hasPrefix("-") && !$0.hasPrefix("--") && Double($0) == nil }) {

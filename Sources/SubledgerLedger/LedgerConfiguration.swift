@@ -172,8 +172,7 @@ extension Ledger {
             for name in previous.roots where name.hasPrefix("roots/") && DataDirectoryLayout.rootCertificateNumber(of: name) != nil {
                 guard let bytes = FileIO.read(layout.path(of: name)), let root = try? Certificate(derOrPEM: bytes) else { continue }
                 if needed, !given.contains(root.der) {
-                    let hex = SHA256.hash(root.der).prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-                    let path = layout.path(of: "roots/untrusted-\(hex).cer")
+                    let path = layout.path(of: "roots/untrusted-\(LedgerHead.hex(Array(SHA256.hash(root.der).prefix(8)))).cer")
                     try FileIO.writeAtomically(path, root.der)
                     replacedRoot(root.fingerprintLabel, path)
                 }

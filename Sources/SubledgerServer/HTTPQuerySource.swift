@@ -29,11 +29,10 @@ final class HTTPQuerySource: QueryParameterSource {
     func requireOnce(except lists: Set<String> = EventQuery.listNames) throws(QueryError) {
         var seen = Set<String>()
         for item in parameters.items where !lists.contains(item.name) && !seen.insert(item.name).inserted {
-            let given = parameters.items.filter { $0.name == item.name }.map(\.value)
             // The code a bad value of it gets.
             let code = item.name == "atPosition" ? "invalid_position" : "invalid_\(item.name)"
             throw QueryError(kind: .badParameter, code: code,
-                             detail: "\(item.name) is given \(given.count == 2 ? "twice" : "\(given.count) times") (\(given.map { "'\($0)'" }.joined(separator: ", "))); give it once")
+                             detail: Self.givenMoreThanOnce(item.name, parameters.items.filter { $0.name == item.name }.map(\.value)))
         }
     }
 

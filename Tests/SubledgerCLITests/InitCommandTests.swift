@@ -10,6 +10,12 @@ struct InitCommandTests {
     let tool = CommandLineTool(clock: { SimulatedLedger.now })
     var root: String { SimulatedLedger.shared.directory.file("sim/root.cer") }
 
+    /// Apple's root as `init` writes it, in `directory`, when given none.
+    func appleRoot(in directory: TemporaryDirectory) -> String {
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
+        return directory.file("roots/root-1.cer")
+    }
+
     func configuration(_ directory: TemporaryDirectory) throws -> [String: Any] {
         try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("config.json")))) as! [String: Any]
     }
@@ -44,8 +50,7 @@ struct InitCommandTests {
     func rootsSwitchAtOnce() throws {
         let directory = TemporaryDirectory()
         let other = TemporaryDirectory()
-        #expect(tool.run(["--data", other.path, "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
-        let apple = other.file("roots/root-1.cer")
+        let apple = appleRoot(in: other)
         func listed() throws -> [(name: String, bytes: Data)] {
             try (configuration(directory)["roots"] as! [String]).map { ($0, try Data(contentsOf: URL(fileURLWithPath: directory.file($0)))) }
         }
@@ -64,8 +69,7 @@ struct InitCommandTests {
     func missingRootFileKeepsTheOthers() throws {
         let copy = try LedgerCopy()
         let other = TemporaryDirectory()
-        #expect(tool.run(["--data", other.path, "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
-        let apple = other.file("roots/root-1.cer")
+        let apple = appleRoot(in: other)
         #expect(copy.run("init", "--root", apple, "--root", root).exitCode == .success)
         let listed = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: copy.data + "/config.json"))) as? [String: Any])["roots"] as? [String]
         try FileManager.default.removeItem(atPath: copy.data + "/" + (try #require(listed?.first)))
@@ -78,8 +82,7 @@ struct InitCommandTests {
     func replacedRootKept() throws {
         let copy = try LedgerCopy()
         let other = TemporaryDirectory()
-        #expect(tool.run(["--data", other.path, "init", "--bundle-id", "com.example.subledger"]).exitCode == .success)
-        let apple = other.file("roots/root-1.cer")
+        let apple = appleRoot(in: other)
         func kept() throws -> [String] {
             try FileManager.default.contentsOfDirectory(atPath: copy.data + "/roots").filter { $0.hasPrefix("untrusted-") }.map { copy.data + "/roots/" + $0 }
         }

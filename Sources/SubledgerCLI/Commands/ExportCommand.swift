@@ -110,7 +110,7 @@ enum ExportCommand: Command {
         let markdown = schema.markdown
         let schemaFile = try ExportFile.Partial(for: out + "/SCHEMA.md")
         try ExportFile.write(Array(markdown.utf8), to: schemaFile.fd, path: schemaFile.path)
-        guard fsync(schemaFile.fd) == 0 else { throw ExportError(path: schemaFile.path, call: "fsync", errno: errno) }
+        try schemaFile.sync()
         // Only now that every file is whole do they replace the previous export's.
         let publishing: [(name: String, publish: () throws(ExportError) -> Void)] = [
             (transactions.fileName, transactions.publish), (subscriptions.fileName, subscriptions.publish), (events.fileName, events.publish),

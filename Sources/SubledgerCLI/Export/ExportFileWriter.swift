@@ -43,7 +43,7 @@ final class ExportFileWriter<Row> {
     /// Writes what is buffered and syncs the partial file; `publish` then puts it in place.
     func finish() throws(ExportError) {
         try flush()
-        guard fsync(fd) == 0 else { throw ExportError(path: partial.path, call: "fsync", errno: errno) }
+        try partial.sync()
     }
 
     /// Renames the finished file over the one of its name.
@@ -97,6 +97,11 @@ enum ExportFile {
         deinit {
             close(fd)
             if !published { unlink(path) }
+        }
+
+        /// Makes what was written durable, before `publish` puts it in place.
+        func sync() throws(ExportError) {
+            guard fsync(fd) == 0 else { throw ExportError(path: path, call: "fsync", errno: errno) }
         }
 
         func publish() throws(ExportError) {

@@ -18,6 +18,12 @@ extension QueryParameterSource {
     }
 
     public func spelling(_ name: String) -> String { name }
+
+    /// What the command line and the HTTP routes say of a parameter that takes one value, given
+    /// more than once (the last had won silently).
+    public static func givenMoreThanOnce(_ spelling: String, _ values: [String]) -> String {
+        "\(spelling) is given \(values.count == 2 ? "twice" : "\(values.count) times") (\(values.map { "'\($0)'" }.joined(separator: ", "))); give it once"
+    }
 }
 
 extension Dictionary: QueryParameterSource where Key == String, Value == String {
