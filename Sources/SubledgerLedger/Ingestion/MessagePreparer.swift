@@ -90,11 +90,15 @@ struct MessagePreparer: Sendable {
         try verifier.verify(jws, at: instant)
         for (_, inner, signedDate) in nested { try verifier.verify(inner, at: signedDate ?? instant) }
 
-        // One without `data` (RESCIND_CONSENT, EXTERNAL_PURCHASE_TOKEN) is checked as strictly as one with.
+        // One without `data` (RESCIND_CONSENT, EXTERNAL_PURCHASE_TOKEN) is checked as strictly as
+        // one with; one that names no app (a container this version does not know) is refused.
         let (bundleId, appAppleId) = EventMapping.app(of: notification)
         let environment = EventMapping.environment(notification: notification, transaction: transaction, renewal: renewal)
-        try checkApp(bundleId: bundleId, environment: environment?.rawValue, appAppleId: appAppleId)
-        if let transaction { try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, appAppleId: nil) }
+        try checkApp(bundleId: bundleId, environment: environment?.rawValue, appAppleId: appAppleId, of: "the notification")
+        if let transaction {
+            try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, of: "its signedTransactionInfo")
+        }
+        if let renewal { try checkEnvironment(renewal.environment?.rawValue, of: "its signedRenewalInfo") }
 
         let (verifiedTransaction, verifiedRenewal) = (transaction, renewal)
         let key = "n:" + uuid
@@ -109,7 +113,7 @@ struct MessagePreparer: Sendable {
             throw VerificationError(.payloadInvalid, "the transaction has no signedDate")
         }
         try verifier.verify(jws, at: signedDate)
-        try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, appAppleId: nil)
+        try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, of: "the transaction")
         // Same transactionId with identical signed content is a duplicate; new content is new.
         let key = "t:" + transaction.transactionId! + ":" + Self.digest(jws.payload)
         return PreparedMessage(key: key, evidence: EvidenceCodec.draft(key: key, message: message, outer: jws, nested: [])) { evidence in
@@ -131,7 +135,7 @@ struct MessagePreparer: Sendable {
                 .payloadInvalid,
                 "a bare signedRenewalInfo names no app (it has no bundleId), so it cannot be checked against this ledger's; renewal infos are taken from the App Store Server API (`subledger appstore backfill` or `reconcile`) and inside notifications")
         }
-        try checkApp(bundleId: nil, environment: renewal.environment?.rawValue, appAppleId: nil)
+        try checkEnvironment(renewal.environment?.rawValue, of: "the renewal info")
         let key = "r:" + renewal.originalTransactionId! + ":" + Self.digest(jws.payload)
         return PreparedMessage(key: key, evidence: EvidenceCodec.draft(key: key, message: message, outer: jws, nested: [])) { evidence in
             EventMapping.event(backfilled: renewal, evidence: evidence)
@@ -153,15 +157,36 @@ struct MessagePreparer: Sendable {
         }
     }
 
-    private func checkApp(bundleId: String?, environment: String?, appAppleId: Int64?) throws(VerificationError) {
-        if let bundleId, bundleId != configuration.bundleId {
+    /// The app a message names must be this ledger's, as Apple's libraries require: a `bundleId`
+    /// or `environment` that is missing is refused as a wrong one is, and so is a Production
+    /// notification without `appAppleId` when the ledger knows its own. Otherwise a signed message
+    /// of another app (or of the 2021 StoreKit 2 Sandbox, whose transactions named no
+    /// environment) would be stored and entitle its customer. `appAppleId` is nil for what does
+    /// not carry one (transactions).
+    private func checkApp(bundleId: String?, environment: String?, appAppleId: Int64?? = .none, of what: String) throws(VerificationError) {
+        guard let bundleId else {
+            throw VerificationError(.bundleMismatch, "\(what) names no bundleId, so it cannot be told to be for \(configuration.bundleId); Apple's messages always name it")
+        }
+        guard bundleId == configuration.bundleId else {
             throw VerificationError(.bundleMismatch, "the message is for bundle \(bundleId), this ledger is for \(configuration.bundleId); check `subledger init --bundle-id`")
         }
-        if let environment, !configuration.environments.contains(environment) {
-            throw VerificationError(.environmentNotAccepted, "the message is from the \(environment) environment; this ledger accepts \(configuration.environments.joined(separator: ", ")) (add it with `subledger init \((configuration.environments + [environment]).map { "--environment \($0)" }.joined(separator: " "))`)")
+        try checkEnvironment(environment, of: what)
+        if environment == "Production", let expected = configuration.appAppleId, case .some(let appAppleId) = appAppleId {
+            guard let appAppleId else {
+                throw VerificationError(.appAppleIDMismatch, "\(what) is from Production and names no appAppleId, so it cannot be told to be for \(expected); Apple's Production notifications always name it")
+            }
+            guard appAppleId == expected else {
+                throw VerificationError(.appAppleIDMismatch, "the message is for appAppleId \(appAppleId), this ledger is for \(expected); check `subledger init --app-apple-id`")
+            }
         }
-        if environment == "Production", let expected = configuration.appAppleId, let appAppleId, appAppleId != expected {
-            throw VerificationError(.appAppleIDMismatch, "the message is for appAppleId \(appAppleId), this ledger is for \(expected); check `subledger init --app-apple-id`")
+    }
+
+    private func checkEnvironment(_ environment: String?, of what: String) throws(VerificationError) {
+        guard let environment else {
+            throw VerificationError(.environmentNotAccepted, "\(what) names no environment; this ledger accepts \(configuration.environments.joined(separator: ", ")) and Apple's messages always name one")
+        }
+        guard configuration.environments.contains(environment) else {
+            throw VerificationError(.environmentNotAccepted, "the message is from the \(environment) environment; this ledger accepts \(configuration.environments.joined(separator: ", ")) (add it with `subledger init \((configuration.environments + [environment]).map { "--environment \($0)" }.joined(separator: " "))`)")
         }
     }
 }
