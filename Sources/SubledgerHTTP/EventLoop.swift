@@ -317,8 +317,11 @@ final class EventLoop {
 
     private func dispatch(_ connection: Connection, _ request: HTTPRequest, keepAlive: Bool, now: ContinuousClock.Instant) {
         let isRead = request.method == "GET" || request.method == "HEAD"
-        if isRead, request.path == configuration.livenessPath {
-            respond(connection, .text("ok\n"), request: request, close: !keepAlive, now: now)
+        if request.path == configuration.livenessPath {
+            let answer = isRead ? .text("ok\n") : HTTPError(
+                .methodNotAllowed, code: "method_not_allowed", detail: "\(request.method) is not allowed here; use GET, HEAD",
+                headers: ["Allow": "GET, HEAD"]).response
+            respond(connection, answer, request: request, close: !keepAlive, now: now)
             return
         }
         let isSlow = isRead && slowReadPool != nil && configuration.isSlowRead(request)

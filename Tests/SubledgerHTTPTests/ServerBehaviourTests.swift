@@ -76,6 +76,18 @@ struct ServerBehaviourTests {
         #expect(answered == 3000)
     }
 
+    @Test("the liveness path answers another method 405 naming GET and HEAD, as every route does, not 404")
+    func livenessPathRefusesOtherMethods() throws {
+        try withServer(.test { $0.livenessPath = "/alive" }) { server in
+            let client = try RawClient(port: server.port)
+            try client.send("POST /alive HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 405)
+            #expect(response.header("Allow") == "GET, HEAD")
+            #expect(response.text.contains(#""error":"method_not_allowed""#))
+        }
+    }
+
     @Test("shutdown finishes a request in progress, closes idle connections and stops accepting")
     func gracefulShutdown() throws {
         let hold = Gate()
