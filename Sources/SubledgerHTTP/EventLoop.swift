@@ -149,7 +149,7 @@ final class EventLoop {
         // A bounded batch, so a flood of connections cannot starve the ones already open.
         for _ in 0..<64 {
             guard let listener else { return }
-            switch SystemCalls.accept(listener) {
+            switch SystemCalls.accept(listener, unacknowledged: configuration.writeTimeout) {
             case .wouldBlock:
                 return
             case .aborted:

@@ -125,3 +125,36 @@ extension RawClient {
         }
     }
 }
+
+extension StreamingResponseTests {
+    @Test("a connection tells the kernel to give up on a client that acknowledges nothing sent for the write timeout (TCP_USER_TIMEOUT), so a stream whose client vanished frees its slot in seconds, not 15 minutes")
+    func vanishedClientIsGivenUpAfterTheWriteTimeout() throws {
+        let streams = Streams()
+        try withServer(.test { $0.writeTimeout = .milliseconds(7_500) }, handler: streaming(streams)) { server in
+            let client = try RawClient(port: server.port)
+            try client.send(get("/stream"))
+            #expect(try client.readResponse().status == 200)
+            let accepted = try #require(serverSocket(connectedTo: client))
+            var milliseconds: UInt32 = 0
+            var length = socklen_t(MemoryLayout<UInt32>.size)
+            #expect(getsockopt(accepted, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &milliseconds, &length) == 0)
+            #expect(milliseconds == 7_500)
+        }
+    }
+
+    /// The server's end of `client`'s connection, found among this process's descriptors.
+    private func serverSocket(connectedTo client: RawClient) -> Int32? {
+        func address(_ fd: Int32, _ call: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32) -> sockaddr_in? {
+            var address = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let rc = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(fd, $0, &length) } }
+            return rc == 0 && address.sin_family == sa_family_t(AF_INET) ? address : nil
+        }
+        guard let local = address(client.fd, getsockname), let peer = address(client.fd, getpeername) else { return nil }
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.compactMap { Int32($0) }.first { fd in
+            guard fd != client.fd, let mine = address(fd, getsockname), let theirs = address(fd, getpeername) else { return false }
+            return mine.sin_port == peer.sin_port && theirs.sin_port == local.sin_port
+        }
+    }
+}
