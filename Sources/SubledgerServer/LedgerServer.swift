@@ -33,13 +33,13 @@ public struct LedgerServer: Sendable {
 
     public init(
         ledger: Ledger, token: String?, metrics: Metrics = Metrics(), reportCSV: (@Sendable (ReportDocument) throws -> String)? = nil,
-        rates: CurrencyRates? = nil
+        rates: CurrencyRates? = nil, streamHeartbeat: Duration = .seconds(15)
     ) {
         self.ledger = ledger
         self.metrics = metrics
         self.reportCSV = reportCSV
         self.rates = rates
-        feed = EventFeed(ledger: ledger)
+        feed = EventFeed(ledger: ledger, heartbeatEvery: streamHeartbeat)
         authenticator = token.map(BearerTokenAuthenticator.init(token:))
         ingested = metrics.counter("subledger_notifications_total", help: "App Store messages received over HTTP, by outcome", labelNames: ["outcome"])
         // Every outcome from the start, at zero: a rate over a series that does not exist yet

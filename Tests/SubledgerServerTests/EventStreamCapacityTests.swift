@@ -52,6 +52,24 @@ struct EventStreamCapacityTests {
         } while !reopened.hasPrefix("HTTP/1.1 200") && Date() < deadline
         #expect(reopened.hasPrefix("HTTP/1.1 200"))
     }
+
+    @Test("a stream on a ledger with no event yet still gets its heartbeat comment, so a proxy's idle timeout does not cut it and a vanished client is found")
+    func emptyLedgerStreamsGetHeartbeats() throws {
+        let directory = TemporaryDirectory()
+        _ = try Ledger.initialize(directory: directory.path, bundleId: "com.example.subledger", appAppleId: nil, environments: ["Production"],
+                                  rootFiles: [], smallBusiness: false, catalogFile: nil)
+        let service = LedgerServer(ledger: try Ledger(directory: directory.path), token: nil, streamHeartbeat: .milliseconds(200))
+        let server = try HTTPServer(configuration: LedgerServer.httpConfiguration(host: "127.0.0.1", port: 0), metrics: service.metrics, handler: service.router)
+        defer {
+            server.shutdown()
+            service.feed.stop()
+            service.ledger.close()
+        }
+        let client = try Socket(port: server.port)
+        #expect(try client.ask("GET /v1/events/stream HTTP/1.1\r\nHost: localhost\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+        let body = try client.read(until: ": heartbeat\n\n", seconds: 5)
+        #expect(body.hasSuffix(": heartbeat\n\n"), "\(body)")
+    }
 }
 
 /// A blocking loopback TCP client that sends a request and reads its status line and headers.
@@ -86,6 +104,16 @@ private final class Socket: @unchecked Sendable {
             guard count > 0 else { break }
             received.append(buffer[0])
         }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// What arrives until it ends with `suffix`, or `seconds` pass.
+    func read(until suffix: String, seconds: Int) throws -> String {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var byte: UInt8 = 0
+        while !received.ends(with: Array(suffix.utf8)), recv(fd, &byte, 1, 0) == 1 { received.append(byte) }
         return String(decoding: received, as: UTF8.self)
     }
 

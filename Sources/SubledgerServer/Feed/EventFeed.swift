@@ -33,7 +33,9 @@ public final class EventFeed: Sendable {
     static let tailSize = 4096
     /// A subscriber gets more only while fewer bytes than this wait for it.
     static let lowWater = 256 * 1024
-    static let heartbeatEvery: Duration = .seconds(15)
+    /// How often a stream with nothing to say gets a comment line, so that proxies and the
+    /// kernel see it alive (the contract: every 15 s).
+    let heartbeatEvery: Duration
     /// The shortest time between rounds while no replay is under way: events acknowledged
     /// meanwhile go out together, so a busy webhook costs each stream one write per round rather
     /// than one per event (with 200 streams, writes are most of what the feed costs); a live
@@ -65,8 +67,9 @@ public final class EventFeed: Sendable {
     private let finished = DispatchGroup()
     private let clock = ContinuousClock()
 
-    public init(ledger: Ledger) {
+    public init(ledger: Ledger, heartbeatEvery: Duration = .seconds(15)) {
         self.ledger = ledger
+        self.heartbeatEvery = heartbeatEvery
     }
 
     /// Starts feeding `stream` the events of `query` after `query.after`.
@@ -122,13 +125,15 @@ public final class EventFeed: Sendable {
         let now = clock.now
         let found: LogPosition?
         do { found = try ledger.read { try $0.projections.summary().checkpoint } } catch { return false }
-        guard let head = found else { return false }
+        // Nil while the log is empty: there is nothing to send but heartbeats, and without them
+        // a new ledger's streams were cut by any proxy's idle timeout.
+        let head = found
         var (subscribers, tail) = state.withLock { state in
             state.subscribers = state.subscribers.filter { !$0.value.stream.isClosed }
             return (state.subscribers, state.tail)
         }
         var followed = Set<ObjectIdentifier>()
-        if let from = tail, from < head {
+        if let head, let from = tail, from < head {
             let live = subscribers.filter {
                 // The shared read has no evidence and does not resolve customers: those replay.
                 $0.value.after == from && $0.value.query.customer == nil && !$0.value.query.raw
@@ -141,7 +146,7 @@ public final class EventFeed: Sendable {
         var more = false
         for (id, subscriber) in subscribers {
             var subscriber = subscriber
-            if !followed.contains(id), subscriber.after.map({ $0 < head }) ?? true, subscriber.stream.bufferedBytes < Self.lowWater {
+            if let head, !followed.contains(id), subscriber.after.map({ $0 < head }) ?? true, subscriber.stream.bufferedBytes < Self.lowWater {
                 do {
                     more = try replay(&subscriber, through: head) || more
                 } catch {
@@ -151,7 +156,7 @@ public final class EventFeed: Sendable {
                     subscriber.stream.finish()
                 }
             }
-            if now - subscriber.lastSent >= Self.heartbeatEvery, subscriber.stream.send(Array(": heartbeat\n\n".utf8)) {
+            if now - subscriber.lastSent >= heartbeatEvery, subscriber.stream.send(Array(": heartbeat\n\n".utf8)) {
                 subscriber.lastSent = now
             }
             subscribers[id] = subscriber
@@ -159,7 +164,7 @@ public final class EventFeed: Sendable {
         state.withLock { state in
             // Subscribers that came or went during the round are kept or left out as they are now.
             for (id, subscriber) in subscribers where state.subscribers[id] != nil { state.subscribers[id] = subscriber }
-            state.tail = head
+            state.tail = head ?? state.tail
         }
         return more
     }
