@@ -21,6 +21,10 @@ public final class Certificate: @unchecked Sendable, Equatable {
     public let isCA: Bool
     /// basicConstraints `pathLenConstraint`, if present.
     public let pathLengthConstraint: Int?
+    /// An extension marked critical that OpenSSL does not understand (RFC 5280: refuse it).
+    public let hasUnknownCriticalExtension: Bool
+    /// keyUsage allows digitalSignature, or there is no keyUsage.
+    public let allowsDigitalSignature: Bool
     /// The serial number in lowercase big-endian hexadecimal, two digits per byte (`BN_bn2hex`).
     public let serialNumber: String
 
@@ -64,6 +68,9 @@ public final class Certificate: @unchecked Sendable, Equatable {
         isCA = flags & UInt32(EXFLAG_CA) != 0
         let pathLength = X509_get_pathlen(pointer)
         pathLengthConstraint = pathLength >= 0 ? Int(pathLength) : nil
+        hasUnknownCriticalExtension = flags & UInt32(EXFLAG_CRITICAL) != 0
+        // UINT32_MAX when the certificate has no keyUsage.
+        allowsDigitalSignature = X509_get_key_usage(pointer) & UInt32(KU_DIGITAL_SIGNATURE) != 0
         serialNumber = Self.hex(X509_get0_serialNumber(pointer))
     }
 

@@ -23,9 +23,14 @@ public struct CertificateBuilder: Sendable {
     public var notBefore: Int64
     /// Epoch milliseconds, inclusive; sub-second parts are dropped.
     public var notAfter: Int64
-    /// Dotted OIDs added as non-critical extensions with value ASN.1 NULL. Defaults to the
-    /// profile's Apple marker; empty it to issue a certificate without one.
+    /// Dotted OIDs added as extensions with value ASN.1 NULL. Defaults to the profile's Apple
+    /// marker; empty it to issue a certificate without one.
     public var markerOIDs: [String]
+    /// Marks them critical, as no verifier understands them: such a certificate must be refused.
+    public var markersAreCritical = false
+    /// basicConstraints and keyUsage in OpenSSL's configuration syntax; the profile's unless set.
+    public var basicConstraints: String
+    public var keyUsage: String
 
     public init(profile: Profile, subject: DistinguishedName, serialNumber: UInt64, notBefore: Int64, notAfter: Int64) {
         self.profile = profile
@@ -34,9 +39,18 @@ public struct CertificateBuilder: Sendable {
         self.notBefore = notBefore
         self.notAfter = notAfter
         switch profile {
-        case .root: markerOIDs = []
-        case .intermediate: markerOIDs = [AppleMarkerOID.intermediate]
-        case .leaf: markerOIDs = [AppleMarkerOID.leaf]
+        case .root:
+            markerOIDs = []
+            basicConstraints = "critical,CA:TRUE"
+            keyUsage = "critical,keyCertSign,cRLSign"
+        case .intermediate:
+            markerOIDs = [AppleMarkerOID.intermediate]
+            basicConstraints = "critical,CA:TRUE,pathlen:0"
+            keyUsage = "critical,keyCertSign,cRLSign"
+        case .leaf:
+            markerOIDs = [AppleMarkerOID.leaf]
+            basicConstraints = "critical,CA:FALSE"
+            keyUsage = "critical,digitalSignature"
         }
     }
 
@@ -51,22 +65,8 @@ public struct CertificateBuilder: Sendable {
     }
 
     private var extensions: [(nid: Int32, value: String)] {
-        switch profile {
-        case .root:
-            [(NID_basic_constraints, "critical,CA:TRUE"),
-             (NID_key_usage, "critical,keyCertSign,cRLSign"),
-             (NID_subject_key_identifier, "hash")]
-        case .intermediate:
-            [(NID_basic_constraints, "critical,CA:TRUE,pathlen:0"),
-             (NID_key_usage, "critical,keyCertSign,cRLSign"),
-             (NID_subject_key_identifier, "hash"),
-             (NID_authority_key_identifier, "keyid:always")]
-        case .leaf:
-            [(NID_basic_constraints, "critical,CA:FALSE"),
-             (NID_key_usage, "critical,digitalSignature"),
-             (NID_subject_key_identifier, "hash"),
-             (NID_authority_key_identifier, "keyid:always")]
-        }
+        [(NID_basic_constraints, basicConstraints), (NID_key_usage, keyUsage), (NID_subject_key_identifier, "hash")]
+            + (profile == .root ? [] : [(NID_authority_key_identifier, "keyid:always")])
     }
 
     /// `X509_new`, `X509_set_*`, `X509V3_EXT_nconf_nid` / `X509_EXTENSION_create_by_OBJ`,
@@ -117,7 +117,7 @@ public struct CertificateBuilder: Sendable {
             guard X509_add_ext(certificate, ext, -1) == 1 else { throw CryptoError.openSSL("X509_add_ext") }
         }
         for oid in markerOIDs {
-            try addNullExtension(certificate, oid: oid)
+            try addNullExtension(certificate, oid: oid, critical: markersAreCritical)
         }
     }
 
@@ -132,15 +132,15 @@ public struct CertificateBuilder: Sendable {
         }
     }
 
-    /// Adds a non-critical extension whose value is the DER of ASN.1 NULL (`05 00`).
-    private func addNullExtension(_ certificate: OpaquePointer, oid: String) throws(CryptoError) {
+    /// Adds an extension whose value is the DER of ASN.1 NULL (`05 00`).
+    private func addNullExtension(_ certificate: OpaquePointer, oid: String, critical: Bool) throws(CryptoError) {
         guard let object = OBJ_txt2obj(oid, 1) else { throw CryptoError.openSSL("OBJ_txt2obj(\(oid))") }
         defer { ASN1_OBJECT_free(object) }
         guard let value = ASN1_OCTET_STRING_new() else { throw CryptoError.openSSL("ASN1_OCTET_STRING_new") }
         defer { ASN1_OCTET_STRING_free(value) }
         let null: [UInt8] = [0x05, 0x00]
         guard ASN1_OCTET_STRING_set(value, null, Int32(null.count)) == 1,
-              let ext = X509_EXTENSION_create_by_OBJ(nil, object, 0, value)
+              let ext = X509_EXTENSION_create_by_OBJ(nil, object, critical ? 1 : 0, value)
         else { throw CryptoError.openSSL("X509_EXTENSION_create_by_OBJ(\(oid))") }
         defer { X509_EXTENSION_free(ext) }
         guard X509_add_ext(certificate, ext, -1) == 1 else { throw CryptoError.openSSL("X509_add_ext(\(oid))") }

@@ -96,11 +96,21 @@ public final class SignedDataVerifier: Sendable {
         guard leaf.identifiesIssuer(intermediate), leaf.isSigned(by: intermediate) else {
             throw VerificationError(.chainInvalid, "the x5c leaf (\(Self.label(leaf)), issued by \(leaf.issuerName)) is not issued by the x5c intermediate (\(Self.label(intermediate))); the chain was assembled from unrelated certificates")
         }
+        // What OpenSSL's strict path check refuses beside these, as Apple's libraries do.
+        guard root.isCA, root.pathLengthConstraint.map({ $0 >= 1 }) ?? true else {
+            throw VerificationError(.chainInvalid, "the configured root (\(root.fingerprintLabel)) may not issue the x5c intermediate: it is \(root.isCA ? "limited to no intermediate CA (pathLen 0)" : "not a CA certificate")")
+        }
         guard intermediate.isCA else {
             throw VerificationError(.chainInvalid, "the x5c intermediate (\(Self.label(intermediate))) is not a CA certificate")
         }
         guard !leaf.isCA else {
             throw VerificationError(.chainInvalid, "the x5c leaf (\(Self.label(leaf))) is a CA certificate; Apple's signing leaf is not")
+        }
+        for (certificate, role) in [(leaf, "leaf"), (intermediate, "intermediate")] where certificate.hasUnknownCriticalExtension {
+            throw VerificationError(.chainInvalid, "the x5c \(role) (\(Self.label(certificate))) has an extension marked critical that is not understood; RFC 5280 requires refusing it")
+        }
+        guard leaf.allowsDigitalSignature else {
+            throw VerificationError(.chainInvalid, "the x5c leaf (\(Self.label(leaf))) may not sign: its keyUsage leaves out digitalSignature")
         }
         guard intermediate.hasExtension(oid: AppleMarkerOID.intermediate) else {
             throw VerificationError(.missingMarkerOID, "the x5c intermediate (\(Self.label(intermediate))) lacks Apple's marker extension \(AppleMarkerOID.intermediate); it is not an Apple App Store signing CA")

@@ -36,6 +36,12 @@ public struct TestPKI: Sendable {
         public var leafHasMarkerOID = true
         /// Clear to issue an intermediate without 1.2.840.113635.100.6.2.1.
         public var intermediateHasMarkerOID = true
+        /// Marks the leaf's marker extension critical, which no verifier understands.
+        public var leafMarkerIsCritical = false
+        /// The root's basicConstraints (OpenSSL's syntax, e.g. `critical,CA:TRUE,pathlen:0`).
+        public var rootBasicConstraints: String?
+        /// The leaf's keyUsage (e.g. `critical,keyCertSign`).
+        public var leafKeyUsage: String?
 
         /// All three certificates valid over `validity`.
         public init(validity: ClosedRange<Int64>) {
@@ -57,9 +63,10 @@ public struct TestPKI: Sendable {
         intermediateKey = try ECPrivateKey(generating: .p384)
         leafKey = try ECPrivateKey(generating: .p256)
 
-        root = try CertificateBuilder(profile: .root, subject: options.names.root, serialNumber: Self.randomSerial(),
-                                      notBefore: options.rootValidity.lowerBound, notAfter: options.rootValidity.upperBound)
-            .selfSigned(key: rootKey)
+        var rootBuilder = CertificateBuilder(profile: .root, subject: options.names.root, serialNumber: Self.randomSerial(),
+                                             notBefore: options.rootValidity.lowerBound, notAfter: options.rootValidity.upperBound)
+        if let constraints = options.rootBasicConstraints { rootBuilder.basicConstraints = constraints }
+        root = try rootBuilder.selfSigned(key: rootKey)
 
         var intermediateBuilder = CertificateBuilder(profile: .intermediate, subject: options.names.intermediate, serialNumber: Self.randomSerial(),
                                                      notBefore: options.intermediateValidity.lowerBound, notAfter: options.intermediateValidity.upperBound)
@@ -69,6 +76,8 @@ public struct TestPKI: Sendable {
         var leafBuilder = CertificateBuilder(profile: .leaf, subject: options.names.leaf, serialNumber: Self.randomSerial(),
                                              notBefore: options.leafValidity.lowerBound, notAfter: options.leafValidity.upperBound)
         if !options.leafHasMarkerOID { leafBuilder.markerOIDs = [] }
+        leafBuilder.markersAreCritical = options.leafMarkerIsCritical
+        if let usage = options.leafKeyUsage { leafBuilder.keyUsage = usage }
         leaf = try leafBuilder.issue(for: leafKey.publicKey, issuer: intermediate, issuerKey: intermediateKey)
     }
 

@@ -95,6 +95,39 @@ struct SignedDataVerifierTests {
         #expect(error.detail.contains("1.2.840.113635.100.6.11.1"))
     }
 
+    enum StrictPathCase: String, CaseIterable, CustomTestStringConvertible {
+        case leafMarkerCritical, leafMaySignCertificatesOnly, rootLimitedToNoIntermediate, rootNotCA
+        var testDescription: String { rawValue }
+
+        func apply(to options: inout TestPKI.Options) {
+            switch self {
+            case .leafMarkerCritical: options.leafMarkerIsCritical = true
+            case .leafMaySignCertificatesOnly: options.leafKeyUsage = "critical,keyCertSign"
+            case .rootLimitedToNoIntermediate: options.rootBasicConstraints = "critical,CA:TRUE,pathlen:0"
+            case .rootNotCA: options.rootBasicConstraints = "critical,CA:FALSE"
+            }
+        }
+
+        var detail: String {
+            switch self {
+            case .leafMarkerCritical: "marked critical"
+            case .leafMaySignCertificatesOnly: "digitalSignature"
+            case .rootLimitedToNoIntermediate: "pathLen 0"
+            case .rootNotCA: "not a CA"
+            }
+        }
+    }
+
+    @Test("what OpenSSL's strict path check refuses is chain_invalid: an unknown critical extension, a leaf whose keyUsage leaves out digitalSignature, a root that is no CA or allows no intermediate", arguments: StrictPathCase.allCases)
+    func strictPath(_ variant: StrictPathCase) throws {
+        var options = TestPKI.Options(validity: Self.validity)
+        variant.apply(to: &options)
+        let pki = try TestPKI(options)
+        let error = try #require(SignedDataVerifier(trustedRoots: [pki.root]).error(pki.signer.sign(payload: payload), at: Self.instant))
+        #expect(error.reason == .chainInvalid)
+        #expect(error.detail.contains(variant.detail), "\(error.detail)")
+    }
+
     @Test("an intermediate without Apple's intermediate marker OID is missing_marker_oid")
     func missingIntermediateMarker() throws {
         var options = TestPKI.Options(validity: Self.validity)
