@@ -128,8 +128,18 @@ extension Ledger {
         // catalog must leave the directory as it was, not half updated or unable to open.
         let rootCertificates = try rootFiles.map { file throws(LedgerError) in
             guard let bytes = FileIO.read(file) else { throw LedgerError.configuration("cannot read root certificate \(file)") }
-            do { _ = try Certificate(derOrPEM: bytes) } catch {
+            let root: Certificate
+            do { root = try Certificate(derOrPEM: bytes) } catch {
                 throw LedgerError.configuration("\(file) is not a certificate (DER or PEM): \(error)")
+            }
+            // Only the first of a bundle would be kept, and messages under the others fail later as untrusted.
+            let blocks = bytes.occurrences(of: Array("-----BEGIN CERTIFICATE-----".utf8))
+            guard blocks <= 1 else {
+                throw LedgerError.configuration("\(file) holds \(blocks) certificates; give each root as a --root of its own (split the file, one certificate in each)")
+            }
+            // Verification would refuse every chain under it, each message quarantined as chain_invalid.
+            guard root.isCA, root.identifiesIssuer(root) else {
+                throw LedgerError.configuration("\(file) is not a root certificate (\(root.fingerprintLabel), issued by \(root.issuerName)): it is \(root.isCA ? "not self-issued" : "not a CA"); give the root of the chain, for Apple's messages Apple Root CA - G3 (AppleRootCA-G3.cer from apple.com/certificateauthority)")
             }
             return bytes
         }
@@ -257,5 +267,18 @@ extension Ledger {
             return true
         }
         return found
+    }
+}
+
+extension [UInt8] {
+    /// How many times `needle` occurs, not overlapping.
+    fileprivate func occurrences(of needle: [UInt8]) -> Int {
+        var count = 0
+        var start = startIndex
+        while let found = self[start...].firstRange(of: needle) {
+            count += 1
+            start = found.upperBound
+        }
+        return count
     }
 }
