@@ -3,6 +3,7 @@
 struct JWSHeader {
     private static let algorithmName = Array("alg".utf8)
     private static let x5cName = Array("x5c".utf8)
+    private static let criticalName = Array("crit".utf8)
 
     var algorithm: String
     var x5c: [[UInt8]]
@@ -11,6 +12,7 @@ struct JWSHeader {
         var reader = Reader(bytes: json)
         var algorithm: String?
         var x5c: [[UInt8]]?
+        var critical: [[UInt8]]?
         var seen: Set<[UInt8]> = []
         do throws(Reader.Failure) {
             try reader.expect(UInt8(ascii: "{"))
@@ -24,6 +26,8 @@ struct JWSHeader {
                         algorithm = String(decoding: try reader.string(), as: UTF8.self)
                     case Self.x5cName:
                         x5c = try reader.stringArray()
+                    case Self.criticalName:
+                        critical = try reader.stringArray()
                     default:
                         try reader.skipValue(depth: 0)
                     }
@@ -36,6 +40,12 @@ struct JWSHeader {
         }
         guard let algorithm else {
             throw VerificationError(.notJWS, "the JWS header has no \"alg\" member")
+        }
+        // RFC 7515 §4.1.11: extensions marked critical that the recipient does not understand
+        // (it understands none) must be refused, whatever the signature says.
+        if let critical {
+            let names = critical.map { "\"" + String(decoding: $0, as: UTF8.self) + "\"" }.joined(separator: ", ")
+            throw VerificationError(.unsupportedAlgorithm, "the JWS header marks [\(names)] critical (\"crit\"), extensions this verifier does not understand, so RFC 7515 requires refusing it; Apple's headers have none")
         }
         self.algorithm = algorithm
         self.x5c = x5c ?? []

@@ -74,4 +74,18 @@ struct CompactJWSTests {
         }
         #expect(error?.reason == .notJWS)
     }
+
+    @Test("a header marking extensions critical (crit) is refused as RFC 7515 requires of one that understands none, naming them; a crit that is not an array of names is not_jws", arguments: [
+        (#"{"alg":"ES256","crit":["urn:x"],"urn:x":1}"#, VerificationError.Reason.unsupportedAlgorithm),
+        (#"{"alg":"ES256","crit":["b64"],"b64":false}"#, .unsupportedAlgorithm),
+        (#"{"crit":[],"alg":"ES256"}"#, .unsupportedAlgorithm),
+        (#"{"alg":"ES256","crit":"b64"}"#, .notJWS),
+    ])
+    func refusesCriticalExtensions(_ json: String, _ reason: VerificationError.Reason) throws {
+        let error = #expect(throws: VerificationError.self) {
+            try CompactJWS(Forge.jws(headerJSON: json, payload: [], key: key))
+        }
+        #expect(error?.reason == reason)
+        if reason == .unsupportedAlgorithm { #expect(error?.detail.contains("crit") == true) }
+    }
 }
