@@ -63,12 +63,12 @@ public struct CommandLineTool: Sendable {
         do {
             let result = try command.run(arguments, context)
             guard let output = result.output else { return (result.exitCode, streamed.text) }
-            return (result.exitCode, streamed.text + (try Emitter(format: arguments.format, wide: arguments.wide).render(output)))
+            return (result.exitCode, streamed.text + (try Emitter(format: arguments.format, wide: arguments.wide, data: context.data).render(output)))
         } catch {
             // `report revenue`, `appstore recover`: the command as the help pages name it.
             let subcommand = arguments.positional.first.map { name + " " + $0 }
             let label = subcommand.flatMap { full in command.allHelp.contains { $0.name == full } ? full : nil } ?? name
-            return (Self.report(error, command: label), streamed.text)
+            return (Self.report(error, command: label, data: context.data), streamed.text)
         }
     }
 
@@ -113,9 +113,9 @@ public struct CommandLineTool: Sendable {
     }
 
     /// Says what went wrong on stderr and picks the contract's exit code.
-    static func report(_ error: any Error, command: String) -> ExitCode {
+    static func report(_ error: any Error, command: String, data: DataDirectory) -> ExitCode {
         let (code, message) = outcome(of: error)
-        Output.diagnostic("subledger \(command): \(message)")
+        Output.diagnostic("subledger \(command): \(data.spelling(message))")
         return code
     }
 

@@ -6,8 +6,11 @@ import SubledgerLedger
 /// The data directory a command works on (`--data`, else `SUBLEDGER_DATA`, else `./subledger-data`).
 struct DataDirectory: Sendable {
     var path: String
+    /// The `--data` the command line gave, which commands named in hints must carry too.
+    private let given: String?
 
     init(_ explicit: String?) {
+        given = explicit
         if let explicit {
             path = explicit
         } else if let variable = getenv("SUBLEDGER_DATA"), let value = String(validatingCString: variable), !value.isEmpty {
@@ -15,6 +18,19 @@ struct DataDirectory: Sendable {
         } else {
             path = "./subledger-data"
         }
+    }
+
+    /// `text` with each command it names (`` `subledger quarantine list` ``) given this `--data`,
+    /// so it can be run as it stands: without it, it would read `$SUBLEDGER_DATA` or
+    /// `./subledger-data`, another ledger or none.
+    func spelling(_ text: String) -> String {
+        guard let given else { return text }
+        let safe = !given.isEmpty && given.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || "/._-+,:=@%".utf8.contains(byte)
+        }
+        let quoted = safe ? given : "'" + given.replacing("'", with: "'\\''") + "'"
+        return text.replacing("`subledger ", with: "`subledger --data \(quoted) ")
     }
 
     var layout: DataDirectoryLayout { DataDirectoryLayout(path) }

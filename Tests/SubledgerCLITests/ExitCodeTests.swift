@@ -490,6 +490,37 @@ struct DamageTests {
         #expect(said.contains("cannot write standard output: No space left on device"))
     }
 
+    @Test("a command a message names carries the --data the command line gave, quoted for the shell where it needs it, so it can be run as it stands; without --data it is left as written", arguments: [
+        ("/tmp/subledger no such dir", "`subledger --data '/tmp/subledger no such dir' init`"),
+        ("/tmp/subledger-no-such-dir", "`subledger --data /tmp/subledger-no-such-dir init`"),
+    ])
+    func hintsCarryTheDataDirectory(data: String, hint: String) throws {
+        func stderr(_ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = Conformance.subledgerBinary
+            process.arguments = arguments
+            process.environment = ["SUBLEDGER_DATA": data]
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return said
+        }
+        #expect(try stderr(["--data", data, "stats"]).contains(hint))
+        #expect(try stderr(["stats"]).contains("`subledger init`"))
+    }
+
+    @Test("the notes under a table name commands with the --data given")
+    func tableNotesCarryTheDataDirectory() throws {
+        let copy = try LedgerCopy()
+        let bad = copy.directory.file("bad.jsonl")
+        try "not a notification\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let output = copy.run("ingest", bad).output
+        #expect(output.contains("`subledger --data \(copy.data) quarantine list`"), "\(output)")
+    }
+
     @Test("events --after a position inside a record is still a usage error (2)")
     func afterInsideARecord() {
         #expect(SimulatedLedger.shared.run("events", "--after", "70", "--json").exitCode == .usage)

@@ -69,9 +69,9 @@ enum AppstoreCommand: Command {
     static var allHelp: [CommandHelp] { [help, recover, backfill, reconcile, testNotification] }
 
     /// Says on stderr, in every format, where answers that failed verification went.
-    private static func noteQuarantined(_ tally: IngestTally, command: String) {
+    private static func noteQuarantined(_ tally: IngestTally, command: String, _ context: CommandContext) {
         guard !tally.rejections.isEmpty else { return }
-        Output.diagnostic("appstore \(command): \(tally.rejections.count) signed messages Apple returned were rejected and quarantined (reasons in the output); `subledger quarantine list` shows them, `subledger quarantine retry` takes them after the configuration is fixed")
+        Output.diagnostic(context.data.spelling("appstore \(command): \(tally.rejections.count) signed messages Apple returned were rejected and quarantined (reasons in the output); `subledger quarantine list` shows them, `subledger quarantine retry` takes them after the configuration is fixed"))
     }
 
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
@@ -131,9 +131,9 @@ enum AppstoreCommand: Command {
         if let error = summary.stoppedBy {
             let done = summary.pages > 0 ? "\(summary.pages) pages were ingested (\(summary.tally.appended) appended)" : "nothing was ingested"
             let resume = RecoveryWatermark(directory: ledger.directory, environment: environment).load().map { " from \(UTCInstant.iso8601($0))" } ?? ""
-            Output.diagnostic("subledger appstore recover: \(error)\n\(done); the rest of the window up to \(UTCInstant.iso8601(window.until)) was not recovered: run `subledger appstore recover` again to resume\(resume)")
+            Output.diagnostic(context.data.spelling("subledger appstore recover: \(error)\n\(done); the rest of the window up to \(UTCInstant.iso8601(window.until)) was not recovered: run `subledger appstore recover` again to resume\(resume)"))
         }
-        noteQuarantined(summary.tally, command: "recover")
+        noteQuarantined(summary.tally, command: "recover", context)
         return CommandResult(RecoverResult(summary: summary), summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
@@ -153,12 +153,12 @@ enum AppstoreCommand: Command {
         Output.endProgress()
         if let error = summary.stoppedBy {
             let notDone = summary.failed.suffix(1).map(\.id) + summary.notDone
-            Output.diagnostic("subledger appstore backfill: stopped at id \(notDone[0]): \(error)\n"
+            Output.diagnostic(context.data.spelling("subledger appstore backfill: stopped at id \(notDone[0]): \(error)\n"
                 + "\(summary.done.count) of \(ids.count) ids were backfilled; not done: \(notDone.prefix(5).joined(separator: ", "))"
                 + (notDone.count > 5 ? " and \(notDone.count - 5) more (`notDone` in --json)" : "")
-                + "; run `subledger appstore backfill` again with those ids, or with all of them: what is already stored counts as duplicates")
+                + "; run `subledger appstore backfill` again with those ids, or with all of them: what is already stored counts as duplicates"))
         }
-        noteQuarantined(summary.tally, command: "backfill")
+        noteQuarantined(summary.tally, command: "backfill", context)
         return CommandResult(BackfillResult(summary: summary), summary.failed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
     }
 
@@ -175,10 +175,10 @@ enum AppstoreCommand: Command {
         }
         Output.endProgress()
         if let error = summary.stoppedBy {
-            Output.diagnostic("subledger appstore reconcile: \(error)\n\(summary.checked) subscriptions were checked, \(summary.notChecked) were not; "
-                + "run `subledger appstore reconcile` again (what Apple returned is stored; it checks every subscription again)")
+            Output.diagnostic(context.data.spelling("subledger appstore reconcile: \(error)\n\(summary.checked) subscriptions were checked, \(summary.notChecked) were not; "
+                + "run `subledger appstore reconcile` again (what Apple returned is stored; it checks every subscription again)"))
         }
-        noteQuarantined(summary.tally, command: "reconcile")
+        noteQuarantined(summary.tally, command: "reconcile", context)
         return CommandResult(ReconcileResult(summary: summary), summary.disagreed.isEmpty && summary.failed.isEmpty && summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
