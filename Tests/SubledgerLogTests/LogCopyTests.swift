@@ -107,4 +107,19 @@ struct LogCopyTests {
         #expect(throws: LogCopy.Mismatch.self) { try LogCopy.copy(from: other.path, to: backup.path) }
         #expect(try readAll(backup.path).map(\.2) == readAll(one.path).map(\.2))
     }
+
+    @Test("a segment that cannot be written into the copy is named in the error, so a full disk is known to be the backup's")
+    func failedWriteNamesTheFile() throws {
+        let source = TemporaryDirectory()
+        let backup = TemporaryDirectory()
+        let writer = try LogWriter(directory: source.path, options: Self.options)
+        var random = SeededGenerator(state: 7)
+        try append(writer, 0..<20, &random)
+        writer.close()
+        let first = try #require(try SegmentList(directory: source.path).segments.first)
+        let blocked = backup.path + "/" + LogFormat.segmentName(firstPosition: first.firstPosition) + ".partial"
+        try FileManager.default.createDirectory(atPath: blocked, withIntermediateDirectories: false)
+        let error = #expect(throws: LogError.self) { try LogCopy.copy(from: source.path, to: backup.path) }
+        #expect(String(describing: error).contains(blocked), "\(String(describing: error))")
+    }
 }
