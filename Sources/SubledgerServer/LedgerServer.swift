@@ -190,8 +190,15 @@ public struct LedgerServer: Sendable {
     /// Read routes need the bearer token when one is configured (always, off loopback), and
     /// without one answer only requests addressed to a loopback name (`LoopbackHost`).
     func protected(_ handler: @escaping Router.Handler) -> Router.Handler {
-        guard let authenticator else { return LoopbackHost.protect(handler) }
-        return authenticator.protect(handler)
+        let confidential: Router.Handler = { request in
+            var response = try handler(request)
+            // Customers' data: never kept by a shared cache, never read as another type.
+            response.headers.add("X-Content-Type-Options", "nosniff")
+            if response.headers["Cache-Control"] == nil { response.headers.set("Cache-Control", "no-store") }
+            return response
+        }
+        guard let authenticator else { return LoopbackHost.protect(confidential) }
+        return authenticator.protect(confidential)
     }
 
     /// The dashboard; `/?token=T` logs a browser in: a 303 back to `/` (keeping the other

@@ -107,6 +107,27 @@ struct DashboardTests {
         #expect(behindTLS.headers["Set-Cookie"]?.hasSuffix("; Secure") == true)
     }
 
+    @Test("the dashboard, its error pages and its sign-in forbid scripts, loading anything, framing and referrers, and are never cached; the API's answers are never cached or sniffed")
+    func headersForbidWhatThePageNeverDoes() throws {
+        let fixture = try WebhookFixture(token: Self.token)
+        defer { fixture.server.ledger.close() }
+        for (target, cookie) in [("/", Self.token), ("/?period=bogus", Self.token), ("/", nil), ("/?token=\(Self.token)", nil)] as [(String, String?)] {
+            let response = try Self.get(fixture, target, cookie: cookie)
+            let policy = try #require(response.headers["Content-Security-Policy"], "\(target)")
+            #expect(policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'") && !policy.contains("script-src"), "\(target)")
+            #expect(response.headers["X-Frame-Options"] == "DENY" && response.headers["Referrer-Policy"] == "no-referrer", "\(target)")
+            #expect(response.headers["Cache-Control"] == "no-store" && response.headers["X-Content-Type-Options"] == "nosniff", "\(target)")
+        }
+        _ = try fixture.post(fixture.notification())
+        var authorized = HTTPHeaders()
+        authorized.add("Authorization", "Bearer \(Self.token)")
+        for target in ["/v1/head", "/v1/reports/revenue?from=2026-01-01&to=2026-01-31", "/metrics"] {
+            let response = try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: target, headers: authorized))
+            #expect(response.status.code == 200, "\(target)")
+            #expect(response.headers["Cache-Control"] == "no-store" && response.headers["X-Content-Type-Options"] == "nosniff", "\(target)")
+        }
+    }
+
     @Test("a token with a + logs in through /?token= as written, though a query string reads + as a space")
     func tokenWithPlus() throws {
         let fixture = try WebhookFixture(token: "ab+c/d=")

@@ -27,22 +27,33 @@ extension Dashboard {
     /// API's JSON: its status and code stay those of the API's answer.
     static func page(_ handler: @escaping Router.Handler) -> Router.Handler {
         { request in
-            do { return try handler(request) } catch let error as HTTPError {
-                let remedy = error.status == .unauthorized
-                    ? "Open <code>/?token=TOKEN</code> once, with the token in the file given to <code>serve --token-file</code>: it signs this browser in."
-                    : "<a href=\"/\">Back to the dashboard</a>, or go back to change what you asked for."
-                var response = HTTPResponse.html(
-                    """
-                    <!doctype html><html lang="en"><head><meta charset="utf-8">
-                    <meta name="viewport" content="width=device-width, initial-scale=1">
-                    <title>Subledger: \(escape(error.code))</title><style>\(css)</style></head><body><main>
-                    <header><h1>Subledger</h1></header><section><h2 data-error="\(escape(error.code))">\(escape(error.detail))</h2><p>\(remedy)</p></section>
-                    </main></body></html>
-                    """, status: error.status)
-                for field in error.headers { response.headers.add(field.name, field.value) }
-                return response
-            }
+            var response: HTTPResponse
+            do { response = try handler(request) } catch let error as HTTPError { response = errorPage(error) }
+            // The page runs no script and loads nothing: a text that escaped escaping could not
+            // run either, and no other site may frame it or learn its address (customer ids).
+            response.headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+            response.headers.set("X-Frame-Options", "DENY")
+            response.headers.set("Referrer-Policy", "no-referrer")
+            response.headers.set("X-Content-Type-Options", "nosniff")
+            response.headers.set("Cache-Control", "no-store")
+            return response
         }
+    }
+
+    private static func errorPage(_ error: HTTPError) -> HTTPResponse {
+        let remedy = error.status == .unauthorized
+            ? "Open <code>/?token=TOKEN</code> once, with the token in the file given to <code>serve --token-file</code>: it signs this browser in."
+            : "<a href=\"/\">Back to the dashboard</a>, or go back to change what you asked for."
+        var response = HTTPResponse.html(
+            """
+            <!doctype html><html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Subledger: \(escape(error.code))</title><style>\(css)</style></head><body><main>
+            <header><h1>Subledger</h1></header><section><h2 data-error="\(escape(error.code))">\(escape(error.detail))</h2><p>\(remedy)</p></section>
+            </main></body></html>
+            """, status: error.status)
+        for field in error.headers { response.headers.add(field.name, field.value) }
+        return response
     }
 
     // MARK: Sections
