@@ -1,5 +1,6 @@
 import Foundation
 import SubledgerHTTP
+import SubledgerLedger
 import SubledgerProjections
 @testable import SubledgerServer
 import Testing
@@ -299,6 +300,47 @@ struct DashboardTests {
         #expect(try Self.headline(lowercase)["net"]?.value == cards["net"]?.value, "a currency in lower case is the same currency")
     }
 
+    @Test("a period that runs past today is compared with as many days of the period before as it has had, and the headline says which; one that has not begun says so and compares nothing")
+    func periodsPastToday() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        let today = UTCDay(containing: WallTime.nowMillis())
+        func day(_ offset: Int64) -> UTCDay { UTCDay(number: today.number + offset) }
+        // 30 days, 10 of them had (today included): the 30 before, cut to their first 10.
+        let running = String(decoding: try Self.get(fixture, "/?period=custom&from=\(day(-9))&to=\(day(20))&currency=USD").body, as: UTF8.self)
+        #expect(running.contains("id=\"compared\">compared with \(day(-39)) to \(day(-30))</span>"), "\(running.prefix(2000))")
+        let cards = try Self.headline(running)
+        let previous = try #require(try Self.json(fixture, "/v1/reports/revenue?from=\(day(-39))&to=\(day(-30))")["rows"] as? [[String: Any]])
+        #expect(cards["net"]?.previous == Int64(previous.filter { $0["currency"] as? String == "USD" }.map { $0["net"] as! Int }.reduce(0, +)))
+
+        let future = String(decoding: try Self.get(fixture, "/?period=custom&from=\(day(30))&to=\(day(45))&currency=USD").body, as: UTF8.self)
+        #expect(future.contains("id=\"not-begun\""))
+        #expect(!future.contains("vs previous") && !future.contains("data-previous") && !future.contains("compared with"))
+        let at = try #require(future.firstRange(of: "data-metric=\"mrr\" data-currency=\"USD\" data-at=\"").map { future[$0.upperBound...].prefix { $0 != "\"" } })
+        #expect(at.hasPrefix("\(today)T"), "the summary is at now, not at a bucket that has not begun: \(at)")
+    }
+
+    @Test("the cohort CSV link asks the route for what the page shows: a period in the past is measured at its end, with at=")
+    func cohortLinkReproducesThePage() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        let html = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-01-01&to=2026-02-28&currency=USD").body, as: UTF8.self)
+        let link = try #require(html.firstRange(of: "href=\"/v1/reports/cohorts?").map { html[$0.lowerBound...].dropFirst(6).prefix { $0 != "\"" } })
+        #expect(link.contains("at=2026-03-01T00%3A00%3A00.000Z"), "\(link)")
+        let target = String(link).replacing("&amp;", with: "&").replacing("&format=csv", with: "")
+        let rows = try #require(try Self.json(fixture, target)["rows"] as? [[String: Any]])
+        for row in rows {
+            let cohort = try #require(row["cohort"] as? String)
+            let retained = try #require(row["retained"] as? [Int])
+            let size = try #require(row["size"] as? Int)
+            let start = try #require(html.range(of: "<tr><th>\(cohort)</th>"))
+            let end = try #require(html.range(of: "</tr>", range: start.upperBound..<html.endIndex))
+            #expect(html[start.upperBound..<end.lowerBound].components(separatedBy: " title=\"").count - 1 == retained.count, "\(cohort)")
+            for kept in retained { #expect(html[start.upperBound..<end.lowerBound].contains("title=\"\(kept) of \(size)\""), "\(cohort)") }
+        }
+        #expect(!rows.isEmpty)
+    }
+
     @Test("a lapse and its return inside a period of days are churn on the chart's days but not in the headline, which is the churn report's for the period")
     func headlineChurnIsTheReports() throws {
         let fixture = try Self.ledgerWithSubscriptions()
@@ -359,6 +401,10 @@ struct DashboardTests {
         let html = String(decoding: try Self.get(fixture, "/?period=custom&\(february)&currency=USD&convert=1").body, as: UTF8.self)
         #expect(try Self.headline(html)["net"]?.value == Int64(9990 + 4990 + 2 * 8990))
         #expect(html.contains("<option value=\"1\" selected>every currency, converted</option>"))
+        // The CSV under a converted chart is converted too; counts have no currency.
+        #expect(html.contains("href=\"/v1/reports/revenue?\(february.replacing("&", with: "&amp;"))&amp;by=day&amp;environment=Production&amp;in=USD&amp;format=csv\""))
+        #expect(html.contains("/v1/reports/mrr?at=") && html.contains("&amp;in=USD&amp;format=csv\" download>CSV</a> <span class=\"muted\">MRR"))
+        #expect(!html.contains("/v1/reports/churn?\(february.replacing("&", with: "&amp;"))&amp;by=day&amp;environment=Production&amp;in="))
 
         let missing = try Self.get(fixture, "/v1/reports/revenue?from=2026-03-01&to=2026-03-31&in=GBP")
         #expect(missing.status.code == 400)

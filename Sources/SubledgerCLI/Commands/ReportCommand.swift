@@ -46,10 +46,11 @@ enum ReportCommand: Command {
 
     static let cohorts = CommandHelp(
         name: "report cohorts", summary: "retention by month of first payment",
-        usage: "report cohorts --from MONTH --to MONTH [--environment E] [--at-position P]",
+        usage: "report cohorts --from MONTH --to MONTH [--at INSTANT] [--environment E] [--at-position P]",
         options: [
             .init("--from", "MONTH", "first cohort (YYYY-MM), required"),
             .init("--to", "MONTH", "last cohort, required"),
+            .init("--at", "INSTANT", "retention measured as of this instant, months after it left out (default: now; a day is its first instant)"),
         ] + common,
         notes: ["Column +n: subscriptions of the cohort entitled and paid at the start of month cohort + n (JSON: retained[n - 1])."],
         example: "subledger report cohorts --from 2026-01 --to 2026-06")

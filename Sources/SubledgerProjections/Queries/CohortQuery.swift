@@ -13,12 +13,13 @@ public struct CohortQuery: Sendable, Equatable {
         self.filter = filter
     }
 
-    /// `from`, `to` (required months), `environment`, `atPosition`.
+    /// `from`, `to` (required months), `at` (retention as of that instant, at most now: what the
+    /// dashboard shows for a period in the past), `environment`, `atPosition`.
     public init(_ parameters: some QueryParameterSource, now: Int64) throws(QueryError) {
         let filter = try ReportFilter(parameters)
         let (from, to) = (try parameters.month("from"), try parameters.month("to"))
         try parameters.requireOrdered(from: from, to: to)
         try parameters.requireSpan(from: from, to: to)
-        self.init(from: from, to: to, now: now, filter: filter)
+        self.init(from: from, to: to, now: min(now, try parameters.instant("at") ?? now), filter: filter)
     }
 }

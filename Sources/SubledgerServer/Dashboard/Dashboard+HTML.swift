@@ -95,13 +95,12 @@ extension Dashboard {
         let reports = mrr
         let begun = Array(reports.prefix { $0.bucket.first.start <= now })
         let labels = buckets.map(\.label)
-        let latest = latestMRR
-        let row = latest.2 ?? MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
-        let at = UTCInstant.iso8601(latest.1)
+        let row = latest.row ?? MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
+        let at = UTCInstant.iso8601(latest.at)
         func card(_ title: String, _ metric: String, _ value: Int64, money: Bool) -> String {
             "<div class=\"card\"><span class=\"muted\">\(escape(title))</span><strong data-metric=\"\(metric)\" data-currency=\"\(escape(currency))\" data-at=\"\(at)\" data-value=\"\(value)\">\(escape(money ? formatMoney(value) : NumberText.grouped(value)))</strong></div>"
         }
-        var html = "<section id=\"summary\"><h2>At \(escape(UTCInstant.short(latest.1))) UTC</h2><div class=\"cards\">"
+        var html = "<section id=\"summary\"><h2>At \(escape(UTCInstant.short(latest.at))) UTC</h2><div class=\"cards\">"
         html += card("MRR", "mrr", row.mrr, money: true)
         html += card("ARR", "arr", row.arr, money: true)
         html += card("Active subscriptions", "activeSubscriptions", Int64(row.activeSubscriptions), money: false)
@@ -226,7 +225,8 @@ extension Dashboard {
         }
         if report.rows.isEmpty { html += "<tr><td colspan=\"2\">No cohort in these months.</td></tr>" }
         html += "</tbody></table></div>"
-        html += csvLink("cohorts", "from=\(period.months.first)&to=\(period.months.last)", note: "retention by cohort")
+        let measuredAt = cohortsMeasuredAt < now ? "&at=" + percentEncode(UTCInstant.iso8601(cohortsMeasuredAt)) : ""
+        html += csvLink("cohorts", "from=\(period.months.first)&to=\(period.months.last)\(measuredAt)", note: "retention by cohort")
         return html + "</section>"
     }
 

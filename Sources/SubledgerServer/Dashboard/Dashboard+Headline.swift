@@ -12,12 +12,15 @@ extension Dashboard {
 
     func headlineSection() -> String {
         let zero = MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
-        let now = latestMRR.row ?? zero
-        let before = previous.mrr ?? zero
+        let now = latest.row ?? zero
         func net(_ report: RevenueReport) -> Int64 { report.rows.filter { $0.currency == currency }.reduce(0) { $0 + $1.net } }
         func sum(_ report: ChurnReport, _ field: KeyPath<ChurnRow, Int>) -> Int64 { Int64(report.rows.reduce(0) { $0 + $1[keyPath: field] }) }
         var html = "<section id=\"headline\"><h2>\(escape(period.preset.label)): \(period.first) to \(period.last)"
-        html += " <span class=\"muted\">compared with \(period.previousFirst) to \(period.previousLast)</span></h2>"
+        if let previous {
+            html += " <span class=\"muted\" id=\"compared\">compared with \(previous.first) to \(previous.last)</span></h2>"
+        } else {
+            html += "</h2><p class=\"notice\" id=\"not-begun\">This period has not begun (today is \(UTCDay(containing: self.now))): nothing is recorded in it yet, and the numbers below are at \(escape(UTCInstant.short(latest.at))) UTC.</p>"
+        }
         // The presets went back to the data: say so, or old numbers read as today's.
         if let end = presetsEndEarly {
             html += "<p class=\"notice\" id=\"stale\">No revenue is recorded after \(end): this period ends there, not today (\(UTCDay(containing: self.now))). "
@@ -31,18 +34,24 @@ extension Dashboard {
         // Counts beside amounts of one currency: say which population each is of.
         let amounts = conversion == nil ? "Amounts in \(currency)" : "Amounts in \(currency), every currency converted"
         html += "<p class=\"muted\" id=\"scope\">\(escape(amounts)); counts of subscribers in every currency.</p><div class=\"cards\">"
-        html += headline("MRR", "mrr", now.mrr, before.mrr, money: true, higherIsBetter: true)
-        html += headline("Active subscriptions", "activeSubscriptions", Int64(now.activeSubscriptions), Int64(before.activeSubscriptions), money: false, higherIsBetter: true)
-        html += headline("New paid", "newPaid", sum(headlineChurn.current, \.newPaid), sum(headlineChurn.previous, \.newPaid), money: false, higherIsBetter: true)
-        html += headline("Churned", "churned", sum(headlineChurn.current, \.churned), sum(headlineChurn.previous, \.churned), money: false, higherIsBetter: false)
-        html += headline("Net revenue", "net", net(revenue), net(previous.revenue), money: true, higherIsBetter: true)
+        let before = previous?.mrr ?? zero
+        html += headline("MRR", "mrr", now.mrr, previous.map { _ in before.mrr }, money: true, higherIsBetter: true)
+        html += headline("Active subscriptions", "activeSubscriptions", Int64(now.activeSubscriptions), previous.map { _ in Int64(before.activeSubscriptions) }, money: false, higherIsBetter: true)
+        html += headline("New paid", "newPaid", sum(headlineChurn, \.newPaid), previous.map { sum($0.churn, \.newPaid) }, money: false, higherIsBetter: true)
+        html += headline("Churned", "churned", sum(headlineChurn, \.churned), previous.map { sum($0.churn, \.churned) }, money: false, higherIsBetter: false)
+        html += headline("Net revenue", "net", net(revenue), previous.map { net($0.revenue) }, money: true, higherIsBetter: true)
         return html + "</div></section>"
     }
 
-    /// A card: the value, and its change against the previous period in percent and in units.
-    private func headline(_ title: String, _ metric: String, _ value: Int64, _ previous: Int64, money: Bool, higherIsBetter: Bool) -> String {
-        let delta = value - previous
+    /// A card: the value, and its change against the previous period in percent and in units
+    /// (none while the period has not begun).
+    private func headline(_ title: String, _ metric: String, _ value: Int64, _ previous: Int64?, money: Bool, higherIsBetter: Bool) -> String {
         let shown = money ? Money(milliunits: value, currency: currency).formatted : NumberText.grouped(value)
+        guard let previous else {
+            return "<div class=\"card\"><span class=\"muted\">\(escape(title))</span>"
+                + "<strong data-metric=\"headline-\(metric)\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\">\(escape(shown))</strong></div>"
+        }
+        let delta = value - previous
         var change = "no change"
         var tone = "flat"
         if delta != 0 {
@@ -58,7 +67,9 @@ extension Dashboard {
 
     /// A link to the report route that answers the chart above it, as CSV.
     func csvLink(_ report: String, _ query: String, note: String) -> String {
-        let href = "/v1/reports/\(report)?\(query)&environment=\(percentEncode(environment.rawValue))&format=csv"
+        // Amounts converted on the page are converted in the file (counts have no currency).
+        let converted = conversion != nil && (report == "revenue" || report == "mrr") ? "&in=\(percentEncode(currency))" : ""
+        let href = "/v1/reports/\(report)?\(query)&environment=\(percentEncode(environment.rawValue))\(converted)&format=csv"
         return "<p class=\"csv\"><a href=\"\(escape(href))\" download>CSV</a> <span class=\"muted\">\(escape(note))</span></p>"
     }
 }

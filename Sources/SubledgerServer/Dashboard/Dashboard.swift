@@ -32,13 +32,30 @@ struct Dashboard {
     let revenue: RevenueReport
     let churn: ChurnReport
     let cohorts: CohortReport
+    /// The instant retention is measured at: the period's end, or now (the CSV link asks the
+    /// same with `at=`).
+    let cohortsMeasuredAt: Int64
     let customer: (state: CustomerState, history: CustomerHistory)?
-    /// The period just before, for the headline numbers' changes.
-    let previous: (mrr: MRRRow?, at: Int64, revenue: RevenueReport)
-    /// The headline's churn, this period's and the one before: by month whatever the charts'
-    /// unit, as `report churn` counts it (a period across two months is two rows). Summed by
-    /// day, a lapse and its return inside a month (every billing-retry recovery) counted as churned.
-    let headlineChurn: (current: ChurnReport, previous: ChurnReport)
+    /// What the page says MRR is now: at the end of the last bucket that has begun, else (a
+    /// period that has not begun) now.
+    let latest: (at: Int64, row: MRRRow?)
+    /// The headline's churn of this period: by month whatever the charts' unit, as `report
+    /// churn` counts it (a period across two months is two rows). Summed by day, a lapse and its
+    /// return inside a month (every billing-retry recovery) counted as churned.
+    let headlineChurn: ChurnReport
+    /// The period before, for the headline's changes, over as many days from its start as this
+    /// period has had: one that ends in the future is compared with the same days before it,
+    /// not with a whole period. Nil while this one has not begun: nothing to compare.
+    let previous: Comparison?
+
+    struct Comparison {
+        let first: UTCDay
+        let last: UTCDay
+        let mrr: MRRRow?
+        let at: Int64
+        let revenue: RevenueReport
+        let churn: ChurnReport
+    }
 
     /// Set with `?in=CUR` when the server has rates: every amount converted into CUR.
     let conversion: CurrencyRates?
@@ -60,9 +77,9 @@ struct Dashboard {
         let horizon = UTCMonth(number: UTCMonth(containing: now).number + 121).start
         let everything = try projection.revenue(
             from: UTCDay(number: 0), to: UTCDay(number: UTCCalendar.day(containing: horizon) - 1), smallBusiness: smallBusiness, scope: scope)
-        let latest = everything.rows.compactMap { UTCMonth($0.period) }.max() ?? UTCMonth(containing: now)
+        let latestMonth = everything.rows.compactMap { UTCMonth($0.period) }.max() ?? UTCMonth(containing: now)
         let today = UTCDay(containing: now)
-        let anchor = min(today, DashboardPeriod.lastDay(of: latest))
+        let anchor = min(today, DashboardPeriod.lastDay(of: latestMonth))
         let period = try DashboardPeriod(query: query, anchor: anchor)
         self.period = period
         // A week without revenue is not yet a stall (the first days of a month, a small app).
@@ -116,22 +133,27 @@ struct Dashboard {
             let at = DashboardPeriod.end(of: bucket.last, now: now)
             return (bucket, at, bucket.first.start > now ? nil : try mrrRow(at: at))
         }
+        latest = try mrr.last { $0.bucket.first.start <= now }.map { ($0.at, $0.row) } ?? (now, try mrrRow(at: now))
         revenue = try revenueReport(period.first, period.last)
         churn = try projection.churn(from: period.first, to: period.last, by: period.granularity, scope: scope, now: now)
         // Measured up to the end of the range, so a range in the past is not padded with months
         // after its data.
-        let measuredUntil = min(now, UTCCalendar.start(ofDay: period.last.number + 1))
-        cohorts = try projection.cohorts(from: period.months.first, to: period.months.last, now: measuredUntil, scope: scope)
-        let previousAt = DashboardPeriod.end(of: period.previousLast, now: now)
-        // Churn counts whole days through yesterday: the period before loses as many days at its
-        // end, or the headline compares 29 days with 30 (and nothing with a day on the 1st of a
-        // month).
-        let previousChurnLast = UTCDay(number: period.previousLast.number - max(0, period.last.number - UTCDay(containing: now).number + 1))
-        previous = (try mrrRow(at: previousAt), previousAt, try revenueReport(period.previousFirst, period.previousLast))
-        headlineChurn = (
-            period.granularity == .month ? churn : try projection.churn(from: period.first, to: period.last, by: .month, scope: scope, now: now),
-            try projection.churn(from: period.previousFirst, to: previousChurnLast, by: .month, scope: scope, now: now)
-        )
+        cohortsMeasuredAt = min(now, UTCCalendar.start(ofDay: period.last.number + 1))
+        cohorts = try projection.cohorts(from: period.months.first, to: period.months.last, now: cohortsMeasuredAt, scope: scope)
+        headlineChurn = period.granularity == .month ? churn : try projection.churn(from: period.first, to: period.last, by: .month, scope: scope, now: now)
+        if period.first.number > today.number {
+            previous = nil
+        } else {
+            // Revenue and MRR run through today, churn through yesterday (whole days): the period
+            // before loses as many days at its end, or the headline compared a few days with a
+            // whole period (and 29 days of churn with 30, nothing with a day on the 1st).
+            let last = UTCDay(number: period.previousLast.number - max(0, period.last.number - today.number))
+            let churnLast = UTCDay(number: last.number - (period.last.number >= today.number ? 1 : 0))
+            let at = DashboardPeriod.end(of: last, now: now)
+            previous = Comparison(
+                first: period.previousFirst, last: last, mrr: try mrrRow(at: at), at: at, revenue: try revenueReport(period.previousFirst, last),
+                churn: try projection.churn(from: period.previousFirst, to: churnLast, by: .month, scope: scope, now: now))
+        }
         if let id = query["customer"], !id.isEmpty, let state = try projection.customer(id, asOf: now, catalog: catalog),
             let history = try projection.history(id)
         {
@@ -142,9 +164,4 @@ struct Dashboard {
     }
 
     var scope: ReportScope { ReportScope(environment: environment, catalog: catalog) }
-
-    /// The MRR of the last bucket that has begun: what the page says MRR is now.
-    var latestMRR: (bucket: DashboardPeriod.Bucket, at: Int64, row: MRRRow?) {
-        mrr.last { $0.bucket.first.start <= now } ?? mrr[0]
-    }
 }
