@@ -64,7 +64,7 @@ struct DashboardTests {
     func errorsArePages() throws {
         let fixture = try Self.ledgerWithSubscriptions()
         defer { fixture.server.ledger.close() }
-        for target in ["/?period=custom&from=2026-03-10&to=2026-03-01", "/?period=custom&from=2026-02-30&to=2026-03-01", "/?period=bogus"] {
+        for target in ["/?period=custom&from=2026-03-10&to=2026-03-01", "/?period=custom&from=2026-02-30&to=2026-03-01", "/?period=bogus", "/?period=3m&period=12m", "/?currency=USD&currency=EUR"] {
             let response = try Self.get(fixture, target)
             let html = String(decoding: response.body, as: UTF8.self)
             #expect(response.status.code == 400, "\(target)")

@@ -67,6 +67,8 @@ struct Dashboard {
         catalog = reader.catalog
         smallBusiness = reader.configuration.smallBusiness
         self.now = now
+        // Each takes one value, as on the report routes: the second of two was silently ignored.
+        try HTTPQuerySource(query).requireOnce(except: [])
         let present = try projection.summary().environments
         let fallback = try projection.defaultReportEnvironment()
         environment = try HTTPQuerySource(query).environment() ?? fallback
