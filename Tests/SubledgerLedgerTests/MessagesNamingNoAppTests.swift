@@ -1,4 +1,5 @@
 import SubledgerAppStore
+import SubledgerJWS
 import SubledgerLog
 import SubledgerTestSupport
 import Testing
@@ -14,7 +15,7 @@ struct MessagesNamingNoAppTests {
 
     enum Variant: String, CaseIterable, CustomTestStringConvertible {
         case complete, dataWithoutBundleId, dataWithoutEnvironment, productionDataWithoutAppAppleId, noContainerAtAll
-        case nestedTransactionWithoutBundleId, nestedTransactionWithoutEnvironment, nestedRenewalFromSandbox
+        case nestedTransactionWithoutBundleId, nestedTransactionWithoutEnvironment, nestedRenewalFromSandbox, nestedRenewalWithoutEnvironment
         case bareTransactionWithoutEnvironment, bareTransactionWithoutBundleId
         var testDescription: String { rawValue }
 
@@ -28,6 +29,7 @@ struct MessagesNamingNoAppTests {
             case .nestedTransactionWithoutBundleId: transaction.bundleId = nil
             case .nestedTransactionWithoutEnvironment: transaction.environment = nil
             case .nestedRenewalFromSandbox: renewal.environment = .sandbox
+            case .nestedRenewalWithoutEnvironment: renewal.environment = nil
             default: break
             }
             var notification = fixtures.payload(.subscribed, subtype: .initialBuy, signedDate: start)
@@ -49,7 +51,7 @@ struct MessagesNamingNoAppTests {
             switch self {
             case .complete: nil
             case .dataWithoutBundleId, .noContainerAtAll, .nestedTransactionWithoutBundleId, .bareTransactionWithoutBundleId: "bundle_mismatch"
-            case .dataWithoutEnvironment, .nestedTransactionWithoutEnvironment, .nestedRenewalFromSandbox, .bareTransactionWithoutEnvironment:
+            case .dataWithoutEnvironment, .nestedTransactionWithoutEnvironment, .nestedRenewalFromSandbox, .nestedRenewalWithoutEnvironment, .bareTransactionWithoutEnvironment:
                 "environment_not_accepted"
             case .productionDataWithoutAppAppleId: "app_apple_id_mismatch"
             }
@@ -67,13 +69,31 @@ struct MessagesNamingNoAppTests {
                 Issue.record("\(variant): \(outcome), expected \(reason)")
                 return
             }
-            #expect(detail.contains("names no") || detail.contains("Sandbox"), "\(detail)")
+            #expect(detail.contains(variant == .noContainerAtAll ? "quarantine retry" : variant == .nestedRenewalFromSandbox ? "Sandbox" : "names no"), "\(detail)")
             #expect(try LogReader(directory: ledger.layout.log).summary().records == 0, "nothing stored")
         } else {
             guard case .appended = outcome else {
                 Issue.record("\(variant): \(outcome)")
                 return
             }
+        }
+    }
+
+    @Test("events --reverify takes a message an earlier version stored without its app or environment: it checks what the evidence proves, not what intake requires today", arguments: [Variant.dataWithoutBundleId, .bareTransactionWithoutEnvironment, .productionDataWithoutAppAppleId])
+    func reverificationTakesWhatWasStored(_ variant: Variant) throws {
+        let test = try TestPKILedger(environments: ["Production"])
+        let fixtures = test.fixtures(.production)
+        defer { test.ledger.close() }
+        var preparer = MessagePreparer(configuration: test.ledger.configuration, verifier: SignedDataVerifier(trustedRoots: [test.pki.root]))
+        let line = IngestLine(bytes: variant.line(fixtures), line: 1, source: "test")
+        guard case .failure = preparer.prepare(line) else {
+            Issue.record("\(variant) taken at intake")
+            return
+        }
+        preparer.requiresNamedApp = false
+        guard case .success = preparer.prepare(line) else {
+            Issue.record("\(variant) refused on reverification")
+            return
         }
     }
 }

@@ -99,13 +99,16 @@ extension LedgerReader {
     }
 
     /// Verification as ingestion's, for evidence already accepted: any known environment, since
-    /// which ones the ledger takes may have changed since (`init --environment`), while what a
-    /// message proves has not; the event made again must still equal the stored one, its
+    /// which ones the ledger takes may have changed since (`init --environment`), and a message
+    /// that leaves out its app or environment, as an earlier version took one, while what a
+    /// message proves has not changed; the event made again must still equal the stored one, its
     /// environment included.
     private static func reverifying(_ configuration: LedgerConfiguration, directory: String) throws -> MessagePreparer {
         var accepting = configuration
         accepting.environments = AppStoreEnvironment.known.map(\.rawValue)
-        return MessagePreparer(configuration: accepting, verifier: SignedDataVerifier(trustedRoots: try configuration.loadRoots(from: directory)))
+        var preparer = MessagePreparer(configuration: accepting, verifier: SignedDataVerifier(trustedRoots: try configuration.loadRoots(from: directory)))
+        preparer.requiresNamedApp = false
+        return preparer
     }
 
     private static func read(_ position: UInt64, from evidence: EvidenceReader) -> Result<[UInt8], any Error> {

@@ -15,6 +15,9 @@ struct PreparedMessage: Sendable {
 struct MessagePreparer: Sendable {
     let configuration: LedgerConfiguration
     let verifier: SignedDataVerifier
+    /// Whether a message must name its app and environment (intake); `events --reverify` checks
+    /// what evidence already taken proves, and takes what an earlier version stored.
+    var requiresNamedApp = true
 
     func prepare(_ line: IngestLine) -> Result<PreparedMessage, VerificationError> {
         do throws(VerificationError) {
@@ -92,9 +95,13 @@ struct MessagePreparer: Sendable {
 
         // One without `data` (RESCIND_CONSENT, EXTERNAL_PURCHASE_TOKEN) is checked as strictly as
         // one with; one that names no app (a container this version does not know) is refused.
+        if requiresNamedApp, notification.data == nil, notification.summary == nil, notification.externalPurchaseToken == nil, notification.appData == nil {
+            throw VerificationError(.bundleMismatch, "the \(notification.notificationType?.rawValue ?? "") notification has none of data, summary, externalPurchaseToken and appData, where this version reads which app it is for, so it cannot be told to be this ledger's; if Apple added the type since, `subledger quarantine retry` takes it after an upgrade")
+        }
         let (bundleId, appAppleId) = EventMapping.app(of: notification)
         let environment = EventMapping.environment(notification: notification, transaction: transaction, renewal: renewal)
-        try checkApp(bundleId: bundleId, environment: environment?.rawValue, appAppleId: appAppleId, of: "the notification")
+        try checkApp(bundleId: bundleId, environment: environment?.rawValue, of: "the notification")
+        try checkAppAppleId(appAppleId, environment: environment?.rawValue)
         if let transaction {
             try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, of: "its signedTransactionInfo")
         }
@@ -158,35 +165,37 @@ struct MessagePreparer: Sendable {
     }
 
     /// The app a message names must be this ledger's, as Apple's libraries require: a `bundleId`
-    /// or `environment` that is missing is refused as a wrong one is, and so is a Production
-    /// notification without `appAppleId` when the ledger knows its own. Otherwise a signed message
+    /// or `environment` that is missing is refused as a wrong one is. Otherwise a signed message
     /// of another app (or of the 2021 StoreKit 2 Sandbox, whose transactions named no
-    /// environment) would be stored and entitle its customer. `appAppleId` is nil for what does
-    /// not carry one (transactions).
-    private func checkApp(bundleId: String?, environment: String?, appAppleId: Int64?? = .none, of what: String) throws(VerificationError) {
-        guard let bundleId else {
-            throw VerificationError(.bundleMismatch, "\(what) names no bundleId, so it cannot be told to be for \(configuration.bundleId); Apple's messages always name it")
-        }
-        guard bundleId == configuration.bundleId else {
+    /// environment) would be stored and entitle its customer.
+    private func checkApp(bundleId: String?, environment: String?, of what: String) throws(VerificationError) {
+        if let bundleId, bundleId != configuration.bundleId {
             throw VerificationError(.bundleMismatch, "the message is for bundle \(bundleId), this ledger is for \(configuration.bundleId); check `subledger init --bundle-id`")
         }
-        try checkEnvironment(environment, of: what)
-        if environment == "Production", let expected = configuration.appAppleId, case .some(let appAppleId) = appAppleId {
-            guard let appAppleId else {
-                throw VerificationError(.appAppleIDMismatch, "\(what) is from Production and names no appAppleId, so it cannot be told to be for \(expected); Apple's Production notifications always name it")
-            }
-            guard appAppleId == expected else {
-                throw VerificationError(.appAppleIDMismatch, "the message is for appAppleId \(appAppleId), this ledger is for \(expected); check `subledger init --app-apple-id`")
-            }
+        if bundleId == nil, requiresNamedApp {
+            throw VerificationError(.bundleMismatch, "\(what) names no bundleId, so it cannot be told to be for \(configuration.bundleId); Apple's messages always name it")
         }
+        try checkEnvironment(environment, of: what)
     }
 
     private func checkEnvironment(_ environment: String?, of what: String) throws(VerificationError) {
-        guard let environment else {
+        if let environment, !configuration.environments.contains(environment) {
+            throw VerificationError(.environmentNotAccepted, "the message is from the \(environment) environment; this ledger accepts \(configuration.environments.joined(separator: ", ")) (add it with `subledger init \((configuration.environments + [environment]).map { "--environment \($0)" }.joined(separator: " "))`)")
+        }
+        if environment == nil, requiresNamedApp {
             throw VerificationError(.environmentNotAccepted, "\(what) names no environment; this ledger accepts \(configuration.environments.joined(separator: ", ")) and Apple's messages always name one")
         }
-        guard configuration.environments.contains(environment) else {
-            throw VerificationError(.environmentNotAccepted, "the message is from the \(environment) environment; this ledger accepts \(configuration.environments.joined(separator: ", ")) (add it with `subledger init \((configuration.environments + [environment]).map { "--environment \($0)" }.joined(separator: " "))`)")
+    }
+
+    /// A Production notification names the app's Apple id; when the ledger knows its own, a
+    /// missing one is refused as a wrong one is.
+    private func checkAppAppleId(_ appAppleId: Int64?, environment: String?) throws(VerificationError) {
+        guard environment == "Production", let expected = configuration.appAppleId else { return }
+        if let appAppleId, appAppleId != expected {
+            throw VerificationError(.appAppleIDMismatch, "the message is for appAppleId \(appAppleId), this ledger is for \(expected); check `subledger init --app-apple-id`")
+        }
+        if appAppleId == nil, requiresNamedApp {
+            throw VerificationError(.appAppleIDMismatch, "the notification is from Production and names no appAppleId, so it cannot be told to be for \(expected); Apple's Production notifications always name it")
         }
     }
 }
