@@ -22,15 +22,19 @@ struct DataDirectory: Sendable {
 
     /// `text` with each command it names (`` `subledger quarantine list` ``) given this `--data`,
     /// so it can be run as it stands: without it, it would read `$SUBLEDGER_DATA` or
-    /// `./subledger-data`, another ledger or none.
+    /// `./subledger-data`, another ledger or none. A command that names its own `--data` (one
+    /// about another directory) is left as written.
     func spelling(_ text: String) -> String {
         guard let given else { return text }
-        let safe = !given.isEmpty && given.utf8.allSatisfy { byte in
+        let safe = given.first != "=" && given.utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || "/._-+,:=@%".utf8.contains(byte)
         }
         let quoted = safe ? given : "'" + given.replacing("'", with: "'\\''") + "'"
-        return text.replacing("`subledger ", with: "`subledger --data \(quoted) ")
+        let parts = text.split(separator: "`subledger ", omittingEmptySubsequences: false)
+        return parts.dropFirst().reduce(String(parts[0])) { spelled, part in
+            spelled + "`subledger " + (part.hasPrefix("--data ") ? "" : "--data \(quoted) ") + part
+        }
     }
 
     var layout: DataDirectoryLayout { DataDirectoryLayout(path) }

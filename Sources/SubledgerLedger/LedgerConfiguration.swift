@@ -66,8 +66,8 @@ public struct LedgerConfiguration: Codable, Sendable, Equatable {
             guard FileManager.default.fileExists(atPath: layout.log) else {
                 // `simulate --out DIR` writes a config.json of its own beside the workload.
                 let workload = FileManager.default.fileExists(atPath: directory + "/notifications.jsonl")
-                    ? " (it looks like a workload written by `subledger simulate`: ingest its notifications.jsonl into a data directory of its own)" : ""
-                throw LedgerError.notInitialized("\(directory) is not a Subledger data directory: its config.json \(Self.describe(error))\(workload); run `subledger init --bundle-id ID` in an empty directory")
+                    ? " (it looks like a workload written by `simulate --out`: ingest its notifications.jsonl into a data directory of its own)" : ""
+                throw LedgerError.notInitialized("\(directory) is not a Subledger data directory: its config.json \(Self.describe(error))\(workload); make one with `subledger --data NEW_DIR init --bundle-id ID`")
             }
             throw LedgerError.configuration("\(path) is not a valid configuration: it \(Self.describe(error)); run `subledger init --bundle-id ID` again to rewrite it")
         }

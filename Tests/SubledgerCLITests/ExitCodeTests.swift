@@ -174,7 +174,7 @@ struct ExitCodeTests {
             try LedgerConfiguration.load(from: simulation)
         } throws: { error in
             let message = "\(error)"
-            return message.contains("is not a Subledger data directory: its config.json has no \"environments\"") && message.contains("written by `subledger simulate`")
+            return message.contains("is not a Subledger data directory: its config.json has no \"environments\"") && message.contains("written by `simulate --out`")
         }
     }
 
@@ -493,6 +493,8 @@ struct DamageTests {
     @Test("a command a message names carries the --data the command line gave, quoted for the shell where it needs it, so it can be run as it stands; without --data it is left as written", arguments: [
         ("/tmp/subledger no such dir", "`subledger --data '/tmp/subledger no such dir' init`"),
         ("/tmp/subledger-no-such-dir", "`subledger --data /tmp/subledger-no-such-dir init`"),
+        ("/tmp/it's $HOME", #"`subledger --data '/tmp/it'\''s $HOME' init`"#),
+        ("=subledger-no-such-dir", "`subledger --data '=subledger-no-such-dir' init`"),
     ])
     func hintsCarryTheDataDirectory(data: String, hint: String) throws {
         func stderr(_ arguments: [String]) throws -> String {
@@ -510,6 +512,23 @@ struct DamageTests {
         }
         #expect(try stderr(["--data", data, "stats"]).contains(hint))
         #expect(try stderr(["stats"]).contains("`subledger init`"))
+    }
+
+    @Test("a command a message names about another directory keeps its own --data: an unfinished backup is not told to back itself up")
+    func hintsAboutAnotherDirectoryKeepTheirOwn() throws {
+        let directory = TemporaryDirectory()
+        try Data().write(to: URL(fileURLWithPath: DataDirectoryLayout(directory.path).incompleteBackup))
+        let process = Process()
+        process.executableURL = Conformance.subledgerBinary
+        process.arguments = ["--data", directory.path, "stats"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(said.contains("`subledger --data LEDGER_DIR backup --to \(directory.path)`"), "\(said)")
+        #expect(!said.contains("--data \(directory.path) --data"), "\(said)")
     }
 
     @Test("the notes under a table name commands with the --data given")

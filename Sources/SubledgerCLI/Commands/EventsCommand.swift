@@ -42,7 +42,7 @@ enum EventsCommand: Command {
         func note(_ item: EventItem) {
             guard case .failed(let reason, let detail) = item.evidence else { return }
             failures += 1
-            Output.diagnostic("subledger events: the evidence of event \(item.position) (\(item.event.type.name)) failed verification: \(reason): \(detail)")
+            Output.diagnostic(context.data.spelling("subledger events: the evidence of event \(item.position) (\(item.event.type.name)) failed verification: \(reason): \(detail)"))
         }
         switch arguments.format {
         case .jsonl, .csv, .json:

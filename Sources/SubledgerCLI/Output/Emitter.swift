@@ -4,9 +4,9 @@ struct Emitter: Sendable {
     /// Table columns meant for `--wide` only are shown.
     var wide: Bool
     /// Spells the commands a table's notes name with the command line's `--data`.
-    var data: DataDirectory?
+    var data: DataDirectory
 
-    init(format: OutputFormat, wide: Bool = false, data: DataDirectory? = nil) {
+    init(format: OutputFormat, wide: Bool = false, data: DataDirectory) {
         self.format = format
         self.wide = wide
         self.data = data
@@ -22,7 +22,6 @@ struct Emitter: Sendable {
     }
 
     private func spelled(_ tabulation: Tabulation) -> Tabulation {
-        guard let data else { return tabulation }
         var spelled = tabulation
         spelled.notes = tabulation.notes.map(data.spelling)
         return spelled

@@ -47,7 +47,7 @@ public enum LedgerBackup {
         public var directory: String
 
         public var description: String {
-            "\(directory) holds a backup that did not finish (\(DataDirectoryLayout(directory).incompleteBackup) is there): it may lack events and evidence; run `subledger backup --to \(directory)` again from the ledger, or restore from another backup"
+            "\(directory) holds a backup that did not finish (\(DataDirectoryLayout(directory).incompleteBackup) is there): it may lack events and evidence; run `subledger --data LEDGER_DIR backup --to \(directory)` again, or restore from another backup"
         }
 
         /// As `verify` lists it.
