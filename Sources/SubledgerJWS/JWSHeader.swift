@@ -45,7 +45,8 @@ struct JWSHeader {
         // (it understands none) must be refused, whatever the signature says.
         if let critical {
             let names = critical.map { "\"" + String(decoding: $0, as: UTF8.self) + "\"" }.joined(separator: ", ")
-            throw VerificationError(.unsupportedAlgorithm, "the JWS header marks [\(names)] critical (\"crit\"), extensions this verifier does not understand, so RFC 7515 requires refusing it; Apple's headers have none")
+            let marks = critical.isEmpty ? "has an empty \"crit\", which RFC 7515 forbids" : "marks [\(names)] critical (\"crit\"), extensions this verifier does not understand, so RFC 7515 requires refusing it"
+            throw VerificationError(.unsupportedAlgorithm, "the JWS header \(marks); Apple's headers have none")
         }
         self.algorithm = algorithm
         self.x5c = x5c ?? []

@@ -106,8 +106,8 @@ public final class SignedDataVerifier: Sendable {
         guard !leaf.isCA else {
             throw VerificationError(.chainInvalid, "the x5c leaf (\(Self.label(leaf))) is a CA certificate; Apple's signing leaf is not")
         }
-        for (certificate, role) in [(leaf, "leaf"), (intermediate, "intermediate")] where certificate.hasUnknownCriticalExtension {
-            throw VerificationError(.chainInvalid, "the x5c \(role) (\(Self.label(certificate))) has an extension marked critical that is not understood; RFC 5280 requires refusing it")
+        for (certificate, role) in [(leaf, "x5c leaf"), (intermediate, "x5c intermediate"), (root, "configured root")] where certificate.hasUnknownCriticalExtension {
+            throw VerificationError(.chainInvalid, "the \(role) (\(Self.label(certificate))) has an extension marked critical that is not understood; RFC 5280 requires refusing it")
         }
         guard leaf.allowsDigitalSignature else {
             throw VerificationError(.chainInvalid, "the x5c leaf (\(Self.label(leaf))) may not sign: its keyUsage leaves out digitalSignature")

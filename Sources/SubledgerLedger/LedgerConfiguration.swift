@@ -138,8 +138,15 @@ extension Ledger {
                 throw LedgerError.configuration("\(file) holds \(blocks) certificates; give each root as a --root of its own (split the file, one certificate in each)")
             }
             // Verification would refuse every chain under it, each message quarantined as chain_invalid.
-            guard root.isCA, root.identifiesIssuer(root) else {
-                throw LedgerError.configuration("\(file) is not a root certificate (\(root.fingerprintLabel), issued by \(root.issuerName)): it is \(root.isCA ? "not self-issued" : "not a CA"); give the root of the chain, for Apple's messages Apple Root CA - G3 (AppleRootCA-G3.cer from apple.com/certificateauthority)")
+            let flaw: String? =
+                if !root.isCA { "it is not a CA" }
+                else if root.subjectName != root.issuerName { "it is not self-issued (issued by \(root.issuerName))" }
+                else if !root.identifiesIssuer(root) { "its key usage or key identifiers do not let it issue certificates" }
+                else if root.pathLengthConstraint == 0 { "its pathLen 0 allows no intermediate CA, and Apple's chain has one" }
+                else if root.hasUnknownCriticalExtension { "it has an extension marked critical that is not understood" }
+                else { nil }
+            if let flaw {
+                throw LedgerError.configuration("\(file) (\(root.fingerprintLabel)) cannot anchor a chain: \(flaw); give the root of the chain, or for Apple's messages no --root at all (Apple Root CA - G3 is built in)")
             }
             return bytes
         }

@@ -231,18 +231,18 @@ public enum LogCopy {
 
     /// Writes the segment under a temporary name, syncs it and renames it into place, so an
     /// interrupted backup never leaves a half-written segment under a segment's name.
-    /// A failure names the file: "pwrite: No space left on device" left the user to guess
-    /// which disk, the backup's or the ledger's.
+    /// A failure names the file (`open` and `rename` name theirs): "pwrite: No space left on
+    /// device" left the user to guess which disk, the backup's or the ledger's.
     private static func write(_ bytes: [UInt8], length: Int64, to target: String) throws(SystemError) {
         let temporary = target + ".partial"
+        let fd = try SystemCalls.open(temporary, O_WRONLY | O_CREAT | O_TRUNC)
+        defer { SystemCalls.close(fd) }
         do {
-            let fd = try SystemCalls.open(temporary, O_WRONLY | O_CREAT | O_TRUNC)
-            defer { SystemCalls.close(fd) }
             try SystemCalls.pwrite(fd, length == bytes.count ? bytes : Array(bytes.prefix(Int(length))), 0)
             try SystemCalls.fsync(fd)
-            try SystemCalls.rename(temporary, target)
         } catch {
             throw SystemError(call: "\(error.call) \(temporary)", errno: error.errno)
         }
+        try SystemCalls.rename(temporary, target)
     }
 }

@@ -28,17 +28,20 @@ struct LedgerConfigurationTests {
         #expect(try trusted(try initialize(roots: [])) == [own])
     }
 
-    @Test("init --root refuses what cannot anchor a chain, saying why, and leaves no directory: a leaf or intermediate, a certificate that is no CA, and a PEM bundle of several roots (of which only the first would be kept)")
+    @Test("init --root refuses what cannot anchor a chain, saying why, and leaves no directory: a leaf or intermediate, a certificate that is no CA or allows no intermediate, and a PEM bundle of several roots (of which only the first would be kept)")
     func rootThatIsNoRootIsRefused() throws {
         var options = TestPKI.Options(validity: 1_700_000_000_000...1_900_000_000_000)
         options.rootBasicConstraints = "critical,CA:FALSE"
         let notCA = try TestPKI(options)
+        options.rootBasicConstraints = "critical,CA:TRUE,pathlen:0"
+        let noIntermediate = try TestPKI(options)
         let pki = try TestPKI(validity: 1_700_000_000_000...1_900_000_000_000)
         let other = try TestPKI(validity: 1_700_000_000_000...1_900_000_000_000)
         let cases: [(name: String, bytes: [UInt8], says: String)] = [
             ("leaf.cer", pki.leaf.der, "not a CA"),
             ("intermediate.cer", pki.intermediate.der, "not self-issued"),
             ("not-ca.cer", notCA.root.der, "not a CA"),
+            ("pathlen-0.cer", noIntermediate.root.der, "pathLen 0"),
             ("bundle.pem", Array((pki.root.pem + other.root.pem).utf8), "holds 2 certificates"),
         ]
         for (name, bytes, says) in cases {
