@@ -477,17 +477,24 @@ struct DamageTests {
     @Test("a document standard output cannot take (a full disk) is exit 1 saying so, not success with nothing written", arguments: [["stats", "--json"], ["events", "--json"]])
     func fullStandardOutput(argv: [String]) throws {
         let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let (status, said) = try Self.runBinary(["--data", SimulatedLedger.shared.data] + argv, standardOutput: full)
+        #expect(status == 1)
+        #expect(said.contains("cannot write standard output: No space left on device"))
+    }
+
+    /// The built command run as its own process: its exit status and what it said on stderr.
+    static func runBinary(_ arguments: [String], environment: [String: String]? = nil, standardOutput: FileHandle = .nullDevice) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = Conformance.subledgerBinary
-        process.arguments = ["--data", SimulatedLedger.shared.data] + argv
-        process.standardOutput = full
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        process.standardOutput = standardOutput
         let errors = Pipe()
         process.standardError = errors
         try process.run()
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
-        #expect(said.contains("cannot write standard output: No space left on device"))
+        return (process.terminationStatus, said)
     }
 
     @Test("a command a message names carries the --data the command line gave, quoted for the shell where it needs it, so it can be run as it stands; without --data it is left as written", arguments: [
@@ -497,36 +504,15 @@ struct DamageTests {
         ("=subledger-no-such-dir", "`subledger --data '=subledger-no-such-dir' init`"),
     ])
     func hintsCarryTheDataDirectory(data: String, hint: String) throws {
-        func stderr(_ arguments: [String]) throws -> String {
-            let process = Process()
-            process.executableURL = Conformance.subledgerBinary
-            process.arguments = arguments
-            process.environment = ["SUBLEDGER_DATA": data]
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return said
-        }
-        #expect(try stderr(["--data", data, "stats"]).contains(hint))
-        #expect(try stderr(["stats"]).contains("`subledger init`"))
+        #expect(try Self.runBinary(["--data", data, "stats"], environment: ["SUBLEDGER_DATA": data]).stderr.contains(hint))
+        #expect(try Self.runBinary(["stats"], environment: ["SUBLEDGER_DATA": data]).stderr.contains("`subledger init`"))
     }
 
     @Test("a command a message names about another directory keeps its own --data: an unfinished backup is not told to back itself up")
     func hintsAboutAnotherDirectoryKeepTheirOwn() throws {
         let directory = TemporaryDirectory()
         try Data().write(to: URL(fileURLWithPath: DataDirectoryLayout(directory.path).incompleteBackup))
-        let process = Process()
-        process.executableURL = Conformance.subledgerBinary
-        process.arguments = ["--data", directory.path, "stats"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let said = try Self.runBinary(["--data", directory.path, "stats"]).stderr
         #expect(said.contains("`subledger --data LEDGER_DIR backup --to \(directory.path)`"), "\(said)")
         #expect(!said.contains("--data \(directory.path) --data"), "\(said)")
     }
