@@ -13,16 +13,23 @@ struct DashboardPeriodTests {
         try DashboardPeriod(query: QueryParameters(decoding: query), anchor: Self.anchor)
     }
 
-    @Test("presets: days for 30 days and this month, months for 3 and 12 months (the default) up to the anchor day, each after the same span before")
+    @Test("presets: days for 30 days and this month, months for 3 and 12 months (the default) up to the anchor day, each after the same span before (this month: the same days of the month before)")
     func presets() throws {
         let days = try period("period=30d")
         #expect((days.granularity, days.first.description, days.last.description) == (.day, "2026-02-17", "2026-03-18"))
         #expect(days.buckets.count == 30)
         #expect((days.previousFirst.description, days.previousLast.description) == ("2026-01-18", "2026-02-16"))
 
+        // This month to date against the same days of the month before, as a month to date is read.
         let month = try period("period=month")
         #expect((month.granularity, month.first.description, month.last.description) == (.day, "2026-03-01", "2026-03-18"))
-        #expect((month.previousFirst.description, month.previousLast.description) == ("2026-02-11", "2026-02-28"))
+        #expect((month.previousFirst.description, month.previousLast.description) == ("2026-02-01", "2026-02-18"))
+        for (anchor, previous) in [("2026-03-31", "2026-02-28"), ("2026-03-30", "2026-02-28"), ("2026-06-30", "2026-05-31"), ("2026-01-06", "2025-12-06")] {
+            let month = try DashboardPeriod(query: QueryParameters(decoding: "period=month"), anchor: UTCDay(anchor)!)
+            #expect(month.previousLast.description == previous, "\(anchor)")
+            #expect(UTCMonth(containing: month.previousFirst.start).number == UTCMonth(containing: month.first.start).number - 1, "\(anchor)")
+            #expect(month.previousFirst == UTCDay(containing: UTCMonth(containing: month.previousFirst.start).start), "\(anchor): from the 1st")
+        }
 
         // The month in progress ends at the anchor, and the period before at the same day of its
         // last month: two months and 18 days against two months and 18 days.

@@ -41,8 +41,8 @@ struct DashboardPeriod: Equatable {
     var granularity: ReportGranularity
     var first: UTCDay
     var last: UTCDay
-    /// The same number of days ending the day before `first`; for months, the same months
-    /// before, cut at the same day of their last month as `last` is of its.
+    /// The same number of days ending the day before `first`; for months and this month, the
+    /// same months before, cut at the same day of their last month as `last` is of its.
     var previousFirst: UTCDay
     var previousLast: UTCDay
     /// The days a custom range asked for when it was widened to whole months: the page says so,
@@ -60,7 +60,10 @@ struct DashboardPeriod: Equatable {
         case .last30Days:
             self.init(preset, days: UTCDay(number: anchor.number - 29), anchor)
         case .thisMonth:
+            // Day by day, compared with the same days of the month before (1 to 6 November for 1
+            // to 6 December), as a month to date is read; by length it was 25 to 30 November.
             self.init(preset, days: UTCDay(containing: anchorMonth.start), anchor)
+            (previousFirst, previousLast) = Self.sameDays(before: anchorMonth, months: 1, through: last)
         case .last3Months:
             self.init(preset, months: UTCMonth(number: anchorMonth.number - 2), anchorMonth, through: anchor)
         case .last12Months:
@@ -100,13 +103,20 @@ struct DashboardPeriod: Equatable {
         self.first = UTCDay(containing: first.start)
         let end = Self.lastDay(of: last)
         self.last = min(end, through ?? end)
-        previousFirst = UTCDay(containing: UTCMonth(number: first.number - length).start)
-        let previousMonth = UTCMonth(number: last.number - length)
-        let dayOfMonth = self.last.number - UTCCalendar.day(containing: last.start)
-        // A month's last day is the other month's last day, whatever their lengths.
-        previousLast = self.last == end
-            ? Self.lastDay(of: previousMonth)
-            : min(UTCDay(number: UTCCalendar.day(containing: previousMonth.start) + dayOfMonth), Self.lastDay(of: previousMonth))
+        (previousFirst, previousLast) = Self.sameDays(before: first, months: length, through: self.last)
+    }
+
+    /// The `months` months before those from `first` on, cut at the same day of their last month
+    /// as `through` is of its. A month's last day is the other month's last day, whatever their
+    /// lengths.
+    private static func sameDays(before first: UTCMonth, months: Int, through: UTCDay) -> (first: UTCDay, last: UTCDay) {
+        let lastMonth = UTCMonth(containing: through.start)
+        let previousMonth = UTCMonth(number: lastMonth.number - months)
+        let dayOfMonth = through.number - UTCCalendar.day(containing: lastMonth.start)
+        let last = through == lastDay(of: lastMonth)
+            ? lastDay(of: previousMonth)
+            : min(UTCDay(number: UTCCalendar.day(containing: previousMonth.start) + dayOfMonth), lastDay(of: previousMonth))
+        return (UTCDay(containing: UTCMonth(number: first.number - months).start), last)
     }
 
     static func lastDay(of month: UTCMonth) -> UTCDay {
