@@ -23,8 +23,11 @@ extension Dashboard {
         }
         // The presets went back to the data: say so, or old numbers read as today's.
         if let end = presetsEndEarly {
-            html += "<p class=\"notice\" id=\"stale\">No revenue is recorded after \(end): this period ends there, not today (\(UTCDay(containing: self.now))). "
-            html += "If sales were expected since, the ledger may have stopped hearing from the App Store: check the webhook (and run <code>subledger appstore recover</code>).</p>"
+            html += "<p class=\"notice\" id=\"stale\">No revenue is recorded after \(end): this period ends there, not today (\(UTCDay(containing: self.now)))."
+            if end.number < UTCDay(containing: self.now).number - 7 {
+                html += " If sales were expected since, the ledger may have stopped hearing from the App Store: check the webhook (and run <code>subledger appstore recover</code>)."
+            }
+            html += "</p>"
         }
         if let currencyNotice { html += "<p class=\"notice\" id=\"currency-notice\">\(escape(currencyNotice))</p>" }
         if let asked = period.asked {

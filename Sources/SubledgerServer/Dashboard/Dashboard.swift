@@ -84,8 +84,10 @@ struct Dashboard {
         let anchor = min(today, DashboardPeriod.lastDay(of: latestMonth))
         let period = try DashboardPeriod(query: query, anchor: anchor)
         self.period = period
-        // A week without revenue is not yet a stall (the first days of a month, a small app).
-        presetsEndEarly = anchor.number < today.number - 7 && period.preset != .custom ? anchor : nil
+        // Said whenever it happens: "This month" in the first days of December showed November
+        // without a word. A week without revenue is not yet a stall (a small app), so only
+        // longer ones say to check the webhook.
+        presetsEndEarly = anchor.number < today.number && period.preset != .custom ? anchor : nil
         buckets = period.buckets
         var seen = Set(everything.rows.map(\.currency))
         seen.formUnion(try projection.mrr(at: DashboardPeriod.end(of: anchor, now: now), scope: scope).rows.map(\.currency))
