@@ -69,7 +69,7 @@ struct DashboardPeriodTests {
         #expect(short.asked == nil)
         #expect(try period("period=custom&from=2026-01-01&to=2026-05-31").asked == nil, "whole months already")
 
-        for query in ["period=custom", "period=custom&from=2026-02-01&to=2026-01-01", "period=custom&from=2026-02-30&to=2026-03-01", "period=week"] {
+        for query in ["period=custom", "period=custom&from=2026-02-01&to=2026-01-01", "period=custom&from=2026-02-30&to=2026-03-01", "period=week", "period=custom&from=0000-01-01&to=0000-02-01"] {
             let error = #expect(throws: HTTPError.self) { try period(query) }
             #expect(error?.code == "invalid_period", "\(query)")
         }

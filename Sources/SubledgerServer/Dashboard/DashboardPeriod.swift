@@ -69,10 +69,11 @@ struct DashboardPeriod: Equatable {
         case .last12Months:
             self.init(preset, months: UTCMonth(number: anchorMonth.number - 11), anchorMonth, through: anchor)
         case .custom:
+            // From 1970: the period before one in year 0 was printed as year -1.
             guard let from = query["from"].flatMap(UTCDay.init), let to = query["to"].flatMap(UTCDay.init), from <= to,
-                  to.number - from.number < 366 * 10
+                  to.number - from.number < 366 * 10, from.number >= 0
             else {
-                throw HTTPError(.badRequest, code: "invalid_period", detail: "a custom period needs from and to (YYYY-MM-DD), from at or before to, at most ten years")
+                throw HTTPError(.badRequest, code: "invalid_period", detail: "a custom period needs from and to (YYYY-MM-DD), from at or before to, at most ten years, from 1970 on")
             }
             if to.number - from.number < Self.longestDaily {
                 self.init(preset, days: from, to)
