@@ -190,12 +190,19 @@ public struct LedgerServer: Sendable {
     /// Read routes need the bearer token when one is configured (always, off loopback), and
     /// without one answer only requests addressed to a loopback name (`LoopbackHost`).
     func protected(_ handler: @escaping Router.Handler) -> Router.Handler {
+        // Customers' data, and errors that echo what was asked (a customer id): never kept by a
+        // shared cache, never read as another type.
         let confidential: Router.Handler = { request in
-            var response = try handler(request)
-            // Customers' data: never kept by a shared cache, never read as another type.
-            response.headers.add("X-Content-Type-Options", "nosniff")
-            if response.headers["Cache-Control"] == nil { response.headers.set("Cache-Control", "no-store") }
-            return response
+            do {
+                var response = try handler(request)
+                response.headers.add("X-Content-Type-Options", "nosniff")
+                response.headers.set("Cache-Control", "no-store")
+                return response
+            } catch var error as HTTPError {
+                error.headers.add("X-Content-Type-Options", "nosniff")
+                error.headers.set("Cache-Control", "no-store")
+                throw error
+            }
         }
         guard let authenticator else { return LoopbackHost.protect(confidential) }
         return authenticator.protect(confidential)

@@ -55,6 +55,19 @@ struct DashboardPeriodTests {
         #expect((wholeMonths.previousFirst.description, wholeMonths.previousLast.description) == ("2026-01-01", "2026-03-31"))
     }
 
+    @Test("the day of the period before that matches one of this period: as many days from its start by day, the same day of the month for months and this month")
+    func matchingDays() throws {
+        let days = try period("period=custom&from=2026-03-01&to=2026-03-20")
+        #expect(days.previousDay(matching: UTCDay("2026-03-10")!).description == "2026-02-18")
+        #expect(days.previousDay(matching: days.last) == days.previousLast)
+        let months = try period("period=custom&from=2026-02-01&to=2026-04-30")
+        #expect(months.previousDay(matching: UTCDay("2026-03-10")!).description == "2025-12-10")
+        #expect(months.previousDay(matching: UTCDay("2026-04-30")!).description == "2026-01-31")
+        let month = try DashboardPeriod(query: QueryParameters(decoding: "period=month"), anchor: UTCDay("2026-03-31")!)
+        #expect(month.previousDay(matching: UTCDay("2026-03-30")!).description == "2026-02-28", "churn through yesterday: all of February")
+        #expect(month.previousDay(matching: UTCDay("2026-03-10")!).description == "2026-02-10")
+    }
+
     @Test("a custom range is by day up to 62 days, else widened to whole months; a bad one is a 400 naming the parameters")
     func custom() throws {
         let short = try period("period=custom&from=2026-01-10&to=2026-02-05")

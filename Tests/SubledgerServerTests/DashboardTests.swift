@@ -122,9 +122,10 @@ struct DashboardTests {
         _ = try fixture.post(fixture.notification())
         var authorized = HTTPHeaders()
         authorized.add("Authorization", "Bearer \(Self.token)")
-        for target in ["/v1/head", "/v1/reports/revenue?from=2026-01-01&to=2026-01-31", "/metrics"] {
-            let response = try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: target, headers: authorized))
-            #expect(response.status.code == 200, "\(target)")
+        for (target, status) in [("/v1/head", 200), ("/v1/reports/revenue?from=2026-01-01&to=2026-01-31", 200), ("/metrics", 200), ("/v1/customers/someone", 404), ("/v1/reports/revenue?from=x", 400)] {
+            let response: HTTPResponse
+            do { response = try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: target, headers: authorized)) } catch let error as HTTPError { response = error.response }
+            #expect(response.status.code == status, "\(target)")
             #expect(response.headers["Cache-Control"] == "no-store" && response.headers["X-Content-Type-Options"] == "nosniff", "\(target)")
         }
     }
@@ -193,6 +194,7 @@ struct DashboardTests {
         let html = String(decoding: try Self.get(fixture, "/?period=30d").body, as: UTF8.self)
         #expect(html.contains("<p class=\"notice\" id=\"stale\">No revenue is recorded after 2026-03-31: this period ends there, not today"), "\(html.prefix(2000))")
         #expect(html.contains("Last 30 days: 2026-03-02 to 2026-03-31"))
+        #expect(html.contains("the ledger may have stopped hearing from the App Store: check the webhook"), "over a week: a possible stall")
         let custom = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-01-01&to=2026-01-31").body, as: UTF8.self)
         #expect(!custom.contains("id=\"stale\""), "a period asked for by its dates is what it says")
 
@@ -311,20 +313,38 @@ struct DashboardTests {
     func periodsPastToday() throws {
         let fixture = try Self.ledgerWithSubscriptions()
         defer { fixture.server.ledger.close() }
-        let today = UTCDay(containing: WallTime.nowMillis())
-        func day(_ offset: Int64) -> UTCDay { UTCDay(number: today.number + offset) }
-        // 30 days, 10 of them had (today included): the 30 before, cut to their first 10.
-        let running = String(decoding: try Self.get(fixture, "/?period=custom&from=\(day(-9))&to=\(day(20))&currency=USD").body, as: UTF8.self)
-        #expect(running.contains("id=\"compared\">compared with \(day(-39)) to \(day(-30))</span>"), "\(running.prefix(2000))")
-        let cards = try Self.headline(running)
-        let previous = try #require(try Self.json(fixture, "/v1/reports/revenue?from=\(day(-39))&to=\(day(-30))")["rows"] as? [[String: Any]])
-        #expect(cards["net"]?.previous == Int64(previous.filter { $0["currency"] as? String == "USD" }.map { $0["net"] as! Int }.reduce(0, +)))
+        // Midday on 10 March 2026, inside the fixture's data.
+        let march10 = Self.january + 68 * Self.day + Self.day / 2
+        func page(_ query: String) throws -> String {
+            try fixture.server.ledger.read { reader in
+                try Dashboard(reader: reader, query: QueryParameters(decoding: query + "&currency=USD"), now: march10).render(customerId: nil)
+            }
+        }
+        func usdNet(_ from: String, _ to: String) throws -> Int64 {
+            let rows = try #require(try Self.json(fixture, "/v1/reports/revenue?from=\(from)&to=\(to)")["rows"] as? [[String: Any]])
+            return Int64(rows.filter { $0["currency"] as? String == "USD" }.map { $0["net"] as! Int }.reduce(0, +))
+        }
+        // 45 days by day, 24 of them had: the 45 before (from 1 January), cut to their first 24,
+        // which hold the sale of 3 January.
+        let days = try page("period=custom&from=2026-02-15&to=2026-03-31")
+        #expect(days.contains("id=\"compared\">compared with 2026-01-01 to 2026-01-24</span>"), "\(days.prefix(2000))")
+        #expect(try Self.headline(days)["net"]?.previous == (try usdNet("2026-01-01", "2026-01-24")))
+        #expect(try Self.headline(days)["net"]?.previous == 9990)
+        // Widened to February to April: the three months before, cut at the same day of the month.
+        let months = try page("period=custom&from=2026-02-01&to=2026-04-30")
+        #expect(months.contains("id=\"compared\">compared with 2025-11-01 to 2025-12-10</span>"), "\(months.prefix(2000))")
+        // This month on its 10th: 1 to 10 February.
+        let month = try page("period=month")
+        #expect(month.contains("id=\"compared\">compared with 2026-02-01 to 2026-02-10</span>"), "\(month.prefix(2000))")
+        #expect(try Self.headline(month)["net"]?.previous == (try usdNet("2026-02-01", "2026-02-10")))
 
-        let future = String(decoding: try Self.get(fixture, "/?period=custom&from=\(day(30))&to=\(day(45))&currency=USD").body, as: UTF8.self)
+        let future = try page("period=custom&from=2026-04-01&to=2026-04-15")
         #expect(future.contains("id=\"not-begun\""))
         #expect(!future.contains("vs previous") && !future.contains("data-previous") && !future.contains("compared with"))
         let at = try #require(future.firstRange(of: "data-metric=\"mrr\" data-currency=\"USD\" data-at=\"").map { future[$0.upperBound...].prefix { $0 != "\"" } })
-        #expect(at.hasPrefix("\(today)T"), "the summary is at now, not at a bucket that has not begun: \(at)")
+        #expect(at == "2026-03-10T12:00:00.000Z", "the summary is at now, not at a bucket that has not begun")
+        let mrrNow = try #require(try Self.json(fixture, "/v1/reports/mrr?at=2026-03-10T12:00:00.000Z")["rows"] as? [[String: Any]])
+        #expect(future.contains("data-metric=\"mrr\" data-currency=\"USD\" data-at=\"\(at)\" data-value=\"\(mrrNow.first { $0["currency"] as? String == "USD" }?["mrr"] as? Int ?? -1)\""))
     }
 
     @Test("the cohort CSV link asks the route for what the page shows: a period in the past is measured at its end, with at=")

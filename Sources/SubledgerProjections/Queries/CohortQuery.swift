@@ -14,7 +14,8 @@ public struct CohortQuery: Sendable, Equatable {
     }
 
     /// `from`, `to` (required months), `at` (retention as of that instant, at most now: what the
-    /// dashboard shows for a period in the past), `environment`, `atPosition`.
+    /// dashboard shows for a period in the past; months beginning after it get no figure, and a
+    /// cohort's size counts all its members), `environment`, `atPosition`.
     public init(_ parameters: some QueryParameterSource, now: Int64) throws(QueryError) {
         let filter = try ReportFilter(parameters)
         let (from, to) = (try parameters.month("from"), try parameters.month("to"))

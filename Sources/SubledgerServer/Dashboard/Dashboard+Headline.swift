@@ -19,7 +19,7 @@ extension Dashboard {
         if let previous {
             html += " <span class=\"muted\" id=\"compared\">compared with \(previous.first) to \(previous.last)</span></h2>"
         } else {
-            html += "</h2><p class=\"notice\" id=\"not-begun\">This period has not begun (today is \(UTCDay(containing: self.now))): nothing is recorded in it yet, and the numbers below are at \(escape(UTCInstant.short(latest.at))) UTC.</p>"
+            html += "</h2><p class=\"notice\" id=\"not-begun\">This period has not begun (today is \(UTCDay(containing: self.now))): nothing is recorded in it yet; MRR and active subscriptions are at \(escape(UTCInstant.short(latest.at))) UTC.</p>"
         }
         // The presets went back to the data: say so, or old numbers read as today's.
         if let end = presetsEndEarly {

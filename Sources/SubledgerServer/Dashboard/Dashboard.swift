@@ -149,10 +149,10 @@ struct Dashboard {
             previous = nil
         } else {
             // Revenue and MRR run through today, churn through yesterday (whole days): the period
-            // before loses as many days at its end, or the headline compared a few days with a
+            // before is cut at the matching days, or the headline compared a few days with a
             // whole period (and 29 days of churn with 30, nothing with a day on the 1st).
-            let last = UTCDay(number: period.previousLast.number - max(0, period.last.number - today.number))
-            let churnLast = UTCDay(number: last.number - (period.last.number >= today.number ? 1 : 0))
+            let last = period.previousDay(matching: min(period.last, today))
+            let churnLast = period.last >= today ? period.previousDay(matching: UTCDay(number: today.number - 1)) : period.previousLast
             let at = DashboardPeriod.end(of: last, now: now)
             previous = Comparison(
                 first: period.previousFirst, last: last, mrr: try mrrRow(at: at), at: at, revenue: try revenueReport(period.previousFirst, last),

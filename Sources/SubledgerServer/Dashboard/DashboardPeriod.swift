@@ -120,6 +120,16 @@ struct DashboardPeriod: Equatable {
         return (UTCDay(containing: UTCMonth(number: first.number - months).start), last)
     }
 
+    /// The day of the period before that matches `day` of this one, where a comparison of the
+    /// period so far ends: as many days from its start for a period of days, the same day of the
+    /// month (a month's last day is the other's last) for months and this month.
+    func previousDay(matching day: UTCDay) -> UTCDay {
+        guard day < last else { return previousLast }
+        guard granularity == .month || preset == .thisMonth else { return UTCDay(number: previousFirst.number + day.number - first.number) }
+        let months = UTCMonth(containing: last.start).number - UTCMonth(containing: first.start).number + 1
+        return Self.sameDays(before: UTCMonth(containing: first.start), months: months, through: day).last
+    }
+
     static func lastDay(of month: UTCMonth) -> UTCDay {
         UTCDay(number: UTCCalendar.day(containing: UTCMonth(number: month.number + 1).start) - 1)
     }
