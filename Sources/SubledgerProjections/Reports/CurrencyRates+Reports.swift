@@ -19,13 +19,22 @@ extension RevenueReport {
             converted.grossSales = try convert(row.grossSales)
             converted.refunds = try convert(row.refunds)
             // Net stays gross minus refunds, in the converted figures too.
-            converted.net = converted.grossSales - converted.refunds
+            let (net, overflow) = converted.grossSales.subtractingReportingOverflow(converted.refunds)
+            guard !overflow else { throw CurrencyRates.beyondRange("the \(row.period) net in \(target)") }
+            converted.net = net
             converted.proceeds = try convert(row.proceeds)
+            guard sum.fitsWhenAdding(converted) else { throw CurrencyRates.beyondRange("the \(row.period) sum in \(target)") }
             sum.add(converted)
             sums[key] = sum
         }
         var report = self
         report.rows = order.map { sums[$0]! }
+        // The range's total, which the CLI and the routes add, must fit too.
+        var total = RevenueRow(period: "total", currency: target, productId: nil, grossSales: 0, refunds: 0, net: 0, proceeds: 0, transactions: 0, refundedTransactions: 0)
+        for row in report.rows {
+            guard total.fitsWhenAdding(row) else { throw CurrencyRates.beyondRange("the total in \(target)") }
+            total.add(row)
+        }
         return report
     }
 
@@ -44,10 +53,15 @@ extension MRRReport {
     public func converted(into target: String, rates: CurrencyRates) throws(QueryError) -> MRRReport {
         let month = UTCMonth(containing: at).description
         var sum = MRRRow(currency: target, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
+        func add(_ amount: Int64, to total: inout Int64) throws(QueryError) {
+            let (added, overflow) = total.addingReportingOverflow(amount)
+            guard !overflow else { throw CurrencyRates.beyondRange("the sum in \(target)") }
+            total = added
+        }
         for row in rows {
-            sum.mrr += try rates.convert(row.mrr, from: row.currency, in: month, into: target)
-            sum.arr += try rates.convert(row.arr, from: row.currency, in: month, into: target)
-            sum.committedRevenueRemaining += try rates.convert(row.committedRevenueRemaining, from: row.currency, in: month, into: target)
+            try add(try rates.convert(row.mrr, from: row.currency, in: month, into: target), to: &sum.mrr)
+            try add(try rates.convert(row.arr, from: row.currency, in: month, into: target), to: &sum.arr)
+            try add(try rates.convert(row.committedRevenueRemaining, from: row.currency, in: month, into: target), to: &sum.committedRevenueRemaining)
             sum.activeSubscriptions += row.activeSubscriptions
             sum.activeTrials += row.activeTrials
             sum.activeCommitments += row.activeCommitments

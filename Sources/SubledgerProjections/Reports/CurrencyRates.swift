@@ -68,15 +68,30 @@ public struct CurrencyRates: Sendable {
                 kind: .badParameter, code: "missing_rate",
                 detail: "\(source) has no rate for \(currency) in \(target) for \(month); add the line `\(month),\(currency),\(target),RATE`")
         }
-        return Self.multiply(milliunits, rate)
+        guard let converted = Self.multiply(milliunits, rate) else {
+            throw Self.beyondRange("\(milliunits) milliunits of \(currency) at \(source)'s rate into \(target) for \(month)")
+        }
+        return converted
     }
 
-    /// `amount × rate / 10^9`, rounded half away from zero, exact for any Int64 amount.
-    static func multiply(_ amount: Int64, _ rate: Int64) -> Int64 {
+    /// `amount × rate / 10^9`, rounded half away from zero, exact for any Int64 amount; nil when
+    /// the result does not fit in 64 bits (a rate in the wrong units on a large amount).
+    static func multiply(_ amount: Int64, _ rate: Int64) -> Int64? {
         let product = amount.magnitude.multipliedFullWidth(by: rate.magnitude)
+        // The quotient must fit in 64 bits, or the division traps.
+        guard product.high < UInt64(scale) else { return nil }
         let (quotient, remainder) = UInt64(scale).dividingFullWidth(product)
         let rounded = remainder >= UInt64(scale) / 2 ? quotient + 1 : quotient
+        guard rounded <= UInt64(Int64.max) else { return nil }
         return (amount < 0) != (rate < 0) ? -Int64(rounded) : Int64(rounded)
+    }
+
+    /// A converted amount or sum beyond 64 bits of milliunits (about 9.2 × 10^15 units): the
+    /// report cannot hold it, and it crashed the process (the server with it).
+    static func beyondRange(_ what: String) -> QueryError {
+        QueryError(
+            kind: .badParameter, code: "conversion_overflow",
+            detail: "\(what) is beyond what a report can hold (about 9.2 × 10^15 units); check that the rates file gives how many units of the target one unit is worth")
     }
 
     /// `1.0832` → 1_083_200_000; nil when not a plain decimal with at most nine fraction digits.
