@@ -96,6 +96,28 @@ struct TableOutputTests {
         }
     }
 
+    @Test("a revenue table whose cells round an amount (a third decimal) says they may not add up, and one that rounds nothing does not")
+    func roundingIsSaid() throws {
+        func row(_ refunds: Int64) -> RevenueRow {
+            RevenueRow(period: "2026-03", currency: "USD", productId: nil, grossSales: 5_000, refunds: refunds, net: 5_000 - refunds, proceeds: 3_500, transactions: 1, refundedTransactions: 1)
+        }
+        func table(_ refunds: Int64) -> String {
+            let report = RevenueReport(from: UTCDay("2026-03-01")!, to: UTCDay("2026-03-31")!, by: .month, refunds: .refundDate, environment: "Production", rows: [row(refunds)])
+            return TextTableRenderer(wide: false, width: 160).render(report.tabulation)
+        }
+        // 2.505 refunded shows as 2.51, and 5.00 − 2.51 as 2.50 (2.495).
+        #expect(table(2_505).contains(RevenueReport.roundingNote))
+        #expect(!table(2_500).contains(RevenueReport.roundingNote))
+        // JPY has no minor unit: a whole yen is no rounding, half a yen is.
+        let yen = RevenueReport(from: UTCDay("2026-03-01")!, to: UTCDay("2026-03-31")!, by: .month, refunds: .refundDate, environment: "Production", rows: [
+            RevenueRow(period: "2026-03", currency: "JPY", productId: nil, grossSales: 1_000_000, refunds: 0, net: 1_000_000, proceeds: 700_000, transactions: 1, refundedTransactions: 0),
+        ])
+        #expect(!yen.roundsAmounts)
+        #expect(RevenueReport(from: yen.from, to: yen.to, by: .month, refunds: .refundDate, environment: "Production", rows: [
+            RevenueRow(period: "2026-03", currency: "JPY", productId: nil, grossSales: 1_000_500, refunds: 0, net: 1_000_500, proceeds: 700_350, transactions: 1, refundedTransactions: 0),
+        ]).roundsAmounts)
+    }
+
     @Test("stats shows sizes in KB, MB or GB")
     func sizes() {
         let table = SimulatedLedger.shared.run("stats").output

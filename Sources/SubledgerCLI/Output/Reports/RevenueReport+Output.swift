@@ -23,6 +23,17 @@ extension RevenueReport: CommandOutput {
         }
         return Tabulation(
             facts: [("revenue", .text("\(from) to \(to) by \(by.rawValue)")), ("refunds", .text("by \(refunds.rawValue)")), ("environment", .text(environment))] + Tabulation.asOf(atPosition),
-            tables: [Table(columns: columns, rows: rows)])
+            tables: [Table(columns: columns, rows: rows)], notes: roundsAmounts ? [Self.roundingNote] : [])
     }
+
+    /// Whether a cell shows an amount rounded to its currency's minor unit (a prorated refund or
+    /// a share of proceeds has a third decimal): then shown cells need not add up.
+    var roundsAmounts: Bool {
+        rows.contains { row in
+            let step = Int64([1, 10, 100, 1000][max(0, 3 - Money(milliunits: 0, currency: row.currency).decimals)])
+            return [row.grossSales, row.refunds, row.net, row.proceeds].contains { $0 % step != 0 }
+        }
+    }
+
+    static let roundingNote = "amounts are rounded to the currency's minor unit cell by cell, so shown ones may not add up by a unit;\na total is the exact sum rounded once, and CSV and JSON are exact"
 }
