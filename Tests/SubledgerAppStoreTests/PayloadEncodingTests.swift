@@ -124,7 +124,7 @@ struct PayloadEncodingTests {
         transaction.quantity = Int(truncatingIfNeeded: value)
         let bytes = transaction.jsonBytes()
         #expect(String(decoding: bytes, as: UTF8.self) == #"{"quantity":\#(value),"price":\#(value)}"#)
-        if value.magnitude <= JSONScanner.amountLimit {
+        if (0...JSONScanner.amountLimit).contains(value) {
             #expect(try TransactionPayload.decode(bytes) == transaction)
         } else {
             // Written as given, read back only within the amount bound (PayloadErrorTests).

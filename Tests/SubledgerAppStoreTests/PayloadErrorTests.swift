@@ -178,11 +178,13 @@ struct PayloadErrorTests {
                 == 1)
     }
 
-    @Test("amounts beyond 10^13 milliunits, refund percentages beyond 100 000, billing periods beyond 1000 and dates outside 1970 to 9999 are out of range, the bound in the message: arithmetic on them must not overflow")
+    @Test("amounts below 0 or beyond 10^13 milliunits, refund percentages beyond 100 000, billing periods beyond 1000 and dates outside 1970 to 9999 are out of range, the bound in the message: arithmetic on them must not overflow")
     func boundedNumbers() throws {
         for (json, bound) in [
             (#"{"price":10000000000001}"#, "10000000000000"),
             (#"{"price":-10000000000001}"#, "10000000000000"),
+            (#"{"price":-1990}"#, "0..."),
+            (#"{"commitmentInfo":{"commitmentPrice":-1}}"#, "0..."),
             (#"{"price":5000000000000000000}"#, "10000000000000"),
             (#"{"revocationPercentage":100001}"#, "100000"),
             (#"{"revocationPercentage":-1}"#, "100000"),
@@ -196,11 +198,11 @@ struct PayloadErrorTests {
             #expect(error.kind == .numberOutOfRange && error.message.contains(bound), "\(json): \(error)")
         }
         let edges = try TransactionPayload.decode(
-            #"{"price":10000000000000,"revocationPercentage":100000,"expiresDate":253402300799999,"purchaseDate":0,"commitmentInfo":{"totalBillingPeriods":1000,"commitmentPrice":-10000000000000}}"#
+            #"{"price":10000000000000,"revocationPercentage":100000,"expiresDate":253402300799999,"purchaseDate":0,"commitmentInfo":{"totalBillingPeriods":1000,"commitmentPrice":0}}"#
                 .bytes)
         #expect(edges.price == 10_000_000_000_000 && edges.revocationPercentage == 100_000)
         #expect(edges.expiresDate == 253_402_300_799_999 && edges.purchaseDate == 0)
-        #expect(edges.commitmentInfo?.totalBillingPeriods == 1_000 && edges.commitmentInfo?.commitmentPrice == -10_000_000_000_000)
+        #expect(edges.commitmentInfo?.totalBillingPeriods == 1_000 && edges.commitmentInfo?.commitmentPrice == 0)
         #expect(throws: PayloadError.self) { try RenewalInfoPayload.decode(#"{"renewalPrice":10000000000001}"#.bytes) }
     }
 

@@ -103,9 +103,10 @@ extension JSONScanner {
     /// trap every read of the ledger that stored it; sums do for 900 k amounts at the bound.
     static let amountLimit: Int64 = 10_000_000_000_000
 
-    /// Reads an amount in milliunits, within ``amountLimit``.
+    /// Reads an amount in milliunits, within ``amountLimit`` and never negative: Apple's prices
+    /// are not, and a negative one was taken and subtracted from MRR while revenue left it out.
     mutating func readAmount() throws(PayloadError) -> Int64 {
-        try readInt64(in: -Self.amountLimit...Self.amountLimit, "an amount in milliunits")
+        try readInt64(in: 0...Self.amountLimit, "an amount in milliunits")
     }
 
     /// Reads an integer that must lie in `range`; `what` names the field's kind for the error.
