@@ -105,24 +105,31 @@ struct CurrencyRatesTests {
     @Test("an amount or sum a rate takes beyond 64 bits of milliunits is an error naming the rate's units, not a crash (it killed the server)")
     func conversionBeyondRange() throws {
         // Legal: a rate below 10^9. 5 × 10^10 KRW (5 × 10^13 milliunits) at 999,999,999 is 5 × 10^22.
-        let huge = try CurrencyRates(csv: "month,currency,in,rate\n2026-06,KRW,VND,999999999\n2026-06,USD,VND,2\n", source: "rates.csv")
+        let huge = try CurrencyRates(csv: "month,currency,in,rate\n2026-05,USD,VND,4.7\n2026-06,KRW,VND,999999999\n2026-06,USD,VND,4.7\n", source: "rates.csv")
         #expect(CurrencyRates.multiply(Int64.max, 1_000_000_000) == Int64.max)
         #expect(CurrencyRates.multiply(Int64.max, 1_000_000_001) == nil)
         #expect(CurrencyRates.multiply(50_000_000_000_000, 999_999_999_000_000_000) == nil)
-        let error = #expect(throws: QueryError.self) { try huge.convert(50_000_000_000_000, from: "KRW", in: "2026-06", into: "VND") }
-        #expect(error?.code == "conversion_overflow")
-        #expect(error?.detail.contains("units of the target") == true)
-        // Each row fits, their sum does not.
-        func row(_ currency: String, _ gross: Int64) -> RevenueRow {
-            RevenueRow(period: "2026-06", currency: currency, productId: nil, grossSales: gross, refunds: 0, net: gross, proceeds: 0, transactions: 1, refundedTransactions: 0)
+        // A quotient of exactly 2^64 − 1 that rounds up.
+        #expect(CurrencyRates.multiply(9_999_996_705_596, 1_844_675_015_081_430) == nil)
+        func overflow(_ body: () throws -> Void) -> String? {
+            do { try body() } catch let error as QueryError { return error.code == "conversion_overflow" ? error.detail : nil } catch { return nil }
+            return nil
         }
-        let report = RevenueReport(from: UTCDay("2026-06-01")!, to: UTCDay("2026-06-30")!, by: .month, refunds: .refundDate, environment: "Production", rows: [
-            row("USD", Int64.max / 2), row("VND", Int64.max / 2 + 10),
+        let single = overflow { _ = try huge.convert(50_000_000_000_000, from: "KRW", in: "2026-06", into: "VND") }
+        #expect(single?.contains("units of the target") == true)
+        // Each month fits, the range's total does not.
+        func row(_ period: String, _ gross: Int64) -> RevenueRow {
+            RevenueRow(period: period, currency: "USD", productId: nil, grossSales: gross, refunds: 0, net: gross, proceeds: 0, transactions: 1, refundedTransactions: 0)
+        }
+        let report = RevenueReport(from: UTCDay("2026-05-01")!, to: UTCDay("2026-06-30")!, by: .month, refunds: .refundDate, environment: "Production", rows: [
+            row("2026-05", 1_000_000_000_000_000_000), row("2026-06", 1_000_000_000_000_000_000),
         ])
-        #expect((try? report.converted(into: "VND", rates: huge)) == nil)
-        let mrr = MRRReport(at: UTCDay("2026-06-15")!.start, environment: "Production", rows: [
-            MRRRow(currency: "KRW", mrr: 50_000_000_000_000, arr: 0, activeSubscriptions: 1, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0),
-        ])
-        #expect(throws: QueryError.self) { try mrr.converted(into: "VND", rates: huge) }
+        #expect(overflow { _ = try report.converted(into: "VND", rates: huge) }?.contains("the total") == true)
+        // Each currency's MRR fits, their sum does not.
+        func mrrRow(_ currency: String, _ mrr: Int64) -> MRRRow {
+            MRRRow(currency: currency, mrr: mrr, arr: 0, activeSubscriptions: 1, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
+        }
+        let mrr = MRRReport(at: UTCDay("2026-06-15")!.start, environment: "Production", rows: [mrrRow("USD", 1_000_000_000_000_000_000), mrrRow("VND", 5_000_000_000_000_000_000)])
+        #expect(overflow { _ = try mrr.converted(into: "VND", rates: huge) }?.contains("the sum") == true)
     }
 }

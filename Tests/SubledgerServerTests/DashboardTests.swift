@@ -1,4 +1,5 @@
 import Foundation
+import SubledgerAppStore
 import SubledgerHTTP
 import SubledgerLedger
 import SubledgerProjections
@@ -438,6 +439,28 @@ struct DashboardTests {
         #expect(String(decoding: missing.body, as: UTF8.self).contains("2026-03"))
         #expect(try Self.get(fixture, "/?period=3m&currency=GBP&convert=1").status.code == 400)
         #expect(try Self.get(fixture, "/v1/reports/churn?\(february)&in=USD").status.code == 400)
+    }
+
+    @Test("converted amounts near the 64-bit edge render: an axis maximum past 2^63 and a change between opposite amounts whose difference 64 bits cannot hold took the server down")
+    func convertedAmountsAtTheEdge() throws {
+        // 10^13 milliunits (the bound) of EUR at 600,000: 6 × 10^18 USD milliunits each way.
+        let rates = try CurrencyRates(csv: "month,currency,in,rate\n2026-01,EUR,USD,600000\n2026-02,EUR,USD,600000\n", source: "rates.csv")
+        let fixture = try WebhookFixture(token: Self.token, rates: rates)
+        defer { fixture.server.ledger.close() }
+        let fixtures = fixture.fixtures
+        var purchase = fixtures.transaction(
+            transactionId: "2000000000000901", type: .consumable, purchaseDate: Self.january + 10 * Self.day, price: 10_000_000_000_000, currency: "EUR")
+        #expect(try fixture.post(fixtures.notification(.oneTimeCharge, transaction: purchase).webhookBody).status == 200)
+        purchase.revocationDate = Self.january + 40 * Self.day
+        purchase.revocationReason = RevocationReason(rawValue: 1)
+        purchase.signedDate = purchase.revocationDate
+        #expect(try fixture.post(fixtures.notification(.refund, transaction: purchase).webhookBody).status == 200)
+        let page = try Self.get(fixture, "/?period=custom&from=2026-02-01&to=2026-02-28&in=USD")
+        #expect(page.status.code == 200)
+        let html = String(decoding: page.body, as: UTF8.self)
+        let net = try #require(try Self.headline(html)["net"])
+        #expect(net == (-6_000_000_000_000_000_000, 6_000_000_000_000_000_000))
+        #expect(html.contains("▼ 200.0 % vs previous"), "the change, without an amount no 64 bits hold")
     }
 
     @Test("in= that is not a currency code is a 400 asking for one, on the report routes, as CSV, and on the dashboard, rather than asking for a rate line no rates file takes")

@@ -81,6 +81,8 @@ public struct CurrencyRates: Sendable {
         // The quotient must fit in 64 bits, or the division traps.
         guard product.high < UInt64(scale) else { return nil }
         let (quotient, remainder) = UInt64(scale).dividingFullWidth(product)
+        // So that rounding up cannot overflow either.
+        guard quotient <= UInt64(Int64.max) else { return nil }
         let rounded = remainder >= UInt64(scale) / 2 ? quotient + 1 : quotient
         guard rounded <= UInt64(Int64.max) else { return nil }
         return (amount < 0) != (rate < 0) ? -Int64(rounded) : Int64(rounded)

@@ -292,9 +292,15 @@ extension Dashboard {
         Money(milliunits: milliunits, currency: currency).formatted
     }
 
-    private func formatAxisMoney(_ milliunits: Double) -> String { Money(milliunits: Int64(milliunits.rounded()), currency: currency).formattedAmount }
+    private func formatAxisMoney(_ milliunits: Double) -> String { Money(milliunits: Self.clamped(milliunits), currency: currency).formattedAmount }
 
-    private func formatCount(_ value: Double) -> String { NumberText.grouped(Int64(value.rounded())) }
+    private func formatCount(_ value: Double) -> String { NumberText.grouped(Self.clamped(value)) }
+
+    /// An axis tick as an integer: a converted chart's round maximum can pass 2^63 (10^19 above
+    /// 5 × 10^18 milliunits), where `Int64(_:)` traps and took the server down.
+    private static func clamped(_ value: Double) -> Int64 {
+        Int64(exactly: value.rounded()) ?? (value < 0 ? .min : .max)
+    }
 
     func formatPercent(_ fraction: Double) -> String { NumberText.percent(fraction) }
 

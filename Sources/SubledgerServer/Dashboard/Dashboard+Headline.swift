@@ -54,14 +54,18 @@ extension Dashboard {
             return "<div class=\"card\"><span class=\"muted\">\(escape(title))</span>"
                 + "<strong data-metric=\"headline-\(metric)\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\">\(escape(shown))</strong></div>"
         }
-        let delta = value - previous
+        // Converted amounts of opposite signs can differ by more than 64 bits hold: then the
+        // change is shown without its amount, as the subtraction trapped.
+        let (delta, overflow) = value.subtractingReportingOverflow(previous)
+        let rises = overflow ? value > previous : delta > 0
         var change = "no change"
         var tone = "flat"
-        if delta != 0 {
-            let amount = money ? Money(milliunits: delta.magnitude > Int64.max.magnitude ? 0 : abs(delta), currency: currency).formatted : NumberText.grouped(abs(delta))
-            let percent = previous == 0 ? "" : " " + formatPercent(Double(abs(delta)) / Double(abs(previous)))
-            change = (delta > 0 ? "▲" : "▼") + percent + " (" + (delta > 0 ? "+" : "−") + amount + ")"
-            tone = (delta > 0) == higherIsBetter ? "good" : "bad"
+        if value != previous {
+            let difference = Double(value) - Double(previous)
+            let amount = overflow ? "" : " (" + (rises ? "+" : "−") + (money ? Money(milliunits: delta.magnitude > Int64.max.magnitude ? 0 : abs(delta), currency: currency).formatted : NumberText.grouped(abs(delta))) + ")"
+            let percent = previous == 0 ? "" : " " + formatPercent(abs(difference) / Double(abs(previous)))
+            change = (rises ? "▲" : "▼") + percent + amount
+            tone = rises == higherIsBetter ? "good" : "bad"
         }
         return "<div class=\"card\"><span class=\"muted\">\(escape(title))</span>"
             + "<strong data-metric=\"headline-\(metric)\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\" data-previous=\"\(previous)\">\(escape(shown))</strong>"
