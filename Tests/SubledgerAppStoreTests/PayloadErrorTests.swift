@@ -183,8 +183,8 @@ struct PayloadErrorTests {
         for (json, bound) in [
             (#"{"price":10000000000001}"#, "10000000000000"),
             (#"{"price":-10000000000001}"#, "10000000000000"),
-            (#"{"price":-1990}"#, "0..."),
-            (#"{"commitmentInfo":{"commitmentPrice":-1}}"#, "0..."),
+            (#"{"price":-1990}"#, "outside 0..."),
+            (#"{"commitmentInfo":{"commitmentPrice":-1}}"#, "outside 0..."),
             (#"{"price":5000000000000000000}"#, "10000000000000"),
             (#"{"revocationPercentage":100001}"#, "100000"),
             (#"{"revocationPercentage":-1}"#, "100000"),

@@ -96,11 +96,12 @@ extension JSONScanner {
         Int(try readInt64())
     }
 
-    /// The largest magnitude of an amount, in milliunits: 10^13, forty times the App Store's
-    /// highest price (10,000 USD is about 2.5 × 10^11 milliunits of dong). What the ledger
-    /// computes from one amount (a prorated refund's `price × 100000`, a commitment's remaining
-    /// periods × price, proceeds) then stays inside 64 bits, so one absurd signed value cannot
-    /// trap every read of the ledger that stored it; sums do for 900 k amounts at the bound.
+    /// The largest amount, in milliunits: 10^13, forty times the App Store's highest price
+    /// (10,000 USD is about 2.5 × 10^11 milliunits of dong). What the ledger computes from one
+    /// amount (a prorated refund's `price × 100000`, a commitment's remaining periods × price,
+    /// proceeds) then stays inside 64 bits, so one absurd signed value cannot trap every read
+    /// of the ledger that stored it. Sums do for about 900 k amounts at the bound; committed
+    /// revenue, up to 1,000 periods of one, for about 900 subscriptions at the bound.
     static let amountLimit: Int64 = 10_000_000_000_000
 
     /// Reads an amount in milliunits, within ``amountLimit`` and never negative: Apple's prices

@@ -35,5 +35,9 @@ extension RevenueReport: CommandOutput {
         }
     }
 
-    static let roundingNote = "amounts are rounded to the currency's minor unit cell by cell, so shown ones may not add up by a unit;\na total is the exact sum rounded once, and CSV and JSON are exact"
+    static let roundingNote = """
+        amounts are rounded to the currency's minor unit cell by cell, so shown ones may
+        not add up by a unit; a total is the exact sum rounded once, and CSV and JSON are
+        exact
+        """
 }
