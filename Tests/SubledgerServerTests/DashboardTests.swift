@@ -187,7 +187,7 @@ struct DashboardTests {
         #expect(html.contains(String(format: "%.2f USD", Double(shown) / 1000)), "amounts are shown in major units with the currency")
     }
 
-    @Test("when nothing recent was recorded, the presets end at the last month with revenue and the page says so (a stall only after a week); asked on a day inside the data, they end that day, unflagged")
+    @Test("when nothing recent was recorded, the presets end at the last month with revenue and the page says so; a week after the last sale it says the webhook may have stopped; asked on a day inside the data, they end that day, unflagged")
     func stalePresetsAreFlagged() throws {
         let fixture = try Self.ledgerWithSubscriptions()
         defer { fixture.server.ledger.close() }
@@ -206,13 +206,21 @@ struct DashboardTests {
         }
         #expect(!fresh.contains("id=\"stale\""))
         #expect(fresh.contains("Last 30 days: 2026-02-14 to 2026-03-15"))
-        // Three days into a month with nothing yet, "this month" is the last one, saying so,
-        // without calling it a stall.
-        let april3 = Self.january + 92 * Self.day
-        let early = try fixture.server.ledger.read { reader in
-            try Dashboard(reader: reader, query: QueryParameters(decoding: "period=month"), now: april3).render(customerId: nil)
+        // The last sale is of 7 March. Five days later nothing is said; on 30 March, with "this
+        // month" ending today, the silence is; on 3 April "this month" is March, saying so.
+        func page(daysAfterNewYear days: Int64) throws -> String {
+            try fixture.server.ledger.read { reader in
+                try Dashboard(reader: reader, query: QueryParameters(decoding: "period=month"), now: Self.january + days * Self.day).render(customerId: nil)
+            }
         }
-        #expect(early.contains("id=\"stale\">No revenue is recorded after 2026-03-31: this period ends there, not today (2026-04-03).</p>"), "\(early.prefix(2000))")
+        let march12 = try page(daysAfterNewYear: 70)
+        #expect(!march12.contains("id=\"stale\"") && !march12.contains("id=\"quiet\""))
+        let march30 = try page(daysAfterNewYear: 88)
+        #expect(!march30.contains("id=\"stale\""))
+        #expect(march30.contains("id=\"quiet\">The last sale or refund recorded was on 2026-03-07, 23 days ago."), "\(march30.prefix(2000))")
+        let april3 = try page(daysAfterNewYear: 92)
+        #expect(april3.contains("id=\"stale\">No revenue is recorded after 2026-03-31: this period ends there, not today (2026-04-03).</p>"), "\(april3.prefix(2000))")
+        #expect(april3.contains("The last sale or refund recorded was on 2026-03-07, 27 days ago."))
         // Months that have not begun have no MRR: not the day's, drawn across them.
         let ahead = try fixture.server.ledger.read { reader in
             try Dashboard(reader: reader, query: QueryParameters(decoding: "period=custom&from=2026-01-01&to=2026-06-30"), now: march15).render(customerId: nil)

@@ -23,11 +23,11 @@ extension Dashboard {
         }
         // The presets went back to the data: say so, or old numbers read as today's.
         if let end = presetsEndEarly {
-            html += "<p class=\"notice\" id=\"stale\">No revenue is recorded after \(end): this period ends there, not today (\(UTCDay(containing: self.now)))."
-            if end.number < UTCDay(containing: self.now).number - 7 {
-                html += " If sales were expected since, the ledger may have stopped hearing from the App Store: check the webhook (and run <code>subledger appstore recover</code>)."
-            }
-            html += "</p>"
+            html += "<p class=\"notice\" id=\"stale\">No revenue is recorded after \(end): this period ends there, not today (\(UTCDay(containing: self.now))).</p>"
+        }
+        if let quietSince {
+            html += "<p class=\"notice\" id=\"quiet\">The last sale or refund recorded was on \(quietSince), \(UTCDay(containing: self.now).number - quietSince.number) days ago. "
+            html += "If sales were expected since, the ledger may have stopped hearing from the App Store: check the webhook (and run <code>subledger appstore recover</code>).</p>"
         }
         if let currencyNotice { html += "<p class=\"notice\" id=\"currency-notice\">\(escape(currencyNotice))</p>" }
         if let asked = period.asked {

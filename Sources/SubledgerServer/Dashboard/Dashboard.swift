@@ -27,6 +27,8 @@ struct Dashboard {
     /// The day presets end on when it is not today: the last day of the latest month with
     /// revenue, nothing having been recorded since.
     let presetsEndEarly: UTCDay?
+    /// The last day with revenue, when it is more than a week ago: the webhook may have stopped.
+    let quietSince: UTCDay?
     let buckets: [DashboardPeriod.Bucket]
     let mrr: [(bucket: DashboardPeriod.Bucket, at: Int64, row: MRRRow?)]
     let revenue: RevenueReport
@@ -85,9 +87,15 @@ struct Dashboard {
         let period = try DashboardPeriod(query: query, anchor: anchor)
         self.period = period
         // Said whenever it happens: "This month" in the first days of December showed November
-        // without a word. A week without revenue is not yet a stall (a small app), so only
-        // longer ones say to check the webhook.
+        // without a word.
         presetsEndEarly = anchor.number < today.number && period.preset != .custom ? anchor : nil
+        // Counted from the last sale, read by day in its month: counted from the month's end, a
+        // sale on 2 November and silence after it were not a stall until 8 December. A week
+        // without revenue is not yet one (a small app).
+        let lastSale = everything.rows.isEmpty ? nil : try projection.revenue(
+            from: UTCDay(containing: latestMonth.start), to: DashboardPeriod.lastDay(of: latestMonth), by: .day,
+            smallBusiness: smallBusiness, scope: scope).rows.compactMap { UTCDay($0.period) }.max()
+        quietSince = lastSale.flatMap { $0.number < today.number - 7 ? $0 : nil }
         buckets = period.buckets
         var seen = Set(everything.rows.map(\.currency))
         seen.formUnion(try projection.mrr(at: DashboardPeriod.end(of: anchor, now: now), scope: scope).rows.map(\.currency))
