@@ -99,7 +99,7 @@ final class EventLoop {
         defer { events.deallocate() }
         while !(stopping && connections.isEmpty && inFlight == 0) {
             let wait = clock.now.duration(to: nextSweep)
-            let milliseconds = wait <= .zero ? 0 : Int32(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = wait <= .zero ? 0 : Int32(wait.inMilliseconds + 1)
             let count = epoll.wait(into: events, timeoutMilliseconds: milliseconds)
             let now = clock.now
             for event in events[0..<count] {

@@ -2,6 +2,7 @@ import CEpoll
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 
 /// The outcome of a nonblocking `read(2)` or `send(2)`.
 enum IOResult {
@@ -70,8 +71,7 @@ enum SystemCalls {
             if fd >= 0 {
                 var on: Int32 = 1
                 _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-                var milliseconds = UInt32(clamping: unacknowledged.components.seconds * 1000
-                    + unacknowledged.components.attoseconds / 1_000_000_000_000_000)
+                var milliseconds = UInt32(clamping: unacknowledged.inMilliseconds)
                 _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &milliseconds, socklen_t(MemoryLayout<UInt32>.size))
                 return .accepted(fd, address.remoteAddress)
             }

@@ -75,8 +75,7 @@ extension DedupIndex {
         try storage.environment.sync()
         if reason != .missing || tail.eventsRead > 0 {
             let elapsed = ContinuousClock.now - started
-            let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
-            Diagnostics.report("built the dedup index \(path) from the logs because \(reason): \(tail.eventsRead) events and \(tail.evidenceRead) evidence records read in \(milliseconds) ms")
+            Diagnostics.report("built the dedup index \(path) from the logs because \(reason): \(tail.eventsRead) events and \(tail.evidenceRead) evidence records read in \(elapsed.inMilliseconds) ms")
         }
         return (storage, Recovery(eventsRead: tail.eventsRead, evidenceRead: tail.evidenceRead, rebuilt: reason))
     }
