@@ -52,6 +52,13 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         add(name, value)
     }
 
+    /// Never kept by a shared cache, never read as another type than it says: an answer that
+    /// holds customers' data, or echoes what was asked.
+    public mutating func markPrivate() {
+        set("Cache-Control", "no-store")
+        set("X-Content-Type-Options", "nosniff")
+    }
+
     public mutating func remove(_ name: String) {
         fields.removeAll { HTTPSyntax.equalsIgnoringCase($0.name, name) }
     }

@@ -190,17 +190,14 @@ public struct LedgerServer: Sendable {
     /// Read routes need the bearer token when one is configured (always, off loopback), and
     /// without one answer only requests addressed to a loopback name (`LoopbackHost`).
     func protected(_ handler: @escaping Router.Handler) -> Router.Handler {
-        // Customers' data, and errors that echo what was asked (a customer id): never kept by a
-        // shared cache, never read as another type.
+        // Errors too: they echo what was asked (a customer id).
         let confidential: Router.Handler = { request in
             do {
                 var response = try handler(request)
-                response.headers.add("X-Content-Type-Options", "nosniff")
-                response.headers.set("Cache-Control", "no-store")
+                response.headers.markPrivate()
                 return response
             } catch var error as HTTPError {
-                error.headers.add("X-Content-Type-Options", "nosniff")
-                error.headers.set("Cache-Control", "no-store")
+                error.headers.markPrivate()
                 throw error
             }
         }

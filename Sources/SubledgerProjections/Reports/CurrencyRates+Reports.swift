@@ -23,18 +23,14 @@ extension RevenueReport {
             guard !overflow else { throw CurrencyRates.beyondRange("the \(row.period) net in \(target)") }
             converted.net = net
             converted.proceeds = try convert(row.proceeds)
-            guard sum.fitsWhenAdding(converted) else { throw CurrencyRates.beyondRange("the \(row.period) sum in \(target)") }
-            sum.add(converted)
+            try sum.add(converted, naming: "the \(row.period) sum in \(target)")
             sums[key] = sum
         }
         var report = self
         report.rows = order.map { sums[$0]! }
         // The range's total, which the CLI and the routes add, must fit too.
         var total = RevenueRow(period: "total", currency: target, productId: nil, grossSales: 0, refunds: 0, net: 0, proceeds: 0, transactions: 0, refundedTransactions: 0)
-        for row in report.rows {
-            guard total.fitsWhenAdding(row) else { throw CurrencyRates.beyondRange("the total in \(target)") }
-            total.add(row)
-        }
+        for row in report.rows { try total.add(row, naming: "the total in \(target)") }
         return report
     }
 
@@ -44,6 +40,17 @@ extension RevenueReport {
             period: "total", currency: rows.first?.currency ?? "", productId: nil,
             grossSales: 0, refunds: 0, net: 0, proceeds: 0, transactions: 0, refundedTransactions: 0)
         ) { total, row in total.add(row) }
+    }
+}
+
+extension RevenueRow {
+    /// `add(other)`, refused beyond 64 bits: converted amounts can be far larger than any the
+    /// payload bounds let in. `what` names the sum in the error.
+    fileprivate mutating func add(_ other: RevenueRow, naming what: @autoclosure () -> String) throws(QueryError) {
+        let sums = [grossSales.addingReportingOverflow(other.grossSales), refunds.addingReportingOverflow(other.refunds),
+                    net.addingReportingOverflow(other.net), proceeds.addingReportingOverflow(other.proceeds)]
+        guard !sums.contains(where: \.overflow) else { throw CurrencyRates.beyondRange(what()) }
+        add(other)
     }
 }
 

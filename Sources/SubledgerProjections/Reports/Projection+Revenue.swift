@@ -63,13 +63,6 @@ extension RevenueRow {
         transactions += other.transactions
         refundedTransactions += other.refundedTransactions
     }
-
-    /// Whether `add(other)` stays inside 64 bits: converted amounts can be far larger than any
-    /// the payload bounds let in.
-    func fitsWhenAdding(_ other: RevenueRow) -> Bool {
-        ![grossSales.addingReportingOverflow(other.grossSales), refunds.addingReportingOverflow(other.refunds),
-          net.addingReportingOverflow(other.net), proceeds.addingReportingOverflow(other.proceeds)].contains { $0.overflow }
-    }
 }
 
 extension Projection {

@@ -34,8 +34,7 @@ extension Dashboard {
             response.headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
             response.headers.set("X-Frame-Options", "DENY")
             response.headers.set("Referrer-Policy", "no-referrer")
-            response.headers.set("X-Content-Type-Options", "nosniff")
-            response.headers.set("Cache-Control", "no-store")
+            response.headers.markPrivate()
             return response
         }
     }

@@ -37,9 +37,9 @@ extension Dashboard {
         // Counts beside amounts of one currency: say which population each is of.
         let amounts = conversion == nil ? "Amounts in \(currency)" : "Amounts in \(currency), every currency converted"
         html += "<p class=\"muted\" id=\"scope\">\(escape(amounts)); counts of subscribers in every currency.</p><div class=\"cards\">"
-        let before = previous?.mrr ?? zero
-        html += headline("MRR", "mrr", now.mrr, previous.map { _ in before.mrr }, money: true, higherIsBetter: true)
-        html += headline("Active subscriptions", "activeSubscriptions", Int64(now.activeSubscriptions), previous.map { _ in Int64(before.activeSubscriptions) }, money: false, higherIsBetter: true)
+        let before = previous.map { $0.mrr ?? zero }
+        html += headline("MRR", "mrr", now.mrr, before?.mrr, money: true, higherIsBetter: true)
+        html += headline("Active subscriptions", "activeSubscriptions", Int64(now.activeSubscriptions), before.map { Int64($0.activeSubscriptions) }, money: false, higherIsBetter: true)
         html += headline("New paid", "newPaid", sum(headlineChurn, \.newPaid), previous.map { sum($0.churn, \.newPaid) }, money: false, higherIsBetter: true)
         html += headline("Churned", "churned", sum(headlineChurn, \.churned), previous.map { sum($0.churn, \.churned) }, money: false, higherIsBetter: false)
         html += headline("Net revenue", "net", net(revenue), previous.map { net($0.revenue) }, money: true, higherIsBetter: true)

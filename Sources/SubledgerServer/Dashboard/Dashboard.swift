@@ -69,11 +69,12 @@ struct Dashboard {
         catalog = reader.catalog
         smallBusiness = reader.configuration.smallBusiness
         self.now = now
+        let parameters = HTTPQuerySource(query)
         // Each takes one value, as on the report routes: the second of two was silently ignored.
-        try HTTPQuerySource(query).requireOnce(except: [])
+        try parameters.requireOnce(except: [])
         let present = try projection.summary().environments
         let fallback = try projection.defaultReportEnvironment()
-        environment = try HTTPQuerySource(query).environment() ?? fallback
+        environment = try parameters.environment() ?? fallback
         environments = present.contains(environment) ? present : present + [environment]
         let scope = ReportScope(environment: environment, catalog: catalog)
         // All revenue ever, to find the latest month with data and the currencies present.

@@ -123,11 +123,10 @@ public final class EventFeed: Sendable {
     /// round at that head, which the next round's shared read starts from.
     private func round() -> Bool {
         let now = clock.now
-        let found: LogPosition?
-        do { found = try ledger.read { try $0.projections.summary().checkpoint } } catch { return false }
         // Nil while the log is empty: there is nothing to send but heartbeats, and without them
         // a new ledger's streams were cut by any proxy's idle timeout.
-        let head = found
+        let head: LogPosition?
+        do { head = try ledger.read { try $0.projections.summary().checkpoint } } catch { return false }
         var (subscribers, tail) = state.withLock { state in
             state.subscribers = state.subscribers.filter { !$0.value.stream.isClosed }
             return (state.subscribers, state.tail)
