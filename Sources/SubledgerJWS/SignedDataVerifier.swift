@@ -97,8 +97,8 @@ public final class SignedDataVerifier: Sendable {
             throw VerificationError(.chainInvalid, "the x5c leaf (\(Self.label(leaf)), issued by \(leaf.issuerName)) is not issued by the x5c intermediate (\(Self.label(intermediate))); the chain was assembled from unrelated certificates")
         }
         // What OpenSSL's strict path check refuses beside these, as Apple's libraries do.
-        guard root.isCA, root.pathLengthConstraint.map({ $0 >= 1 }) ?? true else {
-            throw VerificationError(.chainInvalid, "the configured root (\(root.fingerprintLabel)) may not issue the x5c intermediate: it is \(root.isCA ? "limited to no intermediate CA (pathLen 0)" : "not a CA certificate")")
+        if let flaw = Self.flaw(asRoot: root) {
+            throw VerificationError(.chainInvalid, "the configured root (\(root.fingerprintLabel)) cannot anchor the chain: \(flaw)")
         }
         guard intermediate.isCA else {
             throw VerificationError(.chainInvalid, "the x5c intermediate (\(Self.label(intermediate))) is not a CA certificate")
@@ -106,8 +106,8 @@ public final class SignedDataVerifier: Sendable {
         guard !leaf.isCA else {
             throw VerificationError(.chainInvalid, "the x5c leaf (\(Self.label(leaf))) is a CA certificate; Apple's signing leaf is not")
         }
-        for (certificate, role) in [(leaf, "x5c leaf"), (intermediate, "x5c intermediate"), (root, "configured root")] where certificate.hasUnknownCriticalExtension {
-            throw VerificationError(.chainInvalid, "the \(role) (\(Self.label(certificate))) has an extension marked critical that is not understood; RFC 5280 requires refusing it")
+        for (certificate, role) in [(leaf, "leaf"), (intermediate, "intermediate")] where certificate.hasUnknownCriticalExtension {
+            throw VerificationError(.chainInvalid, "the x5c \(role) (\(Self.label(certificate))) has an extension marked critical that is not understood; RFC 5280 requires refusing it")
         }
         guard leaf.allowsDigitalSignature else {
             throw VerificationError(.chainInvalid, "the x5c leaf (\(Self.label(leaf))) may not sign: its keyUsage leaves out digitalSignature")
@@ -132,6 +132,17 @@ public final class SignedDataVerifier: Sendable {
             .init(role: "intermediate", certificate: intermediate),
             .init(role: "root", certificate: root),
         ])
+    }
+
+    /// Why `root` cannot anchor an App Store chain (root, intermediate CA, leaf), or nil: what
+    /// OpenSSL's strict check asks of a trust anchor. `init --root` asks it before trusting one.
+    public static func flaw(asRoot root: Certificate) -> String? {
+        if !root.isCA { return "it is not a CA" }
+        if root.subjectName != root.issuerName { return "it is not self-issued (issued by \(root.issuerName))" }
+        if !root.identifiesIssuer(root) { return "its key usage or key identifiers do not let it issue certificates" }
+        if root.pathLengthConstraint == 0 { return "its pathLen 0 allows no intermediate CA, and Apple's chain has one" }
+        if root.hasUnknownCriticalExtension { return "it has an extension marked critical that is not understood (RFC 5280 requires refusing it)" }
+        return nil
     }
 
     private static func certificate(_ base64: [UInt8], role: String) throws(VerificationError) -> Certificate {

@@ -138,14 +138,7 @@ extension Ledger {
                 throw LedgerError.configuration("\(file) holds \(blocks) certificates; give each root as a --root of its own (split the file, one certificate in each)")
             }
             // Verification would refuse every chain under it, each message quarantined as chain_invalid.
-            let flaw: String? =
-                if !root.isCA { "it is not a CA" }
-                else if root.subjectName != root.issuerName { "it is not self-issued (issued by \(root.issuerName))" }
-                else if !root.identifiesIssuer(root) { "its key usage or key identifiers do not let it issue certificates" }
-                else if root.pathLengthConstraint == 0 { "its pathLen 0 allows no intermediate CA, and Apple's chain has one" }
-                else if root.hasUnknownCriticalExtension { "it has an extension marked critical that is not understood" }
-                else { nil }
-            if let flaw {
+            if let flaw = SignedDataVerifier.flaw(asRoot: root) {
                 throw LedgerError.configuration("\(file) (\(root.fingerprintLabel)) cannot anchor a chain: \(flaw); give the root of the chain, or for Apple's messages no --root at all (Apple Root CA - G3 is built in)")
             }
             return bytes

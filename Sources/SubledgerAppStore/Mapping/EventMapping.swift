@@ -99,6 +99,12 @@ public enum EventMapping {
         )
     }
 
+    /// Whether the notification has a container `app(of:)` reads its app from: one of a type
+    /// this version does not know may put it elsewhere.
+    public static func hasAppContainer(_ notification: NotificationPayload) -> Bool {
+        notification.data != nil || notification.summary != nil || notification.externalPurchaseToken != nil || notification.appData != nil
+    }
+
     /// An external purchase token has no `environment`; as Apple's libraries do, a token whose
     /// `externalPurchaseId` starts with `SANDBOX` is a sandbox token, any other a production one.
     private static func environment(of token: ExternalPurchaseToken) -> AppStoreEnvironment {

@@ -95,7 +95,7 @@ struct MessagePreparer: Sendable {
 
         // One without `data` (RESCIND_CONSENT, EXTERNAL_PURCHASE_TOKEN) is checked as strictly as
         // one with; one that names no app (a container this version does not know) is refused.
-        if requiresNamedApp, notification.data == nil, notification.summary == nil, notification.externalPurchaseToken == nil, notification.appData == nil {
+        if requiresNamedApp, !EventMapping.hasAppContainer(notification) {
             throw VerificationError(.bundleMismatch, "the \(notification.notificationType?.rawValue ?? "") notification has none of data, summary, externalPurchaseToken and appData, where this version reads which app it is for, so it cannot be told to be this ledger's; if Apple added the type since, `subledger quarantine retry` takes it after an upgrade")
         }
         let (bundleId, appAppleId) = EventMapping.app(of: notification)
