@@ -147,6 +147,30 @@ struct RefundShareTests {
         #expect(printed.contains("5,500 KRW") && printed.contains("refunded 2,778 KRW (50.5 %)"), "\(printed)")
     }
 
+    @Test("events shows what each refund gave back beside the price, on a page with refunds; a page without has no such column")
+    func eventsRefundedColumn() {
+        let revoked: Int64 = 1_773_100_800_000
+        var transaction = TransactionFacts(
+            transactionId: "2", originalTransactionId: "1", productId: "kr.monthly", type: "Auto-Renewable Subscription",
+            purchaseDate: revoked - 5 * 86_400_000, expiresDate: revoked + 25 * 86_400_000, price: 5_500_000, currency: "KRW")
+        let renewal = Event(type: .renewed, effectiveAt: revoked - 5 * 86_400_000, evidence: EvidenceRef(position: 0, length: 1), notificationType: "DID_RENEW", transaction: transaction)
+        transaction.revocationDate = revoked
+        transaction.revocationType = "REFUND_PRORATED"
+        transaction.revocationPercentage = 50_500
+        let refund = Event(type: .refunded, effectiveAt: revoked, evidence: EvidenceRef(position: 1, length: 1), notificationType: "REFUND", transaction: transaction)
+        let items = [renewal, refund].enumerated().map { EventItem(position: LogPosition(rawValue: UInt64($0.offset)), recordedAt: revoked, event: $0.element) }
+        let renderer = TextTableRenderer(wide: false)
+        let withRefund = renderer.render(EventPage(events: items, next: nil).tabulation.tables[0])
+        let lines = withRefund.split(separator: "\n")
+        #expect(lines.first?.contains("refunded") == true, "\(withRefund)")
+        #expect(lines.last?.contains("5,500 KRW") == true && lines.last?.contains("2,778 KRW") == true, "\(withRefund)")
+        #expect(lines.dropFirst().first { $0.contains("renewed") }?.contains("2,778") == false, "a renewal refunds nothing: \(withRefund)")
+        let withoutRefund = renderer.render(EventPage(events: [items[0]], next: nil).tabulation.tables[0])
+        #expect(!withoutRefund.contains("refunded"), "\(withoutRefund)")
+        #expect(HistoryReport.Item.details(refund).serialized().contains("\"refundedAmount\":2777500"))
+        #expect(!HistoryReport.Item.details(renewal).serialized().contains("refundedAmount"))
+    }
+
     @Test("Apple's revocationPercentage (thousandths of a percent) reads as a percent", arguments: [
         (33_333, "33.333"), (50_000, "50"), (100_000, "100"), (12_500, "12.5"), (7, "0.007"),
     ])

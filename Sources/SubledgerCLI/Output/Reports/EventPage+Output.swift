@@ -6,7 +6,8 @@ extension EventPage: CommandOutput {
     var tabulation: Tabulation {
         let raw = events.contains { $0.signedPayload != nil }
         let reverify = events.contains { $0.evidence != nil }
-        let columns = EventItem.columns(raw: raw, reverify: reverify)
+        let refunds = events.contains { $0.event.type == .refunded }
+        let columns = EventItem.columns(raw: raw, reverify: reverify, refunds: refunds)
         var notes: [String] = []
         if let next { notes.append("more: --after \(next)") }
         return Tabulation(
@@ -16,8 +17,9 @@ extension EventPage: CommandOutput {
 }
 
 extension EventItem {
-    /// A person scans position, when, what, product and price; `--wide` and CSV hold the rest.
-    static func columns(raw: Bool, reverify: Bool) -> [Table.Column] {
+    /// A person scans position, when, what, product, price and, on a page with refunds, what
+    /// each gave back; `--wide` and CSV hold the rest.
+    static func columns(raw: Bool, reverify: Bool, refunds: Bool) -> [Table.Column] {
         var columns: [Table.Column] = [
             .init("position", key: "position"), .init("effective", key: "effectiveAt"), .init("event", key: "type", limit: 26),
             .init("product", key: "productId", limit: 28, cut: .middle), .init("price", key: "price"),
@@ -27,6 +29,7 @@ extension EventItem {
             .init("environment", key: "environment", wide: true), .init("transaction", key: "transactionId", wide: true),
             .init("currency", key: "currency", wide: true),
         ]
+        if refunds { columns.insert(.init("refunded", key: "refundedAmount"), at: 5) }
         if reverify { columns.append(.init("evidence", key: "evidence")) }
         if raw { columns.append(.init("signed payload", key: "signedPayload", wide: true)) }
         return columns
@@ -42,6 +45,7 @@ extension EventItem {
             case "type": .text(event.type.name)
             case "productId": .text(transaction?.productId ?? renewal?.productId)
             case "price": .money(transaction?.price, transaction?.currency)
+            case "refundedAmount": .money(event.type == .refunded ? transaction?.refundedAmount : nil, transaction?.currency)
             case "originalTransactionId": .text(transaction?.originalTransactionId ?? renewal?.originalTransactionId)
             case "recordedAt": .instant(recordedAt)
             case "notificationType": .text(event.notificationType)
