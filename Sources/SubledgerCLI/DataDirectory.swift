@@ -65,6 +65,6 @@ struct DataDirectory: Sendable {
     /// The projection database, caught up with the log: works beside a running server.
     func reader() throws -> LedgerReader {
         try requireExisting()
-        return try LedgerReader.open(directory: path, rebuildObserver: RebuildReporter.onOpen())
+        return try LedgerReader.open(directory: path, rebuildObserver: RebuildReporter.onOpen(self))
     }
 }

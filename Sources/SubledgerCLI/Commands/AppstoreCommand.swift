@@ -98,7 +98,7 @@ enum AppstoreCommand: Command {
         // The test notification arrives through the webhook of a running server, which holds
         // the ledger: this one only asks Apple.
         if action == "test-notification" { return try testNotification(arguments, client: client) }
-        let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen())
+        let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen(context.data))
         defer { ledger.close() }
         if action == "recover" { return try recover(arguments, context, ledger: ledger, client: client, environment: environment) }
         if action == "reconcile" { return try reconcile(arguments, context, ledger: ledger, client: client, environment: environment) }

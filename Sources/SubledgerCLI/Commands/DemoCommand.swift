@@ -88,7 +88,7 @@ enum DemoCommand: Command {
         Output.diagnostic("demo: a ledger for \(configuration.bundleId) in \(data), trusting the simulation's root")
         _ = try Ledger.initialize(directory: data, bundleId: configuration.bundleId, appAppleId: configuration.appAppleId, environments: ["Production"],
                                   rootFiles: [summary.rootCertificatePath], smallBusiness: false, catalogFile: nil)
-        let ledger = try Ledger(directory: data, rebuildObserver: RebuildReporter.onOpen())
+        let ledger = try Ledger(directory: data, rebuildObserver: RebuildReporter.onOpen(DataDirectory(data)))
         defer { ledger.close() }
         let ingest = try IngestCommand.ingest(files: [summary.notificationsPath], into: ledger, recordedAt: context.clock)
         let from = UTCDay(configuration.start)!

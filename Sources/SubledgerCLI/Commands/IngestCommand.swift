@@ -66,7 +66,7 @@ enum IngestCommand: Command {
         try context.data.requireExisting()
         let files = arguments.positional.isEmpty ? ["-"] : arguments.positional
         try requireReadable(files)
-        let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen())
+        let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen(context.data))
         defer { ledger.close() }
         // Folding into a large ledger reads its databases through their maps, as the server does.
         let mapped = MappedMemoryLimit(bytes: MappedMemoryLimit.defaultMegabytes << 20, metrics: Metrics(),

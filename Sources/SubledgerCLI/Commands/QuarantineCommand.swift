@@ -82,7 +82,7 @@ enum QuarantineCommand: Command {
         let action = arguments.positional.first
         guard action == "list" || action == "retry" else { throw UsageError("quarantine takes `list` or `retry`") }
         if action == "list" { return try list(arguments.format, context) }
-        let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen())
+        let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen(context.data))
         defer { ledger.close() }
         let results = try ledger.retryQuarantine(recordedAt: context.clock())
         let retry = Retry(entries: results.map { entry, outcome in

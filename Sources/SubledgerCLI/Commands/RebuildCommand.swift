@@ -48,7 +48,7 @@ enum RebuildCommand: Command {
             return strategy
         } ?? .automatic
         try context.data.requireExisting()
-        let summary = try Ledger.rebuildProjections(directory: context.data.path, strategy: strategy, observer: RebuildReporter.explicit)
+        let summary = try Ledger.rebuildProjections(directory: context.data.path, strategy: strategy, observer: RebuildReporter.explicit(context.data))
         return CommandResult(Result(summary: summary))
     }
 }

@@ -82,7 +82,7 @@ enum ServeCommand: Command {
         let hasCredentials = try APIConfiguration.load(directory: data.path) != nil
         let recoverEvery = try arguments.value("--recover-every").map(duration) ?? (hasCredentials ? 3600 : 0)
         if recoverEvery > 0 && !hasCredentials { throw APISetupError.notConfigured }
-        let ledger = try Ledger(directory: data.path, snapshotEveryEvents: snapshotEvery, rebuildObserver: RebuildReporter.onOpen())
+        let ledger = try Ledger(directory: data.path, snapshotEveryEvents: snapshotEvery, rebuildObserver: RebuildReporter.onOpen(data))
         let service = LedgerServer(ledger: ledger, token: token, reportCSV: ReportDocument.csv, rates: rates)
         // Before the server listens: a stop that comes as soon as a client can connect is
         // graceful. SIGHUP too (a terminal that closes): serve has nothing to reload, and

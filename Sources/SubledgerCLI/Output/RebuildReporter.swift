@@ -11,17 +11,19 @@ import Synchronization
 /// database may be rebuilt on open (a new schema version, a damaged database): at 10 M events that
 /// is most of a minute, which should not pass in silence.
 enum RebuildReporter {
-    /// For `subledger rebuild`.
-    static let explicit: RebuildObserver = { report($0, onOpen: false) }
+    /// For `subledger rebuild` of `data`.
+    static func explicit(_ data: DataDirectory) -> RebuildObserver {
+        { report($0, onOpen: false, data) }
+    }
 
-    /// For a command that opens a data directory, one per open: silent unless a rebuild of a
-    /// non-empty log starts (a new ledger's first open builds an empty database, unannounced).
-    static func onOpen() -> RebuildObserver {
+    /// For a command that opens `data`, one per open: silent unless a rebuild of a non-empty
+    /// log starts (a new ledger's first open builds an empty database, unannounced).
+    static func onOpen(_ data: DataDirectory) -> RebuildObserver {
         let announced = Announced()
         return { progress in
             if case .folding(let records, _, _, _) = progress { announced.value.store(records > 0, ordering: .relaxed) }
             guard announced.value.load(ordering: .relaxed) else { return }
-            report(progress, onOpen: true)
+            report(progress, onOpen: true, data)
         }
     }
 
@@ -29,7 +31,8 @@ enum RebuildReporter {
         let value = Atomic(false)
     }
 
-    private static func report(_ progress: RebuildProgress, onOpen: Bool) {
+    /// Commands named in a diagnostic carry the `--data` given (`DataDirectory.spelling`).
+    private static func report(_ progress: RebuildProgress, onOpen: Bool, _ data: DataDirectory) {
         let prefix = onOpen ? "projections" : "rebuild"
         switch progress {
         case .folding(let records, let estimate, let reason, let method):
@@ -39,9 +42,9 @@ enum RebuildReporter {
             let peak = Cell.bytes(Int64(estimate)).tableText
             switch method {
             case .inMemory:
-                Output.diagnostic("\(prefix): \(start); expect about \(peak) of memory at the peak")
+                Output.diagnostic(data.spelling("\(prefix): \(start); expect about \(peak) of memory at the peak"))
                 if let headroom = MemoryHeadroom.current(), headroom.fallsShort(ofResident: estimate) {
-                    Output.diagnostic("\(prefix): warning: " + memoryWarning(headroom, onOpen: onOpen))
+                    Output.diagnostic(data.spelling("\(prefix): warning: " + memoryWarning(headroom, onOpen: onOpen)))
                 }
             case .batched(let shortOf):
                 // On open the service holds the log: forcing the fold in memory is for `subledger
@@ -50,8 +53,8 @@ enum RebuildReporter {
                     let force = onOpen ? "" : " (`--strategy in-memory` folds in memory regardless)"
                     return ": in memory it would take about \(peak), more than \(Self.bound(headroom, onOpen: onOpen).limit)\(force)"
                 } ?? " (asked for)"
-                Output.diagnostic(
-                    "\(prefix): \(start), in batches\(why); memory stays that of a batch whatever the history, and it takes several times longer")
+                Output.diagnostic(data.spelling(
+                    "\(prefix): \(start), in batches\(why); memory stays that of a batch whatever the history, and it takes several times longer"))
             }
         case .folded(let events, let records):
             let share = records > 0 ? " (\(events * 100 / records) %)" : ""
