@@ -317,7 +317,7 @@ final class EventLoop {
 
     private func dispatch(_ connection: Connection, _ request: HTTPRequest, keepAlive: Bool, now: ContinuousClock.Instant) {
         let isRead = request.method == "GET" || request.method == "HEAD"
-        if request.path == configuration.livenessPath {
+        if let liveness = configuration.livenessPath, request.pathSegments == HTTPRequest.segments(of: liveness) {
             let answer = isRead ? .text("ok\n") : HTTPError(
                 .methodNotAllowed, code: "method_not_allowed", detail: "\(request.method) is not allowed here; use GET, HEAD",
                 headers: ["Allow": "GET, HEAD"]).response

@@ -40,6 +40,10 @@ public struct HTTPRequest: Sendable {
     /// The path part of the target, still percent-encoded as received (`/v1/customers/a%20b`);
     /// ``Router`` decodes each segment.
     public let path: String
+    /// The path's segments percent-decoded, as ``Router`` matches them (`/v1/%68ead` is
+    /// `["v1", "head"]`), nil when an escape decodes to no UTF-8: what tells which resource a
+    /// request names, where `path` has many spellings of each.
+    public let pathSegments: [String]?
     /// The raw query part of the target, after `?` (empty when there is none).
     public let rawQuery: String
     /// The decoded query parameters.
@@ -68,6 +72,7 @@ public struct HTTPRequest: Sendable {
         self.method = method
         self.target = target
         self.path = path
+        self.pathSegments = Self.segments(of: path)
         self.rawQuery = rawQuery
         self.query = try QueryParameters(decoding: rawQuery)
         self.version = version
@@ -75,5 +80,15 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.remoteAddress = remoteAddress
         self.pathParameters = [:]
+    }
+
+    /// `path`'s segments after its leading `/`, each percent-decoded; nil when one is not UTF-8.
+    public static func segments(of path: String) -> [String]? {
+        var segments: [String] = []
+        for raw in path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst() {
+            guard let segment = PercentEncoding.decode(raw, plusAsSpace: false) else { return nil }
+            segments.append(segment)
+        }
+        return segments
     }
 }

@@ -65,12 +65,8 @@ public struct Router: HTTPHandler {
 
     /// The handler of the route `request` matches, and the request with its path parameters.
     private func route(_ request: HTTPRequest) throws -> (handler: DeferredHandler, request: HTTPRequest) {
-        var segments: [String] = []
-        for raw in request.path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst() {
-            guard let segment = PercentEncoding.decode(raw, plusAsSpace: false) else {
-                throw HTTPError(.badRequest, code: "invalid_path", detail: "the path has a malformed percent escape or is not UTF-8")
-            }
-            segments.append(segment)
+        guard let segments = request.pathSegments else {
+            throw HTTPError(.badRequest, code: "invalid_path", detail: "the path has a malformed percent escape or is not UTF-8")
         }
         var matches: [(route: Route, parameters: [String: String])] = []
         for route in routes {

@@ -65,8 +65,10 @@ public struct LedgerServer: Sendable {
         // A report at a log position folds the whole log (8–11 s at 10 M events) and the head
         // reads the event log (1–3 s): they queue in a lane of their own, not ahead of look-ups.
         configuration.slowReadThreads = 1
+        // Told by the decoded path the router matches: `/v1/%68ead` is the head too.
         configuration.isSlowRead = { request in
-            request.path == "/v1/head" || (request.path.hasPrefix("/v1/reports/") && request.query["atPosition"] != nil)
+            guard let segments = request.pathSegments, segments.count > 1, segments[0] == "v1" else { return false }
+            return segments == ["v1", "head"] || (segments.count == 3 && segments[1] == "reports" && request.query["atPosition"] != nil)
         }
         return configuration
     }

@@ -50,7 +50,7 @@ struct ServerBehaviourTests {
         }
     }
 
-    @Test("the liveness path is answered by the event loop while every read worker is held")
+    @Test("the liveness path, however spelled, is answered by the event loop while every read worker is held")
     func livenessWhileReadsAreHeld() throws {
         let hold = Gate()
         let entered = Gate()
@@ -67,6 +67,10 @@ struct ServerBehaviourTests {
         try probe.send(get("/alive"))
         let response = try probe.readResponse()
         #expect(response.status == 200 && response.text == "ok\n")
+        // The same path spelled with an escape is the same resource (RFC 3986, 6.2.2.2).
+        try probe.send(get("/%61live"))
+        let escaped = try probe.readResponse()
+        #expect(escaped.status == 200 && escaped.text == "ok\n")
         hold.open()
         #expect(try busy.readResponse().text == "released")
         // Pipelined, a read buffer's worth at once: each answered, in order.

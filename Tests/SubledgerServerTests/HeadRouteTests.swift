@@ -41,11 +41,12 @@ struct HeadRouteTests {
         #expect(try get("/v1/head?at=7").json["error"] as? String == "invalid_position")
     }
 
-    @Test("the head and reports at a log position, which read the whole log, go to the slow lane; look-ups, reports, pages and the webhook do not")
+    @Test("the head and reports at a log position, which read the whole log, go to the slow lane however their path is spelled; look-ups, reports, pages and the webhook do not")
     func slowReadsAreTheWholeLogOnes() throws {
         let configuration = LedgerServer.httpConfiguration(host: "127.0.0.1", port: 0)
         #expect(configuration.slowReadThreads > 0)
-        for target in ["/v1/head", "/v1/reports/revenue?from=2026-01-01&to=2026-01-31&atPosition=120", "/v1/reports/mrr?atPosition=7"] {
+        for target in ["/v1/head", "/v1/reports/revenue?from=2026-01-01&to=2026-01-31&atPosition=120", "/v1/reports/mrr?atPosition=7",
+                       "/v1/%68ead", "/%761/head", "/v1/%72eports/mrr?atPosition=7", "/v1/reports/%6Drr?atPosition=7"] {
             #expect(configuration.isSlowRead(try HTTPRequest(method: "GET", target: target)), "\(target)")
         }
         for target in ["/v1/customers/1000?atPosition=7", "/v1/reports/revenue?from=2026-01-01&to=2026-01-31", "/v1/events?limit=1000", "/", "/metrics"] {
