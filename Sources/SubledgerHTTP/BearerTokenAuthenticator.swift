@@ -37,9 +37,12 @@ public struct BearerTokenAuthenticator: Sendable {
         }
     }
 
-    static let unauthorized = HTTPError(.unauthorized, code: "unauthorized",
-                                        detail: "send the API token as Authorization: Bearer <token>",
-                                        headers: ["WWW-Authenticate": #"Bearer realm="subledger""#])
+    static let unauthorized = refusal("send the API token as Authorization: Bearer <token>")
+
+    /// A 401 saying `detail`, with the challenge RFC 9110 (15.5.2) requires of every 401.
+    public static func refusal(_ detail: String) -> HTTPError {
+        HTTPError(.unauthorized, code: "unauthorized", detail: detail, headers: ["WWW-Authenticate": #"Bearer realm="subledger""#])
+    }
 
     private static func presentedTokens(_ request: HTTPRequest) -> [Substring] {
         var tokens: [Substring] = []

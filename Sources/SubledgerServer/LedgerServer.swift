@@ -224,7 +224,7 @@ public struct LedgerServer: Sendable {
             var probe = request
             probe.headers = ["Authorization": "Bearer " + token]
             guard authenticator.isAuthorized(probe) else {
-                throw HTTPError(.unauthorized, code: "unauthorized", detail: "the token is not the server's API token")
+                throw BearerTokenAuthenticator.refusal("the token is not the server's API token")
             }
             // Behind a TLS proxy that says so, the browser must never send the token over plain HTTP.
             let secure = request.headers["X-Forwarded-Proto"]?.lowercased() == "https" ? "; Secure" : ""

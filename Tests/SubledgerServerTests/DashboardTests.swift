@@ -101,7 +101,9 @@ struct DashboardTests {
         let cookie = try #require(login.headers["Set-Cookie"])
         #expect(cookie.hasPrefix("subledger_token=\(Self.token);"))
         #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && !cookie.contains("Secure"))
-        #expect(try Self.get(fixture, "/?token=guess", cookie: nil).status.code == 401)
+        let guessed = try Self.get(fixture, "/?token=guess", cookie: nil)
+        #expect(guessed.status.code == 401)
+        #expect(guessed.headers["WWW-Authenticate"] == #"Bearer realm="subledger""#, "RFC 9110 requires a challenge with every 401")
         // Behind a TLS proxy that says so, the cookie never travels over plain HTTP.
         var proxied = HTTPHeaders()
         proxied.add("X-Forwarded-Proto", "https")
