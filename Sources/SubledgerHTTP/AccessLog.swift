@@ -57,14 +57,15 @@ public struct AccessLog: Sendable {
     }
 
     /// A logfmt value: bare when it is plain, else quoted with `"` and `\` escaped and control
-    /// characters dropped, so a line cannot be split or forged by request content.
+    /// characters dropped, so a line cannot be split or forged by request content: C0 and C1
+    /// (NEL, U+0085, ends a line for many readers) and the line and paragraph separators.
     static func value(_ text: String) -> String {
         let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
             scalar.value > 0x20 && scalar.value < 0x7F && scalar != "\"" && scalar != "\\" && scalar != "="
         }
         if plain { return text }
         var quoted = "\""
-        for scalar in text.unicodeScalars where scalar.value >= 0x20 && scalar.value != 0x7F {
+        for scalar in text.unicodeScalars where ![.control, .lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory) {
             if scalar == "\"" || scalar == "\\" { quoted += "\\" }
             quoted.unicodeScalars.append(scalar)
         }

@@ -146,6 +146,10 @@ struct AccessLogTests {
         #expect(AccessLog.value("a b") == #""a b""#)
         #expect(AccessLog.value("x=\"y\"\\") == #""x=\"y\"\\""#)
         #expect(AccessLog.value("line\nbreak") == #""linebreak""#)
+        // Every character a reader may end a line at: C1's NEL, the line and paragraph separators.
+        #expect(AccessLog.value("x\u{85}time=2026 status=200") == #""xtime=2026 status=200""#)
+        #expect(AccessLog.value("a\u{2028}b\u{2029}c\u{9B}d\u{7F}e") == #""abcde""#)
+        #expect(AccessLog.value("café ü") == #""café ü""#, "letters beyond ASCII stay")
         #expect(AccessLog.value("") == #""""#)
     }
 }
