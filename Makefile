@@ -32,6 +32,7 @@ test: build
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40
 	Tools/fuzz --inputs 20000
 	python3 Tools/disk-full-http.py .build/debug/subledger
+	python3 Tools/fd-limit-http.py .build/debug/subledger
 	python3 Tools/feed-check.py .build/debug/subledger
 	Tools/load-http --seconds 6 --build debug
 

@@ -155,6 +155,14 @@ final class EventLoop {
             case .aborted:
                 continue
             case .exhausted:
+                // Out of descriptors: the longest idle connection gives its own up, as over
+                // `maxConnections`, or a soft limit below that left idle clients holding every
+                // descriptor, and the webhook and probes waited unanswered. With none to give up,
+                // accepting pauses.
+                if let idle = longestIdle(now) ?? longestStalled(now) {
+                    close(idle)
+                    continue
+                }
                 _ = epoll.modify(listener, id: Self.listenerID, events: 0)
                 acceptPausedUntil = now + Self.acceptPause
                 return

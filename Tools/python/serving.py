@@ -9,10 +9,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start(binary, data, port, *arguments, who="serve"):
-    """`subledger --data DATA serve --listen 127.0.0.1:PORT ARGUMENTS...`, once /healthz answers 200
-    (at most 20 s; otherwise the server is killed and the script stops, naming `who`)."""
-    server = subprocess.Popen([binary, "--data", data, "serve", "--listen", f"127.0.0.1:{port}", *arguments],
+def start(binary, data, port, *arguments, who="serve", wrapper=()):
+    """`subledger --data DATA serve --listen 127.0.0.1:PORT ARGUMENTS...`, run through `wrapper`
+    (e.g. `prlimit ...`) if given, once /healthz answers 200 (at most 20 s; otherwise the server is
+    killed and the script stops, naming `who`)."""
+    server = subprocess.Popen([*wrapper, binary, "--data", data, "serve", "--listen", f"127.0.0.1:{port}", *arguments],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 20
     while time.time() < deadline:

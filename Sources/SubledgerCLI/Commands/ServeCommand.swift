@@ -88,6 +88,7 @@ enum ServeCommand: Command {
         // graceful. SIGHUP too (a terminal that closes): serve has nothing to reload, and
         // without a handler it ended the process at once, cutting requests and streams short.
         let signals = try SignalTrap([SIGTERM, SIGINT, SIGHUP])
+        raiseDescriptorLimit()
         let server = try HTTPServer(configuration: LedgerServer.httpConfiguration(host: host, port: port), metrics: service.metrics, handler: service.router)
         // An IPv6 address in brackets, so the line pastes into a URL.
         Output.diagnostic("serve: listening on \(host.contains(":") ? "[\(host)]" : host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
@@ -104,6 +105,18 @@ enum ServeCommand: Command {
         ledger.close()
         Output.diagnostic("serve: stopped (signal \(signal)); the log is synced and closed")
         return CommandResult(nil)
+    }
+
+    /// The soft limit of open files raised to the hard one, as a server must: a shell's usual
+    /// 1,024 is below the connections the server keeps (`maxConnections` and as many
+    /// lingering) beside its own files. systemd's unit sets both (`LimitNOFILE`).
+    private static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 {
+            Output.diagnostic("serve: could not raise the open-file limit to \(limit.rlim_max): \(String(cString: strerror(errno))); idle connections give theirs up when it runs out")
+        }
     }
 
     /// `90s`, `30m`, `1h`, `1d` (or `0`) in seconds.
