@@ -19,6 +19,14 @@ struct ExitCodeTests {
         #expect(SimulatedLedger.shared.run(argv).exitCode == .usage)
     }
 
+    @Test("an appstore command's mistyped value is a usage error (2) before the missing credentials (1) are", arguments: [
+        ["appstore", "reconcile", "--limit", "x"], ["appstore", "test-notification", "--wait", "-1"],
+        ["appstore", "recover", "--since", "last tuesday"], ["appstore", "backfill"], ["appstore", "backfill", "--ids", "/nonexistent/ids.txt"],
+    ])
+    func appstoreValuesBeforeCredentials(argv: [String]) {
+        #expect(SimulatedLedger.shared.run(argv).exitCode == .usage)
+    }
+
     @Test("a window that ends before it starts is a usage error (2), not an empty answer", arguments: [
         ["report", "revenue", "--from", "2026-03-01", "--to", "2026-02-01"], ["report", "churn", "--from", "2026-03-01", "--to", "2026-02-01"],
         ["report", "cohorts", "--from", "2026-03", "--to", "2026-01"], ["history", "any-customer", "--from", "2026-03-01", "--to", "2026-02-01"],

@@ -79,6 +79,9 @@ enum AppstoreCommand: Command {
             throw UsageError("appstore takes `recover`, `backfill`, `reconcile` or `test-notification`")
         }
         try arguments.allow(page)
+        // Before the set-up is checked: a mistyped value is a usage error (exit 2) with
+        // credentials or without.
+        let request = try Request(action, arguments)
         try context.data.requireExisting()
         guard let api = try APIConfiguration.load(directory: context.data.path) else { throw APISetupError.notConfigured }
         let configuration = try LedgerConfiguration.load(from: context.data.path)
@@ -97,18 +100,52 @@ enum AppstoreCommand: Command {
                                     notice: { Output.progress("appstore \(action): \($0)") })
         // The test notification arrives through the webhook of a running server, which holds
         // the ledger: this one only asks Apple.
-        if action == "test-notification" { return try testNotification(arguments, client: client) }
+        if case .testNotification(let wait) = request { return try testNotification(wait: wait, client: client) }
         let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen(context.data))
         defer { ledger.close() }
-        if action == "recover" { return try recover(arguments, context, ledger: ledger, client: client, environment: environment) }
-        if action == "reconcile" { return try reconcile(arguments, context, ledger: ledger, client: client, environment: environment) }
-        return try backfill(arguments, context, ledger: ledger, client: client)
+        switch request {
+        case .recover(let since, let until): return try recover(since: since, until: until, context, ledger: ledger, client: client, environment: environment)
+        case .reconcile(let limit): return try reconcile(limit: limit, context, ledger: ledger, client: client, environment: environment)
+        case .backfill(let ids): return try backfill(ids, context, ledger: ledger, client: client)
+        case .testNotification: preconditionFailure("answered above, without the ledger")
+        }
     }
 
-    static func recover(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
-        let flags = FlagSource(arguments)
+    /// What a subcommand's flags and operands ask.
+    enum Request {
+        case recover(since: Int64?, until: Int64?)
+        case backfill([String])
+        case reconcile(limit: Int?)
+        case testNotification(wait: Double)
+
+        init(_ action: String, _ arguments: Arguments) throws {
+            switch action {
+            case "recover":
+                let flags = FlagSource(arguments)
+                self = .recover(since: try flags.instant("since"), until: try flags.instant("until"))
+            case "reconcile":
+                guard let text = arguments.value("--limit") else { self = .reconcile(limit: nil); return }
+                guard let value = Int(text), value > 0 else { throw UsageError("--limit takes a positive number, not '\(text)'") }
+                self = .reconcile(limit: value)
+            case "test-notification":
+                guard let text = arguments.value("--wait") else { self = .testNotification(wait: 30); return }
+                guard let value = Double(text), value >= 0 else { throw UsageError("--wait takes seconds, not '\(text)'") }
+                self = .testNotification(wait: value)
+            default:
+                var file: (path: String, text: String)?
+                if let path = arguments.value("--ids") {
+                    guard let bytes = FileIO.read(path) else { throw UsageError("cannot read the id file \(path)") }
+                    file = (path, String(decoding: bytes, as: UTF8.self))
+                }
+                let ids = try AppstoreCommand.transactionIds(operands: Array(arguments.positional.dropFirst()), file: file)
+                guard !ids.isEmpty else { throw UsageError("appstore backfill needs transaction ids: as arguments or --ids FILE") }
+                self = .backfill(ids)
+            }
+        }
+    }
+
+    static func recover(since: Int64?, until: Int64?, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
         let recovery = NotificationRecovery(ledger: ledger, client: client, environment: environment, metrics: APIMetrics(), clock: context.clock)
-        let since = try flags.instant("since"), until = try flags.instant("until")
         let window = recovery.window(since: since, until: until)
         if since == nil, let lost = recovery.lost() {
             Output.diagnostic("appstore recover: " + NotificationRecovery.notice(lost: lost))
@@ -137,14 +174,7 @@ enum AppstoreCommand: Command {
         return CommandResult(RecoverResult(summary: summary), summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
-    static func backfill(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient) throws -> CommandResult {
-        var file: (path: String, text: String)?
-        if let path = arguments.value("--ids") {
-            guard let bytes = FileIO.read(path) else { throw UsageError("cannot read the id file \(path)") }
-            file = (path, String(decoding: bytes, as: UTF8.self))
-        }
-        let ids = try transactionIds(operands: Array(arguments.positional.dropFirst()), file: file)
-        guard !ids.isEmpty else { throw UsageError("appstore backfill needs transaction ids: as arguments or --ids FILE") }
+    static func backfill(_ ids: [String], _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient) throws -> CommandResult {
         var throttle = ProgressThrottle(quietFor: 1)
         let summary = try Backfill(ledger: ledger, client: client, clock: context.clock).run(ids: ids) { summary in
             guard throttle.due() || summary.ids == ids.count else { return }
@@ -162,12 +192,7 @@ enum AppstoreCommand: Command {
         return CommandResult(BackfillResult(summary: summary), summary.failed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
     }
 
-    static func reconcile(_ arguments: Arguments, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
-        var limit: Int?
-        if let text = arguments.value("--limit") {
-            guard let value = Int(text), value > 0 else { throw UsageError("--limit takes a positive number, not '\(text)'") }
-            limit = value
-        }
+    static func reconcile(limit: Int?, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
         var throttle = ProgressThrottle(quietFor: 1)
         let summary = try Reconciliation(ledger: ledger, client: client, clock: context.clock).run(limit: limit, environment: environment) { summary in
             guard throttle.due() else { return }
@@ -182,12 +207,7 @@ enum AppstoreCommand: Command {
         return CommandResult(ReconcileResult(summary: summary), summary.disagreed.isEmpty && summary.failed.isEmpty && summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
-    static func testNotification(_ arguments: Arguments, client: AppStoreServerAPIClient) throws -> CommandResult {
-        var wait = 30.0
-        if let text = arguments.value("--wait") {
-            guard let value = Double(text), value >= 0 else { throw UsageError("--wait takes seconds, not '\(text)'") }
-            wait = value
-        }
+    static func testNotification(wait: Double, client: AppStoreServerAPIClient) throws -> CommandResult {
         var token: String?
         var attempts: [SendAttempt] = []
         // The webhook answers 200 only once a message is durable, so a SUCCESS attempt means
