@@ -118,6 +118,18 @@ struct TableOutputTests {
         ]).roundsAmounts)
     }
 
+    @Test("verify --head says DIFFERS when the digest differs, and DAMAGED, not DIFFERS, when the digest matches over damaged bytes")
+    func headVerdict() throws {
+        let head = LedgerHead(position: LogPosition(rawValue: 56), events: 1, messages: 1, eventLogEnd: LogPosition(rawValue: 120),
+                              evidenceEnd: LogPosition(rawValue: 200), hash: Array(repeating: 0xab, count: 32))
+        let damage = HeadVerification.Problem(log: "evidence", file: "evidence/0.seg", offset: 70, position: LogPosition(rawValue: 70),
+                                              kind: "chain_mismatch", detail: "edited", events: [LogPosition(rawValue: 56)])
+        #expect(HeadVerification(position: head.position, expected: head.hex.uppercased(), actual: head, problems: []).verdict == "unchanged")
+        #expect(HeadVerification(position: head.position, expected: head.hex, actual: head, problems: [damage]).verdict.hasPrefix("DAMAGED"))
+        #expect(HeadVerification(position: head.position, expected: String(repeating: "0", count: 64), actual: head, problems: [damage]).verdict == "DIFFERS")
+        #expect(HeadVerification(position: head.position, expected: head.hex, actual: nil, problems: [damage]).verdict == "DIFFERS")
+    }
+
     @Test("stats shows sizes in KB, MB or GB")
     func sizes() {
         let table = SimulatedLedger.shared.run("stats").output

@@ -20,9 +20,16 @@ extension HeadVerification: CommandOutput {
         ]).serialized()
     }
 
+    /// A sealed segment's digest is its footer's, so a record changed under an intact footer
+    /// leaves the digest as published: the bytes differ, not the head.
+    var verdict: String {
+        if ok { return "unchanged" }
+        return actual?.hex == expected.lowercased() ? "DAMAGED (the digest matches; the bytes under it do not)" : "DIFFERS"
+    }
+
     var tabulation: Tabulation {
         Tabulation(
-            facts: [("head", .text(ok ? "unchanged" : "DIFFERS")), ("position", .text(position.description)),
+            facts: [("head", .text(verdict)), ("position", .text(position.description)),
                     ("expected", .text(expected.lowercased())), ("actual", .text(actual?.hex))],
             tables: [Table(
                 title: "differences",
