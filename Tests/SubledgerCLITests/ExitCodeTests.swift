@@ -95,7 +95,7 @@ struct ExitCodeTests {
         #expect(!SimulatedLedger.shared.run(argv).output.contains("as of log position"))
     }
 
-    @Test("customer --at-position tells the state as the ledger told it when its log ended there")
+    @Test("customer --at-position tells the state as the ledger told it when its log ended there, and says which position")
     func customerAtPosition() throws {
         let id = SimulatedLedger.shared.customerIds[0]
         let history = try SimulatedLedger.shared.json("history", id)
@@ -105,7 +105,13 @@ struct ExitCodeTests {
         // Before its first event the ledger knew nothing of the customer; at the log's end, all.
         #expect(SimulatedLedger.shared.run(["customer", id, "--at-position", String(positions[0])]).exitCode == .failure)
         #expect(SimulatedLedger.shared.run(["customer", id, "--at-position", String(positions[1]), "--json"]).exitCode == .success)
-        #expect(SimulatedLedger.shared.run(["customer", id, "--at-position", end, "--json"]).output == SimulatedLedger.shared.run(["customer", id, "--json"]).output)
+        // The same answer, saying which position it is for, as reports at a position do.
+        var atEnd = try SimulatedLedger.shared.json("customer", id, "--at-position", end)
+        #expect(atEnd.removeValue(forKey: "atPosition") as? String == end)
+        let now = try SimulatedLedger.shared.json("customer", id)
+        #expect(now["atPosition"] == nil)
+        #expect(NSDictionary(dictionary: atEnd).isEqual(to: now))
+        #expect(SimulatedLedger.shared.run(["customer", id, "--at-position", end]).output.contains("as of log position  \(end)"))
         #expect(SimulatedLedger.shared.run(["customer", id, "--at-position", String(positions[0] + 1)]).exitCode == .usage)
     }
 

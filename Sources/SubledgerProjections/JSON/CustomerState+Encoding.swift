@@ -10,6 +10,7 @@ extension CustomerState {
     public var json: JSON {
         .object([
             ("asOf", .instant(asOf)),
+        ] + (atPosition.map { [("atPosition", JSON.string($0.description))] } ?? []) + [
             ("customerId", .string(customerId)),
             ("entitlements", .array(entitlements.map { .string($0) })),
             ("environment", .optional(environment)),

@@ -1,9 +1,13 @@
+import SubledgerLog
+
 /// One customer at an instant: the contract's `customer --json` document. Instants are epoch
 /// milliseconds; `Encodable` writes them as ISO 8601 UTC text and writes every absent field as
 /// `null`, so encoding this value gives the contract's JSON.
 public struct CustomerState: Sendable, Equatable {
     public var customerId: String
     public var asOf: Int64
+    /// Where the log ended for this answer, when asked (`--at-position`): the audit's reference.
+    public var atPosition: LogPosition? = nil
     /// The environment of the subscriptions shown (Production first when several).
     public var environment: String?
     /// Sorted, distinct: catalog entitlements (else product ids) of the entitled

@@ -51,8 +51,8 @@ extension CustomerState: CommandOutput {
                 }))
         }
         return Tabulation(
-            facts: [("customer", .text(customerId)), ("as of", .instant(asOf)), ("environment", .text(environment)),
-                    ("entitlements", .text(entitlements.isEmpty ? "none" : entitlements.joined(separator: ", ")))],
+            facts: [("customer", .text(customerId)), ("as of", .instant(asOf))] + Tabulation.asOf(atPosition)
+                + [("environment", .text(environment)), ("entitlements", .text(entitlements.isEmpty ? "none" : entitlements.joined(separator: ", ")))],
             tables: tables)
     }
 }
