@@ -14,6 +14,7 @@ struct ExitCodeTests {
         ["report", "revenue", "--from", "2026-13-01", "--to", "2026-02-01"], ["report", "revenue", "--to", "2026-02-01"],
         ["report", "mrr", "--at", "yesterday"], ["report", "churn", "--from", "2026-01-01", "--to", "2026-02-01", "--by", "week"],
         ["stats", "--format", "xml"], ["stats", "--json", "--format", "csv"], ["init", "--app-apple-id", "none"], ["serve", "--listen", ":18513"],
+        ["stats", "--wide"], ["report", "cohorts", "--from", "2026-01", "--to", "2026-03", "--wide"],
     ])
     func usage(argv: [String]) {
         #expect(SimulatedLedger.shared.run(argv).exitCode == .usage)
