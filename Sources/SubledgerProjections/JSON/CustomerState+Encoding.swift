@@ -34,6 +34,7 @@ extension SubscriptionState {
             ("expiresAt", .instant(expiresAt)),
             ("firstPurchaseAt", .instant(firstPurchaseAt)),
             ("gracePeriodExpiresAt", .instant(gracePeriodExpiresAt)),
+            ("lastEventPosition", .optional(lastEventPosition?.description)),
             ("lastTransactionId", .string(lastTransactionId)),
             ("originalTransactionId", .string(originalTransactionId)),
             ("ownership", .string(ownership.rawValue)),
@@ -66,6 +67,7 @@ extension PurchaseState {
     var json: JSON {
         .object([
             ("currency", .optional(currency)),
+            ("lastEventPosition", .optional(lastEventPosition?.description)),
             ("price", .optional(price)),
             ("productId", .optional(productId)),
             ("purchasedAt", .instant(purchasedAt)),

@@ -45,6 +45,9 @@ public struct SubscriptionState: Sendable, Equatable {
     public var commitment: CommitmentState?
     public var ownership: Ownership
     public var lastTransactionId: String
+    /// An extension to the contract: the latest event, by signed time, this state rests on (at
+    /// or before `asOf`, before `atPosition`): `history --raw` gives its signed message.
+    public var lastEventPosition: LogPosition? = nil
     public var price: Int64?
     public var currency: String?
     public var storefront: String?
@@ -79,6 +82,8 @@ public struct PurchaseState: Sendable, Equatable {
     public var price: Int64?
     public var currency: String?
     public var refunded: Bool
+    /// An extension to the contract: as `SubscriptionState.lastEventPosition`.
+    public var lastEventPosition: LogPosition? = nil
 
     public init(
         transactionId: String, productId: String?, type: String?, purchasedAt: Int64?, price: Int64?,

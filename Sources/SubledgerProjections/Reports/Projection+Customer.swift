@@ -33,9 +33,16 @@ extension Projection {
         for member in members {
             let timeline = timelines[Int(member)]
             let history = SubscriptionHistory(timeline, visibility: visibility)
-            if let state = subscriptionState(history, of: timeline, at: asOf) { subscriptions.append(state) }
+            // Facts are in signed-time order: the last one visible is the latest word on it.
+            let lastEvent = timeline.facts.last { visibility.admits($0, of: timeline) }.map { LogPosition(rawValue: $0.position) }
+            if var state = subscriptionState(history, of: timeline, at: asOf) {
+                state.lastEventPosition = lastEvent
+                subscriptions.append(state)
+            }
             for purchase in history.purchases where purchase.version.purchaseDate <= asOf {
-                purchases.append(purchaseState(purchase, at: asOf))
+                var bought = purchaseState(purchase, at: asOf)
+                bought.state.lastEventPosition = lastEvent
+                purchases.append(bought)
             }
         }
         subscriptions.sort { ($0.firstPurchaseAt ?? .max, $0.originalTransactionId) < ($1.firstPurchaseAt ?? .max, $1.originalTransactionId) }

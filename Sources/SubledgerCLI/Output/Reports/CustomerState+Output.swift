@@ -18,7 +18,8 @@ extension CustomerState: CommandOutput {
                 .init("revoked", key: "revokedAt", wide: true), .init("price increase", key: "priceIncrease", wide: true),
                 .init("price", key: "price"), .init("currency", key: "currency", wide: true), .init("plan", key: "billingPlan"),
                 .init("commitment", key: "commitment", wide: true), .init("ownership", key: "ownership", wide: true),
-                .init("last transaction", key: "lastTransactionId", wide: true), .init("storefront", key: "storefront", wide: true),
+                .init("last transaction", key: "lastTransactionId", wide: true), .init("last event", key: "lastEventPosition", wide: true),
+                .init("storefront", key: "storefront", wide: true),
                 .init("first purchase", key: "firstPurchaseAt", wide: true), .init("paid periods", key: "paidPeriods", wide: true),
             ],
             rows: subscriptions.map { subscription in
@@ -32,7 +33,8 @@ extension CustomerState: CommandOutput {
                     .text(subscription.expirationReason?.rawValue), .text(subscription.revocation?.rawValue), .instant(subscription.revokedAt),
                     .text(subscription.priceIncrease?.rawValue), .money(subscription.price, subscription.currency), .text(subscription.currency),
                     .text(subscription.billingPlan.rawValue), .text(commitment), .text(subscription.ownership.rawValue),
-                    .text(subscription.lastTransactionId), .text(subscription.storefront), .instant(subscription.firstPurchaseAt),
+                    .text(subscription.lastTransactionId), .text(subscription.lastEventPosition?.description), .text(subscription.storefront),
+                    .instant(subscription.firstPurchaseAt),
                     .count(subscription.paidPeriods),
                 ]
             })
@@ -43,11 +45,12 @@ extension CustomerState: CommandOutput {
                 columns: [
                     .init("transaction", key: "transactionId"), .init("product", key: "productId", limit: 28, cut: .middle), .init("type", key: "type"),
                     .init("purchased", key: "purchasedAt"), .init("price", key: "price"), .init("currency", key: "currency", wide: true),
-                    .init("refunded", key: "refunded"),
+                    .init("refunded", key: "refunded"), .init("last event", key: "lastEventPosition", wide: true),
                 ],
                 rows: purchases.map { purchase in
                     [.text(purchase.transactionId), .text(purchase.productId), .text(purchase.type), .instant(purchase.purchasedAt),
-                     .money(purchase.price, purchase.currency), .text(purchase.currency), .flag(purchase.refunded)]
+                     .money(purchase.price, purchase.currency), .text(purchase.currency), .flag(purchase.refunded),
+                     .text(purchase.lastEventPosition?.description)]
                 }))
         }
         return Tabulation(
