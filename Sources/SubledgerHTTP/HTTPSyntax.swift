@@ -28,6 +28,30 @@ enum HTTPSyntax {
 
     static func isWhitespace(_ byte: UInt8) -> Bool { byte == space || byte == tab }
 
+    /// A `Host` field as RFC 9112 (3.2) allows it: `uri-host [ ":" port ]`, the host an IP
+    /// literal in brackets or a reg-name (letters, digits, `-._~`, sub-delims other than `,`,
+    /// percent escapes; IPv4 addresses are reg-names too), the port digits. Empty is allowed.
+    static func isHostField(_ field: some StringProtocol) -> Bool {
+        var bytes = Substring(field).utf8[...]
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            let literal = bytes[bytes.index(after: bytes.startIndex)..<close]
+            guard !literal.isEmpty, literal.allSatisfy({ hexValue($0) != nil || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else { return false }
+            bytes = bytes[bytes.index(after: close)...]
+        } else {
+            let name = bytes.prefix { $0 != UInt8(ascii: ":") }
+            guard name.allSatisfy({ isRegNameCharacter($0) }) else { return false }
+            bytes = bytes[name.endIndex...]
+        }
+        guard let colon = bytes.first else { return true }
+        return colon == UInt8(ascii: ":") && bytes.dropFirst().allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
+    private static func isRegNameCharacter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || "-._~!$&'()*+;=%".utf8.contains(byte)
+    }
+
     static func isToken(_ bytes: some Collection<UInt8>) -> Bool {
         !bytes.isEmpty && bytes.allSatisfy(isTokenCharacter)
     }

@@ -274,7 +274,7 @@ package struct RequestParser {
         if hosts.count > 1 || (version == .http1_1 && hosts.isEmpty) {
             return .failure(Self.badRequest("an HTTP/1.1 request must have exactly one Host header"))
         }
-        if let host = hosts.first, host.utf8.contains(where: { HTTPSyntax.isWhitespace($0) || $0 == UInt8(ascii: ",") }) {
+        if let host = hosts.first, !HTTPSyntax.isHostField(host) {
             return .failure(Self.badRequest("the Host header is not a valid host"))
         }
 

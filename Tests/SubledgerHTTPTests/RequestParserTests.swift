@@ -148,9 +148,17 @@ struct RequestParserTests {
         "GET / HTTP/1.1\r\nHost: x\r\nX-Ctl: a\u{1}b\r\n\r\n",
         "GET / HTTP/1.1\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+        // Not a host (RFC 9112, 3.2): a port that is not a number, text after an IP literal, a path.
+        "GET / HTTP/1.1\r\nHost: localhost:abc\r\n\r\n", "GET / HTTP/1.1\r\nHost: [::1]evil\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: localhost/evil\r\n\r\n", "GET / HTTP/1.1\r\nHost: a,b\r\n\r\n", "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n",
     ])
     func badHeaders(_ input: String) {
         #expect(failureStatus(input) == 400)
+    }
+
+    @Test("takes every Host a client may send", arguments: ["localhost", "localhost:8080", "127.0.0.1:80", "[::1]", "[::1]:8080", "LOCALHOST", "", "xn--bcher-kva.example", "a_b.example:"])
+    func goodHosts(_ host: String) {
+        #expect(requests(parse("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n")).count == 1, "\(host)")
     }
 
     @Test("rejects ambiguous body framing with 400", arguments: [
