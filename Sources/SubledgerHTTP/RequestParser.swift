@@ -451,7 +451,8 @@ package struct RequestParser {
         }
         var rest = line[index...]
         while let byte = rest.first, HTTPSyntax.isWhitespace(byte) { rest.removeFirst() }
-        guard rest.isEmpty || (rest.first == UInt8(ascii: ";") && HTTPSyntax.isFieldValue(rest)) else {
+        // Whitespace may only come before an extension's `;` (BWS, RFC 9112 7.1.1).
+        guard (rest.isEmpty && rest.startIndex == index) || (rest.first == UInt8(ascii: ";") && HTTPSyntax.isFieldValue(rest)) else {
             return .failure(badRequest("a chunk size is followed by something other than an extension"))
         }
         return .success(tooLarge ? nil : size)

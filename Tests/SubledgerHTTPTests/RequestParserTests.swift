@@ -60,7 +60,7 @@ struct RequestParserTests {
     func incremental() {
         let input = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
             + "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
-            + "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nxyz\r\n2\r\n12\r\n0\r\nTrailer: t\r\n\r\n"
+            + "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nxyz\r\n2 ; e\r\n12\r\n0\r\nTrailer: t\r\n\r\n"
         let whole = requests(parse(input))
         let trickled = requests(parse(input, pieceSize: 1))
         #expect(whole.map(\.path) == ["/a", "/b", "/c"])
@@ -172,6 +172,7 @@ struct RequestParserTests {
         "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
         "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n",
         "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3 junk\r\nabc\r\n0\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3 \r\nabc\r\n0\r\n\r\n",
     ])
     func ambiguousFraming(_ input: String) {
         #expect(failureStatus(input) == 400)
