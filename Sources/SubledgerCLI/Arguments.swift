@@ -89,9 +89,9 @@ struct Arguments {
         for name in flags where !known.contains(name) {
             throw UsageError("unknown option \(name)\(Suggestion.hint(for: name, among: suggestible)); see `subledger \(help.name) --help`")
         }
-        // Global, yet listed only on the pages with columns it shows: taken only there too.
-        if wide && !help.wide {
-            throw UsageError("\(help.name) does not take --wide: it has no columns that only --wide shows; see `subledger \(help.name) --help`")
+        // Global, yet listed only on the pages that print a table: taken only there too.
+        if wide && !help.wide && !help.formats {
+            throw UsageError("\(help.name) does not take --wide: it prints no table; see `subledger \(help.name) --help`")
         }
         for option in help.options where !option.repeatable && (options[option.name]?.count ?? 0) > 1 {
             let values = options[option.name]!

@@ -45,7 +45,11 @@ struct CommandHelp: Sendable {
     var text: String {
         var lines = ["subledger \(name) — \(summary)", "", "usage: subledger [--data DIR] \(usage)"]
         var all = options
-        if wide { all.append(Option("--wide", "show every column (default: what a person scans)")) }
+        if wide {
+            all.append(Option("--wide", "show every column, each cell whole (default: what a person scans, long cells cut with …)"))
+        } else if formats {
+            all.append(Option("--wide", "show long cells whole (default: cut with … to fit)"))
+        }
         if formats {
             all.append(Option("--format", "FORMAT", "table (default), csv, json or jsonl"))
             all.append(Option("--json", "the contract's JSON document (same as --format json)"))

@@ -14,7 +14,6 @@ struct ExitCodeTests {
         ["report", "revenue", "--from", "2026-13-01", "--to", "2026-02-01"], ["report", "revenue", "--to", "2026-02-01"],
         ["report", "mrr", "--at", "yesterday"], ["report", "churn", "--from", "2026-01-01", "--to", "2026-02-01", "--by", "week"],
         ["stats", "--format", "xml"], ["stats", "--json", "--format", "csv"], ["init", "--app-apple-id", "none"], ["serve", "--listen", ":18513"],
-        ["stats", "--wide"], ["report", "cohorts", "--from", "2026-01", "--to", "2026-03", "--wide"],
     ])
     func usage(argv: [String]) {
         #expect(SimulatedLedger.shared.run(argv).exitCode == .usage)
@@ -23,6 +22,7 @@ struct ExitCodeTests {
     @Test("an appstore command's mistyped value is a usage error (2) before the missing credentials (1) are", arguments: [
         ["appstore", "reconcile", "--limit", "x"], ["appstore", "test-notification", "--wait", "-1"],
         ["appstore", "recover", "--since", "last tuesday"], ["appstore", "backfill"], ["appstore", "backfill", "--ids", "/nonexistent/ids.txt"],
+        ["appstore", "recover", "--environment", "Staging"], ["appstore", "reconcile", "--environment", "Sandbox"],
     ])
     func appstoreValuesBeforeCredentials(argv: [String]) {
         #expect(SimulatedLedger.shared.run(argv).exitCode == .usage)

@@ -79,11 +79,10 @@ enum AppstoreCommand: Command {
             throw UsageError("appstore takes `recover`, `backfill`, `reconcile` or `test-notification`")
         }
         try arguments.allow(page)
-        // Before the set-up is checked: a mistyped value is a usage error (exit 2) with
-        // credentials or without.
+        // Before the credentials are looked for: a mistyped value (the environment's too) is a
+        // usage error (exit 2) with credentials or without.
         let request = try Request(action, arguments)
         try context.data.requireExisting()
-        guard let api = try APIConfiguration.load(directory: context.data.path) else { throw APISetupError.notConfigured }
         let configuration = try LedgerConfiguration.load(from: context.data.path)
         let environment = arguments.value("--environment") ?? configuration.environments.first ?? "Production"
         guard ["Production", "Sandbox"].contains(environment) else {
@@ -96,6 +95,7 @@ enum AppstoreCommand: Command {
             throw UsageError("this ledger accepts \(accepted) only, so everything \(environment) sends would be rejected; to accept it too, "
                 + "run `subledger init` with every environment to accept (--environment \(environment) --environment ...)")
         }
+        guard let api = try APIConfiguration.load(directory: context.data.path) else { throw APISetupError.notConfigured }
         let client = try api.client(directory: context.data.path, bundleId: configuration.bundleId, environment: environment,
                                     notice: { Output.progress("appstore \(action): \($0)") })
         // The test notification arrives through the webhook of a running server, which holds
