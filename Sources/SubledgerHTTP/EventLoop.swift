@@ -154,12 +154,13 @@ final class EventLoop {
                 return
             case .aborted:
                 continue
-            case .exhausted:
+            case .exhausted(let descriptors):
                 // Out of descriptors: the longest idle connection gives its own up, as over
-                // `maxConnections`, or a soft limit below that left idle clients holding every
-                // descriptor, and the webhook and probes waited unanswered. With none to give up,
-                // accepting pauses.
-                if let idle = longestIdle(now) ?? longestStalled(now) {
+                // `maxConnections`, or a limit below that left idle clients holding every
+                // descriptor, and the webhook and probes waited unanswered. Not one inside a
+                // request, however slow: it is answered or timed out (408). With none idle, or
+                // short of memory, which a closed socket does not give back, accepting pauses.
+                if descriptors, let idle = longestIdle(now) {
                     close(idle)
                     continue
                 }
@@ -325,7 +326,7 @@ final class EventLoop {
 
     private func dispatch(_ connection: Connection, _ request: HTTPRequest, keepAlive: Bool, now: ContinuousClock.Instant) {
         let isRead = request.method == "GET" || request.method == "HEAD"
-        if let liveness = configuration.livenessPath, request.pathSegments == HTTPRequest.segments(of: liveness) {
+        if let liveness = configuration.livenessPath, let segments = request.pathSegments, segments == HTTPRequest.segments(of: liveness) {
             let answer = isRead ? .text("ok\n") : HTTPError(
                 .methodNotAllowed, code: "method_not_allowed", detail: "\(request.method) is not allowed here; use GET, HEAD",
                 headers: ["Allow": "GET, HEAD"]).response

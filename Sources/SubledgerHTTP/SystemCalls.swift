@@ -22,8 +22,9 @@ enum AcceptResult {
     /// The connection was reset before it could be accepted; try the next one.
     case aborted
     /// Out of descriptors or memory: stop accepting for a moment, or the level-triggered
-    /// listener would spin.
-    case exhausted
+    /// listener would spin. `descriptors`: the process's or the system's table is full
+    /// (`EMFILE`, `ENFILE`), which closing a connection mends; else kernel memory.
+    case exhausted(descriptors: Bool)
 }
 
 /// The socket calls the server makes: nonblocking, close-on-exec, `EINTR` retried.
@@ -78,7 +79,8 @@ enum SystemCalls {
             switch errno {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return .wouldBlock
-            case EMFILE, ENFILE, ENOBUFS, ENOMEM: return .exhausted
+            case EMFILE, ENFILE: return .exhausted(descriptors: true)
+            case ENOBUFS, ENOMEM: return .exhausted(descriptors: false)
             default: return .aborted  // ECONNABORTED, EPROTO, EPERM (firewall), network errors
             }
         }
