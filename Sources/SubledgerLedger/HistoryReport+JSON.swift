@@ -55,7 +55,7 @@ extension HistoryReport.Item {
                 // What tells a partial refund (and how much of the price) from a full one.
                 members.append(("revocationType", .optional(transaction.revocationType)))
                 if let percentage = transaction.revocationPercentage { members.append(("revocationPercentage", .int(Int64(percentage)))) }
-                // What came back, as revenue books it: a reader need not prorate by hand.
+                // What stands refunded once this refund is granted: a reader need not prorate by hand.
                 if event.type == .refunded, let refunded = transaction.refundedAmount { members.append(("refundedAmount", .int(refunded))) }
                 if let reason = transaction.revocationReason { members.append(("revocationReason", .int(Int64(reason)))) }
             }

@@ -159,7 +159,7 @@ struct RefundShareTests {
         #expect(printed.contains("5,500 KRW") && printed.contains("refunded 2,778 KRW (50.5 %)"), "\(printed)")
     }
 
-    @Test("events shows what each refund gave back beside the price, on a page with refunds; a page without has no such column")
+    @Test("events shows what stands refunded after each refund beside the price, on a page with refunds, and last in a stream; a page without has no such column")
     func eventsRefundedColumn() {
         let revoked: Int64 = 1_773_100_800_000
         var transaction = TransactionFacts(
@@ -179,6 +179,9 @@ struct RefundShareTests {
         #expect(lines.dropFirst().first { $0.contains("renewed") }?.contains("2,778") == false, "a renewal refunds nothing: \(withRefund)")
         let withoutRefund = renderer.render(EventPage(events: [items[0]], next: nil).tabulation.tables[0])
         #expect(!withoutRefund.contains("refunded"), "\(withoutRefund)")
+        // A stream's columns are those it had before, then this one: scripts reading by place keep theirs.
+        let streamed = EventItem.columns(raw: true, reverify: true, refunded: .last).map(\.key)
+        #expect(streamed.last == "refundedAmount" && Array(streamed.dropLast()) == EventItem.columns(raw: true, reverify: true, refunded: .none).map(\.key))
         #expect(HistoryReport.Item.details(refund).serialized().contains("\"refundedAmount\":2777500"))
         #expect(!HistoryReport.Item.details(renewal).serialized().contains("refundedAmount"))
     }

@@ -47,7 +47,7 @@ enum EventsCommand: Command {
         switch arguments.format {
         case .jsonl, .csv, .json:
             // A stream's columns are fixed before its first event, so any may be a refund.
-            let columns = EventItem.columns(raw: query.raw, reverify: query.reverify, refunds: true)
+            let columns = EventItem.columns(raw: query.raw, reverify: query.reverify, refunded: .last)
             var stream = RecordStream<EventItem>(format: arguments.format, key: "events", columns: columns, cells: { $0.cells(columns) }, json: \.json,
                                                  write: context.stdout)
             try stream.stream { write in

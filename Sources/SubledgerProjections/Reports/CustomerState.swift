@@ -45,8 +45,8 @@ public struct SubscriptionState: Sendable, Equatable {
     public var commitment: CommitmentState?
     public var ownership: Ownership
     public var lastTransactionId: String
-    /// An extension to the contract: the latest event, by signed time, this state rests on (at
-    /// or before `asOf`, before `atPosition`): `history --raw` gives its signed message.
+    /// An extension to the contract: the latest event, by signed time, of those this state takes
+    /// in (as `asOf` and `atPosition` admit them): `history --raw` gives it and the ones before.
     public var lastEventPosition: LogPosition? = nil
     public var price: Int64?
     public var currency: String?

@@ -7,7 +7,7 @@ extension EventPage: CommandOutput {
         let raw = events.contains { $0.signedPayload != nil }
         let reverify = events.contains { $0.evidence != nil }
         let refunds = events.contains { $0.event.type == .refunded }
-        let columns = EventItem.columns(raw: raw, reverify: reverify, refunds: refunds)
+        let columns = EventItem.columns(raw: raw, reverify: reverify, refunded: refunds ? .besidePrice : .none)
         var notes: [String] = []
         if let next { notes.append("more: --after \(next)") }
         return Tabulation(
@@ -17,9 +17,15 @@ extension EventPage: CommandOutput {
 }
 
 extension EventItem {
-    /// A person scans position, when, what, product, price and, on a page with refunds, what
-    /// each gave back; `--wide` and CSV hold the rest.
-    static func columns(raw: Bool, reverify: Bool, refunds: Bool) -> [Table.Column] {
+    /// Where what stands refunded after a refund goes: beside the price in a table with refunds,
+    /// last in a stream (every event may be one), after the columns it had before there was one.
+    enum RefundedColumn {
+        case none, besidePrice, last
+    }
+
+    /// A person scans position, when, what, product, price and what a refund left refunded;
+    /// `--wide` and CSV hold the rest.
+    static func columns(raw: Bool, reverify: Bool, refunded: RefundedColumn) -> [Table.Column] {
         var columns: [Table.Column] = [
             .init("position", key: "position"), .init("effective", key: "effectiveAt"), .init("event", key: "type", limit: 26),
             .init("product", key: "productId", limit: 28, cut: .middle), .init("price", key: "price"),
@@ -29,9 +35,11 @@ extension EventItem {
             .init("environment", key: "environment", wide: true), .init("transaction", key: "transactionId", wide: true),
             .init("currency", key: "currency", wide: true),
         ]
-        if refunds { columns.insert(.init("refunded", key: "refundedAmount"), at: 5) }
+        let refundedColumn = Table.Column("refunded", key: "refundedAmount")
+        if refunded == .besidePrice { columns.insert(refundedColumn, at: 5) }
         if reverify { columns.append(.init("evidence", key: "evidence")) }
         if raw { columns.append(.init("signed payload", key: "signedPayload", wide: true)) }
+        if refunded == .last { columns.append(refundedColumn) }
         return columns
     }
 
