@@ -149,7 +149,9 @@ public struct LedgerReader: Sendable {
 
     public func customer(_ query: CustomerQuery) throws -> CustomerState {
         if let position = query.atPosition { try requireLogEnd(position) }
-        guard var state = try projections.customer(query.id, asOf: query.asOf, atPosition: query.atPosition, environment: query.environment, catalog: catalog) else {
+        guard var state = try projections.customer(
+            query.id, asOf: query.asOf, atPosition: query.atPosition, environment: query.environment, catalog: catalog, evidence: query.evidence)
+        else {
             let scope = query.environment.map { " in the \($0.rawValue) environment" } ?? ""
             let known = query.atPosition.map { " before position \($0)" } ?? ""
             throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(query.id)\(scope) as of \(UTCInstant.iso8601(query.asOf))\(known)")

@@ -5,13 +5,13 @@ import Testing
 /// "Which Apple-signed message says so?": a customer's state names the event it rests on.
 @Suite("Customer evidence")
 struct CustomerEvidenceTests {
-    @Test("each subscription names its latest event by signed time at or before the instant asked, which history lists with its signed message",
+    @Test("asked for its evidence, each subscription names its latest event by signed time at or before the instant asked, which history lists with its signed message",
           arguments: ["2026-02-15", "2026-04-30T23:59:59.999Z", "2026-06-01"])
     func lastEventIsTheLatestSignedBeforeTheInstant(asOf: String) throws {
         let ledger = SimulatedLedger.shared
         var checked = 0
         for id in ledger.customerIds {
-            guard let state = try? ledger.json("customer", id, "--as-of", asOf) else { continue }
+            guard let state = try? ledger.json("customer", id, "--as-of", asOf, "--evidence") else { continue }
             let instant = try #require(state["asOf"] as? String)
             let history = try #require(try ledger.json("history", id, "--raw")["events"] as? [[String: Any]])
             for subscription in try #require(state["subscriptions"] as? [[String: Any]]) {
@@ -27,5 +27,14 @@ struct CustomerEvidenceTests {
             }
         }
         #expect(checked > 0)
+    }
+
+    @Test("without --evidence a customer names no position: the same messages in any order give the same answer")
+    func noPositionUnlessAsked() throws {
+        let ledger = SimulatedLedger.shared
+        let id = ledger.customerIds[0]
+        #expect(!ledger.run("customer", id, "--json").output.contains("lastEventPosition"))
+        #expect(!ledger.run("customer", id, "--wide").output.contains("last event"))
+        #expect(ledger.run("customer", id, "--evidence").output.contains("last event"))
     }
 }

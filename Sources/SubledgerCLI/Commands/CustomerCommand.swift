@@ -5,12 +5,13 @@ import SubledgerProjections
 enum CustomerCommand: Command {
     static let help = CommandHelp(
         name: "customer", summary: "one customer's subscriptions and purchases at an instant",
-        usage: "customer ID [--as-of INSTANT] [--environment E] [--at-position P]",
+        usage: "customer ID [--as-of INSTANT] [--environment E] [--at-position P] [--evidence]",
         operands: 1,
         options: [
             .init("--as-of", "INSTANT", "the state then (2026-03-01, its first instant, or 2026-03-01T10:00:00Z; default: now)"),
             .init("--environment", "E", "only that environment's subscriptions (default: all)"),
             .init("--at-position", "P", "the state as the ledger told it when its log ended at P: an event's position (it and later ones left out) or head's logEnd"),
+            .init("--evidence", "name where each subscription's evidence ends: lastEventPosition, whose signed message history --raw gives"),
         ],
         wide: true,
         notes: ["ID is an appAccountToken (any case), an originalTransactionId or a transactionId.",

@@ -35,4 +35,13 @@ struct Table: Sendable, Equatable {
         self.columns = columns
         self.rows = rows
     }
+
+    /// This table without the column `key` and its cells.
+    func removing(_ key: String) -> Table {
+        guard let index = columns.firstIndex(where: { $0.key == key }) else { return self }
+        var table = self
+        table.columns.remove(at: index)
+        table.rows = rows.map { row in var row = row; if index < row.count { row.remove(at: index) }; return row }
+        return table
+    }
 }

@@ -34,7 +34,7 @@ extension SubscriptionState {
             ("expiresAt", .instant(expiresAt)),
             ("firstPurchaseAt", .instant(firstPurchaseAt)),
             ("gracePeriodExpiresAt", .instant(gracePeriodExpiresAt)),
-            ("lastEventPosition", .optional(lastEventPosition?.description)),
+        ] + (lastEventPosition.map { [("lastEventPosition", JSON.string($0.description))] } ?? []) + [
             ("lastTransactionId", .string(lastTransactionId)),
             ("originalTransactionId", .string(originalTransactionId)),
             ("ownership", .string(ownership.rawValue)),
@@ -67,7 +67,7 @@ extension PurchaseState {
     var json: JSON {
         .object([
             ("currency", .optional(currency)),
-            ("lastEventPosition", .optional(lastEventPosition?.description)),
+        ] + (lastEventPosition.map { [("lastEventPosition", JSON.string($0.description))] } ?? []) + [
             ("price", .optional(price)),
             ("productId", .optional(productId)),
             ("purchasedAt", .instant(purchasedAt)),

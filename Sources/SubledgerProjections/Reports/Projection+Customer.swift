@@ -11,12 +11,13 @@ extension Projection {
     ///   - atPosition: only events whose record lies before this position (the log's end then).
     ///   - environment: only that environment's subscriptions and purchases; nil for all.
     ///   - catalog: maps product ids to entitlements.
+    ///   - evidence: name each subscription's and purchase's `lastEventPosition`.
     /// - Returns: nil when no customer has this id, or none of its events is visible (signed by
     ///   `asOf`, before `atPosition`). The id is resolved on everything folded, or with
     ///   `atPosition` on what was recorded before it (`customerTimelines(_:recordedBefore:)`).
     public func customer(
         _ id: String, asOf: Int64, atPosition: LogPosition? = nil, environment: AppStoreEnvironment? = nil,
-        catalog: ProductCatalog? = nil
+        catalog: ProductCatalog? = nil, evidence: Bool = false
     ) -> CustomerState? {
         let resolved = atPosition.map { customerTimelines(id, recordedBefore: $0.rawValue) } ?? customerTimelines(id)
         guard var (customerId, members) = resolved else { return nil }
@@ -34,7 +35,7 @@ extension Projection {
             let timeline = timelines[Int(member)]
             let history = SubscriptionHistory(timeline, visibility: visibility)
             // Facts are in signed-time order: the last one visible is the latest word on it.
-            let lastEvent = timeline.facts.last { visibility.admits($0, of: timeline) }.map { LogPosition(rawValue: $0.position) }
+            let lastEvent = evidence ? timeline.facts.last { visibility.admits($0, of: timeline) }.map { LogPosition(rawValue: $0.position) } : nil
             if var state = subscriptionState(history, of: timeline, at: asOf) {
                 state.lastEventPosition = lastEvent
                 subscriptions.append(state)

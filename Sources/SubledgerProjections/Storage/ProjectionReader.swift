@@ -38,13 +38,13 @@ public struct ProjectionReader: Sendable {
 
     // MARK: - Customers
 
-    /// As `Projection.customer(_:asOf:atPosition:environment:catalog:)`, from the customer's
-    /// timelines only.
+    /// As `Projection.customer(_:asOf:atPosition:environment:catalog:evidence:)`, from the
+    /// customer's timelines only.
     public func customer(
         _ id: String, asOf: Int64, atPosition: LogPosition? = nil, environment: AppStoreEnvironment? = nil,
-        catalog: ProductCatalog? = nil
+        catalog: ProductCatalog? = nil, evidence: Bool = false
     ) throws(ProjectionError) -> CustomerState? {
-        try part(for: id)?.customer(id, asOf: asOf, atPosition: atPosition, environment: environment, catalog: catalog)
+        try part(for: id)?.customer(id, asOf: asOf, atPosition: atPosition, environment: environment, catalog: catalog, evidence: evidence)
     }
 
     /// As `Projection.history(_:from:to:)`, from the customer's timelines only.

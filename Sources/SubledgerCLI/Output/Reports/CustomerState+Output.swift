@@ -18,7 +18,7 @@ extension CustomerState: CommandOutput {
                 .init("revoked", key: "revokedAt", wide: true), .init("price increase", key: "priceIncrease", wide: true),
                 .init("price", key: "price"), .init("currency", key: "currency", wide: true), .init("plan", key: "billingPlan"),
                 .init("commitment", key: "commitment", wide: true), .init("ownership", key: "ownership", wide: true),
-                .init("last transaction", key: "lastTransactionId", wide: true), .init("last event", key: "lastEventPosition", wide: true),
+                .init("last transaction", key: "lastTransactionId", wide: true), .init("last event", key: "lastEventPosition"),
                 .init("storefront", key: "storefront", wide: true),
                 .init("first purchase", key: "firstPurchaseAt", wide: true), .init("paid periods", key: "paidPeriods", wide: true),
             ],
@@ -45,7 +45,7 @@ extension CustomerState: CommandOutput {
                 columns: [
                     .init("transaction", key: "transactionId"), .init("product", key: "productId", limit: 28, cut: .middle), .init("type", key: "type"),
                     .init("purchased", key: "purchasedAt"), .init("price", key: "price"), .init("currency", key: "currency", wide: true),
-                    .init("refunded", key: "refunded"), .init("last event", key: "lastEventPosition", wide: true),
+                    .init("refunded", key: "refunded"), .init("last event", key: "lastEventPosition"),
                 ],
                 rows: purchases.map { purchase in
                     [.text(purchase.transactionId), .text(purchase.productId), .text(purchase.type), .instant(purchase.purchasedAt),
@@ -53,6 +53,9 @@ extension CustomerState: CommandOutput {
                      .text(purchase.lastEventPosition?.description)]
                 }))
         }
+        // Asked for with `--evidence`; else a column of nothing.
+        let evidence = self.subscriptions.contains { $0.lastEventPosition != nil } || purchases.contains { $0.lastEventPosition != nil }
+        if !evidence { tables = tables.map { $0.removing("lastEventPosition") } }
         return Tabulation(
             facts: [("customer", .text(customerId)), ("as of", .instant(asOf))] + Tabulation.asOf(atPosition)
                 + [("environment", .text(environment)), ("entitlements", .text(entitlements.isEmpty ? "none" : entitlements.joined(separator: ", ")))],
