@@ -33,6 +33,7 @@ test: build
 	Tools/fuzz --inputs 20000
 	python3 Tools/disk-full-http.py .build/debug/subledger
 	python3 Tools/fd-limit-http.py .build/debug/subledger
+	python3 Tools/stale-reader-http.py .build/debug/subledger
 	python3 Tools/feed-check.py .build/debug/subledger
 	Tools/load-http --seconds 6 --build debug
 

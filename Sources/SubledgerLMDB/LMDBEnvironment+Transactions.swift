@@ -37,6 +37,12 @@ extension LMDBEnvironment {
     /// ``LMDBError/Kind/nestedTransaction`` instead of deadlocking. Bodies must not wait for other
     /// tasks' transactions: map growth waits for every transaction of this process to end.
     public func write<T>(_ body: (borrowing LMDBWriteTransaction) throws -> T) throws -> T {
+        // A reader of another process that ended inside its transaction (a backup or an export
+        // killed mid-read) holds its slot, and every page freed since it began, until a check
+        // clears it: a server checking only when it opened grew its database tenfold behind one
+        // killed backup. A few system calls per process reading (`mdb_reader_check`).
+        var dead: Int32 = 0
+        _ = mdb_reader_check(handle, &dead)
         while true {
             let txn = try beginTransaction(write: true)
             let tracker = WriteTracker()
