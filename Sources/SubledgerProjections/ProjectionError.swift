@@ -63,6 +63,13 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
             return "cannot open the projection database in \(path): the file system is read-only (\(detail)); reading the ledger opens "
                 + "it for writing, to fold what the log holds beyond it: copy the data directory to writable storage (`head`, `verify` "
                 + "and `quarantine list` read it as it is); nothing was changed"
+        case .accessDenied(let path, let detail, _) where Self.ownedByThisUser(path):
+            // Files made in it by another user (a command run as root): running as its owner,
+            // which this user is, would not help.
+            let user = Self.userName ?? "the data directory's owner"
+            return "cannot open the projection database in \(path): permission denied (\(detail)); this user owns \(path) but not "
+                + "every file in it (a command run as another user, root perhaps, made some): give them back with "
+                + "`chown -R \(user) \(Self.dataDirectory(of: path))`; nothing was changed"
         case .accessDenied(let path, let detail, _):
             return "cannot open the projection database in \(path): permission denied (\(detail)); run subledger as the user that owns "
                 + "the data directory (the one the server runs as), or give this user write access to it; nothing was changed"
@@ -75,6 +82,21 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
 }
 
 extension ProjectionError {
+    private static func ownedByThisUser(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_uid == geteuid()
+    }
+
+    /// The data directory a projections directory is in: what the other user's files may be anywhere in.
+    private static func dataDirectory(of projections: String) -> String {
+        projections.hasSuffix("/projections") ? String(projections.dropLast("/projections".count)) : projections
+    }
+
+    private static var userName: String? {
+        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return nil }
+        return String(cString: name)
+    }
+
     /// What opening the database in `directory` failing with `error` means when the cause is
     /// that this user may not open it (EACCES, EPERM, EROFS); nil for any other failure, which
     /// is damage to rebuild from the log. Only LMDB and the snapshot files' own I/O say so.

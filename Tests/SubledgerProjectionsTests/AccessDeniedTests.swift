@@ -19,6 +19,17 @@ struct AccessDeniedTests {
         }
     }
 
+    @Test("denied in a directory this user owns, the message says to take back the files another user made there, not to run as the owner")
+    func ownerDeniedByAnotherUsersFiles() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("subledger-access-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: data + "/projections", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let error = try #require(ProjectionError(accessDenied: LMDBError(code: EACCES, context: "open environment"), directory: data + "/projections"))
+        #expect("\(error)".contains("`chown -R "), "\(error)")
+        #expect("\(error)".contains(" \(data)`"), "the data directory, where such files may be anywhere: \(error)")
+        #expect(!"\(error)".contains("run subledger as the user that owns"))
+    }
+
     @Test("an unreadable CURRENT or data file is access denied; a missing one is not")
     func snapshotFilePermissionErrors() {
         let unreadable = ProjectionError(.snapshotIO(path: "/d/projections/CURRENT", errno: EACCES, operation: "open"))
