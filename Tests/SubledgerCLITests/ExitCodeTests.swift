@@ -96,6 +96,13 @@ struct ExitCodeTests {
         #expect(!SimulatedLedger.shared.run(argv).output.contains("as of log position"))
     }
 
+    @Test("stats and verify count the same segments: every log's, quarantine too")
+    func segmentsAgree() throws {
+        let stats = try SimulatedLedger.shared.json("stats")
+        let verify = try SimulatedLedger.shared.json("verify")
+        #expect(stats["segments"] as? Int == verify["segments"] as? Int)
+    }
+
     @Test("customer --at-position tells the state as the ledger told it when its log ended there, and says which position")
     func customerAtPosition() throws {
         let id = SimulatedLedger.shared.customerIds[0]

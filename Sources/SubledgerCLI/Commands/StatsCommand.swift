@@ -16,12 +16,14 @@ enum StatsCommand: Command {
     struct Result: CommandOutput {
         var events: LogSummary?
         var evidence: LogSummary?
+        var quarantine: LogSummary?
         var customers: Int
         var quarantined: Int
         var checkpoint: String?
         var eventsFolded: Int
 
-        var segments: Int { (events?.segments ?? 0) + (evidence?.segments ?? 0) }
+        /// Every log's, as `verify` counts them.
+        var segments: Int { [events, evidence, quarantine].reduce(0) { $0 + ($1?.segments ?? 0) } }
         /// Every message stored is one event record, so messages are counted as `head` counts
         /// them, from the event log, not from the evidence: an append whose events were cut as a
         /// torn tail leaves its evidence behind, and ingesting the message again stores it anew.
@@ -71,8 +73,9 @@ enum StatsCommand: Command {
         let projection = try data.reader().projections.summary()
         let events = FileIO.exists(data.log) ? try LogReader(directory: data.log).summary() : nil
         let evidence = FileIO.exists(data.evidence) ? try LogReader(directory: data.evidence).summary() : nil
+        let quarantine = FileIO.exists(data.layout.quarantine) ? try LogReader(directory: data.layout.quarantine).summary() : nil
         return CommandResult(Result(
-            events: events, evidence: evidence, customers: projection.customers,
+            events: events, evidence: evidence, quarantine: quarantine, customers: projection.customers,
             quarantined: try Ledger.quarantinedCount(directory: data.path), checkpoint: projection.checkpoint?.description,
             eventsFolded: projection.events))
     }
