@@ -280,7 +280,7 @@ struct TimelineCodecTests {
                     transactionSignedAt: random.date(),
                     transaction: timeline.transactions.isEmpty ? -1 : Int32(random.rng.next() % UInt64(timeline.transactions.count)),
                     renewal: timeline.renewals.isEmpty ? -1 : Int32(random.rng.next() % UInt64(timeline.renewals.count)),
-                    type: UInt16(random.rng.next() % 28), subtype: UInt32(random.rng.next() % 5))
+                    type: UInt16(random.rng.next() % 28), tie: UInt16(truncatingIfNeeded: random.rng.next()), subtype: UInt32(random.rng.next() % 5))
             }
             if random.chance(50) {
                 timeline.customerToken = CustomerToken(kind: .uuid, bits: UInt128(random.rng.next()))
@@ -308,7 +308,7 @@ struct TimelineCodecTests {
         var timeline = Timeline(key: TimelineKey(environment: 1, originalTransactionId: Identifier(number: 1)))
         timeline.transactions = [random.version(), random.version()]
         timeline.renewals = [random.snapshot()]
-        timeline.facts = [Fact(time: 5, position: 9, recordedAt: 6, transactionSignedAt: 5, transaction: 1, renewal: 0, type: 3, subtype: 0)]
+        timeline.facts = [Fact(time: 5, position: 9, recordedAt: 6, transactionSignedAt: 5, transaction: 1, renewal: 0, type: 3, tie: 7, subtype: 0)]
         var writer: [UInt8] = []
         TimelineCodec.encode(timeline, into: &writer)
         for cut in [writer.count - 1, writer.count / 2, 1] {

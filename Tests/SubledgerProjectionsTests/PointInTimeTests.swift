@@ -86,6 +86,43 @@ struct PointInTimeTests {
         }
     }
 
+    @Test("contradictory messages signed in the same millisecond resolve by what they say, whatever order they arrive in", arguments: [
+        "renewal preference", "expiry subtype", "price increase", "refund type", "bare refunds",
+    ])
+    func sameMillisecondTies(_ kind: String) throws {
+        var apple = Notifier()
+        let sub = Subscriber("tie")
+        let bought = sub.transaction("t1", purchased: at("2025-03-01"), expires: at("2025-04-01"))
+        let start = apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2025-03-01"), transaction: bought, renewal: sub.renewal(signed: at("2025-03-01")))
+        let tied = at("2025-03-06", 10) + 123
+        let pair: [Event] = switch kind {
+        case "renewal preference":
+            ["basic.monthly", "pro.yearly"].map {
+                apple.notification("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", signed: tied, transaction: bought, renewal: sub.renewal(signed: tied, autoRenewProduct: $0))
+            }
+        case "expiry subtype":
+            ["VOLUNTARY", "BILLING_RETRY"].map {
+                apple.notification("EXPIRED", $0, signed: at("2025-04-01"), transaction: bought, renewal: sub.renewal(signed: at("2025-04-01"), autoRenew: false))
+            }
+        case "price increase":
+            [(nil, 0), ("ACCEPTED", 1)].map { subtype, status in
+                apple.notification("PRICE_INCREASE", subtype ?? "PENDING", signed: tied, transaction: bought, renewal: sub.renewal(signed: tied, priceIncreaseStatus: status))
+            }
+        case "refund type":
+            [nil, 50_000].map { apple.notification("REFUND", signed: tied, transaction: bought.refunded(at: tied, percentage: $0)) }
+        default:
+            [nil, 50_000].map { apple.backfill(bought.refunded(at: tied, percentage: $0)) }
+        }
+        let forwards = TestLedger([start] + pair), backwards = TestLedger([start, pair[1], pair[0]])
+        for instant in [tied + 1, at("2025-03-20"), at("2025-04-20")] {
+            #expect(forwards.customer("tie", at: instant) == backwards.customer("tie", at: instant), "\(kind) at \(instant)")
+        }
+        let scope = ReportScope(environment: .production)
+        let (march, april) = (UTCDay("2025-03-01")!, UTCDay("2025-04-30")!)
+        #expect(forwards.projection.churn(from: march, to: april, scope: scope) == backwards.projection.churn(from: march, to: april, scope: scope))
+        #expect(forwards.projection.revenue(from: march, to: april, scope: scope) == backwards.projection.revenue(from: march, to: april, scope: scope))
+    }
+
     @Test("a report at a position equals the report of a ledger that stopped just before it")
     func atPosition() throws {
         let (events, ids) = mixedEvents()

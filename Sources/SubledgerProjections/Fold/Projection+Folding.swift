@@ -11,6 +11,8 @@ struct FoldStep: Sendable {
     var effectiveAt: Int64
     var type: EventType
     var subtype: UInt32
+    /// `Fact.tie`.
+    var tie: UInt16
     var notification: NotificationKey?
     /// Nil for an event that touches no timeline (e.g. a TEST notification).
     var key: TimelineKey?
@@ -32,6 +34,7 @@ struct FoldStep: Sendable {
         effectiveAt = event.effectiveAt
         type = event.type
         subtype = event.subtype.map { strings.intern($0) } ?? 0
+        tie = event.tieBreak
         transactionSignedAt = event.effectiveAt
         if let uuid = event.notificationUUID {
             notification = uuid.uuid.map { NotificationKey(isText: false, bits: $0) }
@@ -105,7 +108,7 @@ extension Projection {
         let type = event.type
         var fact = Fact(
             time: event.effectiveAt, position: position, recordedAt: recordedAt,
-            transactionSignedAt: event.effectiveAt, transaction: -1, renewal: -1, type: type.code,
+            transactionSignedAt: event.effectiveAt, transaction: -1, renewal: -1, type: type.code, tie: event.tieBreak,
             subtype: event.subtype.map { strings.intern($0) } ?? 0)
         if let transaction {
             // A reversal restores the transaction, whatever revocation fields its copy repeats.
@@ -166,7 +169,7 @@ extension Projection {
 
         var fact = Fact(
             time: step.effectiveAt, position: step.position, recordedAt: step.recordedAt,
-            transactionSignedAt: step.transactionSignedAt, transaction: -1, renewal: -1, type: step.type.code, subtype: step.subtype)
+            transactionSignedAt: step.transactionSignedAt, transaction: -1, renewal: -1, type: step.type.code, tie: step.tie, subtype: step.subtype)
         if let version = step.transaction { fact.transaction = addVersion(version, to: index, transactionSeen: step.transactionSeen) }
         if let renewal = step.renewal { fact.renewal = timelines[Int(index)].add(renewal) }
         if timelines[Int(index)].insert(fact, deduplicate: step.notification == nil) { postings.add(step.posting) }
@@ -308,7 +311,7 @@ extension Timeline {
         return Int32(renewals.count - 1)
     }
 
-    /// Inserts keeping (time, position) order; replay is nearly time-ordered, so this is
+    /// Inserts keeping (time, tie, position) order; replay is nearly time-ordered, so this is
     /// usually an append. Without a notification UUID to deduplicate by, an identical fact at
     /// the same time is a duplicate (a bare transaction fed twice). Returns whether it was kept.
     @discardableResult
@@ -316,7 +319,7 @@ extension Timeline {
         var slot = facts.count
         while slot > 0 {
             let previous = facts[slot - 1]
-            if previous.time < fact.time || (previous.time == fact.time && previous.position <= fact.position) { break }
+            if !fact.ordersBefore(previous) { break }
             slot -= 1
         }
         if deduplicate {

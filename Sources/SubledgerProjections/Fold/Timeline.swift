@@ -188,7 +188,8 @@ struct RenewalSnapshot: Hashable, Sendable {
     var priceIncreaseStatus: Int8 = -1
 }
 
-/// One folded event, as far as a timeline is concerned.
+/// One folded event, as far as a timeline is concerned. Facts are ordered by (`time`, `tie`,
+/// `position`): by what was signed, then by what it says, and only then by arrival.
 struct Fact: Sendable, Equatable {
     /// The event's `effectiveAt`: the signed instant that orders it.
     var time: Int64
@@ -204,8 +205,16 @@ struct Fact: Sendable, Equatable {
     var renewal: Int32
     /// `EventType.code`.
     var type: UInt16
+    /// Orders facts signed in the same millisecond by their content (`EventView.tieBreak`),
+    /// where their log positions would order them by arrival. Two bytes the layout had free.
+    var tie: UInt16
     /// The interned raw subtype, or 0.
     var subtype: UInt32
+
+    /// Whether this fact comes before `other` in a timeline.
+    func ordersBefore(_ other: Fact) -> Bool {
+        (time, tie, position) < (other.time, other.tie, other.position)
+    }
 }
 
 extension Int64 {

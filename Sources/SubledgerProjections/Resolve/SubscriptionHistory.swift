@@ -30,16 +30,20 @@ struct SubscriptionHistory {
             if fact.transaction >= 0 {
                 sightings.append(Sighting(
                     transactionId: timeline.transactions[Int(fact.transaction)].transactionId.raw,
-                    signedAt: fact.transactionSignedAt, time: fact.time, version: fact.transaction))
+                    signedAt: fact.transactionSignedAt, time: fact.time, version: fact.transaction, order: Int32(sightings.count)))
             }
-            if fact.renewal >= 0 { renewalSeen[Int(fact.renewal)] = true }
+            // In the facts' order, which ties by content, not in the order first folded: a
+            // stable sort then leaves snapshots no rule tells apart as their facts stand.
+            if fact.renewal >= 0 && !renewalSeen[Int(fact.renewal)] {
+                renewalSeen[Int(fact.renewal)] = true
+                renewals.append(timeline.renewals[Int(fact.renewal)])
+            }
             if fact.type == EventType.priceIncrease.code || fact.type == EventType.expired.code {
                 notes.append(Note(
                     time: fact.time, type: EventType(code: fact.type)!, subtype: fact.subtype,
                     renewal: fact.renewal >= 0 ? timeline.renewals[Int(fact.renewal)] : nil))
             }
         }
-        for (index, seen) in renewalSeen.enumerated() where seen { renewals.append(timeline.renewals[index]) }
         if visibility.notAfter != .max { renewals += Self.backfilledRenewals(of: timeline, visibility: visibility, seen: renewalSeen) }
         renewals.sort { $0.ordersBefore($1) }
 
@@ -51,7 +55,7 @@ struct SubscriptionHistory {
             if a.signedAt != b.signedAt { return a.signedAt < b.signedAt }
             if a.time != b.time { return a.time < b.time }
             let (x, y) = (versions[Int(a.version)], versions[Int(b.version)])
-            return x != y ? x.ordersBefore(y) : a.version < b.version
+            return x != y && (x.ordersBefore(y) || y.ordersBefore(x)) ? x.ordersBefore(y) : a.order < b.order
         }
         var start = 0
         while start < sightings.count {
@@ -104,6 +108,8 @@ struct SubscriptionHistory {
         let signedAt: Int64
         let time: Int64
         let version: Int32
+        /// Its fact's place in the timeline: what orders versions no rule tells apart.
+        let order: Int32
     }
 }
 

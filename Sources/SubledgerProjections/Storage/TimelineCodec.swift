@@ -64,6 +64,7 @@ enum TimelineCodec {
             writer.appendZigzag(fact.recordedAt &- fact.time)
             writer.appendZigzag(fact.transactionSignedAt &- fact.time)
             writer.appendVarint(UInt64(fact.type))
+            writer.appendVarint(UInt64(fact.tie))
             writer.appendVarint(UInt64(fact.subtype))
             writer.appendVarint(UInt64(fact.transaction + 1))
             writer.appendVarint(UInt64(fact.renewal + 1))
@@ -93,15 +94,16 @@ enum TimelineCodec {
             let recordedAt = time &+ (try reader.zigzag())
             let signedAt = time &+ (try reader.zigzag())
             let type = try reader.varint()
+            let tie = try reader.varint()
             let subtype = try reader.varint()
             let transaction = Int64(bitPattern: try reader.varint()) - 1
             let renewal = Int64(bitPattern: try reader.varint()) - 1
-            guard type <= UInt64(UInt16.max), subtype <= UInt64(UInt32.max),
+            guard type <= UInt64(UInt16.max), tie <= UInt64(UInt16.max), subtype <= UInt64(UInt32.max),
                 transaction < Int64(transactionCount), renewal < Int64(renewalCount)
             else { throw SnapshotDamage("a fact refers to something the timeline does not hold") }
             timeline.facts.append(Fact(
                 time: time, position: position, recordedAt: recordedAt, transactionSignedAt: signedAt,
-                transaction: Int32(transaction), renewal: Int32(renewal), type: UInt16(type), subtype: UInt32(subtype)))
+                transaction: Int32(transaction), renewal: Int32(renewal), type: UInt16(type), tie: UInt16(tie), subtype: UInt32(subtype)))
             previousTime = time
             previousPosition = position
         }
