@@ -294,6 +294,7 @@ extension CustomerSimulation {
         // Recoveries in grace come in its first week, so the recovered transaction still spans
         // at least 21 days and its period reads unambiguously as a month.
         if random.chance(rates.graceRecovery), let recovery = instant(between: expires, and: expires + 7 * Self.day) {
+            paidService.recoveredInGrace(from: expires, at: recovery)
             try renew(scheduledAt: expires, chargedAt: recovery, subtype: .billingRecovery)
             return true
         }

@@ -334,8 +334,9 @@ final class CustomerSimulation {
 /// The paid-service clock behind the proceeds rate: 85% for a transaction bought after a year
 /// (365 days) of paid service in the subscription group, else 70%. Each paid transaction counts
 /// from its purchase to its original expiry (renewal extensions excluded) or to an earlier
-/// upgrade or refund; free trials and grace or retry days don't count; a gap of more than 60
-/// days between one paid period's end and the next purchase restarts the count.
+/// upgrade or refund; the billing grace days before a recovery in grace count (Apple: no
+/// interruption to the days of paid service); free trials and billing retry days don't; a gap
+/// of more than 60 days between one paid period's end and the next purchase restarts the count.
 struct PaidService {
     static let year = 365 * UTC.millisecondsPerDay
     static let lapse = 60 * UTC.millisecondsPerDay
@@ -368,6 +369,11 @@ struct PaidService {
     /// The current paid period ends early (upgrade, refund).
     mutating func cut(at instant: Int64) {
         if let period = current, instant < period.end { current?.end = instant }
+    }
+
+    /// The subscription recovered at `recovery` in the billing grace period after `expiry`.
+    mutating func recoveredInGrace(from expiry: Int64, at recovery: Int64) {
+        accumulated += max(0, recovery - expiry)
     }
 
     /// A reversed refund gives the period back.

@@ -247,6 +247,30 @@ struct RevenueReportTests {
         }
     }
 
+    @Test("days in a billing grace period the subscription recovered in are paid service; days in billing retry are not", arguments: [true, false])
+    func graceDaysArePaidService(recoveredInGrace: Bool) throws {
+        // Eleven paid months to 2025-12-01, then a failed renewal with 16 days of grace. Recovered
+        // four days into grace (the renewal date kept), the year is whole 27 days later: 334 + 4
+        // + 27 days. Recovered 20 days in, in billing retry, for a period as long, it is not.
+        var apple = Notifier()
+        let sub = Subscriber("graceful")
+        var events = renewals(sub, &apple, months: months(from: "2025-01", count: 11), day: "01")
+        let expired = at("2025-12-01")
+        let lastPaid = sub.transaction("graceful.10", purchased: at("2025-11-01"), expires: expired)
+        events.append(apple.notification(
+            "DID_FAIL_TO_RENEW", "GRACE_PERIOD", signed: expired, transaction: lastPaid,
+            renewal: sub.renewal(signed: expired, expirationIntent: 2, billingRetry: true, graceEnds: expired + 16 * day)))
+        let recovery = recoveredInGrace ? expired + 4 * day : expired + 20 * day
+        let recovered = sub.transaction("graceful.11", purchased: recovery, expires: recovery + 27 * day)
+        events.append(apple.notification("DID_RENEW", "BILLING_RECOVERY", signed: recovery, transaction: recovered))
+        let next = recovered.expiresDate!
+        events.append(apple.notification(
+            "DID_RENEW", signed: next, transaction: sub.transaction("graceful.12", purchased: next, expires: next + 31 * day)))
+        let report = TestLedger(events).projection.revenue(from: UTCDay(containing: next), to: UTCDay(containing: next), scope: production)
+        // Without the grace days, 334 + 27 = 361 days: short of the year.
+        #expect(report.rows.map(\.proceeds) == [recoveredInGrace ? 8492 : 6993], "recovered \(recoveredInGrace ? "in grace" : "in billing retry")")
+    }
+
     @Test("one-time purchases are revenue at 70 %")
     func oneTimePurchase() throws {
         var apple = Notifier()

@@ -82,13 +82,18 @@ struct GroundTruthTests {
     }
 
     /// The proceeds rate of each paid purchased subscription transaction: 85% once a year of
-    /// paid service (purchase to original expiry, or earlier upgrade or standing refund) has
-    /// accumulated with no gap over 60 days.
+    /// paid service (purchase to original expiry, or earlier upgrade or standing refund, and the
+    /// billing grace days before a recovery in grace) has accumulated with no gap over 60 days.
     private func proceedsRates() -> [String: Int64] {
         let day: Int64 = 86_400_000
         var rates: [String: Int64] = [:]
         for steps in replay.purchased.values {
             var seen = Set<String>()
+            // The grace period each transaction's failed renewal opened, by transaction id.
+            var graceEnds: [String: Int64] = [:]
+            for step in steps where step.typeKey == "DID_FAIL_TO_RENEW/GRACE_PERIOD" {
+                graceEnds[step.transaction.transactionId!] = step.renewal?.gracePeriodExpiresDate
+            }
             var purchases: [(id: String, transaction: TransactionPayload, originalExpires: Int64)] = []
             for step in steps where seen.insert(step.transaction.transactionId!).inserted {
                 purchases.append((step.transaction.transactionId!, step.transaction, step.transaction.expiresDate!))
@@ -105,6 +110,10 @@ struct GroundTruthTests {
                 if index + 1 < purchases.count { end = min(end, purchases[index + 1].transaction.purchaseDate!) }
                 if let revoked = finalState.revocationDate { end = min(end, revoked) }
                 accumulated += end - start
+                if index + 1 < purchases.count, let graceEnd = graceEnds[purchase.id], let expiry = finalState.expiresDate {
+                    let next = purchases[index + 1].transaction.purchaseDate!
+                    if next > expiry && next <= graceEnd { accumulated += min(next, finalState.revocationDate ?? .max) - expiry }
+                }
                 lastEnd = end
             }
         }

@@ -20,9 +20,11 @@ extension SubscriptionHistory {
     /// service in its group before the period's purchase, else 70 %.
     ///
     /// Paid service is the time each paid period covered until its original expiry (extensions
-    /// of the renewal date don't count), the next purchase or its revocation; free trials add
-    /// nothing; upgrades and downgrades continue the count; a gap of more than 60 days between
-    /// the end of entitlement and the next purchase starts the count again.
+    /// of the renewal date don't count), the next purchase or its revocation, and the billing
+    /// grace period after its expiry when the subscription recovered in it (Apple: no
+    /// interruption to the days of paid service); free trials add nothing; upgrades and
+    /// downgrades continue the count; a gap of more than 60 days between the end of entitlement
+    /// and the next purchase starts the count again.
     func proceedsRates() -> [Int64] {
         var rates: [Int64] = []
         rates.reserveCapacity(periods.count)
@@ -39,8 +41,12 @@ extension SubscriptionHistory {
             let revocation = version.revocationDate == .absent ? Int64.max : version.revocationDate
             if !version.isTrial {
                 let paidEnd = period.baseExpiresDate.present ?? version.expiresDate.present ?? version.purchaseDate
-                let end = min(paidEnd, nextStart(after: index), revocation)
+                let next = nextStart(after: index)
+                let end = min(paidEnd, next, revocation)
                 paidService &+= max(0, end &- version.purchaseDate)
+                if let expiry = version.expiresDate.present, next > expiry, let graceEnd = graceEnd(after: index), next <= graceEnd {
+                    paidService &+= max(0, min(next, revocation) &- expiry)
+                }
             }
             let entitlementEnd = min(version.expiresDate.present ?? .max, revocation)
             entitledUntil = max(entitledUntil ?? .min, entitlementEnd)
