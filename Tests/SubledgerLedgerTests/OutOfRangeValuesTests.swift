@@ -38,4 +38,30 @@ struct OutOfRangeValuesTests {
         let report = try ledger.read { try $0.revenue(RevenueQuery(from: day, to: day, filter: ReportFilter())) }
         #expect(report.rows.map(\.grossSales) == [249_000_000])
     }
+
+    @Test("a signed payload that names what it is but does not decode is refused with the decoder's own reason, not as lacking what it names")
+    func undecodablePayloadSaysWhy() throws {
+        let test = try TestPKILedger(environments: ["Production"])
+        let (start, fixtures, ledger) = (TestPKILedger.start, test.fixtures(.production), test.ledger)
+        defer { ledger.close() }
+        let transaction = fixtures.transaction(transactionId: "2000000000000811", productId: "com.example.coins", type: .consumable, purchaseDate: start, price: 990, currency: "USD")
+        let notification = fixtures.notification(.oneTimeCharge, transaction: transaction).payload
+        // The member named twice: Apple's library would take the last; neither is taken here.
+        let twice = String(decoding: notification.jsonBytes(), as: UTF8.self).replacingOccurrences(
+            of: #""notificationType":"ONE_TIME_CHARGE""#, with: #""notificationType":"ONE_TIME_CHARGE","notificationType":"REFUND""#)
+        var negative = transaction
+        negative.price = -1
+        let lines = [
+            IngestLine(bytes: fixtures.signer.sign(payload: Array(twice.utf8)), line: 1, source: "test"),
+            IngestLine(bytes: Array(fixtures.signedTransactionInfo(negative).utf8), line: 2, source: "test"),
+        ]
+        let outcomes = try ledger.ingest(lines, recordedAt: start)
+        guard case .rejected("payload_invalid", let duplicated) = outcomes[0], case .rejected("payload_invalid", let priced) = outcomes[1] else {
+            Issue.record("\(outcomes)")
+            return
+        }
+        #expect(duplicated.contains("notificationType") && duplicated.contains("more than once"), "\(duplicated)")
+        #expect(!duplicated.contains("no notificationType"), "\(duplicated)")
+        #expect(priced.contains("'price'") && !priced.contains("no transactionId"), "\(priced)")
+    }
 }

@@ -58,16 +58,39 @@ struct MessagePreparer: Sendable {
             message = Array(bytes)
         }
         let jws = try CompactJWS(message)
-        if let notification = try? NotificationPayload.decode(jws.payload), notification.notificationType != nil {
-            return try prepareNotification(notification, jws: jws, message: message)
+        let notification = Result { () throws(PayloadError) in try NotificationPayload.decode(jws.payload) }
+        if case .success(let payload) = notification, payload.notificationType != nil {
+            return try prepareNotification(payload, jws: jws, message: message)
         }
-        if let transaction = try? TransactionPayload.decode(jws.payload), transaction.transactionId != nil {
-            return try prepareTransaction(transaction, jws: jws, message: message)
+        let transaction = Result { () throws(PayloadError) in try TransactionPayload.decode(jws.payload) }
+        if case .success(let payload) = transaction, payload.transactionId != nil {
+            return try prepareTransaction(payload, jws: jws, message: message)
         }
-        guard let renewal = try? RenewalInfoPayload.decode(jws.payload), renewal.originalTransactionId != nil, renewal.autoRenewProductId != nil || renewal.autoRenewStatus != nil else {
-            throw VerificationError(.payloadInvalid, "the signed payload is neither a notification (no notificationType), a transaction (no transactionId) nor a renewal info (no autoRenewStatus)")
+        let renewal = Result { () throws(PayloadError) in try RenewalInfoPayload.decode(jws.payload) }
+        if case .success(let payload) = renewal, payload.originalTransactionId != nil, payload.autoRenewProductId != nil || payload.autoRenewStatus != nil {
+            return try prepareRenewal(payload, jws: jws, message: message, taken: line.takesRenewalInfo)
         }
-        return try prepareRenewal(renewal, jws: jws, message: message, taken: line.takesRenewalInfo)
+        throw Self.undecodable(jws.payload, notification: notification, transaction: transaction, renewal: renewal)
+    }
+
+    /// Why a signed payload is none of the three: the decoder's own error for the kind its
+    /// members name (a notificationType given twice, a price out of range), where one message
+    /// for all said it lacked a notificationType it had.
+    private static func undecodable<A, B, C>(
+        _ payload: [UInt8], notification: Result<A, PayloadError>, transaction: Result<B, PayloadError>, renewal: Result<C, PayloadError>
+    ) -> VerificationError {
+        let kinds: [(member: String, kind: String, error: PayloadError?)] = [
+            ("notificationType", "a notification", notification.failure), ("transactionId", "a transaction", transaction.failure),
+            ("autoRenewStatus", "a renewal info", renewal.failure),
+        ]
+        for kind in kinds {
+            guard let error = kind.error, payload.contains(Array("\"\(kind.member)\"".utf8)) else { continue }
+            return VerificationError(.payloadInvalid, "the signed payload names a \(kind.member), as \(kind.kind) does, but does not decode: \(error)")
+        }
+        if let error = notification.failure, transaction.failure != nil, renewal.failure != nil {
+            return VerificationError(.payloadInvalid, "the signed payload does not decode: \(error)")
+        }
+        return VerificationError(.payloadInvalid, "the signed payload is neither a notification (no notificationType), a transaction (no transactionId) nor a renewal info (no autoRenewStatus)")
     }
 
     private func prepareNotification(_ notification: NotificationPayload, jws: CompactJWS, message: [UInt8]) throws(VerificationError) -> PreparedMessage {
@@ -210,4 +233,11 @@ extension RenewalInfoPayload: NestedPayload {}
 
 extension String {
     func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
+
+private extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
 }
