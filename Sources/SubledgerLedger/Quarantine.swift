@@ -22,7 +22,7 @@ final class Quarantine: Sendable {
     /// The line was longer than `maxLineBytes`: what is kept cannot be retried.
     static let truncatedFlag: UInt64 = 2
     /// Longer lines are kept truncated (the entry says so): the quarantine stays bounded.
-    static let maxLineBytes = 1 << 20
+    static let maxLineBytes = IngestLine.maxKeptBytes
 
     /// Webhook bodies that failed verification are kept while the quarantine holds less than
     /// this: the route is open to anyone, and a well-formed JWS with any signature fails as a

@@ -80,9 +80,33 @@ enum IngestCommand: Command {
         return CommandResult(result, result.rejections.isEmpty && result.stoppedBy == nil ? .success : .failure)
     }
 
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    private struct LineKey: Hashable {
+        var source: String
+        var line: Int
+    }
+
+    /// A read of an input failed partway: what came before is stored, the rest was not read.
+    struct InputUnreadable: Error, CustomStringConvertible {
+        var source: String
+        var line: Int
+        var errno: Int32
+
+        var description: String {
+            "reading \(source == "-" ? "standard input" : source) failed at line \(line): \(String(cString: strerror(errno))) (errno \(errno)); the lines after it were not read"
+        }
+    }
+
     /// Every input is checked before anything is ingested: a typo in the last of several files
     /// must not leave the ones before it half done behind a usage error.
     static func requireReadable(_ files: [String]) throws(UsageError) {
+        // A second `-` would read a standard input the first has read to its end and closed.
+        if files.count(where: { $0 == "-" }) > 1 {
+            throw UsageError("- (standard input) is given more than once; it can be read once; nothing was ingested")
+        }
         for file in files where file != "-" {
             var info = stat()
             guard stat(file, &info) == 0, access(file, R_OK) == 0 else {
@@ -130,6 +154,7 @@ enum IngestCommand: Command {
         var pending: PendingBatch?
         var stored = 0
         var batchLimit = Self.firstBatchSize
+        var cutLines = Set<LineKey>()
         func collect() throws {
             guard let batch = pending else { return }
             pending = nil
@@ -142,7 +167,11 @@ enum IngestCommand: Command {
                     if result.first == nil { result.first = position }
                     result.last = position
                 case .duplicate: result.duplicates += 1
-                case .rejected(let reason, let detail): result.rejections.append(Rejection(line: line.line, source: line.source, reason: reason, detail: detail))
+                case .rejected(let reason, let detail):
+                    let cut = cutLines.contains(LineKey(source: line.source, line: line.line))
+                    result.rejections.append(Rejection(
+                        line: line.line, source: line.source, reason: reason,
+                        detail: cut ? "the line is longer than 1 MiB, more than any signed App Store message, and was read no further (its first 1 MiB is quarantined): \(detail)" : detail))
                 }
             }
             Output.progress("ingest: \(stored) read, \(result.appended) appended, \(result.duplicates) duplicates, \(result.rejections.count) rejected")
@@ -165,8 +194,8 @@ enum IngestCommand: Command {
             setvbuf(file, nil, _IOFBF, Self.readBufferSize)
             var batch: [IngestLine] = []
             var lineNumber = 0
-            var buffer: UnsafeMutablePointer<CChar>?
-            var capacity = 0
+            // A byte more than the quarantine keeps, so that it knows the line was longer.
+            var lines = IngestLineReader(file, limit: IngestLine.maxKeptBytes + 1)
             // A batch's verification starts before the batch ahead of it is stored, so the
             // cores go on verifying while that batch's last chunks are stored. At most three
             // batches are held: one being stored, the next being verified, one being read.
@@ -177,23 +206,25 @@ enum IngestCommand: Command {
                 pending = .start(verification, into: ledger, recordedAt: clock(), on: queue)
                 batch.removeAll(keepingCapacity: true)
             }
-            while true {
-                let length = getline(&buffer, &capacity, file)
-                if length < 0 { break }
+            while let (bytes, cut) = lines.next() {
                 lineNumber += 1
-                let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
                 // A byte order mark begins a file from a Windows editor, the first line even when blank.
-                let text = lineNumber == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? UnsafeRawBufferPointer(rebasing: bytes[3...]) : bytes
-                if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { continue }
+                let marked = lineNumber == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF] as [UInt8])
+                if bytes.dropFirst(marked ? 3 : 0).allSatisfy(Self.isBlank) { continue }
                 result.read += 1
-                batch.append(IngestLine(bytes: Array(bytes), line: lineNumber, source: input))
+                if cut { cutLines.insert(LineKey(source: input, line: lineNumber)) }
+                batch.append(IngestLine(bytes: bytes, line: lineNumber, source: input))
                 if batch.count == batchLimit {
                     try flush()
                     batchLimit = min(Self.batchSize, batchLimit * 4)
                 }
             }
-            free(buffer)
-            try flush(last: index == files.count - 1)
+            try flush(last: index == files.count - 1 || lines.failure != nil)
+            if let failure = lines.failure {
+                // What was read before is stored and counted; the rest of this input is not.
+                try collect()
+                throw InputUnreadable(source: input, line: lineNumber + 1, errno: failure)
+            }
         }
         try collect()
         Output.endProgress()

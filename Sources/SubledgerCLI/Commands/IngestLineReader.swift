@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The lines of a stdio stream for `ingest`, each kept up to `limit` bytes and the rest read and
+/// dropped: `getline` held a whole line however long, and a line with no end (`/dev/zero`) took
+/// every byte of memory. A read that fails is told apart from the end of the input.
+struct IngestLineReader {
+    private let file: UnsafeMutablePointer<FILE>
+    private let limit: Int
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    private var start = 0
+    private var end = 0
+    /// The `errno` of a read that failed; the lines before it were given.
+    private(set) var failure: Int32?
+
+    init(_ file: UnsafeMutablePointer<FILE>, limit: Int) {
+        self.file = file
+        self.limit = limit
+    }
+
+    /// The next line, its newline included, and whether bytes past `limit` were dropped; nil at
+    /// the end of the input or after a failed read.
+    mutating func next() -> (bytes: [UInt8], cut: Bool)? {
+        var line: [UInt8] = []
+        var cut = false
+        var read = false
+        while true {
+            if start == end {
+                guard failure == nil else { return nil }
+                let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+                if count == 0 {
+                    if ferror(file) != 0 { failure = errno }
+                    return read ? (line, cut) : nil
+                }
+                (start, end) = (0, count)
+            }
+            read = true
+            let newline: Int? = chunk.withUnsafeBytes { buffer in
+                memchr(buffer.baseAddress! + start, 0x0A, end - start).map { UnsafeRawPointer($0) - buffer.baseAddress! }
+            }
+            let stop = newline.map { $0 + 1 } ?? end
+            let room = max(0, limit - line.count)
+            line.append(contentsOf: chunk[start..<min(stop, start + room)])
+            if stop - start > room { cut = true }
+            start = stop
+            if newline != nil { return (line, cut) }
+        }
+    }
+}
