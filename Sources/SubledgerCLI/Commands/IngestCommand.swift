@@ -84,11 +84,6 @@ enum IngestCommand: Command {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
-    private struct LineKey: Hashable {
-        var source: String
-        var line: Int
-    }
-
     /// A read of an input failed partway: what came before is stored, the rest was not read.
     struct InputUnreadable: Error, CustomStringConvertible {
         var source: String
@@ -154,7 +149,6 @@ enum IngestCommand: Command {
         var pending: PendingBatch?
         var stored = 0
         var batchLimit = Self.firstBatchSize
-        var cutLines = Set<LineKey>()
         func collect() throws {
             guard let batch = pending else { return }
             pending = nil
@@ -167,11 +161,7 @@ enum IngestCommand: Command {
                     if result.first == nil { result.first = position }
                     result.last = position
                 case .duplicate: result.duplicates += 1
-                case .rejected(let reason, let detail):
-                    let cut = cutLines.contains(LineKey(source: line.source, line: line.line))
-                    result.rejections.append(Rejection(
-                        line: line.line, source: line.source, reason: reason,
-                        detail: cut ? "the line is longer than 1 MiB, more than any signed App Store message, and was read no further (its first 1 MiB is quarantined): \(detail)" : detail))
+                case .rejected(let reason, let detail): result.rejections.append(Rejection(line: line.line, source: line.source, reason: reason, detail: detail))
                 }
             }
             Output.progress("ingest: \(stored) read, \(result.appended) appended, \(result.duplicates) duplicates, \(result.rejections.count) rejected")
@@ -194,7 +184,7 @@ enum IngestCommand: Command {
             setvbuf(file, nil, _IOFBF, Self.readBufferSize)
             var batch: [IngestLine] = []
             var lineNumber = 0
-            // A byte more than the quarantine keeps, so that it knows the line was longer.
+            // A byte more than the quarantine keeps, so that a longer line is known as one.
             var lines = IngestLineReader(file, limit: IngestLine.maxKeptBytes + 1)
             // A batch's verification starts before the batch ahead of it is stored, so the
             // cores go on verifying while that batch's last chunks are stored. At most three
@@ -206,13 +196,13 @@ enum IngestCommand: Command {
                 pending = .start(verification, into: ledger, recordedAt: clock(), on: queue)
                 batch.removeAll(keepingCapacity: true)
             }
-            while let (bytes, cut) = lines.next() {
+            while let bytes = lines.next() {
                 lineNumber += 1
-                // A byte order mark begins a file from a Windows editor, the first line even when blank.
+                // A byte order mark begins a file from a Windows editor, the first line even when
+                // blank. A line cut short may hold more than blanks past the cut: it is refused.
                 let marked = lineNumber == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF] as [UInt8])
-                if bytes.dropFirst(marked ? 3 : 0).allSatisfy(Self.isBlank) { continue }
+                if bytes.count <= IngestLine.maxKeptBytes && bytes.dropFirst(marked ? 3 : 0).allSatisfy(Self.isBlank) { continue }
                 result.read += 1
-                if cut { cutLines.insert(LineKey(source: input, line: lineNumber)) }
                 batch.append(IngestLine(bytes: bytes, line: lineNumber, source: input))
                 if batch.count == batchLimit {
                     try flush()

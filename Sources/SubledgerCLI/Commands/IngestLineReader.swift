@@ -19,19 +19,21 @@ struct IngestLineReader {
         self.limit = limit
     }
 
-    /// The next line, its newline included, and whether bytes past `limit` were dropped; nil at
-    /// the end of the input or after a failed read.
-    mutating func next() -> (bytes: [UInt8], cut: Bool)? {
+    /// The next line, its newline included, cut at `limit` bytes; nil at the end of the input
+    /// or at a failed read, which drops the part of a line read before it.
+    mutating func next() -> [UInt8]? {
         var line: [UInt8] = []
-        var cut = false
         var read = false
         while true {
             if start == end {
                 guard failure == nil else { return nil }
                 let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
                 if count == 0 {
-                    if ferror(file) != 0 { failure = errno }
-                    return read ? (line, cut) : nil
+                    if ferror(file) != 0 {
+                        failure = errno
+                        return nil
+                    }
+                    return read ? line : nil
                 }
                 (start, end) = (0, count)
             }
@@ -42,9 +44,8 @@ struct IngestLineReader {
             let stop = newline.map { $0 + 1 } ?? end
             let room = max(0, limit - line.count)
             line.append(contentsOf: chunk[start..<min(stop, start + room)])
-            if stop - start > room { cut = true }
             start = stop
-            if newline != nil { return (line, cut) }
+            if newline != nil { return line }
         }
     }
 }

@@ -28,6 +28,10 @@ struct MessagePreparer: Sendable {
     }
 
     private func prepareThrowing(_ line: IngestLine) throws(VerificationError) -> PreparedMessage {
+        // `ingest` reads a longer line no further (a line without end took every byte of memory).
+        guard line.bytes.count <= IngestLine.maxKeptBytes else {
+            throw VerificationError(.malformedJSON, "the line is longer than 1 MiB, more than any signed App Store message, and was read no further; its first 1 MiB is quarantined")
+        }
         var bytes = line.bytes[...]
         // A UTF-8 byte order mark, as Windows editors and PowerShell begin a file with: it was
         // reported as "the JWS header is not base64url", which no retry could mend.
