@@ -92,9 +92,15 @@ extension ProjectionError {
         projections.hasSuffix("/projections") ? String(projections.dropLast("/projections".count)) : projections
     }
 
+    /// `getpwuid_r`: a message may be described on several threads at once.
     private static var userName: String? {
-        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return nil }
-        return String(cString: name)
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        return buffer.withUnsafeMutableBufferPointer { storage in
+            guard let base = storage.baseAddress, getpwuid_r(geteuid(), &entry, base, storage.count, &found) == 0, found != nil, let name = entry.pw_name else { return nil }
+            return String(cString: name)
+        }
     }
 
     /// What opening the database in `directory` failing with `error` means when the cause is

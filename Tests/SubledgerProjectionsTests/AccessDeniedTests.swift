@@ -25,7 +25,7 @@ struct AccessDeniedTests {
         try FileManager.default.createDirectory(atPath: data + "/projections", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: data) }
         let error = try #require(ProjectionError(accessDenied: LMDBError(code: EACCES, context: "open environment"), directory: data + "/projections"))
-        #expect("\(error)".contains("`chown -R "), "\(error)")
+        #expect("\(error)".contains("`chown -R \(NSUserName()) "), "named by this user's name: \(error)")
         #expect("\(error)".contains(" \(data)`"), "the data directory, where such files may be anywhere: \(error)")
         #expect(!"\(error)".contains("run subledger as the user that owns"))
     }
