@@ -52,7 +52,7 @@ struct MessagePreparer: Sendable {
                 throw VerificationError(.malformedJSON, "the line is not valid JSON: \(error)")
             }
             guard let signed else {
-                throw VerificationError(.malformedJSON, "the JSON object has no \"signedPayload\" member; send the App Store's POST body as it is")
+                throw VerificationError(.malformedJSON, "the JSON object has no \"signedPayload\" string (it is absent or null); send the App Store's POST body as it is")
             }
             message = signed
         } else {
