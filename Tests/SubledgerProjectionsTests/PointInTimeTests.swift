@@ -117,6 +117,9 @@ struct PointInTimeTests {
         for instant in [tied + 1, at("2025-03-20"), at("2025-04-20")] {
             #expect(forwards.customer("tie", at: instant) == backwards.customer("tie", at: instant), "\(kind) at \(instant)")
         }
+        // History lists them in the order they are resolved in, the same either way.
+        let told = { (ledger: TestLedger) in ledger.projection.history("tie")?.events.map { "\($0.type.name) \($0.subtype ?? "")" } }
+        #expect(told(forwards) == told(backwards), "\(kind)")
         let scope = ReportScope(environment: .production)
         let (march, april) = (UTCDay("2025-03-01")!, UTCDay("2025-04-30")!)
         #expect(forwards.projection.churn(from: march, to: april, scope: scope) == backwards.projection.churn(from: march, to: april, scope: scope))

@@ -4,7 +4,8 @@ import SubledgerLog
 /// A customer's events, for `history`.
 public struct CustomerHistory: Sendable, Equatable {
     public var customerId: String
-    /// By effective time, then log position.
+    /// By effective time, then by what each says (`Fact.tie`), then log position: the order
+    /// the state is resolved in, whatever order the events arrived in.
     public var events: [HistoryEntry]
 }
 
@@ -30,21 +31,21 @@ extension Projection {
         guard let (customerId, members) = customerTimelines(id) else { return nil }
         guard (from ?? .min) <= (to ?? .max) else { return CustomerHistory(customerId: customerId, events: []) }
         let window = (from ?? .min)...(to ?? .max)
-        var events: [HistoryEntry] = []
+        var events: [(entry: HistoryEntry, tie: UInt16)] = []
         for member in members {
             let timeline = timelines[Int(member)]
             let originalTransactionId = identifierText(timeline.key.originalTransactionId)
             for fact in timeline.facts where window.contains(fact.time) {
                 guard let type = EventType(code: fact.type) else { continue }
-                events.append(HistoryEntry(
+                events.append((HistoryEntry(
                     position: LogPosition(rawValue: fact.position), recordedAt: fact.recordedAt, effectiveAt: fact.time,
                     type: type, subtype: text(fact.subtype), originalTransactionId: originalTransactionId,
                     transactionId: fact.transaction < 0
                         ? nil : identifierText(timeline.transactions[Int(fact.transaction)].transactionId),
-                    environment: text(timeline.key.environment)))
+                    environment: text(timeline.key.environment)), fact.tie))
             }
         }
-        events.sort { ($0.effectiveAt, $0.position) < ($1.effectiveAt, $1.position) }
-        return CustomerHistory(customerId: customerId, events: events)
+        events.sort { ($0.entry.effectiveAt, $0.tie, $0.entry.position) < ($1.entry.effectiveAt, $1.tie, $1.entry.position) }
+        return CustomerHistory(customerId: customerId, events: events.map(\.entry))
     }
 }
