@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What went wrong with a log, with what to do about it.
 public enum LogError: Error, Sendable, CustomStringConvertible {
     /// Another process holds the directory's writer lock.
@@ -29,6 +35,10 @@ public enum LogError: Error, Sendable, CustomStringConvertible {
             return "log corrupted: \(problem); run `subledger verify` for the full list, and restore the segment from a backup"
         case .noSpace(let error):
             return "disk full (\(error)); nothing was written — free space and retry"
+        case .io(let error) where error.errno == EROFS:
+            // A backup on read-only media, a mount made read-only: the owner meets it too.
+            return "the file system is read-only (\(error)); ingest, serve and rebuild write to the data directory: copy it to writable storage "
+                + "or remount it (stats, reports, verify and head read it as it is); nothing was written"
         case .io(let error):
             return "I/O error: \(error)"
         case .invalidRecord(let reason):

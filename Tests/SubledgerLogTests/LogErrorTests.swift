@@ -1,0 +1,17 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import SubledgerLog
+
+@Suite("Log errors say what to do")
+struct LogErrorTests {
+    @Test("a read-only file system says so, and what works on it, where a write was refused; other I/O errors are named as they are")
+    func readOnlyFileSystem() {
+        let readOnly = "\(LogError.io(SystemError(call: "open /mnt/ledger/log/LOCK", errno: EROFS)))"
+        #expect(readOnly.contains("read-only") && readOnly.contains("copy it to writable storage") && readOnly.contains("nothing was written"), "\(readOnly)")
+        #expect(readOnly.contains("open /mnt/ledger/log/LOCK"), "names the call: \(readOnly)")
+        let other = "\(LogError.io(SystemError(call: "pread /mnt/ledger/log/0.seg", errno: EIO)))"
+        #expect(other.hasPrefix("I/O error: pread /mnt/ledger/log/0.seg") && !other.contains("read-only"), "\(other)")
+    }
+}
