@@ -19,10 +19,8 @@ final class Quarantine: Sendable {
     static let earlierEntryKind: UInt8 = 4
     static let resolvedKind: UInt8 = 5
     static let takesRenewalInfoFlag: UInt64 = 1
-    /// The line was longer than `maxLineBytes`: what is kept cannot be retried.
+    /// The line was longer than `IngestLine.maxKeptBytes`: what is kept cannot be retried.
     static let truncatedFlag: UInt64 = 2
-    /// Longer lines are kept truncated (the entry says so): the quarantine stays bounded.
-    static let maxLineBytes = IngestLine.maxKeptBytes
 
     /// Webhook bodies that failed verification are kept while the quarantine holds less than
     /// this: the route is open to anyone, and a well-formed JWS with any signature fails as a
@@ -95,7 +93,7 @@ final class Quarantine: Sendable {
                         continue
                     }
                 }
-                let kept = line.bytes.prefix(Self.maxLineBytes)
+                let kept = line.bytes.prefix(IngestLine.maxKeptBytes)
                 let digest = kept.withUnsafeBytes(Self.digest)
                 guard held![digest] == nil, batched.insert(digest).inserted else { continue }
                 records.append(Self.entryRecord(kept, digest: digest, reason: item.reason, detail: item.detail, of: line, at: recordedAt))
@@ -138,7 +136,7 @@ final class Quarantine: Sendable {
             try read(&held)
             guard !held!.isEmpty else { return [] }
             return lines.compactMap { line in
-                let digest = line.bytes.prefix(Self.maxLineBytes).withUnsafeBytes(Self.digest)
+                let digest = line.bytes.prefix(IngestLine.maxKeptBytes).withUnsafeBytes(Self.digest)
                 return held![digest].map { Held(digest: digest, positions: $0) }
             }
         }
@@ -344,7 +342,7 @@ final class Quarantine: Sendable {
         if version >= 3 { entry.digest = Array(try reader.bytes(SHA256.digestCount)) }
         let bytes = reader.rest()
         // An entry kept before the flag: a line of the full 1 MiB was cut there.
-        entry.truncated = flags & truncatedFlag != 0 || bytes.count >= maxLineBytes
+        entry.truncated = flags & truncatedFlag != 0 || bytes.count >= IngestLine.maxKeptBytes
         entry.size = bytes.count
         return (entry, bytes)
     }

@@ -98,16 +98,22 @@ enum AppstoreCommand: Command {
         guard let api = try APIConfiguration.load(directory: context.data.path) else { throw APISetupError.notConfigured }
         let client = try api.client(directory: context.data.path, bundleId: configuration.bundleId, environment: environment,
                                     notice: { Output.progress("appstore \(action): \($0)") })
-        // The test notification arrives through the webhook of a running server, which holds
-        // the ledger: this one only asks Apple.
-        if case .testNotification(let wait) = request { return try testNotification(wait: wait, client: client) }
-        let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen(context.data))
-        defer { ledger.close() }
+        func withLedger(_ body: (Ledger) throws -> CommandResult) throws -> CommandResult {
+            let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen(context.data))
+            defer { ledger.close() }
+            return try body(ledger)
+        }
         switch request {
-        case .recover(let since, let until): return try recover(since: since, until: until, context, ledger: ledger, client: client, environment: environment)
-        case .reconcile(let limit): return try reconcile(limit: limit, context, ledger: ledger, client: client, environment: environment)
-        case .backfill(let ids): return try backfill(ids, context, ledger: ledger, client: client)
-        case .testNotification: preconditionFailure("answered above, without the ledger")
+        case .recover(let since, let until):
+            return try withLedger { try recover(since: since, until: until, context, ledger: $0, client: client, environment: environment) }
+        case .reconcile(let limit):
+            return try withLedger { try reconcile(limit: limit, context, ledger: $0, client: client, environment: environment) }
+        case .backfill(let ids):
+            return try withLedger { try backfill(ids, context, ledger: $0, client: client) }
+        case .testNotification(let wait):
+            // It arrives through the webhook of a running server, which holds the ledger: this
+            // one only asks Apple.
+            return try testNotification(wait: wait, client: client)
         }
     }
 

@@ -26,8 +26,6 @@ enum IngestCommand: Command {
     /// has anything to verify (reading 4,096 notifications took ~150 ms), and each is verified
     /// in about the time the next takes to read.
     static let firstBatchSize = 256
-    /// The input's stdio buffer.
-    static let readBufferSize = 1 << 20
 
     struct Rejection {
         var line: Int, source: String, reason: String, detail: String
@@ -170,22 +168,14 @@ enum IngestCommand: Command {
             // Nothing is in flight while a file is opened, so a failure to open stops after
             // everything before it is stored.
             try collect()
-            let file: UnsafeMutablePointer<FILE>
-            if input == "-" {
-                // A stream of its own on fd 0: the C `stdin` global is not concurrency-safe in Swift 6.
-                guard let standardInput = fdopen(0, "rb") else { throw UsageError("cannot read standard input") }
-                file = standardInput
-            } else {
-                guard let opened = fopen(input, "rb") else { throw UsageError("cannot read \(input): \(String(cString: strerror(errno)))") }
-                file = opened
-            }
-            defer { fclose(file) }
-            // stdio reads 4 KiB at a time by default: four read(2) calls for each 16 KB notification.
-            setvbuf(file, nil, _IOFBF, Self.readBufferSize)
+            // Standard input is descriptor 0, read once (`requireReadable`) and left open.
+            let descriptor = input == "-" ? 0 : open(input, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw UsageError("cannot read \(input): \(String(cString: strerror(errno)))") }
+            defer { if input != "-" { close(descriptor) } }
             var batch: [IngestLine] = []
             var lineNumber = 0
             // A byte more than the quarantine keeps, so that a longer line is known as one.
-            var lines = IngestLineReader(file, limit: IngestLine.maxKeptBytes + 1)
+            var lines = IngestLineReader(descriptor, limit: IngestLine.maxKeptBytes + 1)
             // A batch's verification starts before the batch ahead of it is stored, so the
             // cores go on verifying while that batch's last chunks are stored. At most three
             // batches are held: one being stored, the next being verified, one being read.

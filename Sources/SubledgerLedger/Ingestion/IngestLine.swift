@@ -1,7 +1,8 @@
 /// One input line: a webhook body, a bare notification JWS, a bare signedTransactionInfo, or
 /// (from the App Store Server API only) a bare signedRenewalInfo.
 public struct IngestLine: Sendable {
-    /// The most of a line the quarantine keeps; longer lines are kept cut there, flagged.
+    /// The most of a line the quarantine keeps; longer lines are kept cut there, flagged, so the
+    /// quarantine stays bounded.
     public static let maxKeptBytes = 1 << 20
 
     public var bytes: [UInt8]

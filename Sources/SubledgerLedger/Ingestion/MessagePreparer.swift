@@ -74,24 +74,24 @@ struct MessagePreparer: Sendable {
         if case .success(let payload) = renewal, payload.originalTransactionId != nil, payload.autoRenewProductId != nil || payload.autoRenewStatus != nil {
             return try prepareRenewal(payload, jws: jws, message: message, taken: line.takesRenewalInfo)
         }
-        throw Self.undecodable(jws.payload, notification: notification, transaction: transaction, renewal: renewal)
+        throw Self.undecodable(jws.payload, notification: notification.failure, transaction: transaction.failure, renewal: renewal.failure)
     }
 
     /// Why a signed payload is none of the three: the decoder's own error for the kind its
     /// members name (a notificationType given twice, a price out of range), where one message
     /// for all said it lacked a notificationType it had.
-    private static func undecodable<A, B, C>(
-        _ payload: [UInt8], notification: Result<A, PayloadError>, transaction: Result<B, PayloadError>, renewal: Result<C, PayloadError>
+    private static func undecodable(
+        _ payload: [UInt8], notification: PayloadError?, transaction: PayloadError?, renewal: PayloadError?
     ) -> VerificationError {
         let kinds: [(member: String, kind: String, error: PayloadError?)] = [
-            ("notificationType", "a notification", notification.failure), ("transactionId", "a transaction", transaction.failure),
-            ("autoRenewStatus", "a renewal info", renewal.failure),
+            ("notificationType", "a notification", notification), ("transactionId", "a transaction", transaction),
+            ("autoRenewStatus", "a renewal info", renewal),
         ]
         for kind in kinds {
             guard let error = kind.error, payload.contains(Array("\"\(kind.member)\"".utf8)) else { continue }
             return VerificationError(.payloadInvalid, "the signed payload names a \(kind.member), as \(kind.kind) does, but does not decode: \(error)")
         }
-        if let error = notification.failure, transaction.failure != nil, renewal.failure != nil {
+        if let error = notification, transaction != nil, renewal != nil {
             return VerificationError(.payloadInvalid, "the signed payload does not decode: \(error)")
         }
         return VerificationError(.payloadInvalid, "the signed payload is neither a notification (no notificationType), a transaction (no transactionId) nor a renewal info (no autoRenewStatus)")

@@ -6,18 +6,18 @@ extension EventView {
     /// renewal preference to two products, EXPIRED with two subtypes) resolved by arrival, and
     /// two ledgers fed them in opposite orders answered differently.
     ///
-    /// A notification is named by its `notificationUUID`, Apple's and unique; anything else (a
-    /// transaction or renewal info fed bare) by the fields a resolution weighs. 16 bits of
-    /// FNV-1a: tied facts with the same key, 1 in 65,536, fall back to log position.
-    var tieBreak: UInt16 {
+    /// A notification is named by its `notificationUUID`, Apple's and unique (`notification`,
+    /// the key the fold made of it: its bits, parsed once; a key of interned text is numbered by
+    /// arrival, so the text itself); anything else (a transaction or renewal info fed bare) by
+    /// the fields a resolution weighs. 16 bits of FNV-1a: tied facts with the same key, 1 in
+    /// 65,536, fall back to log position.
+    func tieBreak(notification: NotificationKey?) -> UInt16 {
         var hash = Self.fnvOffset
-        if let uuid = notificationUUID {
-            if let bits = uuid.uuid {
-                Self.mix(bits.low, into: &hash)
-                Self.mix(bits.high, into: &hash)
-            } else {
-                Self.mix(uuid, into: &hash)
-            }
+        if let notification, !notification.isText {
+            Self.mix(notification.bits.low, into: &hash)
+            Self.mix(notification.bits.high, into: &hash)
+        } else if let uuid = notificationUUID {
+            Self.mix(uuid, into: &hash)
         } else {
             if let transaction {
                 Self.mix(transaction.signedDate, into: &hash)

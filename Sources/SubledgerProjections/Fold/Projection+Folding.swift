@@ -34,12 +34,12 @@ struct FoldStep: Sendable {
         effectiveAt = event.effectiveAt
         type = event.type
         subtype = event.subtype.map { strings.intern($0) } ?? 0
-        tie = event.tieBreak
         transactionSignedAt = event.effectiveAt
         if let uuid = event.notificationUUID {
             notification = uuid.uuid.map { NotificationKey(isText: false, bits: $0) }
                 ?? NotificationKey(isText: true, bits: UInt128(strings.intern(uuid)))
         }
+        tie = event.tieBreak(notification: notification)
         let transaction = event.transaction
         let renewal = event.renewal
         let environment = event.environment.map { strings.intern($0) }
@@ -108,7 +108,7 @@ extension Projection {
         let type = event.type
         var fact = Fact(
             time: event.effectiveAt, position: position, recordedAt: recordedAt,
-            transactionSignedAt: event.effectiveAt, transaction: -1, renewal: -1, type: type.code, tie: event.tieBreak,
+            transactionSignedAt: event.effectiveAt, transaction: -1, renewal: -1, type: type.code, tie: event.tieBreak(notification: notification),
             subtype: event.subtype.map { strings.intern($0) } ?? 0)
         if let transaction {
             // A reversal restores the transaction, whatever revocation fields its copy repeats.

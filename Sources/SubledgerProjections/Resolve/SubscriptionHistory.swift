@@ -55,7 +55,9 @@ struct SubscriptionHistory {
             if a.signedAt != b.signedAt { return a.signedAt < b.signedAt }
             if a.time != b.time { return a.time < b.time }
             let (x, y) = (versions[Int(a.version)], versions[Int(b.version)])
-            return x != y && (x.ordersBefore(y) || y.ordersBefore(x)) ? x.ordersBefore(y) : a.order < b.order
+            if x.ordersBefore(y) { return true }
+            if y.ordersBefore(x) { return false }
+            return a.order < b.order
         }
         var start = 0
         while start < sightings.count {
