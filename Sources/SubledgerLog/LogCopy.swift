@@ -33,10 +33,23 @@ public enum LogCopy {
         }
     }
 
-    /// Copies `source` into `destination` (created when missing). `progress` gets the summary
-    /// so far after each segment, and the number of segments to go through.
+    /// Where the next record of the log at `source` will be appended, as it is now: a bound for
+    /// `copy(from:to:upTo:)`. Reads the active segment, as a copy does.
+    public static func end(of source: String) throws -> LogPosition {
+        let closed = ClosedMarker.end(in: source)
+        do {
+            guard let active = try SegmentList(directory: source).segments.last else { return .start }
+            let (_, walk) = try readActive(active, closedAt: closed, log: source)
+            return LogPosition(rawValue: active.firstPosition + UInt64(walk.validEnd))
+        } catch let error as SystemError { throw LogError.io(error) }
+    }
+
+    /// Copies `source` into `destination` (created when missing), up to `bound` when given (a
+    /// record boundary `end(of:)` returned: records appended since are left out). `progress`
+    /// gets the summary so far after each segment, and the number of segments to go through.
     public static func copy(
-        from source: String, to destination: String, progress: (Summary, _ segments: Int) -> Void = { _, _ in }
+        from source: String, to destination: String, upTo bound: LogPosition? = nil,
+        progress: (Summary, _ segments: Int) throws -> Void = { _, _ in }
     ) throws -> Summary {
         do { try SystemCalls.makeDirectories(destination) } catch { throw LogError.io(error) }
         let lock = try WriterLock(directory: destination)
@@ -58,14 +71,27 @@ public enum LogCopy {
         guard !sources.segments.isEmpty else { return summary }
         let held = Dictionary(uniqueKeysWithValues: existing.segments.map { ($0.firstPosition, $0) })
         for (index, segment) in sources.segments.enumerated() {
+            if let bound, segment.firstPosition >= bound.rawValue { break }
             let target = destination + "/" + LogFormat.segmentName(firstPosition: segment.firstPosition)
+            // Within this segment: it was the active one when the bound was taken.
+            let boundOffset = bound.map { Int64($0.rawValue - segment.firstPosition) }
             do {
                 if index < sources.segments.count - 1 {
                     let sealed = try sealedEnd(of: segment)
                     // Equal to the source's when present: `requireEarlierCopy` checked it.
                     let copy = try held[segment.firstPosition].flatMap(sealedEnd(of:))
                     var length = sealed?.size ?? 0
-                    if copy != nil {
+                    if let boundOffset, let sealed, boundOffset < sealed.size {
+                        // Sealed since the bound was taken: copied up to it, as the active segment
+                        // it then was, which the next copy completes.
+                        let bytes = try readWholeFile(segment.path)
+                        try write(bytes, length: boundOffset, to: target)
+                        summary.segmentsCopied += 1
+                        summary.bytesCopied += boundOffset
+                        summary.end = LogPosition(rawValue: segment.firstPosition + UInt64(boundOffset))
+                        try progress(summary, sources.segments.count)
+                        break
+                    } else if copy != nil {
                         summary.segmentsSkipped += 1
                     } else {
                         let bytes = try readWholeFile(segment.path)
@@ -78,15 +104,16 @@ public enum LogCopy {
                 } else {
                     let (bytes, walk) = try readActive(segment, closedAt: closed, log: source)
                     guard walk.header != nil else { break }  // being created: nothing appended yet
-                    try write(bytes, length: walk.validEnd, to: target)
+                    let length = min(walk.validEnd, boundOffset ?? walk.validEnd)
+                    try write(bytes, length: length, to: target)
                     summary.segmentsCopied += 1
-                    summary.bytesCopied += walk.validEnd
-                    summary.end = LogPosition(rawValue: segment.firstPosition + UInt64(walk.validEnd))
+                    summary.bytesCopied += length
+                    summary.end = LogPosition(rawValue: segment.firstPosition + UInt64(length))
                 }
             } catch let error as SystemError {
                 throw LogError.io(error)
             }
-            progress(summary, sources.segments.count)
+            try progress(summary, sources.segments.count)
         }
         do {
             try SystemCalls.syncDirectory(destination)

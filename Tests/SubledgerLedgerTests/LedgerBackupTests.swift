@@ -55,6 +55,79 @@ struct LedgerBackupTests {
         #expect(rest.allSatisfy { if case .appended = $0 { true } else { false } })
     }
 
+    /// Stands for a kill at one of a backup's stages.
+    struct Stopped: Error {}
+
+    @Test("a backup stopped at any stage leaves a copy that, its mark removed, opens as a ledger a crash could leave: every event with its evidence, and a re-ingest brings it to the ledger's state")
+    func backupStoppedAnywhereIsConsistent() throws {
+        let half = lines.count / 2
+        func ingest(_ batch: ArraySlice<IngestLine>, at time: Int64) throws {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(batch), recordedAt: time)
+        }
+        try ingest(lines[..<half], at: 1)
+        #expect(try LedgerBackup.run(from: directory.file("data"), to: directory.file("earlier")).complete)
+        try ingest(lines[half...], at: 2)
+        let expected = try {
+            let source = try ledger("data")
+            defer { source.close() }
+            return try source.read { try $0.projections.summary() }
+        }()
+        var stages: [String] = []
+        _ = try LedgerBackup.run(from: directory.file("data"), to: directory.file("whole")) { stages.append($0) }
+        #expect(stages.contains { $0.hasPrefix("log:") } && stages.contains { $0.hasPrefix("evidence:") }, "\(stages)")
+
+        for (stop, stage) in stages.enumerated() {
+            let copy = "stopped-\(stop)"
+            try FileManager.default.copyItem(atPath: directory.file("earlier"), toPath: directory.file(copy))
+            var said = 0
+            #expect(throws: Stopped.self) {
+                try LedgerBackup.run(from: directory.file("data"), to: directory.file(copy)) { _ in
+                    if said == stop { throw Stopped() }
+                    said += 1
+                }
+            }
+            #expect(throws: LedgerBackup.Incomplete.self) { try LedgerBackup.requireComplete(directory.file(copy)) }
+            try FileManager.default.removeItem(atPath: DataDirectoryLayout(directory.file(copy)).incompleteBackup)
+            for log in ["log", "evidence"] {
+                #expect(try LogReader(directory: directory.file("\(copy)/\(log)")).verify().ok, "stopped at \(stage)")
+            }
+            #expect(try EvidenceCoverage.problems(directory: directory.file(copy)).isEmpty, "stopped at \(stage)")
+            let restored = try ledger(copy)
+            defer { restored.close() }
+            _ = try restored.ingest(lines, recordedAt: 3)
+            #expect(try restored.read { try $0.projections.summary() } == expected, "stopped at \(stage)")
+        }
+    }
+
+    @Test("events appended while a backup copies the evidence are left for the next backup: every event the copy holds has its evidence there")
+    func eventsAppendedDuringTheEvidenceCopyWait() throws {
+        let half = lines.count / 2
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(lines[..<half]), recordedAt: 1)
+        }()
+        let before = try LogReader(directory: directory.file("data/log")).summary().records
+        var appended = false
+        let summary = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup")) { stage in
+            guard stage.hasPrefix("evidence:"), !appended else { return }
+            appended = true
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(lines[half...]), recordedAt: 2)
+        }
+        #expect(appended)
+        #expect(summary.complete && summary.verified, "\(summary.problems)")
+        #expect(try LogReader(directory: directory.file("backup/log")).summary().records == before)
+        #expect(try LogReader(directory: directory.file("data/log")).summary().records > before)
+
+        let again = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        #expect(again.complete && again.verified, "\(again.problems)")
+        #expect(try LogReader(directory: directory.file("backup/log")).summary().records == LogReader(directory: directory.file("data/log")).summary().records)
+    }
+
     @Test("a ledger whose quarantine was moved aside (as after a flood) is still this ledger's: the next backup copies the new quarantine whole, and the new events")
     func quarantineMovedAside() throws {
         let junk = (1...3).map { IngestLine(bytes: Array("{\"signedPayload\": \"junk \($0)\"}".utf8), line: $0, source: "junk") }

@@ -92,6 +92,30 @@ struct LogCopyTests {
         #expect(third.segmentsSkipped == segmentsNow - 1)
     }
 
+    @Test("a copy up to a bound taken earlier holds exactly the records before it, also when the segment it fell in was sealed since; the next copy completes that segment")
+    func copyUpToBound() throws {
+        let source = TemporaryDirectory()
+        let backup = TemporaryDirectory()
+        var random = SeededGenerator(state: 8)
+        let writer = try LogWriter(directory: source.path, options: Self.options)
+        try append(writer, 0..<150, &random)
+        let bound = try LogCopy.end(of: source.path)
+        let before = try readAll(source.path)
+        let segmentsAtBound = try source.segments().count
+        try append(writer, 150..<450, &random)
+        writer.close()
+        #expect(try source.segments().count > segmentsAtBound, "the segment the bound fell in is sealed since")
+
+        let copy = try LogCopy.copy(from: source.path, to: backup.path, upTo: bound)
+        #expect(copy.end == bound)
+        #expect(try readAll(backup.path).map(\.2) == before.map(\.2))
+        #expect(try LogReader(directory: backup.path).verify().ok)
+
+        _ = try LogCopy.copy(from: source.path, to: backup.path)
+        #expect(try readAll(backup.path).map(\.2) == readAll(source.path).map(\.2))
+        #expect(try LogReader(directory: backup.path).verify().ok)
+    }
+
     @Test("a destination holding another log's sealed segments is refused, not overwritten")
     func anotherLogIsRefused() throws {
         let one = TemporaryDirectory()

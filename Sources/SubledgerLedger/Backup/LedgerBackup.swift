@@ -9,11 +9,14 @@ import SubledgerProjections
 /// another process, itself a data directory that `--data` opens.
 ///
 /// Order is what makes it consistent without stopping the writer: the derived LMDB databases are
-/// copied first (each in one read transaction), then the event log, then the evidence log. Each
-/// copy is a moment no earlier than the one before it, so the logs hold every event the
-/// databases cover, and every event copied finds its evidence (evidence is durable before its
-/// event is appended). The ledger that opens the backup folds and indexes what the logs hold past
-/// the databases' checkpoints. Sealed segments already in the destination are skipped.
+/// copied first (each in one read transaction); then the event log's end is taken as a bound,
+/// the evidence log copied, and the event log copied up to that bound. Each step is a moment no
+/// earlier than the one before it, so the logs hold every event the databases cover, and every
+/// event copied finds its evidence (evidence is durable before its event is appended), at every
+/// step: a copy stopped anywhere is a ledger a crash could have left. The ledger that opens the
+/// backup folds and indexes what the logs hold past the databases' checkpoints, and rebuilds
+/// those ahead of the log (a backup stopped before the log was copied). Sealed segments already
+/// in the destination are skipped.
 ///
 /// A backup brings an earlier one up to date in place, so it cannot write under a temporary
 /// name and rename at the end. Instead `BACKUP-INCOMPLETE` is written before anything else and
@@ -47,7 +50,7 @@ public enum LedgerBackup {
         public var directory: String
 
         public var description: String {
-            "\(directory) holds a backup that did not finish (\(DataDirectoryLayout(directory).incompleteBackup) is there): it may lack events and evidence; run `subledger --data LEDGER_DIR backup --to \(directory)` again, or restore from another backup"
+            "\(directory) holds a backup that did not finish (\(DataDirectoryLayout(directory).incompleteBackup) is there): it may lack events and evidence; run `subledger --data LEDGER_DIR backup --to \(directory)` again, or restore from another backup. If the ledger itself is lost, this copy still holds each event it copied with its evidence: remove the mark and it opens as a ledger a crash stopped"
         }
 
         /// As `verify` lists it.
@@ -84,12 +87,13 @@ public enum LedgerBackup {
         }
     }
 
-    /// What to report while copying: a stage name and a line of progress.
-    public typealias Progress = (String) -> Void
+    /// What to report while copying: a stage name and a line of progress. An error it throws
+    /// stops the backup there, as a kill would, and is rethrown.
+    public typealias Progress = (String) throws -> Void
 
     /// Backs up the data directory `source` into `destination` (created when missing; an earlier
     /// backup of the same ledger is brought up to date), then verifies the copy's logs.
-    public static func run(from source: String, to destination: String, progress: Progress = { _ in }, warning: Progress = { _ in }) throws -> Summary {
+    public static func run(from source: String, to destination: String, progress: Progress = { _ in }, warning: (String) -> Void = { _ in }) throws -> Summary {
         let started = ContinuousClock.now
         let from = DataDirectoryLayout(source)
         let to = DataDirectoryLayout(destination)
@@ -103,7 +107,8 @@ public enum LedgerBackup {
         // waits, then brings the copy up to date. Each removed what the other was writing.
         try FileIO.makeDirectory(destination)
         let lock: FileLock?
-        do { lock = try FileLock(destination, isDirectory: true) { progress("waiting for another backup into \(destination) to finish") } } catch {
+        // Said as the wait begins; an error from it is dropped, since nothing can stop the wait.
+        do { lock = try FileLock(destination, isDirectory: true) { try? progress("waiting for another backup into \(destination) to finish") } } catch {
             // NFS emulates flock with byte-range locks, which a directory opened to read cannot take.
             guard [EBADF, ENOLCK, EOPNOTSUPP].contains(error.errno) else { throw error }
             warning("\(destination) cannot be locked (\(error)); make sure no other backup writes into it now")
@@ -122,23 +127,24 @@ public enum LedgerBackup {
         try syncDirectory(destination)
         if quarantineStartedAfresh {
             let kept = try setAside(to.quarantine)
-            progress("quarantine: the ledger's was started afresh (the old one moved aside); copying it whole, the backup's copy of the old one kept as \(kept)")
+            try progress("quarantine: the ledger's was started afresh (the old one moved aside); copying it whole, the backup's copy of the old one kept as \(kept)")
         }
         var summary = Summary(destination: destination)
         summary.files = try copyFiles(from: from, to: to)
-        progress("configuration: \(summary.files) files")
+        try progress("configuration: \(summary.files) files")
         summary.dedupIndex = try DedupIndex.copy(from: from.dedupIndex, to: to.dedupIndex)
         summary.projections = try ProjectionStore.copyCurrent(from: from.projections, to: to.projections)
-        progress("projection database\(summary.projections ? "" : " (none yet)") and dedup index copied")
-        func copyLog(_ name: String, _ source: String, _ destination: String) throws -> LogCopy.Summary {
+        try progress("projection database\(summary.projections ? "" : " (none yet)") and dedup index copied")
+        func copyLog(_ name: String, _ source: String, _ destination: String, upTo bound: LogPosition? = nil) throws -> LogCopy.Summary {
             guard FileIO.exists(source) else { return LogCopy.Summary() }
-            return try LogCopy.copy(from: source, to: destination) { done, segments in
-                progress("\(name): \(done.segmentsCopied + done.segmentsSkipped)/\(segments) segments (\(done.segmentsSkipped) unchanged)")
+            return try LogCopy.copy(from: source, to: destination, upTo: bound) { done, segments in
+                try progress("\(name): \(done.segmentsCopied + done.segmentsSkipped)/\(segments) segments (\(done.segmentsSkipped) unchanged)")
             }
         }
         do {
-            summary.events = try copyLog("log", from.log, to.log)
+            let bound = FileIO.exists(from.log) ? try LogCopy.end(of: from.log) : nil
             summary.evidence = try copyLog("evidence", from.evidence, to.evidence)
+            summary.events = try copyLog("log", from.log, to.log, upTo: bound)
             summary.quarantine = try copyLog("quarantine", from.quarantine, to.quarantine)
         } catch LogError.corrupted(let problem) {
             // Damage in the source's active segment: what is copied stays marked incomplete.
@@ -149,7 +155,7 @@ public enum LedgerBackup {
         where FileIO.exists(directory) {
             var verification = try LogReader(directory: directory).verify()
             if !verification.ok, case let again = try LogCopy.recopyDamaged(verification.problems, from: source, in: directory), !again.isEmpty {
-                progress("\(name): \(again.joined(separator: ", ")) copied again (the copy was damaged, the ledger's is sound)")
+                try progress("\(name): \(again.joined(separator: ", ")) copied again (the copy was damaged, the ledger's is sound)")
                 verification = try LogReader(directory: directory).verify()
             }
             summary.records += verification.records
@@ -159,7 +165,7 @@ public enum LedgerBackup {
         // As `verify` does: each log's own check passes for an evidence log cut short at a
         // record's end. Not after copying stopped at damage, which left the rest uncopied.
         if summary.complete { summary.problems += try EvidenceCoverage.problems(directory: destination) }
-        progress("verified: \(summary.records) records, \(summary.problems.count) problems")
+        try progress("verified: \(summary.records) records, \(summary.problems.count) problems")
         if summary.complete {
             guard unlink(to.incompleteBackup) == 0 else {
                 throw LedgerError.storage("cannot remove \(to.incompleteBackup): \(String(cString: strerror(errno)))")
