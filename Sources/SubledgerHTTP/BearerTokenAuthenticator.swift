@@ -14,30 +14,39 @@ public struct BearerTokenAuthenticator: Sendable {
         self.token = Array(token.utf8)
     }
 
-    /// True when the header or the cookie carries the token.
+    /// True when the header or the cookie carries the token, and there is at most one
+    /// `Authorization` header.
     public func isAuthorized(_ request: HTTPRequest) -> Bool {
-        // Every candidate is compared, whether or not an earlier one matched.
-        var matches = 0
-        for candidate in Self.presentedTokens(request) where Self.constantTimeEquals(Array(candidate.utf8), token) {
-            matches += 1
-        }
-        return matches > 0
+        refusal(of: request) == nil
     }
 
-    /// Nil when authorized, else the 401 response to send.
+    /// Nil when authorized, else the 401 response to send (400 for two `Authorization` headers).
     public func check(_ request: HTTPRequest) -> HTTPResponse? {
-        isAuthorized(request) ? nil : Self.unauthorized.response
+        refusal(of: request)?.response
     }
 
     /// `handler` behind the token check.
     public func protect(_ handler: @escaping Router.Handler) -> Router.Handler {
         { request in
-            guard isAuthorized(request) else { throw Self.unauthorized }
+            if let refusal = refusal(of: request) { throw refusal }
             return try handler(request)
         }
     }
 
+    private func refusal(of request: HTTPRequest) -> HTTPError? {
+        // A field that may appear once (RFC 9110 11.6.2): sent twice, one of them came from
+        // somewhere else (a proxy, an injected header), and either alone let the request in.
+        guard request.headers.values(for: "Authorization").count <= 1 else { return Self.twoAuthorizations }
+        // Every candidate is compared, whether or not an earlier one matched.
+        var matches = 0
+        for candidate in Self.presentedTokens(request) where Self.constantTimeEquals(Array(candidate.utf8), token) {
+            matches += 1
+        }
+        return matches > 0 ? nil : Self.unauthorized
+    }
+
     static let unauthorized = refusal("send the API token as Authorization: Bearer <token>")
+    static let twoAuthorizations = HTTPError(.badRequest, code: "bad_request", detail: "the request has more than one Authorization header: send one")
 
     /// A 401 saying `detail`, with the challenge RFC 9110 (15.5.2) requires of every 401.
     public static func refusal(_ detail: String) -> HTTPError {

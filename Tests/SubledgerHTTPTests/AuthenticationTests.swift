@@ -35,6 +35,17 @@ struct AuthenticationTests {
         }
     }
 
+    @Test("two Authorization headers are refused with 400, even when one carries the token: the field may appear once, and one of them came from elsewhere")
+    func twoAuthorizationHeaders() throws {
+        var headers: HTTPHeaders = ["Authorization": "Bearer s3cret-token"]
+        headers.add("Authorization", "Bearer wrong")
+        let request = try HTTPRequest(method: "GET", target: "/", headers: headers)
+        #expect(!authenticator.isAuthorized(request))
+        let response = try #require(authenticator.check(request))
+        #expect(response.status.code == 400)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("more than one Authorization header"))
+    }
+
     @Test("constant-time comparison agrees with equality on every prefix, extension and single-byte change")
     func comparison() {
         let token = Array("abcdefgh".utf8)
