@@ -122,6 +122,13 @@ struct RollupTests {
         #expect(changesRollups(RollupSettings(catalog: catalog([("pro.monthly", "P1Y", ["pro"])])), from: monthly))
         #expect(changesRollups(RollupSettings(smallBusiness: true, catalog: monthly.catalog), from: monthly))
         #expect(changesRollups(RollupSettings(), from: monthly))
+        // Listed with no period, or one MRR does not know, a product is as one not listed; a
+        // period is the same period however it is spelled.
+        #expect(!changesRollups(RollupSettings(catalog: catalog([("pro.monthly", "P1M", ["pro"]), ("pro.lifetime", nil, ["pro"])])), from: monthly))
+        #expect(!changesRollups(RollupSettings(catalog: catalog([("pro.monthly", "P1M", nil), ("pro.odd", "P5M", nil)])), from: monthly))
+        #expect(!changesRollups(RollupSettings(catalog: catalog([("pro.yearly", "P12M", nil)])), from: RollupSettings(catalog: catalog([("pro.yearly", "P1Y", nil)]))))
+        #expect(!changesRollups(RollupSettings(catalog: catalog([("pro.weekly", "P7D", nil)])), from: RollupSettings(catalog: catalog([("pro.weekly", "P1W", nil)]))))
+        #expect(!changesRollups(RollupSettings(catalog: catalog([("pro.lifetime", nil, ["pro"])])), from: RollupSettings()))
         // A catalog stored before init refused a product listed twice: the first listing holds.
         let twice = RollupSettings(catalog: catalog([("pro.monthly", "P1M", nil), ("pro.monthly", "P1Y", nil)]))
         let reordered = RollupSettings(catalog: catalog([("pro.monthly", "P1Y", nil), ("pro.monthly", "P1M", nil)]))

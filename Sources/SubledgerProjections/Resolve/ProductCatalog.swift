@@ -77,6 +77,18 @@ enum BillingPeriod: CaseIterable {
         }
     }
 
+    /// The period's usual spelling.
+    var iso8601: String {
+        switch self {
+        case .week: "P1W"
+        case .month: "P1M"
+        case .twoMonths: "P2M"
+        case .threeMonths: "P3M"
+        case .sixMonths: "P6M"
+        case .year: "P1Y"
+        }
+    }
+
     /// The nearest period to a duration, by nominal length (a month is 1/12 of 365.2425 days),
     /// and how far the duration is from it, as a share of the period.
     static func nearest(to milliseconds: Int64) -> (period: BillingPeriod, misfit: Double) {

@@ -14,10 +14,14 @@ public struct RollupSettings: Sendable, Equatable {
     }
 
     /// What `meta` stores: only what changes a rollup (entitlements and ranks do not), each
-    /// product's period as the catalog resolves it (a product listed twice by a catalog stored
-    /// before `init` refused that: reordered, its listings changed MRR but not this).
+    /// product's period as MRR resolves it (a product listed twice by a catalog stored before
+    /// `init` refused that: reordered, its listings changed MRR but not this). A product listed
+    /// with no period MRR knows is as one not listed, and `P1Y` is `P12M`: an entitlements edit
+    /// rebuilt a 10 M-event database, and made every command beside a server refuse to read.
     var fingerprint: [UInt8] {
-        let periods = Set((catalog?.products ?? []).map(\.productId)).map { "\($0)=\(catalog?.product($0)?.period ?? "")" }.sorted()
+        let periods = Set((catalog?.products ?? []).map(\.productId)).compactMap { id in
+            catalog?.product(id)?.period.flatMap(BillingPeriod.init(iso8601:)).map { "\(id)=\($0.iso8601)" }
+        }.sorted()
         return Array((["smallBusiness=\(smallBusiness)"] + periods).joined(separator: "\n").utf8)
     }
 }
