@@ -99,7 +99,7 @@ let package = Package(
             name: "SubledgerServerTests",
             dependencies: ["SubledgerServer", "SubledgerHTTP", "SubledgerLedger", "SubledgerLog", "SubledgerJWS", "SubledgerProjections", "SubledgerTestSupport", "SubledgerSimulator"]),
         .testTarget(name: "SubledgerSimulatorTests", dependencies: ["SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto", "SubledgerTestSupport"]),
-        .testTarget(name: "SubledgerCLITests", dependencies: ["SubledgerCLI", "SubledgerEvents", "SubledgerLedger", "SubledgerLog", "SubledgerProjections", "SubledgerSimulator", "SubledgerTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "SubledgerCLITests", dependencies: ["SubledgerCLI", "SubledgerCrypto", "SubledgerEvents", "SubledgerLedger", "SubledgerLog", "SubledgerProjections", "SubledgerSimulator", "SubledgerTestSupport"], exclude: ["Golden"]),
         .testTarget(
             name: "SubledgerProjectionsTests",
             dependencies: ["CLMDB", "SubledgerCore", "SubledgerProjections", "SubledgerEvents", "SubledgerLMDB", "SubledgerLog", "SubledgerTestSupport", "SubledgerSimulator", "SubledgerAppStore", "SubledgerJWS"]),

@@ -5,7 +5,7 @@
 /// | `config.json` | the configuration, written by `subledger init` |
 /// | `roots/root-N.cer` | root certificates copied by `init` (`config.json` lists them) |
 /// | `roots/untrusted-HEX.cer` | a root `init` stopped trusting that the ledger's events were signed under |
-/// | `catalog.json` | the product catalog copied by `init --catalog` |
+/// | `catalog-N.json` | the product catalog copied by `init --catalog` (`config.json` names it; `catalog.json` before 2026-12-06) |
 /// | `log/` | the event log |
 /// | `evidence/` | the verbatim signed messages the events reference |
 /// | `quarantine/` | rejected input, with the reason |
@@ -41,8 +41,16 @@ public struct DataDirectoryLayout: Sendable, Hashable {
         guard file.hasPrefix("root-"), file.hasSuffix(".cer") else { return nil }
         return Int(file.dropFirst("root-".count).dropLast(".cer".count))
     }
-    /// The name `config.json` gives a catalog copied by `init`.
-    static let catalogName = "catalog.json"
+
+    /// The name `config.json` gives the `number`th catalog copied by `init`.
+    static func catalogName(_ number: Int) -> String { "catalog-\(number).json" }
+
+    /// N of `catalog-N.json`, 0 for the `catalog.json` of earlier builds; nil for another name.
+    static func catalogNumber(of name: String) -> Int? {
+        if name == "catalog.json" { return 0 }
+        guard name.hasPrefix("catalog-"), name.hasSuffix(".json") else { return nil }
+        return Int(name.dropFirst("catalog-".count).dropLast(".json".count))
+    }
 
     /// A file named relative to the data directory, as `config.json` names roots and the catalog.
     public func path(of relativeName: String) -> String {

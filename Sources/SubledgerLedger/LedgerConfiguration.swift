@@ -110,12 +110,37 @@ public enum LedgerError: Error, Sendable, CustomStringConvertible {
 }
 
 extension Ledger {
+    /// Runs `body` holding the data directory's lock on its configuration (the directory is
+    /// created when missing, and removed again if `body` fails and leaves it empty). Two `init`s
+    /// at once each read the settings, changed their own and wrote them all back: one change was
+    /// lost, often with no error. `waiting` is called once if another process holds the lock (an
+    /// `init`, or a backup writing into this directory).
+    public static func changingConfiguration<T>(of directory: String, waiting: () -> Void, _ body: () throws -> T) throws -> T {
+        let created = !FileIO.exists(directory)
+        try FileIO.makeDirectory(directory)
+        do {
+            let lock: FileLock?
+            do { lock = try FileLock(directory, isDirectory: true, waiting: waiting) } catch {
+                // NFS emulates flock with byte-range locks, which a directory opened to read cannot take.
+                guard [EBADF, ENOLCK, EOPNOTSUPP].contains(error.errno) else { throw error }
+                lock = nil
+            }
+            defer { lock?.release() }
+            return try body()
+        } catch {
+            if created { rmdir(directory) }
+            throw error
+        }
+    }
+
     /// Writes `DIR/config.json`, copying root certificates into `DIR/roots/`. On an existing
     /// directory it replaces the configuration (roots given again replace the old list) and
     /// never touches the logs.
     ///
-    /// Given roots are written under new names and `config.json` switches to them; the files of
-    /// the roots no longer listed are then removed. On a ledger that holds events, each of those
+    /// Given roots and catalog are written under new names and `config.json` switches to them;
+    /// the files of the roots and catalog no longer listed are then removed, so a kill at any step
+    /// leaves the old settings or the new ones, whole. A root or catalog given again as it is
+    /// keeps its file: `init` run twice with the same settings changes nothing. On a ledger that holds events, each of those
     /// is first copied to `roots/untrusted-HEX.cer` (HEX: the start of its SHA-256) and passed to
     /// `replacedRoot` with its label: the events stored under a root no longer trusted fail
     /// `events --reverify`, so the user needs its certificate to trust it again.
@@ -149,6 +174,9 @@ extension Ledger {
             if let duplicate = catalog.duplicateProductIds.first {
                 throw LedgerError.configuration("the catalog \(file) lists \(duplicate) more than once: give each product one entry (its entitlements, rank and period together)")
             }
+            if catalog.products.contains(where: { $0.productId.isEmpty }) {
+                throw LedgerError.configuration("the catalog \(file) lists a product with an empty productId: give each product its id, as App Store Connect shows it")
+            }
             if let unknown = catalog.unknownPeriods.first {
                 throw LedgerError.configuration(
                     "the catalog \(file) gives \(unknown.productId) the period \"\(unknown.period)\", which is not a billing period: P1W, P1M, P2M, P3M, P6M or P1Y")
@@ -176,11 +204,14 @@ extension Ledger {
         // The listed root files that may go once `config.json` no longer lists them: each one
         // read (an unreadable one stays, as it was), and kept aside first where events may need it.
         var removable: [String] = []
+        // The listed roots by certificate, for those given again.
+        var listed: [[UInt8]: String] = [:]
         if !rootFiles.isEmpty, let previous {
             let given = Set(rootCertificates.compactMap { try? Certificate(derOrPEM: $0).der })
             let needed = holdsEvents(layout)
             for name in previous.roots where name.hasPrefix("roots/") && DataDirectoryLayout.rootCertificateNumber(of: name) != nil {
                 guard let bytes = FileIO.read(layout.path(of: name)), let root = try? Certificate(derOrPEM: bytes) else { continue }
+                listed[root.der] = listed[root.der] ?? name
                 if needed, !given.contains(root.der) {
                     let path = layout.path(of: "roots/untrusted-\(LedgerHead.hex(Array(SHA256.hash(root.der).prefix(8)))).cer")
                     try FileIO.writeAtomically(path, root.der)
@@ -208,15 +239,28 @@ extension Ledger {
             // Nothing given and nothing trusted yet: Apple's own root, as production needs.
             try add(AppleRootCertificates.rootCAG3)
         }
-        for bytes in rootCertificates { try add(bytes) }
+        for bytes in rootCertificates {
+            if let der = try? Certificate(derOrPEM: bytes).der, let name = listed[der], !roots.contains(name) {
+                roots.append(name)
+            } else {
+                try add(bytes)
+            }
+        }
+        // Written over the file `config.json` names, a kill before `config.json` was switched
+        // left the new catalog with the old other settings, and the old catalog gone.
         var catalog = previous?.catalog
-        if let catalogBytes {
-            try FileIO.writeAtomically(layout.path(of: DataDirectoryLayout.catalogName), catalogBytes)
-            catalog = DataDirectoryLayout.catalogName
+        if let catalogBytes, catalog.flatMap({ FileIO.read(layout.path(of: $0)) }) != catalogBytes {
+            guard let present = FileIO.names(in: layout.root) else {
+                throw LedgerError.storage("cannot list \(layout.root): \(String(cString: strerror(errno))); nothing was changed")
+            }
+            let number = 1 + (present + [catalog].compactMap { $0 }).compactMap(DataDirectoryLayout.catalogNumber).filter { $0 < 1 << 32 }.reduce(0, max)
+            catalog = DataDirectoryLayout.catalogName(number)
+            try FileIO.writeAtomically(layout.path(of: DataDirectoryLayout.catalogName(number)), catalogBytes)
         }
         let configuration = LedgerConfiguration(bundleId: bundleId, appAppleId: appAppleId, environments: environments, roots: roots, smallBusiness: smallBusiness, catalog: catalog)
         try configuration.save(to: directory)
         for name in removable where !roots.contains(name) { unlink(layout.path(of: name)) }
+        if let old = previous?.catalog, old != catalog, DataDirectoryLayout.catalogNumber(of: old) != nil { unlink(layout.path(of: old)) }
         return configuration
     }
 

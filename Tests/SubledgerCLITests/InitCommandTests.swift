@@ -1,5 +1,10 @@
+import Dispatch
 import Foundation
 import SubledgerCLI
+import SubledgerCrypto
+import SubledgerLedger
+import SubledgerLog
+import SubledgerSimulator
 import SubledgerTestSupport
 import Testing
 
@@ -46,23 +51,130 @@ struct InitCommandTests {
         #expect(try configuration(directory) as NSDictionary == before as NSDictionary)
     }
 
-    @Test("init writes the roots it is given under new names and switches to them with config.json, so no listed root is ever written over (a kill between two left neither set), and removes the ones no longer listed")
+    @Test("init writes the roots it is given under new names and switches to them with config.json, so no listed root is ever written over (a kill between two left neither set), keeps the file of a root given again, and removes the ones no longer listed")
     func rootsSwitchAtOnce() throws {
         let directory = TemporaryDirectory()
         let other = TemporaryDirectory()
         let apple = appleRoot(in: other)
+        let third = TemporaryDirectory()
+        _ = try Simulator(configuration: .init(customers: 1, months: 1, seed: 5, start: "2026-01-01")).run(to: third.file("sim"))
+        let newRoot = third.file("sim/root.cer")
         func listed() throws -> [(name: String, bytes: Data)] {
             try (configuration(directory)["roots"] as! [String]).map { ($0, try Data(contentsOf: URL(fileURLWithPath: directory.file($0)))) }
         }
+        func bytes(_ file: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: file)) }
         #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.a", "--root", root, "--root", apple]).exitCode == .success)
         let before = try listed()
-        #expect(tool.run(["--data", directory.path, "init", "--root", apple, "--root", root]).exitCode == .success)
+        #expect(tool.run(["--data", directory.path, "init", "--root", apple, "--root", newRoot]).exitCode == .success)
         let after = try listed()
-        #expect(after.map(\.bytes) == [try Data(contentsOf: URL(fileURLWithPath: apple)), try Data(contentsOf: URL(fileURLWithPath: root))])
-        #expect(Set(after.map(\.name)).isDisjoint(with: before.map(\.name)))
-        for old in before { #expect(!FileManager.default.fileExists(atPath: directory.file(old.name)), "\(old.name)") }
+        #expect(try bytes(newRoot) != bytes(root))
+        #expect(after.map(\.bytes) == [try bytes(apple), try bytes(newRoot)])
+        #expect(after[0].name == before[1].name, "a root given again keeps its file")
+        #expect(!before.map(\.name).contains(after[1].name), "a new root is not written over a listed one")
+        #expect(!FileManager.default.fileExists(atPath: directory.file(before[0].name)), "the root no longer listed is removed")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.file("roots")).filter { $0.hasPrefix("root-") }
         #expect(Set(files.map { "roots/" + $0 }) == Set(after.map(\.name)))
+    }
+
+    @Test("init writes a catalog under a new name and switches to it with config.json, so the catalog in use is never written over (a kill before the switch left the new catalog with the old other settings, and the old catalog gone), and removes the one no longer named")
+    func catalogSwitchesAtOnce() throws {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.a", "--root", root]).exitCode == .success)
+        var named: [String] = []
+        for period in ["P1M", "P1Y"] {
+            let file = directory.file("given-\(period).json")
+            try #"{"products": [{"productId": "a", "period": "\#(period)"}]}"#.write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(tool.run(["--data", directory.path, "init", "--catalog", file]).exitCode == .success)
+            let name = try #require(try configuration(directory)["catalog"] as? String)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file(name))) == Data(contentsOf: URL(fileURLWithPath: file)))
+            named.append(name)
+        }
+        #expect(named[0] != named[1])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("catalog") } == [named[1]])
+
+        // A ledger of an earlier build, whose catalog is catalog.json.
+        var saved = try configuration(directory)
+        try FileManager.default.moveItem(atPath: directory.file(named[1]), toPath: directory.file("catalog.json"))
+        saved["catalog"] = "catalog.json"
+        try JSONSerialization.data(withJSONObject: saved).write(to: URL(fileURLWithPath: directory.file("config.json")))
+        #expect(tool.run(["--data", directory.path, "init", "--catalog", directory.file("given-P1M.json")]).exitCode == .success)
+        let name = try #require(try configuration(directory)["catalog"] as? String)
+        #expect(name != "catalog.json")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("catalog") } == [name])
+    }
+
+    @Test("init run again with the settings it has changes nothing: the same config.json, root and catalog files")
+    func againWithTheSameSettingsChangesNothing() throws {
+        let directory = TemporaryDirectory()
+        let catalog = directory.file("given.json")
+        try #"{"products": [{"productId": "a", "period": "P1M"}]}"#.write(toFile: catalog, atomically: true, encoding: .utf8)
+        let argv = ["--data", directory.path, "init", "--bundle-id", "com.example.a", "--root", root, "--catalog", catalog, "--small-business"]
+        func snapshot() throws -> [String: Data] {
+            var files: [String: Data] = [:]
+            for path in try FileManager.default.subpathsOfDirectory(atPath: directory.path) where path != "given.json" {
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: directory.file(path), isDirectory: &isDirectory), !isDirectory.boolValue {
+                    files[path] = try Data(contentsOf: URL(fileURLWithPath: directory.file(path)))
+                }
+            }
+            return files
+        }
+        #expect(tool.run(argv).exitCode == .success)
+        let first = try snapshot()
+        #expect(tool.run(argv).exitCode == .success)
+        #expect(try snapshot() == first)
+    }
+
+    @Test("beside a process writing the ledger (a server), init says the settings apply once it restarts only when it changed one")
+    func restartNoticeOnlyForAChange() throws {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.a", "--root", root]).exitCode == .success)
+        let writer = try LogWriter(directory: directory.file("log"))
+        defer { writer.close() }
+        let changed = try DamageTests.runBinary(["--data", directory.path, "init", "--small-business"])
+        #expect(changed.status == 0 && changed.stderr.contains("once it restarts"), "\(changed.stderr)")
+        let unchanged = try DamageTests.runBinary(["--data", directory.path, "init", "--small-business"])
+        #expect(unchanged.status == 0 && !unchanged.stderr.contains("once it restarts"), "\(unchanged.stderr)")
+    }
+
+    @Test("an init waits for another init of the same directory and keeps its change: each read the settings before the other wrote, and one change was lost")
+    func concurrentInitsTakeTurns() throws {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.a", "--root", root]).exitCode == .success)
+        let holding = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let path = directory.path
+        DispatchQueue.global().async {
+            // The first init, between reading the settings and writing its own change.
+            _ = try? Ledger.changingConfiguration(of: path, waiting: {}) {
+                holding.signal()
+                usleep(300_000)
+                _ = try Ledger.initialize(directory: path, bundleId: "com.example.a", appAppleId: nil, environments: ["Production"], rootFiles: [],
+                                          smallBusiness: true, catalogFile: nil)
+            }
+            finished.signal()
+        }
+        holding.wait()
+        #expect(tool.run(["--data", directory.path, "init", "--environment", "Production", "--environment", "Sandbox"]).exitCode == .success)
+        finished.wait()
+        let saved = try configuration(directory)
+        #expect(saved["smallBusiness"] as? Bool == true)
+        #expect(saved["environments"] as? [String] == ["Production", "Sandbox"])
+    }
+
+    @Test("init refuses an API key id that is not letters and digits and an issuer id that is not a UUID, as a usage error that changes nothing", arguments: [
+        ("", "57246542-96fe-1a63-e053-0824d011072a"), ("KEY ID", "57246542-96fe-1a63-e053-0824d011072a"), ("ABC123", "not-a-uuid"),
+    ])
+    func apiIdentifiersChecked(keyId: String, issuerId: String) throws {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.a", "--root", root]).exitCode == .success)
+        let key = directory.file("key.p8")
+        try Data(try ECPrivateKey(generating: .p256).pkcs8PEM()).write(to: URL(fileURLWithPath: key))
+        // The same key with good ids is taken: only the ids are wrong.
+        #expect(tool.run(["--data", directory.file("other"), "init", "--bundle-id", "com.example.a", "--root", root, "--api-key", key,
+                          "--api-key-id", "ABC123", "--api-issuer-id", "57246542-96fe-1a63-e053-0824d011072a"]).exitCode == .success)
+        #expect(tool.run(["--data", directory.path, "init", "--api-key", key, "--api-key-id", keyId, "--api-issuer-id", issuerId]).exitCode == .usage)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("appstore/api.json")))
     }
 
     @Test("a listed root file gone missing does not stop init keeping the others the events need")
@@ -88,7 +200,7 @@ struct InitCommandTests {
         }
         // An init that fails its checks (a second root that is no certificate) keeps nothing either.
         try "not a certificate\n".write(toFile: other.file("bad.cer"), atomically: true, encoding: .utf8)
-        #expect(copy.run("init", "--root", apple, "--root", other.file("bad.cer")).exitCode == .failure)
+        #expect(copy.run("init", "--root", apple, "--root", other.file("bad.cer")).exitCode == .usage)
         #expect(try kept().isEmpty)
         #expect(copy.run("init", "--root", apple).exitCode == .success)
         let simulationRoot = try #require(try kept().first)
@@ -110,7 +222,7 @@ struct InitCommandTests {
         #expect(tool.run(data + ["ingest", simulation + "/notifications.jsonl"]).exitCode == .success)
         let before = try configuration(directory)
         for argv in [["--bundle-id", "com.example.other"], ["--app-apple-id", "99"]] {
-            #expect(tool.run(data + ["init"] + argv).exitCode == .failure)
+            #expect(tool.run(data + ["init"] + argv).exitCode == .usage)
             #expect(try configuration(directory) as NSDictionary == before as NSDictionary)
         }
         // The same app, or other settings, still change.
@@ -118,7 +230,7 @@ struct InitCommandTests {
         #expect(try configuration(directory)["smallBusiness"] as? Bool == true)
         // Without its configuration, the app is read from the evidence.
         try FileManager.default.removeItem(atPath: directory.file("config.json"))
-        #expect(tool.run(data + ["init", "--bundle-id", "com.example.other"]).exitCode == .failure)
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.other"]).exitCode == .usage)
         #expect(!FileManager.default.fileExists(atPath: directory.file("config.json")))
         #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", root]).exitCode == .success)
     }
@@ -129,7 +241,7 @@ struct InitCommandTests {
         let data = ["--data", directory.path]
         #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", root]).exitCode == .success)
         #expect(tool.run(data + ["ingest", SimulatedLedger.shared.directory.file("sim") + "/notifications.jsonl"]).exitCode == .success)
-        #expect(tool.run(data + ["init", "--app-apple-id", "999"]).exitCode == .failure)
+        #expect(tool.run(data + ["init", "--app-apple-id", "999"]).exitCode == .usage)
         #expect(try configuration(directory)["appAppleId"] == nil)
         #expect(tool.run(data + ["init", "--app-apple-id", "1234567890"]).exitCode == .success)
         // A mistyped id stored before (set while only Sandbox messages, which carry none, came in).
@@ -143,7 +255,8 @@ struct InitCommandTests {
     @Test("a catalog or root that is not valid is refused and leaves the directory as it was", arguments: [
         ("catalog", "hi\n"), ("catalog", #"{"products": [{"productId": "a", "entitlements": "pro"}]}"#),
         ("catalog", #"{"products": [{"productId": "a", "period": "P1M"}, {"productId": "a", "period": "P1Y"}]}"#),
-        ("catalog", #"{"products": [{"productId": "a", "period": "P5M"}]}"#), ("root", "not a certificate"),
+        ("catalog", #"{"products": [{"productId": "a", "period": "P5M"}]}"#), ("catalog", #"{"products": [{"productId": "", "period": "P1M"}]}"#),
+        ("root", "not a certificate"),
     ])
     func invalidInputsWriteNothing(flag: String, content: String) throws {
         let directory = TemporaryDirectory()
@@ -152,9 +265,9 @@ struct InitCommandTests {
         let file = directory.file("given")
         try content.write(toFile: file, atomically: true, encoding: .utf8)
         let arguments = flag == "root" ? ["--root", root, "--root", file] : ["--catalog", file]
-        #expect(tool.run(["--data", directory.path, "init", "--small-business"] + arguments).exitCode == .failure)
+        #expect(tool.run(["--data", directory.path, "init", "--small-business"] + arguments).exitCode == .usage)
         #expect(try configuration(directory) as NSDictionary == before as NSDictionary)
-        #expect(!FileManager.default.fileExists(atPath: directory.file("catalog.json")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("catalog") }.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: directory.file("roots/root-2.cer")))
         // The ledger still opens.
         #expect(tool.run(["--data", directory.path, "stats"]).exitCode == .success)
@@ -168,7 +281,8 @@ struct InitCommandTests {
         try #"{"products": [{"productId": "a", "period": "P1M"}]}"#.write(toFile: file, atomically: true, encoding: .utf8)
         #expect(tool.run(["--data", directory.path, "init", "--catalog", file]).exitCode == .success)
         // As an earlier build stored it.
-        try #"{"products": [{"productId": "a", "period": "P5M"}]}"#.write(toFile: directory.file("catalog.json"), atomically: true, encoding: .utf8)
+        let stored = try #require(try configuration(directory)["catalog"] as? String)
+        try #"{"products": [{"productId": "a", "period": "P5M"}]}"#.write(toFile: directory.file(stored), atomically: true, encoding: .utf8)
         #expect(tool.run(["--data", directory.path, "report", "mrr", "--at", "2026-01-01"]).exitCode == .success)
     }
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import SubledgerAppStoreAPI
 import SubledgerCore
 import SubledgerLedger
@@ -60,6 +61,14 @@ enum InitCommand: Command {
 
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         try arguments.allow(help)
+        return try Ledger.changingConfiguration(of: context.data.path, waiting: {
+            Output.progress("init: waiting for another init of \(context.data.path), or a backup into it, to finish")
+        }) {
+            try change(arguments, context)
+        }
+    }
+
+    private static func change(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         // A setting not given keeps its value: re-running init to add an environment must not
         // quietly turn off the Small Business rate or forget the app's Apple id.
         let previous = try? LedgerConfiguration.load(from: context.data.path)
@@ -85,11 +94,18 @@ enum InitCommand: Command {
             throw UsageError("cannot read \(flag) \(file): \(String(cString: strerror(errno))); nothing was changed")
         }
         var replaced: [(label: String, keptAt: String)] = []
-        let configuration = try Ledger.initialize(
-            directory: context.data.path, bundleId: bundleId, appAppleId: appAppleId, environments: environments,
-            rootFiles: arguments.options["--root"] ?? [], smallBusiness: on || (!off && previous?.smallBusiness == true),
-            catalogFile: arguments.value("--catalog")
-        ) { replaced.append(($0, $1)) }
+        let configuration: LedgerConfiguration
+        do {
+            configuration = try Ledger.initialize(
+                directory: context.data.path, bundleId: bundleId, appAppleId: appAppleId, environments: environments,
+                rootFiles: arguments.options["--root"] ?? [], smallBusiness: on || (!off && previous?.smallBusiness == true),
+                catalogFile: arguments.value("--catalog")
+            ) { replaced.append(($0, $1)) }
+        } catch LedgerError.configuration(let message) {
+            // What was given cannot be used (a file that is not a certificate or a catalog, another
+            // app's id): a usage error (2), as a file that cannot be read is.
+            throw UsageError(message)
+        }
         for root in replaced {
             Output.diagnostic(
                 "subledger init: \(root.label) is no longer trusted (the roots given replace the configured ones): events stored under it fail "
@@ -98,6 +114,8 @@ enum InitCommand: Command {
         }
         let api = try installAPI(arguments, directory: context.data.path)
         // A server reads the settings once, as it starts; the rollups depend on two of them.
+        let changed = configuration != previous || ["--api-key", "--api-base-url", "--api-ca-file"].contains { arguments.value($0) != nil }
+        guard changed else { return CommandResult(Result(data: context.data.path, configuration: configuration, api: api)) }
         do { try LogWriter.excludingWriter(directory: context.data.log) {} } catch LogError.locked(_, let holder) {
             let process = holder.map { "process \($0)" } ?? "another process"
             // Reads refuse while the database in use was built under other settings than these.
@@ -129,6 +147,13 @@ enum InitCommand: Command {
             }
             guard let keyId = arguments.value("--api-key-id"), let issuerId = arguments.value("--api-issuer-id") else {
                 throw UsageError("--api-key needs --api-key-id ID and --api-issuer-id UUID")
+            }
+            // Taken as given, they failed only later, each request to Apple answered 401.
+            guard !keyId.isEmpty, keyId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+                throw UsageError("--api-key-id takes the key's id as App Store Connect shows it (letters and digits, such as 2X9R4HXF34), not '\(keyId)'")
+            }
+            guard UUID(uuidString: issuerId) != nil else {
+                throw UsageError("--api-issuer-id takes the issuer id App Store Connect shows above the keys, a UUID (57246542-96fe-1a63-e053-0824d011072a), not '\(issuerId)'")
             }
             return try APIConfiguration.install(directory: directory, keyFile: key, keyId: keyId, issuerId: issuerId, baseURL: baseURL, caFile: caFile)
         } catch APISetupError.invalid(let message) {

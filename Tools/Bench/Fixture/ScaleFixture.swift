@@ -73,7 +73,8 @@ struct ScaleFixture {
         }
         writer.close()
 
-        for item in ["config.json", "roots", "catalog.json", "evidence"] where exists(base + "/" + item) {
+        // The base ledger is made without a catalog (`IngestBenchmark`).
+        for item in ["config.json", "roots", "evidence"] where exists(base + "/" + item) {
             try copy(base + "/" + item, to: partial + "/" + item)
         }
         if let sample { writeFile(sample, Array(lookupIds(events, allTiles).joined(separator: "\n").utf8) + [0x0A]) }
