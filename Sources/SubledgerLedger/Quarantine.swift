@@ -219,14 +219,35 @@ final class Quarantine: Sendable {
     }
 
     /// Keeps each entry with the reason a retry gave, in place of the one it was kept with: after
-    /// a fix (a root added) the first reason sent a user back to what was already fixed.
-    func restate(_ restated: [(entry: QuarantineEntry, reason: VerificationError.Reason, detail: String)]) throws {
-        guard !restated.isEmpty else { return }
-        try append(restated.map { entry, reason, detail in
+    /// a fix (a root added) the first reason sent a user back to what was already fixed. Returns
+    /// where each is kept now. A later entry of the same bytes supersedes an earlier one, so a kill
+    /// between the new entries and the marks resolving the old leaves each listed once.
+    func restate(_ restated: [(entry: QuarantineEntry, reason: VerificationError.Reason, detail: String)]) throws -> [UInt64] {
+        guard !restated.isEmpty else { return [] }
+        let positions = try append(restated.map { entry, reason, detail in
             let line = IngestLine(bytes: entry.bytes, line: entry.line, source: entry.source, takesRenewalInfo: entry.takesRenewalInfo)
             return Self.entryRecord(entry.bytes[...], digest: entry.bytes.withUnsafeBytes(Self.digest), reason: reason, detail: detail, of: line, at: entry.recordedAt)
         })
         try resolve(restated.map(\.entry.position))
+        return positions
+    }
+
+    /// Which unresolved entries a later one of the same bytes supersedes, as a log is read in
+    /// order: only a restatement keeps the same bytes twice (`add` keeps held bytes once).
+    struct Supersession {
+        /// The first 16 bytes of an entry's SHA-256: a million entries in 16 MB, not 100.
+        private struct Key: Hashable {
+            var high: UInt64
+            var low: UInt64
+        }
+
+        private var latest: [Key: UInt64] = [:]
+
+        /// Notes the entry at `position`; returns the earlier entry of the same bytes it supersedes.
+        mutating func entry(at position: UInt64, digest: [UInt8]) -> UInt64? {
+            let key = digest.withUnsafeBytes { Key(high: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), low: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+            return latest.updateValue(position, forKey: key)
+        }
     }
 
     /// Entries not yet resolved, oldest first; with their bytes only when `withBytes` (a
@@ -247,14 +268,19 @@ final class Quarantine: Sendable {
     /// since (an entry resolved after the first read).
     static func forEachUnresolved(in directory: String, _ body: (QuarantineEntry) throws -> Void) throws {
         var resolved = Set<UInt64>()
+        var supersession = Supersession()
         var end = LogPosition.start
         let log = LogReader(directory: directory)
+        // A log closed cleanly whose last record was damaged since reads as one that ends before
+        // it: the listing left that entry out and said nothing.
+        _ = try log.summary()
         try log.scan { record in
             if record.kind == resolvedKind {
                 var reader = LedgerRecordReader(record.payload)
                 resolved.insert(try reader.varint())
             } else if isEntry(record.kind) {
-                try checkVersion(kind: record.kind, version: record.version, at: record.position.rawValue)
+                let (entry, bytes) = try parse(record.payload, kind: record.kind, version: record.version, at: record.position.rawValue)
+                if let earlier = supersession.entry(at: entry.position, digest: entry.digest ?? Self.digest(bytes)) { resolved.insert(earlier) }
             }
             end = LogPosition(rawValue: record.position.rawValue + 1)
             return true
@@ -302,9 +328,11 @@ final class Quarantine: Sendable {
     private static func unresolved<T>(in directory: String, _ make: (QuarantineEntry, UnsafeRawBufferPointer) throws -> T) throws -> [T] {
         var made: [UInt64: T] = [:]
         var order: [UInt64] = []
+        var supersession = Supersession()
         try LogReader(directory: directory).scan { record in
             if isEntry(record.kind) {
                 let (entry, bytes) = try parse(record.payload, kind: record.kind, version: record.version, at: record.position.rawValue)
+                if let earlier = supersession.entry(at: entry.position, digest: entry.digest ?? Self.digest(bytes)) { made[earlier] = nil }
                 made[entry.position] = try make(entry, bytes)
                 order.append(entry.position)
             } else if record.kind == resolvedKind {
@@ -414,13 +442,15 @@ extension Ledger {
                 if reason != entry.reason, let known = VerificationError.Reason(rawValue: reason) { restated.append((entry, known, detail)) }
             }
             try pipeline.quarantine.resolve(resolved)
-            try pipeline.quarantine.restate(restated)
+            // Restated, an entry is kept at a new position, which `quarantine list` shows.
+            let moved = Dictionary(uniqueKeysWithValues: zip(restated.map(\.entry.position), try pipeline.quarantine.restate(restated)))
             // The listed entries (without their bytes) in order, the retried ones with their outcomes.
             var retried = outcomes.makeIterator()
-            for entry in chunk {
+            for var entry in chunk {
                 let outcome = entry.truncated
                     ? .rejected(reason: entry.reason, detail: "the line was longer than 1 MiB and only its first 1 MiB was kept: feed the original line again")
                     : retried.next()
+                entry.position = moved[entry.position] ?? entry.position
                 if let outcome { results.append((entry, outcome)) }
             }
         }

@@ -81,7 +81,7 @@ struct QuarantineBudgetTests {
 
 extension Quarantine {
     /// One line rejected on its own, as the webhook's are.
-    fileprivate func add(_ line: IngestLine, reason: VerificationError.Reason, detail: String, at recordedAt: Int64) throws {
+    func add(_ line: IngestLine, reason: VerificationError.Reason, detail: String, at recordedAt: Int64) throws {
         try add([Rejected(line: line, reason: reason, detail: detail)], at: recordedAt)
     }
 }

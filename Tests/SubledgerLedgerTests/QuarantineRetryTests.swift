@@ -1,4 +1,5 @@
 import Foundation
+import SubledgerLog
 import SubledgerSimulator
 import SubledgerTestSupport
 import Testing
@@ -53,6 +54,63 @@ struct QuarantineRetryTests {
         let results = try ledger.retryQuarantine(recordedAt: 3)
         #expect(results.allSatisfy { if case .rejected = $0.1 { false } else { true } })
         #expect(try Ledger.quarantined(directory: ledger.layout.root).isEmpty)
+    }
+
+    @Test("a retry reports a restated entry where the quarantine now keeps it, as `quarantine list` shows it")
+    func retryReportsWhereARestatedEntryIsKept() throws {
+        _ = try rejectedWorkload()
+        _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Sandbox"],
+                                  rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+        let results = try {
+            let ledger = try Ledger(directory: data)
+            defer { ledger.close() }
+            return try ledger.retryQuarantine(recordedAt: 2)
+        }()
+        let listed = try Ledger.quarantined(directory: data)
+        #expect(results.map(\.0.position) == listed.map(\.position))
+        #expect(results.map(\.0.line) == listed.map(\.line))
+    }
+
+    @Test("an entry restated by a retry killed before it marked the old one resolved is listed once, with the new reason, and counted once")
+    func restatementCutShortListsEachEntryOnce() throws {
+        let quarantineDirectory = directory.file("quarantine")
+        let quarantine = try Quarantine(directory: quarantineDirectory)
+        for index in 1...3 {
+            try quarantine.add(IngestLine(bytes: Array("line \(index)".utf8), line: index, source: "input"), reason: .chainUntrusted, detail: "", at: 1)
+        }
+        let kept = try Quarantine.entries(in: quarantineDirectory)
+        let moved = try quarantine.restate(kept.map { ($0, .environmentNotAccepted, "now Sandbox only") })
+        // Kill -9 after the new entries were written, before the marks resolving the old ones:
+        // the log ends after the last new entry, and was not closed.
+        let segment = quarantineDirectory + "/00000000000000000000.seg"
+        var lastEnd: UInt64 = 0
+        try LogReader(directory: quarantineDirectory).scan { record in
+            if record.position.rawValue == moved.last! { lastEnd = record.position.rawValue + UInt64(LogFormat.frameHeaderSize + record.payload.count) }
+            return true
+        }
+        #expect(lastEnd > 0)
+        #expect(truncate(segment, off_t(lastEnd)) == 0)
+
+        var each: [QuarantineEntry] = []
+        try Quarantine.forEachUnresolved(in: quarantineDirectory) { each.append($0) }
+        #expect(each.map(\.position) == moved)
+        #expect(each.allSatisfy { $0.reason == "environment_not_accepted" })
+        #expect(try Quarantine.entries(in: quarantineDirectory).map(\.position) == moved)
+        #expect(try Quarantine.unresolvedCount(in: quarantineDirectory) == 3)
+    }
+
+    @Test("`quarantine list` of a log closed cleanly whose last entry was cut short since is damage (exit 3), not a listing one entry short")
+    func listingFindsADamagedLastEntry() throws {
+        let quarantineDirectory = directory.file("quarantine")
+        let quarantine = try Quarantine(directory: quarantineDirectory)
+        for index in 1...3 {
+            try quarantine.add(IngestLine(bytes: Array("line \(index)".utf8), line: index, source: "input"), reason: .chainUntrusted, detail: "", at: 1)
+        }
+        quarantine.close()
+        let segment = quarantineDirectory + "/00000000000000000000.seg"
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
+        #expect(truncate(segment, off_t(size - 5)) == 0)
+        #expect(throws: LogError.self) { try Quarantine.forEachUnresolved(in: quarantineDirectory) { _ in } }
     }
 
     @Test("a rejected line delivered again after the fix (the App Store's retry, a file fed again) resolves its entry when it is stored, appended or a duplicate; others stay")

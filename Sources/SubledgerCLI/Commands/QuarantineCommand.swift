@@ -38,10 +38,12 @@ enum QuarantineCommand: Command {
         static let columns: [Table.Column] = [
             .init("position", key: "position"), .init("source", key: "source", limit: 40, cut: .middle), .init("line", key: "line"),
             .init("reason", key: "reason"), .init("detail", key: "detail", limit: 60), .init("size", key: "bytes"),
+            .init("truncated", key: "truncated", wide: true),
         ]
 
         static func cells(_ entry: QuarantineEntry) -> [Cell] {
-            [.text(String(entry.position)), .text(entry.source), .number(Int64(entry.line)), .text(entry.reason), .text(detail(entry)), .bytes(Int64(entry.size))]
+            [.text(String(entry.position)), .text(entry.source), .number(Int64(entry.line)), .text(entry.reason), .text(detail(entry)), .bytes(Int64(entry.size)),
+             .flag(entry.truncated)]
         }
 
         var tabulation: Tabulation {
