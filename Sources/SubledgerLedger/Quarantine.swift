@@ -235,7 +235,8 @@ final class Quarantine: Sendable {
     /// Which unresolved entries a later one of the same bytes supersedes, as a log is read in
     /// order: only a restatement keeps the same bytes twice (`add` keeps held bytes once).
     struct Supersession {
-        /// The first 16 bytes of an entry's SHA-256: a million entries in 16 MB, not 100.
+        /// The first 16 bytes of an entry's SHA-256, held inline: the digest's own array is a
+        /// heap allocation of about 80 bytes per entry, and a quarantine may hold a million.
         private struct Key: Hashable {
             var high: UInt64
             var low: UInt64
