@@ -206,6 +206,6 @@ public final class Ledger: Sendable {
     public static func quarantinedCount(directory: String) throws -> Int {
         let quarantine = DataDirectoryLayout(directory).quarantine
         guard FileIO.exists(quarantine) else { return 0 }
-        return try Quarantine.unresolvedCount(in: quarantine)
+        return try Quarantine.sayingWhatMendsDamage { try Quarantine.unresolvedCount(in: quarantine) }
     }
 }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SubledgerCore
 import SubledgerCrypto
 import SubledgerJWS
@@ -36,19 +39,99 @@ final class Quarantine: Sendable {
     /// Webhook bodies not kept since this process opened the quarantine.
     let notKept = Atomic<Int>(0)
     /// The SHA-256 of every unresolved entry's bytes, with the entries holding them, read from
-    /// the log when first needed: the same bytes rejected again (a file ingested twice; the App
+    /// the log as it opens, and again when next needed after a retry: the same bytes rejected again (a file ingested twice; the App
     /// Store sends a notification it got no 200 for up to five times more) are not kept twice,
     /// and accepted later (re-delivered after a fix) resolve their entries.
-    private let held = Mutex<[[UInt8]: [UInt64]]?>(nil)
-    /// The entries `held` holds, -1 until it is read: a `/metrics` scrape reads this rather than
-    /// wait for the lock, which ingestion holds while it writes a chunk's rejected lines.
-    private let heldCount = Atomic<Int>(-1)
+    private let held: Mutex<[[UInt8]: [UInt64]]?>
+    /// The entries `held` holds, -1 until it is read again: a `/metrics` scrape reads this rather
+    /// than wait for the lock, which ingestion holds while it writes a chunk's rejected lines.
+    private let heldCount: Atomic<Int>
 
     init(directory: String, webhookBudget: UInt64 = Quarantine.webhookBudget) throws {
         self.directory = directory
         self.webhookBudget = webhookBudget
-        writer = try LogWriter(directory: directory, options: LogOptions(segmentSize: 16 << 20, preallocationStep: 0))
+        let (writer, digests) = try Self.open(directory)
+        self.writer = writer
         end = Atomic(writer.openedTail.end.rawValue)
+        held = Mutex(digests)
+        heldCount = Atomic(digests.values.reduce(0) { $0 + $1.count })
+    }
+
+    private static let options = LogOptions(segmentSize: 16 << 20, preallocationStep: 0)
+
+    /// Opens the log and reads the digests of its unresolved entries. Damage anywhere in it
+    /// stopped `serve` and `ingest`, the webhook answering nobody for the sake of rejected input:
+    /// a damaged quarantine is set aside whole and its readable entries kept in a new one.
+    private static func open(_ directory: String) throws -> (LogWriter, [[UInt8]: [UInt64]]) {
+        let problem: LogProblem
+        do {
+            let writer = try LogWriter(directory: directory, options: options)
+            do { return (writer, try digests(in: directory)) } catch {
+                writer.close()
+                throw error
+            }
+        } catch LogError.corrupted(let found) {
+            problem = found
+        }
+        return try replaceDamaged(directory, problem)
+    }
+
+    /// `body`, its damage in the quarantine said with what sets it right.
+    static func sayingWhatMendsDamage<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch LogError.corrupted(var problem) {
+            problem.detail += "; the next `ingest`, `serve` or `quarantine retry` sets the damaged quarantine aside whole and keeps its readable entries in a new one"
+            throw LogError.corrupted(problem)
+        }
+    }
+
+    /// Renames the damaged quarantine to `NAME.damaged-N`, keeping every byte, and appends its
+    /// readable unresolved entries, as they were written, to a new one at `directory` (an entry's
+    /// record names no position; those resolved or superseded are left out). Says so.
+    private static func replaceDamaged(_ directory: String, _ problem: LogProblem) throws -> (LogWriter, [[UInt8]: [UInt64]]) {
+        var number = 1
+        while FileIO.exists("\(directory).damaged-\(number)") { number += 1 }
+        let aside = "\(directory).damaged-\(number)"
+        guard rename(directory, aside) == 0 else {
+            throw LedgerError.storage("the quarantine \(directory) is damaged (\(problem.kind.rawValue) in \(problem.file) at offset \(problem.offset)) and cannot be renamed to \(aside): \(String(cString: strerror(errno)))")
+        }
+        var gone = Set<UInt64>()
+        var supersession = Supersession()
+        let skipped = try LogSalvage.forEachReadableRecord(in: aside) { record in
+            if record.kind == resolvedKind {
+                var reader = LedgerRecordReader(record.payload)
+                gone.insert(try reader.varint())
+            } else if isEntry(record.kind), let (entry, bytes) = try? parse(record.payload, kind: record.kind, version: record.version, at: record.position.rawValue),
+                      let earlier = supersession.entry(at: entry.position, digest: entry.digest ?? digest(bytes)) {
+                gone.insert(earlier)
+            }
+        }
+        let writer = try LogWriter(directory: directory, options: options)
+        var records: [LogRecord] = []
+        var pending = 0
+        var kept = 0
+        do {
+            try LogSalvage.forEachReadableRecord(in: aside) { record in
+                guard isEntry(record.kind), !gone.contains(record.position.rawValue) else { return }
+                records.append(LogRecord(kind: record.kind, version: record.version, payload: Array(record.payload)))
+                pending += record.payload.count
+                kept += 1
+                if pending >= writeBytes {
+                    _ = try writer.append(records)
+                    records.removeAll()
+                    pending = 0
+                }
+            }
+            if !records.isEmpty { _ = try writer.append(records) }
+        } catch {
+            writer.close()
+            throw error
+        }
+        Diagnostics.report(
+            "the quarantine \(directory) is damaged (\(problem.kind.rawValue) in \(problem.file) at offset \(problem.offset)): set aside whole as \(aside); "
+                + "its \(kept) readable unresolved entries are kept in a new quarantine"
+                + (skipped > 0 ? " (\(skipped) damaged stretch\(skipped == 1 ? "" : "es") could not be read)" : "")
+                + ", and ingestion goes on. `subledger quarantine list` shows what was kept")
+        return (writer, try digests(in: directory))
     }
 
     func close() { writer.close() }
@@ -412,7 +495,7 @@ extension Ledger {
     public static func forEachQuarantined(directory: String, _ body: (QuarantineEntry) throws -> Void) throws {
         let quarantine = DataDirectoryLayout(directory).quarantine
         guard FileIO.exists(quarantine) else { return }
-        try Quarantine.forEachUnresolved(in: quarantine, body)
+        try Quarantine.sayingWhatMendsDamage { try Quarantine.forEachUnresolved(in: quarantine, body) }
     }
 
     /// Entries retried at once: the quarantine may hold a GiB, held whole it was a GiB of memory.

@@ -113,6 +113,29 @@ struct QuarantineRetryTests {
         #expect(throws: LogError.self) { try Quarantine.forEachUnresolved(in: quarantineDirectory) { _ in } }
     }
 
+    @Test("a quarantine damaged in its middle no longer stops the ledger opening for ingestion: it is set aside whole, its readable entries are kept in a new one, and a retry after the fix appends them")
+    func damagedQuarantineIsSetAside() throws {
+        let lines = try rejectedWorkload()
+        let segment = directory.file("data/quarantine/00000000000000000000.seg")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: segment))
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: segment))
+        let found = #expect(throws: LogError.self) { try Ledger.quarantined(directory: data) }
+        #expect(found?.description.contains("the next `ingest`, `serve` or `quarantine retry` sets the damaged quarantine aside") == true)
+
+        _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                  rootFiles: [directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+        let ledger = try Ledger(directory: data)
+        defer { ledger.close() }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("data/quarantine.damaged-1/00000000000000000000.seg"))) == bytes)
+        let kept = try Ledger.quarantined(directory: data)
+        #expect(kept.count == lines.count - 1, "only the damaged entry is lost")
+        #expect(Set(kept.map(\.line)).isSubset(of: lines.map(\.line)))
+        let results = try ledger.retryQuarantine(recordedAt: 2)
+        #expect(results.count == kept.count && results.allSatisfy { if case .rejected = $0.1 { false } else { true } })
+        #expect(try Ledger.quarantined(directory: data).isEmpty)
+    }
+
     @Test("a rejected line delivered again after the fix (the App Store's retry, a file fed again) resolves its entry when it is stored, appended or a duplicate; others stay")
     func redeliveryResolvesItsEntry() throws {
         let lines = try rejectedWorkload()
