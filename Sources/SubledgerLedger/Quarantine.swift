@@ -63,6 +63,8 @@ final class Quarantine: Sendable {
     /// stopped `serve` and `ingest`, the webhook answering nobody for the sake of rejected input:
     /// a damaged quarantine is set aside whole and its readable entries kept in a new one.
     private static func open(_ directory: String) throws -> (LogWriter, [[UInt8]: [UInt64]]) {
+        // A salvage killed between its two renames: the new quarantine is whole.
+        if !FileIO.exists(directory), FileIO.exists(salvagedName(directory)) { try rename(salvagedName(directory), to: directory) }
         let problem: LogProblem
         do {
             let writer = try LogWriter(directory: directory, options: options)
@@ -73,7 +75,60 @@ final class Quarantine: Sendable {
         } catch LogError.corrupted(let found) {
             problem = found
         }
-        return try replaceDamaged(directory, problem)
+        try replaceDamaged(directory, problem)
+        return (try LogWriter(directory: directory, options: options), try digests(in: directory))
+    }
+
+    /// Where a salvage writes the new quarantine before it takes the damaged one's place: written
+    /// in place, a kill midway left part of the entries in it and the rest only in the damaged one.
+    private static func salvagedName(_ directory: String) -> String { directory + ".salvaged" }
+
+    /// Writes the damaged quarantine's readable unresolved entries, as they were written, into a
+    /// new log (an entry's record names no position; those resolved or superseded are left out),
+    /// renames the damaged one `NAME.damaged-N`, keeping every byte, and the new one into its
+    /// place. Says so.
+    private static func replaceDamaged(_ directory: String, _ problem: LogProblem) throws {
+        let salvaged = salvagedName(directory)
+        try removeLog(salvaged)
+        var gone = Set<UInt64>()
+        var supersession = Supersession()
+        let skipped = try LogSalvage.forEachReadableRecord(in: directory) { record in
+            if record.kind == resolvedKind {
+                var reader = LedgerRecordReader(record.payload)
+                gone.insert(try reader.varint())
+            } else if isEntry(record.kind), let (entry, bytes) = try? parse(record.payload, kind: record.kind, version: record.version, at: record.position.rawValue),
+                      let earlier = supersession.entry(at: entry.position, digest: entry.digest ?? digest(bytes)) {
+                gone.insert(earlier)
+            }
+        }
+        let writer = try LogWriter(directory: salvaged, options: options)
+        defer { writer.close() }
+        var records: [LogRecord] = []
+        var pending = 0
+        var kept = 0
+        try LogSalvage.forEachReadableRecord(in: directory) { record in
+            guard isEntry(record.kind), !gone.contains(record.position.rawValue) else { return }
+            records.append(LogRecord(kind: record.kind, version: record.version, payload: Array(record.payload)))
+            pending += record.payload.count
+            kept += 1
+            if pending >= writeBytes {
+                _ = try writer.append(records)
+                records.removeAll()
+                pending = 0
+            }
+        }
+        if !records.isEmpty { _ = try writer.append(records) }
+        writer.close()
+        var number = 1
+        while FileIO.exists("\(directory).damaged-\(number)") { number += 1 }
+        let aside = "\(directory).damaged-\(number)"
+        try rename(directory, to: aside)
+        try rename(salvaged, to: directory)
+        Diagnostics.report(
+            "the quarantine \(directory) is damaged (\(problem.kind.rawValue) in \(problem.file) at offset \(problem.offset)): set aside whole as \(aside); "
+                + "its \(kept) readable unresolved entries are kept in a new quarantine"
+                + (skipped > 0 ? " (\(skipped) damaged stretch\(skipped == 1 ? "" : "es") could not be read)" : "")
+                + ", and ingestion goes on. `subledger quarantine list` shows what was kept")
     }
 
     /// `body`, its damage in the quarantine said with what sets it right.
@@ -84,54 +139,19 @@ final class Quarantine: Sendable {
         }
     }
 
-    /// Renames the damaged quarantine to `NAME.damaged-N`, keeping every byte, and appends its
-    /// readable unresolved entries, as they were written, to a new one at `directory` (an entry's
-    /// record names no position; those resolved or superseded are left out). Says so.
-    private static func replaceDamaged(_ directory: String, _ problem: LogProblem) throws -> (LogWriter, [[UInt8]: [UInt64]]) {
-        var number = 1
-        while FileIO.exists("\(directory).damaged-\(number)") { number += 1 }
-        let aside = "\(directory).damaged-\(number)"
-        guard rename(directory, aside) == 0 else {
-            throw LedgerError.storage("the quarantine \(directory) is damaged (\(problem.kind.rawValue) in \(problem.file) at offset \(problem.offset)) and cannot be renamed to \(aside): \(String(cString: strerror(errno)))")
+    private static func rename(_ from: String, to: String) throws {
+        guard Glibc.rename(from, to) == 0 else {
+            throw LedgerError.storage("cannot rename \(from) to \(to): \(String(cString: strerror(errno))); the quarantine is damaged, and this sets it aside")
         }
-        var gone = Set<UInt64>()
-        var supersession = Supersession()
-        let skipped = try LogSalvage.forEachReadableRecord(in: aside) { record in
-            if record.kind == resolvedKind {
-                var reader = LedgerRecordReader(record.payload)
-                gone.insert(try reader.varint())
-            } else if isEntry(record.kind), let (entry, bytes) = try? parse(record.payload, kind: record.kind, version: record.version, at: record.position.rawValue),
-                      let earlier = supersession.entry(at: entry.position, digest: entry.digest ?? digest(bytes)) {
-                gone.insert(earlier)
-            }
+    }
+
+    /// Removes a log directory a salvage left (its segments, lock and marker), if present.
+    private static func removeLog(_ directory: String) throws {
+        guard let names = FileIO.names(in: directory) else { return }
+        for name in names { unlink(directory + "/" + name) }
+        guard rmdir(directory) == 0 else {
+            throw LedgerError.storage("cannot remove \(directory), a salvage of the quarantine cut short: \(String(cString: strerror(errno)))")
         }
-        let writer = try LogWriter(directory: directory, options: options)
-        var records: [LogRecord] = []
-        var pending = 0
-        var kept = 0
-        do {
-            try LogSalvage.forEachReadableRecord(in: aside) { record in
-                guard isEntry(record.kind), !gone.contains(record.position.rawValue) else { return }
-                records.append(LogRecord(kind: record.kind, version: record.version, payload: Array(record.payload)))
-                pending += record.payload.count
-                kept += 1
-                if pending >= writeBytes {
-                    _ = try writer.append(records)
-                    records.removeAll()
-                    pending = 0
-                }
-            }
-            if !records.isEmpty { _ = try writer.append(records) }
-        } catch {
-            writer.close()
-            throw error
-        }
-        Diagnostics.report(
-            "the quarantine \(directory) is damaged (\(problem.kind.rawValue) in \(problem.file) at offset \(problem.offset)): set aside whole as \(aside); "
-                + "its \(kept) readable unresolved entries are kept in a new quarantine"
-                + (skipped > 0 ? " (\(skipped) damaged stretch\(skipped == 1 ? "" : "es") could not be read)" : "")
-                + ", and ingestion goes on. `subledger quarantine list` shows what was kept")
-        return (writer, try digests(in: directory))
     }
 
     func close() { writer.close() }

@@ -136,6 +136,27 @@ struct QuarantineRetryTests {
         #expect(try Ledger.quarantined(directory: data).isEmpty)
     }
 
+    @Test("a salvage of a damaged quarantine killed before its swap is done again whole, and one killed between its renames is finished: no readable entry is lost either way")
+    func salvageCutShortLosesNothing() throws {
+        let lines = try rejectedWorkload()
+        let quarantine = directory.file("data/quarantine")
+        let segment = quarantine + "/00000000000000000000.seg"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: segment))
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: segment))
+        // Killed before the swap: part of the new quarantine written, the damaged one in place.
+        try FileManager.default.createDirectory(atPath: quarantine + ".salvaged", withIntermediateDirectories: false)
+        try Data(bytes.prefix(4096)).write(to: URL(fileURLWithPath: quarantine + ".salvaged/00000000000000000000.seg"))
+        try { try Ledger(directory: data).close() }()
+        #expect(try Ledger.quarantined(directory: data).count == lines.count - 1)
+        #expect(!FileManager.default.fileExists(atPath: quarantine + ".salvaged"))
+        // Killed between the renames: the damaged one set aside, the new one not yet in its place.
+        try FileManager.default.moveItem(atPath: quarantine, toPath: quarantine + ".salvaged")
+        try { try Ledger(directory: data).close() }()
+        #expect(try Ledger.quarantined(directory: data).count == lines.count - 1)
+        #expect(!FileManager.default.fileExists(atPath: quarantine + ".damaged-2"))
+    }
+
     @Test("a rejected line delivered again after the fix (the App Store's retry, a file fed again) resolves its entry when it is stored, appended or a duplicate; others stay")
     func redeliveryResolvesItsEntry() throws {
         let lines = try rejectedWorkload()
