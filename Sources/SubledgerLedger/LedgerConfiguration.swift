@@ -259,8 +259,17 @@ extension Ledger {
         }
         let configuration = LedgerConfiguration(bundleId: bundleId, appAppleId: appAppleId, environments: environments, roots: roots, smallBusiness: smallBusiness, catalog: catalog)
         try configuration.save(to: directory)
-        for name in removable where !roots.contains(name) { unlink(layout.path(of: name)) }
-        if let old = previous?.catalog, old != catalog, DataDirectoryLayout.catalogNumber(of: old) != nil { unlink(layout.path(of: old)) }
+        // The files no longer named: those replaced, and those an init killed before its switch
+        // wrote (they stayed, copied by every backup). A listed root that could not be read stays.
+        let kept = Set(roots + (previous?.roots ?? []).filter { !removable.contains($0) })
+        for name in FileIO.names(in: layout.roots) ?? [] where DataDirectoryLayout.rootCertificateNumber(of: name) != nil && !kept.contains("roots/" + name) {
+            unlink(layout.path(of: "roots/" + name))
+        }
+        // `catalog.json` only when it was the catalog in use: a file of the user's may be so named.
+        for name in FileIO.names(in: layout.root) ?? [] where name != catalog
+            && (DataDirectoryLayout.catalogNumber(of: name) ?? 0 > 0 || name == previous?.catalog && DataDirectoryLayout.catalogNumber(of: name) != nil) {
+            unlink(layout.path(of: name))
+        }
         return configuration
     }
 

@@ -103,6 +103,26 @@ struct InitCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("catalog") } == [name])
     }
 
+    @Test("init removes the root and catalog files an init killed before its switch wrote, and keeps the listed ones and a catalog.json of the user's")
+    func strayFilesOfAKilledInitAreRemoved() throws {
+        let directory = TemporaryDirectory()
+        let catalog = directory.file("given.json")
+        try #"{"products": [{"productId": "a", "period": "P1M"}]}"#.write(toFile: catalog, atomically: true, encoding: .utf8)
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.a", "--root", root, "--catalog", catalog]).exitCode == .success)
+        let listed = try configuration(directory)
+        for stray in ["roots/root-9.cer", "catalog-7.json"] {
+            try FileManager.default.copyItem(atPath: root, toPath: directory.file(stray))
+        }
+        try FileManager.default.copyItem(atPath: catalog, toPath: directory.file("catalog.json"))
+        #expect(tool.run(["--data", directory.path, "init", "--small-business"]).exitCode == .success)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("roots/root-9.cer")))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("catalog-7.json")))
+        #expect(FileManager.default.fileExists(atPath: directory.file("catalog.json")))
+        for name in (listed["roots"] as! [String]) + [listed["catalog"] as! String] {
+            #expect(FileManager.default.fileExists(atPath: directory.file(name)), "\(name)")
+        }
+    }
+
     @Test("init run again with the settings it has changes nothing: the same config.json, root and catalog files")
     func againWithTheSameSettingsChangesNothing() throws {
         let directory = TemporaryDirectory()
