@@ -204,8 +204,7 @@ public final class Ledger: Sendable {
     public func quarantinedCount() throws -> Int { try pipeline.quarantine.unresolvedCount() }
 
     public static func quarantinedCount(directory: String) throws -> Int {
-        let quarantine = DataDirectoryLayout(directory).quarantine
-        guard FileIO.exists(quarantine) else { return 0 }
+        guard let quarantine = Quarantine.readable(DataDirectoryLayout(directory).quarantine) else { return 0 }
         return try Quarantine.sayingWhatMendsDamage { try Quarantine.unresolvedCount(in: quarantine) }
     }
 }

@@ -111,23 +111,25 @@ public enum LedgerError: Error, Sendable, CustomStringConvertible {
 
 extension Ledger {
     /// Runs `body` holding the data directory's lock on its configuration (the directory is
-    /// created when missing, and removed again if `body` fails and leaves it empty). Two `init`s
-    /// at once each read the settings, changed their own and wrote them all back: one change was
-    /// lost, often with no error. `waiting` is called once if another process holds the lock (an
-    /// `init`, or a backup writing into this directory).
-    public static func changingConfiguration<T>(of directory: String, waiting: () -> Void, _ body: () throws -> T) throws -> T {
+    /// created when missing, and removed again, still locked, if `body` fails and leaves it
+    /// empty). Two `init`s at once each read the settings, changed their own and wrote them all
+    /// back: one change was lost, often with no error. A backup copies the configuration under it.
+    /// `waiting` is called once if another process holds the lock; `warning` where the file
+    /// system cannot lock a directory (NFS), and `body` runs unlocked.
+    public static func changingConfiguration<T>(
+        of directory: String, waiting: () -> Void, warning: (String) -> Void, _ body: () throws -> T
+    ) throws -> T {
         let created = !FileIO.exists(directory)
         try FileIO.makeDirectory(directory)
-        do {
-            let lock: FileLock?
-            do { lock = try FileLock(directory, isDirectory: true, waiting: waiting) } catch {
-                // NFS emulates flock with byte-range locks, which a directory opened to read cannot take.
-                guard [EBADF, ENOLCK, EOPNOTSUPP].contains(error.errno) else { throw error }
-                lock = nil
-            }
-            defer { lock?.release() }
-            return try body()
-        } catch {
+        let lock: FileLock?
+        do { lock = try FileLock(directory, isDirectory: true, waiting: waiting) } catch {
+            // NFS emulates flock with byte-range locks, which a directory opened to read cannot take.
+            guard [EBADF, ENOLCK, EOPNOTSUPP].contains(error.errno) else { throw error }
+            warning("\(directory) cannot be locked (\(error)); make sure no other init or backup changes it now")
+            lock = nil
+        }
+        defer { lock?.release() }
+        do { return try body() } catch {
             if created { rmdir(directory) }
             throw error
         }
@@ -265,9 +267,12 @@ extension Ledger {
         for name in FileIO.names(in: layout.roots) ?? [] where DataDirectoryLayout.rootCertificateNumber(of: name) != nil && !kept.contains("roots/" + name) {
             unlink(layout.path(of: "roots/" + name))
         }
-        // `catalog.json` only when it was the catalog in use: a file of the user's may be so named.
-        for name in FileIO.names(in: layout.root) ?? [] where name != catalog
-            && (DataDirectoryLayout.catalogNumber(of: name) ?? 0 > 0 || name == previous?.catalog && DataDirectoryLayout.catalogNumber(of: name) != nil) {
+        // The catalog just replaced stays until the next init: a command that read `config.json`
+        // before the switch still finds the catalog it names (a backup copies the configuration
+        // under the lock). `catalog.json`, which earlier builds wrote, stays: a file of the
+        // user's may be so named.
+        let keptCatalogs = [catalog, previous?.catalog].compactMap { $0 }
+        for name in FileIO.names(in: layout.root) ?? [] where DataDirectoryLayout.catalogNumber(of: name) ?? 0 > 0 && !keptCatalogs.contains(name) {
             unlink(layout.path(of: name))
         }
         return configuration

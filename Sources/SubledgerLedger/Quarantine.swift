@@ -64,7 +64,11 @@ final class Quarantine: Sendable {
     /// a damaged quarantine is set aside whole and its readable entries kept in a new one.
     private static func open(_ directory: String) throws -> (LogWriter, [[UInt8]: [UInt64]]) {
         // A salvage killed between its two renames: the new quarantine is whole.
-        if !FileIO.exists(directory), FileIO.exists(salvagedName(directory)) { try rename(salvagedName(directory), to: directory) }
+        if !FileIO.exists(directory), FileIO.exists(salvagedName(directory)) {
+            try rename(salvagedName(directory), to: directory)
+            try syncParent(of: directory)
+            Diagnostics.report("the quarantine \(directory) was being replaced by what could be read of it, damaged, when a process stopped: the new one is now in place")
+        }
         let problem: LogProblem
         do {
             let writer = try LogWriter(directory: directory, options: options)
@@ -124,6 +128,9 @@ final class Quarantine: Sendable {
         let aside = "\(directory).damaged-\(number)"
         try rename(directory, to: aside)
         try rename(salvaged, to: directory)
+        // Before anything is appended to the new log: renames lost to a power cut would put the
+        // damaged one back, and the next salvage would remove the new one with what it took since.
+        try syncParent(of: directory)
         Diagnostics.report(
             "the quarantine \(directory) is damaged (\(problem.kind.rawValue) in \(problem.file) at offset \(problem.offset)): set aside whole as \(aside); "
                 + "its \(kept) readable unresolved entries are kept in a new quarantine"
@@ -143,6 +150,17 @@ final class Quarantine: Sendable {
         guard Glibc.rename(from, to) == 0 else {
             throw LedgerError.storage("cannot rename \(from) to \(to): \(String(cString: strerror(errno))); the quarantine is damaged, and this sets it aside")
         }
+    }
+
+    private static func syncParent(of directory: String) throws {
+        let parent = directory.lastIndex(of: "/").map { String(directory[..<$0]) } ?? "."
+        do { try DirectoryPath.sync(parent) } catch { throw LedgerError.storage(error.description) }
+    }
+
+    /// The directory a reader lists: the quarantine, or the new one a salvage cut short left
+    /// under its own name (the next open puts it in place); nil when there is neither.
+    static func readable(_ directory: String) -> String? {
+        FileIO.exists(directory) ? directory : FileIO.exists(salvagedName(directory)) ? salvagedName(directory) : nil
     }
 
     /// Removes a log directory a salvage left (its segments, lock and marker), if present.
@@ -413,7 +431,9 @@ final class Quarantine: Sendable {
     /// How many entries are not yet resolved, read without holding their bytes (`stats`; a
     /// server counts what it holds, `unresolvedCount()`).
     static func unresolvedCount(in directory: String) throws -> Int {
-        try unresolved(in: directory) { _, _ in () }.count
+        // As `forEachUnresolved`: a last entry cut short since a clean close is damage.
+        _ = try LogReader(directory: directory).summary()
+        return try unresolved(in: directory) { _, _ in () }.count
     }
 
     /// The SHA-256 of each unresolved entry's bytes, with the entries holding them, read
@@ -513,8 +533,7 @@ extension Ledger {
     /// As `quarantined(directory:)`, an entry at a time, holding none: `quarantine list` of a
     /// flooded quarantine.
     public static func forEachQuarantined(directory: String, _ body: (QuarantineEntry) throws -> Void) throws {
-        let quarantine = DataDirectoryLayout(directory).quarantine
-        guard FileIO.exists(quarantine) else { return }
+        guard let quarantine = Quarantine.readable(DataDirectoryLayout(directory).quarantine) else { return }
         try Quarantine.sayingWhatMendsDamage { try Quarantine.forEachUnresolved(in: quarantine, body) }
     }
 

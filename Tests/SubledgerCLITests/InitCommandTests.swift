@@ -76,31 +76,33 @@ struct InitCommandTests {
         #expect(Set(files.map { "roots/" + $0 }) == Set(after.map(\.name)))
     }
 
-    @Test("init writes a catalog under a new name and switches to it with config.json, so the catalog in use is never written over (a kill before the switch left the new catalog with the old other settings, and the old catalog gone), and removes the one no longer named")
+    @Test("init writes a catalog under a new name and switches to it with config.json, so the catalog in use is never written over (a kill before the switch left the new catalog with the old other settings, and the old catalog gone); the one replaced stays until the next init, for a command that read config.json before the switch")
     func catalogSwitchesAtOnce() throws {
         let directory = TemporaryDirectory()
         #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.a", "--root", root]).exitCode == .success)
+        func catalogs() throws -> Set<String> { Set(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("catalog") }) }
         var named: [String] = []
-        for period in ["P1M", "P1Y"] {
+        for period in ["P1M", "P1Y", "P6M"] {
             let file = directory.file("given-\(period).json")
             try #"{"products": [{"productId": "a", "period": "\#(period)"}]}"#.write(toFile: file, atomically: true, encoding: .utf8)
             #expect(tool.run(["--data", directory.path, "init", "--catalog", file]).exitCode == .success)
             let name = try #require(try configuration(directory)["catalog"] as? String)
             #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file(name))) == Data(contentsOf: URL(fileURLWithPath: file)))
+            #expect(!named.contains(name))
             named.append(name)
+            #expect(try catalogs() == Set(named.suffix(2)))
         }
-        #expect(named[0] != named[1])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("catalog") } == [named[1]])
 
-        // A ledger of an earlier build, whose catalog is catalog.json.
+        // A ledger of an earlier build, whose catalog is catalog.json: kept as the one replaced.
         var saved = try configuration(directory)
-        try FileManager.default.moveItem(atPath: directory.file(named[1]), toPath: directory.file("catalog.json"))
+        try FileManager.default.moveItem(atPath: directory.file(named[2]), toPath: directory.file("catalog.json"))
+        try FileManager.default.removeItem(atPath: directory.file(named[1]))
         saved["catalog"] = "catalog.json"
         try JSONSerialization.data(withJSONObject: saved).write(to: URL(fileURLWithPath: directory.file("config.json")))
         #expect(tool.run(["--data", directory.path, "init", "--catalog", directory.file("given-P1M.json")]).exitCode == .success)
         let name = try #require(try configuration(directory)["catalog"] as? String)
         #expect(name != "catalog.json")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("catalog") } == [name])
+        #expect(try catalogs() == [name, "catalog.json"])
     }
 
     @Test("init removes the root and catalog files an init killed before its switch wrote, and keeps the listed ones and a catalog.json of the user's")
@@ -166,7 +168,7 @@ struct InitCommandTests {
         let path = directory.path
         DispatchQueue.global().async {
             // The first init, between reading the settings and writing its own change.
-            _ = try? Ledger.changingConfiguration(of: path, waiting: {}) {
+            _ = try? Ledger.changingConfiguration(of: path, waiting: {}, warning: { _ in }) {
                 holding.signal()
                 usleep(300_000)
                 _ = try Ledger.initialize(directory: path, bundleId: "com.example.a", appAppleId: nil, environments: ["Production"], rootFiles: [],
@@ -182,7 +184,7 @@ struct InitCommandTests {
         #expect(saved["environments"] as? [String] == ["Production", "Sandbox"])
     }
 
-    @Test("init refuses an API key id that is not letters and digits and an issuer id that is not a UUID, as a usage error that changes nothing", arguments: [
+    @Test("init refuses an API key id that is not letters and digits and an issuer id that is not a UUID, as a usage error that changes nothing, the other settings given included", arguments: [
         ("", "57246542-96fe-1a63-e053-0824d011072a"), ("KEY ID", "57246542-96fe-1a63-e053-0824d011072a"), ("ABC123", "not-a-uuid"),
     ])
     func apiIdentifiersChecked(keyId: String, issuerId: String) throws {
@@ -193,8 +195,10 @@ struct InitCommandTests {
         // The same key with good ids is taken: only the ids are wrong.
         #expect(tool.run(["--data", directory.file("other"), "init", "--bundle-id", "com.example.a", "--root", root, "--api-key", key,
                           "--api-key-id", "ABC123", "--api-issuer-id", "57246542-96fe-1a63-e053-0824d011072a"]).exitCode == .success)
-        #expect(tool.run(["--data", directory.path, "init", "--api-key", key, "--api-key-id", keyId, "--api-issuer-id", issuerId]).exitCode == .usage)
+        let before = try configuration(directory)
+        #expect(tool.run(["--data", directory.path, "init", "--small-business", "--api-key", key, "--api-key-id", keyId, "--api-issuer-id", issuerId]).exitCode == .usage)
         #expect(!FileManager.default.fileExists(atPath: directory.file("appstore/api.json")))
+        #expect(try configuration(directory) as NSDictionary == before as NSDictionary, "nothing else changed either")
     }
 
     @Test("a listed root file gone missing does not stop init keeping the others the events need")

@@ -99,7 +99,7 @@ struct QuarantineRetryTests {
         #expect(try Quarantine.unresolvedCount(in: quarantineDirectory) == 3)
     }
 
-    @Test("`quarantine list` of a log closed cleanly whose last entry was cut short since is damage (exit 3), not a listing one entry short")
+    @Test("`quarantine list` and `stats` of a log closed cleanly whose last entry was cut short since is damage (exit 3), not a listing one entry short")
     func listingFindsADamagedLastEntry() throws {
         let quarantineDirectory = directory.file("quarantine")
         let quarantine = try Quarantine(directory: quarantineDirectory)
@@ -111,6 +111,7 @@ struct QuarantineRetryTests {
         let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
         #expect(truncate(segment, off_t(size - 5)) == 0)
         #expect(throws: LogError.self) { try Quarantine.forEachUnresolved(in: quarantineDirectory) { _ in } }
+        #expect(throws: LogError.self) { try Quarantine.unresolvedCount(in: quarantineDirectory) }
     }
 
     @Test("a quarantine damaged in its middle no longer stops the ledger opening for ingestion: it is set aside whole, its readable entries are kept in a new one, and a retry after the fix appends them")
@@ -152,6 +153,7 @@ struct QuarantineRetryTests {
         #expect(!FileManager.default.fileExists(atPath: quarantine + ".salvaged"))
         // Killed between the renames: the damaged one set aside, the new one not yet in its place.
         try FileManager.default.moveItem(atPath: quarantine, toPath: quarantine + ".salvaged")
+        #expect(try Ledger.quarantined(directory: data).count == lines.count - 1, "a listing meanwhile reads the new one where it is")
         try { try Ledger(directory: data).close() }()
         #expect(try Ledger.quarantined(directory: data).count == lines.count - 1)
         #expect(!FileManager.default.fileExists(atPath: quarantine + ".damaged-2"))

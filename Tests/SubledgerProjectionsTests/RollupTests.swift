@@ -129,6 +129,13 @@ struct RollupTests {
         #expect(!changesRollups(RollupSettings(catalog: catalog([("pro.yearly", "P12M", nil)])), from: RollupSettings(catalog: catalog([("pro.yearly", "P1Y", nil)]))))
         #expect(!changesRollups(RollupSettings(catalog: catalog([("pro.weekly", "P7D", nil)])), from: RollupSettings(catalog: catalog([("pro.weekly", "P1W", nil)]))))
         #expect(!changesRollups(RollupSettings(catalog: catalog([("pro.lifetime", nil, ["pro"])])), from: RollupSettings()))
+        // What builds before 2026-12-06 stored for a catalog is still its settings (no rebuild on
+        // upgrade), and only its own.
+        let upgraded = RollupSettings(catalog: catalog([("pro.monthly", "P1M", ["pro"]), ("pro.lifetime", nil, ["pro"]), ("pro.yearly", "P12M", nil)]))
+        let storedBefore = Array("smallBusiness=false\npro.lifetime=\npro.monthly=P1M\npro.yearly=P12M".utf8)
+        #expect(upgraded.matches(storedBefore))
+        #expect(!RollupSettings(smallBusiness: true, catalog: upgraded.catalog).matches(storedBefore))
+        #expect(!monthly.matches(storedBefore))
         // A catalog stored before init refused a product listed twice: the first listing holds.
         let twice = RollupSettings(catalog: catalog([("pro.monthly", "P1M", nil), ("pro.monthly", "P1Y", nil)]))
         let reordered = RollupSettings(catalog: catalog([("pro.monthly", "P1Y", nil), ("pro.monthly", "P1M", nil)]))

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
 import SubledgerAppStoreAPI
 import SubledgerCore
 import SubledgerLedger
@@ -62,8 +62,8 @@ enum InitCommand: Command {
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         try arguments.allow(help)
         return try Ledger.changingConfiguration(of: context.data.path, waiting: {
-            Output.progress("init: waiting for another init of \(context.data.path), or a backup into it, to finish")
-        }) {
+            Output.progress("init: waiting for another init or a backup of \(context.data.path) to finish")
+        }, warning: { Output.diagnostic("subledger init: warning: " + $0) }) {
             try change(arguments, context)
         }
     }
@@ -93,6 +93,7 @@ enum InitCommand: Command {
         for (flag, file) in files where access(file, R_OK) != 0 {
             throw UsageError("cannot read \(flag) \(file): \(String(cString: strerror(errno))); nothing was changed")
         }
+        _ = try apiIdentifiers(arguments)
         var replaced: [(label: String, keptAt: String)] = []
         let configuration: LedgerConfiguration
         do {
@@ -130,14 +131,33 @@ enum InitCommand: Command {
         return CommandResult(Result(data: context.data.path, configuration: configuration, api: api))
     }
 
+    /// The key id and issuer id given with `--api-key` (nil without it), checked: taken as given,
+    /// they failed only later, each request to Apple answered 401. Checked before anything is
+    /// written, so that a bad one leaves every setting as it was.
+    static func apiIdentifiers(_ arguments: Arguments) throws -> (keyId: String, issuerId: String)? {
+        guard arguments.value("--api-key") != nil else {
+            for flag in ["--api-key-id", "--api-issuer-id"] where arguments.value(flag) != nil {
+                throw UsageError("\(flag) needs --api-key FILE.p8")
+            }
+            return nil
+        }
+        guard let keyId = arguments.value("--api-key-id"), let issuerId = arguments.value("--api-issuer-id") else {
+            throw UsageError("--api-key needs --api-key-id ID and --api-issuer-id UUID")
+        }
+        guard !keyId.isEmpty, keyId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw UsageError("--api-key-id takes the key's id as App Store Connect shows it (letters and digits, such as 2X9R4HXF34), not '\(keyId)'")
+        }
+        guard UUID(uuidString: issuerId) != nil else {
+            throw UsageError("--api-issuer-id takes the issuer id App Store Connect shows above the keys, a UUID (57246542-96fe-1a63-e053-0824d011072a), not '\(issuerId)'")
+        }
+        return (keyId, issuerId)
+    }
+
     /// Stores the API credentials when `--api-key` is given; the other API flags need it.
     static func installAPI(_ arguments: Arguments, directory: String) throws -> APIConfiguration? {
         let (baseURL, caFile) = (arguments.value("--api-base-url"), arguments.value("--api-ca-file"))
         do {
             guard let key = arguments.value("--api-key") else {
-                for flag in ["--api-key-id", "--api-issuer-id"] where arguments.value(flag) != nil {
-                    throw UsageError("\(flag) needs --api-key FILE.p8")
-                }
                 // A new URL or CA for the credentials already installed: the key need not be given again.
                 guard baseURL != nil || caFile != nil else { return try APIConfiguration.load(directory: directory) }
                 guard try APIConfiguration.load(directory: directory) != nil else {
@@ -145,17 +165,8 @@ enum InitCommand: Command {
                 }
                 return try APIConfiguration.update(directory: directory, baseURL: baseURL, caFile: caFile)
             }
-            guard let keyId = arguments.value("--api-key-id"), let issuerId = arguments.value("--api-issuer-id") else {
-                throw UsageError("--api-key needs --api-key-id ID and --api-issuer-id UUID")
-            }
-            // Taken as given, they failed only later, each request to Apple answered 401.
-            guard !keyId.isEmpty, keyId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-                throw UsageError("--api-key-id takes the key's id as App Store Connect shows it (letters and digits, such as 2X9R4HXF34), not '\(keyId)'")
-            }
-            guard UUID(uuidString: issuerId) != nil else {
-                throw UsageError("--api-issuer-id takes the issuer id App Store Connect shows above the keys, a UUID (57246542-96fe-1a63-e053-0824d011072a), not '\(issuerId)'")
-            }
-            return try APIConfiguration.install(directory: directory, keyFile: key, keyId: keyId, issuerId: issuerId, baseURL: baseURL, caFile: caFile)
+            guard let ids = try apiIdentifiers(arguments) else { return nil }
+            return try APIConfiguration.install(directory: directory, keyFile: key, keyId: ids.keyId, issuerId: ids.issuerId, baseURL: baseURL, caFile: caFile)
         } catch APISetupError.invalid(let message) {
             // A value given wrong on the command line: a usage error (2), as every other.
             throw UsageError(message)

@@ -130,7 +130,11 @@ public enum LedgerBackup {
             try progress("quarantine: the ledger's was started afresh (the old one moved aside); copying it whole, the backup's copy of the old one kept as \(kept)")
         }
         var summary = Summary(destination: destination)
-        summary.files = try copyFiles(from: from, to: to)
+        // Under the source's configuration lock: an `init` meanwhile switched `config.json` to a
+        // catalog the copy's listing did not have.
+        summary.files = try Ledger.changingConfiguration(of: source, waiting: { try? progress("waiting for an init of \(source) to finish") }, warning: warning) {
+            try copyFiles(from: from, to: to)
+        }
         try progress("configuration: \(summary.files) files")
         summary.dedupIndex = try DedupIndex.copy(from: from.dedupIndex, to: to.dedupIndex)
         summary.projections = try ProjectionStore.copyCurrent(from: from.projections, to: to.projections)
@@ -142,7 +146,8 @@ public enum LedgerBackup {
             }
         }
         do {
-            let bound = FileIO.exists(from.log) ? try LogCopy.end(of: from.log) : nil
+            // A log a server creates meanwhile is copied up to its start, as its evidence was not.
+            let bound = FileIO.exists(from.log) ? try LogCopy.end(of: from.log) : .start
             summary.evidence = try copyLog("evidence", from.evidence, to.evidence)
             summary.events = try copyLog("log", from.log, to.log, upTo: bound)
             summary.quarantine = try copyLog("quarantine", from.quarantine, to.quarantine)
@@ -241,7 +246,7 @@ public enum LedgerBackup {
         return kept
     }
 
-    /// Copies the top level's regular files (`config.json`, `catalog.json`), `roots/` and
+    /// Copies the top level's regular files (`config.json`, `catalog-N.json`), `roots/` and
     /// `appstore/` (the App Store Server API's key, settings and where recovery ended; the
     /// directory kept 0700), keeping each file's mode.
     private static func copyFiles(from: DataDirectoryLayout, to: DataDirectoryLayout) throws -> Int {

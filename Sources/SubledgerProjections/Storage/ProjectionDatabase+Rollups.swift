@@ -24,6 +24,16 @@ public struct RollupSettings: Sendable, Equatable {
         }.sorted()
         return Array((["smallBusiness=\(smallBusiness)"] + periods).joined(separator: "\n").utf8)
     }
+
+    /// Whether a database whose `meta` stores `stored` was built under these settings: their
+    /// fingerprint, or the one builds before 2026-12-06 stored (each listed product with its
+    /// period as spelled, none for none), which the fold then replaces. Without it, the first
+    /// open after an upgrade rebuilt every database whose catalog lists a product with no period.
+    func matches(_ stored: [UInt8]) -> Bool {
+        guard stored != fingerprint else { return true }
+        let listed = Set((catalog?.products ?? []).map(\.productId)).map { "\($0)=\(catalog?.product($0)?.period ?? "")" }.sorted()
+        return stored == Array((["smallBusiness=\(smallBusiness)"] + listed).joined(separator: "\n").utf8)
+    }
 }
 
 extension ProjectionDatabase {

@@ -130,7 +130,8 @@ extension ProjectionStore {
                 let identity = header.logIdentity ?? (header.checkpoint == nil ? records.first.map { CRC32C.checksum($0.payload) } : nil)
                 let next = ProjectionDatabase.Header(
                     schema: header.schema, checkpoint: part.lastPosition, events: part.eventsFolded,
-                    untokened: header.untokened + untokened, environments: part.environmentIDs, settings: header.settings, logIdentity: identity)
+                    untokened: header.untokened + untokened, environments: part.environmentIDs,
+                    settings: settings.matches(header.settings) ? settings.fingerprint : header.settings, logIdentity: identity)
                 try database.putHeader(next, txn)
                 try database.appendStrings(of: part.strings, after: storedStrings, txn)
                 return (part.strings, next)

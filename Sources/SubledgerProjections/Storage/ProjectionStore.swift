@@ -91,7 +91,7 @@ public final class ProjectionStore {
         do {
             opened = try Self.openCurrent(directory: directory)
             if opened == nil { reason = .missing }
-            if let current = opened, current.3.settings != settings.fingerprint {
+            if let current = opened, !settings.matches(current.3.settings) {
                 inUse = (try? ProjectionReader(database: current.0, strings: PublishedStrings(current.2)).summary()).map(SnapshotCounts.init)
                 opened = nil
                 reason = .settingsChanged
@@ -152,7 +152,7 @@ public final class ProjectionStore {
     /// when there is none to read.
     public static func isBuilt(underOtherSettingsThan settings: RollupSettings, directory: String) -> Bool {
         guard let current = try? openCurrent(directory: directory) else { return false }
-        return current.3.settings != settings.fingerprint
+        return !settings.matches(current.3.settings)
     }
 
     /// The database `CURRENT` names, opened for writing, with its strings and header.
