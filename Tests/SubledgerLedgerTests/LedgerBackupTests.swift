@@ -55,17 +55,19 @@ struct LedgerBackupTests {
         #expect(rest.allSatisfy { if case .appended = $0 { true } else { false } })
     }
 
+    /// Ingests `batch` into the ledger `data`, opened for it alone.
+    func ingest(_ batch: ArraySlice<IngestLine>, at time: Int64) throws {
+        let source = try ledger("data")
+        defer { source.close() }
+        _ = try source.ingest(Array(batch), recordedAt: time)
+    }
+
     /// Stands for a kill at one of a backup's stages.
     struct Stopped: Error {}
 
     @Test("a backup stopped at any stage leaves a copy that, its mark removed, opens as a ledger a crash could leave: every event with its evidence, and a re-ingest brings it to the ledger's state")
     func backupStoppedAnywhereIsConsistent() throws {
         let half = lines.count / 2
-        func ingest(_ batch: ArraySlice<IngestLine>, at time: Int64) throws {
-            let source = try ledger("data")
-            defer { source.close() }
-            _ = try source.ingest(Array(batch), recordedAt: time)
-        }
         try ingest(lines[..<half], at: 1)
         #expect(try LedgerBackup.run(from: directory.file("data"), to: directory.file("earlier")).complete)
         try ingest(lines[half...], at: 2)
@@ -114,9 +116,7 @@ struct LedgerBackupTests {
         let summary = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup")) { stage in
             guard stage.hasPrefix("evidence:"), !appended else { return }
             appended = true
-            let source = try ledger("data")
-            defer { source.close() }
-            _ = try source.ingest(Array(lines[half...]), recordedAt: 2)
+            try ingest(lines[half...], at: 2)
         }
         #expect(appended)
         #expect(summary.complete && summary.verified, "\(summary.problems)")
@@ -442,11 +442,6 @@ struct LedgerBackupTests {
     @Test("damage in what a backup would copy into an earlier backup leaves that backup as it was, complete, and names the ledger's damage")
     func damagedLedgerLeavesEarlierBackup() throws {
         let half = lines.count / 2
-        func ingest(_ batch: ArraySlice<IngestLine>, at time: Int64) throws {
-            let source = try ledger("data")
-            defer { source.close() }
-            _ = try source.ingest(Array(batch), recordedAt: time)
-        }
         try ingest(lines[..<half], at: 1)
         #expect(try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup")).complete)
         try ingest(lines[half...], at: 2)

@@ -56,6 +56,15 @@ struct QuarantineRetryTests {
         #expect(try Ledger.quarantined(directory: ledger.layout.root).isEmpty)
     }
 
+    /// A quarantine at `directory` holding three lines rejected as chain_untrusted.
+    func threeEntries(in directory: String) throws -> Quarantine {
+        let quarantine = try Quarantine(directory: directory)
+        for index in 1...3 {
+            try quarantine.add(IngestLine(bytes: Array("line \(index)".utf8), line: index, source: "input"), reason: .chainUntrusted, detail: "", at: 1)
+        }
+        return quarantine
+    }
+
     @Test("a retry reports a restated entry where the quarantine now keeps it, as `quarantine list` shows it")
     func retryReportsWhereARestatedEntryIsKept() throws {
         _ = try rejectedWorkload()
@@ -74,10 +83,7 @@ struct QuarantineRetryTests {
     @Test("an entry restated by a retry killed before it marked the old one resolved is listed once, with the new reason, and counted once")
     func restatementCutShortListsEachEntryOnce() throws {
         let quarantineDirectory = directory.file("quarantine")
-        let quarantine = try Quarantine(directory: quarantineDirectory)
-        for index in 1...3 {
-            try quarantine.add(IngestLine(bytes: Array("line \(index)".utf8), line: index, source: "input"), reason: .chainUntrusted, detail: "", at: 1)
-        }
+        let quarantine = try threeEntries(in: quarantineDirectory)
         let kept = try Quarantine.entries(in: quarantineDirectory)
         let moved = try quarantine.restate(kept.map { ($0, .environmentNotAccepted, "now Sandbox only") })
         // Kill -9 after the new entries were written, before the marks resolving the old ones:
@@ -102,10 +108,7 @@ struct QuarantineRetryTests {
     @Test("`quarantine list` and `stats` of a log closed cleanly whose last entry was cut short since is damage (exit 3), not a listing one entry short")
     func listingFindsADamagedLastEntry() throws {
         let quarantineDirectory = directory.file("quarantine")
-        let quarantine = try Quarantine(directory: quarantineDirectory)
-        for index in 1...3 {
-            try quarantine.add(IngestLine(bytes: Array("line \(index)".utf8), line: index, source: "input"), reason: .chainUntrusted, detail: "", at: 1)
-        }
+        let quarantine = try threeEntries(in: quarantineDirectory)
         quarantine.close()
         let segment = quarantineDirectory + "/00000000000000000000.seg"
         let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
