@@ -537,6 +537,33 @@ struct ProjectionStoreTests {
 
 @Suite("Reading every timeline")
 struct ReadingEveryTimelineTests {
+    @Test("the export's reads before a position answer as a database that folded only the events before it: an export beside a server that ingests is of one moment")
+    func exportReadsBeforeAPosition() throws {
+        let workload = try SimulatedWorkload(seed: 5, customers: 120, months: 6)
+        let events = workload.inputs.map(\.event)
+        let half = events.count / 2
+        let (whole, part) = (try DataDirectory(), try DataDirectory())
+        let positions = try whole.append(events)
+        try part.append(Array(events[..<half]))
+        let later = try ProjectionStore(directory: whole.projections, logDirectory: whole.log)
+        let earlier = try ProjectionStore(directory: part.projections, logDirectory: part.log)
+        let window = UTCDay("2026-01-01")!.start..<UTCDay("2026-07-01")!.start
+        func read(_ store: ProjectionStore, before position: LogPosition) throws -> (transactions: [ExportedTransaction], subscriptions: [SubscriptionState]) {
+            var transactions: [ExportedTransaction] = []
+            var subscriptions: [SubscriptionState] = []
+            try store.reader.forEachTransaction(in: window, before: position) { transactions.append($0) }
+            try store.reader.forEachSubscription(at: window.upperBound - 1, before: position) { subscriptions.append($1) }
+            return (transactions, subscriptions)
+        }
+        let atHalf = try read(later, before: positions[half])
+        let folded = try read(earlier, before: LogPosition(rawValue: .max))
+        #expect(!folded.transactions.isEmpty && !folded.subscriptions.isEmpty)
+        #expect(atHalf.transactions.sorted { $0.transactionId < $1.transactionId } == folded.transactions.sorted { $0.transactionId < $1.transactionId })
+        #expect(atHalf.subscriptions.sorted { $0.originalTransactionId < $1.originalTransactionId }
+                == folded.subscriptions.sorted { $0.originalTransactionId < $1.originalTransactionId })
+        #expect(try read(later, before: LogPosition(rawValue: .max)).transactions.count > folded.transactions.count)
+    }
+
     @Test("a read of every timeline hands the database's pages back as it goes (every 4,096 timelines, mid-cursor) and answers as the fold does")
     func pagesHandedBackMidRead() throws {
         var apple = Notifier()
@@ -561,13 +588,13 @@ struct ReadingEveryTimelineTests {
         #expect(revenue.rows.map(\.transactions).reduce(0, +) == subscribers)
         #expect(try store.reader.mrr(at: at("2026-01-20"), scope: scope) == folded.mrr(at: at("2026-01-20"), scope: whole))
         var transactions = 0
-        try store.reader.forEachTransaction(in: from.start..<to.start) { _ in transactions += 1 }
+        try store.reader.forEachTransaction(in: from.start..<to.start, before: LogPosition(rawValue: .max)) { _ in transactions += 1 }
         #expect(transactions == subscribers)
         // What the caller's own work throws (an export file on a full disk) comes back as it was,
         // not as the database's failure, which sent the user to `rebuild`.
         struct DiskFull: Error {}
-        #expect(throws: DiskFull.self) { try store.reader.forEachTransaction(in: from.start..<to.start) { _ in throw DiskFull() } }
-        #expect(throws: DiskFull.self) { try store.reader.forEachSubscription(at: to.start) { _, _ in throw DiskFull() } }
+        #expect(throws: DiskFull.self) { try store.reader.forEachTransaction(in: from.start..<to.start, before: LogPosition(rawValue: .max)) { _ in throw DiskFull() } }
+        #expect(throws: DiskFull.self) { try store.reader.forEachSubscription(at: to.start, before: LogPosition(rawValue: .max)) { _, _ in throw DiskFull() } }
         // A command shows how far a report at a position has come: told after each part.
         let told = Mutex<[Int]>([])
         var reader = store.reader

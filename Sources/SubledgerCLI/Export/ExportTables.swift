@@ -50,7 +50,7 @@ enum ExportTables {
 
     static let subscriptions = ExportTable<ExportedSubscription>(
         name: "subscriptions",
-        summary: "One row per subscription purchased by the end of `--to`, in its state at that instant (as `customer --as-of`), in every environment.",
+        summary: "One row per subscription purchased by the end of `--to`, in its state at the last millisecond of that day (as `customer --as-of DAYT23:59:59.999Z`: one that expires at midnight is still active; `report mrr --at` the next day counts it expired), in every environment.",
         columns: [
             .init("customer_id", "TEXT", "the customer (as in `transactions`)", { .text($0.customerId) }),
             .init("original_transaction_id", "TEXT", "the subscription's `originalTransactionId`", { .text($0.state.originalTransactionId) }),

@@ -1,3 +1,4 @@
+import SubledgerLog
 import SubledgerEvents
 
 /// What `subledger export` reads: every transaction and every subscription's state, a part of
@@ -5,7 +6,9 @@ import SubledgerEvents
 extension ProjectionReader {
     /// Calls `body` with each transaction that was purchased, refunded, reversed or revoked in
     /// `window` (epoch milliseconds), in every environment, timeline by timeline.
-    public func forEachTransaction(in window: Range<Int64>, _ body: (ExportedTransaction) throws -> Void) throws {
+    /// Calls `body` with each transaction bought, refunded, reversed or revoked in `window`, as
+    /// known from the events recorded before `position`, in every environment.
+    public func forEachTransaction(in window: Range<Int64>, before position: LogPosition, _ body: (ExportedTransaction) throws -> Void) throws {
         // The caller's own errors (an export file's write) are thrown as they are: `read`
         // reports any other as the database's, and a full disk under `--out` was told to run
         // `rebuild`.
@@ -13,7 +16,7 @@ extension ProjectionReader {
         do {
             for environment in try summary().environments {
                 try forEachPart(of: environment) { part in
-                    for (timeline, history) in part.histories(in: ReportScope(environment: environment)) {
+                    for (timeline, history) in part.histories(in: ReportScope(environment: environment, atPosition: position)) {
                         for transaction in history.periods + history.purchases where transaction.touches(window) {
                             do { try body(part.exported(transaction, of: timeline)) } catch {
                                 failure = error
@@ -28,10 +31,11 @@ extension ProjectionReader {
         }
     }
 
-    /// Calls `body` with each subscription's state at `instant` (from the facts signed by then),
-    /// with its customer's id, in every environment. `body`'s errors are thrown as they are.
-    public func forEachSubscription(at instant: Int64, _ body: (_ customerId: String, SubscriptionState) throws -> Void) throws {
-        let visibility = Visibility(beforePosition: .max, notAfter: instant)
+    /// Calls `body` with each subscription's state at `instant` (from the facts signed by then and
+    /// recorded before `position`), with its customer's id, in every environment. `body`'s errors
+    /// are thrown as they are.
+    public func forEachSubscription(at instant: Int64, before position: LogPosition, _ body: (_ customerId: String, SubscriptionState) throws -> Void) throws {
+        let visibility = Visibility(beforePosition: position.rawValue, notAfter: instant)
         var failure: (any Error)?
         do {
             for environment in try summary().environments {
