@@ -2,13 +2,53 @@
 """Disk-full campaign: the data directory on a small tmpfs (mounted by this script; needs root).
 `subledger serve` receives signed notifications until the disk fills: it must answer 503 (so the
 App Store retries), stay up, leave no partial frame (`verify` passes), and accept the refused
-notifications with 200 once space returns (the tmpfs is grown). Loopback only, bounded.
+notifications with 200 once space returns (the tmpfs is grown). Then, with room for the log but
+not for the projection database to grow, the background fold fails: it must be counted on
+/metrics and said once on stderr, and once space returns it must catch up by itself, with no read
+and nothing posted, and say so. Loopback only, bounded.
 
 Usage: disk-full-http.py SUBLEDGER_BINARY
 """
-import http.client, json, os, signal, subprocess, sys, tempfile
+import http.client, json, os, signal, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
 from serving import free_port, start
+
+def fold_fails(binary, work, mount, bodies):
+    """20 MB with all but 5 MB taken by another file: the log's next 4 MB fit, the database's
+    growth does not."""
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", mount], check=True)
+    data = mount + "/data"
+    subprocess.run([binary, "--data", data, "init", "--bundle-id", "com.example.subledger", "--app-apple-id", "1234567890",
+                    "--root", work + "/sim/root.cer"], check=True, capture_output=True)
+    filler = mount + "/filler"
+    free = os.statvfs(mount)
+    with open(filler, "wb") as f: f.write(bytes(free.f_bavail * free.f_frsize - (5 << 20)))
+    log_path = work + "/serve.log"
+    port = free_port()
+    server = start(binary, data, port, who="disk-full-http", stderr=open(log_path, "w"))
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        def metric(name):
+            connection.request("GET", "/metrics")
+            lines = connection.getresponse().read().decode().split("\n")
+            return float(next(line.split(" ")[1] for line in lines if line.startswith(name + " ")))
+        statuses = []
+        for body in bodies[:40]:
+            connection.request("POST", "/v1/notifications/appstore", body=body)
+            response = connection.getresponse(); response.read(); statuses.append(response.status)
+        failures, lag = metric("subledger_projection_fold_failures_total"), metric("subledger_projection_lag_events")
+        said = open(log_path).read().count("could not fold")
+        print(f"disk-full-http: with no room for the database, {statuses.count(200)} of {len(statuses)} stored, {int(failures)} folds failed, {int(lag)} events behind")
+        checks = [("a failed fold is counted on /metrics and said on stderr once", failures > 0 and lag > 0 and said == 1)]
+        os.remove(filler)
+        # No read and nothing posted (a scrape folds nothing): the fold goes on by itself.
+        deadline = time.time() + 20
+        while metric("subledger_projection_lag_events") > 0 and time.time() < deadline: time.sleep(0.2)
+        checks.append(("the fold catches up by itself once space returns, and says so",
+                       metric("subledger_projection_lag_events") == 0 and "folds again" in open(log_path).read()))
+        return checks
+    finally:
+        server.kill(); server.wait()
 
 def main():
     binary = sys.argv[1]
@@ -53,6 +93,8 @@ def main():
         stats = json.loads(subprocess.run([binary, "--data", data, "stats", "--json"], capture_output=True, text=True).stdout)
         checks.append(("every acknowledged notification is stored", stats["messages"] >= accepted))
         print(f"disk-full-http: {accepted} accepted before the disk filled, {len(refused)} answered 503, then accepted after it grew")
+        subprocess.run(["umount", mount], check=True)
+        checks += fold_fails(binary, work, mount, bodies)
     finally:
         if server: server.kill(); server.wait()
         subprocess.run(["umount", mount])

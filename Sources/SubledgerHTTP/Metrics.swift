@@ -90,7 +90,9 @@ extension Metrics {
     /// and never set, so the series exists from the start).
     static func renderSeries(name: String, help: String, type: String, labelNames: [String], values: [[String]: Double], into out: inout String) {
         header(name: name, help: help, type: type, into: &out)
-        if values.isEmpty && labelNames.isEmpty {
+        // A counter not yet counted is 0. A gauge never set has no sample: 0 would be a reading,
+        // and `time() - subledger_appstore_last_recovery_timestamp_seconds` took it for 1970.
+        if values.isEmpty && labelNames.isEmpty && type == "counter" {
             out += "\(name) 0\n"
         }
         for labels in values.keys.sorted(by: labelOrder) {

@@ -95,6 +95,9 @@ public final class Ledger: Sendable {
     /// Events the projection database holds (the log's event count minus this is its lag).
     public var foldedEvents: Int { projections.foldedEvents }
 
+    /// Background folds of the projection database that failed since the ledger opened.
+    public var projectionFoldFailures: Int { projections.foldFailures }
+
     /// Folds the whole log into a fresh projection database and switches to it.
     public func rebuildProjections() throws -> ProjectionStore.RebuildSummary {
         try projections.rebuild()

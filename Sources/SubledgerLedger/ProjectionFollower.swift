@@ -40,6 +40,14 @@ final class ProjectionFollower: Sendable {
     /// bounding what a system crash makes a restart fold again.
     private let flushEveryEvents: Int
     static let flushEvery = Duration.seconds(600)
+    /// Background folds that failed (a full disk), for `/metrics`.
+    private let failures = Atomic(0)
+    /// The failure last said on stderr: said once while it lasts, not at every group the webhook stores.
+    private let failureSaid = Mutex<String?>(nil)
+    /// How long after a failed fold it is tried again, with nothing new appended: the failure
+    /// went unsaid and the fold stood still, however much room the disk then had, until a read came.
+    private let retryAfter: Duration
+    private let closed = Atomic(false)
 
     /// What runs when the checkpoint reaches a position (`whenFolded`), once no lock is held.
     typealias Waiter = @Sendable () -> Void
@@ -54,7 +62,8 @@ final class ProjectionFollower: Sendable {
         var reader: ProjectionReader
     }
 
-    init(_ store: sending ProjectionStore, flushEveryEvents: Int) {
+    init(_ store: sending ProjectionStore, flushEveryEvents: Int, retryAfter: Duration = .seconds(5)) {
+        self.retryAfter = retryAfter
         let checkpoint = store.lastPosition?.rawValue ?? 0
         eventsFolded.store(store.eventsFolded, ordering: .relaxed)
         appendedEnd.store(checkpoint, ordering: .relaxed)
@@ -67,6 +76,9 @@ final class ProjectionFollower: Sendable {
 
     /// Events the projection database holds (the log's event count minus this is its lag).
     var foldedEvents: Int { eventsFolded.load(ordering: .relaxed) }
+
+    /// Background folds that failed since this process opened the ledger.
+    var foldFailures: Int { failures.load(ordering: .relaxed) }
 
     /// Notes what ingestion appended and, when `folding`, has the background queue fold it (once,
     /// however many batches ask). `visible`: the caller acknowledges it on return, so reads must
@@ -90,7 +102,7 @@ final class ProjectionFollower: Sendable {
 
     /// Has the background queue fold everything appended so far (once, however many ask).
     func foldAppended() {
-        guard !foldScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard !closed.load(ordering: .acquiring), !foldScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         folding.async { [self] in
             foldScheduled.store(false, ordering: .releasing)
             let appended = appendedEnd.load(ordering: .acquiring)
@@ -101,7 +113,11 @@ final class ProjectionFollower: Sendable {
                     // The waiters' events are durable: they are acknowledged anyway, and the
                     // next read folds them itself and reports what fails.
                     visibleEnd.store(appended, ordering: .releasing)
+                    failed(error)
                     return (committed(store, releasingThrough: appended), false)
+                }
+                if failureSaid.withLock({ $0.take() }) != nil {
+                    Diagnostics.report("the projection database folds again: \(store.eventsFolded) events folded")
                 }
                 let last = lastFlush.withLock { $0 }
                 let changed = store.eventsFolded - last.events
@@ -113,6 +129,21 @@ final class ProjectionFollower: Sendable {
                 if (try? store.sync()) != nil { lastFlush.withLock { $0 = (store.eventsFolded, .now) } }
             }
         }
+    }
+
+    /// Counts a failed background fold, says it once while it lasts, and tries again later.
+    private func failed(_ error: any Error) {
+        failures.add(1, ordering: .relaxed)
+        let text = "\(error)"
+        let said = failureSaid.withLock { said in
+            defer { said = text }
+            return said
+        }
+        if said != text {
+            Diagnostics.report("the projection database could not fold the events just stored (\(text)): they are stored and acknowledged, "
+                               + "reads fold what they need, and the fold is tried again every \(retryAfter)")
+        }
+        folding.asyncAfter(deadline: .now() + .milliseconds(Int(retryAfter / .milliseconds(1)))) { [self] in foldAppended() }
     }
 
     /// Runs `body` once the background fold has committed every event appended so far (at once
@@ -190,6 +221,7 @@ final class ProjectionFollower: Sendable {
     /// Folds what is left and seals the database, so the next open folds only what comes after
     /// it and can check it for damage. Call when nothing appends any more.
     func close() {
+        closed.store(true, ordering: .releasing)
         let resumed = folding.sync {
             store.withLock { store in
                 _ = try? store.catchUp()

@@ -22,6 +22,7 @@ public struct LedgerServer: Sendable {
     let ingested: Metrics.Counter
     /// Follows the ledger's count when metrics are read.
     let quarantineNotKept: Metrics.Counter
+    let foldFailures: Metrics.Counter
     /// Held through a whole scrape: two at once let the slower set the gauges back to what it
     /// read before the other rendered newer values.
     private let scraping = Lock(())
@@ -49,6 +50,9 @@ public struct LedgerServer: Sendable {
         }
         quarantineNotKept = metrics.counter(
             "subledger_quarantine_not_kept_total", help: "Webhook bodies that failed verification and were not kept, the quarantine holding its 1 GiB (since start)")
+        foldFailures = metrics.counter(
+            "subledger_projection_fold_failures_total",
+            help: "Background folds of the projection database that failed (a full disk); the messages stay stored and acknowledged")
         appendLatency = metrics.histogram(
             "subledger_append_duration_seconds", help: "Verification and durable append of one webhook message",
             buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1])
@@ -287,6 +291,7 @@ public struct LedgerServer: Sendable {
                 if let value { gauge.set(value) }
             }
             quarantineNotKept.advance(to: Double(ledger.quarantineNotKept))
+            foldFailures.advance(to: Double(ledger.projectionFoldFailures))
             var response = HTTPResponse.text(metrics.render())
             response.headers.set("Content-Type", Metrics.contentType)
             return response

@@ -102,6 +102,23 @@ struct MetricsTests {
             """)
     }
 
+    @Test("a counter not yet counted reads 0; a gauge never set has no sample, for 0 would be a reading (a last-run time of 1970)")
+    func unsetGaugeHasNoSample() {
+        let metrics = Metrics()
+        _ = metrics.counter("runs_total", help: "Runs.")
+        let last = metrics.gauge("last_run_timestamp_seconds", help: "When the last run completed.")
+        #expect(metrics.render() == """
+            # HELP last_run_timestamp_seconds When the last run completed.
+            # TYPE last_run_timestamp_seconds gauge
+            # HELP runs_total Runs.
+            # TYPE runs_total counter
+            runs_total 0
+
+            """)
+        last.set(0)
+        #expect(metrics.render().contains("last_run_timestamp_seconds 0\n"), "set to 0, it reads 0")
+    }
+
     @Test("escapes label values and help text, and the result still parses")
     func escaping() {
         let metrics = Metrics()

@@ -9,12 +9,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start(binary, data, port, *arguments, who="serve", wrapper=()):
+def start(binary, data, port, *arguments, who="serve", wrapper=(), stderr=subprocess.DEVNULL):
     """`subledger --data DATA serve --listen 127.0.0.1:PORT ARGUMENTS...`, run through `wrapper`
-    (e.g. `prlimit ...`) if given, once /healthz answers 200 (at most 20 s; otherwise the server is
-    killed and the script stops, naming `who`)."""
+    (e.g. `prlimit ...`) if given, its stderr to `stderr`, once /healthz answers 200 (at most 20 s;
+    otherwise the server is killed and the script stops, naming `who`)."""
     server = subprocess.Popen([*wrapper, binary, "--data", data, "serve", "--listen", f"127.0.0.1:{port}", *arguments],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              stdout=subprocess.DEVNULL, stderr=stderr)
     deadline = time.time() + 20
     while time.time() < deadline:
         try:
