@@ -42,7 +42,7 @@ public struct AccessLog: Sendable {
         guard let sink else { return }
         var line = "time=\(WallClock.iso8601(WallClock.now())) remote=\(entry.remote)"
         if let request = entry.request {
-            line += " method=\(Self.value(request.method)) path=\(Self.value(request.path))"
+            line += " method=\(Self.value(request.method)) path=\(Self.value(Self.shortened(request.path)))"
             let names = request.query.items.map(\.name)
             if !names.isEmpty { line += " query=\(Self.value(names.joined(separator: ",")))" }
         } else {
@@ -70,6 +70,16 @@ public struct AccessLog: Sendable {
             quoted.unicodeScalars.append(scalar)
         }
         return quoted + "\""
+    }
+
+    /// The longest path a line holds whole: anyone can send 8 KB of path to be refused, each
+    /// an 8 KB line in the log.
+    static let pathLimit = 512
+
+    /// `path`, or its first `pathLimit` characters and how long it was.
+    static func shortened(_ path: String) -> String {
+        guard path.utf8.count > pathLimit else { return path }
+        return String(path.prefix(pathLimit)) + "…(\(path.utf8.count) bytes)"
     }
 
     /// Three decimals.

@@ -7,8 +7,10 @@ struct ServerMetrics: Sendable {
     init(_ metrics: Metrics) {
         requests = metrics.counter("http_requests_total", help: "HTTP responses sent, by request method and status code.",
                                    labelNames: ["method", "status"])
+        // From 250 µs: a look-up's p99 is about 1 ms, and from 5 ms every read fell in the first bucket.
         duration = metrics.histogram("http_request_duration_seconds",
-                                     help: "Time from a complete request to its response handed to the kernel, in seconds (event streams left out).")
+                                     help: "Time from a complete request to its response handed to the kernel, in seconds (event streams left out).",
+                                     buckets: [0.00025, 0.0005, 0.001, 0.0025] + Metrics.Histogram.defaultBuckets)
         connections = metrics.gauge("http_connections_open", help: "Client connections currently open.")
     }
 

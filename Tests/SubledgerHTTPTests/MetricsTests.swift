@@ -169,4 +169,13 @@ struct AccessLogTests {
         #expect(AccessLog.value("café ü") == #""café ü""#, "letters beyond ASCII stay")
         #expect(AccessLog.value("") == #""""#)
     }
+
+    @Test("a path longer than 512 bytes is logged as its first 512 and its length: anyone could add 8 KB lines to the log with refused requests")
+    func longPathsShortened() {
+        let path = "/v1/customers/" + String(repeating: "a", count: 8_000)
+        let logged = AccessLog.shortened(path)
+        #expect(logged.hasPrefix(String(path.prefix(512))) && logged.hasSuffix("…(8014 bytes)"))
+        #expect(logged.utf8.count < 530)
+        #expect(AccessLog.shortened("/v1/customers/abc") == "/v1/customers/abc")
+    }
 }
