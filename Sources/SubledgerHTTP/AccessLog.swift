@@ -44,7 +44,7 @@ public struct AccessLog: Sendable {
         if let request = entry.request {
             line += " method=\(Self.value(request.method)) path=\(Self.value(Self.shortened(request.path)))"
             let names = request.query.items.map(\.name)
-            if !names.isEmpty { line += " query=\(Self.value(names.joined(separator: ",")))" }
+            if !names.isEmpty { line += " query=\(Self.value(Self.shortened(names.joined(separator: ","))))" }
         } else {
             line += " method=- path=-"
         }
@@ -72,14 +72,15 @@ public struct AccessLog: Sendable {
         return quoted + "\""
     }
 
-    /// The longest path a line holds whole: anyone can send 8 KB of path to be refused, each
-    /// an 8 KB line in the log.
-    static let pathLimit = 512
+    /// The longest path or list of query names a line holds whole: anyone can send 16 KB of
+    /// them to be refused, each a 16 KB line in the log.
+    static let valueLimit = 512
 
-    /// `path`, or its first `pathLimit` characters and how long it was.
-    static func shortened(_ path: String) -> String {
-        guard path.utf8.count > pathLimit else { return path }
-        return String(path.prefix(pathLimit)) + "…(\(path.utf8.count) bytes)"
+    /// `text`, or its first `valueLimit` bytes and how long it was (the parser takes only
+    /// printable ASCII into a request target, so characters are bytes).
+    static func shortened(_ text: String) -> String {
+        guard text.utf8.count > valueLimit else { return text }
+        return String(text.prefix(valueLimit)) + "…(\(text.utf8.count) bytes)"
     }
 
     /// Three decimals.

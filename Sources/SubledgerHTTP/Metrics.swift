@@ -86,8 +86,8 @@ public final class Metrics: Sendable {
 }
 
 extension Metrics {
-    /// One counter or gauge family: header, then a line per label set (a bare 0 when unlabelled
-    /// and never set, so the series exists from the start).
+    /// One counter or gauge family: header, then a line per label set (for an unlabelled counter
+    /// never counted, a bare 0, so the series exists from the start).
     static func renderSeries(name: String, help: String, type: String, labelNames: [String], values: [[String]: Double], into out: inout String) {
         header(name: name, help: help, type: type, into: &out)
         // A counter not yet counted is 0. A gauge never set has no sample: 0 would be a reading,

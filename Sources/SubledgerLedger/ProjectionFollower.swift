@@ -42,11 +42,14 @@ final class ProjectionFollower: Sendable {
     static let flushEvery = Duration.seconds(600)
     /// Background folds that failed (a full disk), for `/metrics`.
     private let failures = Atomic(0)
-    /// The failure last said on stderr: said once while it lasts, not at every group the webhook stores.
-    private let failureSaid = Mutex<String?>(nil)
+    /// Whether the last background fold failed: a failure is said once while it lasts, not at
+    /// every group the webhook stores, whatever each one's message.
+    private let failing = Atomic(false)
     /// How long after a failed fold it is tried again, with nothing new appended: the failure
     /// went unsaid and the fold stood still, however much room the disk then had, until a read came.
     private let retryAfter: Duration
+    /// A retry is scheduled: one at a time, or each failure of a retry scheduled another.
+    private let retryScheduled = Atomic(false)
     private let closed = Atomic(false)
 
     /// What runs when the checkpoint reaches a position (`whenFolded`), once no lock is held.
@@ -102,28 +105,34 @@ final class ProjectionFollower: Sendable {
 
     /// Has the background queue fold everything appended so far (once, however many ask).
     func foldAppended() {
-        guard !closed.load(ordering: .acquiring), !foldScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard !foldScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         folding.async { [self] in
             foldScheduled.store(false, ordering: .releasing)
+            // After `close`, which sealed the database: a retry scheduled before it lands here.
+            guard !closed.load(ordering: .acquiring) else { return }
             let appended = appendedEnd.load(ordering: .acquiring)
-            let (resumed, flushDue) = store.withLock { store in
+            var failure: (any Error)?
+            let (resumed, flushDue, folded) = store.withLock { store in
                 do {
                     try store.catchUp(through: LogPosition(rawValue: appended))
                 } catch {
                     // The waiters' events are durable: they are acknowledged anyway, and the
                     // next read folds them itself and reports what fails.
                     visibleEnd.store(appended, ordering: .releasing)
-                    failed(error)
-                    return (committed(store, releasingThrough: appended), false)
-                }
-                if failureSaid.withLock({ $0.take() }) != nil {
-                    Diagnostics.report("the projection database folds again: \(store.eventsFolded) events folded")
+                    failure = error
+                    return (committed(store, releasingThrough: appended), false, store.eventsFolded)
                 }
                 let last = lastFlush.withLock { $0 }
                 let changed = store.eventsFolded - last.events
-                return (committed(store), changed >= flushEveryEvents || (changed > 0 && ContinuousClock.now - last.at >= Self.flushEvery))
+                return (committed(store), changed >= flushEveryEvents || (changed > 0 && ContinuousClock.now - last.at >= Self.flushEvery), store.eventsFolded)
             }
             resume(resumed)
+            // Said with no lock held: a stalled standard error must not hold reads up.
+            if let failure {
+                failed(failure)
+            } else if failing.exchange(false, ordering: .relaxed) {
+                Diagnostics.report("the projection database folds again: \(folded) events folded")
+            }
             guard flushDue else { return }
             store.withLock { store in
                 if (try? store.sync()) != nil { lastFlush.withLock { $0 = (store.eventsFolded, .now) } }
@@ -134,16 +143,15 @@ final class ProjectionFollower: Sendable {
     /// Counts a failed background fold, says it once while it lasts, and tries again later.
     private func failed(_ error: any Error) {
         failures.add(1, ordering: .relaxed)
-        let text = "\(error)"
-        let said = failureSaid.withLock { said in
-            defer { said = text }
-            return said
-        }
-        if said != text {
-            Diagnostics.report("the projection database could not fold the events just stored (\(text)): they are stored and acknowledged, "
+        if !failing.exchange(true, ordering: .relaxed) {
+            Diagnostics.report("the projection database could not fold the events just stored (\(error)): they are stored and acknowledged, "
                                + "reads fold what they need, and the fold is tried again every \(retryAfter)")
         }
-        folding.asyncAfter(deadline: .now() + .milliseconds(Int(retryAfter / .milliseconds(1)))) { [self] in foldAppended() }
+        guard !retryScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        folding.asyncAfter(deadline: .now() + .milliseconds(Int(retryAfter / .milliseconds(1)))) { [weak self] in
+            self?.retryScheduled.store(false, ordering: .releasing)
+            self?.foldAppended()
+        }
     }
 
     /// Runs `body` once the background fold has committed every event appended so far (at once

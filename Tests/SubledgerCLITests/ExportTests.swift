@@ -93,6 +93,16 @@ struct ExportTests {
         #expect(Set(ids).count == ids.count)
     }
 
+    @Test("an export of all history holds every event the log holds, its last included: the files are as of the last event folded, not before it")
+    func everyEventUpToTheLast() throws {
+        let fixture = try Self.fixture.get()
+        let out = fixture.directory.file("all-history")
+        #expect(fixture.tool.run(["--data", fixture.data, "export", "--from", "2025-01-01", "--to", "2027-12-31", "--out", out, "--format", "jsonl"]).exitCode == .success)
+        let exported = try String(contentsOfFile: out + "/events.jsonl", encoding: .utf8).split(separator: "\n")
+        let listed = fixture.tool.run(["--data", fixture.data, "events", "--format", "jsonl"]).output.split(separator: "\n")
+        #expect(!listed.isEmpty && exported.count == listed.count)
+    }
+
     static let python = Conformance.repositoryRoot.appendingPathComponent(".build/python/bin/python")
     static let duckdbAvailable: Bool = {
         guard FileManager.default.isExecutableFile(atPath: python.path) else { return false }

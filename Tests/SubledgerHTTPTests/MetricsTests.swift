@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import SubledgerHTTP
 
@@ -170,12 +171,17 @@ struct AccessLogTests {
         #expect(AccessLog.value("") == #""""#)
     }
 
-    @Test("a path longer than 512 bytes is logged as its first 512 and its length: anyone could add 8 KB lines to the log with refused requests")
+    @Test("a path or query longer than 512 bytes is logged as its first 512 and its length: anyone could add 16 KB lines to the log with refused requests")
     func longPathsShortened() {
         let path = "/v1/customers/" + String(repeating: "a", count: 8_000)
         let logged = AccessLog.shortened(path)
         #expect(logged.hasPrefix(String(path.prefix(512))) && logged.hasSuffix("…(8014 bytes)"))
         #expect(logged.utf8.count < 530)
         #expect(AccessLog.shortened("/v1/customers/abc") == "/v1/customers/abc")
+        let entry = AccessLog.Entry(remote: RemoteAddress(host: "127.0.0.1", port: 1), request: try? HTTPRequest(method: "GET", target: "/?" + String(repeating: "q", count: 9_000) + "=1"),
+                                    status: 400, bodyBytes: 0, latency: .zero)
+        let lines = Mutex<[String]>([])
+        AccessLog.custom { line in lines.withLock { $0.append(line) } }.write(entry)
+        #expect(lines.withLock { $0.first?.utf8.count ?? .max } < 800, "the query's names are shortened too")
     }
 }

@@ -22,4 +22,4 @@ def start(binary, data, port, *arguments, who="serve", wrapper=(), stderr=subpro
             if c.getresponse().status == 200: return server
         except OSError:
             time.sleep(0.05)
-    server.kill(); raise SystemExit(f"{who}: the server did not start")
+    server.kill(); server.wait(); raise SystemExit(f"{who}: the server did not start")

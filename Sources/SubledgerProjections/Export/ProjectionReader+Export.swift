@@ -4,10 +4,9 @@ import SubledgerEvents
 /// What `subledger export` reads: every transaction and every subscription's state, a part of
 /// the timelines at a time (`forEachPart`), so memory stays bounded whatever the history.
 extension ProjectionReader {
-    /// Calls `body` with each transaction that was purchased, refunded, reversed or revoked in
-    /// `window` (epoch milliseconds), in every environment, timeline by timeline.
-    /// Calls `body` with each transaction bought, refunded, reversed or revoked in `window`, as
-    /// known from the events recorded before `position`, in every environment.
+    /// Calls `body` with each transaction bought, refunded, reversed or revoked in `window` (epoch
+    /// milliseconds), as known from the events recorded before `position`, in every environment,
+    /// timeline by timeline.
     public func forEachTransaction(in window: Range<Int64>, before position: LogPosition, _ body: (ExportedTransaction) throws -> Void) throws {
         // The caller's own errors (an export file's write) are thrown as they are: `read`
         // reports any other as the database's, and a full disk under `--out` was told to run
@@ -18,7 +17,7 @@ extension ProjectionReader {
                 try forEachPart(of: environment) { part in
                     for (timeline, history) in part.histories(in: ReportScope(environment: environment, atPosition: position)) {
                         for transaction in history.periods + history.purchases where transaction.touches(window) {
-                            do { try body(part.exported(transaction, of: timeline)) } catch {
+                            do { try body(part.exported(transaction, of: timeline, recordedBefore: position)) } catch {
                                 failure = error
                                 throw error
                             }
@@ -43,7 +42,7 @@ extension ProjectionReader {
                     for timeline in part.timelines {
                         let history = SubscriptionHistory(timeline, visibility: visibility)
                         guard let state = part.subscriptionState(history, of: timeline, at: instant) else { continue }
-                        do { try body(part.customerId(of: timeline), state) } catch {
+                        do { try body(part.customerId(of: timeline, recordedBefore: position), state) } catch {
                             failure = error
                             throw error
                         }
@@ -83,16 +82,18 @@ extension ResolvedTransaction {
 }
 
 extension Projection {
-    func customerId(of timeline: Timeline) -> String {
-        timeline.customerToken.map(tokenText) ?? identifierText(timeline.key.originalTransactionId)
+    /// The timeline's customer as it stood when the log ended at `position`: a token recorded
+    /// later would name a customer no exported event names.
+    func customerId(of timeline: Timeline, recordedBefore position: LogPosition) -> String {
+        customerToken(of: timeline, recordedBefore: position.rawValue).map(tokenText) ?? identifierText(timeline.key.originalTransactionId)
     }
 
-    func exported(_ transaction: ResolvedTransaction, of timeline: Timeline) -> ExportedTransaction {
+    func exported(_ transaction: ResolvedTransaction, of timeline: Timeline, recordedBefore position: LogPosition) -> ExportedTransaction {
         let version = transaction.version
         let refund = transaction.lastRefund
         return ExportedTransaction(
             transactionId: identifierText(version.transactionId), originalTransactionId: identifierText(timeline.key.originalTransactionId),
-            customerId: customerId(of: timeline), environment: text(timeline.key.environment), productId: text(version.productId),
+            customerId: customerId(of: timeline, recordedBefore: position), environment: text(timeline.key.environment), productId: text(version.productId),
             subscriptionGroupId: text(version.subscriptionGroup), type: text(version.type), ownership: text(version.ownership),
             storefront: text(version.storefront), currency: text(version.currency), price: version.price.present,
             purchaseDate: version.purchaseDate.present, originalPurchaseDate: version.originalPurchaseDate.present,

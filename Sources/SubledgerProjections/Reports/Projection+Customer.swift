@@ -125,7 +125,11 @@ extension Projection {
     /// A timeline's customer token as it stood when the log ended at `position`: that of the
     /// earliest-purchased transaction recorded before it, chosen as the fold chooses.
     private func customerToken(of index: Int32, recordedBefore position: UInt64) -> CustomerToken? {
-        let timeline = timelines[Int(index)]
+        customerToken(of: timelines[Int(index)], recordedBefore: position)
+    }
+
+    /// As `customerToken(of:recordedBefore:)`, of a timeline at hand (an export's part).
+    func customerToken(of timeline: borrowing Timeline, recordedBefore position: UInt64) -> CustomerToken? {
         var chosen: (purchase: Int64, token: CustomerToken)?
         for fact in timeline.facts where fact.position < position && fact.transaction >= 0 {
             let version = timeline.transactions[Int(fact.transaction)]
