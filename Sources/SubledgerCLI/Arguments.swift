@@ -9,6 +9,8 @@ struct Arguments {
     var format: OutputFormat = .table
     /// `--format` as given, apart from `--json` (export's `--format` names its files' format).
     var formatGiven: OutputFormat?
+    /// `--json` was given.
+    var json = false
     var wide = false
     var help = false
 
@@ -72,7 +74,7 @@ struct Arguments {
                 }
             }
         }
-        if json, let format, format != .json { throw UsageError("--json and --format \(format.rawValue) ask for different formats; give one") }
+        self.json = json
         self.format = json ? .json : format ?? .table
         formatGiven = format
     }
@@ -88,6 +90,10 @@ struct Arguments {
         }
         for name in flags where !known.contains(name) {
             throw UsageError("unknown option \(name)\(Suggestion.hint(for: name, among: suggestible)); see `subledger \(help.name) --help`")
+        }
+        // Two formats for one result; `export`'s `--format` names its files, and `--json` its summary.
+        if json, let given = formatGiven, given != .json, !help.formatNamesFiles {
+            throw UsageError("--json and --format \(given.rawValue) ask for different formats; give one")
         }
         // Global, yet listed only on the pages that print a table: taken only there too.
         if wide && !help.wide && !help.formats {

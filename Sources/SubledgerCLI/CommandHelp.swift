@@ -36,6 +36,9 @@ struct CommandHelp: Sendable {
     var options: [Option] = []
     /// Whether the result can be printed as a table, CSV or JSON (`--format`, `--json`).
     var formats = true
+    /// Whether `--format` names the files the command writes (`export`), not how its result is
+    /// printed, so that `--json` may be given with it for the result.
+    var formatNamesFiles = false
     /// Whether some table columns are shown only with `--wide`.
     var wide = false
     /// What more a user needs to know: exit codes, what CSV holds.

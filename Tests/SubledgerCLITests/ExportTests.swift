@@ -103,6 +103,17 @@ struct ExportTests {
         #expect(!listed.isEmpty && exported.count == listed.count)
     }
 
+    @Test("--json prints the summary as JSON whatever --format the files take: a wrapper that always adds --json broke on JSON lines exports", arguments: ["csv", "jsonl"])
+    func jsonSummaryWithEitherFileFormat(format: String) throws {
+        let fixture = try Self.fixture.get()
+        let out = fixture.directory.file("summary-\(format)")
+        let (code, output) = fixture.tool.run(["--data", fixture.data, "export", "--from", Fixture.from, "--to", Fixture.to, "--out", out, "--format", format, "--json"])
+        #expect(code == .success)
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect(summary["format"] as? String == format)
+        #expect(FileManager.default.fileExists(atPath: out + "/events.\(format)"))
+    }
+
     static let python = Conformance.repositoryRoot.appendingPathComponent(".build/python/bin/python")
     static let duckdbAvailable: Bool = {
         guard FileManager.default.isExecutableFile(atPath: python.path) else { return false }

@@ -17,9 +17,9 @@ enum ExportCommand: Command {
             .init("--to", "DAY", "last UTC day, included, required; subscriptions are as at its last millisecond"),
             .init("--out", "DIR", "the directory to write into (created if missing; files there of the same names are replaced)"),
             .init("--format", "csv|jsonl", "the files: CSV, RFC 4180 (default), or JSON lines"),
-            .init("--json", "print the summary of the files as JSON (the files stay CSV)"),
+            .init("--json", "print the summary of the files as JSON, whatever --format the files take"),
         ],
-        formats: false,
+        formats: false, formatNamesFiles: true,
         notes: ["Writes transactions, events and subscriptions, and SCHEMA.md, which describes every column.",
                 "docs/audit.md has SQL for DuckDB and SQLite."],
         example: "subledger export --from 2026-01-01 --to 2026-03-31 --out ./q1")
@@ -58,7 +58,7 @@ enum ExportCommand: Command {
         if let given = arguments.formatGiven, given == .json || given == .table {
             throw UsageError("export's --format names its files' format, csv or jsonl, not \(given.rawValue); --json prints the summary as JSON")
         }
-        let format: ExportFormat = arguments.format == .jsonl ? .jsonl : .csv
+        let format: ExportFormat = arguments.formatGiven == .jsonl ? .jsonl : .csv
         let reader = try context.data.reader()
         do { try DirectoryPath.create(out) } catch { throw ExportError(path: error.path, call: "create the directory", errno: error.errno) }
         // A link planted as --out (under /tmp, by another user) would choose where the files go.
