@@ -437,6 +437,26 @@ struct CustomerLifecycleTests {
         #expect(ended.revokedAt == at("2026-01-12"))
     }
 
+    @Test("a customer's entitlements are those of the environment the answer names: a tester's Sandbox purchase under the same account token grants no Production access")
+    func sandboxGrantsNoProductionEntitlement() throws {
+        var apple = Notifier()
+        let token = "aaaaaaaa-0000-4000-8000-000000000001"
+        let production = Subscriber("16000", token: token)
+        var sandbox = Subscriber("16100", token: token)
+        sandbox.environment = .sandbox
+        let ledger = TestLedger([
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"),
+                               transaction: production.transaction("16000", purchased: at("2026-01-01"), expires: at("2026-02-01"))),
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-02-05"),
+                               transaction: sandbox.transaction("16100", purchased: at("2026-02-05"), expires: at("2026-03-05")), environment: .sandbox),
+        ])
+        let customer = try #require(ledger.customer(token, at: at("2026-02-10")))
+        #expect(customer.environment == "Production")
+        #expect(customer.entitlements == [])
+        #expect(customer.subscriptions.contains { $0.originalTransactionId == "16100" && $0.entitled && $0.environment == "Sandbox" }, "listed, with its environment")
+        #expect(ledger.projection.customer(token, asOf: at("2026-02-10"), environment: .sandbox)?.entitlements == ["pro.monthly"])
+    }
+
     @Test("an empty appAccountToken names no customer: buyers who send one are customers of their own")
     func emptyTokenIsNoToken() throws {
         var apple = Notifier()

@@ -9,7 +9,7 @@ enum CustomerCommand: Command {
         operands: 1,
         options: [
             .init("--as-of", "INSTANT", "the state then (2026-03-01, its first instant, or 2026-03-01T10:00:00Z; default: now)"),
-            .init("--environment", "E", "only that environment's subscriptions (default: all)"),
+            .init("--environment", "E", "only that environment's subscriptions (default: all, each with its environment; the entitlements are Production's when it has any)"),
             .init("--at-position", "P", "the state as the ledger told it when its log ended at P: an event's position (it and later ones left out) or head's logEnd"),
             .init("--evidence", "name where each subscription's evidence ends: lastEventPosition, whose signed message history --raw gives"),
         ],

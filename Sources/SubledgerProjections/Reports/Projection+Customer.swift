@@ -29,39 +29,43 @@ extension Projection {
         // A subscription with nothing visible is not shown, nor does its environment count.
         members = members.filter { member in timelines[Int(member)].facts.contains { visibility.admits($0, of: timelines[Int(member)]) } }
         guard !members.isEmpty else { return nil }
+        let environments = Set(members.map { timelines[Int($0)].key.environment })
+        let shownEnvironment = environments.contains(Known.production) ? Known.production : environments.min()
         var subscriptions: [SubscriptionState] = []
-        var purchases: [(state: PurchaseState, entitles: Bool)] = []
+        var purchases: [PurchaseState] = []
+        var entitledProducts: [String] = []
         for member in members {
             let timeline = timelines[Int(member)]
             let history = SubscriptionHistory(timeline, visibility: visibility)
+            // Only the environment the document names entitles: a tester's Sandbox purchase with
+            // the same account token granted Production access.
+            let entitles = timeline.key.environment == shownEnvironment
             // Facts are in signed-time order: the last one visible is the latest word on it.
             let lastEvent = evidence ? timeline.facts.last { visibility.admits($0, of: timeline) }.map { LogPosition(rawValue: $0.position) } : nil
             if var state = subscriptionState(history, of: timeline, at: asOf) {
                 state.lastEventPosition = lastEvent
+                if entitles, state.entitled, let productId = state.productId { entitledProducts.append(productId) }
                 subscriptions.append(state)
             }
             for purchase in history.purchases where purchase.version.purchaseDate <= asOf {
                 var bought = purchaseState(purchase, at: asOf)
                 bought.state.lastEventPosition = lastEvent
-                purchases.append(bought)
+                if entitles, bought.entitles, let productId = bought.state.productId { entitledProducts.append(productId) }
+                purchases.append(bought.state)
             }
         }
         subscriptions.sort { ($0.firstPurchaseAt ?? .max, $0.originalTransactionId) < ($1.firstPurchaseAt ?? .max, $1.originalTransactionId) }
-        purchases.sort { ($0.state.purchasedAt ?? .max, $0.state.transactionId) < ($1.state.purchasedAt ?? .max, $1.state.transactionId) }
+        purchases.sort { ($0.purchasedAt ?? .max, $0.transactionId) < ($1.purchasedAt ?? .max, $1.transactionId) }
 
         var entitlements = Set<String>()
-        let entitledProducts = subscriptions.filter(\.entitled).compactMap(\.productId)
-            + purchases.filter(\.entitles).compactMap(\.state.productId)
         for productId in entitledProducts {
             entitlements.formUnion(catalog?.entitlements(of: productId) ?? [productId])
         }
-        let environments = Set(members.map { timelines[Int($0)].key.environment })
-        let shownEnvironment = environments.contains(Known.production) ? Known.production : environments.min()
         if customerId.isEmpty { customerId = id }
         return CustomerState(
             customerId: customerId, asOf: asOf,
             environment: shownEnvironment.flatMap { $0 == 0 ? nil : strings.string($0) },
-            entitlements: entitlements.sorted(), subscriptions: subscriptions, purchases: purchases.map(\.state))
+            entitlements: entitlements.sorted(), subscriptions: subscriptions, purchases: purchases)
     }
 
     /// The customer id and timelines for a look-up id: a token (any case) first, then an
