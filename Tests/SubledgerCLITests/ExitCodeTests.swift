@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import SubledgerCLI
 import SubledgerLedger
 import SubledgerTestSupport
@@ -505,6 +507,58 @@ struct DamageTests {
     }
 
     /// The built command run as its own process: its exit status and what it said on stderr.
+    @Test("ingest and serve waiting for another command's rebuild on open say so at once, before they fold anything of their own", arguments: ["ingest", "serve"])
+    func waitingForAnotherRebuildIsSaid(command: String) throws {
+        let copy = try LedgerCopy()
+        // What a command rebuilding on open holds: the rebuild lock and the log's writer lock.
+        var held: [Int32] = []
+        for path in [copy.data + "/projections/REBUILD.lock", copy.data + "/log/LOCK"] {
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            #expect(fd >= 0 && flock(fd, LOCK_EX) == 0)
+            held.append(fd)
+        }
+        let process = Process()
+        process.executableURL = Conformance.subledgerBinary
+        process.arguments = ["--data", copy.data] + (command == "ingest" ? ["ingest", "/dev/null"] : ["serve", "--listen", "127.0.0.1:0"])
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Read on a thread of its own: without the line, the command says nothing until the locks go.
+        let first = Mutex("")
+        let read = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let line = String(decoding: errors.fileHandleForReading.availableLine(), as: UTF8.self)
+            first.withLock { $0 = line }
+            read.signal()
+        }
+        let saidWhileWaiting = read.wait(timeout: .now() + 20) == .success
+        for fd in held { close(fd) }
+        if !saidWhileWaiting { read.wait() }
+        if command == "serve" { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(saidWhileWaiting)
+        #expect(first.withLock { $0 }.contains("another command is rebuilding the projection database; waiting for it"), "\(first.withLock { $0 })")
+    }
+
+    @Test("a rebuild under an address-space limit (ulimit -v) too small for its database's map names the limit to raise, and keeps the database in use")
+    func addressSpaceLimitIsNamed() throws {
+        let copy = try LedgerCopy()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // 3 GB: the ledger's memory fits, a 4 GB map does not.
+        process.arguments = ["-c", "ulimit -v 3000000 && exec \"$0\" --data \"$1\" rebuild", Conformance.subledgerBinary.path, copy.data]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(said.contains("ulimit -v") && said.contains("raise the limit"), "\(said)")
+        #expect(copy.run("report", "mrr", "--at", "2026-03-01").exitCode == .success)
+    }
+
     static func runBinary(_ arguments: [String], environment: [String: String]? = nil, standardOutput: FileHandle = .nullDevice) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = Conformance.subledgerBinary

@@ -17,12 +17,14 @@ enum RebuildReporter {
     }
 
     /// For a command that opens `data`, one per open: silent unless a rebuild of a non-empty
-    /// log starts (a new ledger's first open builds an empty database, unannounced).
+    /// log starts (a new ledger's first open builds an empty database, unannounced), or it waits
+    /// for another command's (said before any fold of its own: `serve` and `ingest` waited for
+    /// minutes without a word, and a server that neither logs nor listens looks hung).
     static func onOpen(_ data: DataDirectory) -> RebuildObserver {
         let announced = Announced()
         return { progress in
             if case .folding(let records, _, _, _) = progress { announced.value.store(records > 0, ordering: .relaxed) }
-            guard announced.value.load(ordering: .relaxed) else { return }
+            if case .waitingForAnotherRebuild = progress {} else { guard announced.value.load(ordering: .relaxed) else { return } }
             report(progress, onOpen: true, data)
         }
     }
@@ -42,7 +44,7 @@ enum RebuildReporter {
             let peak = Cell.bytes(Int64(estimate)).tableText
             switch method {
             case .inMemory:
-                Output.diagnostic(data.spelling("\(prefix): \(start); expect about \(peak) of memory at the peak"))
+                Output.diagnostic(data.spelling("\(prefix): \(start), in memory; expect about \(peak) of memory at the peak"))
                 if let headroom = MemoryHeadroom.current(), headroom.fallsShort(ofResident: estimate) {
                     Output.diagnostic(data.spelling("\(prefix): warning: " + memoryWarning(headroom, onOpen: onOpen)))
                 }

@@ -50,15 +50,6 @@ struct StandInError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-extension FileHandle {
-    /// Bytes up to the first newline (blocking).
-    func availableLine() -> [UInt8] {
-        var line: [UInt8] = []
-        while let byte = try? read(upToCount: 1), let first = byte.first, first != 0x0A { line.append(first) }
-        return line
-    }
-}
-
 /// A fresh App Store Server API key in the files a user and the stand-in have: the `.p8` and the
 /// public key in PEM.
 struct APIKey {
