@@ -63,7 +63,9 @@ public struct CommandLineTool: Sendable {
         do {
             let result = try command.run(arguments, context)
             guard let output = result.output else { return (result.exitCode, streamed.text) }
-            return (result.exitCode, streamed.text + (try Emitter(format: arguments.format, wide: arguments.wide, data: context.data).render(output)))
+            // `export`'s --format names its files: its summary is a table unless --json asks.
+            let format = command.help.formatNamesFiles ? (arguments.json ? .json : .table) : arguments.format
+            return (result.exitCode, streamed.text + (try Emitter(format: format, wide: arguments.wide, data: context.data).render(output)))
         } catch {
             // `report revenue`, `appstore recover`: the command as the help pages name it.
             let subcommand = arguments.positional.first.map { name + " " + $0 }

@@ -160,13 +160,16 @@ public struct LMDBError: Error, Sendable, CustomStringConvertible {
         case .ioError:
             return "an I/O error occurred; check the disk"
         case .outOfMemory:
-            // A map reserves address space whole, used or not: under `ulimit -v` the map fails
-            // where the memory in use would fit, and the limit is what to name.
+            #if canImport(Glibc)
+            // A map reserves address space whole, used or not: under `ulimit -v` a map fails
+            // where the memory in use would fit, so a limit set is the likely cause to name.
             var limit = rlimit()
             if getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max {
-                return "out of address space: this process may map \(limit.rlim_cur >> 20) MB (ulimit -v, systemd LimitAS=), and an LMDB environment "
-                    + "reserves its whole map (a rebuild's new projection database 4 GB) besides the memory in use; raise the limit to 8 GB or more, or lift it"
+                return "out of memory or address space: this process may map at most \(limit.rlim_cur >> 20) MB (ulimit -v, systemd LimitAS=), "
+                    + "and an LMDB environment reserves its whole map (up to 4 GB for a projection database) besides the memory in use; "
+                    + "if that limit is below about 8 GB, raise it or lift it"
             }
+            #endif
             return "out of memory or address space"
         case .invalidArgument:
             return "invalid argument"

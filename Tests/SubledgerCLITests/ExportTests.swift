@@ -103,7 +103,7 @@ struct ExportTests {
         #expect(!listed.isEmpty && exported.count == listed.count)
     }
 
-    @Test("--json prints the summary as JSON whatever --format the files take: a wrapper that always adds --json broke on JSON lines exports", arguments: ["csv", "jsonl"])
+    @Test("--json prints the summary as JSON whatever --format the files take (a wrapper that always adds --json broke on JSON lines exports), and without it the summary is a table", arguments: ["csv", "jsonl"])
     func jsonSummaryWithEitherFileFormat(format: String) throws {
         let fixture = try Self.fixture.get()
         let out = fixture.directory.file("summary-\(format)")
@@ -112,6 +112,9 @@ struct ExportTests {
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         #expect(summary["format"] as? String == format)
         #expect(FileManager.default.fileExists(atPath: out + "/events.\(format)"))
+        // Without --json, a table whatever the files: --format names the files, not the summary.
+        let (_, table) = fixture.tool.run(["--data", fixture.data, "export", "--from", Fixture.from, "--to", Fixture.to, "--out", out, "--format", format])
+        #expect(table.hasPrefix("exported ") && table.contains("events.\(format)"), "\(table)")
     }
 
     static let python = Conformance.repositoryRoot.appendingPathComponent(".build/python/bin/python")

@@ -261,6 +261,9 @@ struct DashboardTests {
         let known = String(decoding: try Self.get(fixture, "/?customer=2000000000000101").body, as: UTF8.self)
         #expect(known.contains("data-metric=\"status\">active<") || known.contains("data-metric=\"status\">expired<"))
         #expect(known.contains("href=\"/v1/customers/2000000000000101/history?raw=1\""))
+        // The look-up is of the page's environment, as every figure beside it.
+        let elsewhere = String(decoding: try Self.get(fixture, "/?environment=Sandbox&customer=2000000000000101").body, as: UTF8.self)
+        #expect(elsewhere.contains("No customer, originalTransactionId or transactionId 2000000000000101 in Sandbox."))
     }
     /// `(metric, value, previous)` of every headline card.
     static func headline(_ html: String) throws -> [String: (value: Int64, previous: Int64)] {

@@ -11,7 +11,7 @@ public struct CustomerState: Sendable, Equatable {
     /// The environment of the subscriptions shown (Production first when several).
     public var environment: String?
     /// Sorted, distinct: catalog entitlements (else product ids) of the entitled
-    /// subscriptions and of the non-consumables owned and not refunded.
+    /// subscriptions and of the non-consumables owned and not refunded, in `environment` only.
     public var entitlements: [String]
     /// By first purchase, then `originalTransactionId`.
     public var subscriptions: [SubscriptionState]

@@ -232,7 +232,7 @@ extension Dashboard {
     private func customerSection(_ id: String) -> String {
         var html = "<section id=\"customer\"><h2>Customer \(escape(id))</h2>"
         guard let (state, history) = customer else {
-            return html + "<p class=\"notice\">No customer, originalTransactionId or transactionId \(escape(id)).</p></section>"
+            return html + "<p class=\"notice\">No customer, originalTransactionId or transactionId \(escape(id)) in \(environment.rawValue).</p></section>"
         }
         let base = "/v1/customers/\(percentEncode(state.customerId))"
         html += "<p class=\"muted\">\(escape(state.customerId)) · entitlements: \(escape(state.entitlements.isEmpty ? "none" : state.entitlements.joined(separator: ", ")))</p>"

@@ -167,7 +167,9 @@ struct Dashboard {
                 first: period.previousFirst, last: last, mrr: try mrrRow(at: at), at: at, revenue: try revenueReport(period.previousFirst, last),
                 churn: try projection.churn(from: period.previousFirst, to: churnLast, by: .month, scope: scope, now: now))
         }
-        if let id = query["customer"], !id.isEmpty, let state = try projection.customer(id, asOf: now, catalog: catalog),
+        // The page's environment: on a Sandbox page, a customer with Production too showed no
+        // entitlements beside an active Sandbox subscription.
+        if let id = query["customer"], !id.isEmpty, let state = try projection.customer(id, asOf: now, environment: environment, catalog: catalog),
             let history = try projection.history(id)
         {
             customer = (state, history)
