@@ -19,6 +19,8 @@ extension HistoryReport.Item {
             ("notificationType", .optional(event.notificationType)),
             ("subtype", .optional(event.subtype)),
             ("notificationUUID", .optional(event.notificationUUID)),
+            // As `events` says it: a customer's history may hold a tester's Sandbox events.
+            ("environment", .optional(event.environment?.rawValue)),
             ("originalTransactionId", .string(entry.originalTransactionId)),
             ("transactionId", .optional(entry.transactionId)),
             ("details", Self.details(event)),
