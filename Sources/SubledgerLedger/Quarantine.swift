@@ -94,24 +94,16 @@ final class Quarantine: Sendable {
     private static func replaceDamaged(_ directory: String, _ problem: LogProblem) throws {
         let salvaged = salvagedName(directory)
         try removeLog(salvaged)
-        var gone = Set<UInt64>()
-        var supersession = Supersession()
-        let skipped = try LogSalvage.forEachReadableRecord(in: directory) { record in
-            if record.kind == resolvedKind {
-                var reader = LedgerRecordReader(record.payload)
-                gone.insert(try reader.varint())
-            } else if isEntry(record.kind), let (entry, bytes) = try? parse(record.payload, kind: record.kind, version: record.version, at: record.position.rawValue),
-                      let earlier = supersession.entry(at: entry.position, digest: entry.digest ?? digest(bytes)) {
-                gone.insert(earlier)
-            }
-        }
+        var resolution = Resolution()
+        // A record that does not read (a later version's entry) is kept, as it was written.
+        let skipped = try LogSalvage.forEachReadableRecord(in: directory) { _ = try? resolution.note($0) }
         let writer = try LogWriter(directory: salvaged, options: options)
         defer { writer.close() }
         var records: [LogRecord] = []
         var pending = 0
         var kept = 0
         try LogSalvage.forEachReadableRecord(in: directory) { record in
-            guard isEntry(record.kind), !gone.contains(record.position.rawValue) else { return }
+            guard isEntry(record.kind), !resolution.gone.contains(record.position.rawValue) else { return }
             records.append(LogRecord(kind: record.kind, version: record.version, payload: Array(record.payload)))
             pending += record.payload.count
             kept += 1
@@ -353,9 +345,10 @@ final class Quarantine: Sendable {
         return positions
     }
 
-    /// Which unresolved entries a later one of the same bytes supersedes, as a log is read in
-    /// order: only a restatement keeps the same bytes twice (`add` keeps held bytes once).
-    struct Supersession {
+    /// Which entries a log read in order no longer holds unresolved: marked resolved, or
+    /// superseded by a later entry of the same bytes (only a restatement keeps the same bytes
+    /// twice: `add` keeps held bytes once).
+    struct Resolution {
         /// The first 16 bytes of an entry's SHA-256, held inline: the digest's own array is a
         /// heap allocation of about 80 bytes per entry, and a quarantine may hold a million.
         private struct Key: Hashable {
@@ -364,11 +357,23 @@ final class Quarantine: Sendable {
         }
 
         private var latest: [Key: UInt64] = [:]
+        private(set) var gone = Set<UInt64>()
 
-        /// Notes the entry at `position`; returns the earlier entry of the same bytes it supersedes.
-        mutating func entry(at position: UInt64, digest: [UInt8]) -> UInt64? {
-            let key = digest.withUnsafeBytes { Key(high: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), low: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
-            return latest.updateValue(position, forKey: key)
+        /// Notes `record`, an entry or a mark; returns an entry's fields and its kept bytes.
+        @discardableResult
+        mutating func note(_ record: LogEntry) throws -> (QuarantineEntry, UnsafeRawBufferPointer)? {
+            if record.kind == resolvedKind {
+                var reader = LedgerRecordReader(record.payload)
+                gone.insert(try reader.varint())
+                return nil
+            }
+            guard isEntry(record.kind) else { return nil }
+            let (entry, bytes) = try parse(record.payload, kind: record.kind, version: record.version, at: record.position.rawValue)
+            let key = (entry.digest ?? digest(bytes)).withUnsafeBytes {
+                Key(high: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), low: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            }
+            if let earlier = latest.updateValue(entry.position, forKey: key) { gone.insert(earlier) }
+            return (entry, bytes)
         }
     }
 
@@ -389,26 +394,19 @@ final class Quarantine: Sendable {
     /// goes fails before its first entry rather than halfway, and ignores what was appended
     /// since (an entry resolved after the first read).
     static func forEachUnresolved(in directory: String, _ body: (QuarantineEntry) throws -> Void) throws {
-        var resolved = Set<UInt64>()
-        var supersession = Supersession()
+        var resolution = Resolution()
         var end = LogPosition.start
         let log = LogReader(directory: directory)
         // A log closed cleanly whose last record was damaged since reads as one that ends before
         // it: the listing left that entry out and said nothing.
         _ = try log.summary()
         try log.scan { record in
-            if record.kind == resolvedKind {
-                var reader = LedgerRecordReader(record.payload)
-                resolved.insert(try reader.varint())
-            } else if isEntry(record.kind) {
-                let (entry, bytes) = try parse(record.payload, kind: record.kind, version: record.version, at: record.position.rawValue)
-                if let earlier = supersession.entry(at: entry.position, digest: entry.digest ?? Self.digest(bytes)) { resolved.insert(earlier) }
-            }
+            try resolution.note(record)
             end = LogPosition(rawValue: record.position.rawValue + 1)
             return true
         }
         try log.scan(to: end) { record in
-            if isEntry(record.kind), !resolved.contains(record.position.rawValue) {
+            if isEntry(record.kind), !resolution.gone.contains(record.position.rawValue) {
                 try body(try parse(record.payload, kind: record.kind, version: record.version, at: record.position.rawValue).0)
             }
             return true
@@ -450,22 +448,13 @@ final class Quarantine: Sendable {
     /// `make` of each entry not yet resolved, oldest first: given the entry without its bytes,
     /// and the bytes where they lie.
     private static func unresolved<T>(in directory: String, _ make: (QuarantineEntry, UnsafeRawBufferPointer) throws -> T) throws -> [T] {
-        var made: [UInt64: T] = [:]
-        var order: [UInt64] = []
-        var supersession = Supersession()
+        var made: [(position: UInt64, value: T)] = []
+        var resolution = Resolution()
         try LogReader(directory: directory).scan { record in
-            if isEntry(record.kind) {
-                let (entry, bytes) = try parse(record.payload, kind: record.kind, version: record.version, at: record.position.rawValue)
-                if let earlier = supersession.entry(at: entry.position, digest: entry.digest ?? Self.digest(bytes)) { made[earlier] = nil }
-                made[entry.position] = try make(entry, bytes)
-                order.append(entry.position)
-            } else if record.kind == resolvedKind {
-                var reader = LedgerRecordReader(record.payload)
-                made[try reader.varint()] = nil
-            }
+            if let (entry, bytes) = try resolution.note(record) { made.append((entry.position, try make(entry, bytes))) }
             return true
         }
-        return order.compactMap { made[$0] }
+        return made.compactMap { resolution.gone.contains($0.position) ? nil : $0.value }
     }
 
     private static func isEntry(_ kind: UInt8) -> Bool { kind == entryKind || kind == earlierEntryKind }

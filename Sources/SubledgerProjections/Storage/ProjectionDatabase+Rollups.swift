@@ -5,24 +5,20 @@ import Synchronization
 /// What the rollups depend on besides the events: proceeds rates (Small Business Program) and
 /// the catalog's billing periods (MRR). A database built under other settings is rebuilt.
 public struct RollupSettings: Sendable, Equatable {
-    public var smallBusiness: Bool
-    public var catalog: ProductCatalog?
-
-    public init(smallBusiness: Bool = false, catalog: ProductCatalog? = nil) {
-        self.smallBusiness = smallBusiness
-        self.catalog = catalog
-    }
-
+    public let smallBusiness: Bool
+    public let catalog: ProductCatalog?
     /// What `meta` stores: only what changes a rollup (entitlements and ranks do not), each
     /// product's period as MRR resolves it (a product listed twice by a catalog stored before
     /// `init` refused that: reordered, its listings changed MRR but not this). A product listed
     /// with no period MRR knows is as one not listed, and `P1Y` is `P12M`: an entitlements edit
     /// rebuilt a 10 M-event database, and made every command beside a server refuse to read.
-    var fingerprint: [UInt8] {
-        let periods = Set((catalog?.products ?? []).map(\.productId)).compactMap { id in
-            catalog?.product(id)?.period.flatMap(BillingPeriod.init(iso8601:)).map { "\(id)=\($0.iso8601)" }
-        }.sorted()
-        return Array((["smallBusiness=\(smallBusiness)"] + periods).joined(separator: "\n").utf8)
+    /// Made once: every fold's commit compares it.
+    let fingerprint: [UInt8]
+
+    public init(smallBusiness: Bool = false, catalog: ProductCatalog? = nil) {
+        self.smallBusiness = smallBusiness
+        self.catalog = catalog
+        fingerprint = Self.fingerprint(smallBusiness, catalog) { catalog?.product($0)?.period.flatMap(BillingPeriod.init(iso8601:))?.iso8601 }
     }
 
     /// Whether a database whose `meta` stores `stored` was built under these settings: their
@@ -30,9 +26,13 @@ public struct RollupSettings: Sendable, Equatable {
     /// period as spelled, none for none), which the fold then replaces. Without it, the first
     /// open after an upgrade rebuilt every database whose catalog lists a product with no period.
     func matches(_ stored: [UInt8]) -> Bool {
-        guard stored != fingerprint else { return true }
-        let listed = Set((catalog?.products ?? []).map(\.productId)).map { "\($0)=\(catalog?.product($0)?.period ?? "")" }.sorted()
-        return stored == Array((["smallBusiness=\(smallBusiness)"] + listed).joined(separator: "\n").utf8)
+        stored == fingerprint || stored == Self.fingerprint(smallBusiness, catalog) { catalog?.product($0)?.period ?? "" }
+    }
+
+    /// The setting and each listed product's `period`, where it gives one.
+    private static func fingerprint(_ smallBusiness: Bool, _ catalog: ProductCatalog?, period: (String) -> String?) -> [UInt8] {
+        let periods = Set((catalog?.products ?? []).map(\.productId)).compactMap { id in period(id).map { "\(id)=\($0)" } }.sorted()
+        return Array((["smallBusiness=\(smallBusiness)"] + periods).joined(separator: "\n").utf8)
     }
 }
 
