@@ -78,10 +78,6 @@ enum IngestCommand: Command {
         return CommandResult(result, result.rejections.isEmpty && result.stoppedBy == nil ? .success : .failure)
     }
 
-    private static func isBlank(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
-    }
-
     /// A read of an input failed partway: what came before is stored, the rest was not read.
     struct InputUnreadable: Error, CustomStringConvertible {
         var source: String
@@ -191,7 +187,7 @@ enum IngestCommand: Command {
                 // A byte order mark begins a file from a Windows editor, the first line even when
                 // blank. A line cut short may hold more than blanks past the cut: it is refused.
                 let marked = lineNumber == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF] as [UInt8])
-                if bytes.count <= IngestLine.maxKeptBytes && bytes.dropFirst(marked ? 3 : 0).allSatisfy(Self.isBlank) { continue }
+                if bytes.count <= IngestLine.maxKeptBytes && bytes.dropFirst(marked ? 3 : 0).allSatisfy(IngestLine.isBlank) { continue }
                 result.read += 1
                 batch.append(IngestLine(bytes: bytes, line: lineNumber, source: input))
                 if batch.count == batchLimit {

@@ -27,8 +27,7 @@ enum ServeCommand: Command {
     /// The file's token, without the whitespace around it.
     static func bearerToken(inFile file: String) throws(UsageError) -> String {
         guard let bytes = FileIO.read(file) else { throw UsageError("cannot read the token file \(file)") }
-        let isSpace = { (byte: UInt8) in byte == 0x0A || byte == 0x0D || byte == 0x20 || byte == 0x09 }
-        let text = Array(bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+        let text = Array(bytes.drop(while: IngestLine.isBlank).reversed().drop(while: IngestLine.isBlank).reversed())
         guard !text.isEmpty else { throw UsageError("the token file \(file) is empty") }
         // What an Authorization header can carry (RFC 6750's b64token): a token with a space
         // inside started a server that no request could authenticate with.

@@ -5,6 +5,11 @@ public struct IngestLine: Sendable {
     /// quarantine stays bounded.
     public static let maxKeptBytes = 1 << 20
 
+    /// JSON's whitespace: what a line may hold besides its message (a blank line holds nothing else).
+    public static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
     public var bytes: [UInt8]
     /// 1-based line number in its input.
     public var line: Int

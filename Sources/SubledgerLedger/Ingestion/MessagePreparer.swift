@@ -36,8 +36,8 @@ struct MessagePreparer: Sendable {
         // A UTF-8 byte order mark, as Windows editors and PowerShell begin a file with: it was
         // reported as "the JWS header is not base64url", which no retry could mend.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0D || first == 0x0A { bytes = bytes.dropFirst() }
-        while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0D || last == 0x0A { bytes = bytes.dropLast() }
+        while let first = bytes.first, IngestLine.isBlank(first) { bytes = bytes.dropFirst() }
+        while let last = bytes.last, IngestLine.isBlank(last) { bytes = bytes.dropLast() }
         // Bodies collected into an array (or pretty-printed, whose first line is the bracket): each
         // was reported as a JWS with too many parts, which says nothing of what to change.
         if bytes.first == UInt8(ascii: "[") {

@@ -44,7 +44,7 @@ extension SubscriptionHistory {
                 let next = nextStart(after: index)
                 let end = min(paidEnd, next, revocation)
                 paidService &+= max(0, end &- version.purchaseDate)
-                if let expiry = version.expiresDate.present, next > expiry, let graceEnd = graceEnd(after: index), next <= graceEnd {
+                if index + 1 < periods.count, let expiry = missedRenewal(before: index + 1) {
                     paidService &+= max(0, min(next, revocation) &- expiry)
                 }
             }

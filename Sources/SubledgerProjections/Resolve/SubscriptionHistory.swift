@@ -30,7 +30,7 @@ struct SubscriptionHistory {
             if fact.transaction >= 0 {
                 sightings.append(Sighting(
                     transactionId: timeline.transactions[Int(fact.transaction)].transactionId.raw,
-                    signedAt: fact.transactionSignedAt, time: fact.time, version: fact.transaction, order: Int32(sightings.count)))
+                    signedAt: fact.transactionSignedAt, time: fact.time, version: fact.transaction))
             }
             // In the facts' order, which ties by content, not in the order first folded: a
             // stable sort then leaves snapshots no rule tells apart as their facts stand.
@@ -50,14 +50,12 @@ struct SubscriptionHistory {
         // The closure captures the versions, not the timeline: capturing a borrowed timeline
         // copied it, retaining and releasing its three arrays, for every timeline a rebuild sums.
         let versions = timeline.transactions
+        // Stable: versions no rule tells apart stay in their facts' order.
         sightings.sort { a, b in
             if a.transactionId != b.transactionId { return a.transactionId < b.transactionId }
             if a.signedAt != b.signedAt { return a.signedAt < b.signedAt }
             if a.time != b.time { return a.time < b.time }
-            let (x, y) = (versions[Int(a.version)], versions[Int(b.version)])
-            if x.ordersBefore(y) { return true }
-            if y.ordersBefore(x) { return false }
-            return a.order < b.order
+            return versions[Int(a.version)].ordersBefore(versions[Int(b.version)])
         }
         var start = 0
         while start < sightings.count {
@@ -110,8 +108,6 @@ struct SubscriptionHistory {
         let signedAt: Int64
         let time: Int64
         let version: Int32
-        /// Its fact's place in the timeline: what orders versions no rule tells apart.
-        let order: Int32
     }
 }
 
