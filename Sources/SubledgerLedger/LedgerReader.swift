@@ -162,8 +162,9 @@ public struct LedgerReader: Sendable {
 
     /// Reads each event back from the log (and, for `raw`, its signed message from the evidence).
     public func history(_ query: HistoryQuery) throws -> HistoryReport {
-        guard let history = try projections.history(query.id, from: query.from, to: query.to) else {
-            throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(query.id)")
+        guard let history = try projections.history(query.id, from: query.from, to: query.to, environment: query.environment) else {
+            let scope = query.environment.map { " in the \($0.rawValue) environment" } ?? ""
+            throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(query.id)\(scope)")
         }
         let layout = DataDirectoryLayout(directory)
         let reader = LogReader(directory: layout.log)

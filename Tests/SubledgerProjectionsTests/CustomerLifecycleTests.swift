@@ -457,6 +457,28 @@ struct CustomerLifecycleTests {
         #expect(ledger.projection.customer(token, asOf: at("2026-02-10"), environment: .sandbox)?.entitlements == ["pro.monthly"])
     }
 
+    @Test("a customer's history in one environment lists only that environment's events, and a customer with nothing there is not found")
+    func historyOfOneEnvironment() throws {
+        var apple = Notifier()
+        let token = "aaaaaaaa-0000-4000-8000-000000000002"
+        let production = Subscriber("16200", token: token)
+        var sandbox = Subscriber("16300", token: token)
+        sandbox.environment = .sandbox
+        let ledger = TestLedger([
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"),
+                               transaction: production.transaction("16200", purchased: at("2026-01-01"), expires: at("2026-02-01"))),
+            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-02-05"),
+                               transaction: sandbox.transaction("16300", purchased: at("2026-02-05"), expires: at("2026-03-05")), environment: .sandbox),
+        ])
+        #expect(ledger.projection.history(token)?.events.map(\.originalTransactionId) == ["16200", "16300"])
+        let query = try HistoryQuery(id: token, QueryErrorSpellingTests.Flags(values: ["environment": "sandbox"]))
+        let inSandbox = try #require(ledger.projection.history(token, environment: query.environment))
+        #expect(inSandbox.events.map(\.originalTransactionId) == ["16300"])
+        #expect(inSandbox.events.allSatisfy { $0.environment == "Sandbox" })
+        #expect(ledger.projection.history("16200", environment: .sandbox) == inSandbox, "an originalTransactionId names its whole customer")
+        #expect(ledger.projection.history(token, environment: .xcode) == nil, "no Xcode event was ever folded")
+    }
+
     @Test("an empty appAccountToken names no customer: buyers who send one are customers of their own")
     func emptyTokenIsNoToken() throws {
         var apple = Notifier()

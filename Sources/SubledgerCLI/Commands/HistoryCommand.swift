@@ -5,11 +5,12 @@ import SubledgerProjections
 enum HistoryCommand: Command {
     static let help = CommandHelp(
         name: "history", summary: "a customer's events, with the verbatim Apple-signed evidence",
-        usage: "history ID [--from INSTANT] [--to INSTANT] [--raw]",
+        usage: "history ID [--from INSTANT] [--to INSTANT] [--environment E] [--raw]",
         operands: 1,
         options: [
             .init("--from", "INSTANT", "only events effective at or after this instant"),
             .init("--to", "INSTANT", "only events effective at or before this instant (a day: through its end)"),
+            .init("--environment", "E", "only that environment's subscriptions and purchases (default: all, each event with its environment)"),
             .init("--raw", "add each event's signed payload, byte-identical to what was ingested (JSON and CSV)"),
         ],
         wide: true,

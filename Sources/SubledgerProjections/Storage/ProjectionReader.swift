@@ -47,9 +47,11 @@ public struct ProjectionReader: Sendable {
         try part(for: id)?.customer(id, asOf: asOf, atPosition: atPosition, environment: environment, catalog: catalog, evidence: evidence)
     }
 
-    /// As `Projection.history(_:from:to:)`, from the customer's timelines only.
-    public func history(_ id: String, from: Int64? = nil, to: Int64? = nil) throws(ProjectionError) -> CustomerHistory? {
-        try part(for: id)?.history(id, from: from, to: to)
+    /// As `Projection.history(_:from:to:environment:)`, from the customer's timelines only.
+    public func history(
+        _ id: String, from: Int64? = nil, to: Int64? = nil, environment: AppStoreEnvironment? = nil
+    ) throws(ProjectionError) -> CustomerHistory? {
+        try part(for: id)?.history(id, from: from, to: to, environment: environment)
     }
 
     /// A projection holding every timeline of the customer `id` names (a token in any case, an
