@@ -1,10 +1,11 @@
 /// Where the server writes one line per request.
 ///
-/// A line is logfmt: `time=… remote=… method=… path=… query=… status=… bytes=… ms=…`, where
-/// `path` is the path without the query, `query` lists only the parameter *names* (values can
-/// carry secrets), `bytes` counts the response body and `ms` runs from the moment the request
-/// was complete to the moment its response was handed to the kernel. Header values, the
-/// `Authorization` header included, are never logged.
+/// A line is logfmt: `time=… remote=… method=… path=… query=… status=… outcome=… bytes=… ms=…`,
+/// where `path` is the path without the query, `query` lists only the parameter *names* (values
+/// can carry secrets), `outcome` says what the request did where the status does not (the
+/// webhook's `appended` or `duplicate`, an error's code), `bytes` counts the response body and
+/// `ms` runs from the moment the request was complete to the moment its response was handed to
+/// the kernel. Header values, the `Authorization` header included, are never logged.
 public struct AccessLog: Sendable {
     let sink: (@Sendable (String) -> Void)?
 
@@ -30,6 +31,8 @@ public struct AccessLog: Sendable {
         /// Nil when the request could not be parsed far enough to know it.
         var request: HTTPRequest?
         var status: Int
+        /// What the request did, where the status does not say it (``HTTPResponse/outcome``).
+        var outcome: String? = nil
         var bodyBytes: Int
         var latency: Duration
         /// Set when the response could not be delivered (the peer went away first).
@@ -50,7 +53,9 @@ public struct AccessLog: Sendable {
         }
         let milliseconds = Double(entry.latency.components.seconds) * 1000
             + Double(entry.latency.components.attoseconds) / 1e15
-        line += " status=\(entry.status) bytes=\(entry.bodyBytes) ms=\(Self.milliseconds(milliseconds))"
+        line += " status=\(entry.status)"
+        if let outcome = entry.outcome { line += " outcome=\(Self.value(outcome))" }
+        line += " bytes=\(entry.bodyBytes) ms=\(Self.milliseconds(milliseconds))"
         if entry.aborted { line += " aborted=true" }
         if let error = entry.error { line += " error=\(Self.value(error))" }
         sink(line)

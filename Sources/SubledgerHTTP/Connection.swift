@@ -29,6 +29,8 @@ final class Connection {
         /// When the request was complete (or the error detected).
         let started: ContinuousClock.Instant
         let handlerError: String?
+        /// The response's ``HTTPResponse/outcome``.
+        var outcome: String? = nil
         /// When its last byte went to the socket, if a worker sent it all (``DirectReply``);
         /// otherwise the exchange ends when the loop has sent it.
         var delivered: ContinuousClock.Instant? = nil
@@ -86,6 +88,6 @@ extension Connection.Exchange {
     /// The exchange of `response` to `request`: a HEAD's body is not sent.
     init(request: HTTPRequest?, response: HTTPResponse, started: ContinuousClock.Instant, handlerError: String?) {
         self.init(request: request, status: response.status.code, bodyBytes: request?.method == "HEAD" ? 0 : response.body.count,
-                  started: started, handlerError: handlerError)
+                  started: started, handlerError: handlerError, outcome: response.outcome)
     }
 }

@@ -627,7 +627,7 @@ final class EventLoop {
         metrics.requests.increment(labels: [ServerMetrics.methodLabel(exchange.request?.method), String(exchange.status)])
         // A stream's life is its client's: as a latency it swamped every other request's.
         if !exchange.isStream { metrics.duration.observe(latency.inSeconds) }
-        configuration.accessLog.write(AccessLog.Entry(remote: remote, request: exchange.request, status: exchange.status,
+        configuration.accessLog.write(AccessLog.Entry(remote: remote, request: exchange.request, status: exchange.status, outcome: exchange.outcome,
                                                       bodyBytes: streamed ?? (aborted ? 0 : exchange.bodyBytes), latency: latency,
                                                       aborted: aborted && !exchange.isStream, error: exchange.handlerError))
     }

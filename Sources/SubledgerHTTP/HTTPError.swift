@@ -24,6 +24,7 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         var response = HTTPResponse.json(#"{"error":\#(JSON.string(code).serialized()),"detail":\#(JSON.string(detail).serialized())}"#,
                                          status: status)
         for field in headers { response.headers.add(field.name, field.value) }
+        response.outcome = code
         return response
     }
 

@@ -7,6 +7,9 @@ public struct HTTPResponse: Sendable {
     /// the stream once the headers are queued. It must return at once (hand the stream to a
     /// producer); the connection closes when the stream ends.
     public var stream: (@Sendable (ResponseStream) -> Void)?
+    /// What the request did, where the status does not say it (a 200 that stored a message or
+    /// found it stored, an error's code), for the access log's `outcome=`: never sent.
+    public var outcome: String?
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status

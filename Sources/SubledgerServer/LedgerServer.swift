@@ -261,16 +261,22 @@ public struct LedgerServer: Sendable {
         case .appended(let position):
             ingested.increment(labels: ["appended"])
             feed.notify()
-            return .json(JSON.object([("status", .string("appended")), ("position", .string(position))]).serialized())
+            return stored("appended", at: position)
         case .duplicate(let position):
             ingested.increment(labels: ["duplicate"])
-            return .json(JSON.object([("status", .string("duplicate")), ("position", .string(position))]).serialized())
+            return stored("duplicate", at: position)
         case .rejected(let reason, let detail):
             ingested.increment(labels: [reason])
             // Bad JSON or not a JWS is the sender's mistake (400); a failed verification is 422.
             let status: HTTPStatus = reason == "malformed_json" || reason == "not_jws" ? .badRequest : .unprocessableContent
             throw HTTPError(status, code: reason, detail: detail)
         }
+    }
+
+    private func stored(_ status: String, at position: String) -> HTTPResponse {
+        var response = HTTPResponse.json(JSON.object([("status", .string(status)), ("position", .string(position))]).serialized())
+        response.outcome = status
+        return response
     }
 
     func renderMetrics() -> HTTPResponse {

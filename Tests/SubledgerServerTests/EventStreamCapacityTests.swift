@@ -74,7 +74,7 @@ struct EventStreamCapacityTests {
 
 /// A blocking loopback TCP client that sends a request and reads its status line and headers.
 /// `@unchecked Sendable`: each is used by one thread at a time (the burst hands one to each).
-private final class Socket: @unchecked Sendable {
+final class Socket: @unchecked Sendable {
     private var fd: Int32
 
     init(port: Int) throws {
