@@ -102,6 +102,22 @@ struct CurrencyRatesTests {
         #expect(converted.total.transactions == 6)
     }
 
+    @Test("MRR at a month's first instant, that month before's close, converts at the closing month's rate, as the dashboard's month end does; later in the month, at its own")
+    func mrrAtMonthCloseTakesTheClosingMonthsRate() throws {
+        func report(at instant: Int64) -> MRRReport {
+            MRRReport(at: instant, environment: "Production", rows: [
+                MRRRow(currency: "EUR", mrr: 10_000, arr: 120_000, activeSubscriptions: 1, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0),
+            ])
+        }
+        let march = try #require(UTCDay("2026-03-01")).start
+        // January's rate 1.0832, February's 1.1; no March rate.
+        #expect(try report(at: march).converted(into: "USD", rates: rates).rows.first?.mrr == 11_000)
+        #expect(try report(at: march - 1).converted(into: "USD", rates: rates).rows.first?.mrr == 11_000)
+        #expect(try report(at: try #require(UTCDay("2026-02-01")).start).converted(into: "USD", rates: rates).rows.first?.mrr == 10_832)
+        let error = #expect(throws: QueryError.self) { try report(at: march + 1).converted(into: "USD", rates: rates) }
+        #expect(error?.detail.contains("2026-03") == true)
+    }
+
     @Test("an amount or sum a rate takes beyond 64 bits of milliunits is an error naming the rate's units, not a crash (it killed the server)")
     func conversionBeyondRange() throws {
         // Legal: a rate below 10^9. 5 × 10^10 KRW (5 × 10^13 milliunits) at 999,999,999 is 5 × 10^22.

@@ -55,10 +55,18 @@ extension RevenueRow {
 }
 
 extension MRRReport {
+    /// The month whose rate converts the report: the one holding the millisecond before `at`.
+    /// A month's first instant is the end of the month before (`--at 2026-04-01` is March's
+    /// close, as the help says), so it takes that month's rate: a March close does not wait for
+    /// April's rates, which Apple publishes in May, and agrees with the dashboard's month end
+    /// (its last millisecond).
+    var rateMonth: UTCMonth { UTCMonth(containing: at - 1) }
+
     /// The report as one row in `target`: each currency's MRR, ARR and committed revenue
-    /// converted at the rate of the month containing `at`, then summed with the counts.
+    /// converted at the rate of the month that `at` ends or is in (`rateMonth`), then summed
+    /// with the counts.
     public func converted(into target: String, rates: CurrencyRates) throws(QueryError) -> MRRReport {
-        let month = UTCMonth(containing: at).description
+        let month = rateMonth.description
         var sum = MRRRow(currency: target, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
         func add(_ amount: Int64, to total: inout Int64) throws(QueryError) {
             let (added, overflow) = total.addingReportingOverflow(amount)
