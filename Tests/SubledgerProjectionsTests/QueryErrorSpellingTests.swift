@@ -42,7 +42,7 @@ struct QueryErrorSpellingTests {
 
     @Test("an instant given badly names the flag too")
     func instants() {
-        #expect(Self.detail { _ = try EventQuery(Flags(values: ["from": "yesterday"])) }?.hasPrefix("--from is an ISO 8601 UTC instant") == true)
+        #expect(Self.detail { _ = try EventQuery(Flags(values: ["from": "yesterday"])) }?.hasPrefix("--from is an ISO 8601 instant") == true)
         #expect(Self.detail { _ = try EventQuery(Flags(values: ["limit": "0"])) } == "--limit is a positive number of events, not 0")
     }
 
@@ -63,6 +63,35 @@ struct QueryErrorSpellingTests {
                      "2026-02-01T10:00:00.½Z", "2026-02-01T10:00:00.²Z", "2026-02-01T1٣:00:00Z", "2026-02-01T+1:00:00Z"] {
             #expect(throws: QueryError.self, "\(typo)") { try MRRQuery(["at": typo], now: 0) }
         }
+    }
+
+    @Test("an instant with an offset (as `date -Iseconds` writes) is that instant in UTC, lowercase t and z are RFC 3339's, and a bad offset is refused")
+    func instantOffsets() throws {
+        func read(_ text: String) -> Int64? { try? MRRQuery(["at": text], now: 0).at }
+        let day = try #require(UTCDay("2028-02-29")).start
+        #expect(read("2028-02-29T00:00:00+00:00") == day)
+        #expect(read("2028-02-29T00:00:00-00:00") == day)
+        #expect(read("2028-02-29t00:00:00z") == day)
+        #expect(read("2028-02-29T02:30:00+02:30") == day)
+        #expect(read("2028-02-29T00:00:00.250+01:00") == day - 3_600_000 + 250)
+        #expect(read("2028-02-28T19:00:00-05:00") == day, "an offset can move the instant to another day")
+        for bad in ["2028-02-29T00:00:00+24:00", "2028-02-29T00:00:00+0100", "2028-02-29T00:00:00+01:60", "2028-02-29T00:00:00+1:00",
+                    "2028-02-29T00:00:00*01:00", "2028-02-29T00:00:00"] {
+            #expect(read(bad) == nil, "\(bad)")
+        }
+        // Over HTTP, an unencoded + in a query string is a space.
+        #expect(Self.detail { _ = try MRRQuery(["at": "2028-02-29T00:00:00 01:00"], now: 0) }?.hasSuffix("in a URL a + is a space: write it %2B") == true)
+    }
+
+    @Test("a date that does not exist is refused saying why: the month's days, or the months' range")
+    func impossibleDates() {
+        #expect(Self.detail { _ = try MRRQuery(["at": "2027-02-29"], now: 0) }?.hasSuffix("not 2027-02-29: 2027-02 has 28 days") == true)
+        #expect(Self.detail { _ = try MRRQuery(["at": "2028-04-31T10:00:00Z"], now: 0) }?.hasSuffix(": 2028-04 has 30 days") == true)
+        #expect(Self.detail { _ = try MRRQuery(["at": "2100-02-29"], now: 0) }?.hasSuffix(": 2100-02 has 28 days") == true)
+        #expect(Self.detail { _ = try RevenueQuery(["from": "2028-13-01", "to": "2028-12-31"]) }?.hasSuffix("not 2028-13-01: a month is 01 to 12") == true)
+        #expect(Self.detail { _ = try MRRQuery(["at": "2028-02-29T24:00:00Z"], now: 0) }?.hasSuffix("not 2028-02-29T24:00:00Z") == true, "a valid day with a bad time gives no date reason")
+        #expect(UTCDay.impossibility("2028-02-29") == nil)
+        #expect(UTCDay.impossibility("2028-2-29") == nil, "not of the form: the generic message says the form")
     }
 
     @Test("a bound finer than a millisecond admits exactly what it says: events from it or before it round up, an instant and history's inclusive end are cut")

@@ -43,7 +43,10 @@ extension QueryParameterSource {
 
     func day(_ name: String) throws(QueryError) -> UTCDay {
         guard let text = value(name) else { throw QueryError(kind: .badParameter, code: "missing_\(name)", detail: "\(spelling(name)) is required (a UTC day, YYYY-MM-DD)") }
-        guard let day = UTCDay(text) else { throw QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(spelling(name)) is a UTC day (YYYY-MM-DD), not \(text)") }
+        guard let day = UTCDay(text) else {
+            let why = UTCDay.impossibility(text).map { ": \($0)" } ?? ""
+            throw QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(spelling(name)) is a UTC day (YYYY-MM-DD), not \(text)\(why)")
+        }
         return day
     }
 
@@ -105,30 +108,48 @@ extension QueryParameterSource {
     }
 
     /// `2026-03-03`, `2026-03-03T10:00:00Z` or with a fraction of a second (`…T10:00:00.250Z`,
-    /// up to nine digits, cut to the millisecond, or `roundingUp` to the next when finer), as
-    /// epoch milliseconds (UTC). Nothing else: a typo must not read as another instant
-    /// (`T1:30:00.250Z` was taken for 13:00:02.500).
+    /// up to nine digits, cut to the millisecond, or `roundingUp` to the next when finer), or
+    /// with an offset in place of `Z` (`…T12:00:00+02:00`, as `date -Iseconds` writes), as epoch
+    /// milliseconds (UTC). `t` and `z` as RFC 3339 allows. Nothing else: a typo must not read as
+    /// another instant (`T1:30:00.250Z` was taken for 13:00:02.500).
     func instant(_ text: String, _ name: String, roundingUp: Bool = false) throws(QueryError) -> Int64 {
-        let invalid = QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(spelling(name)) is an ISO 8601 UTC instant (2026-03-01T00:00:00.000Z) or a day (2026-03-01), not \(text)")
-        guard let day = UTCDay(text.prefix(10)) else { throw invalid }
+        func invalid(_ why: String? = nil) -> QueryError {
+            QueryError(kind: .badParameter, code: "invalid_\(name)", detail: "\(spelling(name)) is an ISO 8601 instant (2026-03-01T00:00:00.000Z, or with an offset: 2026-03-01T02:00:00+02:00) or a day (2026-03-01), not \(text)" + (why.map { ": \($0)" } ?? ""))
+        }
+        guard let day = UTCDay(text.prefix(10)) else { throw invalid(UTCDay.impossibility(text.prefix(10))) }
         let rest = text.dropFirst(10)
         if rest.isEmpty { return day.start }
-        let clock = rest.dropFirst().dropLast()
+        guard rest.first == "T" || rest.first == "t" else { throw invalid() }
+        var clock = rest.dropFirst()
+        var offsetMinutes = 0
+        if clock.last == "Z" || clock.last == "z" {
+            clock = clock.dropLast()
+        } else if clock.count >= 8 + 6, let sign = clock.dropLast(5).last, "+- ".contains(sign) {
+            let zone = clock.suffix(5).split(separator: ":", omittingEmptySubsequences: false)
+            guard sign != " " else { throw invalid("in a URL a + is a space: write it %2B") }
+            guard zone.count == 2, zone.allSatisfy({ $0.count == 2 }), let hours = zone[0].decimal, let minutes = zone[1].decimal,
+                hours < 24, minutes < 60
+            else { throw invalid() }
+            offsetMinutes = (sign == "-" ? -1 : 1) * (hours * 60 + minutes)
+            clock = clock.dropLast(6)
+        } else {
+            throw invalid()
+        }
         let fields = clock.prefix(8).split(separator: ":", omittingEmptySubsequences: false)
-        guard rest.first == "T", rest.last == "Z", clock.count >= 8, fields.count == 3, fields.allSatisfy({ $0.count == 2 }),
+        guard clock.count >= 8, fields.count == 3, fields.allSatisfy({ $0.count == 2 }),
             let hours = fields[0].decimal, let minutes = fields[1].decimal, let seconds = fields[2].decimal,
             hours < 24, minutes < 60, seconds < 60
-        else { throw invalid }
+        else { throw invalid() }
         var millis = 0
         if clock.count > 8 {
             // Finer than a millisecond (Python's isoformat gives microseconds) is cut to it.
             let fraction = clock.dropFirst(9)
             guard clock.dropFirst(8).first == ".", (1...9).contains(fraction.count), fraction.decimal != nil,
                 let value = (fraction + "00").prefix(3).decimal
-            else { throw invalid }
+            else { throw invalid() }
             millis = value
             if roundingUp, fraction.dropFirst(3).contains(where: { $0 != "0" }) { millis += 1 }
         }
-        return day.start + Int64(((hours * 60 + minutes) * 60 + seconds) * 1000 + millis)
+        return day.start + Int64(((hours * 60 + minutes - offsetMinutes) * 60 + seconds) * 1000 + millis)
     }
 }

@@ -85,6 +85,20 @@ public struct UTCDay: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.number = number
     }
 
+    /// Why `text`, written as `YYYY-MM-DD`, names no day (`2027-02 has 28 days`); nil when it is
+    /// not of that form, or is a day.
+    public static func impossibility(_ text: some StringProtocol) -> String? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let year = parts[0].decimal, let month = parts[1].decimal, let day = parts[2].decimal
+        else { return nil }
+        guard (1...12).contains(month) else { return "a month is 01 to 12" }
+        let first = UTCInstant.dayNumber(year: year, month: month, day: 1)
+        let days = Int(UTCInstant.dayNumber(year: month == 12 ? year + 1 : year, month: month % 12 + 1, day: 1) - first)
+        guard (1...days).contains(day) else { return "\(parts[0])-\(parts[1]) has \(days) days" }
+        return nil
+    }
+
     /// The day's first millisecond.
     public var start: Int64 { UTCCalendar.start(ofDay: number) }
 
