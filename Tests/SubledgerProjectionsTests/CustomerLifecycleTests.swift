@@ -437,19 +437,26 @@ struct CustomerLifecycleTests {
         #expect(ended.revokedAt == at("2026-01-12"))
     }
 
-    @Test("a customer's entitlements are those of the environment the answer names: a tester's Sandbox purchase under the same account token grants no Production access")
-    func sandboxGrantsNoProductionEntitlement() throws {
+    /// A tester's account token: a Production subscription "16000" bought 2026-01-01 for a
+    /// month, and a Sandbox one "16100" bought 2026-02-05.
+    static let testerToken = "aaaaaaaa-0000-4000-8000-000000000001"
+    static func productionAndSandbox() -> TestLedger {
         var apple = Notifier()
-        let token = "aaaaaaaa-0000-4000-8000-000000000001"
-        let production = Subscriber("16000", token: token)
-        var sandbox = Subscriber("16100", token: token)
+        let production = Subscriber("16000", token: testerToken)
+        var sandbox = Subscriber("16100", token: testerToken)
         sandbox.environment = .sandbox
-        let ledger = TestLedger([
+        return TestLedger([
             apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"),
                                transaction: production.transaction("16000", purchased: at("2026-01-01"), expires: at("2026-02-01"))),
             apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-02-05"),
                                transaction: sandbox.transaction("16100", purchased: at("2026-02-05"), expires: at("2026-03-05")), environment: .sandbox),
         ])
+    }
+
+    @Test("a customer's entitlements are those of the environment the answer names: a tester's Sandbox purchase under the same account token grants no Production access")
+    func sandboxGrantsNoProductionEntitlement() throws {
+        let ledger = Self.productionAndSandbox()
+        let token = Self.testerToken
         let customer = try #require(ledger.customer(token, at: at("2026-02-10")))
         #expect(customer.environment == "Production")
         #expect(customer.entitlements == [])
@@ -459,23 +466,14 @@ struct CustomerLifecycleTests {
 
     @Test("a customer's history in one environment lists only that environment's events, and a customer with nothing there is not found")
     func historyOfOneEnvironment() throws {
-        var apple = Notifier()
-        let token = "aaaaaaaa-0000-4000-8000-000000000002"
-        let production = Subscriber("16200", token: token)
-        var sandbox = Subscriber("16300", token: token)
-        sandbox.environment = .sandbox
-        let ledger = TestLedger([
-            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"),
-                               transaction: production.transaction("16200", purchased: at("2026-01-01"), expires: at("2026-02-01"))),
-            apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-02-05"),
-                               transaction: sandbox.transaction("16300", purchased: at("2026-02-05"), expires: at("2026-03-05")), environment: .sandbox),
-        ])
-        #expect(ledger.projection.history(token)?.events.map(\.originalTransactionId) == ["16200", "16300"])
+        let ledger = Self.productionAndSandbox()
+        let token = Self.testerToken
+        #expect(ledger.projection.history(token)?.events.map(\.originalTransactionId) == ["16000", "16100"])
         let query = try HistoryQuery(id: token, QueryErrorSpellingTests.Flags(values: ["environment": "sandbox"]))
         let inSandbox = try #require(ledger.projection.history(token, environment: query.environment))
-        #expect(inSandbox.events.map(\.originalTransactionId) == ["16300"])
+        #expect(inSandbox.events.map(\.originalTransactionId) == ["16100"])
         #expect(inSandbox.events.allSatisfy { $0.environment == "Sandbox" })
-        #expect(ledger.projection.history("16200", environment: .sandbox) == inSandbox, "an originalTransactionId names its whole customer")
+        #expect(ledger.projection.history("16000", environment: .sandbox) == inSandbox, "an originalTransactionId names its whole customer")
         #expect(ledger.projection.history(token, environment: .xcode) == nil, "no Xcode event was ever folded")
     }
 
