@@ -51,7 +51,7 @@ extension RollupSink {
                 addChanges(of: RollupValues(churnEventsOf: row), family: .churnLapse, day: day, environment: environment, offsets: offsets) { offset in
                     let end = UTCCalendar.start(ofDay: day + Int64(offset))
                     // The fold counts the last paid lapse in the period, if nothing is entitled at its end.
-                    return !timeline.entitled(at: end) && !segments[(index + 1)...].contains { $0.end <= end && timeline.isPaidLapse($0) }
+                    return !timeline.entitled(at: end) && !segments[(index + 1)...].prefix { $0.end <= end }.contains { timeline.isPaidLapse($0) }
                 }
             }
             let paidBefore = index > 0 && segments[index - 1].isPaid && segments[index - 1].contains(segment.start - 1)
@@ -64,13 +64,11 @@ extension RollupSink {
                 addChanges(of: values, family: .churnReturn, day: day, environment: environment, offsets: offsets) { offset in
                     let start = UTCCalendar.start(ofDay: day - Int64(offset))
                     // The fold counts a subscription once: here, at its first paid start in the period.
+                    // Starts ascend: the paid starts before this one in the period are those of
+                    // the segments from the period's first up to this one.
                     return start > firstPaid && !(timeline.paidEntitled(at: start) && timeline.paidEntitled(at: start - 1))
-                        && timeline.hasPaidLapse(endingAfter: .min, notAfter: start)
-                        && !segments.indices.contains { other in
-                            let paid = segments[other]
-                            return other != index && paid.isPaid && paid.start >= start
-                                && (paid.start < segment.start || (paid.start == segment.start && other < index))
-                        }
+                        && timeline.hasPaidLapse(notAfter: start)
+                        && !segments[timeline.firstIndex(startingAtOrAfter: start)..<index].contains { $0.isPaid }
                 }
             }
         }

@@ -113,33 +113,70 @@ extension ReportGranularity {
 
 /// A subscription's entitlement segments (family-shared ones removed), with the questions the
 /// churn and cohort reports ask.
+///
+/// The segments are in time order and do not overlap, as `SubscriptionHistory.segments()` makes
+/// them (each lies within its transaction's purchase and the next one's), so their starts and
+/// their ends ascend and each question is a binary search. A rebuild asks them for every day
+/// and month a subscription touches: scanning every segment instead, one renewed 10,000 times
+/// took 0.8 s of fold per notification.
 struct EntitlementTimeline {
     let segments: [EntitlementSegment]
+    /// The start of the first paid period (not a grace period).
+    let firstPaidStart: Int64?
+    /// Where the first paid lapse ends (`isPaidLapse`); nil when none does.
+    private let firstLapseEnd: Int64?
 
     init(_ segments: [EntitlementSegment]) {
-        self.segments = segments.filter { !$0.isFamilyShared }
+        let kept = segments.filter { !$0.isFamilyShared }
+        self.segments = kept
+        firstPaidStart = kept.first { $0.isPaid && !$0.isGrace }?.start
+        // Not entitled at its end: the next segment does not start there (none other can hold it).
+        let lapse = kept.indices.first { index in
+            kept[index].isPaid && kept[index].end != .max && !(index + 1 < kept.count && kept[index + 1].start == kept[index].end)
+        }
+        firstLapseEnd = lapse.map { kept[$0].end }
+    }
+
+    /// The first segment starting at or after `instant` (`segments.count` when none does).
+    func firstIndex(startingAtOrAfter instant: Int64) -> Int {
+        var low = 0
+        var high = segments.count
+        while low < high {
+            let middle = (low + high) / 2
+            if segments[middle].start < instant { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The segment holding `instant`: the last one starting at or before it, if it has not ended.
+    private func segment(holding instant: Int64) -> EntitlementSegment? {
+        let next = instant == .max ? segments.count : firstIndex(startingAtOrAfter: instant + 1)
+        return next > 0 && instant < segments[next - 1].end ? segments[next - 1] : nil
     }
 
     func entitled(at instant: Int64) -> Bool {
-        segments.contains { $0.contains(instant) }
+        segment(holding: instant) != nil
     }
 
     func paidEntitled(at instant: Int64) -> Bool {
-        segments.contains { $0.isPaid && $0.contains(instant) }
+        segment(holding: instant)?.isPaid == true
     }
 
     /// The last paid stretch ending in `(from, to]` with no entitlement right after: a lapse.
-    /// Found without listing the others: a rebuild asks for every period a subscription touches.
     func lastPaidLapse(endingAfter from: Int64, notAfter to: Int64) -> EntitlementSegment? {
-        segments.last { isPaidLapse($0, endingAfter: from, notAfter: to) }
+        // Ends ascend: those in (from, to] lie just before the first ending after `to`.
+        var low = 0
+        var high = segments.count
+        while low < high {
+            let middle = (low + high) / 2
+            if segments[middle].end <= to { low = middle + 1 } else { high = middle }
+        }
+        return segments[..<low].reversed().prefix { $0.end > from }.first { isPaidLapse($0) }
     }
 
-    func hasPaidLapse(endingAfter from: Int64, notAfter to: Int64) -> Bool {
-        segments.contains { isPaidLapse($0, endingAfter: from, notAfter: to) }
-    }
-
-    private func isPaidLapse(_ segment: EntitlementSegment, endingAfter from: Int64, notAfter to: Int64) -> Bool {
-        segment.end > from && segment.end <= to && isPaidLapse(segment)
+    /// Whether a paid lapse ends at or before `instant`.
+    func hasPaidLapse(notAfter instant: Int64) -> Bool {
+        firstLapseEnd.map { $0 <= instant } ?? false
     }
 
     /// A paid stretch that ends with no entitlement right after.
@@ -147,9 +184,9 @@ struct EntitlementTimeline {
         segment.isPaid && segment.end != .max && !entitled(at: segment.end)
     }
 
-    /// The start of the first paid period (not a grace period).
-    var firstPaidStart: Int64? {
-        segments.first { $0.isPaid && !$0.isGrace }?.start
+    /// Whether a paid segment starts in `[start, end)`.
+    func paidStart(from start: Int64, before end: Int64) -> Bool {
+        segments[firstIndex(startingAtOrAfter: start)...].prefix { $0.start < end }.contains { $0.isPaid }
     }
 }
 
@@ -203,15 +240,22 @@ extension ChurnRow {
         // period's first millisecond is paid at its start, and a lapse at that millisecond was
         // churn in the period before.
         if !(paidAtStart && timeline.paidEntitled(at: start - 1)), let firstPaid, firstPaid < start,
-            timeline.hasPaidLapse(endingAfter: .min, notAfter: start),
-            timeline.segments.contains(where: { $0.isPaid && $0.start >= start && $0.start < end })
+            timeline.hasPaidLapse(notAfter: start), timeline.paidStart(from: start, before: end)
         {
             reactivated += 1
         }
 
-        for index in history.periods.indices {
+        // In purchase order: those of the period follow the first purchased at or after its start.
+        var first = 0
+        var beyond = history.periods.count
+        while first < beyond {
+            let middle = (first + beyond) / 2
+            if history.periods[middle].version.purchaseDate < start { first = middle + 1 } else { beyond = middle }
+        }
+        for index in history.periods[first...].indices {
             let version = history.periods[index].version
-            guard !version.isFamilyShared, version.purchaseDate >= start, version.purchaseDate < end else { continue }
+            guard version.purchaseDate < end else { break }
+            guard !version.isFamilyShared else { continue }
             if version.isTrial {
                 trialsStarted += 1
                 if index + 1 < history.periods.count, !history.periods[index + 1].version.isTrial { trialsConverted += 1 }

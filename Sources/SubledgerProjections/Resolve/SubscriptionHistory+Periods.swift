@@ -62,14 +62,30 @@ extension SubscriptionHistory {
     func graceEnd(after period: Int, notAfter: Int64 = .max) -> Int64? {
         let version = periods[period].version
         guard version.expiresDate != .absent else { return nil }
-        let window = version.purchaseDate..<nextStart(after: period)
         var end: Int64?
-        for snapshot in renewals where window.contains(snapshot.signedDate) && snapshot.signedDate <= notAfter {
+        for snapshot in renewals(signedIn: version.purchaseDate..<nextStart(after: period)) where snapshot.signedDate <= notAfter {
             if snapshot.gracePeriodExpiresDate != .absent, snapshot.gracePeriodExpiresDate > version.expiresDate {
                 end = max(end ?? .min, snapshot.gracePeriodExpiresDate)
             }
         }
         return end
+    }
+
+    /// The renewal infos signed in `range`. `renewals` is in signing order, so a subscription's
+    /// every period asking for its own (the rollups, `segments()`) reads each once: scanning all,
+    /// one renewed 10,000 times took a tenth of a second per notification.
+    func renewals(signedIn range: Range<Int64>) -> ArraySlice<RenewalSnapshot> {
+        renewals[firstRenewal(signedAtOrAfter: range.lowerBound)..<firstRenewal(signedAtOrAfter: range.upperBound)]
+    }
+
+    private func firstRenewal(signedAtOrAfter instant: Int64) -> Int {
+        var low = 0
+        var high = renewals.count
+        while low < high {
+            let middle = (low + high) / 2
+            if renewals[middle].signedDate < instant { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Where `period`'s billing may have begun besides its purchase: when it was bought in the
@@ -128,19 +144,19 @@ extension SubscriptionHistory {
         let version = periods[period].version
         let until = min(notAfter, nextStart(after: period) == .max ? .max : nextStart(after: period) - 1)
         let window = { (time: Int64) in time >= version.purchaseDate && time <= until }
-        if let latest = renewals.last(where: { window($0.signedDate) }), latest.expirationIntent >= 0 {
+        let beyond = until == .max ? renewals.count : firstRenewal(signedAtOrAfter: until + 1)
+        let signed = renewals[min(firstRenewal(signedAtOrAfter: version.purchaseDate), beyond)..<beyond]
+        if let latest = signed.last, latest.expirationIntent >= 0 {
             return ExpirationReason(expirationIntent: Int(latest.expirationIntent))
         }
         if let note = notes.last(where: { $0.type == .expired && window($0.time) }) {
             return ExpirationReason(expiredSubtype: note.subtype)
         }
-        let billingTrouble = renewals.contains {
-            window($0.signedDate)
-                && ($0.billingRetry == 1
-                    || ($0.gracePeriodExpiresDate != .absent && $0.gracePeriodExpiresDate > version.expiresDate))
+        let billingTrouble = signed.contains {
+            $0.billingRetry == 1 || ($0.gracePeriodExpiresDate != .absent && $0.gracePeriodExpiresDate > version.expiresDate)
         }
         if billingTrouble { return .billingError }
-        if renewals.last(where: { $0.signedDate <= until && $0.autoRenewStatus >= 0 })?.autoRenewStatus == 0 {
+        if renewals[..<beyond].last(where: { $0.autoRenewStatus >= 0 })?.autoRenewStatus == 0 {
             return .voluntary
         }
         return .other
