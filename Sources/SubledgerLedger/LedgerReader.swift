@@ -167,14 +167,16 @@ public struct LedgerReader: Sendable {
             throw QueryError(kind: .notFound, code: "customer_not_found", detail: "no customer, originalTransactionId or transactionId \(query.id)\(scope)")
         }
         let layout = DataDirectoryLayout(directory)
-        let reader = LogReader(directory: layout.log)
+        // One reader each, holding its segments open: a reader per event listed the directory
+        // and read a 1 MiB chunk for every record, 12 GB for a customer of 15,000 events.
+        let log: LogRecordFile
+        do { log = try LogRecordFile(directory: layout.log) } catch { throw error.verified() }
+        let evidence = query.raw ? try EvidenceReader(directory: layout.evidence) : nil
         let items = try history.events.map { entry in
             let record: LogRecord
-            do { record = try reader.record(at: entry.position) } catch let error as LogError { throw error.verified() }
+            do { record = try log.record(at: entry.position) } catch let error as LogError { throw error.verified() }
             let event = try record.payload.withUnsafeBytes { try EventCodec.decode(UnsafeRawBufferPointer(rebasing: $0[8...])) }
-            let signedPayload = query.raw
-                ? String(decoding: try Ledger.signedMessage(at: event.evidence.position, evidenceDirectory: layout.evidence), as: UTF8.self)
-                : nil
+            let signedPayload = try evidence.map { String(decoding: try $0.signedMessage(at: event.evidence.position), as: UTF8.self) }
             return HistoryReport.Item(entry: entry, event: event, signedPayload: signedPayload)
         }
         return HistoryReport(customerId: history.customerId, events: items)
