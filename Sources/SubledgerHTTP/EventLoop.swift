@@ -188,7 +188,7 @@ final class EventLoop {
             let response = Self.overloaded.serialized(date: date(), close: true, keepAliveHeader: false, includeBody: true)
             _ = response.withUnsafeBytes { SystemCalls.send(fd, $0) }
             SystemCalls.close(fd)
-            record(Connection.Exchange(request: nil, status: 503, bodyBytes: 0, started: now, handlerError: nil),
+            record(Connection.Exchange(request: nil, status: 503, bodyBytes: 0, started: now, handlerError: nil, outcome: Self.overloaded.outcome),
                    remote: remote, aborted: true, now: now)
             return
         }

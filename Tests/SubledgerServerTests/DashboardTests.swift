@@ -71,6 +71,7 @@ struct DashboardTests {
             #expect(response.status.code == 400, "\(target)")
             #expect(response.headers["Content-Type"]?.hasPrefix("text/html") == true, "\(target)")
             #expect(html.contains("data-error=\"invalid_") && html.contains("<a href=\"/\">Back to the dashboard</a>"), "\(target)")
+            #expect(response.outcome?.hasPrefix("invalid_") == true, "the access log names the error, as for the API: \(target)")
         }
         // A currency this environment has no amount in shows the default, saying so (it showed zeros).
         let widened = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-01-15&to=2026-03-20").body, as: UTF8.self)

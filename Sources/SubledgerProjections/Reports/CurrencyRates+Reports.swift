@@ -60,7 +60,7 @@ extension MRRReport {
     /// close, as the help says), so it takes that month's rate: a March close does not wait for
     /// April's rates, which Apple publishes in May, and agrees with the dashboard's month end
     /// (its last millisecond).
-    var rateMonth: UTCMonth { UTCMonth(containing: at - 1) }
+    var rateMonth: UTCMonth { UTCMonth(containing: at == .min ? at : at - 1) }
 
     /// The report as one row in `target`: each currency's MRR, ARR and committed revenue
     /// converted at the rate of the month that `at` ends or is in (`rateMonth`), then summed

@@ -52,6 +52,7 @@ extension Dashboard {
             </main></body></html>
             """, status: error.status)
         for field in error.headers { response.headers.add(field.name, field.value) }
+        response.outcome = error.code
         return response
     }
 
