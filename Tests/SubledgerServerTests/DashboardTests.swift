@@ -4,6 +4,7 @@ import SubledgerHTTP
 import SubledgerLedger
 import SubledgerProjections
 @testable import SubledgerServer
+import SubledgerTestSupport
 import Testing
 
 @Suite("Dashboard")
@@ -266,6 +267,28 @@ struct DashboardTests {
         let elsewhere = String(decoding: try Self.get(fixture, "/?environment=Sandbox&customer=2000000000000101").body, as: UTF8.self)
         #expect(elsewhere.contains("No customer, originalTransactionId or transactionId 2000000000000101 in Sandbox."))
     }
+    @Test("a customer looked up on a Sandbox page shows that environment's events, as its state, not their Production ones")
+    func lookUpHistoryIsOfThePagesEnvironment() throws {
+        let directory = TemporaryDirectory()
+        let (sandbox, root) = try WebhookTests.sandboxFixtures(in: directory)
+        _ = try Ledger.initialize(directory: directory.file("data"), bundleId: sandbox.bundleId, appAppleId: sandbox.appAppleId,
+                                  environments: ["Production", "Sandbox"], rootFiles: [root], smallBusiness: false, catalogFile: nil)
+        let server = LedgerServer(ledger: try Ledger(directory: directory.file("data")), token: nil)
+        defer { server.ledger.close() }
+        let tester = "aaaaaaaa-0000-4000-8000-000000000003"
+        var production = sandbox
+        production.environment = .production
+        for (fixtures, id) in [(production, "2000000000000301"), (sandbox, "2000000000000302")] {
+            var transaction = fixtures.transaction(transactionId: id, purchaseDate: WebhookTests.start + Self.day)
+            transaction.appAccountToken = tester
+            let body = fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
+            #expect(try server.router.respond(to: HTTPRequest(method: "POST", target: "/v1/notifications/appstore", body: body)).status.code == 200)
+        }
+        let page = String(decoding: try server.router.respond(to: HTTPRequest(method: "GET", target: "/?environment=Sandbox&customer=\(tester)")).body, as: UTF8.self)
+        #expect(page.contains("2000000000000302"))
+        #expect(!page.contains("2000000000000301"), "the Production subscription's events are not on the Sandbox page")
+    }
+
     /// `(metric, value, previous)` of every headline card.
     static func headline(_ html: String) throws -> [String: (value: Int64, previous: Int64)] {
         let pattern = try NSRegularExpression(pattern: #"data-metric="headline-(\w+)" data-currency="[^"]*" data-value="(-?\d+)" data-previous="(-?\d+)""#)

@@ -168,9 +168,9 @@ struct Dashboard {
                 churn: try projection.churn(from: period.previousFirst, to: churnLast, by: .month, scope: scope, now: now))
         }
         // The page's environment: on a Sandbox page, a customer with Production too showed no
-        // entitlements beside an active Sandbox subscription.
+        // entitlements beside an active Sandbox subscription, and their Production events.
         if let id = query["customer"], !id.isEmpty, let state = try projection.customer(id, asOf: now, environment: environment, catalog: catalog),
-            let history = try projection.history(id)
+            let history = try projection.history(id, environment: environment)
         {
             customer = (state, history)
         } else {
