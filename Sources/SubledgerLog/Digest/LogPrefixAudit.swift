@@ -11,4 +11,8 @@ public struct LogPrefixAudit: Sendable {
 
     public var digest: [UInt8]
     public var findings: [Finding]
+    /// The segment holding the cut, when it has been sealed since and its records no longer
+    /// match its footer: a record in it was edited, before the cut or after it. Only a digest
+    /// that differs says it was before, so it is not among `findings`.
+    public var cutSegmentEdited: Finding?
 }

@@ -16,6 +16,7 @@ extension LogReader {
         let last = cut.rawValue > UInt64(LogFormat.segmentHeaderSize) ? list.index(containing: cut.rawValue - 1) : nil
         var previousFooterHash = [UInt8](repeating: 0, count: 32)
         var expectedFirst: UInt64 = 0
+        var cutSegmentEdited: LogPrefixAudit.Finding?
         for (index, segment) in list.segments.enumerated() where index <= (last ?? -1) {
             let bytes: [UInt8]
             do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
@@ -63,6 +64,17 @@ extension LogReader {
                         note(segment, Int64(offset), kind, detail, atRecord: kind != .truncated)
                     }
                 }
+                // Sealed since the head was taken (the usual case for a head published at a
+                // close): its footer judges the records before the cut too.
+                let walk = SegmentWalk(file: segment.path, bytes: bytes)
+                if let footer = walk.footer, let footerOffset = walk.footerOffset, !walk.footerFollowsDamage,
+                    footer.recordCount != walk.recordCount || footer.recordsHash != walk.recordsHasher.digest()
+                {
+                    cutSegmentEdited = .init(
+                        problem: LogProblem(file: segment.path, offset: footerOffset, kind: .chainMismatch,
+                                            detail: "records do not match the footer's count and SHA-256 (a record was edited after sealing)"),
+                        position: LogPosition(rawValue: segment.firstPosition + UInt64(footerOffset)), atRecord: false)
+                }
             }
             expectedFirst = segment.firstPosition + UInt64(bytes.count)
         }
@@ -72,7 +84,7 @@ extension LogReader {
                 problem: LogProblem(file: end, offset: 0, kind: .truncated, detail: "the log ends at position \(expectedFirst), before position \(cut)"),
                 position: LogPosition(rawValue: expectedFirst), atRecord: false))
         }
-        return LogPrefixAudit(digest: hasher.digest(), findings: findings)
+        return LogPrefixAudit(digest: hasher.digest(), findings: findings, cutSegmentEdited: cutSegmentEdited)
     }
 
     /// Calls `record` for each valid frame from the header up to `end`, and `damage` for each
