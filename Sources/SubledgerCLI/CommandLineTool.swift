@@ -139,6 +139,8 @@ public struct CommandLineTool: Sendable {
             return (.usage, message)
         case let error as ProjectionError:
             if case .logCorrupted(let problem) = error.kind { return outcome(of: LogError.corrupted(problem)) }
+            // A record whose frame checks out and whose event does not read: `verify` names it.
+            if case .undecodableEvent = error.kind { return (.corruption, "\(error)") }
             return (.failure, "\(error)")
         default:
             return (.failure, "\(error)")

@@ -175,7 +175,7 @@ public struct LedgerReader: Sendable {
         let items = try history.events.map { entry in
             let record: LogRecord
             do { record = try log.record(at: entry.position) } catch let error as LogError { throw error.verified() }
-            let event = try record.payload.withUnsafeBytes { try EventCodec.decode(UnsafeRawBufferPointer(rebasing: $0[8...])) }
+            let (_, event) = try record.payload.withUnsafeBytes { payload throws(LogError) in try StoredEvents.decode(payload, at: entry.position, log: layout.log) }
             let signedPayload = try evidence.map { String(decoding: try $0.signedMessage(at: event.evidence.position), as: UTF8.self) }
             return HistoryReport.Item(entry: entry, event: event, signedPayload: signedPayload)
         }

@@ -64,6 +64,9 @@ public struct LogProblem: Sendable, Equatable, CustomStringConvertible {
         case chainMismatch = "chain_mismatch"
         /// The log ends before a place it once reached (`verify --head`: a published position).
         case truncated
+        /// A record whose frame checks out but whose event does not read: written so by a
+        /// faulty build, or rewritten with its checksum fixed.
+        case badEvent = "bad_event"
     }
 
     public var file: String

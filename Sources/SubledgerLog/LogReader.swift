@@ -146,6 +146,13 @@ public struct LogReader: Sendable {
     }
 
     /// The record at `position` (copied out).
+    /// The segment file holding `position`, and the offset in it.
+    public func place(of position: LogPosition) throws -> (file: String, offset: Int64) {
+        let list = try segmentList()
+        guard let index = list.index(containing: position.rawValue) else { return (directory, Int64(position.rawValue)) }
+        return (list.segments[index].path, Int64(position.rawValue - list.segments[index].firstPosition))
+    }
+
     public func record(at position: LogPosition) throws -> LogRecord {
         var found: LogRecord?
         try scan(from: position) { entry in

@@ -63,6 +63,10 @@ enum VerifyCommand: Command {
             result.problems += report.problems
         }
         result.problems += try EvidenceCoverage.problems(directory: context.data.path)
+        if FileIO.exists(context.data.log) {
+            Output.progress("verify: decoding every event")
+            result.problems += StoredEvents.problems(log: context.data.log)
+        }
         Output.endProgress()
         return CommandResult(result, result.problems.isEmpty ? .success : .corruption)
     }

@@ -39,7 +39,9 @@ public struct LedgerHead: Sendable, Equatable {
         let target = try position ?? lastEvent(in: log)
         var tally = Tally()
         try log.scan(to: LogPosition(rawValue: target.rawValue + 1)) { entry in
-            try tally.add(entry)
+            do { try tally.add(entry) } catch let error as EventDecodingError {
+                throw LogError.corrupted(StoredEvents.problem(error, at: entry.position, log: layout.log))
+            }
             return true
         }
         guard tally.lastPosition == target else {

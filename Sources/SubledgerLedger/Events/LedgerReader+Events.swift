@@ -39,11 +39,11 @@ extension LedgerReader {
             for position in candidates.positions {
                 cursor = position
                 let record = try log.record(at: position)
-                let read = try record.payload.withUnsafeBytes { payload -> (recordedAt: Int64, event: Event)? in
-                    guard record.kind == EventRecord.kind, let (recordedAt, bytes) = EventRecord.split(payload),
-                          query.matches(try EventView(bytes), recordedAt: recordedAt)
-                    else { return nil }
-                    return (recordedAt, try EventCodec.decode(bytes))
+                let read = try record.payload.withUnsafeBytes { payload throws(LogError) -> (recordedAt: Int64, event: Event)? in
+                    guard record.kind == EventRecord.kind else { return nil }
+                    let (recordedAt, bytes) = EventRecord.split(payload) ?? (0, UnsafeRawBufferPointer(start: nil, count: 0))
+                    guard query.matches(try StoredEvents.view(bytes, at: position, log: layout.log), recordedAt: recordedAt) else { return nil }
+                    return try StoredEvents.decode(payload, at: position, log: layout.log)
                 }
                 guard let (recordedAt, event) = read else { continue }
                 if let limit = query.limit, emitted == limit { return last }

@@ -1,0 +1,41 @@
+import SubledgerEvents
+import SubledgerLog
+import SubledgerProjections
+
+/// The events as the log holds them. A record whose frame checks out can still hold an event
+/// that does not decode (written so by a faulty build, or rewritten with its frame checksum
+/// fixed): that is damage, named by file, offset and position as a frame's is, so every command
+/// that meets it exits 3 and every route answers `ledger_corrupted`.
+public enum StoredEvents {
+    /// The recorded time and event of the event record payload at `position` in `log`.
+    static func decode(_ payload: UnsafeRawBufferPointer, at position: LogPosition, log: String) throws(LogError) -> (recordedAt: Int64, event: Event) {
+        guard let (recordedAt, bytes) = EventRecord.split(payload) else { throw .corrupted(problem("it is too short to hold one", at: position, log: log)) }
+        do { return (recordedAt, try EventCodec.decode(bytes)) } catch { throw .corrupted(problem(error, at: position, log: log)) }
+    }
+
+    /// As `decode`, the view `events` filters with before it decodes the event whole.
+    static func view(_ bytes: UnsafeRawBufferPointer, at position: LogPosition, log: String) throws(LogError) -> EventView {
+        do { return try EventView(bytes) } catch { throw .corrupted(problem(error, at: position, log: log)) }
+    }
+
+    static func problem(_ why: some CustomStringConvertible, at position: LogPosition, log: String) -> LogProblem {
+        let place = (try? LogReader(directory: log).place(of: position)) ?? (file: log, offset: Int64(position.rawValue))
+        return LogProblem(
+            file: place.file, offset: place.offset, kind: .badEvent,
+            detail: "the event at position \(position) does not decode (\(why)), though its frame checksum matches: upgrade subledger if a newer build wrote it; else it was rewritten since it was stored: restore this segment from a backup")
+    }
+
+    /// Every event record of `log` that does not decode, for `verify`. Frame damage is the
+    /// frame check's to name: the scan stops there.
+    public static func problems(log: String) -> [LogProblem] {
+        var found: [LogProblem] = []
+        try? LogReader(directory: log).scan { entry in
+            guard entry.kind == EventRecord.kind else { return true }
+            do { _ = try decode(entry.payload, at: entry.position, log: log) } catch let error as LogError {
+                if case .corrupted(let problem) = error { found.append(problem) }
+            }
+            return true
+        }
+        return found
+    }
+}
