@@ -51,6 +51,20 @@ struct BackfillEndToEndTests {
         #expect((summary["appended"] as? Int ?? 0) > 0)
     }
 
+    @Test("an id Apple answers with a retryable error (4040006, not found yet) is asked again and backfilled, not listed as failed")
+    func retryableErrorIsRetried() throws {
+        let workload = try Workload(customers: 30, months: 3, seed: 32, ledgerStart: "2026-02-01")
+        let key = try APIKey(directory: workload.directory)
+        let known = try String(contentsOfFile: workload.simulation + "/backfill-ids.txt", encoding: .utf8).split(separator: "\n").first.map(String.init)!
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--not-yet", known])
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let (code, output) = workload.cli(["appstore", "backfill", known, "--json"])
+        #expect(code == .success, "\(output)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect((summary["failed"] as? [Any])?.isEmpty == true)
+        #expect((summary["received"] as? Int ?? 0) > 0, "its history was fetched")
+    }
+
     @Test("a transaction history answering hasMore without a revision lists that id as failed, naming what is missing, and the others go on")
     func missingRevisionFailsTheId() throws {
         let workload = try Workload(customers: 30, months: 24, seed: 33, ledgerStart: "2027-06-01")

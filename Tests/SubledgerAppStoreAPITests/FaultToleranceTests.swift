@@ -1,5 +1,5 @@
 import Foundation
-import SubledgerAppStoreAPI
+@testable import SubledgerAppStoreAPI
 import SubledgerLedger
 import SubledgerTestSupport
 import Synchronization
@@ -37,7 +37,8 @@ struct FaultToleranceTests {
         #expect(counts[0, default: 0] > 0, "resets and timeouts count as status 0")
         #expect(counts[200] == summary.pages)
         #expect(metrics.snapshot.throttledWaits == counts[429])
-        #expect(waits.withLock { $0 }.filter { $0 == 7 }.count == counts[429], "every 429 waits its Retry-After: \(waits.withLock { $0 })")
+        // Apple's Retry-After is the instant to retry at (UNIX milliseconds), 7 s after the answer.
+        #expect(waits.withLock { $0 }.filter { $0 > 6 && $0 <= 7 }.count == counts[429], "every 429 waits its Retry-After: \(waits.withLock { $0 })")
         #expect(try workload.differencesFromExpected() == [])
     }
 
@@ -77,6 +78,35 @@ struct FaultToleranceTests {
             // Apple answered every time: the message says it throttled, not that nothing answered.
             "\(error)" == "Apple throttled notificationHistory (HTTP 429, rate limit) on 4 requests in a row, with the waits it asked for between them: try again later"
         }
-        #expect(notices.withLock { $0 } == (1...3).map { "throttled by Apple (HTTP 429), waiting 7s, attempt \($0) of 3" })
+        // Apple's Retry-After is an instant 7 s after the answer: what is left of it when read.
+        let told = notices.withLock { $0 }.map { $0.replacingOccurrences(of: "waiting 6.9s", with: "waiting 7s") }
+        #expect(told == (1...3).map { "throttled by Apple (HTTP 429), waiting 7s, attempt \($0) of 3" }, "\(notices.withLock { $0 })")
+    }
+}
+
+@Suite("App Store Server API answers, read as Apple gives them")
+struct AppleAnswerTests {
+    @Test("Retry-After is the UNIX time in milliseconds to retry at, as Apple documents it; HTTP's delta-seconds still read")
+    func retryAfterForms() {
+        let now: Int64 = 1_790_000_000_000
+        func wait(_ value: String) -> Double? { HTTPClient.Response(status: 429, headers: ["retry-after": value]).retryAfter(nowMillis: now) }
+        #expect(wait(String(now + 2_500)) == 2.5)
+        #expect(wait(String(now - 1_000)) == 0, "an instant already past: retry now")
+        #expect(wait("7") == 7)
+        #expect(wait("0") == 0)
+        #expect(wait("-3") == nil)
+        #expect(wait("Wed, 21 Oct 2015 07:28:00 GMT") == nil)
+    }
+
+    @Test("paging stops, naming why, on a token the window already used (two alternating ones looped forever) and on an answer without hasMore ({} ended the window early)")
+    func pagingAnswersThatWouldLoseOrLoop() throws {
+        var sent: Set<String> = []
+        #expect(try NotificationRecovery.nextToken(hasMore: true, "A", sent: &sent, field: "paginationToken", endpoint: "notificationHistory") == "A")
+        #expect(try NotificationRecovery.nextToken(hasMore: true, "B", sent: &sent, field: "paginationToken", endpoint: "notificationHistory") == "B")
+        #expect(throws: AppStoreAPIError.self) { try NotificationRecovery.nextToken(hasMore: true, "A", sent: &sent, field: "paginationToken", endpoint: "notificationHistory") }
+        var fresh: Set<String> = []
+        let missing = #expect(throws: AppStoreAPIError.self) { try NotificationRecovery.nextToken(hasMore: nil, nil, sent: &fresh, field: "revision", endpoint: "transactionHistory") }
+        #expect(missing.map { "\($0)" }?.contains("without hasMore") == true)
+        #expect(try NotificationRecovery.nextToken(hasMore: false, nil, sent: &fresh, field: "revision", endpoint: "transactionHistory") == nil)
     }
 }

@@ -151,7 +151,7 @@ struct RecoverEndToEndTests {
         #expect(code == .failure)
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         #expect(summary["pages"] as? Int == 2, "the first page and its repeat")
-        #expect((summary["error"] as? String)?.contains("same paginationToken") == true)
+        #expect((summary["error"] as? String)?.contains("paginationToken this window's pages were already fetched with") == true)
     }
 
     @Test(

@@ -20,7 +20,7 @@ public enum AppStoreAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .credentialsRejected(let status, let endpoint, let sent):
-            return "Apple refused the API credentials (HTTP \(status) from \(endpoint)), sent as \(sent): the API key (.p8), its key id or the issuer id is wrong, the bundle id is not the app's (`subledger init --bundle-id`), or the key has no access to this app; check them in App Store Connect (Users and Access → Integrations → In-App Purchase) and run `subledger init --api-key FILE.p8 --api-key-id ID --api-issuer-id UUID` again"
+            return "Apple refused the API credentials (HTTP \(status) from \(endpoint)), sent as \(sent): the API key (.p8), its key id or the issuer id is wrong, the bundle id is not the app's (`subledger init --bundle-id`), or the key has no access to this app, or this host's clock is off by minutes (the token is dated by it: check NTP); check them in App Store Connect (Users and Access → Integrations → In-App Purchase) and run `subledger init --api-key FILE.p8 --api-key-id ID --api-issuer-id UUID` again"
         case .rejected(let status, let errorCode, let message, let endpoint):
             let apple = [errorCode.map { "errorCode \($0)" }, message].compactMap { $0 }.joined(separator: ": ")
             return "\(endpoint) answered HTTP \(status)" + (apple.isEmpty ? "" : " (\(apple))")

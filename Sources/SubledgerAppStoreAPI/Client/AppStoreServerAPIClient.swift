@@ -93,7 +93,7 @@ public final class AppStoreServerAPIClient {
                 guard throttledWaits <= retry.maximumThrottledWaits else {
                     throw .gaveUp(endpoint: endpoint, attempts: throttledWaits, last: "HTTP 429 (rate limit)", status: 429)
                 }
-                let wait = response.retryAfterSeconds.map { min(Double($0), retry.maximumRetryAfter) }
+                let wait = response.retryAfter(nowMillis: WallTime.nowMillis()).map { min($0, retry.maximumRetryAfter) }
                     ?? retry.backoff(retry: throttledWaits, jitter: Double.random(in: 0..<1, using: &random))
                 metrics.throttled(seconds: wait)
                 self.wait(wait, "throttled by Apple (HTTP 429)", attempt: throttledWaits, of: retry.maximumThrottledWaits)
@@ -107,10 +107,22 @@ public final class AppStoreServerAPIClient {
                      "\(endpoint) answered HTTP \(response.status), retrying", attempt: attempts, of: retry.maximumAttempts)
             default:
                 let apple = try? JSONDecoder().decode(AppleErrorBody.self, from: Data(response.body))
+                // Apple's errors that say to try again (not yet found, a passing fault) are retried
+                // as a 5xx is; they were taken as final, an id backfilled minutes after its
+                // purchase left as failed.
+                if let code = apple?.errorCode, Self.retryableErrorCodes.contains(code), attempts < retry.maximumAttempts {
+                    wait(retry.backoff(retry: attempts, jitter: Double.random(in: 0..<1, using: &random)),
+                         "\(endpoint) answered HTTP \(response.status) (errorCode \(code), which Apple says to retry), retrying", attempt: attempts, of: retry.maximumAttempts)
+                    continue
+                }
                 throw .rejected(status: response.status, errorCode: apple?.errorCode, message: apple?.errorMessage, endpoint: endpoint)
             }
         }
     }
+
+    /// Apple's retryable errors: account, app and original transaction id not found yet
+    /// (4040002, 4040004, 4040006), and a general internal error (5000001).
+    static let retryableErrorCodes: Set<Int> = [4_040_002, 4_040_004, 4_040_006, 5_000_001]
 
     /// Says why and how long it waits, then waits.
     private func wait(_ seconds: Double, _ why: String, attempt: Int, of attempts: Int) {

@@ -13,9 +13,13 @@ extension HTTPClient {
             self.body = body
         }
 
-        /// `Retry-After` in seconds, when given as delta-seconds (Apple's form).
-        public var retryAfterSeconds: Int? {
-            headers["retry-after"].flatMap { Int($0.trimmingWhitespace) }.flatMap { $0 >= 0 ? $0 : nil }
+        /// The seconds `Retry-After` asks to wait at `nowMillis`. The App Store Server API gives
+        /// the UNIX time in milliseconds at which to retry; HTTP's own form, delta-seconds, is
+        /// read too (a value below 10^11 is no instant since 1973). Read as seconds, Apple's
+        /// value asked for a wait far past any cap: every throttle waited the cap out.
+        public func retryAfter(nowMillis: Int64) -> Double? {
+            guard let value = headers["retry-after"].flatMap({ Int64($0.trimmingWhitespace) }), value >= 0 else { return nil }
+            return value >= 100_000_000_000 ? Double(max(0, value - nowMillis)) / 1000 : Double(value)
         }
     }
 }

@@ -55,15 +55,19 @@ public struct Backfill {
 
     private func backfill(_ id: String, into summary: inout Summary) throws {
         var revision: String?
+        var sent: Set<String> = []
         var page = 0
         repeat {
             let history = try client.transactionHistory(transactionId: id, revision: revision)
             page += 1
             try summary.tally.ingest(history.signedTransactions ?? [], source: "appstore backfill \(id) history page \(page)", into: ledger, recordedAt: clock())
-            revision = try NotificationRecovery.nextToken(hasMore: history.hasMore, history.revision, after: revision, field: "revision", endpoint: "transactionHistory")
+            revision = try NotificationRecovery.nextToken(hasMore: history.hasMore, history.revision, sent: &sent, field: "revision", endpoint: "transactionHistory")
         } while revision != nil
         let statuses = try client.subscriptionStatuses(transactionId: id)
-        let latest = (statuses.data ?? []).flatMap { $0.lastTransactions ?? [] }.flatMap { [$0.signedTransactionInfo, $0.signedRenewalInfo].compactMap { $0 } }
+        guard let data = statuses.data else {
+            throw AppStoreAPIError.invalidResponse(endpoint: "subscriptionStatuses", detail: "an answer without data, so the subscription's latest state is unknown (Apple always sends it, empty or not)")
+        }
+        let latest = data.flatMap { $0.lastTransactions ?? [] }.flatMap { [$0.signedTransactionInfo, $0.signedRenewalInfo].compactMap { $0 } }
         try summary.tally.ingest(latest, source: "appstore backfill \(id) statuses", into: ledger, recordedAt: clock())
     }
 }

@@ -97,19 +97,24 @@ public struct NotificationRecovery {
         // to its end, and every default run after it started there, past what it had skipped.
         let extendsCoverage = since <= max(stored ?? .min, Self.earliestKept(now: now))
         let client = UncheckedClient(client: client)
+        let clock = self.clock
         let prefetcher = PagePrefetcher<Fetched>(capacity: Self.pagesAhead) { send in
             var start = since
             while start < until {
                 let end = min(until, start + Self.slice)
                 var token: String?
+                var sent: Set<String> = []
                 repeat {
-                    let page = try client.client.notificationHistory(start: start, end: end, paginationToken: token)
+                    // A start inside Apple's limit when the run began (the default's, a minute
+                    // inside) may age past it while throttled; Apple would refuse it as too old.
+                    let sentStart = start >= Self.earliestKept(now: now) ? max(start, Self.earliestKept(now: clock())) : start
+                    let page = try client.client.notificationHistory(start: sentStart, end: end, paginationToken: token)
                     // An item without its JWS was dropped unseen, the window counted as recovered.
                     guard (page.notificationHistory ?? []).allSatisfy({ $0.signedPayload?.isEmpty == false }) else {
                         throw AppStoreAPIError.invalidResponse(endpoint: "notificationHistory", detail: "a notificationHistory item without its signedPayload")
                     }
                     guard send(.page(page)) else { return }
-                    token = try Self.nextToken(hasMore: page.hasMore, page.paginationToken, after: token, field: "paginationToken", endpoint: "notificationHistory")
+                    token = try Self.nextToken(hasMore: page.hasMore, page.paginationToken, sent: &sent, field: "paginationToken", endpoint: "notificationHistory")
                 } while token != nil
                 guard send(.sliceDone(end: end)) else { return }
                 start = end
@@ -149,16 +154,21 @@ public struct NotificationRecovery {
         }
     }
 
-    /// The token of the next page, nil after the last. One equal to the token just sent would
-    /// fetch the same page forever, and `hasMore` without one leaves the rest unfetched (it
-    /// ended the window early and moved the watermark past it): errors, naming the `field`.
-    static func nextToken(hasMore: Bool?, _ next: String?, after sent: String?, field: String, endpoint: String) throws(AppStoreAPIError) -> String? {
-        guard hasMore == true else { return nil }
+    /// The token of the next page, nil after the last; `sent` holds the tokens this window's
+    /// pages were fetched with. A token sent before would fetch pages again forever (two that
+    /// alternate did, at 185 requests a second under `serve`), `hasMore` without a token leaves
+    /// the rest unfetched, and an answer without `hasMore` (`{}`) says nothing of the rest: each
+    /// ended the window early and moved the watermark past it. They are errors, naming `field`.
+    static func nextToken(hasMore: Bool?, _ next: String?, sent: inout Set<String>, field: String, endpoint: String) throws(AppStoreAPIError) -> String? {
+        guard let hasMore else {
+            throw .invalidResponse(endpoint: endpoint, detail: "an answer without hasMore, so whether pages follow is unknown (Apple always says)")
+        }
+        guard hasMore else { return nil }
         guard let next, !next.isEmpty else {
             throw .invalidResponse(endpoint: endpoint, detail: "hasMore without a \(field), so the pages after this one cannot be fetched")
         }
-        guard next != sent else {
-            throw .invalidResponse(endpoint: endpoint, detail: "hasMore with the same \(field) that was just sent (\(next)), which would fetch the same page forever")
+        guard sent.insert(next).inserted else {
+            throw .invalidResponse(endpoint: endpoint, detail: "hasMore with a \(field) this window's pages were already fetched with (\(next)), which would fetch them again forever")
         }
         return next
     }
