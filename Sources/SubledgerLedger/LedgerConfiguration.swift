@@ -189,8 +189,13 @@ extension Ledger {
         if let previous, holdsEvents(layout) {
             // One ledger is one app's: another app's messages would be verified against the new
             // id and folded into the same reports, beside the first app's, without a word.
+            // The bundle its stored messages name decides, as for the App Apple ID below: a
+            // config.json edited by hand (or damaged) must stay correctable to it.
             if bundleId != previous.bundleId {
-                throw LedgerError.configuration("this ledger holds the events of bundle \(previous.bundleId); a ledger is one app's, so give \(bundleId) a data directory of its own (--data)")
+                let stored = storedApp(layout, appAppleId: false).bundleId ?? previous.bundleId
+                if stored != bundleId {
+                    throw LedgerError.configuration("this ledger holds the events of bundle \(stored); a ledger is one app's, so give \(bundleId) a data directory of its own (--data)")
+                }
             }
             // The id its stored messages carry decides, not the one configured: an id set after
             // events were in, or one only Sandbox messages (which carry none) were checked

@@ -58,3 +58,30 @@ struct LedgerConfigurationTests {
         #expect(try trusted(try initialize(roots: [directory.file("root.pem")])) == [Array(pki.root.pem.utf8)])
     }
 }
+
+@Suite("Ledger: configuration against the stored messages")
+struct LedgerConfigurationStoredAppTests {
+    @Test("a ledger with events refuses another app's bundle id, naming the one its messages carry, and takes it back after config.json was edited to another")
+    func bundleIdIsTheStoredMessages() throws {
+        let test = try TestPKILedger(environments: ["Production"])
+        let fixtures = test.fixtures(.production)
+        let transaction = fixtures.transaction(transactionId: "2000000000000801", purchaseDate: TestPKILedger.start)
+        let body = fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
+        _ = try test.ledger.ingest([IngestLine(bytes: body, line: 1, source: "test")], recordedAt: TestPKILedger.start)
+        test.ledger.close()
+        let data = test.directory.file("data")
+        func initialize(_ bundleId: String) -> String? {
+            do {
+                _ = try Ledger.initialize(directory: data, bundleId: bundleId, appAppleId: nil, environments: ["Production"], rootFiles: [], smallBusiness: false, catalogFile: nil)
+                return nil
+            } catch { return "\(error)" }
+        }
+        #expect(initialize("com.other.app")?.contains("holds the events of bundle \(AppStoreFixtures.defaultBundleId)") == true)
+        let config = data + "/config.json"
+        let edited = try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: AppStoreFixtures.defaultBundleId, with: "com.evil.other")
+        try edited.write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(initialize("com.other.app")?.contains("holds the events of bundle \(AppStoreFixtures.defaultBundleId)") == true, "the messages say, not the edited file")
+        #expect(initialize(AppStoreFixtures.defaultBundleId) == nil, "the command the refusal suggests mends it")
+        #expect(try LedgerConfiguration.load(from: data).bundleId == AppStoreFixtures.defaultBundleId)
+    }
+}
