@@ -61,6 +61,25 @@ struct FaultToleranceTests {
         #expect(waits.withLock { $0 } == 3)
     }
 
+    @Test("a window starting just inside Apple's 180 days, throttled at its first request, is moved on when sent: Apple refused the aged start as too old")
+    func startAgedByThrottlingIsMovedOn() throws {
+        let workload = try Workload(customers: 5, months: 1, seed: 44)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key,
+                                  extra: ["--throttle-first", "1", "--retry-after", "1", "--history-limit-days", "180"])
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let ledger = try Ledger(directory: workload.data)
+        defer { ledger.close() }
+        let api = try #require(try APIConfiguration.load(directory: workload.data))
+        let client = try api.client(directory: workload.data, bundleId: "com.example.subledger", environment: "Production")
+        let recovery = NotificationRecovery(ledger: ledger, client: client, environment: "Production", metrics: APIMetrics(), clock: WallTime.nowMillis)
+        let now = WallTime.nowMillis()
+        // Half a second inside the limit; the first request is answered 429 and sent again a second later.
+        let summary = try recovery.run(since: now - NotificationRecovery.historyLimit + 500, until: now)
+        #expect(summary.stoppedBy == nil, "\(String(describing: summary.stoppedBy))")
+        #expect(summary.pages > 0)
+    }
+
     @Test("every wait before a retry is told, with how long and which attempt it is: a 429 storm is not silent")
     func waitsAreTold() throws {
         let workload = try Workload(customers: 5, months: 1, seed: 43)

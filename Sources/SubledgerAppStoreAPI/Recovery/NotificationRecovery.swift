@@ -107,7 +107,7 @@ public struct NotificationRecovery {
                 repeat {
                     // A start inside Apple's limit when the run began (the default's, a minute
                     // inside) may age past it while throttled; Apple would refuse it as too old.
-                    let sentStart = start >= Self.earliestKept(now: now) ? max(start, Self.earliestKept(now: clock())) : start
+                    let sentStart = start >= now - Self.historyLimit ? max(start, Self.earliestKept(now: clock())) : start
                     let page = try client.client.notificationHistory(start: sentStart, end: end, paginationToken: token)
                     // An item without its JWS was dropped unseen, the window counted as recovered.
                     guard (page.notificationHistory ?? []).allSatisfy({ $0.signedPayload?.isEmpty == false }) else {
