@@ -65,8 +65,10 @@ public final class PeriodicRecovery: Sendable {
         do {
             guard let configuration = try APIConfiguration.load(directory: ledger.directory) else { throw APISetupError.notConfigured }
             for environment in environments where !stopped.load(ordering: .acquiring) {
+                // Each wait is said, as the command says it: a throttled run was silent for minutes.
                 let client = try configuration.client(directory: ledger.directory, bundleId: ledger.configuration.bundleId, environment: environment,
-                                                      metrics: api, cancellation: cancellation)
+                                                      metrics: api, cancellation: cancellation,
+                                                      notice: { [log] line in log("serve: recovering \(environment): \(line)") })
                 let recovery = NotificationRecovery(ledger: ledger, client: client, environment: environment, metrics: api, clock: WallTime.nowMillis)
                 let window = recovery.window(since: nil, until: nil)
                 if let lost = recovery.lost() {

@@ -7,12 +7,13 @@ import Testing
 struct ServeRecoveryTests {
     static let binary = Conformance.subledgerBinary
 
-    @Test("the server recovers the notifications its webhook missed without anyone running a command, and shows it on /metrics")
+    @Test("the server recovers the notifications its webhook missed without anyone running a command, shows it on /metrics, and logs the waits Apple asks for")
     func serverHealsTheGap() throws {
         // Within the last 180 days: periodic recovery uses the default window.
         let workload = try Workload(customers: 40, months: 2, seed: 61, start: Workload.start(daysAgo: 75), withhold: 0.2)
         let key = try APIKey(directory: workload.directory)
-        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key,
+                                  extra: ["--throttle-first", "1", "--retry-after", "1"])
         try workload.webhookLedger(key: key, standIn: standIn)
         let missing = try workload.historyCount - workload.eventCount
         #expect(missing > 0)
@@ -46,6 +47,8 @@ struct ServeRecoveryTests {
         kill(server.processIdentifier, SIGKILL)
         server.waitUntilExit()
         #expect(try workload.differencesFromExpected() == [])
+        let logged = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(logged.contains("serve: recovering Production: throttled by Apple (HTTP 429), waiting "), "\(logged.suffix(2000))")
     }
 
     /// One sample of the server's `/metrics`, fetched with curl.
