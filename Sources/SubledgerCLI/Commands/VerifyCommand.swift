@@ -3,10 +3,11 @@ import SubledgerLedger
 import SubledgerLog
 
 /// `subledger verify`: every frame, footer and chain link of the event, evidence and quarantine
-/// logs (every command that reads the quarantine stops at its damage, so verify must name it).
+/// logs (every command that reads the quarantine stops at its damage, so verify must name it),
+/// and every event's layout.
 enum VerifyCommand: Command {
     static let help = CommandHelp(
-        name: "verify", summary: "check every frame of the log, evidence and quarantine and the segment hash chain",
+        name: "verify", summary: "check every frame of the log, evidence and quarantine, every event's layout and the segment hash chain",
         usage: "verify [--head HASH --at POSITION]",
         options: [
             .init("--head", "HASH", "instead: check that the ledger up to --at still has this digest (from `subledger head`)"),
