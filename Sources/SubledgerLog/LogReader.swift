@@ -145,7 +145,6 @@ public struct LogReader: Sendable {
         }
     }
 
-    /// The record at `position` (copied out).
     /// The segment file holding `position`, and the offset in it.
     public func place(of position: LogPosition) throws -> (file: String, offset: Int64) {
         let list = try segmentList()
@@ -153,6 +152,7 @@ public struct LogReader: Sendable {
         return (list.segments[index].path, Int64(position.rawValue - list.segments[index].firstPosition))
     }
 
+    /// The record at `position` (copied out).
     public func record(at position: LogPosition) throws -> LogRecord {
         var found: LogRecord?
         try scan(from: position) { entry in

@@ -12,12 +12,21 @@ struct UndecodableEventTests {
     func isDamageEverywhere() throws {
         let test = try TestPKILedger(environments: ["Production"])
         let fixtures = test.fixtures(.production)
-        for id in ["2000000000000701", "2000000000000702", "2000000000000703"] {
+        func ingest(_ id: String, into ledger: Ledger) throws {
             let transaction = fixtures.transaction(transactionId: id, purchaseDate: TestPKILedger.start)
             let body = fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
-            _ = try test.ledger.ingest([IngestLine(bytes: body, line: 1, source: "test")], recordedAt: TestPKILedger.start)
+            _ = try ledger.ingest([IngestLine(bytes: body, line: 1, source: "test")], recordedAt: TestPKILedger.start)
         }
+        try ingest("2000000000000701", into: test.ledger)
         test.ledger.close()
+        // The index of stored messages as it stood after the first: its checkpoint before the rest.
+        let dedup = test.directory.file("data/dedup")
+        let early = test.directory.file("dedup-early")
+        try FileManager.default.copyItem(atPath: dedup, toPath: early)
+        let later = try Ledger(directory: test.directory.file("data"))
+        try ingest("2000000000000702", into: later)
+        try ingest("2000000000000703", into: later)
+        later.close()
         // Opened before the damage, as a server runs: an open after it folds the record again.
         let reopened = try Ledger(directory: test.directory.file("data"))
         let log = test.directory.file("data/log")
@@ -54,6 +63,15 @@ struct UndecodableEventTests {
         #expect(isBadEvent { _ = try reopened.read { try $0.history(HistoryQuery(id: customer)) } })
         #expect(isBadEvent { _ = try reopened.read { try $0.events(EventQuery()) } })
         reopened.close()
+        // An open whose index of stored messages reads on from an earlier checkpoint, over the
+        // damaged event, stops there and keeps the index: it was taken for another log's,
+        // thrown away and rebuilt, to stop at the same event on every open.
+        try FileManager.default.removeItem(atPath: dedup)
+        try FileManager.default.copyItem(atPath: early, toPath: dedup)
+        let database = dedup + "/data.mdb"
+        let kept = try Data(contentsOf: URL(fileURLWithPath: database))
+        #expect(isBadEvent { _ = try Ledger(directory: test.directory.file("data")) })
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: database))) == kept, "the index is not rebuilt")
         // An open that must read every event again (its index of stored messages gone) stops at
         // it too, as damage (exit 3), where it stopped with the decoder's bare error and exit 1.
         try FileManager.default.removeItem(atPath: test.directory.file("data/dedup"))

@@ -16,10 +16,13 @@ extension HTTPClient {
         /// The seconds `Retry-After` asks to wait at `nowMillis`. The App Store Server API gives
         /// the UNIX time in milliseconds at which to retry; HTTP's own form, delta-seconds, is
         /// read too (a value below 10^11 is no instant since 1973). Read as seconds, Apple's
-        /// value asked for a wait far past any cap: every throttle waited the cap out.
+        /// value asked for a wait far past any cap: every throttle waited the cap out. An instant
+        /// already past here (this host's clock ahead of Apple's) gives nil, for the backoff:
+        /// read as no wait, it sent the 30 throttled retries back to back.
         public func retryAfter(nowMillis: Int64) -> Double? {
             guard let value = headers["retry-after"].flatMap({ Int64($0.trimmingWhitespace) }), value >= 0 else { return nil }
-            return value >= 100_000_000_000 ? Double(max(0, value - nowMillis)) / 1000 : Double(value)
+            guard value >= 100_000_000_000 else { return Double(value) }
+            return value > nowMillis ? Double(value - nowMillis) / 1000 : nil
         }
     }
 }

@@ -64,9 +64,7 @@ public struct Backfill {
             revision = try NotificationRecovery.nextToken(hasMore: history.hasMore, history.revision, sent: &sent, field: "revision", endpoint: "transactionHistory")
         } while revision != nil
         let statuses = try client.subscriptionStatuses(transactionId: id)
-        guard let data = statuses.data else {
-            throw AppStoreAPIError.invalidResponse(endpoint: "subscriptionStatuses", detail: "an answer without data, so the subscription's latest state is unknown (Apple always sends it, empty or not)")
-        }
+        guard let data = statuses.data else { throw AppStoreAPIError.missingStatusData }
         let latest = data.flatMap { $0.lastTransactions ?? [] }.flatMap { [$0.signedTransactionInfo, $0.signedRenewalInfo].compactMap { $0 } }
         try summary.tally.ingest(latest, source: "appstore backfill \(id) statuses", into: ledger, recordedAt: clock())
     }

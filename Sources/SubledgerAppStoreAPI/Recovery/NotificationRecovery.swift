@@ -65,9 +65,10 @@ public struct NotificationRecovery {
             + "what the webhook missed before \(UTCInstant.iso8601(lost.upperBound)) can no longer be recovered"
     }
 
-    /// The earliest instant Apple still has notifications for, a minute inside its limit so
-    /// that a request sent a little later is not refused as too old.
-    static func earliestKept(now: Int64) -> Int64 { now - historyLimit + 60_000 }
+    /// The earliest instant Apple still has notifications for, an hour inside its limit so that
+    /// a request sent later is not refused as too old: a first request throttled for 70 s, a
+    /// minute inside, was (Apple's waits can be minutes, and the request keeps its start).
+    static func earliestKept(now: Int64) -> Int64 { now - historyLimit + 3_600_000 }
 
     /// What the fetching thread hands over: a page, or the end of a slice (all its pages sent).
     enum Fetched: Sendable {
@@ -97,7 +98,6 @@ public struct NotificationRecovery {
         // to its end, and every default run after it started there, past what it had skipped.
         let extendsCoverage = since <= max(stored ?? .min, Self.earliestKept(now: now))
         let client = UncheckedClient(client: client)
-        let clock = self.clock
         let prefetcher = PagePrefetcher<Fetched>(capacity: Self.pagesAhead) { send in
             var start = since
             while start < until {
@@ -105,10 +105,7 @@ public struct NotificationRecovery {
                 var token: String?
                 var sent: Set<String> = []
                 repeat {
-                    // A start inside Apple's limit when the run began (the default's, a minute
-                    // inside) may age past it while throttled; Apple would refuse it as too old.
-                    let sentStart = start >= now - Self.historyLimit ? max(start, Self.earliestKept(now: clock())) : start
-                    let page = try client.client.notificationHistory(start: sentStart, end: end, paginationToken: token)
+                    let page = try client.client.notificationHistory(start: start, end: end, paginationToken: token)
                     // An item without its JWS was dropped unseen, the window counted as recovered.
                     guard (page.notificationHistory ?? []).allSatisfy({ $0.signedPayload?.isEmpty == false }) else {
                         throw AppStoreAPIError.invalidResponse(endpoint: "notificationHistory", detail: "a notificationHistory item without its signedPayload")

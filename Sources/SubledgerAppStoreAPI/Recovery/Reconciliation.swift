@@ -58,8 +58,10 @@ public struct Reconciliation {
         for (index, original) in subscriptions.enumerated() {
             let before = try ledgerSide(original)
             let statuses: SubscriptionStatuses
-            do {
+            do throws(AppStoreAPIError) {
                 statuses = try client.subscriptionStatuses(transactionId: original)
+                // Read as no status, `{}` was a disagreement with Apple that Apple never stated.
+                guard statuses.data != nil else { throw AppStoreAPIError.missingStatusData }
             } catch where error.concernsOnlyThisId {
                 summary.failed.append(RefusedId(original, error))
                 progress(summary)

@@ -25,11 +25,10 @@ public enum StoredEvents {
             detail: "the event at position \(position) does not decode (\(why)), though its frame checksum matches: upgrade subledger if a newer build wrote it; else it was rewritten since it was stored: restore this segment from a backup")
     }
 
-    /// Every event record of `log` whose layout does not read (its header, sections, presence
-    /// bits and lengths, as the fold reads it), for `verify`. A value inside a sound layout (a
-    /// text that is not UTF-8) is left to the reads that decode it whole, which stop at it as
-    /// damage: decoding every event whole tripled verify's time. Frame damage is the frame
-    /// check's to name: the scan stops there.
+    /// Every event record of `log` that does not read as the fold reads it (`EventView`: its
+    /// layout, texts and vocabulary, all a decode checks), for `verify`. Building each event
+    /// besides, as a decode does, tripled verify's time. Frame damage is the frame check's to
+    /// name: the scan stops there.
     public static func problems(log: String) -> [LogProblem] {
         var found: [LogProblem] = []
         try? LogReader(directory: log).scan { entry in

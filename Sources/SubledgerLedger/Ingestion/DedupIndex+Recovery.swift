@@ -156,6 +156,10 @@ extension DedupIndex {
                 return matches
             }
             guard matches else { return nil }
+        } catch LogError.corrupted(let problem) where problem.kind == .badEvent {
+            // An event that does not read stays damage: taken for other logs, the index was
+            // thrown away and rebuilt, to fail at it again on every open.
+            throw LogError.corrupted(problem)
         } catch is LogError where checkpoint != nil {
             return nil  // not a record boundary of these logs; real damage shows again in the rebuild
         }
