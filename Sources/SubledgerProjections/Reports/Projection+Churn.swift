@@ -139,13 +139,7 @@ struct EntitlementTimeline {
 
     /// The first segment starting at or after `instant` (`segments.count` when none does).
     func firstIndex(startingAtOrAfter instant: Int64) -> Int {
-        var low = 0
-        var high = segments.count
-        while low < high {
-            let middle = (low + high) / 2
-            if segments[middle].start < instant { low = middle + 1 } else { high = middle }
-        }
-        return low
+        segments.partitionPoint { $0.start >= instant }
     }
 
     /// The segment holding `instant`: the last one starting at or before it, if it has not ended.
@@ -165,13 +159,8 @@ struct EntitlementTimeline {
     /// The last paid stretch ending in `(from, to]` with no entitlement right after: a lapse.
     func lastPaidLapse(endingAfter from: Int64, notAfter to: Int64) -> EntitlementSegment? {
         // Ends ascend: those in (from, to] lie just before the first ending after `to`.
-        var low = 0
-        var high = segments.count
-        while low < high {
-            let middle = (low + high) / 2
-            if segments[middle].end <= to { low = middle + 1 } else { high = middle }
-        }
-        return segments[..<low].reversed().prefix { $0.end > from }.first { isPaidLapse($0) }
+        let after = segments.partitionPoint { $0.end > to }
+        return segments[..<after].reversed().prefix { $0.end > from }.first { isPaidLapse($0) }
     }
 
     /// Whether a paid lapse ends at or before `instant`.
@@ -246,12 +235,7 @@ extension ChurnRow {
         }
 
         // In purchase order: those of the period follow the first purchased at or after its start.
-        var first = 0
-        var beyond = history.periods.count
-        while first < beyond {
-            let middle = (first + beyond) / 2
-            if history.periods[middle].version.purchaseDate < start { first = middle + 1 } else { beyond = middle }
-        }
+        let first = history.periods.partitionPoint { $0.version.purchaseDate >= start }
         for index in history.periods[first...].indices {
             let version = history.periods[index].version
             guard version.purchaseDate < end else { break }

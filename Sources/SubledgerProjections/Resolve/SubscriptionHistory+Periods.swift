@@ -79,13 +79,7 @@ extension SubscriptionHistory {
     }
 
     private func firstRenewal(signedAtOrAfter instant: Int64) -> Int {
-        var low = 0
-        var high = renewals.count
-        while low < high {
-            let middle = (low + high) / 2
-            if renewals[middle].signedDate < instant { low = middle + 1 } else { high = middle }
-        }
-        return low
+        renewals.partitionPoint { $0.signedDate >= instant }
     }
 
     /// Where `period`'s billing may have begun besides its purchase: when it was bought in the
