@@ -27,6 +27,7 @@ public final class PeriodicRecovery: Sendable {
     private let throttled: Metrics.Counter
     private let recovered: Metrics.Counter
     private let lastRecovery: Metrics.Gauge
+    private let failures: Metrics.Counter
 
     public init(ledger: Ledger, every period: Double, metrics: Metrics, log: @escaping @Sendable (String) -> Void) {
         self.ledger = ledger
@@ -38,6 +39,7 @@ public final class PeriodicRecovery: Sendable {
         throttled = metrics.counter("subledger_appstore_api_throttled_waits_total", help: "429 answers waited out")
         recovered = metrics.counter("subledger_appstore_notifications_recovered_total", help: "Notifications appended by periodic recovery")
         lastRecovery = metrics.gauge("subledger_appstore_last_recovery_timestamp_seconds", help: "When the last periodic recovery completed (Unix time)")
+        failures = metrics.counter("subledger_appstore_recovery_failures_total", help: "Periodic recoveries that stopped on an error (its cause is in the server's log)")
     }
 
     /// Starts the loop on a thread of its own.
@@ -81,6 +83,7 @@ public final class PeriodicRecovery: Sendable {
         } catch AppStoreAPIError.cancelled {
             log("serve: App Store recovery stopped for shutdown; the next start resumes after the last finished slice")
         } catch {
+            failures.increment()
             log("serve: App Store recovery failed, trying again in \(Int(period)) s: \(error)")
         }
         publish()
