@@ -130,3 +130,19 @@ struct AppleAnswerTests {
         #expect(try NotificationRecovery.nextToken(hasMore: false, nil, sent: &fresh, field: "revision", endpoint: "transactionHistory") == nil)
     }
 }
+
+@Suite("App Store Server API answers that are not Apple's JSON")
+struct UndocumentedAnswerTests {
+    @Test("a 2xx answer that is not Apple's JSON is described by what is wrong and how it begins, not by the decoder's dump", arguments: [
+        ("<html><body>Service Unavailable</body></html>", "(not JSON); it begins: <html><body>Service Unavailable</body></html>"),
+        (#"{"notificationHistory": 7, "hasMore": false}"#, "(notificationHistory holds the wrong type: "),
+        ("", "(not JSON); it begins: (empty)"),
+    ])
+    func undocumentedAnswers(body: String, expected: String) {
+        var detail = ""
+        do { _ = try JSONDecoder().decode(NotificationHistoryPage.self, from: Data(body.utf8)) } catch {
+            detail = AppStoreServerAPIClient.describe(error, body: Array(body.utf8))
+        }
+        #expect(detail.hasPrefix("the answer is not the JSON Apple documents ") && detail.contains(expected), "\(detail)")
+    }
+}

@@ -51,8 +51,26 @@ public final class AppStoreServerAPIClient {
         do {
             return try JSONDecoder().decode(Response.self, from: Data(bytes))
         } catch {
-            throw .invalidResponse(endpoint: endpoint, detail: "\(error)")
+            throw .invalidResponse(endpoint: endpoint, detail: Self.describe(error, body: bytes))
         }
+    }
+
+    /// What is wrong with a 2xx answer, and how it begins: Foundation's own description of a
+    /// decoding error is a dump of its coding path and context, which told an operator nothing.
+    static func describe(_ error: any Error, body: [UInt8]) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().drop { $0 == "." }.description
+        }
+        let what: String
+        switch error as? DecodingError {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: what = "not JSON"
+        case .dataCorrupted(let context): what = "\(path(context)) holds a value it cannot"
+        case .keyNotFound(let key, let context): what = "no \((path(context).isEmpty ? "" : path(context) + ".") + key.stringValue)"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): what = "\(path(context)) holds the wrong type: \(context.debugDescription)"
+        default: what = "\(error)"
+        }
+        let start = String(decoding: body.prefix(120), as: UTF8.self).filter { !$0.isNewline }
+        return "the answer is not the JSON Apple documents (\(what)); it begins: \(start.isEmpty ? "(empty)" : start)\(body.count > 120 ? "…" : "")"
     }
 
     func send(_ endpoint: String, _ method: HTTPClient.Request.Method, path: String, query: [(String, String)], body: [UInt8]?) throws(AppStoreAPIError) -> [UInt8] {
