@@ -159,6 +159,33 @@ struct RefundShareTests {
         #expect(printed.contains("5,500 KRW") && printed.contains("refunded 2,778 KRW (50.5 %)"), "\(printed)")
     }
 
+    @Test("a history or customer that mixes environments shows each row's in the default table, and CSV always has the column; one environment leaves it to --wide")
+    func environmentsSideBySide() {
+        let at: Int64 = 1_773_100_800_000
+        func item(_ environment: String, _ id: String) -> HistoryReport.Item {
+            let transaction = TransactionFacts(transactionId: id, originalTransactionId: id, productId: "pro.monthly", type: "Auto-Renewable Subscription",
+                                               purchaseDate: at, expiresDate: at + 30 * 86_400_000, price: 9990, currency: "USD")
+            let entry = HistoryEntry(position: LogPosition(rawValue: 0), recordedAt: at, effectiveAt: at, type: .subscriptionStarted, subtype: nil,
+                                     originalTransactionId: id, transactionId: id, environment: environment)
+            return HistoryReport.Item(entry: entry, event: Event(type: .subscriptionStarted, effectiveAt: at, evidence: EvidenceRef(position: 0, length: 1), transaction: transaction))
+        }
+        let mixed = HistoryReport(customerId: "c", events: [item("Production", "1"), item("Sandbox", "2")])
+        let table = TextTableRenderer(wide: false).render(mixed.tabulation.tables[0])
+        #expect(table.contains("Production") && table.contains("Sandbox"), "\(table)")
+        let single = HistoryReport(customerId: "c", events: [item("Production", "1")])
+        #expect(!TextTableRenderer(wide: false).render(single.tabulation.tables[0]).contains("Production"))
+        #expect(CSVRenderer().render(single.tabulation).split(separator: "\r\n").first?.split(separator: ",").contains("environment") == true)
+
+        func purchase(_ environment: String) -> PurchaseState {
+            var purchase = PurchaseState(transactionId: "9", productId: "coins.100", type: "Consumable", purchasedAt: at, price: 990, currency: "USD", refunded: false)
+            purchase.environment = environment
+            return purchase
+        }
+        let customer = CustomerState(customerId: "c", asOf: at, environment: "Production", entitlements: [], subscriptions: [], purchases: [purchase("Production"), purchase("Sandbox")])
+        let purchases = TextTableRenderer(wide: false).render(customer.tabulation.tables[1])
+        #expect(purchases.contains("Sandbox"), "\(purchases)")
+    }
+
     @Test("events shows what stands refunded after each refund beside the price, on a page with refunds, and last in a stream; a page without has no such column")
     func eventsRefundedColumn() {
         let revoked: Int64 = 1_773_100_800_000

@@ -520,7 +520,8 @@ struct CustomerLifecycleTests {
         #expect(owning.customerId == token)
         #expect(owning.subscriptions.isEmpty)
         #expect(owning.entitlements == ["lifetime"])
-        #expect(owning.purchases == [
+        #expect(owning.purchases.map(\.environment) == ["Production", "Production"], "each says its environment, as subscriptions do")
+        #expect(owning.purchases.map { purchase in var bare = purchase; bare.environment = nil; return bare } == [
             PurchaseState(transactionId: "14000", productId: "coins.100", type: "Consumable",
                           purchasedAt: at("2026-01-03"), price: 1990, currency: "EUR", refunded: false),
             PurchaseState(transactionId: "14001", productId: "lifetime", type: "Non-Consumable",

@@ -262,7 +262,7 @@ struct DashboardTests {
 
         let known = String(decoding: try Self.get(fixture, "/?customer=2000000000000101").body, as: UTF8.self)
         #expect(known.contains("data-metric=\"status\">active<") || known.contains("data-metric=\"status\">expired<"))
-        #expect(known.contains("href=\"/v1/customers/2000000000000101/history?raw=1\""))
+        #expect(known.contains("href=\"/v1/customers/2000000000000101/history?raw=1&amp;environment=Production\""))
         // The look-up is of the page's environment, as every figure beside it.
         let elsewhere = String(decoding: try Self.get(fixture, "/?environment=Sandbox&customer=2000000000000101").body, as: UTF8.self)
         #expect(elsewhere.contains("No customer, originalTransactionId or transactionId 2000000000000101 in Sandbox."))
@@ -287,6 +287,7 @@ struct DashboardTests {
         let page = String(decoding: try server.router.respond(to: HTTPRequest(method: "GET", target: "/?environment=Sandbox&customer=\(tester)")).body, as: UTF8.self)
         #expect(page.contains("2000000000000302"))
         #expect(!page.contains("2000000000000301"), "the Production subscription's events are not on the Sandbox page")
+        #expect(page.contains("/history?raw=1&amp;environment=Sandbox\""), "its evidence links ask for the page's environment too")
     }
 
     /// `(metric, value, previous)` of every headline card.

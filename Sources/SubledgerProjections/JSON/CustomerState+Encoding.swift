@@ -67,6 +67,7 @@ extension PurchaseState {
     var json: JSON {
         .object([
             ("currency", .optional(currency)),
+            ("environment", .optional(environment)),
         ] + (lastEventPosition.map { [("lastEventPosition", JSON.string($0.description))] } ?? []) + [
             ("price", .optional(price)),
             ("productId", .optional(productId)),

@@ -82,6 +82,9 @@ public struct PurchaseState: Sendable, Equatable {
     public var price: Int64?
     public var currency: String?
     public var refunded: Bool
+    /// An extension to the contract, as the subscriptions': the environment it was bought in,
+    /// which tells a tester's Sandbox purchase from the same product bought for real.
+    public var environment: String? = nil
     /// An extension to the contract: as `SubscriptionState.lastEventPosition`.
     public var lastEventPosition: LogPosition? = nil
 

@@ -50,6 +50,7 @@ extension Projection {
             for purchase in history.purchases where purchase.version.purchaseDate <= asOf {
                 var bought = purchaseState(purchase, at: asOf)
                 bought.state.lastEventPosition = lastEvent
+                bought.state.environment = text(timeline.key.environment)
                 if entitles, bought.entitles, let productId = bought.state.productId { entitledProducts.append(productId) }
                 purchases.append(bought.state)
             }

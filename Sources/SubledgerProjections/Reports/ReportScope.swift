@@ -59,8 +59,8 @@ extension Projection {
         }
     }
 
-    /// The environment reports use by default: Production when it has data, else the only
-    /// (or first) environment present, else Production.
+    /// The environment reports use by default: Production when it has data, else the first of
+    /// Sandbox, Xcode and LocalTesting (their ids' order) that has, else Production.
     public var defaultReportEnvironment: AppStoreEnvironment {
         let present = environments
         if present.contains(.production) || present.isEmpty { return .production }

@@ -169,8 +169,8 @@ public struct ProjectionReader: Sendable {
         }
     }
 
-    /// The environment reports use by default: Production when it has data, else the only (or
-    /// first) environment present, else Production.
+    /// The environment reports use by default: Production when it has data, else the first of
+    /// Sandbox, Xcode and LocalTesting (their ids' order) that has, else Production.
     ///
     /// With `position`, of the ledger as it stood when its log ended there: an environment
     /// with no subscription or purchase event before it had no data then (Sandbox traffic before

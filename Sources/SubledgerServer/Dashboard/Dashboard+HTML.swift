@@ -260,12 +260,14 @@ extension Dashboard {
                 ]
             }, open: true)
         }
-        html += "<h3>History <a href=\"\(base)/history?raw=1\">(all raw evidence)</a></h3>"
+        // The page's environment, as the events listed: without it a link gave both environments'.
+        let scope = "&amp;environment=\(percentEncode(environment.rawValue))"
+        html += "<h3>History <a href=\"\(base)/history?raw=1\(scope)\">(all raw evidence)</a></h3>"
         html += table(["Effective", "Event", "Transaction", "Evidence"], history.events.map { entry in
             let at = UTCInstant.iso8601(entry.effectiveAt)
             return [
                 escape(at), escape(entry.type.name + (entry.subtype.map { " · \($0)" } ?? "")), escape(entry.transactionId ?? entry.originalTransactionId),
-                "<a href=\"\(base)/history?raw=1&amp;from=\(percentEncode(at))&amp;to=\(percentEncode(at))\">signed payload</a>",
+                "<a href=\"\(base)/history?raw=1&amp;from=\(percentEncode(at))&amp;to=\(percentEncode(at))\(scope)\">signed payload</a>",
             ]
         }, open: true)
         return html + "</section>"

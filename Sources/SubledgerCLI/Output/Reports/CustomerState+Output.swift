@@ -6,11 +6,14 @@ extension CustomerState: CommandOutput {
     func json() throws -> String { json.serialized() }
 
     var tabulation: Tabulation {
+        // A tester's Sandbox subscription beside the real one read as the same row: with two
+        // environments, the column is shown by default.
+        let oneEnvironment = Set(self.subscriptions.map(\.environment) + purchases.map(\.environment)).count < 2
         let subscriptions = Table(
             title: "subscriptions",
             columns: [
                 .init("subscription", key: "originalTransactionId"), .init("product", key: "productId", limit: 28, cut: .middle),
-                .init("group", key: "subscriptionGroupId", wide: true), .init("environment", key: "environment", wide: true),
+                .init("group", key: "subscriptionGroupId", wide: true), .init("environment", key: "environment", wide: oneEnvironment),
                 .init("status", key: "status"), .init("entitled", key: "entitled", wide: true), .init("period", key: "periodType"),
                 .init("expires", key: "expiresAt"), .init("grace until", key: "gracePeriodExpiresAt", wide: true),
                 .init("auto-renew", key: "autoRenew"), .init("renews to", key: "autoRenewProductId", wide: true),
@@ -44,11 +47,11 @@ extension CustomerState: CommandOutput {
                 title: "purchases",
                 columns: [
                     .init("transaction", key: "transactionId"), .init("product", key: "productId", limit: 28, cut: .middle), .init("type", key: "type"),
-                    .init("purchased", key: "purchasedAt"), .init("price", key: "price"), .init("currency", key: "currency", wide: true),
+                    .init("environment", key: "environment", wide: oneEnvironment), .init("purchased", key: "purchasedAt"), .init("price", key: "price"), .init("currency", key: "currency", wide: true),
                     .init("refunded", key: "refunded"), .init("last event", key: "lastEventPosition"),
                 ],
                 rows: purchases.map { purchase in
-                    [.text(purchase.transactionId), .text(purchase.productId), .text(purchase.type), .instant(purchase.purchasedAt),
+                    [.text(purchase.transactionId), .text(purchase.productId), .text(purchase.type), .text(purchase.environment), .instant(purchase.purchasedAt),
                      .money(purchase.price, purchase.currency), .text(purchase.currency), .flag(purchase.refunded),
                      .text(purchase.lastEventPosition?.description)]
                 }))

@@ -11,6 +11,7 @@ extension HistoryReport: CommandOutput {
         var columns: [Table.Column] = [
             .init("effective", key: "effectiveAt"), .init("event", key: "type", limit: 30), .init("product", key: "productId", limit: 28, cut: .middle),
             .init("price", key: "price"), .init("detail", key: "detail", limit: 56),
+            .init("environment", key: "environment", wide: Set(events.map(\.entry.environment)).count < 2),
             .init("position", key: "position", wide: true), .init("recorded", key: "recordedAt", wide: true),
             .init("notification", key: "notificationType", wide: true), .init("subtype", key: "subtype", wide: true),
             .init("notification UUID", key: "notificationUUID", wide: true),
@@ -28,7 +29,7 @@ extension HistoryReport: CommandOutput {
             let renewal = item.event.renewal
             var cells: [Cell] = [
                 .instant(item.entry.effectiveAt), .text(item.entry.type.name), .text(transaction?.productId ?? renewal?.productId),
-                .money(transaction?.price, transaction?.currency), .text(item.detail),
+                .money(transaction?.price, transaction?.currency), .text(item.detail), .text(item.entry.environment),
                 .text(item.entry.position.description), .instant(item.entry.recordedAt),
                 .text(item.event.notificationType), .text(item.event.subtype), .text(item.event.notificationUUID),
                 .text(item.entry.originalTransactionId), .text(item.entry.transactionId),
