@@ -75,28 +75,32 @@ public struct UTCDay: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// Parses `YYYY-MM-DD`; nil for anything else or an impossible date.
     public init?(_ text: some StringProtocol) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            let year = parts[0].decimal, let month = parts[1].decimal, let day = parts[2].decimal,
-            (1...12).contains(month), day >= 1
-        else { return nil }
-        let number = UTCInstant.dayNumber(year: year, month: month, day: day)
-        guard UTCInstant.civilDate(ofDay: number) == (year, month, day) else { return nil }
+        guard case .day(let number) = Self.parse(text) else { return nil }
         self.number = number
     }
 
     /// Why `text`, written as `YYYY-MM-DD`, names no day (`2027-02 has 28 days`); nil when it is
     /// not of that form, or is a day.
     public static func impossibility(_ text: some StringProtocol) -> String? {
+        guard case .impossible(let why) = parse(text) else { return nil }
+        return why
+    }
+
+    private enum Parsed {
+        case day(Int64)
+        case impossible(String)
+        case notADate
+    }
+
+    private static func parse(_ text: some StringProtocol) -> Parsed {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
             let year = parts[0].decimal, let month = parts[1].decimal, let day = parts[2].decimal
-        else { return nil }
-        guard (1...12).contains(month) else { return "a month is 01 to 12" }
-        let first = UTCInstant.dayNumber(year: year, month: month, day: 1)
-        let days = Int(UTCInstant.dayNumber(year: month == 12 ? year + 1 : year, month: month % 12 + 1, day: 1) - first)
-        guard (1...days).contains(day) else { return "\(parts[0])-\(parts[1]) has \(days) days" }
-        return nil
+        else { return .notADate }
+        guard (1...12).contains(month) else { return .impossible("a month is 01 to 12") }
+        let days = UTCCalendar.days(ofMonth: year * 12 + month - 1)
+        guard (1...days.count).contains(day) else { return .impossible("\(parts[0])-\(parts[1]) has \(days.count) days") }
+        return .day(days.lowerBound + Int64(day - 1))
     }
 
     /// The day's first millisecond.
