@@ -7,15 +7,16 @@ import SubledgerProjections
 /// fixed): that is damage, named by file, offset and position as a frame's is, so every command
 /// that meets it exits 3 and every route answers `ledger_corrupted`.
 public enum StoredEvents {
-    /// The recorded time and event of the event record payload at `position` in `log`.
-    static func decode(_ payload: UnsafeRawBufferPointer, at position: LogPosition, log: String) throws(LogError) -> (recordedAt: Int64, event: Event) {
+    /// The recorded time and the view of the event record payload at `position` in `log`.
+    static func view(_ payload: UnsafeRawBufferPointer, at position: LogPosition, log: String) throws(LogError) -> (recordedAt: Int64, view: EventView) {
         guard let (recordedAt, bytes) = EventRecord.split(payload) else { throw .corrupted(problem("it is too short to hold one", at: position, log: log)) }
-        do { return (recordedAt, try EventCodec.decode(bytes)) } catch { throw .corrupted(problem(error, at: position, log: log)) }
+        do { return (recordedAt, try EventView(bytes)) } catch { throw .corrupted(problem(error, at: position, log: log)) }
     }
 
-    /// As `decode`, the view `events` filters with before it decodes the event whole.
-    static func view(_ bytes: UnsafeRawBufferPointer, at position: LogPosition, log: String) throws(LogError) -> EventView {
-        do { return try EventView(bytes) } catch { throw .corrupted(problem(error, at: position, log: log)) }
+    /// As `view`, with the event built from it.
+    static func decode(_ payload: UnsafeRawBufferPointer, at position: LogPosition, log: String) throws(LogError) -> (recordedAt: Int64, event: Event) {
+        let (recordedAt, view) = try view(payload, at: position, log: log)
+        return (recordedAt, Event(view))
     }
 
     static func problem(_ why: some CustomStringConvertible, at position: LogPosition, log: String) -> LogProblem {
@@ -33,11 +34,9 @@ public enum StoredEvents {
         var found: [LogProblem] = []
         try? LogReader(directory: log).scan { entry in
             guard entry.kind == EventRecord.kind else { return true }
-            guard let (_, bytes) = EventRecord.split(entry.payload) else {
-                found.append(problem("it is too short to hold one", at: entry.position, log: log))
-                return true
+            do { _ = try view(entry.payload, at: entry.position, log: log) } catch let error as LogError {
+                if case .corrupted(let problem) = error { found.append(problem) }
             }
-            do { _ = try EventView(bytes) } catch let error as EventDecodingError { found.append(problem(error, at: entry.position, log: log)) }
             return true
         }
         return found

@@ -41,9 +41,8 @@ extension LedgerReader {
                 let record = try log.record(at: position)
                 let read = try record.payload.withUnsafeBytes { payload throws(LogError) -> (recordedAt: Int64, event: Event)? in
                     guard record.kind == EventRecord.kind else { return nil }
-                    let (recordedAt, bytes) = EventRecord.split(payload) ?? (0, UnsafeRawBufferPointer(start: nil, count: 0))
-                    guard query.matches(try StoredEvents.view(bytes, at: position, log: layout.log), recordedAt: recordedAt) else { return nil }
-                    return try StoredEvents.decode(payload, at: position, log: layout.log)
+                    let (recordedAt, view) = try StoredEvents.view(payload, at: position, log: layout.log)
+                    return query.matches(view, recordedAt: recordedAt) ? (recordedAt, Event(view)) : nil
                 }
                 guard let (recordedAt, event) = read else { continue }
                 if let limit = query.limit, emitted == limit { return last }

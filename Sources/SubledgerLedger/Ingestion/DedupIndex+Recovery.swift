@@ -147,7 +147,7 @@ extension DedupIndex {
                 tail.eventsRead += 1
                 guard entry.kind == EventRecord.kind, entry.payload.count > 8 else { return true }
                 lastEvent = (entry.position, Array(entry.payload))
-                let event = try StoredEvents.view(UnsafeRawBufferPointer(rebasing: entry.payload[8...]), at: entry.position, log: eventLog.directory)
+                let event = try StoredEvents.view(entry.payload, at: entry.position, log: eventLog.directory).view
                 if let key = keysByPosition[event.evidence.position] {
                     tail.batch.keys[key] = entry.position.rawValue
                 } else if checkpoint != nil {
