@@ -21,10 +21,7 @@ extension Projection {
     ) -> CustomerState? {
         let resolved = atPosition.map { customerTimelines(id, recordedBefore: $0.rawValue) } ?? customerTimelines(id)
         guard var (customerId, members) = resolved else { return nil }
-        if let environment {
-            guard let code = strings.lookUp(environment.rawValue) else { return nil }
-            members = members.filter { timelines[Int($0)].key.environment == code }
-        }
+        members = self.members(members, in: environment)
         let visibility = Visibility(beforePosition: atPosition?.rawValue ?? .max, notAfter: asOf)
         // A subscription with nothing visible is not shown, nor does its environment count.
         members = members.filter { member in timelines[Int(member)].facts.contains { visibility.admits($0, of: timelines[Int(member)]) } }
@@ -71,6 +68,13 @@ extension Projection {
 
     /// The customer id and timelines for a look-up id: a token (any case) first, then an
     /// `originalTransactionId`, then a `transactionId`.
+    /// The timelines of `members` in `environment` (all of them for nil).
+    func members(_ members: [Int32], in environment: AppStoreEnvironment?) -> [Int32] {
+        guard let environment else { return members }
+        guard let code = strings.lookUp(environment.rawValue) else { return [] }
+        return members.filter { timelines[Int($0)].key.environment == code }
+    }
+
     func customerTimelines(_ id: String) -> (customerId: String, timelines: [Int32])? {
         precondition(keepsTokenIndex, "a rebuild's projection keeps no token index")
         if let token = indexedToken(id), let members = tokenIndex[token] { return (tokenText(token), members) }

@@ -29,12 +29,9 @@ extension Projection {
     /// `environment`'s subscriptions and purchases or of all; nil when no customer has this id
     /// there. Duplicates folded away are not listed.
     public func history(_ id: String, from: Int64? = nil, to: Int64? = nil, environment: AppStoreEnvironment? = nil) -> CustomerHistory? {
-        guard var (customerId, members) = customerTimelines(id) else { return nil }
-        if let environment {
-            guard let code = strings.lookUp(environment.rawValue) else { return nil }
-            members = members.filter { timelines[Int($0)].key.environment == code }
-            if members.isEmpty { return nil }
-        }
+        guard let (customerId, all) = customerTimelines(id) else { return nil }
+        let members = self.members(all, in: environment)
+        guard !members.isEmpty else { return nil }
         guard (from ?? .min) <= (to ?? .max) else { return CustomerHistory(customerId: customerId, events: []) }
         let window = (from ?? .min)...(to ?? .max)
         var events: [(entry: HistoryEntry, tie: UInt16)] = []
