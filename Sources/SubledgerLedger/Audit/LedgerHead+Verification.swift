@@ -92,18 +92,18 @@ extension LedgerHead {
             }
         }
         let actual = make(position: position, tally: tally, eventLogDigest: eventAudit.digest, evidenceDigest: evidenceAudit.digest)
-        let edited = [(eventAudit.cutSegmentEdited, "log"), (evidenceAudit.cutSegmentEdited, "evidence")].compactMap { finding, log in
-            finding.map { HeadVerification.Problem($0, log: log, events: []) }
-        }
-        if actual.hex != hash.lowercased() && problems.isEmpty && !edited.isEmpty {
-            // The bytes differ and the segment holding the head's position was edited since it
-            // was sealed: that is where, not a rewrite that kept every checksum.
-            problems += edited
-        } else if actual.hex != hash.lowercased() && problems.isEmpty {
-            problems.append(.init(
-                log: "log", file: layout.root, offset: 0, position: position, kind: "digest_mismatch",
-                detail: "every frame, footer and chain link checks out, yet the bytes up to this position are not the ones the digest was made from: the ledger was rewritten with its checksums recomputed, or the digest is not this ledger's head at this position (`--at` takes the `position` that `head` printed with the hash, the last event's, not its `logEnd`, which a later event starts at once the ledger grows)",
-                events: []))
+        if actual.hex != hash.lowercased() && problems.isEmpty {
+            // The segment holding the head's position, edited since it was sealed, is where the
+            // bytes differ; only with no such segment is it a rewrite that kept every checksum.
+            problems = [(eventAudit.cutSegmentEdited, "log"), (evidenceAudit.cutSegmentEdited, "evidence")].compactMap { finding, log in
+                finding.map { HeadVerification.Problem($0, log: log, events: []) }
+            }
+            if problems.isEmpty {
+                problems.append(.init(
+                    log: "log", file: layout.root, offset: 0, position: position, kind: "digest_mismatch",
+                    detail: "every frame, footer and chain link checks out, yet the bytes up to this position are not the ones the digest was made from: the ledger was rewritten with its checksums recomputed, or the digest is not this ledger's head at this position (`--at` takes the `position` that `head` printed with the hash, the last event's, not its `logEnd`, which a later event starts at once the ledger grows)",
+                    events: []))
+            }
         }
         return HeadVerification(position: position, expected: hash, actual: actual, problems: problems)
     }
