@@ -12,9 +12,6 @@ public enum AppStoreAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     case transport(endpoint: String, TransportError)
     /// A 2xx answer that is not the JSON Apple documents.
     case invalidResponse(endpoint: String, detail: String)
-    /// Get All Subscription Statuses answered without `data`: the subscription's state is unknown.
-    static let missingStatusData = AppStoreAPIError.invalidResponse(
-        endpoint: "subscriptionStatuses", detail: "an answer without data, so the subscription's latest state is unknown (Apple always sends it, empty or not)")
     /// The bearer token could not be signed with the configured key.
     case signing(String)
     /// Stopped on purpose (`APICancellation`: the server is shutting down).

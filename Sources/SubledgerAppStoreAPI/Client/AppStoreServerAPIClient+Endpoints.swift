@@ -16,9 +16,14 @@ extension AppStoreServerAPIClient {
         return try call("transactionHistory", .get, path: "/inApps/v2/history/\(Self.percentEncoded(transactionId))", query: query, as: TransactionHistoryPage.self)
     }
 
-    /// Get All Subscription Statuses for the customer of any of their transaction ids.
+    /// Get All Subscription Statuses for the customer of any of their transaction ids. An
+    /// answer without `data` is refused: read as no status, `{}` was a state Apple never gave.
     public func subscriptionStatuses(transactionId: String) throws(AppStoreAPIError) -> SubscriptionStatuses {
-        try call("subscriptionStatuses", .get, path: "/inApps/v1/subscriptions/\(Self.percentEncoded(transactionId))", as: SubscriptionStatuses.self)
+        let statuses = try call("subscriptionStatuses", .get, path: "/inApps/v1/subscriptions/\(Self.percentEncoded(transactionId))", as: SubscriptionStatuses.self)
+        guard statuses.data != nil else {
+            throw .invalidResponse(endpoint: "subscriptionStatuses", detail: "an answer without data, so the subscription's latest state is unknown (Apple always sends it, empty or not)")
+        }
+        return statuses
     }
 
     /// Request a Test Notification; returns its token.

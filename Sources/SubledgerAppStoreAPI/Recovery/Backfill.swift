@@ -64,8 +64,7 @@ public struct Backfill {
             revision = try NotificationRecovery.nextToken(hasMore: history.hasMore, history.revision, sent: &sent, field: "revision", endpoint: "transactionHistory")
         } while revision != nil
         let statuses = try client.subscriptionStatuses(transactionId: id)
-        guard let data = statuses.data else { throw AppStoreAPIError.missingStatusData }
-        let latest = data.flatMap { $0.lastTransactions ?? [] }.flatMap { [$0.signedTransactionInfo, $0.signedRenewalInfo].compactMap { $0 } }
+        let latest = (statuses.data ?? []).flatMap { $0.lastTransactions ?? [] }.flatMap { [$0.signedTransactionInfo, $0.signedRenewalInfo].compactMap { $0 } }
         try summary.tally.ingest(latest, source: "appstore backfill \(id) statuses", into: ledger, recordedAt: clock())
     }
 }

@@ -58,10 +58,8 @@ public struct Reconciliation {
         for (index, original) in subscriptions.enumerated() {
             let before = try ledgerSide(original)
             let statuses: SubscriptionStatuses
-            do throws(AppStoreAPIError) {
+            do {
                 statuses = try client.subscriptionStatuses(transactionId: original)
-                // Read as no status, `{}` was a disagreement with Apple that Apple never stated.
-                guard statuses.data != nil else { throw AppStoreAPIError.missingStatusData }
             } catch where error.concernsOnlyThisId {
                 summary.failed.append(RefusedId(original, error))
                 progress(summary)

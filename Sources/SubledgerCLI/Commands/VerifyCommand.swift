@@ -65,7 +65,7 @@ enum VerifyCommand: Command {
         }
         result.problems += try EvidenceCoverage.problems(directory: context.data.path)
         if FileIO.exists(context.data.log) {
-            Output.progress("verify: decoding every event")
+            Output.progress("verify: reading every event")
             result.problems += StoredEvents.problems(log: context.data.log)
         }
         Output.endProgress()
