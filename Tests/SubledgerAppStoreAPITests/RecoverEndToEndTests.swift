@@ -231,6 +231,9 @@ struct RecoverEndToEndTests {
         #expect(reconcile["checked"] as? Int == 0)
         #expect((reconcile["notChecked"] as? Int ?? 0) > 0)
         #expect((reconcile["error"] as? String)?.contains("refused the API credentials") == true)
+        // The advice can be run as it stands: it names the ledger the command line gave.
+        let advice = "`subledger --data \(workload.data) init --api-key FILE.p8"
+        #expect((reconcile["error"] as? String)?.contains(advice) == true, "\(reconcile)")
 
         let (testCode, testOutput) = workload.cli(["appstore", "test-notification", "--wait", "0", "--json"])
         #expect(testCode == .failure)
@@ -238,5 +241,6 @@ struct RecoverEndToEndTests {
         #expect(test["testNotificationToken"] is NSNull)
         #expect(test["arrived"] as? Bool == false)
         #expect((test["error"] as? String)?.contains("refused the API credentials") == true)
+        #expect((test["error"] as? String)?.contains(advice) == true, "\(test)")
     }
 }

@@ -60,16 +60,24 @@ struct TestNotificationTests {
         #expect(try workload.json(["stats"])["messages"] as? Int == before + 1)
     }
 
-    @Test("a TEST notification that never reaches the webhook: exit 1, arrived false")
+    @Test("a TEST notification that never reaches the webhook: exit 1, arrived false, and stderr says what to check, with --json too")
     func notArrivedIsReported() throws {
         let workload = try Workload(customers: 5, months: 1, seed: 82)
         let key = try APIKey(directory: workload.directory)
         let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key)
         try workload.webhookLedger(key: key, standIn: standIn)
-        let (code, output) = workload.cli(["appstore", "test-notification", "--wait", "1", "--json"])
-        #expect(code == .failure)
-        let answer = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        let process = Process()
+        process.executableURL = ServeRecoveryTests.binary
+        process.arguments = ["--data", workload.data, "appstore", "test-notification", "--wait", "1", "--json"]
+        let (output, errors) = (Pipe(), Pipe())
+        (process.standardOutput, process.standardError) = (output, errors)
+        try process.run()
+        let answer = try JSONSerialization.jsonObject(with: output.fileHandleForReading.readDataToEndOfFile()) as! [String: Any]
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
         #expect(answer["arrived"] as? Bool == false)
         #expect((answer["testNotificationToken"] as? String)?.isEmpty == false)
+        #expect(said.contains("did not reach the webhook in 1 s") && said.contains("`subledger --data \(workload.data) serve`"), "\(said)")
     }
 }

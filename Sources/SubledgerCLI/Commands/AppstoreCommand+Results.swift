@@ -3,13 +3,13 @@ import SubledgerCore
 
 extension AppstoreCommand {
     /// `error`, present only when the run stopped on one, so a finished run's document is as before.
-    static func errorJSON(_ error: AppStoreAPIError?) -> [(String, JSON)] {
-        error.map { [("error", .string($0.description))] } ?? []
+    static func errorJSON(_ error: String?) -> [(String, JSON)] {
+        error.map { [("error", .string($0))] } ?? []
     }
 
     /// A stopped run's table says why, as its JSON does, not only stderr.
-    static func errorFacts(_ error: AppStoreAPIError?) -> [(name: String, value: Cell)] {
-        error.map { [("error", .text($0.description))] } ?? []
+    static func errorFacts(_ error: String?) -> [(name: String, value: Cell)] {
+        error.map { [("error", .text($0))] } ?? []
     }
 
     static func rejectionsJSON(_ rejections: [IngestTally.Rejection]) -> JSON {
@@ -36,6 +36,8 @@ extension AppstoreCommand {
 
     struct RecoverResult: CommandOutput {
         var summary: NotificationRecovery.Summary
+        /// Why the run stopped (`summary.stoppedBy`), the commands it names given the `--data` used.
+        var error: String?
 
         func json() -> String {
             JSON.object([
@@ -44,7 +46,7 @@ extension AppstoreCommand {
                 ("received", .int(summary.tally.received)), ("appended", .int(summary.tally.appended)),
                 ("duplicates", .int(summary.tally.duplicates)), ("rejected", .int(summary.tally.rejections.count)),
                 ("rejections", rejectionsJSON(summary.tally.rejections)),
-            ] + errorJSON(summary.stoppedBy)).serialized()
+            ] + errorJSON(error)).serialized()
         }
 
         var tabulation: Tabulation {
@@ -52,13 +54,15 @@ extension AppstoreCommand {
                 facts: [("environment", .text(summary.environment)), ("since", .instant(summary.since)), ("until", .instant(summary.until)),
                         ("pages", .count(summary.pages)), ("received", .count(summary.tally.received)), ("appended", .count(summary.tally.appended)),
                         ("duplicates", .count(summary.tally.duplicates)), ("rejected", .count(summary.tally.rejections.count))]
-                    + errorFacts(summary.stoppedBy),
+                    + errorFacts(error),
                 tables: rejectionsTable(summary.tally.rejections))
         }
     }
 
     struct BackfillResult: CommandOutput {
         var summary: Backfill.Summary
+        /// As `RecoverResult.error`.
+        var error: String?
 
         func json() -> String {
             JSON.object([
@@ -66,7 +70,7 @@ extension AppstoreCommand {
                 ("appended", .int(summary.tally.appended)), ("duplicates", .int(summary.tally.duplicates)),
                 ("rejected", .int(summary.tally.rejections.count)), ("rejections", rejectionsJSON(summary.tally.rejections)),
                 ("failed", refusedJSON(summary.failed)),
-            ] + errorJSON(summary.stoppedBy) + (summary.stoppedBy == nil ? [] : [("done", .array(summary.done.map { .string($0) })),
+            ] + errorJSON(error) + (summary.stoppedBy == nil ? [] : [("done", .array(summary.done.map { .string($0) })),
                                                                             ("notDone", .array(summary.notDone.map { .string($0) }))])).serialized()
         }
 
@@ -75,13 +79,15 @@ extension AppstoreCommand {
                 facts: [("ids", .count(summary.ids)), ("requests", .count(summary.requests)), ("received", .count(summary.tally.received)),
                         ("appended", .count(summary.tally.appended)), ("duplicates", .count(summary.tally.duplicates)),
                         ("rejected", .count(summary.tally.rejections.count)), ("failed", .count(summary.failed.count))]
-                    + (summary.stoppedBy == nil ? [] : [("not done", .count(summary.notDone.count))]) + errorFacts(summary.stoppedBy),
+                    + (summary.stoppedBy == nil ? [] : [("not done", .count(summary.notDone.count))]) + errorFacts(error),
                 tables: rejectionsTable(summary.tally.rejections) + refusedTable(summary.failed, title: "failed ids"))
         }
     }
 
     struct ReconcileResult: CommandOutput {
         var summary: Reconciliation.Summary
+        /// As `RecoverResult.error`.
+        var error: String?
 
         static func side(_ side: Reconciliation.Side) -> JSON {
             .object([("status", .optional(side.status)), ("expiresAt", side.expiresAt.map { .string(UTCInstant.iso8601($0)) } ?? .null)])
@@ -94,14 +100,14 @@ extension AppstoreCommand {
                 ("disagreed", .array(summary.disagreed.map { .object([("originalTransactionId", .string($0.originalTransactionId)),
                                                                        ("ledger", Self.side($0.ledger)), ("apple", Self.side($0.apple))]) })),
                 ("failed", refusedJSON(summary.failed)),
-            ] + errorJSON(summary.stoppedBy) + (summary.stoppedBy == nil ? [] : [("notChecked", .int(summary.notChecked))])).serialized()
+            ] + errorJSON(error) + (summary.stoppedBy == nil ? [] : [("notChecked", .int(summary.notChecked))])).serialized()
         }
 
         var tabulation: Tabulation {
             Tabulation(
                 facts: [("checked", .count(summary.checked)), ("agreed", .count(summary.agreed)), ("healed", .count(summary.healed)),
                         ("disagree", .count(summary.disagreed.count)), ("failed", .count(summary.failed.count))]
-                    + (summary.stoppedBy == nil ? [] : [("not checked", .count(summary.notChecked))]) + errorFacts(summary.stoppedBy),
+                    + (summary.stoppedBy == nil ? [] : [("not checked", .count(summary.notChecked))]) + errorFacts(error),
                 tables: rejectionsTable(summary.tally.rejections) + refusedTable(summary.failed, title: "refused by Apple") + (summary.disagreed.isEmpty ? [] : [Table(
                     title: "still disagree",
                     columns: [.init("subscription", key: "originalTransactionId"), .init("ledger", key: "ledger.status"), .init("ledger expires", key: "ledger.expiresAt"),
@@ -116,7 +122,8 @@ extension AppstoreCommand {
         var token: String?
         var arrived: Bool
         var attempts: [SendAttempt]
-        var error: AppStoreAPIError?
+        /// As `RecoverResult.error`.
+        var error: String?
 
         func json() -> String {
             JSON.object([
@@ -129,8 +136,7 @@ extension AppstoreCommand {
             Tabulation(
                 facts: [("test notification token", .text(token)), ("arrived", .flag(arrived))],
                 tables: attempts.isEmpty ? [] : [Table(title: "send attempts", columns: [.init("attempted", key: "attemptDate"), .init("result", key: "sendAttemptResult")],
-                                                       rows: attempts.map { [.instant($0.attemptDate), .text($0.sendAttemptResult)] })],
-                notes: arrived || error != nil ? [] : ["the TEST notification did not reach the webhook: check the App Store Server Notifications URL in App Store Connect and that `subledger serve` is reachable there"])
+                                                       rows: attempts.map { [.instant($0.attemptDate), .text($0.sendAttemptResult)] })])
         }
     }
 }

@@ -113,7 +113,7 @@ enum AppstoreCommand: Command {
         case .testNotification(let wait):
             // It arrives through the webhook of a running server, which holds the ledger: this
             // one only asks Apple.
-            return try testNotification(wait: wait, client: client)
+            return try testNotification(wait: wait, client: client, context)
         }
     }
 
@@ -171,13 +171,14 @@ enum AppstoreCommand: Command {
             Output.progress("appstore recover: \(summary.pages) pages, \(summary.tally.received) received, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.tally.rejections.count) rejected")
         }
         Output.endProgress()
-        if let error = summary.stoppedBy {
+        let error = summary.stoppedBy.map { context.data.spelling($0.description) }
+        if let error {
             let done = summary.pages > 0 ? "\(summary.pages) pages were ingested (\(summary.tally.appended) appended)" : "nothing was ingested"
             let resume = RecoveryWatermark(directory: ledger.directory, environment: environment).load().map { " from \(UTCInstant.iso8601($0))" } ?? ""
             Output.diagnostic(context.data.spelling("subledger appstore recover: \(error)\n\(done); the rest of the window up to \(UTCInstant.iso8601(window.until)) was not recovered: run `subledger appstore recover` again to resume\(resume)"))
         }
         noteQuarantined(summary.tally, command: "recover", context)
-        return CommandResult(RecoverResult(summary: summary), summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
+        return CommandResult(RecoverResult(summary: summary, error: error), summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
     static func backfill(_ ids: [String], _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient) throws -> CommandResult {
@@ -187,7 +188,8 @@ enum AppstoreCommand: Command {
             Output.progress("appstore backfill: \(summary.ids)/\(ids.count) ids, \(summary.requests) requests, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.failed.count) failed")
         }
         Output.endProgress()
-        if let error = summary.stoppedBy {
+        let error = summary.stoppedBy.map { context.data.spelling($0.description) }
+        if let error {
             let notDone = summary.failed.suffix(1).map(\.id) + summary.notDone
             Output.diagnostic(context.data.spelling("subledger appstore backfill: stopped at id \(notDone[0]): \(error)\n"
                 + "\(summary.done.count) of \(ids.count) ids were backfilled; not done: \(notDone.prefix(5).joined(separator: ", "))"
@@ -195,7 +197,7 @@ enum AppstoreCommand: Command {
                 + "; run `subledger appstore backfill` again with those ids, or with all of them: what is already stored counts as duplicates"))
         }
         noteQuarantined(summary.tally, command: "backfill", context)
-        return CommandResult(BackfillResult(summary: summary), summary.failed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
+        return CommandResult(BackfillResult(summary: summary, error: error), summary.failed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
     }
 
     static func reconcile(limit: Int?, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
@@ -205,15 +207,16 @@ enum AppstoreCommand: Command {
             Output.progress("appstore reconcile: \(summary.checked) checked, \(summary.agreed) agreed, \(summary.healed) healed, \(summary.disagreed.count) disagree")
         }
         Output.endProgress()
-        if let error = summary.stoppedBy {
+        let error = summary.stoppedBy.map { context.data.spelling($0.description) }
+        if let error {
             Output.diagnostic(context.data.spelling("subledger appstore reconcile: \(error)\n\(summary.checked) subscriptions were checked, \(summary.notChecked) were not; "
                 + "run `subledger appstore reconcile` again (what Apple returned is stored; it checks every subscription again)"))
         }
         noteQuarantined(summary.tally, command: "reconcile", context)
-        return CommandResult(ReconcileResult(summary: summary), summary.disagreed.isEmpty && summary.failed.isEmpty && summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
+        return CommandResult(ReconcileResult(summary: summary, error: error), summary.disagreed.isEmpty && summary.failed.isEmpty && summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)
     }
 
-    static func testNotification(wait: Double, client: AppStoreServerAPIClient) throws -> CommandResult {
+    static func testNotification(wait: Double, client: AppStoreServerAPIClient, _ context: CommandContext) throws -> CommandResult {
         var token: String?
         var attempts: [SendAttempt] = []
         // The webhook answers 200 only once a message is durable, so a SUCCESS attempt means
@@ -229,8 +232,13 @@ enum AppstoreCommand: Command {
                 attempts = try client.testNotificationStatus(token: requested).sendAttempts ?? []
             }
         } catch {
+            let error = context.data.spelling(error.description)
             Output.diagnostic("subledger appstore test-notification: \(error)")
             return CommandResult(TestNotificationResult(token: token, arrived: false, attempts: attempts, error: error), .failure)
+        }
+        // On stderr in every format: with --json it was said only by `arrived` being false.
+        if !arrived {
+            Output.diagnostic(context.data.spelling("subledger appstore test-notification: the TEST notification did not reach the webhook in \(wait == wait.rounded() && wait < 1e15 ? String(Int(wait)) : String(wait)) s: check the App Store Server Notifications URL in App Store Connect and that `subledger serve` is reachable there; `--wait` waits longer"))
         }
         return CommandResult(TestNotificationResult(token: token, arrived: arrived, attempts: attempts), arrived ? .success : .failure)
     }
