@@ -53,6 +53,30 @@ struct TableOutputTests {
         }
     }
 
+    @Test("churn and cohorts say where their rows start later or end earlier than asked, and why; rows that cover the range say nothing")
+    func cutRangesAreNamed() throws {
+        let ledger = SimulatedLedger.shared
+        func firstRow(_ argv: String...) throws -> String {
+            let document = try JSONSerialization.jsonObject(with: Data(ledger.run(argv + ["--json"]).output.utf8)) as! [String: Any]
+            let rows = document["rows"] as! [[String: Any]]
+            return try #require(rows.first?["period"] as? String ?? rows.first?["cohort"] as? String)
+        }
+        let churnStart = try firstRow("report", "churn", "--from", "2010-01-01", "--to", "2026-04-30")
+        let churn = ledger.run("report", "churn", "--from", "2010-01-01", "--to", "2026-04-30").output
+        #expect(churn.contains("the rows start at \(churnStart): no period before it"), "\(churn)")
+        #expect(!churn.contains("the rows end at"), "\(churn)")
+        let cohortStart = try firstRow("report", "cohorts", "--from", "2010-01", "--to", "2026-04")
+        let cohorts = ledger.run("report", "cohorts", "--from", "2010-01", "--to", "2026-04").output
+        #expect(cohorts.contains("the rows start at \(cohortStart): no subscription's first paid period started before it"), "\(cohorts)")
+
+        let later = ledger.run("report", "churn", "--from", "2026-02-01", "--to", "2030-12-31", "--by", "day").output
+        #expect(later.contains("the rows end at") && later.contains("periods from today on are left out"), "\(later)")
+        let within = ledger.run("report", "churn", "--from", "2026-02-01", "--to", "2026-03-31").output
+        #expect(!within.contains("the rows"), "\(within)")
+        #expect(ledger.run("report", "churn", "--from", "2010-01-01", "--to", "2010-03-31").output.contains("no period from 2010-01 to 2010-03 has anything in it"))
+        #expect(ledger.run("report", "cohorts", "--from", "2010-01", "--to", "2010-03").output.contains("no subscription's first paid period started from 2010-01 to 2010-03"))
+    }
+
     @Test("--wide shows the columns a default table leaves out")
     func wide() throws {
         let id = SimulatedLedger.shared.customerIds[0]

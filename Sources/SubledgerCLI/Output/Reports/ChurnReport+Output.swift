@@ -26,6 +26,19 @@ extension ChurnReport: CommandOutput {
                 .count(row.commitmentsStarted), .count(row.commitmentsCompleted), .count(row.commitmentsDefaulted),
             ]
         }
-        return Tabulation(facts: [("churn", .text("\(from) to \(to) by \(by.rawValue)")), ("environment", .text(environment))] + Tabulation.asOf(atPosition), tables: [Table(columns: columns, rows: rows)])
+        return Tabulation(
+            facts: [("churn", .text("\(from) to \(to) by \(by.rawValue)")), ("environment", .text(environment))] + Tabulation.asOf(atPosition),
+            tables: [Table(columns: columns, rows: rows)], notes: cutNotes)
+    }
+
+    /// Where the rows begin later or end earlier than asked, why: a report from 2010 on a ledger
+    /// that begins in 2016 starts at 2016 without a word otherwise.
+    private var cutNotes: [String] {
+        let (first, last) = by == .month ? (String(from.description.prefix(7)), String(to.description.prefix(7))) : (from.description, to.description)
+        guard let firstRow = rows.first?.period, let lastRow = rows.last?.period else {
+            return ["no period from \(first) to \(last) has anything in it: none had a subscription active at its start, started, ended or returned, or all are from today on"]
+        }
+        return (firstRow > first ? ["the rows start at \(firstRow): no period before it had a subscription active at its start, started, ended or returned"] : [])
+            + (lastRow < last ? ["the rows end at \(lastRow): periods from today on are left out, as are periods with nothing in them"] : [])
     }
 }
