@@ -87,4 +87,16 @@ struct EventsWithoutEvidenceTests {
         #expect(throws: LogError.self) { try Ledger(directory: data) }
         #expect(try events() == all)
     }
+
+    @Test("evidence cut short inside a record, under several batches: the refusal leaves the evidence log's torn tail as it found it")
+    func refusalKeepsTheEvidenceTornTail() throws {
+        let (_, all, _) = try ledger()
+        // Inside the first batch's first message: both batches lose their evidence.
+        try loseEvidence(after: LogPosition(rawValue: UInt64(LogFormat.segmentHeaderSize) + 100), markers: ["log", "evidence"])
+        let segment = directory.file("data/evidence/00000000000000000000.seg")
+        let before = try Data(contentsOf: URL(fileURLWithPath: segment))
+        #expect(throws: LogError.self) { try Ledger(directory: data) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: segment)) == before)
+        #expect(try events() == all)
+    }
 }

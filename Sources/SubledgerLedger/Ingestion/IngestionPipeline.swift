@@ -73,6 +73,12 @@ final class IngestionPipeline: Sendable {
         // crash's, and a new event log would be a ledger emptied beside its evidence.
         try EvidenceCoverage.requireBothLogs(layout)
         events = try LogWriter(directory: layout.log, options: logOptions)
+        // Refused before the evidence log opens, which would cut its torn tail: a refusal cuts
+        // nothing of an evidence log that something other than a crash cut short. Where it does
+        // not read, its own open says why.
+        if let evidenceEnd = try? LogReader(directory: layout.evidence).summary().endPosition {
+            _ = try Self.eventsWithoutEvidence(events, evidence: layout.evidence, end: evidenceEnd)
+        }
         let evidenceLog = try LogWriter(directory: layout.evidence, options: logOptions)
         // Said, since what follows (an index or a projection that no longer matches the log) would
         // otherwise be all a user sees of it.
@@ -249,12 +255,19 @@ final class IngestionPipeline: Sendable {
     /// was cut short, and cutting them would destroy acknowledged events. That is refused as
     /// damage, cutting nothing.
     static func cutEventsWithoutEvidence(_ events: LogWriter, evidence: LogWriter) throws {
-        let evidenceEnd = evidence.openedTail.end
-        guard let last = events.openedTail.lastRecord else { return }
+        guard let cut = try eventsWithoutEvidence(events, evidence: evidence.directory, end: evidence.openedTail.end) else { return }
+        try events.truncate(from: cut)
+        Diagnostics.report("cut the events from position \(cut) on in \(events.directory): their evidence was not on disk when the machine stopped; they were never acknowledged, and the App Store sends them again")
+    }
+
+    /// The first of the events `cutEventsWithoutEvidence` cuts, given the evidence log in
+    /// `evidence` ends at `evidenceEnd`; nil when there are none; throws where it refuses.
+    private static func eventsWithoutEvidence(_ events: LogWriter, evidence: String, end evidenceEnd: LogPosition) throws -> LogPosition? {
+        guard let last = events.openedTail.lastRecord else { return nil }
         let reader = LogReader(directory: events.directory)
         let lastRecord = try reader.record(at: last)
         let lastEvidence = try lastRecord.payload.withUnsafeBytes { try evidencePosition(kind: lastRecord.kind, payload: $0) }
-        guard let lastEvidence, lastEvidence >= evidenceEnd.rawValue else { return }
+        guard let lastEvidence, lastEvidence >= evidenceEnd.rawValue else { return nil }
         var cut: LogPosition?
         var recordedAt: Set<Int64> = []
         try reader.scan(from: events.openedTail.segmentStart) { entry in
@@ -265,15 +278,14 @@ final class IngestionPipeline: Sendable {
             if let (time, _) = EventRecord.split(entry.payload) { recordedAt.insert(time) }
             return true
         }
-        guard let cut else { return }
+        guard let cut else { return nil }
         guard !events.openedClosedCleanly, recordedAt.count <= 1 else {
             let why = events.openedClosedCleanly ? "the event log was closed cleanly, so no crash cut the evidence short" : "they were stored at \(recordedAt.count) different times, and a crash leaves only its last batch so"
             throw LogError.corrupted(LogProblem(
-                file: evidence.directory, offset: Int64(evidenceEnd.rawValue), kind: .truncated,
+                file: evidence, offset: Int64(evidenceEnd.rawValue), kind: .truncated,
                 detail: "the events from position \(cut) on refer to evidence past the evidence log's end (\(evidenceEnd)), and \(why): the evidence log was removed or cut short. Nothing was cut; restore evidence/ from a backup"))
         }
-        try events.truncate(from: cut)
-        Diagnostics.report("cut the events from position \(cut) on in \(events.directory): their evidence was not on disk when the machine stopped; they were never acknowledged, and the App Store sends them again")
+        return cut
     }
 
     private static func evidencePosition(kind: UInt8, payload: UnsafeRawBufferPointer) throws -> UInt64? {
