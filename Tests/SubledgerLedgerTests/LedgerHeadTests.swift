@@ -85,6 +85,21 @@ struct LedgerHeadTests {
         #expect(try LedgerHead.verify(directory: fixture.data, hash: latest.hex, at: latest.position).ok)
     }
 
+    @Test("head's logEnd given for its position is refused as the caller's mistake, naming the position to pass: on a ledger grown past it, and on one that ends there")
+    func logEndGivenForPosition() throws {
+        let fixture = try Self.fixture.get()
+        let latest = try LedgerHead.compute(directory: fixture.data)
+        for head in [fixture.head, latest] {
+            let error = try #require(throws: QueryError.self) { try LedgerHead.verify(directory: fixture.data, hash: head.hex, at: head.eventLogEnd) }
+            #expect(error.code == "invalid_position")
+            #expect(error.detail.contains("pass --at \(head.position)"), "\(error.detail)")
+        }
+        // Another hash at the same position is not taken for the mistake: it fails as before.
+        let other = String(repeating: "0", count: 64)
+        #expect(try !LedgerHead.verify(directory: fixture.data, hash: other, at: fixture.head.eventLogEnd).ok)
+        #expect(try !LedgerHead.verify(directory: fixture.data, hash: other, at: latest.eventLogEnd).ok)
+    }
+
     @Test("a changed byte anywhere before the head's position, in either log, fails and names the segment", arguments: ["log", "evidence"])
     func anyByteChanged(log: String) throws {
         let fixture = try Self.fixture.get()

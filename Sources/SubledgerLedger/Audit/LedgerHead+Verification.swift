@@ -6,11 +6,14 @@ extension LedgerHead {
     /// Throws `invalid_position` when the log reads cleanly and no record starts at `position`
     /// inside it: a head names an event's position, and a number typed wrong was reported as
     /// damage (a frame running past it), exit 3. A position at or past the end is left to the
-    /// audit: the log lost what the head covered (or it is another ledger's, or `logEnd` was given).
-    private static func refuseUnlessEventPosition(_ position: LogPosition, in log: LogReader) throws {
+    /// audit: the log lost what the head covered (or it is another ledger's), unless `position` is
+    /// the log's end and `hash` the head at its last event: `head`'s `logEnd` given for its
+    /// `position`, which was reported as damage (exit 3).
+    private static func refuseUnlessEventPosition(_ position: LogPosition, in log: LogReader, hash: String, directory: String) throws {
         // A segment cut short at a record's end reads as whole: the positions it lost are a gap.
         guard try log.gap() == nil else { return }
         var end = LogPosition.start
+        var last: LogPosition?
         var passed = false
         do {
             try log.scan { entry in
@@ -18,17 +21,23 @@ extension LedgerHead {
                     passed = entry.position > position
                     return false
                 }
+                last = entry.position
                 end = LogPosition(rawValue: entry.position.rawValue + UInt64(LogFormat.frameHeaderSize + entry.payload.count))
                 return true
             }
         } catch {
             return
         }
-        // At the end itself the head's event may be what was cut off: that is for the audit.
         if passed || position < end {
             throw QueryError(
                 kind: .badParameter, code: "invalid_position",
                 detail: "position \(position) is inside the log but no event starts there; pass the `position` that `subledger head` printed with the hash")
+        }
+        // At the end itself the head's event may be what was cut off: that is for the audit.
+        if position == end, let last, (try? compute(directory: directory, at: last))?.hex == hash.lowercased() {
+            throw QueryError(
+                kind: .badParameter, code: "invalid_position",
+                detail: "position \(position) is the log's end (`logEnd`), where no event starts; the hash is the head at the last event, \(last): pass --at \(last), the `position` that `subledger head` printed with it")
         }
     }
 
@@ -50,13 +59,13 @@ extension LedgerHead {
         do {
             atRecord = try log.record(at: position)
         } catch LogError.corrupted(let problem) {
-            try refuseUnlessEventPosition(position, in: log)
+            try refuseUnlessEventPosition(position, in: log, hash: hash, directory: directory)
             atRecord = nil
             let kind = problem.kind == .tornTail ? LogProblem.Kind.truncated : problem.kind
             unreadable = .init(log: "log", file: problem.file, offset: problem.offset, position: position, kind: kind.rawValue,
                                detail: "the event at the head's position cannot be read: \(problem.detail)", events: [position])
         } catch {
-            try refuseUnlessEventPosition(position, in: log)
+            try refuseUnlessEventPosition(position, in: log, hash: hash, directory: directory)
             atRecord = nil
             let end = try? log.summary().endPosition
             unreadable = .init(log: "log", file: layout.log, offset: 0, position: position, kind: "truncated",
@@ -66,7 +75,10 @@ extension LedgerHead {
         }
         let cut = LogPosition(rawValue: position.rawValue + UInt64(atRecord.map { LogFormat.frameHeaderSize + $0.payload.count } ?? 0))
         var tally = Tally()
+        // The record before the head's position: the head the hash may be of, `logEnd` given.
+        var (previous, latest): (LogPosition?, LogPosition?) = (nil, nil)
         let eventAudit = try log.auditPrefix(through: cut) { entry in
+            (previous, latest) = (latest, entry.position)
             do { try tally.add(entry) } catch {
                 problems.append(.init(log: "log", file: layout.log, offset: 0, position: entry.position, kind: "bad_event",
                                       detail: "the event does not decode: \(error)", events: [entry.position]))
@@ -97,6 +109,14 @@ extension LedgerHead {
             // bytes differ; only with no such segment is it a rewrite that kept every checksum.
             problems = [(eventAudit.cutSegmentEdited, "log"), (evidenceAudit.cutSegmentEdited, "evidence")].compactMap { finding, log in
                 finding.map { HeadVerification.Problem($0, log: log, events: []) }
+            }
+            // A `logEnd` given for a head's `position`, once the ledger grew past it, is the
+            // position of the event after the head's: the digest of another prefix, which was
+            // reported as a rewrite of the ledger (exit 3).
+            if problems.isEmpty, let previous, (try? compute(directory: directory, at: previous))?.hex == hash.lowercased() {
+                throw QueryError(
+                    kind: .badParameter, code: "invalid_position",
+                    detail: "the hash is the head at \(previous), the event before \(position): \(position) is that head's `logEnd`, where the next event started as the ledger grew; pass --at \(previous), the `position` that `subledger head` printed with it")
             }
             if problems.isEmpty {
                 problems.append(.init(
