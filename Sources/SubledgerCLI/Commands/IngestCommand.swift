@@ -37,19 +37,22 @@ enum IngestCommand: Command {
         var first: String?, last: String?
         /// Why the run stopped after storing some lines (a full disk): what it stored stays.
         var stoppedBy: String?
+        /// Lines read that the stop left without an outcome: `read` less those appended, found
+        /// duplicates or rejected; some of them may be stored.
+        var inFlight: Int { read - appended - duplicates - rejections.count }
 
         func json() -> String {
             JSON.object([
                 ("read", .int(read)), ("appended", .int(appended)), ("duplicates", .int(duplicates)), ("rejected", .int(rejections.count)),
                 ("rejections", .array(rejections.map { .object([("line", .int($0.line)), ("source", .string($0.source)), ("reason", .string($0.reason)), ("detail", .string($0.detail))]) })),
                 ("firstPosition", .optional(first)), ("lastPosition", .optional(last)),
-            ] + (stoppedBy.map { [("error", .string($0))] } ?? [])).serialized()
+            ] + (stoppedBy.map { [("inFlight", .int(inFlight)), ("error", .string($0))] } ?? [])).serialized()
         }
 
         var tabulation: Tabulation {
             Tabulation(
                 facts: [("read", .count(read)), ("appended", .count(appended)), ("duplicates", .count(duplicates)), ("rejected", .count(rejections.count))]
-                    + (stoppedBy.map { [("stopped by", .text($0))] } ?? []),
+                    + (stoppedBy.map { [("in flight", .count(inFlight)), ("stopped by", .text($0))] } ?? []),
                 // Always the table, empty or not: CSV is the rejections, one layout whatever happened.
                 tables: [Table(
                     title: "rejections",
@@ -72,9 +75,7 @@ enum IngestCommand: Command {
         mapped.start()
         defer { mapped.stop() }
         let result = try ingest(files: files, into: ledger, recordedAt: context.clock)
-        if let error = result.stoppedBy {
-            Output.diagnostic("subledger ingest: stopped after \(result.appended) lines were appended and \(result.duplicates) found duplicates: \(error). Some lines of the batch in flight may be stored too; once fixed, ingest the same files again: what is stored is recognised as duplicates, the rest is appended")
-        }
+        if let error = result.stoppedBy { Output.diagnostic("subledger ingest: \(error)") }
         return CommandResult(result, result.rejections.isEmpty && result.stoppedBy == nil ? .success : .failure)
     }
 
@@ -133,7 +134,10 @@ enum IngestCommand: Command {
             // A failure to store (a full disk), after which a run may go on once it is fixed;
             // damage met on the way is exit 3, as for every command, and a usage error exit 2.
             guard CommandLineTool.outcome(of: error).0 == .failure, result.appended + result.duplicates + result.rejections.count > 0 else { throw error }
-            result.stoppedBy = String(describing: error)
+            // The error says what the write that failed left (nothing); the run stored more.
+            result.stoppedBy = "stopped after \(result.appended) lines were appended and \(result.duplicates) found duplicates: \(error). "
+                + (result.inFlight > 0 ? "Of the \(result.inFlight) lines read after them, in flight, some may be stored too; " : "")
+                + "once fixed, ingest the same files again: what is stored is recognised as duplicates, the rest is appended"
         }
         return result
     }
