@@ -41,7 +41,7 @@ public final class LogRecordFile {
             if let gap = try list.gap() { throw .corrupted(gap) }
             throw .corrupted(LogProblem(
                 file: directory, offset: 0, kind: .truncated,
-                detail: "no record starts at position \(position), which the event log refers to: this log was cut short, or a segment put back from an older copy; restore it from a backup"))
+                detail: "no record starts at position \(position), which the event log refers to: this log was cut short, or a segment put back from an older copy. After a power loss, the last batch's events (never acknowledged) refer to evidence that never reached the disk, and the next `subledger ingest` or `serve` cuts them; anything more: restore it from a backup"))
         }
     }
 
