@@ -612,6 +612,24 @@ struct DamageTests {
         #expect(output.contains("`subledger --data \(copy.data) quarantine list`"), "\(output)")
     }
 
+    @Test("a rejection's detail names commands with the --data given: in ingest's document and in the quarantine's listing, each format")
+    func rejectionDetailsCarryTheDataDirectory() throws {
+        let directory = TemporaryDirectory()
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        let data = directory.file("ledger")
+        #expect(tool.run(["--data", data, "init", "--bundle-id", "com.example.other", "--root", SimulatedLedger.shared.directory.file("sim/root.cer")]).exitCode == .success)
+        let lines = try String(contentsOfFile: SimulatedLedger.shared.directory.file("sim/notifications.jsonl"), encoding: .utf8).split(separator: "\n").prefix(2)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: directory.file("two.jsonl"), atomically: true, encoding: .utf8)
+        let hint = "`subledger --data \(data) init --bundle-id`"
+        let ingested = tool.run(["--data", data, "ingest", directory.file("two.jsonl"), "--json"])
+        #expect(ingested.exitCode == .failure)
+        #expect(ingested.output.contains("bundle_mismatch") && ingested.output.contains(hint), "\(ingested.output)")
+        for format in ["table", "json", "jsonl", "csv"] {
+            let listed = tool.run(["--data", data, "quarantine", "list", "--format", format, "--wide"].filter { format == "table" || $0 != "--wide" })
+            #expect(listed.output.contains(hint), "\(format): \(listed.output)")
+        }
+    }
+
     @Test("events --after a position inside a record is still a usage error (2)")
     func afterInsideARecord() {
         #expect(SimulatedLedger.shared.run("events", "--after", "70", "--json").exitCode == .usage)

@@ -68,6 +68,14 @@ enum AppstoreCommand: Command {
 
     static var allHelp: [CommandHelp] { [help, recover, backfill, reconcile, testNotification] }
 
+    /// `tally` with the commands its rejections name (`subledger init --bundle-id`) given the
+    /// `--data` used, so they can be run as they stand.
+    private static func spelled(_ tally: IngestTally, _ context: CommandContext) -> IngestTally {
+        var tally = tally
+        for index in tally.rejections.indices { tally.rejections[index].detail = context.data.spelling(tally.rejections[index].detail) }
+        return tally
+    }
+
     /// Says on stderr, in every format, where answers that failed verification went.
     private static func noteQuarantined(_ tally: IngestTally, command: String, _ context: CommandContext) {
         guard !tally.rejections.isEmpty else { return }
@@ -166,11 +174,12 @@ enum AppstoreCommand: Command {
                 : "--until \(UTCInstant.iso8601(window.until)) is not after where the last recovery ended (\(UTCInstant.iso8601(window.since))); give --since for an earlier window")
         }
         var throttle = ProgressThrottle(quietFor: 1)
-        let summary = try recovery.run(since: window.since, until: window.until) { summary in
+        var summary = try recovery.run(since: window.since, until: window.until) { summary in
             guard throttle.due() else { return }
             Output.progress("appstore recover: \(summary.pages) pages, \(summary.tally.received) received, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.tally.rejections.count) rejected")
         }
         Output.endProgress()
+        summary.tally = spelled(summary.tally, context)
         let error = summary.stoppedBy.map { context.data.spelling($0.description) }
         if let error {
             let done = summary.pages > 0 ? "\(summary.pages) pages were ingested (\(summary.tally.appended) appended)" : "nothing was ingested"
@@ -183,11 +192,12 @@ enum AppstoreCommand: Command {
 
     static func backfill(_ ids: [String], _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient) throws -> CommandResult {
         var throttle = ProgressThrottle(quietFor: 1)
-        let summary = try Backfill(ledger: ledger, client: client, clock: context.clock).run(ids: ids) { summary in
+        var summary = try Backfill(ledger: ledger, client: client, clock: context.clock).run(ids: ids) { summary in
             guard throttle.due() || summary.ids == ids.count else { return }
             Output.progress("appstore backfill: \(summary.ids)/\(ids.count) ids, \(summary.requests) requests, \(summary.tally.appended) appended, \(summary.tally.duplicates) duplicates, \(summary.failed.count) failed")
         }
         Output.endProgress()
+        summary.tally = spelled(summary.tally, context)
         let error = summary.stoppedBy.map { context.data.spelling($0.description) }
         if let error {
             let notDone = summary.failed.suffix(1).map(\.id) + summary.notDone
@@ -202,11 +212,12 @@ enum AppstoreCommand: Command {
 
     static func reconcile(limit: Int?, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
         var throttle = ProgressThrottle(quietFor: 1)
-        let summary = try Reconciliation(ledger: ledger, client: client, clock: context.clock).run(limit: limit, environment: environment) { summary in
+        var summary = try Reconciliation(ledger: ledger, client: client, clock: context.clock).run(limit: limit, environment: environment) { summary in
             guard throttle.due() else { return }
             Output.progress("appstore reconcile: \(summary.checked) checked, \(summary.agreed) agreed, \(summary.healed) healed, \(summary.disagreed.count) disagree")
         }
         Output.endProgress()
+        summary.tally = spelled(summary.tally, context)
         let error = summary.stoppedBy.map { context.data.spelling($0.description) }
         if let error {
             Output.diagnostic(context.data.spelling("subledger appstore reconcile: \(error)\n\(summary.checked) subscriptions were checked, \(summary.notChecked) were not; "

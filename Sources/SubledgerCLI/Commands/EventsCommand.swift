@@ -49,7 +49,7 @@ enum EventsCommand: Command {
             // A stream's columns are fixed before its first event, so any may be a refund.
             let columns = EventItem.columns(raw: query.raw, reverify: query.reverify, refunded: .last)
             var stream = RecordStream<EventItem>(format: arguments.format, key: "events", columns: columns, cells: { $0.cells(columns) }, json: \.json,
-                                                 write: context.stdout)
+                                                 data: context.data, write: context.stdout)
             try stream.stream { write in
                 let next = try reader.events(query) { item in
                     note(item)

@@ -74,7 +74,9 @@ enum IngestCommand: Command {
                                        release: { try ledger.releaseMappedPages() }, log: { Output.diagnostic("ingest: " + $0) })
         mapped.start()
         defer { mapped.stop() }
-        let result = try ingest(files: files, into: ledger, recordedAt: context.clock)
+        var result = try ingest(files: files, into: ledger, recordedAt: context.clock)
+        // The commands a rejection names (`subledger init --bundle-id`) run as they stand.
+        for index in result.rejections.indices { result.rejections[index].detail = context.data.spelling(result.rejections[index].detail) }
         if let error = result.stoppedBy { Output.diagnostic("subledger ingest: \(error)") }
         return CommandResult(result, result.rejections.isEmpty && result.stoppedBy == nil ? .success : .failure)
     }

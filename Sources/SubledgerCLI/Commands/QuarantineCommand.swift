@@ -97,21 +97,31 @@ enum QuarantineCommand: Command {
         return CommandResult(retry, retry.stillRejected == 0 ? .success : .failure)
     }
 
+    /// Each entry, the commands its detail names (`subledger init --bundle-id`) given the
+    /// `--data` used, so they can be run as they stand.
+    private static func forEachQuarantined(_ context: CommandContext, _ body: (QuarantineEntry) throws -> Void) throws {
+        try Ledger.forEachQuarantined(directory: context.data.path) { entry in
+            var entry = entry
+            entry.detail = context.data.spelling(entry.detail)
+            try body(entry)
+        }
+    }
+
     /// A table holds the first `tablePage` entries; the other formats are streamed, as
     /// `events`'s are (`RecordStream`).
     private static func list(_ format: OutputFormat, _ context: CommandContext) throws -> CommandResult {
         guard format != .table else {
             var listing = Listing(entries: [], total: 0)
-            try Ledger.forEachQuarantined(directory: context.data.path) { entry in
+            try forEachQuarantined(context) { entry in
                 if listing.total < tablePage { listing.entries.append(entry) }
                 listing.total += 1
             }
             return CommandResult(listing)
         }
         var stream = RecordStream<QuarantineEntry>(format: format, key: "entries", columns: Listing.columns, cells: Listing.cells, json: Listing.json,
-                                                   write: context.stdout)
+                                                   data: context.data, write: context.stdout)
         try stream.stream { write in
-            try Ledger.forEachQuarantined(directory: context.data.path) { write($0) }
+            try forEachQuarantined(context) { write($0) }
             return []
         }
         return CommandResult(nil)

@@ -9,6 +9,8 @@ struct RecordStream<Record> {
     let cells: (Record) -> [Cell]
     let json: (Record) -> JSON
     let write: (String) -> Void
+    /// The data directory whose `--data` the commands an error names carry, as stderr's do.
+    let data: DataDirectory
     private var pending = ""
     private var written = 0
     /// Whether any output went to `write` yet.
@@ -18,10 +20,11 @@ struct RecordStream<Record> {
 
     /// `key` names the document's array; `columns` head the CSV and `cells` fill its rows.
     init(format: OutputFormat, key: String, columns: [Table.Column], cells: @escaping (Record) -> [Cell], json: @escaping (Record) -> JSON,
-         write: @escaping (String) -> Void) {
+         data: DataDirectory, write: @escaping (String) -> Void) {
         self.format = format
         self.cells = cells
         self.json = json
+        self.data = data
         self.write = write
         switch format {
         case .csv: pending = columns.map { CSVRenderer.field($0.key) }.joined(separator: ",") + "\r\n"
@@ -61,7 +64,7 @@ struct RecordStream<Record> {
             fields = try records { write($0) }
         } catch {
             if flushed {
-                finish(with: [("error", .string(CommandLineTool.outcome(of: error).1))])
+                finish(with: [("error", .string(data.spelling(CommandLineTool.outcome(of: error).1)))])
             }
             throw error
         }
