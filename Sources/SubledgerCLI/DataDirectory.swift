@@ -52,13 +52,13 @@ struct DataDirectory: Sendable {
     /// The directory is there, readable, and a ledger's (`verify` lists an unfinished backup
     /// among its problems): `verify` of an empty directory, or of one it could not read, said ok.
     func requireDirectory() throws(UsageError) {
-        guard FileIO.exists(path) else { throw UsageError("no data directory at \(path); create one with `subledger init` or pass --data DIR") }
+        guard FileIO.exists(path) else { throw UsageError("no data directory at \(path); create one with `subledger init --bundle-id YOUR_BUNDLE_ID` or pass --data DIR") }
         guard access(path, R_OK | X_OK) == 0 else {
             throw UsageError("cannot read the data directory \(path): \(String(cString: strerror(errno))); run as the user that owns it")
         }
         let layout = DataDirectoryLayout(path)
         guard FileIO.exists(layout.configuration) || FileIO.exists(layout.incompleteBackup) else {
-            throw UsageError("\(path) is not a data directory (it has no config.json); create one with `subledger init` or pass --data DIR")
+            throw UsageError("\(path) is not a data directory (it has no config.json); create one with `subledger init --bundle-id YOUR_BUNDLE_ID` or pass --data DIR")
         }
     }
 

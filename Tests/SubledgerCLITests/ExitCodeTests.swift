@@ -584,14 +584,14 @@ struct DamageTests {
     }
 
     @Test("a command a message names carries the --data the command line gave, quoted for the shell where it needs it, so it can be run as it stands; without --data it is left as written", arguments: [
-        ("/tmp/subledger no such dir", "`subledger --data '/tmp/subledger no such dir' init`"),
-        ("/tmp/subledger-no-such-dir", "`subledger --data /tmp/subledger-no-such-dir init`"),
-        ("/tmp/it's $HOME", #"`subledger --data '/tmp/it'\''s $HOME' init`"#),
-        ("=subledger-no-such-dir", "`subledger --data '=subledger-no-such-dir' init`"),
+        ("/tmp/subledger no such dir", "`subledger --data '/tmp/subledger no such dir' init --bundle-id YOUR_BUNDLE_ID`"),
+        ("/tmp/subledger-no-such-dir", "`subledger --data /tmp/subledger-no-such-dir init --bundle-id YOUR_BUNDLE_ID`"),
+        ("/tmp/it's $HOME", #"`subledger --data '/tmp/it'\''s $HOME' init --bundle-id YOUR_BUNDLE_ID`"#),
+        ("=subledger-no-such-dir", "`subledger --data '=subledger-no-such-dir' init --bundle-id YOUR_BUNDLE_ID`"),
     ])
     func hintsCarryTheDataDirectory(data: String, hint: String) throws {
         #expect(try Self.runBinary(["--data", data, "stats"], environment: ["SUBLEDGER_DATA": data]).stderr.contains(hint))
-        #expect(try Self.runBinary(["stats"], environment: ["SUBLEDGER_DATA": data]).stderr.contains("`subledger init`"))
+        #expect(try Self.runBinary(["stats"], environment: ["SUBLEDGER_DATA": data]).stderr.contains("`subledger init --bundle-id YOUR_BUNDLE_ID`"))
     }
 
     @Test("a command a message names about another directory keeps its own --data: an unfinished backup is not told to back itself up")
