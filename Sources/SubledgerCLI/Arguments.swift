@@ -96,7 +96,7 @@ struct Arguments {
             throw UsageError("--json and --format \(given.rawValue) ask for different formats; give one")
         }
         // Global, yet listed only on the pages that print a table: taken only there too.
-        if wide && !help.wide && !help.formats {
+        if wide && !help.wide && !help.printsTable {
             throw UsageError("\(help.name) does not take --wide: it prints no table; see `subledger \(help.name) --help`")
         }
         for option in help.options where !option.repeatable && (options[option.name]?.count ?? 0) > 1 {

@@ -37,8 +37,10 @@ struct CommandHelp: Sendable {
     /// Whether the result can be printed as a table, CSV or JSON (`--format`, `--json`).
     var formats = true
     /// Whether `--format` names the files the command writes (`export`), not how its result is
-    /// printed, so that `--json` may be given with it for the result.
+    /// printed, so that `--json` may be given with it for the result (a table otherwise).
     var formatNamesFiles = false
+    /// Whether the result can be printed as a table, so `--wide` applies.
+    var printsTable: Bool { formats || formatNamesFiles }
     /// Whether some table columns are shown only with `--wide`.
     var wide = false
     /// What more a user needs to know: exit codes, what CSV holds.
@@ -50,7 +52,7 @@ struct CommandHelp: Sendable {
         var all = options
         if wide {
             all.append(Option("--wide", "show every column, each cell whole (default: what a person scans, long cells cut with …)"))
-        } else if formats {
+        } else if printsTable {
             all.append(Option("--wide", "show long cells whole (default: cut with … to fit)"))
         }
         if formats {
