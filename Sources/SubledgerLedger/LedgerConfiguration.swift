@@ -246,8 +246,12 @@ extension Ledger {
             // Nothing given and nothing trusted yet: Apple's own root, as production needs.
             try add(AppleRootCertificates.rootCAG3)
         }
+        var given = Set<[UInt8]>()
         for bytes in rootCertificates {
-            if let der = try? Certificate(derOrPEM: bytes).der, let name = listed[der], !roots.contains(name) {
+            let der = try? Certificate(derOrPEM: bytes).der
+            // A root given twice (one file twice, or its DER and its PEM) is trusted once.
+            if let der, !given.insert(der).inserted { continue }
+            if let der, let name = listed[der], !roots.contains(name) {
                 roots.append(name)
             } else {
                 try add(bytes)

@@ -28,6 +28,17 @@ struct LedgerConfigurationTests {
         #expect(try trusted(try initialize(roots: [])) == [own])
     }
 
+    @Test("a root given twice, as one file twice or as its DER and its PEM, is trusted once")
+    func rootGivenTwiceIsKeptOnce() throws {
+        let own = try TestPKI(validity: 1_700_000_000_000...1_900_000_000_000).rootDER
+        try Data(own).write(to: URL(fileURLWithPath: directory.file("own.cer")))
+        let pem = "-----BEGIN CERTIFICATE-----\n" + Data(own).base64EncodedString(options: .lineLength64Characters) + "\n-----END CERTIFICATE-----\n"
+        try pem.write(toFile: directory.file("own.pem"), atomically: true, encoding: .utf8)
+        #expect(try trusted(try initialize(roots: [directory.file("own.cer"), directory.file("own.cer")])) == [own])
+        let again = try initialize(roots: [directory.file("own.cer"), directory.file("own.pem"), directory.file("own.cer")])
+        #expect(again.roots.count == 1)
+    }
+
     @Test("init --root refuses what cannot anchor a chain, saying why, and leaves no directory: a leaf or intermediate, a certificate that is no CA or allows no intermediate, and a PEM bundle of several roots (of which only the first would be kept)")
     func rootThatIsNoRootIsRefused() throws {
         var options = TestPKI.Options(validity: 1_700_000_000_000...1_900_000_000_000)
