@@ -46,11 +46,22 @@ struct CSVOutputTests {
         }
     }
 
-    @Test("stats, which has no table, is field,value records")
+    @Test("stats and head, which have no table, are field,value records of their JSON document: its names, nested ones by dotted path, its exact values")
     func facts() throws {
-        let records = try #require(CSV.parse(SimulatedLedger.shared.run("stats", "--format", "csv").output))
-        #expect(records.first == ["field", "value"])
-        #expect(records.contains(["events", "141"]))
+        let ledger = SimulatedLedger.shared
+        for command in ["stats", "head"] {
+            let records = try #require(CSV.parse(ledger.run(command, "--format", "csv").output))
+            #expect(records.first == ["field", "value"])
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(ledger.run(command, "--json").output.utf8)) as? [String: Any])
+            func scalars(_ value: Any, _ path: String) -> [[String]] {
+                switch value {
+                case let object as [String: Any]: object.flatMap { scalars($1, path.isEmpty ? $0 : path + "." + $0) }
+                case let array as [Any]: array.enumerated().flatMap { scalars($1, path + "." + String($0)) }
+                default: [[path, "\(value)"]]
+                }
+            }
+            #expect(Set(records.dropFirst()) == Set(scalars(document, "")), "\(command)")
+        }
     }
 
     @Test("--format json is --json")

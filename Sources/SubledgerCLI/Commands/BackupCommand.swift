@@ -19,10 +19,10 @@ enum BackupCommand: Command {
         ],
         example: "subledger --data /srv/subledger backup --to /backup/subledger --json")
 
-    struct Result: CommandOutput {
+    struct Result: DocumentOutput {
         var summary: LedgerBackup.Summary
 
-        func json() -> String {
+        var document: JSON {
             func log(_ copy: LogCopy.Summary) -> JSON {
                 .object([
                     ("segmentsCopied", .int(copy.segmentsCopied)), ("segmentsSkipped", .int(copy.segmentsSkipped)),
@@ -38,7 +38,7 @@ enum BackupCommand: Command {
                     .object([("file", .string(problem.file)), ("offset", .int(problem.offset)), ("kind", .string(problem.kind.rawValue)), ("detail", .string(problem.detail))])
                 })),
                 ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
-            ]).serialized()
+            ])
         }
 
         var tabulation: Tabulation {

@@ -33,19 +33,19 @@ enum InitCommand: Command {
         ],
         example: "subledger --data /srv/subledger init --bundle-id com.example.app --app-apple-id 1234567890")
 
-    struct Result: CommandOutput {
+    struct Result: DocumentOutput {
         var data: String
         var configuration: LedgerConfiguration
         var api: APIConfiguration?
 
-        func json() -> String {
+        var document: JSON {
             JSON.object([
                 ("data", .string(data)), ("bundleId", .string(configuration.bundleId)),
                 ("appAppleId", configuration.appAppleId.map { .int($0) } ?? .null),
                 ("environments", .array(configuration.environments.map { .string($0) })),
                 ("roots", .array(configuration.roots.map { .string($0) })),
                 ("smallBusiness", .bool(configuration.smallBusiness)), ("catalog", .optional(configuration.catalog)),
-            ] + (api.map { api in [("appStoreAPI", JSON.object([("keyId", .string(api.keyId)), ("issuerId", .string(api.issuerId)), ("baseURL", .optional(api.baseURL))]))] } ?? [])).serialized()
+            ] + (api.map { api in [("appStoreAPI", JSON.object([("keyId", .string(api.keyId)), ("issuerId", .string(api.issuerId)), ("baseURL", .optional(api.baseURL))]))] } ?? []))
         }
 
         var tabulation: Tabulation {

@@ -15,16 +15,16 @@ enum RebuildCommand: Command {
         ],
         example: "subledger rebuild --json")
 
-    struct Result: CommandOutput {
+    struct Result: DocumentOutput {
         var summary: ProjectionStore.RebuildSummary
 
-        func json() -> String {
+        var document: JSON {
             JSON.object([
                 ("events", .int(summary.events)), ("seconds", .double(summary.seconds)),
                 ("eventsPerSecond", .double(summary.eventsPerSecond.rounded())), ("projections", .array([.string("customers")])),
                 ("snapshotBytes", .int(summary.snapshotBytes)), ("foldSeconds", .double(summary.foldSeconds)),
                 ("foldEventsPerSecond", .double(summary.foldEventsPerSecond.rounded())), ("strategy", .string(summary.method.name)),
-            ]).serialized()
+            ])
         }
 
         var tabulation: Tabulation {

@@ -13,7 +13,7 @@ enum StatsCommand: Command {
                 "CSV: field,value records, sizes in bytes."],
         example: "subledger stats --json")
 
-    struct Result: CommandOutput {
+    struct Result: DocumentOutput {
         var events: LogSummary?
         var evidence: LogSummary?
         var quarantine: LogSummary?
@@ -30,7 +30,7 @@ enum StatsCommand: Command {
         var messages: Int { Int(events?.records ?? 0) }
         var lag: Int { max(0, Int(events?.records ?? 0) - eventsFolded) }
 
-        func json() -> String {
+        var document: JSON {
             JSON.object([
                 ("messages", .int(messages)),
                 ("events", .int(events?.records ?? 0)),
@@ -44,7 +44,7 @@ enum StatsCommand: Command {
                     ("name", .string("customers")), ("version", .int(ProjectionStore.schemaVersion)),
                     ("checkpoint", .optional(checkpoint)), ("lag", .int(lag)), ("events", .int(eventsFolded)),
                 ])])),
-            ]).serialized()
+            ])
         }
 
         var tabulation: Tabulation {

@@ -17,7 +17,7 @@ struct Emitter: Sendable {
         switch format {
         case .json, .jsonl: try output.json() + "\n"
         case .table: TextTableRenderer(wide: wide, width: TextTableRenderer.terminalWidth).render(spelled(output.tabulation))
-        case .csv: CSVRenderer().render(output.tabulation)
+        case .csv: CSVRenderer().render(output.tabulation, document: (output as? any DocumentOutput)?.document)
         }
     }
 

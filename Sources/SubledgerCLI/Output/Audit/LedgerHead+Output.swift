@@ -1,7 +1,8 @@
+import SubledgerCore
 import SubledgerLedger
 
-extension LedgerHead: CommandOutput {
-    func json() throws -> String { json.serialized() }
+extension LedgerHead: DocumentOutput {
+    var document: JSON { json }
 
     var tabulation: Tabulation {
         Tabulation(
