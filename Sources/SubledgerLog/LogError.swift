@@ -88,11 +88,16 @@ extension LogError {
     /// This error as the log's own check names it: a read of one frame cannot tell an append a
     /// crash cut short (a torn tail, cut when the log is next opened for writing) from damage to
     /// restore from a backup; `verify` of the log the problem is in can. Costs a scan of that
-    /// log, so it is for the error path.
+    /// log, so it is for the error path. Where the check finds the same kind of damage, what a
+    /// caller added to the detail (what mends it) is kept after the check's own.
     public func verified() -> LogError {
         guard case .corrupted(let problem) = self, let slash = problem.file.lastIndex(of: "/"),
-              let found = try? LogReader(directory: String(problem.file[..<slash])).verify().problems.first
+              var found = try? LogReader(directory: String(problem.file[..<slash])).verify().problems.first
         else { return self }
+        if found.kind == problem.kind {
+            let said = found.detail.split(separator: "; ")
+            for clause in problem.detail.split(separator: "; ") where !said.contains(clause) { found.detail += "; " + clause }
+        }
         return .corrupted(found)
     }
 }
