@@ -106,7 +106,7 @@ struct FaultToleranceTests {
 
 @Suite("App Store Server API answers, read as Apple gives them")
 struct AppleAnswerTests {
-    @Test("Retry-After is the UNIX time in milliseconds to retry at, as Apple documents it; HTTP's delta-seconds still read")
+    @Test("Retry-After is the UNIX time in milliseconds to retry at, as Apple documents it; HTTP's delta-seconds and date forms still read")
     func retryAfterForms() {
         let now: Int64 = 1_790_000_000_000
         func wait(_ value: String) -> Double? { HTTPClient.Response(status: 429, headers: ["retry-after": value]).retryAfter(nowMillis: now) }
@@ -115,7 +115,13 @@ struct AppleAnswerTests {
         #expect(wait("7") == 7)
         #expect(wait("0") == 0)
         #expect(wait("-3") == nil)
-        #expect(wait("Wed, 21 Oct 2015 07:28:00 GMT") == nil)
+        // HTTP's date form, which a proxy in between may send: an instant, as Apple's is.
+        #expect(wait("Wed, 21 Oct 2015 07:28:00 GMT") == nil, "past: the backoff")
+        #expect(wait("Mon, 21 Sep 2026 14:13:27 GMT") == 7, "1_790_000_000_000 ms is 2026-09-21T14:13:20Z")
+        #expect(HTTPClient.Response.httpDate("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777_000)
+        for malformed in ["Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sunday, 06-Nov-94 08:49:37 GMT", "soon"] {
+            #expect(HTTPClient.Response.httpDate(malformed) == nil, "\(malformed)")
+        }
     }
 
     @Test("paging stops, naming why, on a token the window already used (two alternating ones looped forever) and on an answer without hasMore ({} ended the window early)")
