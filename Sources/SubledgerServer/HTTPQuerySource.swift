@@ -4,13 +4,21 @@ import SubledgerProjections
 /// A request's query string as query parameters.
 ///
 /// It notes every name a query's parser asks for, so that a name none asked for is refused
-/// rather than ignored: `?at-position=1000` (the CLI's spelling) answered with today's figures.
+/// rather than ignored. The commands' spelling of a name (`at-position`) is its camelCase one
+/// (`atPosition`): the contract gives the report routes "the same query parameters as the
+/// commands", and `?at-position=1000`, ignored, once answered with today's figures.
 final class HTTPQuerySource: QueryParameterSource {
     let parameters: QueryParameters
     private var asked: Set<String> = []
 
     init(_ parameters: QueryParameters) {
-        self.parameters = parameters
+        self.parameters = QueryParameters(parameters.items.map { .init(name: Self.camelCased($0.name), value: $0.value) })
+    }
+
+    /// `by-product` as `byProduct`; a name without a hyphen as it is.
+    static func camelCased(_ name: String) -> String {
+        guard name.contains("-") else { return name }
+        return name.split(separator: "-").enumerated().map { $0 == 0 ? String($1) : $1.prefix(1).uppercased() + $1.dropFirst() }.joined()
     }
 
     func value(_ name: String) -> String? {
@@ -41,8 +49,6 @@ final class HTTPQuerySource: QueryParameterSource {
     func requireEveryNameAsked(besides routeNames: Set<String> = []) throws(QueryError) {
         let known = asked.union(routeNames)
         guard let name = parameters.items.map(\.name).first(where: { !known.contains($0) }) else { return }
-        let camel = name.split(separator: "-").enumerated().map { $0 == 0 ? String($1) : $1.prefix(1).uppercased() + $1.dropFirst() }.joined()
-        let hint = camel != name && known.contains(camel) ? "did you mean \(camel)? " : ""
-        throw QueryError(kind: .badParameter, code: "unknown_parameter", detail: "\(name) is not a parameter of this route; \(hint)it takes \(known.sorted().joined(separator: ", "))")
+        throw QueryError(kind: .badParameter, code: "unknown_parameter", detail: "\(name) is not a parameter of this route; it takes \(known.sorted().joined(separator: ", "))")
     }
 }

@@ -295,14 +295,20 @@ struct ReadAPITests {
         #expect(try fixture.get("/v1/customers/2000000000000778/history").status == 200)
     }
 
-    @Test("a parameter the route does not take is 400 naming it and what the route takes, rather than ignored")
+    @Test("a parameter the route does not take is 400 naming it and what the route takes, rather than ignored; the commands' spelling of one it takes is that one")
     func unknownParameters() throws {
         let fixture = try WebhookFixture()
         defer { fixture.server.ledger.close() }
-        let cliSpelling = try fixture.get("/v1/reports/revenue?from=2026-01-01&to=2026-03-31&at-position=1000")
-        #expect(cliSpelling.status == 400)
-        #expect(cliSpelling.json["error"] as? String == "unknown_parameter")
-        #expect((cliSpelling.json["detail"] as? String)?.contains("did you mean atPosition?") == true)
+        // The contract: the report routes take the same query parameters as the commands.
+        #expect(try fixture.post(fixture.notification(1)).status == 200)
+        let head = try fixture.get("/v1/head").json
+        let end = try #require(head["logEnd"] as? String, "\(head)")
+        let report = "/v1/reports/revenue?from=2026-01-01&to=2026-03-31&"
+        let cliSpelling = try fixture.get(report + "at-position=\(end)&by-product=1")
+        #expect(cliSpelling.status == 200, "\(cliSpelling.json)")
+        #expect(NSDictionary(dictionary: cliSpelling.json) == NSDictionary(dictionary: try fixture.get(report + "atPosition=\(end)&byProduct=1").json))
+        #expect(cliSpelling.json["atPosition"] as? String == end)
+        #expect(try fixture.get(report + "at-position=\(end)&atPosition=\(end)").json["error"] as? String == "invalid_position", "given twice")
         for target in ["/v1/customers/2000000000000001?at=56", "/v1/customers/2000000000000001/history?as-of=2026-01-01",
                        "/v1/events?typ=renewed", "/v1/events/stream?customr=x", "/v1/events/stream?limit=2", "/v1/reports/mrr?by-product=1"] {
             let response = try fixture.get(target)
