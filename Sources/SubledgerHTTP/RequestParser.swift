@@ -196,7 +196,10 @@ package struct RequestParser {
             request = try HTTPRequest(method: requestLine.method, target: requestLine.target,
                                       version: requestLine.version, headers: headers)
         } catch {
-            return .failure(HeadFailure(error: error))
+            // Its method and path still name it in the access log and the metrics (`method=GET`,
+            // not `method=-` and `other`); the query, which failed to read, is left out.
+            let path = String(requestLine.target.prefix { $0 != "?" })
+            return .failure(HeadFailure(error: error, request: try? HTTPRequest(method: requestLine.method, target: path, version: requestLine.version, headers: headers)))
         }
         switch requestSemantics(headers: headers, version: requestLine.version) {
         case .failure(let error):
