@@ -29,6 +29,7 @@ test: build
 	Tools/crash-log --runs 20
 	python3 Tools/crash-http.py .build/debug/subledger --runs 10
 	python3 Tools/backup-http.py .build/debug/subledger --runs 3
+	python3 Tools/restore-http.py .build/debug/subledger
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40
 	Tools/fuzz --inputs 20000
 	python3 Tools/disk-full-http.py .build/debug/subledger

@@ -60,6 +60,10 @@ public final class LogWriter: @unchecked Sendable {
     public let directory: String
     public let options: LogOptions
     public let recovery: RecoveryReport
+    /// The directory opened: segments and markers are written by path, so a path that names
+    /// another directory since (moved, or replaced by a restore while the log was open) must
+    /// not get them; appends then fail (`requireSameDirectory`).
+    private let identity: DirectoryIdentity?
     /// Whether the log had been closed cleanly when opened (its `ClosedMarker` in place): nothing
     /// a crash cut short can follow its last record.
     public let openedClosedCleanly: Bool
@@ -114,6 +118,7 @@ public final class LogWriter: @unchecked Sendable {
         self.options = options
         do { try SystemCalls.makeDirectories(directory) } catch { throw .io(error) }
         lock = try WriterLock(directory: directory)
+        identity = DirectoryIdentity(directory)
 
         var list: SegmentList
         do { list = try SegmentList(directory: directory) } catch { throw .io(error) }
@@ -328,7 +333,7 @@ public final class LogWriter: @unchecked Sendable {
             if allocatedSize > fileSize, (try? SystemCalls.ftruncate(fd, fileSize)) != nil { allocatedSize = fileSize }
             // The marker vouches for the end only once the data and the size are durable; after
             // a failure the end is not known for sure, and the next open recovers as after a crash.
-            if !closedMarkerInPlace, failure == nil, (try? SystemCalls.fsync(fd)) != nil {
+            if !closedMarkerInPlace, failure == nil, identity.map({ $0.isNamed(by: directory) }) ?? false, (try? SystemCalls.fsync(fd)) != nil {
                 try? ClosedMarker.write(LogPosition(rawValue: segmentFirstPosition + UInt64(fileSize)), in: directory)
             }
             SystemCalls.close(fd)
@@ -349,6 +354,12 @@ public final class LogWriter: @unchecked Sendable {
         if batch.isEmpty { return }
         if pending.withLock({ $0.closed }) { return fail(batch, .unavailable("the log is closed")) }
         if let failure { return fail(batch, .unavailable(failure)) }
+        // A stat a group: nothing next to the fsync it comes with.
+        guard identity.map({ $0.isNamed(by: directory) }) ?? false else {
+            failure = "the log directory \(directory) was moved or replaced while the log was open (a restore done with the ledger running?): "
+                + "nothing more is written, to it or to what is there now; stop the process and start it again, which opens what is at \(directory)"
+            return fail(batch, .unavailable(failure!))
+        }
         do { try removeClosedMarker() } catch { return fail(batch, LogError.from(error)) }
         var bytes = 0
         for request in batch { for record in request.records { bytes += LogFormat.frameHeaderSize + record.payload.count } }

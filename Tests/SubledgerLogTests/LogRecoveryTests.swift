@@ -19,6 +19,22 @@ struct LogRecoveryTests {
         return out
     }
 
+    @Test("a log whose directory is moved or replaced while open appends nothing more, there or to the directory now at its path, and leaves that one's files as they were")
+    func directoryReplacedWhileOpen() throws {
+        let root = TemporaryDirectory()
+        let (path, aside) = (root.file("log"), root.file("log.aside"))
+        let writer = try LogWriter(directory: path)
+        let first = try writer.append([LogRecord(kind: 1, payload: [1, 2, 3])])[0]
+        try FileManager.default.moveItem(atPath: path, toPath: aside)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        let refused = #expect(throws: LogError.self) { try writer.append([LogRecord(kind: 1, payload: [4, 5, 6])]) }
+        #expect(refused.map { "\($0)" }?.contains("was moved or replaced while the log was open") == true, "\(String(describing: refused))")
+        writer.close()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path).isEmpty, "no segment, marker or lock in the directory now at the path")
+        let kept = try LogReader(directory: aside).summary()
+        #expect(kept.records == 1 && kept.lastPosition == first)
+    }
+
     @Test("damage a read met is named as the log's check names it: a last frame a crash cut short is a torn tail, a flipped byte earlier is damage")
     func verifiedNamesTheProblem() throws {
         let dir = TemporaryDirectory()

@@ -6,6 +6,7 @@ import SubledgerHTTP
 import SubledgerLedger
 import SubledgerProjections
 import SubledgerServer
+import Synchronization
 
 /// `subledger serve`: the HTTP server until SIGTERM, SIGINT or SIGHUP, then a graceful shutdown.
 enum ServeCommand: Command {
@@ -97,11 +98,25 @@ enum ServeCommand: Command {
             ? MappedMemoryLimit(bytes: mappedLimit << 20, metrics: service.metrics, release: { try ledger.releaseMappedPages() }, log: { Output.diagnostic("serve: " + $0) })
             : nil
         mapped?.start()
+        // Stopped with exit 1, so that `Restart=on-failure` opens what is there now.
+        let moved = Atomic<Bool>(false)
+        let watch = DataDirectoryWatch(path: data.path) {
+            moved.store(true, ordering: .releasing)
+            Output.diagnostic("serve: the data directory \(data.path) was moved or replaced while serving (a restore done with the server running?); "
+                + "appends are refused from now on, and the server stops so that a restart opens what is there now")
+            kill(getpid(), SIGTERM)
+        }
+        watch.start()
         let signal = server.runUntilSignal(signals)
+        watch.stop()
         service.feed.stop()
         recovery?.stop()
         mapped?.stop()
         ledger.close()
+        guard !moved.load(ordering: .acquiring) else {
+            Output.diagnostic("serve: stopped: the data directory was moved or replaced; the logs at \(data.path) now were left as they were")
+            return CommandResult(nil, .failure)
+        }
         Output.diagnostic("serve: stopped (signal \(signal)); the log is synced and closed")
         return CommandResult(nil)
     }

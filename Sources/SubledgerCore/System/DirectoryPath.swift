@@ -49,3 +49,25 @@ public enum DirectoryPath {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 }
+
+/// Which directory a path named when it was taken (device and inode): a process that keeps a
+/// directory's files open and writes new ones by its path tells by it that the path has since
+/// been moved or replaced, as a restore done with the server running does, and writing there
+/// would put its files into another directory.
+public struct DirectoryIdentity: Sendable, Equatable {
+    private let device: UInt64
+    private let inode: UInt64
+
+    /// The directory at `path` now; nil when there is none.
+    public init?(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
+    /// Whether `path` still names this directory.
+    public func isNamed(by path: String) -> Bool {
+        DirectoryIdentity(path) == self
+    }
+}
