@@ -39,6 +39,10 @@ public enum LogError: Error, Sendable, CustomStringConvertible {
             // A backup on read-only media, a mount made read-only: the owner meets it too.
             return "the file system is read-only (\(error)); ingest, serve and rebuild write to the data directory: copy it to writable storage "
                 + "or remount it (stats, reports, verify and head read it as it is); nothing was written"
+        case .io(let error) where error.errno == EACCES || error.errno == EPERM:
+            // Mostly a file a command run as root made in a ledger another user serves.
+            return "permission denied (\(error)); run subledger as the user that owns the data directory (the one the server runs as), "
+                + "and give that user back any file another user made in it (`chown -R USER DATA_DIR`, as root); nothing was written"
         case .io(let error):
             return "I/O error: \(error)"
         case .invalidRecord(let reason):

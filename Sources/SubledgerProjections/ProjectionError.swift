@@ -63,6 +63,10 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
             return "cannot open the projection database in \(path): the file system is read-only (\(detail)); reading the ledger opens "
                 + "it for writing, to fold what the log holds beyond it: copy the data directory to writable storage (`head`, `verify` "
                 + "and `quarantine list` read it as it is); nothing was changed"
+        case .accessDenied(let path, let detail, _) where Self.ownedByThisUser(path) && access(path, W_OK) != 0:
+            // Its owner's own write permission taken away (`chmod -R a-w`): no one else's files to give back.
+            return "cannot open the projection database in \(path): permission denied (\(detail)); this user owns \(path) but may not "
+                + "write to it (its permissions): give the write permission back with `chmod -R u+w \(Self.dataDirectory(of: path))`; nothing was changed"
         case .accessDenied(let path, let detail, _) where Self.ownedByThisUser(path):
             // Files made in it by another user (a command run as root): running as its owner,
             // which this user is, would not help.

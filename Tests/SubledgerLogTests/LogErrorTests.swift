@@ -14,4 +14,10 @@ struct LogErrorTests {
         let other = "\(LogError.io(SystemError(call: "pread /mnt/ledger/log/0.seg", errno: EIO)))"
         #expect(other.hasPrefix("I/O error: pread /mnt/ledger/log/0.seg") && !other.contains("read-only"), "\(other)")
     }
+
+    @Test("a file of the ledger this user may not open says to run as its owner and give back what another user made, naming the file", arguments: [EACCES, EPERM])
+    func permissionDenied(errno: Int32) {
+        let denied = "\(LogError.io(SystemError(call: "open /srv/ledger/evidence/0.seg", errno: errno)))"
+        #expect(denied.contains("open /srv/ledger/evidence/0.seg") && denied.contains("as the user that owns the data directory") && denied.contains("chown -R"), "\(denied)")
+    }
 }
