@@ -50,16 +50,17 @@ struct HeadCommandTests {
         #expect(ledger.run("verify", "--head", earlier["hash"] as! String, "--at", position).exitCode == .success)
     }
 
-    @Test("verify --head inside the log where no event starts is a usage error (2), not damage; at or past its end it is the audit's: the head's event may be what was cut")
+    @Test("verify --head inside the log where no event starts is a usage error (2), not damage, as is head's logEnd given with its hash; at or past its end otherwise it is the audit's: the head's event may be what was cut")
     func positionNotAnEvent() throws {
         let head = try ledger.json("head")
         let hash = try #require(head["hash"] as? String)
         let (position, end) = (try #require(UInt64(head["position"] as! String)), try #require(UInt64(head["logEnd"] as! String)))
-        for at in [position + 1, end - 1, 3] {
+        for at in [position + 1, end - 1, 3, end] {
             #expect(ledger.run("verify", "--head", hash, "--at", String(at)).exitCode == .usage, "\(at)")
         }
-        for at in [end, end + 1000] {
-            #expect(ledger.run("verify", "--head", hash, "--at", String(at)).exitCode == .corruption, "\(at)")
+        let other = String(repeating: "ab", count: 32)
+        for (digest, at) in [(other, end), (hash, end + 1000)] {
+            #expect(ledger.run("verify", "--head", digest, "--at", String(at)).exitCode == .corruption, "\(at)")
         }
     }
 
