@@ -5,9 +5,10 @@ forgot to stop the service. The server kept the old directory's files open and w
 it acknowledged messages into the directory moved aside (lost to whoever deletes it), and its
 clean close wrote markers into the restored copy, which then refused to open.
 
-It must acknowledge nothing more once the path names the copy, stop with exit 1 (so systemd's
-`Restart=on-failure` opens the copy), and leave the copy as the backup made it: `verify` passes,
-and a server started on it takes every message the copy lacks. Loopback only, bounded.
+It must acknowledge nothing more once the path names the copy, stop with exit 4 (which the unit
+does not restart: a restart mid-restore would open a copy still being written), and leave the copy
+as the backup made it: `verify` passes, and a server started on it takes every message the copy
+lacks. Loopback only, bounded.
 
 Usage: restore-http.py SUBLEDGER_BINARY
 """
@@ -56,7 +57,7 @@ def main():
             server.kill(); server.wait(); code = "none (killed after 15 s)"
         errors.seek(0)
         said = errors.read()
-        if code != 1: problems.append(f"serve exited {code}, not 1")
+        if code != 4: problems.append(f"serve exited {code}, not 4")
         if "moved or replaced" not in said: problems.append(f"serve did not say why it stopped: {said[-400:]!r}")
         verified = subprocess.run([binary, "--data", data, "verify"], capture_output=True, text=True)
         if verified.returncode != 0: problems.append(f"verify of the restored copy exit {verified.returncode}: {verified.stderr.strip()[-400:]}")
@@ -69,7 +70,7 @@ def main():
             for problem in problems: print(f"restore-http: {problem}", file=sys.stderr)
             print("restore-http: failed")
             return 1
-        print(f"restore-http: with the copy in place 0 of 5 acknowledged ({during}); serve stopped with exit 1 naming why; "
+        print(f"restore-http: with the copy in place 0 of 5 acknowledged ({during}); serve stopped with exit 4 naming why; "
               "the copy verifies and a server on it took the 15 messages it lacked")
         return 0
     finally:

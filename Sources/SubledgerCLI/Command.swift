@@ -34,4 +34,9 @@ public enum ExitCode: Int32, Sendable {
     case failure = 1
     case usage = 2
     case corruption = 3
+    /// `serve` only, beyond the contract's four: its data directory was moved or replaced while
+    /// it ran (a restore with the server running). Not restarted by the unit
+    /// (`RestartPreventExitStatus=`): a restart in the middle of the restore would open, or
+    /// create, a directory the restore is still writing.
+    case directoryMoved = 4
 }

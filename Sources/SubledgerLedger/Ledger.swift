@@ -49,6 +49,8 @@ public final class Ledger: Sendable {
         self.directory = directory
         let layout = DataDirectoryLayout(directory)
         self.layout = layout
+        // Before anything is read: a move while the projection folds on open must show too.
+        let opened = DirectoryIdentity(directory)
         configuration = try LedgerConfiguration.load(from: directory)
         let roots = try configuration.loadRoots(from: directory)
         guard !roots.isEmpty else {
@@ -63,6 +65,17 @@ public final class Ledger: Sendable {
             directory: layout.projections, logDirectory: layout.log,
             settings: RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog), observer: rebuildObserver)
         projections = ProjectionFollower(store, flushEveryEvents: snapshotEveryEvents)
+        places = [(directory, opened), (layout.log, DirectoryIdentity(layout.log)), (layout.evidence, DirectoryIdentity(layout.evidence))]
+    }
+
+    /// The data directory and its two logs, as opened.
+    private let places: [(path: String, identity: DirectoryIdentity?)]
+
+    /// Whether the data directory and its logs are still where they were opened: false once one
+    /// was moved or replaced (a restore done with the ledger open), when its path names another
+    /// ledger's files, which the logs then refuse to append to (`LogWriter`).
+    public var isInPlace: Bool {
+        places.allSatisfy { place in place.identity.map { $0.isNamed(by: place.path) } ?? true }
     }
 
     /// Runs `open`, which takes the log's writer lock, waiting first for a command that holds it
@@ -81,8 +94,12 @@ public final class Ledger: Sendable {
     /// the next open folds only what comes after it and can check it for damage), then closes
     /// the logs. The log's writer lock is held until the seal: a command that finds it free
     /// seals the database itself, and must not while this process still writes it.
+    ///
+    /// Moved or replaced while open, it neither folds nor seals: what its paths name now is
+    /// another ledger's, whose log would be folded into this projection.
     public func close() {
-        pipeline.close(beforeReleasing: projections.close)
+        let inPlace = isInPlace
+        pipeline.close(beforeReleasing: { self.projections.close(catchingUp: inPlace) })
     }
 
     /// Runs `body` with the projection as of every event acknowledged so far (a read folds first

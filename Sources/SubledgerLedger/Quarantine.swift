@@ -133,7 +133,7 @@ final class Quarantine: Sendable {
     /// `body`, its damage in the quarantine said with what sets it right.
     static func sayingWhatMendsDamage<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch LogError.corrupted(var problem) {
-            problem.detail += "; the next `ingest`, `serve` or `quarantine retry` sets the damaged quarantine aside whole and keeps its readable entries in a new one"
+            problem.remedy = "the next `ingest`, `serve` or `quarantine retry` sets the damaged quarantine aside whole and keeps its readable entries in a new one"
             throw LogError.corrupted(problem)
         }
     }

@@ -41,8 +41,8 @@ public enum LogError: Error, Sendable, CustomStringConvertible {
                 + "or remount it (stats, reports, verify and head read it as it is); nothing was written"
         case .io(let error) where error.errno == EACCES || error.errno == EPERM:
             // Mostly a file a command run as root made in a ledger another user serves.
-            return "permission denied (\(error)); run subledger as the user that owns the data directory (the one the server runs as), "
-                + "and give that user back any file another user made in it (`chown -R USER DATA_DIR`, as root); nothing was written"
+            return "permission denied (\(error)); run subledger as the user that owns the files named (for a ledger, the user its server runs as), "
+                + "and give that user back any file another user made there (`chown -R USER DIR`, as root); nothing was written"
         case .io(let error):
             return "I/O error: \(error)"
         case .invalidRecord(let reason):
@@ -77,6 +77,10 @@ public struct LogProblem: Sendable, Equatable, CustomStringConvertible {
     public var offset: Int64
     public var kind: Kind
     public var detail: String
+    /// What mends it, where the log's owner knows better than the general advice (the
+    /// quarantine, which the next ingestion sets aside); kept when `LogError.verified()` names
+    /// the damage anew.
+    public var remedy: String?
 
     public init(file: String, offset: Int64, kind: Kind, detail: String) {
         self.file = file
@@ -85,23 +89,19 @@ public struct LogProblem: Sendable, Equatable, CustomStringConvertible {
         self.detail = detail
     }
 
-    public var description: String { "\(kind.rawValue) in \(file) at offset \(offset): \(detail)" }
+    public var description: String { "\(kind.rawValue) in \(file) at offset \(offset): \(detail)" + (remedy.map { "; " + $0 } ?? "") }
 }
 
 extension LogError {
     /// This error as the log's own check names it: a read of one frame cannot tell an append a
     /// crash cut short (a torn tail, cut when the log is next opened for writing) from damage to
     /// restore from a backup; `verify` of the log the problem is in can. Costs a scan of that
-    /// log, so it is for the error path. Where the check finds the same kind of damage, what a
-    /// caller added to the detail (what mends it) is kept after the check's own.
+    /// log, so it is for the error path. The problem's `remedy` is kept.
     public func verified() -> LogError {
         guard case .corrupted(let problem) = self, let slash = problem.file.lastIndex(of: "/"),
               var found = try? LogReader(directory: String(problem.file[..<slash])).verify().problems.first
         else { return self }
-        if found.kind == problem.kind {
-            let said = found.detail.split(separator: "; ")
-            for clause in problem.detail.split(separator: "; ") where !said.contains(clause) { found.detail += "; " + clause }
-        }
+        found.remedy = problem.remedy
         return .corrupted(found)
     }
 }

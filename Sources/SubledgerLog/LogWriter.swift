@@ -62,8 +62,8 @@ public final class LogWriter: @unchecked Sendable {
     public let recovery: RecoveryReport
     /// The directory opened: segments and markers are written by path, so a path that names
     /// another directory since (moved, or replaced by a restore while the log was open) must
-    /// not get them; appends then fail (`requireSameDirectory`).
-    private let identity: DirectoryIdentity?
+    /// not get them: appends then fail, and the close writes no marker.
+    private let identity: DirectoryIdentity
     /// Whether the log had been closed cleanly when opened (its `ClosedMarker` in place): nothing
     /// a crash cut short can follow its last record.
     public let openedClosedCleanly: Bool
@@ -118,7 +118,8 @@ public final class LogWriter: @unchecked Sendable {
         self.options = options
         do { try SystemCalls.makeDirectories(directory) } catch { throw .io(error) }
         lock = try WriterLock(directory: directory)
-        identity = DirectoryIdentity(directory)
+        guard let identity = DirectoryIdentity(directory) else { throw .io(SystemError(call: "stat \(directory)", errno: errno)) }
+        self.identity = identity
 
         var list: SegmentList
         do { list = try SegmentList(directory: directory) } catch { throw .io(error) }
@@ -207,6 +208,17 @@ public final class LogWriter: @unchecked Sendable {
 
     deinit {
         if fd >= 0 { SystemCalls.close(fd) }
+    }
+
+    /// Where the log in `directory` will end once opened for writing (a torn tail cut, by the
+    /// rules `init` cuts by), read without writing anything; nil when it has no segment or does
+    /// not read, which opening it reports. For a caller that must refuse before anything is cut.
+    public static func endOnOpening(directory: String) -> LogPosition? {
+        guard let list = try? SegmentList(directory: directory), let last = list.segments.last,
+              let walk = try? SegmentWalk(mappingFile: last.path), walk.problems.isEmpty
+        else { return nil }
+        // A segment created without a header is removed: the log ends where it would have begun.
+        return LogPosition(rawValue: last.firstPosition + UInt64(walk.header == nil ? 0 : walk.validEnd))
     }
 
     /// Waits for in-flight appends, then closes the active segment. Later appends fail.
@@ -333,7 +345,7 @@ public final class LogWriter: @unchecked Sendable {
             if allocatedSize > fileSize, (try? SystemCalls.ftruncate(fd, fileSize)) != nil { allocatedSize = fileSize }
             // The marker vouches for the end only once the data and the size are durable; after
             // a failure the end is not known for sure, and the next open recovers as after a crash.
-            if !closedMarkerInPlace, failure == nil, identity.map({ $0.isNamed(by: directory) }) ?? false, (try? SystemCalls.fsync(fd)) != nil {
+            if !closedMarkerInPlace, failure == nil, identity.isNamed(by: directory), (try? SystemCalls.fsync(fd)) != nil {
                 try? ClosedMarker.write(LogPosition(rawValue: segmentFirstPosition + UInt64(fileSize)), in: directory)
             }
             SystemCalls.close(fd)
@@ -355,7 +367,7 @@ public final class LogWriter: @unchecked Sendable {
         if pending.withLock({ $0.closed }) { return fail(batch, .unavailable("the log is closed")) }
         if let failure { return fail(batch, .unavailable(failure)) }
         // A stat a group: nothing next to the fsync it comes with.
-        guard identity.map({ $0.isNamed(by: directory) }) ?? false else {
+        guard identity.isNamed(by: directory) else {
             failure = "the log directory \(directory) was moved or replaced while the log was open (a restore done with the ledger running?): "
                 + "nothing more is written, to it or to what is there now; stop the process and start it again, which opens what is at \(directory)"
             return fail(batch, .unavailable(failure!))

@@ -1,31 +1,28 @@
 import Dispatch
-import SubledgerCore
 import Synchronization
 
-/// Tells, once, that the data directory's path no longer names the directory the server opened:
-/// moved, or replaced by a restore done with the server running. The logs refuse appends from
-/// then on (`LogWriter`), but reads by path would answer from the other directory, and the
-/// webhook's acknowledgements wait for a fold that reads there: a restart is what mends it.
+/// Tells, once, that the ledger's data directory or one of its logs is no longer where it was
+/// opened: moved, or replaced by a restore done with the server running. The logs refuse appends
+/// from then on (`LogWriter`), but reads by path would answer from the other directory, and the
+/// webhook's acknowledgements wait for a fold that reads there: the server must stop.
 public final class DataDirectoryWatch: Sendable {
-    private let path: String
-    private let identity: DirectoryIdentity?
+    private let isInPlace: @Sendable () -> Bool
     private let onMoved: @Sendable () -> Void
     private let stopped = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     static let period = 1.0
 
-    /// Watches the directory `path` names now.
-    public init(path: String, onMoved: @escaping @Sendable () -> Void) {
-        self.path = path
-        identity = DirectoryIdentity(path)
+    /// Asks `isInPlace` every second (`Ledger.isInPlace`, which compares with what was opened).
+    public init(isInPlace: @escaping @Sendable () -> Bool, onMoved: @escaping @Sendable () -> Void) {
+        self.isInPlace = isInPlace
         self.onMoved = onMoved
     }
 
     public func start() {
         DispatchQueue.global(qos: .utility).async { [self] in
             while !stopped.load(ordering: .acquiring) {
-                if let identity, !identity.isNamed(by: path) {
+                if !isInPlace() {
                     onMoved()
                     break
                 }

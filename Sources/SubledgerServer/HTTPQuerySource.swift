@@ -9,16 +9,25 @@ import SubledgerProjections
 /// commands", and `?at-position=1000`, ignored, once answered with today's figures.
 final class HTTPQuerySource: QueryParameterSource {
     let parameters: QueryParameters
+    /// A name as the request wrote it, by the name it is read as, for error messages.
+    private let written: [String: String]
     private var asked: Set<String> = []
 
     init(_ parameters: QueryParameters) {
         self.parameters = QueryParameters(parameters.items.map { .init(name: Self.camelCased($0.name), value: $0.value) })
+        written = Dictionary(parameters.items.map { (Self.camelCased($0.name), $0.name) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// `by-product` as `byProduct`; a name without a hyphen as it is.
+    /// `by-product` as `byProduct`; a name without a hyphen, or with one at an end or doubled
+    /// (`-format`, which is no command's spelling of `format`), as it is.
     static func camelCased(_ name: String) -> String {
-        guard name.contains("-") else { return name }
-        return name.split(separator: "-").enumerated().map { $0 == 0 ? String($1) : $1.prefix(1).uppercased() + $1.dropFirst() }.joined()
+        let pieces = name.split(separator: "-", omittingEmptySubsequences: false)
+        guard pieces.count > 1, pieces.allSatisfy({ !$0.isEmpty }) else { return name }
+        return pieces.enumerated().map { $0 == 0 ? String($1) : $1.prefix(1).uppercased() + $1.dropFirst() }.joined()
+    }
+
+    func spelling(_ name: String) -> String {
+        written[name] ?? name
     }
 
     func value(_ name: String) -> String? {
@@ -40,7 +49,7 @@ final class HTTPQuerySource: QueryParameterSource {
             // The code a bad value of it gets.
             let code = item.name == "atPosition" ? "invalid_position" : "invalid_\(item.name)"
             throw QueryError(kind: .badParameter, code: code,
-                             detail: Self.givenMoreThanOnce(item.name, parameters.items.filter { $0.name == item.name }.map(\.value)))
+                             detail: Self.givenMoreThanOnce(spelling(item.name), parameters.items.filter { $0.name == item.name }.map(\.value)))
         }
     }
 
@@ -49,6 +58,6 @@ final class HTTPQuerySource: QueryParameterSource {
     func requireEveryNameAsked(besides routeNames: Set<String> = []) throws(QueryError) {
         let known = asked.union(routeNames)
         guard let name = parameters.items.map(\.name).first(where: { !known.contains($0) }) else { return }
-        throw QueryError(kind: .badParameter, code: "unknown_parameter", detail: "\(name) is not a parameter of this route; it takes \(known.sorted().joined(separator: ", "))")
+        throw QueryError(kind: .badParameter, code: "unknown_parameter", detail: "\(spelling(name)) is not a parameter of this route; it takes \(known.sorted().joined(separator: ", "))")
     }
 }

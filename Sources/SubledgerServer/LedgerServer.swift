@@ -72,7 +72,8 @@ public struct LedgerServer: Sendable {
         // Told by the decoded path the router matches: `/v1/%68ead` is the head too.
         configuration.isSlowRead = { request in
             guard let segments = request.pathSegments, segments.count > 1, segments[0] == "v1" else { return false }
-            return segments == ["v1", "head"] || (segments.count == 3 && segments[1] == "reports" && request.query["atPosition"] != nil)
+            return segments == ["v1", "head"]
+                || (segments.count == 3 && segments[1] == "reports" && request.query.contains { HTTPQuerySource.camelCased($0.name) == "atPosition" })
         }
         return configuration
     }

@@ -117,6 +117,7 @@ struct AppleAnswerTests {
         #expect(wait("-3") == nil)
         // HTTP's date form, which a proxy in between may send: an instant, as Apple's is.
         #expect(wait("Wed, 21 Oct 2015 07:28:00 GMT") == nil, "past: the backoff")
+        #expect(wait("Thu, 01 Jan 1970 00:01:40 GMT") == nil, "a date before 1973 is a date, not seconds to wait")
         #expect(wait("Mon, 21 Sep 2026 14:13:27 GMT") == 7, "1_790_000_000_000 ms is 2026-09-21T14:13:20Z")
         #expect(HTTPClient.Response.httpDate("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777_000)
         for malformed in ["Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sunday, 06-Nov-94 08:49:37 GMT", "soon"] {

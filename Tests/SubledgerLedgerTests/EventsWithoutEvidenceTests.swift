@@ -88,12 +88,20 @@ struct EventsWithoutEvidenceTests {
         #expect(try events() == all)
     }
 
-    @Test("evidence cut short inside a record, under several batches: the refusal leaves the evidence log's torn tail as it found it")
-    func refusalKeepsTheEvidenceTornTail() throws {
+    @Test("evidence cut short under several batches, ending in a torn tail (a record cut, or bytes that are no frame): the refusal leaves it as it found it", arguments: [false, true])
+    func refusalKeepsTheEvidenceTornTail(garbage: Bool) throws {
         let (_, all, _) = try ledger()
-        // Inside the first batch's first message: both batches lose their evidence.
-        try loseEvidence(after: LogPosition(rawValue: UInt64(LogFormat.segmentHeaderSize) + 100), markers: ["log", "evidence"])
+        // Inside the first batch's first message, or at its start with bytes no frame begins
+        // with after it: both batches lose their evidence.
+        let header = UInt64(LogFormat.segmentHeaderSize)
+        try loseEvidence(after: LogPosition(rawValue: garbage ? header : header + 100), markers: ["log", "evidence"])
         let segment = directory.file("data/evidence/00000000000000000000.seg")
+        if garbage {
+            let handle = try #require(FileHandle(forWritingAtPath: segment))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(repeating: 0xAB, count: 64))
+            try handle.close()
+        }
         let before = try Data(contentsOf: URL(fileURLWithPath: segment))
         #expect(throws: LogError.self) { try Ledger(directory: data) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: segment)) == before)

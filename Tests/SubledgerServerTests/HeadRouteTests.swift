@@ -46,7 +46,7 @@ struct HeadRouteTests {
         let configuration = LedgerServer.httpConfiguration(host: "127.0.0.1", port: 0)
         #expect(configuration.slowReadThreads > 0)
         for target in ["/v1/head", "/v1/reports/revenue?from=2026-01-01&to=2026-01-31&atPosition=120", "/v1/reports/mrr?atPosition=7",
-                       "/v1/%68ead", "/%761/head", "/v1/%72eports/mrr?atPosition=7", "/v1/reports/%6Drr?atPosition=7"] {
+                       "/v1/%68ead", "/%761/head", "/v1/%72eports/mrr?atPosition=7", "/v1/reports/%6Drr?atPosition=7", "/v1/reports/mrr?at-position=7"] {
             #expect(configuration.isSlowRead(try HTTPRequest(method: "GET", target: target)), "\(target)")
         }
         for target in ["/v1/customers/1000?atPosition=7", "/v1/reports/revenue?from=2026-01-01&to=2026-01-31", "/v1/events?limit=1000", "/", "/metrics"] {

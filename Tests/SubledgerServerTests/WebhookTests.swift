@@ -309,6 +309,12 @@ struct ReadAPITests {
         #expect(NSDictionary(dictionary: cliSpelling.json) == NSDictionary(dictionary: try fixture.get(report + "atPosition=\(end)&byProduct=1").json))
         #expect(cliSpelling.json["atPosition"] as? String == end)
         #expect(try fixture.get(report + "at-position=\(end)&atPosition=\(end)").json["error"] as? String == "invalid_position", "given twice")
+        // Named as the request wrote it; a hyphen at an end or doubled is no command's spelling.
+        let history = try fixture.get("/v1/customers/2000000000000001/history?as-of=2026-01-01")
+        #expect((history.json["detail"] as? String)?.hasPrefix("as-of is not a parameter") == true, "\(history.json)")
+        for name in ["-format", "in-", "by--product"] {
+            #expect(try fixture.get(report + "\(name)=json").json["error"] as? String == "unknown_parameter", "\(name)")
+        }
         for target in ["/v1/customers/2000000000000001?at=56", "/v1/customers/2000000000000001/history?as-of=2026-01-01",
                        "/v1/events?typ=renewed", "/v1/events/stream?customr=x", "/v1/events/stream?limit=2", "/v1/reports/mrr?by-product=1"] {
             let response = try fixture.get(target)

@@ -23,7 +23,10 @@ extension HTTPClient {
         /// such an instant.
         public func retryAfter(nowMillis: Int64) -> Double? {
             guard let text = headers["retry-after"]?.trimmingWhitespace else { return nil }
-            guard let value = Int64(text) ?? Self.httpDate(text), value >= 0 else { return nil }
+            guard let value = Int64(text) else {
+                return Self.httpDate(text).flatMap { $0 > nowMillis ? Double($0 - nowMillis) / 1000 : nil }
+            }
+            guard value >= 0 else { return nil }
             guard value >= 100_000_000_000 else { return Double(value) }
             return value > nowMillis ? Double(value - nowMillis) / 1000 : nil
         }

@@ -22,7 +22,8 @@ enum ServeCommand: Command {
             .init("--mapped-memory-limit", "MB", "resident database pages above which they are handed back to the OS page cache, bounding RSS (default: 256; 0: no limit)"),
         ],
         formats: false,
-        notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM, SIGINT or SIGHUP."],
+        notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM, SIGINT or SIGHUP,",
+                "or until its data directory is moved or replaced under it (a restore done with it running): then it exits 4."],
         example: "subledger --data /srv/subledger serve --listen 0.0.0.0:8080 --token-file /etc/subledger/token")
 
     /// The file's token, without the whitespace around it.
@@ -98,13 +99,14 @@ enum ServeCommand: Command {
             ? MappedMemoryLimit(bytes: mappedLimit << 20, metrics: service.metrics, release: { try ledger.releaseMappedPages() }, log: { Output.diagnostic("serve: " + $0) })
             : nil
         mapped?.start()
-        // Stopped with exit 1, so that `Restart=on-failure` opens what is there now.
+        // Stopped here, not by a signal: one raised while a stop asked for is under way, its
+        // handler already given back, would end the process before the ledger closed.
         let moved = Atomic<Bool>(false)
-        let watch = DataDirectoryWatch(path: data.path) {
+        let watch = DataDirectoryWatch(isInPlace: { ledger.isInPlace }) {
             moved.store(true, ordering: .releasing)
             Output.diagnostic("serve: the data directory \(data.path) was moved or replaced while serving (a restore done with the server running?); "
-                + "appends are refused from now on, and the server stops so that a restart opens what is there now")
-            kill(getpid(), SIGTERM)
+                + "appends are refused from now on, and the server stops")
+            server.shutdown()
         }
         watch.start()
         let signal = server.runUntilSignal(signals)
@@ -114,8 +116,9 @@ enum ServeCommand: Command {
         mapped?.stop()
         ledger.close()
         guard !moved.load(ordering: .acquiring) else {
-            Output.diagnostic("serve: stopped: the data directory was moved or replaced; the logs at \(data.path) now were left as they were")
-            return CommandResult(nil, .failure)
+            Output.diagnostic("serve: stopped (exit 4, which the unit does not restart): the data directory was moved or replaced, and what is at "
+                + "\(data.path) now was left as it was; once a restore there is complete and `subledger --data \(data.path) verify` passes, start the server again")
+            return CommandResult(nil, .directoryMoved)
         }
         Output.diagnostic("serve: stopped (signal \(signal)); the log is synced and closed")
         return CommandResult(nil)

@@ -22,11 +22,14 @@ struct CSVRenderer {
         return ([header] + records).map { $0.map(Self.field).joined(separator: ",") + "\r\n" }.joined()
     }
 
-    /// A record per scalar in `value`, named by its path; a string as it is, null empty, any
-    /// other scalar as its JSON text.
+    /// A record per scalar in `value`, named by its path; a string as it is, null and an empty
+    /// array or object empty, any other scalar as its JSON text.
     private static func flatten(_ value: JSON, path: String, into records: inout [[String]]) {
         func child(_ name: String) -> String { path.isEmpty ? name : path + "." + name }
         switch value {
+        // Empty, a record of its own with no value: a field left out would read as one never asked.
+        case .object(let members) where members.isEmpty: records.append([path, ""])
+        case .array(let elements) where elements.isEmpty: records.append([path, ""])
         case .object(let members): for (name, member) in members { flatten(member, path: child(name), into: &records) }
         case .array(let elements): for (index, element) in elements.enumerated() { flatten(element, path: child(String(index)), into: &records) }
         case .string(let text): records.append([path, text])

@@ -66,8 +66,12 @@ public struct DirectoryIdentity: Sendable, Equatable {
         inode = UInt64(info.st_ino)
     }
 
-    /// Whether `path` still names this directory.
+    /// Whether `path` still names this directory. A `stat` that fails for another reason than
+    /// the path being gone (EIO, ESTALE on a network file system) tells nothing, and answers true:
+    /// a passing fault must not stop a ledger as if it had been moved.
     public func isNamed(by path: String) -> Bool {
-        DirectoryIdentity(path) == self
+        var info = stat()
+        guard stat(path, &info) == 0 else { return errno != ENOENT && errno != ENOTDIR }
+        return info.st_mode & S_IFMT == S_IFDIR && UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
     }
 }

@@ -76,7 +76,7 @@ final class IngestionPipeline: Sendable {
         // Refused before the evidence log opens, which would cut its torn tail: a refusal cuts
         // nothing of an evidence log that something other than a crash cut short. Where it does
         // not read, its own open says why.
-        if let evidenceEnd = try? LogReader(directory: layout.evidence).summary().endPosition {
+        if let evidenceEnd = LogWriter.endOnOpening(directory: layout.evidence) {
             _ = try Self.eventsWithoutEvidence(events, evidence: layout.evidence, end: evidenceEnd)
         }
         let evidenceLog = try LogWriter(directory: layout.evidence, options: logOptions)
