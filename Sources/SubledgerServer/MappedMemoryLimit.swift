@@ -1,6 +1,4 @@
-import Dispatch
 import SubledgerHTTP
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -21,12 +19,9 @@ public final class MappedMemoryLimit: Sendable {
     private let release: @Sendable () throws -> Void
     private let residentBytes: @Sendable () -> Int?
     private let log: @Sendable (String) -> Void
-    private let stopped = Atomic<Bool>(false)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let periodic = PeriodicCheck(every: 0.25)
     private let releases: Metrics.Counter
     private let resident: Metrics.Gauge
-    static let period = 0.25
     /// The limit unless configured: the pages a busy reader keeps warm, far below a large
     /// ledger's databases.
     public static let defaultMegabytes = 256
@@ -66,20 +61,13 @@ public final class MappedMemoryLimit: Sendable {
 
     /// Starts checking on a thread of its own.
     public func start() {
-        DispatchQueue.global(qos: .utility).async { [self] in
-            while !stopped.load(ordering: .acquiring) {
-                check()
-                _ = wake.wait(timeout: .now() + Self.period)
-            }
-            finished.signal()
+        periodic.start { [self] in
+            check()
+            return true
         }
     }
 
-    public func stop() {
-        stopped.store(true, ordering: .releasing)
-        wake.signal()
-        finished.wait()
-    }
+    public func stop() { periodic.stop() }
 
     /// Resident file-backed and shared memory of this process, from `/proc/self/statm` (its third
     /// field, in pages); nil where that file does not exist.
