@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 import SubledgerLedger
 
 /// The data directory a command works on (`--data`, else `SUBLEDGER_DATA`, else `./subledger-data`).
@@ -60,6 +61,20 @@ struct DataDirectory: Sendable {
         guard FileIO.exists(layout.configuration) || FileIO.exists(layout.incompleteBackup) else {
             throw UsageError("\(path) is not a data directory (it has no config.json); create one with `subledger init --bundle-id YOUR_BUNDLE_ID` or pass --data DIR")
         }
+    }
+
+    /// Refuses root a command that writes into a data directory another user owns: the files it
+    /// makes there (a log segment, a database) would be root's, and the owner's server could not
+    /// open them at its next start. A command that only reads (`verify`, `head`, `stats`,
+    /// reports) is not refused.
+    func requireNotRootInAnothersLedger() throws(UsageError) {
+        var status = stat()
+        guard geteuid() == 0, stat(path, &status) == 0, status.st_uid != 0 else { return }
+        let name = SystemUser.name(status.st_uid)
+        let owner = name.map { "\($0) (uid \(status.st_uid))" } ?? "uid \(status.st_uid)"
+        let run = name.map { "`sudo -u \($0) subledger ...`" } ?? "that user"
+        throw UsageError("\(path) belongs to \(owner), and this runs as root: files it would make there (a log segment, a database) would be root's, "
+            + "and the ledger's server could not open them; run it as the owner (\(run))")
     }
 
     /// The projection database, caught up with the log: works beside a running server.

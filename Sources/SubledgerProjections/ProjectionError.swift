@@ -70,7 +70,7 @@ public struct ProjectionError: Error, Sendable, CustomStringConvertible {
         case .accessDenied(let path, let detail, _) where Self.ownedByThisUser(path):
             // Files made in it by another user (a command run as root): running as its owner,
             // which this user is, would not help.
-            let user = Self.userName ?? "the data directory's owner"
+            let user = SystemUser.name(geteuid()) ?? "the data directory's owner"
             return "cannot open the projection database in \(path): permission denied (\(detail)); this user owns \(path) but not "
                 + "every file in it (a command run as another user, root perhaps, made some): give them back with "
                 + "`chown -R \(user) \(Self.dataDirectory(of: path))`; nothing was changed"
@@ -94,17 +94,6 @@ extension ProjectionError {
     /// The data directory a projections directory is in: what the other user's files may be anywhere in.
     private static func dataDirectory(of projections: String) -> String {
         projections.hasSuffix("/projections") ? String(projections.dropLast("/projections".count)) : projections
-    }
-
-    /// `getpwuid_r`: a message may be described on several threads at once.
-    private static var userName: String? {
-        var entry = passwd()
-        var found: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        return buffer.withUnsafeMutableBufferPointer { storage in
-            guard let base = storage.baseAddress, getpwuid_r(geteuid(), &entry, base, storage.count, &found) == 0, found != nil, let name = entry.pw_name else { return nil }
-            return String(cString: name)
-        }
     }
 
     /// What opening the database in `directory` failing with `error` means when the cause is

@@ -632,6 +632,21 @@ struct DamageTests {
         }
     }
 
+    @Test("root is refused the commands that write into a ledger another user owns (their files would be root's, which the owner's server cannot open), not those that read",
+          .enabled(if: geteuid() == 0, "needs root, to give the ledger to another user"))
+    func rootRefusedInAnothersLedger() throws {
+        let copy = try LedgerCopy()
+        #expect(chown(copy.data, 65534, 65534) == 0)
+        let said = try Self.runBinary(["--data", copy.data, "ingest", "/dev/null"])
+        #expect(said.status == 2 && said.stderr.contains("uid 65534") && said.stderr.contains("run it as the owner"), "\(said.stderr)")
+        for argv in [["rebuild"], ["quarantine", "retry"], ["init", "--bundle-id", "com.example.subledger"]] {
+            #expect(copy.tool.run(["--data", copy.data] + argv).exitCode == .usage, "\(argv)")
+        }
+        for argv in [["verify"], ["head"], ["stats"]] {
+            #expect(copy.tool.run(["--data", copy.data] + argv).exitCode == .success, "\(argv)")
+        }
+    }
+
     @Test("events --after a position inside a record is still a usage error (2)")
     func afterInsideARecord() {
         #expect(SimulatedLedger.shared.run("events", "--after", "70", "--json").exitCode == .usage)

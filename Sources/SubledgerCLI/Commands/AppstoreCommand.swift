@@ -91,6 +91,7 @@ enum AppstoreCommand: Command {
         // usage error (exit 2) with credentials or without.
         let request = try Request(action, arguments)
         try context.data.requireExisting()
+        try context.data.requireNotRootInAnothersLedger()
         let configuration = try LedgerConfiguration.load(from: context.data.path)
         let environment = arguments.value("--environment") ?? configuration.environments.first ?? "Production"
         guard ["Production", "Sandbox"].contains(environment) else {

@@ -65,6 +65,7 @@ enum IngestCommand: Command {
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         try arguments.allow(help)
         try context.data.requireExisting()
+        try context.data.requireNotRootInAnothersLedger()
         let files = arguments.positional.isEmpty ? ["-"] : arguments.positional
         try requireReadable(files)
         let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen(context.data))

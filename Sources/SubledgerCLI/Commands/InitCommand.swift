@@ -61,6 +61,7 @@ enum InitCommand: Command {
 
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         try arguments.allow(help)
+        try context.data.requireNotRootInAnothersLedger()
         return try Ledger.changingConfiguration(of: context.data.path, waiting: {
             Output.progress("init: waiting for another init or a backup of \(context.data.path) to finish")
         }, warning: { Output.diagnostic("subledger init: warning: " + $0) }) {

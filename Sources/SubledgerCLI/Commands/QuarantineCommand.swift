@@ -84,6 +84,7 @@ enum QuarantineCommand: Command {
         let action = arguments.positional.first
         guard action == "list" || action == "retry" else { throw UsageError("quarantine takes `list` or `retry`") }
         if action == "list" { return try list(arguments.format, context) }
+        try context.data.requireNotRootInAnothersLedger()
         let ledger = try Ledger(directory: context.data.path, rebuildObserver: RebuildReporter.onOpen(context.data))
         defer { ledger.close() }
         let results = try ledger.retryQuarantine(recordedAt: context.clock())

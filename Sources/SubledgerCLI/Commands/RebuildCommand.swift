@@ -48,6 +48,7 @@ enum RebuildCommand: Command {
             return strategy
         } ?? .automatic
         try context.data.requireExisting()
+        try context.data.requireNotRootInAnothersLedger()
         let summary = try Ledger.rebuildProjections(directory: context.data.path, strategy: strategy, observer: RebuildReporter.explicit(context.data))
         return CommandResult(Result(summary: summary))
     }

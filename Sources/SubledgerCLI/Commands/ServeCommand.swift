@@ -53,6 +53,7 @@ enum ServeCommand: Command {
         try arguments.allow(help)
         let data = context.data
         try data.requireExisting()
+        try data.requireNotRootInAnothersLedger()
         let listen = arguments.value("--listen") ?? "127.0.0.1:8080"
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else {
             throw UsageError("--listen takes HOST:PORT, not '\(listen)'")
