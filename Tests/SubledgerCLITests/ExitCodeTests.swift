@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import SubledgerCLI
 import SubledgerLedger
+import SubledgerLog
 import SubledgerTestSupport
 import Testing
 
@@ -650,6 +651,20 @@ struct DamageTests {
     @Test("events --after a position inside a record is still a usage error (2)")
     func afterInsideARecord() {
         #expect(SimulatedLedger.shared.run("events", "--after", "70", "--json").exitCode == .usage)
+    }
+
+    @Test("stats in the state a power loss leaves (the last message's evidence never reached the disk) counts what is there and warns that the next open cuts it")
+    func statsWarnsOfEventsWithoutEvidence() throws {
+        let copy = try LedgerCopy()
+        let evidence = copy.data + "/evidence"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: evidence).filter { $0.hasSuffix(".seg") }.count == 1)
+        let last = try #require(try LogReader(directory: evidence).summary().lastPosition)
+        #expect(truncate(try copy.firstSegment(of: "evidence"), off_t(last.rawValue)) == 0)
+        for log in ["log", "evidence"] { try? FileManager.default.removeItem(atPath: copy.data + "/\(log)/CLOSED") }
+        let said = try Self.runBinary(["--data", copy.data, "stats"])
+        #expect(said.status == 0)
+        #expect(said.stderr.contains("warning: the counts include events whose evidence is not in the evidence log"), "\(said.stderr)")
+        #expect(try !Self.runBinary(["--data", SimulatedLedger.shared.data, "stats"]).stderr.contains("warning"))
     }
 
     @Test("after a torn tail is cut and its message ingested again, stats counts each message once, as head does")

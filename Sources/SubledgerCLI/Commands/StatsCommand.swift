@@ -74,6 +74,11 @@ enum StatsCommand: Command {
         let events = FileIO.exists(data.log) ? try LogReader(directory: data.log).summary() : nil
         let evidence = FileIO.exists(data.evidence) ? try LogReader(directory: data.evidence).summary() : nil
         let quarantine = FileIO.exists(data.layout.quarantine) ? try LogReader(directory: data.layout.quarantine).summary() : nil
+        // Counted as they are, but said: a power loss's last batch, which the next open cuts.
+        if let last = events?.lastPosition, let end = evidence?.endPosition,
+           let problem = try EvidenceCoverage.problem(directory: data.path, lastEvent: last, evidenceEnd: end) {
+            Output.diagnostic(data.spelling("subledger stats: warning: the counts include events whose evidence is not in the evidence log: \(problem.detail); `subledger verify` names them"))
+        }
         return CommandResult(Result(
             events: events, evidence: evidence, quarantine: quarantine, customers: projection.customers,
             quarantined: try Ledger.quarantinedCount(directory: data.path), checkpoint: projection.checkpoint?.description,

@@ -20,17 +20,23 @@ public enum EvidenceCoverage {
         guard FileIO.exists(layout.log), FileIO.exists(layout.evidence) else { return [] }
         let events = LogReader(directory: layout.log)
         // A log that does not read is named by its own check, not as a short one.
-        guard let last = try? events.summary().lastPosition, let record = try? events.record(at: last),
-              record.kind == EventRecord.kind, let end = try? LogReader(directory: layout.evidence).summary().endPosition else { return [] }
+        guard let last = try? events.summary().lastPosition, let end = try? LogReader(directory: layout.evidence).summary().endPosition else { return [] }
+        return try problem(directory: directory, lastEvent: last, evidenceEnd: end).map { [$0] } ?? []
+    }
+
+    /// As `problems(directory:)`, for a caller that has read the two logs' ends already.
+    public static func problem(directory: String, lastEvent last: LogPosition, evidenceEnd end: LogPosition) throws -> LogProblem? {
+        let layout = DataDirectoryLayout(directory)
+        guard let record = try? LogReader(directory: layout.log).record(at: last), record.kind == EventRecord.kind else { return nil }
         let reference = try record.payload.withUnsafeBytes { payload in
             try EventRecord.split(payload).map { try EventView($0.event).evidence }
         }
-        guard let reference else { return [] }
+        guard let reference else { return nil }
         let needed = reference.position + UInt64(LogFormat.frameHeaderSize) + UInt64(reference.length)
-        guard needed > end.rawValue else { return [] }
-        return [LogProblem(
+        guard needed > end.rawValue else { return nil }
+        return LogProblem(
             file: layout.evidence, offset: Int64(end.rawValue), kind: .truncated,
-            detail: "the events up to position \(last) refer to evidence up to position \(needed), past the evidence log's end (\(end)): it was cut short (after a power loss, the next open cuts the last batch's events, never acknowledged; anything more: restore evidence/ from a backup)")]
+            detail: "the events up to position \(last) refer to evidence up to position \(needed), past the evidence log's end (\(end)): it was cut short (after a power loss, the next open cuts the last batch's events, never acknowledged; anything more: restore evidence/ from a backup)")
     }
 
     /// One log missing beside the other that holds records (one that does not read is named by
