@@ -25,13 +25,18 @@ enum ClosedMarker {
         return UInt64(String(decoding: bytes[..<(count - 1)], as: UTF8.self)).map(LogPosition.init(rawValue:))
     }
 
-    /// What a log that ends at `end` while its marker says `closed` has suffered, and the way on.
-    static func mismatch(end: LogPosition, closed: LogPosition) -> String {
-        let what = end < closed
-            ? "records were cut off, or an older copy of a segment was put back"
-            : "something appended to it without removing \(name) (an older subledger?)"
-        return "the log ends at position \(end), but it was closed cleanly at position \(closed): \(what); restore the segment from a backup, or, "
-            + "to accept the log as it is (after putting back a segment on purpose), remove \(name) from its directory"
+    /// A log that ends at `end` while its marker says `closed`: what it has suffered, and the way on.
+    static func mismatch(file: String, offset: Int64, end: LogPosition, closed: LogPosition) -> LogProblem {
+        var problem = LogProblem(file: file, offset: offset, kind: .truncated, detail: "the log ends at position \(end), but it was closed cleanly at position \(closed): ")
+        if end < closed {
+            problem.detail += "records were cut off, or an older copy of a segment was put back"
+            problem.remedy = "restore the segment from a backup, or, to accept the log as it is (after putting back a segment on purpose), remove \(name) from its directory"
+        } else {
+            // Nothing lost: restoring a backup would throw away what was appended since.
+            problem.detail += "something appended to it without removing \(name), as a subledger older than 2026-12-05 does (a rollback?)"
+            problem.remedy = "if the records after \(closed) are that build's, remove \(name) from this log's directory (and from the data directory's other logs) to take them"
+        }
+        return problem
     }
 
     /// Records `end` durably: written aside, synced, renamed into place, the directory synced.

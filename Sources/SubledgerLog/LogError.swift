@@ -32,7 +32,8 @@ public enum LogError: Error, Sendable, CustomStringConvertible {
         case .corrupted(let problem) where problem.kind == .tornTail:
             return "the log ends in an append a crash cut short: \(problem); `subledger ingest` or `serve` cuts it, and its message, never acknowledged, is sent again by its sender"
         case .corrupted(let problem):
-            return "log corrupted: \(problem); run `subledger verify` for the full list, and restore the segment from a backup"
+            return "log corrupted: \(problem); " + (problem.remedy.map { "\($0); `subledger verify` lists all the damage" }
+                ?? "run `subledger verify` for the full list, and restore the segment from a backup")
         case .noSpace(let error):
             return "disk full (\(error)); nothing was written — free space and retry"
         case .io(let error) where error.errno == EROFS:
@@ -77,9 +78,10 @@ public struct LogProblem: Sendable, Equatable, CustomStringConvertible {
     public var offset: Int64
     public var kind: Kind
     public var detail: String
-    /// What mends it, where the log's owner knows better than the general advice (the
-    /// quarantine, which the next ingestion sets aside); kept when `LogError.verified()` names
-    /// the damage anew.
+    /// What mends it, said in place of the general advice (restore the segment from a backup)
+    /// where it is known better: the quarantine, which the next ingestion sets aside; a log
+    /// appended to past its clean-close marker, whose records are whole. Kept when
+    /// `LogError.verified()` names the damage anew.
     public var remedy: String?
 
     public init(file: String, offset: Int64, kind: Kind, detail: String) {
@@ -89,7 +91,10 @@ public struct LogProblem: Sendable, Equatable, CustomStringConvertible {
         self.detail = detail
     }
 
-    public var description: String { "\(kind.rawValue) in \(file) at offset \(offset): \(detail)" + (remedy.map { "; " + $0 } ?? "") }
+    public var description: String { "\(kind.rawValue) in \(file) at offset \(offset): \(detail)" }
+
+    /// The detail and, when known, what mends it: as a list of damage (`verify`) shows it.
+    public var detailAndRemedy: String { detail + (remedy.map { "; " + $0 } ?? "") }
 }
 
 extension LogError {

@@ -172,9 +172,9 @@ public struct LogReader: Sendable {
         // (its last frame cut short reads as the end of the data), a longer one was appended to
         // by something that left the marker.
         if let closed, counted.summary.endPosition != closed || counted.lastSegment == nil {
-            throw LogError.corrupted(LogProblem(
+            throw LogError.corrupted(ClosedMarker.mismatch(
                 file: counted.lastSegment?.path ?? directory, offset: Int64(counted.summary.endPosition.rawValue - (counted.lastSegment?.firstPosition ?? 0)),
-                kind: .truncated, detail: ClosedMarker.mismatch(end: counted.summary.endPosition, closed: closed)))
+                end: counted.summary.endPosition, closed: closed))
         }
         return counted.summary
     }

@@ -130,7 +130,7 @@ package struct SegmentWalk {
         }
         // Damage before the end is named already, and the valid prefix stops at it.
         guard header != nil, end == closed.rawValue || !problems.isEmpty else {
-            return LogProblem(file: segment.path, offset: validEnd, kind: .truncated, detail: ClosedMarker.mismatch(end: LogPosition(rawValue: end), closed: closed))
+            return ClosedMarker.mismatch(file: segment.path, offset: validEnd, end: LogPosition(rawValue: end), closed: closed)
         }
         return nil
     }

@@ -225,6 +225,33 @@ struct LogRecoveryTests {
         }
     }
 
+    @Test("appended to past its clean-close marker (a build that does not know it), the log is refused saying its records are whole and removing the marker takes them, not to restore a backup; one cut short still says restore")
+    func appendedPastTheMarker() throws {
+        let dir = TemporaryDirectory()
+        _ = try makeLog(dir, count: 3)
+        let marker = dir.path + "/" + ClosedMarker.name
+        let stale = readFile(marker)
+        let writer = try LogWriter(directory: dir.path)
+        _ = try writer.append([LogRecord(kind: 1, payload: [1, 2, 3])])
+        writer.close()
+        writeFile(marker, stale)
+        for open in [{ _ = try LogWriter(directory: dir.path) }, { _ = try LogReader(directory: dir.path).summary() }] as [() throws -> Void] {
+            let refused = #expect(throws: LogError.self) { try open() }
+            let said = refused.map { "\($0)" } ?? ""
+            #expect(said.contains("older than 2026-12-05") && said.contains("remove CLOSED") && !said.contains("restore the segment from a backup"), "\(said)")
+        }
+        #expect(try LogReader(directory: dir.path).verify().problems.contains { $0.detailAndRemedy.contains("remove CLOSED from this log's directory") })
+        try FileManager.default.removeItem(atPath: marker)
+        #expect(try LogReader(directory: dir.path).summary().records == 4)
+
+        let segment = try dir.segments().last!
+        let original = readFile(segment)
+        writeFile(segment, Array(original[..<(original.count - 5)]))
+        writeFile(marker, Array("\(try LogReader(directory: dir.path).summary().endPosition.rawValue + 5)\n".utf8))
+        let cut = #expect(throws: LogError.self) { _ = try LogReader(directory: dir.path).summary() }
+        #expect(cut.map { "\($0)" }?.contains("restore the segment from a backup") == true)
+    }
+
     @Test("a session that appends nothing leaves the clean-close marker; the first append removes it, so a crash after it recovers as before")
     func markerFollowsAppends() throws {
         let dir = TemporaryDirectory()

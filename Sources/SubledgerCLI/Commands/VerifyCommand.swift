@@ -29,7 +29,7 @@ enum VerifyCommand: Command {
                 ("records", .int(records)),
                 ("bytes", .int(bytes)),
                 ("problems", .array(problems.map { problem in
-                    .object([("file", .string(problem.file)), ("offset", .int(problem.offset)), ("kind", .string(problem.kind.rawValue)), ("detail", .string(problem.detail))])
+                    .object([("file", .string(problem.file)), ("offset", .int(problem.offset)), ("kind", .string(problem.kind.rawValue)), ("detail", .string(problem.detailAndRemedy))])
                 })),
             ]).serialized()
         }
@@ -41,7 +41,7 @@ enum VerifyCommand: Command {
                 tables: [Table(
                     title: "problems",
                     columns: [.init("file", key: "file", limit: 60, cut: .middle), .init("offset", key: "offset"), .init("kind", key: "kind"), .init("detail", key: "detail", limit: 60)],
-                    rows: problems.map { [.text($0.file), .number(Int64($0.offset)), .text($0.kind.rawValue), .text($0.detail)] })])
+                    rows: problems.map { [.text($0.file), .number(Int64($0.offset)), .text($0.kind.rawValue), .text($0.detailAndRemedy)] })])
         }
     }
 
