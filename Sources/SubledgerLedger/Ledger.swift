@@ -50,7 +50,7 @@ public final class Ledger: Sendable {
         let layout = DataDirectoryLayout(directory)
         self.layout = layout
         // Before anything is read: a move while the projection folds on open must show too.
-        let opened = DirectoryIdentity(directory)
+        opened = DirectoryIdentity(directory)
         configuration = try LedgerConfiguration.load(from: directory)
         let roots = try configuration.loadRoots(from: directory)
         guard !roots.isEmpty else {
@@ -65,17 +65,16 @@ public final class Ledger: Sendable {
             directory: layout.projections, logDirectory: layout.log,
             settings: RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog), observer: rebuildObserver)
         projections = ProjectionFollower(store, flushEveryEvents: snapshotEveryEvents)
-        places = [(directory, opened), (layout.log, DirectoryIdentity(layout.log)), (layout.evidence, DirectoryIdentity(layout.evidence))]
     }
 
-    /// The data directory and its two logs, as opened.
-    private let places: [(path: String, identity: DirectoryIdentity?)]
+    /// The data directory as opened.
+    private let opened: DirectoryIdentity?
 
     /// Whether the data directory and its logs are still where they were opened: false once one
     /// was moved or replaced (a restore done with the ledger open), when its path names another
     /// ledger's files, which the logs then refuse to append to (`LogWriter`).
     public var isInPlace: Bool {
-        places.allSatisfy { place in place.identity.map { $0.isNamed(by: place.path) } ?? true }
+        (opened?.isNamed(by: directory) ?? true) && pipeline.isInPlace
     }
 
     /// Runs `open`, which takes the log's writer lock, waiting first for a command that holds it

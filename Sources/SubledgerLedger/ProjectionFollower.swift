@@ -227,9 +227,9 @@ final class ProjectionFollower: Sendable {
     }
 
     /// Folds what is left and seals the database, so the next open folds only what comes after
-    /// it and can check it for damage. Call when nothing appends any more.
-    /// `catchingUp`: folds what is left and seals the database; without, it only lets waiters go
-    /// (the data directory was moved or replaced: its path names another ledger's log and files).
+    /// it and can check it for damage. Call when nothing appends any more. Without `catchingUp`
+    /// it only lets waiters go (the data directory was moved or replaced: its path names another
+    /// ledger's log and files).
     func close(catchingUp: Bool = true) {
         closed.store(true, ordering: .releasing)
         let resumed = folding.sync {

@@ -64,6 +64,9 @@ public final class LogWriter: @unchecked Sendable {
     /// another directory since (moved, or replaced by a restore while the log was open) must
     /// not get them: appends then fail, and the close writes no marker.
     private let identity: DirectoryIdentity
+
+    /// Whether `directory` still names the directory opened (`identity`).
+    public var isInPlace: Bool { identity.isNamed(by: directory) }
     /// Whether the log had been closed cleanly when opened (its `ClosedMarker` in place): nothing
     /// a crash cut short can follow its last record.
     public let openedClosedCleanly: Bool
@@ -345,7 +348,7 @@ public final class LogWriter: @unchecked Sendable {
             if allocatedSize > fileSize, (try? SystemCalls.ftruncate(fd, fileSize)) != nil { allocatedSize = fileSize }
             // The marker vouches for the end only once the data and the size are durable; after
             // a failure the end is not known for sure, and the next open recovers as after a crash.
-            if !closedMarkerInPlace, failure == nil, identity.isNamed(by: directory), (try? SystemCalls.fsync(fd)) != nil {
+            if !closedMarkerInPlace, failure == nil, isInPlace, (try? SystemCalls.fsync(fd)) != nil {
                 try? ClosedMarker.write(LogPosition(rawValue: segmentFirstPosition + UInt64(fileSize)), in: directory)
             }
             SystemCalls.close(fd)
@@ -367,7 +370,7 @@ public final class LogWriter: @unchecked Sendable {
         if pending.withLock({ $0.closed }) { return fail(batch, .unavailable("the log is closed")) }
         if let failure { return fail(batch, .unavailable(failure)) }
         // A stat a group: nothing next to the fsync it comes with.
-        guard identity.isNamed(by: directory) else {
+        guard isInPlace else {
             failure = "the log directory \(directory) was moved or replaced while the log was open (a restore done with the ledger running?): "
                 + "nothing more is written, to it or to what is there now; stop the process and start it again, which opens what is at \(directory)"
             return fail(batch, .unavailable(failure!))

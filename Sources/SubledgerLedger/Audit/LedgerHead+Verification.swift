@@ -34,11 +34,18 @@ extension LedgerHead {
                 detail: "position \(position) is inside the log but no event starts there; pass the `position` that `subledger head` printed with the hash")
         }
         // At the end itself the head's event may be what was cut off: that is for the audit.
-        if position == end, let last, (try? compute(directory: directory, at: last))?.hex == hash.lowercased() {
-            throw QueryError(
-                kind: .badParameter, code: "invalid_position",
-                detail: "position \(position) is the log's end (`logEnd`), where no event starts; the hash is the head at the last event, \(last): pass --at \(last), the `position` that `subledger head` printed with it")
+        if position == end, let last {
+            try refuseIfHead(at: last, is: hash, directory: directory,
+                             "position \(position) is the log's end (`logEnd`), where no event starts; the hash is the head at the last event, \(last)")
         }
+    }
+
+    /// Throws `invalid_position` when `hash` is the head at the event at `event`, the one before
+    /// the position given: `head`'s `logEnd` given for its `position`, which an audit would
+    /// report as damage (exit 3). `why` says where the position given lies.
+    private static func refuseIfHead(at event: LogPosition, is hash: String, directory: String, _ why: String) throws {
+        guard (try? compute(directory: directory, at: event))?.hex == hash.lowercased() else { return }
+        throw QueryError(kind: .badParameter, code: "invalid_position", detail: "\(why): pass --at \(event), the `position` that `subledger head` printed with it")
     }
 
     /// Reads every byte of both logs up to the head at `position` and compares the head they give
@@ -113,10 +120,9 @@ extension LedgerHead {
             // A `logEnd` given for a head's `position`, once the ledger grew past it, is the
             // position of the event after the head's: the digest of another prefix, which was
             // reported as a rewrite of the ledger (exit 3).
-            if problems.isEmpty, let previous, (try? compute(directory: directory, at: previous))?.hex == hash.lowercased() {
-                throw QueryError(
-                    kind: .badParameter, code: "invalid_position",
-                    detail: "the hash is the head at \(previous), the event before \(position): \(position) is that head's `logEnd`, where the next event started as the ledger grew; pass --at \(previous), the `position` that `subledger head` printed with it")
+            if problems.isEmpty, let previous {
+                try refuseIfHead(at: previous, is: hash, directory: directory,
+                                 "the hash is the head at \(previous), the event before \(position): \(position) is that head's `logEnd`, where the next event started as the ledger grew")
             }
             if problems.isEmpty {
                 problems.append(.init(

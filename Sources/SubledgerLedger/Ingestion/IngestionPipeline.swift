@@ -96,6 +96,9 @@ final class IngestionPipeline: Sendable {
         }
     }
 
+    /// Whether both logs' directories are still where they were opened (`LogWriter.isInPlace`).
+    var isInPlace: Bool { events.isInPlace && evidence.log.isInPlace }
+
     /// Waits for the batch in progress, runs `beforeReleasing` with nothing appending and the
     /// logs still held, then closes the logs and the index; later ingestion fails.
     func close(beforeReleasing: () -> Void) {
