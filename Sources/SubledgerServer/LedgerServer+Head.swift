@@ -8,16 +8,17 @@ extension LedgerServer {
     /// so it covers every acknowledged event.
     func head(_ request: HTTPRequest) throws -> HTTPResponse {
         // `?at-position=` or `?position=` answered today's head to an auditor asking for a past one.
+        // Every problem with `at` is `invalid_position`, as a position no event starts at is.
         let parameters = HTTPQuerySource(request.query)
         let given = parameters.values("at")
         try parameters.requireEveryNameAsked()
         guard given.count <= 1 else {
-            throw HTTPError(.badRequest, code: "invalid_at", detail: "at is given more than once; give the one position the digest is to cover")
+            throw HTTPError(.badRequest, code: "invalid_position", detail: "at is given more than once; give the one position the digest is to cover")
         }
         var position: LogPosition?
         if let text = given.first {
             guard let parsed = LogPosition(text) else {
-                throw HTTPError(.badRequest, code: "invalid_at", detail: "at is a log position (a decimal number), not \(text)")
+                throw HTTPError(.badRequest, code: "invalid_position", detail: "at is a log position (a decimal number), not \(text)")
             }
             position = parsed
         }

@@ -27,7 +27,10 @@ struct HeadRouteTests {
         for target in ["/v1/head?position=1", "/v1/head?at-position=1"] {
             #expect(try get(target).json["error"] as? String == "unknown_parameter", "\(target)")
         }
-        #expect(try get("/v1/head?at=1&at=2").json["error"] as? String == "invalid_at")
+        // One code for every problem with the position, as the report routes' `atPosition`.
+        for target in ["/v1/head?at=1&at=2", "/v1/head?at=nowhere", "/v1/head?at=1"] {
+            #expect(try get(target).json["error"] as? String == "invalid_position", "\(target)")
+        }
 
         #expect(try fixture.post(fixture.notification(2)).status == 200)
         let second = try get("/v1/head")
