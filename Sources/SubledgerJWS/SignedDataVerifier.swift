@@ -14,6 +14,12 @@ import SubledgerCrypto
 /// - the signature must be 64 bytes of raw `r || s` that verify with the leaf key over
 ///   `header_b64.payload_b64`.
 ///
+/// Data signed on a developer's machine (Xcode's StoreKit testing, environments `Xcode` and
+/// `LocalTesting`) carries one self-signed certificate in `x5c`, where Apple's library skips
+/// verification altogether. When the caller allows it for a message (`allowingLocalSigner`), such
+/// a message verifies when that certificate is, byte for byte, one of the configured roots, is
+/// valid at the instant and its key made the signature.
+///
 /// Chains that passed are cached (keyed by SHA-256 of the two certificates' base64 text, which
 /// ``ParsedJWSHeader`` computes once per distinct header) with the leaf key and the three
 /// validity windows, so verifying another message from a known chain costs one validity
@@ -45,13 +51,18 @@ public final class SignedDataVerifier: Sendable {
     }
 
     /// Verifies `jws` with every certificate's validity evaluated at `instantMillis` (epoch
-    /// milliseconds; for App Store data, the payload's `signedDate`).
-    public func verify(_ jws: CompactJWS, at instantMillis: Int64) throws(VerificationError) {
+    /// milliseconds; for App Store data, the payload's `signedDate`). `allowingLocalSigner`: the
+    /// message may be signed by one configured root alone, as Xcode's StoreKit testing signs.
+    public func verify(_ jws: CompactJWS, at instantMillis: Int64, allowingLocalSigner: Bool = false) throws(VerificationError) {
         guard jws.algorithm == "ES256" else {
             throw VerificationError(.unsupportedAlgorithm, "the JWS header says alg \"\(jws.algorithm)\"; App Store signed data uses ES256 only")
         }
+        if jws.x5c.count == 1, allowingLocalSigner {
+            return try verifyLocallySigned(jws, at: instantMillis)
+        }
         guard jws.x5c.count == 3 else {
-            throw VerificationError(.chainInvalid, "the JWS x5c header holds \(jws.x5c.count) certificates; App Store signed data carries exactly 3 (leaf, intermediate, root)")
+            let local = jws.x5c.count == 1 ? "; Xcode's StoreKit testing signs with one certificate, which only a message of the Xcode or LocalTesting environment may, in a ledger that accepts that environment (`subledger init --environment Xcode --root CERT`)" : ""
+            throw VerificationError(.chainInvalid, "the JWS x5c header holds \(jws.x5c.count) certificates; App Store signed data carries exactly 3 (leaf, intermediate, root)\(local)")
         }
         let key = jws.header.chainKey
         let chain: VerifiedChain
@@ -62,6 +73,31 @@ public final class SignedDataVerifier: Sendable {
             cache.withLock { $0.insert(chain, for: key) }
         }
         try chain.checkValidity(at: instantMillis)
+        try checkSignature(of: jws, under: chain)
+    }
+
+    /// A message signed by the one certificate in its `x5c`, which must be a configured root.
+    private func verifyLocallySigned(_ jws: CompactJWS, at instantMillis: Int64) throws(VerificationError) {
+        let certificate = try Self.certificate(jws.x5c[0], role: "x5c[0]")
+        guard trustedRoots.contains(where: { $0.der == certificate.der }) else {
+            let configured = trustedRoots.isEmpty ? "none" : trustedRoots.map(\.fingerprintLabel).joined(separator: "; ")
+            throw VerificationError(.chainUntrusted, "the message is signed by one certificate (\(certificate.fingerprintLabel)), as Xcode's StoreKit testing signs, and it is not a configured root (configured: \(configured)); to trust it, run `subledger init` with it as --root CERT (in Xcode, Editor > Save Public Certificate), beside every other root to trust")
+        }
+        let key: ECPublicKey
+        do {
+            key = try certificate.publicKey
+        } catch {
+            throw VerificationError(.chainInvalid, "the x5c certificate's key is unusable: \(error.message)")
+        }
+        guard key.curve == .p256 else {
+            throw VerificationError(.chainInvalid, "the x5c certificate has a \(key.curve.rawValue) key; ES256 needs P-256")
+        }
+        let chain = VerifiedChain(leafKey: key, leafKeyID: key.subjectPublicKeyInfo, certificates: [.init(role: "signing", certificate: certificate)])
+        try chain.checkValidity(at: instantMillis)
+        try checkSignature(of: jws, under: chain)
+    }
+
+    private func checkSignature(of jws: CompactJWS, under chain: VerifiedChain) throws(VerificationError) {
         guard jws.signature.count == ECPublicKey.es256SignatureCount else {
             throw VerificationError(.signatureInvalid, "the JWS signature is \(jws.signature.count) bytes; ES256 signatures are \(ECPublicKey.es256SignatureCount) bytes (raw r||s); the message was truncated or altered")
         }
@@ -142,6 +178,15 @@ public final class SignedDataVerifier: Sendable {
         if !root.identifiesIssuer(root) { return "its key usage or key identifiers do not let it issue certificates" }
         if root.pathLengthConstraint == 0 { return "its pathLen 0 allows no intermediate CA, and Apple's chain has one" }
         if root.hasUnknownCriticalExtension { return "it has an extension marked critical that is not understood (RFC 5280 requires refusing it)" }
+        return nil
+    }
+
+    /// Why `certificate` cannot sign messages alone, as Xcode's StoreKit testing certificate
+    /// does (`verify(_:at:allowingLocalSigner:)`), or nil.
+    public static func flaw(asLocalSigner certificate: Certificate) -> String? {
+        if certificate.subjectName != certificate.issuerName || !certificate.isSigned(by: certificate) { return "it is not self-signed" }
+        guard let key = try? certificate.publicKey, key.curve == .p256 else { return "its key is not P-256, which ES256 signatures need" }
+        if certificate.hasUnknownCriticalExtension { return "it has an extension marked critical that is not understood (RFC 5280 requires refusing it)" }
         return nil
     }
 

@@ -153,6 +153,7 @@ extension Ledger {
         let layout = DataDirectoryLayout(directory)
         // Everything given is read and checked before anything is written: a bad second root or
         // catalog must leave the directory as it was, not half updated or unable to open.
+        let signedLocally = environments.contains { SubledgerAppStore.AppStoreEnvironment(rawValue: $0).isSignedLocally }
         let rootCertificates = try rootFiles.map { file throws(LedgerError) in
             guard let bytes = FileIO.read(file) else { throw LedgerError.configuration("cannot read root certificate \(file)") }
             let root: Certificate
@@ -165,8 +166,12 @@ extension Ledger {
                 throw LedgerError.configuration("\(file) holds \(blocks) certificates; give each root as a --root of its own (split the file, one certificate in each)")
             }
             // Verification would refuse every chain under it, each message quarantined as chain_invalid.
+            // Xcode's StoreKit testing certificate signs alone, and need not be a CA.
             if let flaw = SignedDataVerifier.flaw(asRoot: root) {
-                throw LedgerError.configuration("\(file) (\(root.fingerprintLabel)) cannot anchor a chain: \(flaw); give the root of the chain, or for Apple's messages no --root at all (Apple Root CA - G3 is built in)")
+                guard signedLocally, SignedDataVerifier.flaw(asLocalSigner: root) == nil else {
+                    let alone = signedLocally ? ", nor sign messages alone (\(SignedDataVerifier.flaw(asLocalSigner: root)!))" : ""
+                    throw LedgerError.configuration("\(file) (\(root.fingerprintLabel)) cannot anchor a chain: \(flaw)\(alone); give the root of the chain, or for Apple's messages no --root at all (Apple Root CA - G3 is built in)")
+                }
             }
             return bytes
         }

@@ -26,6 +26,32 @@ struct SignedDataVerifierTests {
         #expect(verifier.rejection(text, at: Self.instant) == nil)
     }
 
+    @Test("one self-signed certificate in x5c, as Xcode's StoreKit testing signs, verifies only where allowed, when it is a configured root with a P-256 key valid at the instant that made the signature")
+    func locallySigned() throws {
+        let key = try ECPrivateKey(generating: .p256)
+        func selfSigned(_ key: ECPrivateKey) throws -> Certificate {
+            try CertificateBuilder(profile: .root, subject: DistinguishedName(commonName: "StoreKit Testing in Xcode"), serialNumber: 7,
+                                   notBefore: Self.validity.lowerBound, notAfter: Self.validity.upperBound).selfSigned(key: key)
+        }
+        let certificate = try selfSigned(key)
+        let local = SignedDataVerifier(trustedRoots: [pki.root, certificate])
+        let text = JWSSigner(key: key, x5c: [certificate.der]).sign(payload: payload)
+        #expect(local.rejection(text, at: Self.instant, allowingLocalSigner: true) == nil)
+        #expect(local.rejection(text, at: Self.instant) == .chainInvalid)
+        #expect(local.rejection(text, at: Instant.y2027 + 86_400_000, allowingLocalSigner: true) == .certificateExpired)
+        #expect(verifier.rejection(text, at: Self.instant, allowingLocalSigner: true) == .chainUntrusted)
+        let other = try ECPrivateKey(generating: .p256)
+        #expect(local.rejection(JWSSigner(key: other, x5c: [certificate.der]).sign(payload: payload), at: Self.instant, allowingLocalSigner: true) == .signatureInvalid)
+        // A configured root that is no P-256 key cannot have made an ES256 signature.
+        let p384 = try selfSigned(try ECPrivateKey(generating: .p384))
+        let wide = try Forge.jws(headerJSON: Forge.header(x5c: [p384.der]), payload: payload, key: key)
+        #expect(SignedDataVerifier(trustedRoots: [p384]).rejection(wide, at: Self.instant, allowingLocalSigner: true) == .chainInvalid)
+        // Allowing it loosens nothing else: Apple's chain is checked as ever.
+        #expect(local.rejection(pki.signer.sign(payload: payload), at: Self.instant, allowingLocalSigner: true) == nil)
+        let twoOfThree = JWSSigner(key: pki.leafKey, x5c: [pki.leaf.der, pki.intermediate.der]).sign(payload: payload)
+        #expect(local.rejection(twoOfThree, at: Self.instant, allowingLocalSigner: true) == .chainInvalid)
+    }
+
     @Test("a tampered payload fails the signature, also when the chain is already cached")
     func tamperedPayload() throws {
         let text = pki.signer.sign(payload: payload)

@@ -66,9 +66,9 @@ enum Forge {
 
 extension SignedDataVerifier {
     /// Parses and verifies; the error if any, for `#expect(... == .reason)`.
-    func rejection(_ text: [UInt8], at instant: Int64) -> VerificationError.Reason? {
+    func rejection(_ text: [UInt8], at instant: Int64, allowingLocalSigner: Bool = false) -> VerificationError.Reason? {
         do {
-            try verify(CompactJWS(text), at: instant)
+            try verify(CompactJWS(text), at: instant, allowingLocalSigner: allowingLocalSigner)
             return nil
         } catch {
             return error.reason

@@ -24,4 +24,8 @@ public struct AppStoreEnvironment: RawRepresentable, Hashable, Sendable, CustomS
 
     /// Signed by StoreKit local testing; not signed by Apple.
     public static let localTesting = Self(rawValue: "LocalTesting")
+
+    /// Whether the environment's data is signed on a developer's machine, by one self-signed
+    /// certificate rather than Apple's chain.
+    public var isSignedLocally: Bool { self == .xcode || self == .localTesting }
 }

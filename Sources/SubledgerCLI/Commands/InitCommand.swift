@@ -30,6 +30,7 @@ enum InitCommand: Command {
         notes: [
             "Run again on a data directory, init changes the settings it is given and keeps the others (roots, catalog and API credentials included).",
             "A ledger is one app's: once its log holds events, its bundle id no longer changes, nor its app Apple id from the one its Production messages carry (another app needs a data directory of its own).",
+            "Xcode's StoreKit testing signs with one certificate of its own: for its data, --environment Xcode --root the certificate Xcode saves (Editor > Save Public Certificate).",
         ],
         example: "subledger --data /srv/subledger init --bundle-id com.example.app --app-apple-id 1234567890")
 

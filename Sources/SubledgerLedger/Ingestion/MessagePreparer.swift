@@ -103,22 +103,25 @@ struct MessagePreparer: Sendable {
         }
         var transaction: TransactionPayload?
         var renewal: RenewalInfoPayload?
-        var nested: [(text: [UInt8], jws: CompactJWS, signedDate: Int64?)] = []
+        var nested: [(text: [UInt8], jws: CompactJWS, signedDate: Int64?, environment: SubledgerAppStore.AppStoreEnvironment?)] = []
         if let text = notification.data?.signedTransactionInfo {
             let (inner, payload) = try nestedJWS(text, as: TransactionPayload.self, name: "signedTransactionInfo")
             transaction = payload
-            nested.append((inner.text, inner.jws, payload.signedDate))
+            nested.append((inner.text, inner.jws, payload.signedDate, payload.environment))
         }
         if let text = notification.data?.signedRenewalInfo {
             let (inner, payload) = try nestedJWS(text, as: RenewalInfoPayload.self, name: "signedRenewalInfo")
             renewal = payload
-            nested.append((inner.text, inner.jws, payload.signedDate))
+            nested.append((inner.text, inner.jws, payload.signedDate, payload.environment))
         }
         // One rule dates the event and checks the certificates: a notification without
         // signedDate (early 2022 format) uses its nested transaction's (docs/ingestion.md).
         let instant = EventMapping.effectiveAt(notification: notification, transaction: transaction, renewal: renewal)
-        try verifier.verify(jws, at: instant)
-        for (_, inner, signedDate) in nested { try verifier.verify(inner, at: signedDate ?? instant) }
+        let environment = EventMapping.environment(notification: notification, transaction: transaction, renewal: renewal)
+        try verifier.verify(jws, at: instant, allowingLocalSigner: allowsLocalSigner(environment))
+        for inner in nested {
+            try verifier.verify(inner.jws, at: inner.signedDate ?? instant, allowingLocalSigner: allowsLocalSigner(inner.environment))
+        }
 
         // One without `data` (RESCIND_CONSENT, EXTERNAL_PURCHASE_TOKEN) is checked as strictly as
         // one with; one that names no app (a container this version does not know) is refused.
@@ -126,7 +129,6 @@ struct MessagePreparer: Sendable {
             throw VerificationError(.bundleMismatch, "the \(notification.notificationType?.rawValue ?? "") notification has none of data, summary, externalPurchaseToken and appData, where this version reads which app it is for, so it cannot be told to be this ledger's; if Apple added the type since, `subledger quarantine retry` takes it after an upgrade")
         }
         let (bundleId, appAppleId) = EventMapping.app(of: notification)
-        let environment = EventMapping.environment(notification: notification, transaction: transaction, renewal: renewal)
         try checkApp(bundleId: bundleId, environment: environment?.rawValue, of: "the notification")
         try checkAppAppleId(appAppleId, environment: environment?.rawValue)
         if let transaction {
@@ -146,7 +148,7 @@ struct MessagePreparer: Sendable {
         guard let signedDate = transaction.signedDate else {
             throw VerificationError(.payloadInvalid, "the transaction has no signedDate")
         }
-        try verifier.verify(jws, at: signedDate)
+        try verifier.verify(jws, at: signedDate, allowingLocalSigner: allowsLocalSigner(transaction.environment))
         try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, of: "the transaction")
         // Same transactionId with identical signed content is a duplicate; new content is new.
         let key = "t:" + transaction.transactionId! + ":" + Self.digest(jws.payload)
@@ -163,7 +165,7 @@ struct MessagePreparer: Sendable {
         guard let signedDate = renewal.signedDate else {
             throw VerificationError(.payloadInvalid, "the renewal info has no signedDate")
         }
-        try verifier.verify(jws, at: signedDate)
+        try verifier.verify(jws, at: signedDate, allowingLocalSigner: allowsLocalSigner(renewal.environment))
         guard taken else {
             throw VerificationError(
                 .payloadInvalid,
@@ -174,6 +176,13 @@ struct MessagePreparer: Sendable {
         return PreparedMessage(key: key, evidence: EvidenceCodec.draft(key: key, message: message, outer: jws, nested: [])) { evidence in
             EventMapping.event(backfilled: renewal, evidence: evidence)
         }
+    }
+
+    /// Whether a message of `environment` may be signed by one configured root alone, as Xcode's
+    /// StoreKit testing signs: only in an environment so signed that this ledger accepts.
+    private func allowsLocalSigner(_ environment: SubledgerAppStore.AppStoreEnvironment?) -> Bool {
+        guard let environment, environment.isSignedLocally else { return false }
+        return configuration.environments.contains(environment.rawValue)
     }
 
     static func digest(_ payload: [UInt8]) -> String {
