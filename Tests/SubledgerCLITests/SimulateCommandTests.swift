@@ -20,4 +20,17 @@ struct SimulateCommandTests {
         let json = tool.run(["simulate", "--customers", "3", "--months", "2", "--start", "2026-12-15", "--out", directory.file("json"), "--json"]).output
         #expect(json.contains("\"runsPastToday\":true"))
     }
+
+    @Test("a workload that ended before today says up to which day its reports compare with expected.json: after it, the subscriptions it left renewing lapse")
+    func pastWorkloadSaysWhereToCompare() {
+        let directory = TemporaryDirectory()
+        // The clock reads 2027-01-15; this one ends mid-month, on 2026-09-15.
+        let (code, output) = tool.run(["simulate", "--customers", "3", "--months", "18", "--start", "2025-03-15", "--out", directory.file("past")])
+        #expect(code == .success)
+        let note = output.split(separator: "\n").first { $0.contains("before today") }.map(String.init)
+        #expect(note?.contains("ended at 2026-09-15") == true, "\(output)")
+        #expect(note?.contains("--to 2026-09-14") == true)
+        #expect(note?.contains("--as-of 2026-09-15T00:00:00.000Z") == true)
+        #expect(!output.contains("runs past today"))
+    }
 }

@@ -52,7 +52,7 @@ enum SimulateCommand: Command {
                 tables: [Table(title: "files", columns: [.init("file", key: "file")], rows: files.map { [.text($0)] })],
                 notes: ["expected.json is the ground truth from the simulation's own model"] + (endsInTheFuture
                     ? ["the simulation runs past today to \(UTCInstant.iso8601(summary.end).prefix(10)): churn and cohorts leave out periods not yet over (churn counts through yesterday), and `customer` answers as of now unless given --as-of"]
-                    : []))
+                    : ["the simulation ended at \(UTCInstant.iso8601(summary.end).prefix(10)), before today: the subscriptions it left renewing lapse after it, as the ledger sees them now, so compare reports up to its last day (--to \(UTCInstant.iso8601(summary.end - UTCInstant.millisecondsPerDay).prefix(10))) and `customer` --as-of \(UTCInstant.iso8601(summary.end))"]))
         }
     }
 
