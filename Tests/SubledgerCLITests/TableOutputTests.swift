@@ -77,6 +77,22 @@ struct TableOutputTests {
         #expect(ledger.run("report", "cohorts", "--from", "2010-01", "--to", "2010-03").output.contains("no subscription's first paid period started from 2010-01 to 2010-03"))
     }
 
+    @Test("cohorts as of an instant leave out the cohorts that had not begun then, say so, and echo the instant")
+    func cohortsAsOfAnInstantEndThere() throws {
+        let ledger = SimulatedLedger.shared
+        // The simulation covers January to April 2026.
+        let asked = ["report", "cohorts", "--from", "2026-01", "--to", "2026-04", "--at", "2026-03-15"]
+        let document = try JSONSerialization.jsonObject(with: Data(ledger.run(asked + ["--json"]).output.utf8)) as! [String: Any]
+        let cohorts = (document["rows"] as! [[String: Any]]).map { $0["cohort"] as! String }
+        #expect(cohorts == ["2026-01", "2026-02", "2026-03"])
+        #expect(document["at"] as? String == "2026-03-15T00:00:00.000Z")
+        let table = ledger.run(asked).output
+        #expect(table.contains("the rows end by 2026-03: later cohorts had not begun at 2026-03-15T00:00:00.000Z"), "\(table)")
+        // A month that begins at the instant had not begun: nobody had paid in it yet.
+        let atMonthStart = ledger.run(["report", "cohorts", "--from", "2026-03", "--to", "2026-04", "--at", "2026-03-01"]).output
+        #expect(atMonthStart.contains("no cohort from 2026-03 had begun at 2026-03-01T00:00:00.000Z"), "\(atMonthStart)")
+    }
+
     @Test("--wide shows the columns a default table leaves out")
     func wide() throws {
         let id = SimulatedLedger.shared.customerIds[0]

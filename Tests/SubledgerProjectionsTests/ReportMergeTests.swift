@@ -32,7 +32,7 @@ struct ReportMergeTests {
             #expect(mrr == whole.mrr(at: at, scope: scope))
         }
         let months = (UTCMonth(containing: from.start), UTCMonth(containing: to.start))
-        var cohorts = CohortReport(from: months.0, to: months.1, environment: "Production", rows: [])
+        var cohorts = CohortReport(from: months.0, to: months.1, environment: "Production", at: to.start, rows: [])
         for part in parts { cohorts.merge(part.cohorts(from: months.0, to: months.1, now: to.start, scope: scope)) }
         #expect(cohorts == whole.cohorts(from: months.0, to: months.1, now: to.start, scope: scope))
     }

@@ -96,7 +96,7 @@ extension ChurnRow: Encodable {
 
 extension CohortReport: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case from, to, environment, atPosition, rows
+        case from, to, environment, at, atPosition, rows
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -104,6 +104,7 @@ extension CohortReport: Encodable {
         try container.encode(from.description, forKey: .from)
         try container.encode(to.description, forKey: .to)
         try container.encode(environment, forKey: .environment)
+        try container.encodeInstant(at, forKey: .at)
         try container.encodeIfPresent(atPosition?.description, forKey: .atPosition)
         try container.encode(rows, forKey: .rows)
     }

@@ -3,7 +3,7 @@ import SubledgerEvents
 extension RollupReader {
     /// `Projection.cohorts` from cohort cells.
     func cohorts(from: UTCMonth, to: UTCMonth, now: Int64, environment: AppStoreEnvironment) throws(Source.Failure) -> CohortReport {
-        var report = CohortReport(from: from, to: to, environment: environment.rawValue, rows: [])
+        var report = CohortReport(from: from, to: to, environment: environment.rawValue, at: now, rows: [])
         guard from <= to, let environmentID = environmentID(environment) else { return report }
         // Cohort → (members, retention changes by offset); cells come by cohort, then offset.
         var cohorts: [(cohort: Int, members: Int64, changes: [(offset: Int, change: Int64)])] = []
@@ -13,7 +13,7 @@ extension RollupReader {
             cohorts[cohorts.count - 1].members += values[CohortField.members]
             cohorts[cohorts.count - 1].changes.append((Int(key.detail), values[CohortField.retainedChange]))
         }
-        for (cohort, members, changes) in cohorts where members > 0 {
+        for (cohort, members, changes) in cohorts where members > 0 && UTCCalendar.start(ofMonth: cohort) < now {
             var retained: [Int] = []
             var current: Int64 = 0
             var next = changes.startIndex

@@ -4,7 +4,10 @@ public struct CohortReport: Sendable, Equatable {
     public var from: UTCMonth
     public var to: UTCMonth
     public var environment: String
-    /// By cohort month; only cohorts with members.
+    /// The instant retention is measured at (`--at`, else now): cohorts whose month begins at
+    /// or after it had no member then, and are left out.
+    public var at: Int64
+    /// By cohort month; only cohorts with members, whose month began before `at`.
     public var rows: [CohortRow]
     /// The log position the report was asked as of (`--at-position`), echoed so that a saved
     /// report says it is a view of the past; nil for the ledger as it stands.
@@ -36,7 +39,7 @@ extension Projection {
             let timeline = EntitlementTimeline(history.segments())
             guard let firstPaid = timeline.firstPaidStart else { continue }
             let cohort = UTCCalendar.month(containing: firstPaid)
-            guard cohort >= from.number, cohort <= to.number else { continue }
+            guard cohort >= from.number, cohort <= to.number, UTCCalendar.start(ofMonth: cohort) < now else { continue }
             var row = rows[cohort] ?? CohortRow(cohort: UTCMonth(number: cohort).description, size: 0, retained: [])
             row.size += 1
             var offset = 0
@@ -48,7 +51,7 @@ extension Projection {
             rows[cohort] = row
         }
         return CohortReport(
-            from: from, to: to, environment: scope.environment.rawValue,
+            from: from, to: to, environment: scope.environment.rawValue, at: now,
             rows: rows.sorted { $0.key < $1.key }.map(\.value))
     }
 }

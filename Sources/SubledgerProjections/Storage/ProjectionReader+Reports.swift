@@ -53,7 +53,7 @@ extension ProjectionReader {
     /// As `Projection.cohorts(from:to:now:scope:)`.
     public func cohorts(from: UTCMonth, to: UTCMonth, now: Int64, scope: ReportScope) throws(ProjectionError) -> CohortReport {
         guard scope.atPosition != nil else { return try rollups().cohorts(from: from, to: to, now: now, environment: scope.environment) }
-        var report = CohortReport(from: from, to: to, environment: scope.environment.rawValue, rows: [])
+        var report = CohortReport(from: from, to: to, environment: scope.environment.rawValue, at: now, rows: [])
         try forEachPart(of: scope.environment) { report.merge($0.cohorts(from: from, to: to, now: now, scope: scope)) }
         return report
     }
