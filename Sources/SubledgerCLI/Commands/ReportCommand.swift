@@ -50,7 +50,7 @@ enum ReportCommand: Command {
         options: [
             .init("--from", "MONTH", "first cohort (YYYY-MM), required"),
             .init("--to", "MONTH", "last cohort, required"),
-            .init("--at", "INSTANT", "retention as of this instant: cohorts and columns of months beginning at or after it are left out, sizes count every member (default: now; a day is its first instant)"),
+            .init("--at", "INSTANT", "retention as of this instant: a cohort whose month begins at or after it is left out, as is a column of a month beginning after it; sizes count every member (default: now; a day is its first instant)"),
         ] + common,
         notes: ["Column +n: subscriptions of the cohort entitled and paid at the start of month cohort + n (JSON: retained[n - 1])."],
         example: "subledger report cohorts --from 2026-01 --to 2026-06")
