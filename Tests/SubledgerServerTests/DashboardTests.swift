@@ -236,7 +236,7 @@ struct DashboardTests {
         #expect(Int64(headline.1) == mrr.last?.value && mrr.last?.value ?? 0 > 0)
     }
 
-    @Test("a gridline label of any width fits left of the plot: 100,000.00 and 10,000,000.00 are not cut at the chart's edge", arguments: [65_000.0, 7_000_000.0])
+    @Test("a gridline label of any width fits left of the plot: 80,000.00 and 8,000,000.00 are not cut at the chart's edge", arguments: [65_000.0, 7_000_000.0])
     func tickLabelsFit(value: Double) throws {
         let format = { (amount: Double) in Money(milliunits: Int64(amount * 1000), currency: "USD").formattedAmount }
         for chart in [Dashboard.lineChart(title: "MRR", labels: ["2026-01"], series: [.init(name: "MRR", color: "#000", values: [value])], format: format),
@@ -244,10 +244,51 @@ struct DashboardTests {
             let ticks = chart.matches(of: /<text x="([0-9.]+)" y="[0-9.]+" text-anchor="end" class="tick">([0-9,.]+)<\/text>/)
             let tick = try #require(ticks.max { $0.2.count < $1.2.count })
             let widest = String(tick.2)
-            #expect(widest.hasPrefix(value < 1_000_000 ? "100,000" : "10,000,000"))
-            // At the tick font's 6.6 units a character, the label starts inside the chart.
-            #expect(Double(tick.1)! - 6.6 * Double(widest.count) >= 0, "\(tick.0)")
+            #expect(ticks.contains { $0.2.hasPrefix(value < 1_000_000 ? "80,000.00" : "8,000,000.00") })
+            // At the tick font's 8.4 units a character, the label starts inside the chart.
+            #expect(Double(tick.1)! - 8.4 * Double(widest.count) >= 0, "\(tick.0)")
         }
+    }
+
+    @Test("the page says what its figures are: definitions, a revenue total that ties to the headline, a note on rounding, a family member's subscription as no revenue, and what to do on an empty ledger")
+    func figuresSayWhatTheyAre() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        let fixtures = fixture.fixtures
+        var shared = fixtures.transaction(transactionId: "2000000000000105", purchaseDate: Self.january + 50 * Self.day, price: 9990)
+        shared.inAppOwnershipType = .familyShared
+        #expect(try fixture.post(fixtures.notification(.subscribed, subtype: .initialBuy, transaction: shared, renewal: fixtures.renewalInfo(for: shared)).webhookBody).status == 200)
+        let html = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-01-01&to=2026-03-31&currency=USD&customer=2000000000000105").body, as: UTF8.self)
+        #expect(html.contains("id=\"definitions\">MRR: the monthly value of the paid subscriptions entitled now"))
+        #expect(html.contains("2026-01-01 to 2026-03-31 UTC"))
+        let net = try Self.periodMetrics(html).filter { $0.metric == "net" }.reduce(0) { $0 + $1.value }
+        #expect(try Self.headline(html)["net"]?.value == net)
+        #expect(html.contains("<td><strong>Total</strong></td><td><strong>"), "the revenue table has a total row")
+        #expect(html.contains("<td><strong>\(Money(milliunits: net, currency: "USD").formatted)</strong></td>"), "whose net is the headline's")
+        #expect(html.contains("Gross − Refunds can differ from Net by a cent"))
+        #expect(html.contains("family shared (not revenue)"))
+
+        let empty = try WebhookFixture(token: Self.token)
+        defer { empty.server.ledger.close() }
+        let nothing = String(decoding: try Self.get(empty, "/").body, as: UTF8.self)
+        #expect(nothing.contains("id=\"empty\">Nothing is recorded in Production yet"))
+        #expect(!html.contains("id=\"empty\""))
+    }
+
+    @Test("the middle gridline is as round as the top: a count chart up to 3 is drawn to 4, its middle 2; a label equal to one below it is left out")
+    func gridlineLabelsAreExact() throws {
+        let count: (Double) -> String = { String(Int64($0.rounded())) }
+        func ticks(_ values: [Double]) -> [String] {
+            Dashboard.barChart(title: "Trials", labels: values.indices.map { "2026-0\($0 + 1)" }, series: [.init(name: "started", color: "#000", values: values)], stacked: false, format: count)
+                .matches(of: /text-anchor="end" class="tick">([^<]+)<\/text>/).map { String($0.1) }
+        }
+        #expect(ticks([1, 3]) == ["0", "2", "4"])
+        #expect(ticks([0, 1]) == ["0", "1"], "½ would read 1")
+        #expect(ticks([0, 0]) == ["0", "1"])
+        let money: (Double) -> String = { Money(milliunits: Int64($0), currency: "USD").formattedAmount }
+        let zeros = Dashboard.barChart(title: "Revenue", labels: ["2026-01"], series: [.init(name: "net", color: "#000", values: [0])], stacked: false, format: money)
+        #expect(zeros.matches(of: /class="tick">0.00</).count == 1, "a chart of zero amounts says 0.00 once")
+        #expect(ticks([5, 45]) == ["0", "30", "60"])
     }
 
     @Test("a customer id is escaped wherever the look-up shows it")
@@ -337,7 +378,8 @@ struct DashboardTests {
         let active = try #require(try Self.json(fixture, "/v1/reports/mrr?at=2026-02-28T23:59:59.999Z")["rows"] as? [[String: Any]])
         #expect(cards["activeSubscriptions"]?.value == Int64(active.map { $0["activeSubscriptions"] as! Int }.reduce(0, +)))
         #expect(cards["activeSubscriptions"]?.value == 3)
-        #expect(html.contains("Amounts in USD; counts of subscribers in every currency."), "the page says which population each figure is of")
+        #expect(html.contains("Amounts: sales priced in USD only, not converted (EUR apart: choose the currency above); counts: subscriptions in every currency. Days and months are UTC."),
+                "the page says which population each figure is of")
         #expect(cards["net"]?.value == (try usd("/v1/reports/revenue?from=2026-02-01&to=2026-02-28", "net")))
         #expect(cards["net"]?.previous == (try usd("/v1/reports/revenue?from=2026-01-04&to=2026-01-31", "net")))
         #expect(cards["net"]?.value == Int64(9990 + 4990))

@@ -13,9 +13,9 @@ extension Dashboard {
     static let plotBottom = 28.0
 
     /// Where the plot starts: room for the widest gridline label (`100,000.00` was cut to
-    /// `00,000.00` at a fixed 64), at about 6.6 units a character of the 11 px tick font.
+    /// `00,000.00` at a fixed 64), at about 8.4 units a character of the 14 px tick font.
     static func plotLeft(top: Double, format: (Double) -> String) -> Double {
-        max(64, 12 + 6.6 * Double(format(top).count))
+        max(64, 12 + 8.4 * Double(format(top).count))
     }
 
     /// Bars per label: side by side, or stacked when `stacked`.
@@ -74,10 +74,14 @@ extension Dashboard {
     private static func frame(title: String, top: Double, left plotLeft: Double, format: (Double) -> String) -> String {
         let plotHeight = chartHeight - plotTop - plotBottom
         var svg = "<svg class=\"chart\" viewBox=\"0 0 \(number(chartWidth)) \(number(chartHeight))\" role=\"img\" aria-label=\"\(escape(title))\"><title>\(escape(title))</title>"
-        for fraction in [0.0, 0.5, 1.0] {
+        let labels = [0.0, 0.5, 1.0].map { format(top * $0) }
+        for (index, fraction) in [0.0, 0.5, 1.0].enumerated() {
             let y = plotTop + plotHeight * (1 - fraction)
             svg += "<line x1=\"\(number(plotLeft))\" x2=\"\(number(chartWidth - 8))\" y1=\"\(number(y))\" y2=\"\(number(y))\" class=\"grid\"/>"
-            svg += "<text x=\"\(number(plotLeft - 6))\" y=\"\(number(y + 4))\" text-anchor=\"end\" class=\"tick\">\(escape(format(top * fraction)))</text>"
+            // A label rounded to what another line says (0.00 three times on a chart of zeros,
+            // a count's ½ shown as 1) is left out.
+            guard index == 0 || (labels[index] != labels[0] && !(index == 1 && labels[1] == labels[2])) else { continue }
+            svg += "<text x=\"\(number(plotLeft - 6))\" y=\"\(number(y + 5))\" text-anchor=\"end\" class=\"tick\">\(escape(labels[index]))</text>"
         }
         return svg
     }
@@ -98,13 +102,14 @@ extension Dashboard {
         "<p class=\"legend\">" + series.map { "<span><i style=\"background:\($0.color)\"></i>\(escape($0.name))</span>" }.joined() + "</p>"
     }
 
-    /// A round axis maximum at or above `value` (1, 2 or 5 times a power of ten).
+    /// A round axis maximum at or above `value` (1, 2, 4, 6 or 8 times a power of ten), whose
+    /// half, the middle gridline, is as round: 5's half read "3" on a count chart.
     static func niceCeiling(_ value: Double) -> Double {
         guard value > 0 else { return 1 }
         var magnitude = 1.0
         while magnitude * 10 <= value { magnitude *= 10 }
         while magnitude > value { magnitude /= 10 }
-        for step in [1.0, 2.0, 5.0, 10.0] where step * magnitude >= value { return step * magnitude }
+        for step in [1.0, 2.0, 4.0, 6.0, 8.0, 10.0] where step * magnitude >= value { return step * magnitude }
         return 10 * magnitude
     }
 

@@ -150,7 +150,8 @@ extension Dashboard {
                 Series(name: "Refunds", color: "#dc2626", values: rows.map { Double($0?.refunds ?? 0) }),
             ], stacked: false, format: formatAxisMoney)
         html += csvLink("revenue", rangeQuery, note: "revenue by \(unit), every currency")
-        html += table([unit.capitalized, "Gross", "Refunds", "Net", "Proceeds"], zip(buckets, rows).map { bucket, row in
+        func total(_ field: KeyPath<RevenueRow, Int64>) -> String { "<strong>\(escape(formatMoney(rows.reduce(0) { $0 + ($1?[keyPath: field] ?? 0) })))</strong>" }
+        html += table([unit.capitalized, "Gross", "Refunds", "Net", "Proceeds (estimate)"], zip(buckets, rows).map { bucket, row in
             [
                 escape(bucket.label),
                 metricCell("gross", bucket.label, row?.grossSales ?? 0, money: true),
@@ -158,7 +159,8 @@ extension Dashboard {
                 metricCell("net", bucket.label, row?.net ?? 0, money: true),
                 metricCell("proceeds", bucket.label, row?.proceeds ?? 0, money: true),
             ]
-        })
+        } + [["<strong>Total</strong>", total(\.grossSales), total(\.refunds), total(\.net), total(\.proceeds)]],
+            note: "Each cell is rounded to the cent on its own, from exact amounts: Gross − Refunds can differ from Net by a cent.")
         return html + "</section>"
     }
 
@@ -237,8 +239,8 @@ extension Dashboard {
         }
         let base = "/v1/customers/\(percentEncode(state.customerId))"
         html += "<p class=\"muted\">\(escape(state.customerId)) · entitlements: \(escape(state.entitlements.isEmpty ? "none" : state.entitlements.joined(separator: ", ")))</p>"
-        html += table(
-            ["Subscription", "Product", "Status", "Period", "Expires", "Auto-renew", "Price", "Plan"],
+        html += "<h3>Subscriptions</h3>" + table(
+            ["Subscription", "Product", "Status", "Period type", "Expires (UTC)", "Auto-renew", "Price", "Plan", "Ownership"],
             state.subscriptions.map { subscription in
                 [
                     escape(subscription.originalTransactionId), escape(subscription.productId ?? "—"),
@@ -248,10 +250,12 @@ extension Dashboard {
                     subscription.autoRenew.map { $0 ? "on" : "off" } ?? "—",
                     escape(subscription.price.map { formatMoney($0, currency: subscription.currency ?? "") } ?? "—"),
                     escape(subscription.billingPlan.rawValue) + (subscription.commitment.map { " \($0.billingPeriodNumber ?? 0)/\($0.totalBillingPeriods ?? 0)" } ?? ""),
+                    // A family member's access is never revenue: its price is the organiser's.
+                    subscription.ownership == .familyShared ? "family shared (not revenue)" : "purchased",
                 ]
             }, open: true)
         if !state.purchases.isEmpty {
-            html += table(["Purchase", "Product", "Purchased", "Price", "Refunded"], state.purchases.map { purchase in
+            html += "<h3>Purchases</h3>" + table(["Purchase", "Product", "Purchased (UTC)", "Price", "Refunded"], state.purchases.map { purchase in
                 [
                     escape(purchase.transactionId), escape(purchase.productId ?? "—"),
                     escape(purchase.purchasedAt.map(UTCInstant.short) ?? "—"),
@@ -279,13 +283,15 @@ extension Dashboard {
         "<td data-metric=\"\(metric)\" data-period=\"\(escape(period))\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\">\(escape(money ? formatMoney(value) : NumberText.grouped(value)))</td>"
     }
 
-    /// A table of already-escaped cells, folded away under the chart unless `open`.
-    private func table(_ headers: [String], _ rows: [[String]], open: Bool = false) -> String {
+    /// A table of already-escaped cells, folded away under the chart unless `open`, with a
+    /// `note` under it.
+    private func table(_ headers: [String], _ rows: [[String]], open: Bool = false, note: String? = nil) -> String {
         var html = open ? "<div class=\"scroll\"><table>" : "<details><summary>Numbers</summary><div class=\"scroll\"><table>"
         html += "<thead><tr>" + headers.map { "<th>\(escape($0))</th>" }.joined() + "</tr></thead><tbody>"
         // A cell that is already a <td> (a metric cell, with its attributes) is kept as is.
         for row in rows { html += "<tr>" + row.map { $0.hasPrefix("<td") ? $0 : "<td>\($0)</td>" }.joined() + "</tr>" }
-        return html + "</tbody></table></div>" + (open ? "" : "</details>")
+        html += "</tbody></table></div>" + (note.map { "<p class=\"muted\">\(escape($0))</p>" } ?? "")
+        return html + (open ? "" : "</details>")
     }
 
     private func formatMoney(_ milliunits: Int64) -> String { formatMoney(milliunits, currency: currency) }
@@ -346,8 +352,8 @@ extension Dashboard {
         .controls input{min-width:16rem}.controls button{background:#2563eb;color:#fff;border-color:#2563eb}
         .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:.6rem;margin-bottom:.6rem}
         .card{border:1px solid #e5e7eb;border-radius:8px;padding:.6rem}.card strong{display:block;font-size:1.3rem;margin-top:.2rem}
-        svg.chart{width:100%;height:auto;display:block}svg.key{width:200px;height:12px;vertical-align:middle}
-        .grid line,.chart line{stroke:#e5e7eb}.tick{font-size:11px;fill:#6b7280}
+        svg.chart{width:100%;min-width:520px;height:auto;display:block}svg.key{width:200px;height:12px;vertical-align:middle}
+        .chart-section{overflow-x:auto}.grid line,.chart line{stroke:#e5e7eb}.tick{font-size:14px;fill:#6b7280}
         .legend{display:flex;flex-wrap:wrap;gap:.8rem;font-size:.8rem;margin:.3rem 0}
         .legend i{display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.3rem;vertical-align:-1px}
         .scroll{overflow-x:auto}table{border-collapse:collapse;font-size:.85rem;width:100%}

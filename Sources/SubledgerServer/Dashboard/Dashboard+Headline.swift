@@ -15,7 +15,7 @@ extension Dashboard {
         let now = latest.row ?? zero
         func net(_ report: RevenueReport) -> Int64 { report.rows.filter { $0.currency == currency }.reduce(0) { $0 + $1.net } }
         func sum(_ report: ChurnReport, _ field: KeyPath<ChurnRow, Int>) -> Int64 { Int64(report.rows.reduce(0) { $0 + $1[keyPath: field] }) }
-        var html = "<section id=\"headline\"><h2>\(escape(period.preset.label)): \(period.first) to \(period.last)"
+        var html = "<section id=\"headline\"><h2>\(escape(period.preset.label)): \(period.first) to \(period.last) UTC"
         if let previous {
             html += " <span class=\"muted\" id=\"compared\">compared with \(previous.first) to \(previous.last)</span></h2>"
         } else {
@@ -34,16 +34,27 @@ extension Dashboard {
             html += "<p class=\"notice\" id=\"widened\">Asked for \(asked.lowerBound) to \(asked.upperBound): a range over \(DashboardPeriod.longestDaily) days is shown in whole months, "
             html += "so this shows \(period.first) to \(period.last). The report routes answer the days asked for exactly.</p>"
         }
-        // Counts beside amounts of one currency: say which population each is of.
-        let amounts = conversion == nil ? "Amounts in \(currency)" : "Amounts in \(currency), every currency converted"
-        html += "<p class=\"muted\" id=\"scope\">\(escape(amounts)); counts of subscribers in every currency.</p><div class=\"cards\">"
+        // Counts beside amounts of one currency: say which population each is of. "Amounts in
+        // USD" read as every sale converted to USD, and MRR over all subscriptions as revenue
+        // per subscriber.
+        let others = currencies.filter { $0 != currency }
+        let amounts = conversion != nil ? "Amounts in \(currency), every currency converted"
+            : others.isEmpty ? "Amounts: sales priced in \(currency)"
+            : "Amounts: sales priced in \(currency) only, not converted (\(others.joined(separator: ", ")) apart: choose the currency above)"
+        html += "<p class=\"muted\" id=\"scope\">\(escape(amounts)); counts: subscriptions in every currency. Days and months are UTC.</p>"
+        if nothingRecorded {
+            html += "<p class=\"notice\" id=\"empty\">Nothing is recorded in \(escape(environment.rawValue)) yet. Point the App Store's server notifications at this server's <code>/v1/notifications/appstore</code>, or run <code>subledger ingest</code> (or <code>subledger appstore backfill</code>) to bring in what was sold before.</p>"
+        }
+        html += "<div class=\"cards\">"
         let before = previous.map { $0.mrr ?? zero }
         html += headline("MRR", "mrr", now.mrr, before?.mrr, money: true, higherIsBetter: true)
         html += headline("Active subscriptions", "activeSubscriptions", Int64(now.activeSubscriptions), before.map { Int64($0.activeSubscriptions) }, money: false, higherIsBetter: true)
         html += headline("New paid", "newPaid", sum(headlineChurn, \.newPaid), previous.map { sum($0.churn, \.newPaid) }, money: false, higherIsBetter: true)
         html += headline("Churned", "churned", sum(headlineChurn, \.churned), previous.map { sum($0.churn, \.churned) }, money: false, higherIsBetter: false)
         html += headline("Net revenue", "net", net(revenue), previous.map { net($0.revenue) }, money: true, higherIsBetter: true)
-        return html + "</div></section>"
+        html += "</div><p class=\"muted\" id=\"definitions\">MRR: the monthly value of the paid subscriptions entitled now (free trials and family sharing left out; a year counts a twelfth). "
+        html += "Net revenue: sales less refunds, before Apple's commission. Proceeds (under Revenue) estimate what Apple pays: 70 % of net, 85 % after a subscriber's first paid year or under the Small Business Program, tax not taken out.</p>"
+        return html + "</section>"
     }
 
     /// A card: the value, and its change against the previous period in percent and in units

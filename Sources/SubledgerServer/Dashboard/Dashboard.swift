@@ -19,6 +19,8 @@ struct Dashboard {
     let now: Int64
     let environment: AppStoreEnvironment
     let environments: [AppStoreEnvironment]
+    /// Whether the page's environment holds no event: a page of zeros says what to do.
+    let nothingRecorded: Bool
     let currency: String
     /// Why the currency shown is not the one asked for.
     let currencyNotice: String?
@@ -76,6 +78,7 @@ struct Dashboard {
         let fallback = try projection.defaultReportEnvironment()
         environment = try parameters.environment() ?? fallback
         environments = present.contains(environment) ? present : present + [environment]
+        nothingRecorded = !present.contains(environment)
         let scope = ReportScope(environment: environment, catalog: catalog)
         // All revenue ever, to find the latest month with data and the currencies present.
         // Whole months, so that rollups answer it.
