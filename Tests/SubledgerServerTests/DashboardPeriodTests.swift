@@ -87,4 +87,27 @@ struct DashboardPeriodTests {
             #expect(error?.code == "invalid_period", "\(query)")
         }
     }
+
+    @Test("a day typed with a preset makes the period custom, the other end from the preset; dates left empty keep the preset")
+    func datesTypedUnderAPresetAreTaken() throws {
+        let march = try period("period=12m&from=2026-03-01&to=2026-03-15")
+        #expect((march.preset, march.first.description, march.last.description) == (.custom, "2026-03-01", "2026-03-15"))
+        let fromOnly = try period("period=30d&from=2026-03-10&to=")
+        #expect((fromOnly.preset, fromOnly.first.description, fromOnly.last.description) == (.custom, "2026-03-10", "2026-03-18"))
+        #expect(try period("period=12m&from=&to=") == (try period("period=12m")))
+        #expect(throws: HTTPError.self) { try period("period=12m&from=2026-04-01") }
+    }
+
+    @Test("last month and a custom whole month are compared with the month before; other custom days with as many days before")
+    func wholeMonthsAreComparedWithMonths() throws {
+        let last = try period("period=last-month")
+        #expect((last.granularity, last.first.description, last.last.description) == (.day, "2026-02-01", "2026-02-28"))
+        #expect((last.previousFirst.description, last.previousLast.description) == ("2026-01-01", "2026-01-31"))
+        let june = try period("period=custom&from=2026-06-01&to=2026-06-30")
+        #expect((june.previousFirst.description, june.previousLast.description) == ("2026-05-01", "2026-05-31"))
+        let two = try period("period=custom&from=2026-01-01&to=2026-02-28")
+        #expect((two.previousFirst.description, two.previousLast.description) == ("2025-11-01", "2025-12-31"))
+        let days = try period("period=custom&from=2026-06-02&to=2026-06-30")
+        #expect((days.previousFirst.description, days.previousLast.description) == ("2026-05-04", "2026-06-01"))
+    }
 }

@@ -267,6 +267,10 @@ struct DashboardTests {
         #expect(html.contains("<td><strong>\(Money(milliunits: net, currency: "USD").formatted)</strong></td>"), "whose net is the headline's")
         #expect(html.contains("Gross − Refunds can differ from Net by a cent"))
         #expect(html.contains("family shared (not revenue)"))
+        // The form's dates are the custom period's; under a preset they are empty, so dates typed take effect.
+        #expect(html.contains("name=\"from\" value=\"2026-01-01\""))
+        let preset = String(decoding: try Self.get(fixture, "/?period=12m").body, as: UTF8.self)
+        #expect(preset.contains("name=\"from\" value=\"\"") && preset.contains("<option value=\"last-month\">Last month</option>"))
 
         let empty = try WebhookFixture(token: Self.token)
         defer { empty.server.ledger.close() }
@@ -364,30 +368,34 @@ struct DashboardTests {
     func headlineNumbers() throws {
         let fixture = try Self.ledgerWithSubscriptions()
         defer { fixture.server.ledger.close() }
-        // February by day; the 28 days before it are 4 to 31 January.
-        let html = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-02-01&to=2026-02-28&currency=USD").body, as: UTF8.self)
+        // 1 to 27 February by day; the 27 days before it are 5 to 31 January.
+        let html = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-02-01&to=2026-02-27&currency=USD").body, as: UTF8.self)
         let cards = try Self.headline(html)
         #expect(Set(cards.keys) == ["mrr", "activeSubscriptions", "newPaid", "churned", "net"])
         func usd(_ target: String, _ field: String) throws -> Int64 {
             let rows = try #require(try Self.json(fixture, target)["rows"] as? [[String: Any]])
             return Int64(rows.filter { $0["currency"] as? String ?? "USD" == "USD" }.map { $0[field] as! Int }.reduce(0, +))
         }
-        #expect(cards["mrr"]?.value == (try usd("/v1/reports/mrr?at=2026-02-28T23:59:59.999Z", "mrr")))
+        #expect(cards["mrr"]?.value == (try usd("/v1/reports/mrr?at=2026-02-27T23:59:59.999Z", "mrr")))
         #expect(cards["mrr"]?.previous == (try usd("/v1/reports/mrr?at=2026-01-31T23:59:59.999Z", "mrr")))
         // Counts are of every currency, as churn's are: the EUR subscription of 10 February too.
-        let active = try #require(try Self.json(fixture, "/v1/reports/mrr?at=2026-02-28T23:59:59.999Z")["rows"] as? [[String: Any]])
+        let active = try #require(try Self.json(fixture, "/v1/reports/mrr?at=2026-02-27T23:59:59.999Z")["rows"] as? [[String: Any]])
         #expect(cards["activeSubscriptions"]?.value == Int64(active.map { $0["activeSubscriptions"] as! Int }.reduce(0, +)))
         #expect(cards["activeSubscriptions"]?.value == 3)
         #expect(html.contains("Amounts: sales priced in USD only, not converted (EUR apart: choose the currency above); counts: subscriptions in every currency. Days and months are UTC."),
                 "the page says which population each figure is of")
-        #expect(cards["net"]?.value == (try usd("/v1/reports/revenue?from=2026-02-01&to=2026-02-28", "net")))
-        #expect(cards["net"]?.previous == (try usd("/v1/reports/revenue?from=2026-01-04&to=2026-01-31", "net")))
+        #expect(cards["net"]?.value == (try usd("/v1/reports/revenue?from=2026-02-01&to=2026-02-27", "net")))
+        #expect(cards["net"]?.previous == (try usd("/v1/reports/revenue?from=2026-01-05&to=2026-01-31", "net")))
         #expect(cards["net"]?.value == Int64(9990 + 4990))
-        #expect(cards["net"]?.previous == Int64(0), "the only January sale was on the 3rd, before the 28 days compared")
-        #expect(cards["newPaid"]?.value == (try usd("/v1/reports/churn?from=2026-02-01&to=2026-02-28", "newPaid")))
+        #expect(cards["net"]?.previous == Int64(0), "the only January sale was on the 3rd, before the 27 days compared")
+        #expect(cards["newPaid"]?.value == (try usd("/v1/reports/churn?from=2026-02-01&to=2026-02-27", "newPaid")))
         #expect(html.contains("▲ (+14.98 USD) vs previous"), "the change of net revenue is shown")
-        let lowercase = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-02-01&to=2026-02-28&currency=usd").body, as: UTF8.self)
+        let lowercase = String(decoding: try Self.get(fixture, "/?period=custom&from=2026-02-01&to=2026-02-27&currency=usd").body, as: UTF8.self)
         #expect(try Self.headline(lowercase)["net"]?.value == cards["net"]?.value, "a currency in lower case is the same currency")
+        // The whole of February is compared with the whole of January, as a month is read.
+        let february = try Self.headline(String(decoding: try Self.get(fixture, "/?period=custom&from=2026-02-01&to=2026-02-28&currency=USD").body, as: UTF8.self))
+        #expect(february["net"]?.previous == (try usd("/v1/reports/revenue?from=2026-01-01&to=2026-01-31", "net")))
+        #expect(february["net"]?.previous == 9990)
     }
 
     @Test("a period that runs past today is compared with as many days of the period before as it has had, and the headline says which; one that has not begun says so and compares nothing")

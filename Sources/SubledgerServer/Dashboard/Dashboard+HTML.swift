@@ -67,8 +67,8 @@ extension Dashboard {
         return """
             <form class="controls" method="get" action="/">
             <label>Period <select name="period">\(periodOptions)</select></label>
-            <label>From (custom) <input type="date" name="from" value="\(period.first)"></label>
-            <label>To (custom) <input type="date" name="to" value="\(period.last)"></label>
+            <label>From <input type="date" name="from" value="\(period.preset == .custom ? period.first.description : "")"></label>
+            <label>To <input type="date" name="to" value="\(period.preset == .custom ? period.last.description : "")"></label>
             <label>Environment <select name="environment">\(environmentOptions)</select></label>
             <label>Currency <select name="currency">\(currencyOptions)</select></label>\(conversionSelector)
             <label>Customer <input name="customer" value="\(escape(customerId ?? ""))" placeholder="appAccountToken or transaction id"></label>

@@ -8,11 +8,14 @@ import SubledgerProjections
 /// Presets count back from an anchor day: today, or the last day of the latest month with
 /// revenue when that is earlier (a replayed or imported ledger with nothing recent still shows
 /// its data). `custom` takes `from` and `to` (`YYYY-MM-DD`); longer than 62 days it is widened to
-/// whole months.
+/// whole months. A day given in `from` or `to` with a preset makes the period custom, from the
+/// preset's range for the one not given: the form leaves its dates empty unless the period is
+/// custom, and dates typed under "Last 12 months" were ignored without a word.
 struct DashboardPeriod: Equatable {
     enum Preset: String, CaseIterable {
         case last30Days = "30d"
         case thisMonth = "month"
+        case lastMonth = "last-month"
         case last3Months = "3m"
         case last12Months = "12m"
         case custom
@@ -21,6 +24,7 @@ struct DashboardPeriod: Equatable {
             switch self {
             case .last30Days: "Last 30 days"
             case .thisMonth: "This month"
+            case .lastMonth: "Last month"
             case .last3Months: "Last 3 months"
             case .last12Months: "Last 12 months"
             case .custom: "Custom"
@@ -55,6 +59,15 @@ struct DashboardPeriod: Equatable {
         guard let preset = Preset(rawValue: name) else {
             throw HTTPError(.badRequest, code: "invalid_period", detail: "period is one of \(Preset.allCases.map(\.rawValue).joined(separator: ", ")), not \(name)")
         }
+        let given = (from: query["from"].flatMap { $0.isEmpty ? nil : $0 }, to: query["to"].flatMap { $0.isEmpty ? nil : $0 })
+        if preset != .custom, given.from != nil || given.to != nil {
+            let shown = try DashboardPeriod(query: QueryParameters([.init(name: "period", value: name)]), anchor: anchor)
+            try self.init(query: QueryParameters([
+                .init(name: "period", value: Preset.custom.rawValue), .init(name: "from", value: given.from ?? shown.first.description),
+                .init(name: "to", value: given.to ?? shown.last.description),
+            ]), anchor: anchor)
+            return
+        }
         let anchorMonth = UTCMonth(containing: anchor.start)
         switch preset {
         case .last30Days:
@@ -64,6 +77,10 @@ struct DashboardPeriod: Equatable {
             // to 6 December), as a month to date is read; by length it was 25 to 30 November.
             self.init(preset, days: UTCDay(containing: anchorMonth.start), anchor)
             (previousFirst, previousLast) = Self.sameDays(before: anchorMonth, months: 1, through: last)
+        case .lastMonth:
+            let month = UTCMonth(number: anchorMonth.number - 1)
+            self.init(preset, days: UTCDay(containing: month.start), Self.lastDay(of: month))
+            (previousFirst, previousLast) = Self.sameDays(before: month, months: 1, through: last)
         case .last3Months:
             self.init(preset, months: UTCMonth(number: anchorMonth.number - 2), anchorMonth, through: anchor)
         case .last12Months:
@@ -77,6 +94,12 @@ struct DashboardPeriod: Equatable {
             }
             if to.number - from.number < Self.longestDaily {
                 self.init(preset, days: from, to)
+                // Whole calendar months are compared with as many months before, as a month is
+                // read; June was compared with 2 to 31 May.
+                let months = (UTCMonth(containing: from.start), UTCMonth(containing: to.start))
+                if from == UTCDay(containing: months.0.start), to == Self.lastDay(of: months.1) {
+                    (previousFirst, previousLast) = Self.sameDays(before: months.0, months: months.1.number - months.0.number + 1, through: to)
+                }
             } else {
                 self.init(preset, months: UTCMonth(containing: from.start), UTCMonth(containing: to.start))
                 if from != first || to != last { asked = from...to }
