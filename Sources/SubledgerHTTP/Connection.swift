@@ -46,6 +46,8 @@ final class Connection {
     var counted: Bool
     var state = State.reading
     var input = InputBuffer()
+    /// Holds one of the event loop's large-request places (`maxLargeRequests`).
+    var holdsLargeRequest = false
     var parser: RequestParser
     var output: [UInt8] = []
     var outputSent = 0

@@ -46,6 +46,8 @@ final class EventLoop {
     private var countedConnections = 0
     /// Connections whose response is a stream that started.
     private var openStreams = 0
+    /// Connections buffering more than `largeRequestBytes` of a request.
+    private var largeRequests = 0
     /// Requests handed to workers whose completions have not come back.
     private var inFlight = 0
     /// The connections whose request is with the slow-read workers, running or waiting.
@@ -241,6 +243,11 @@ final class EventLoop {
         response.headers.set("Retry-After", "1")
         return response
     }()
+    private static let tooManyLarge: HTTPResponse = {
+        var response = HTTPError(.serviceUnavailable, code: "overloaded", detail: "the server is receiving as many large requests as it holds at once; retry shortly").response
+        response.headers.set("Retry-After", "1")
+        return response
+    }()
     private static let slowReadsBusy: HTTPResponse = {
         var response = HTTPError(.serviceUnavailable, code: "busy",
                                  detail: "as many reads of the whole log (reports at a position, the head) are running and waiting as the server takes; retry in a few seconds").response
@@ -260,6 +267,14 @@ final class EventLoop {
                     connection.deadline = now + configuration.readTimeout
                 }
                 connection.input.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+                if !connection.holdsLargeRequest, connection.input.count + connection.parser.bufferedBodyBytes > configuration.largeRequestBytes {
+                    guard largeRequests < configuration.maxLargeRequests else {
+                        respond(connection, Self.tooManyLarge, request: nil, close: true, now: now)
+                        return
+                    }
+                    connection.holdsLargeRequest = true
+                    largeRequests += 1
+                }
                 advance(connection, now)
             case .endOfFile:
                 connection.peerFinishedSending = true
@@ -299,7 +314,13 @@ final class EventLoop {
         // client's read buffer of them.
         guard !connection.advancing else { return }
         connection.advancing = true
-        defer { connection.advancing = false }
+        defer {
+            connection.advancing = false
+            // A request dispatched (its body now the handler's) or answered gives its place back.
+            if connection.holdsLargeRequest, connection.input.count + connection.parser.bufferedBodyBytes <= configuration.largeRequestBytes {
+                releaseLargeRequest(connection)
+            }
+        }
         while connection.state == .reading {
             switch connection.parser.parse(&connection.input) {
             case .needMoreData:
@@ -526,8 +547,15 @@ final class EventLoop {
         setInterest(connection, Epoll.readable)
     }
 
+    private func releaseLargeRequest(_ connection: Connection) {
+        guard connection.holdsLargeRequest else { return }
+        connection.holdsLargeRequest = false
+        largeRequests -= 1
+    }
+
     private func close(_ connection: Connection) {
         guard connection.state != .closed else { return }
+        releaseLargeRequest(connection)
         if let exchange = connection.exchange {
             // A stream ends with its connection: what reached the socket of it is its size.
             let streamed = exchange.isStream ? max(0, connection.streamedBytes - (connection.output.count - connection.outputSent)) : nil

@@ -70,6 +70,12 @@ extension HTTPServer {
         /// to a newcomer: one accepted or answered just now may have its request in the socket,
         /// unread, and a real client sends a request's head and body at once.
         public var slotGrace: Duration = .seconds(1)
+        /// Requests buffered past ``largeRequestBytes`` at once: past this many, another is
+        /// answered 503 (`Retry-After`). A thousand connections each sending most of a 1 MiB body
+        /// and holding it held a GiB, which the process kept; App Store notifications are about
+        /// 16 KB, and are never held back by it.
+        public var maxLargeRequests = 32
+        public var largeRequestBytes = 32 * 1024
         /// Pending connections the kernel queues before the server accepts them (`listen(2)`).
         public var backlog: Int
         public var accessLog: AccessLog

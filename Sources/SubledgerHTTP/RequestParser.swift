@@ -66,6 +66,9 @@ package struct RequestParser {
         self.limits = limits
     }
 
+    /// The bytes of a chunked body decoded so far, held here rather than in the input.
+    package var bufferedBodyBytes: Int { chunkedBody.count }
+
     /// Consumes bytes of the next request from `buffer`; bytes after a complete request are left
     /// for the next call (pipelining).
     package mutating func parse(_ buffer: inout InputBuffer) -> Outcome {

@@ -221,6 +221,30 @@ struct ServerConnectionTests {
         }
     }
 
+    @Test("past the large-request limit, another large request is answered 503 while small ones are served; a large one answered gives its place back")
+    func largeRequestsAreBounded() throws {
+        try withServer(.test { $0.maxLargeRequests = 2; $0.largeRequestBytes = 1024; $0.readTimeout = .seconds(300) }) { server in
+            let head = "POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 8192\r\n\r\n"
+            let large = try (0..<2).map { _ in try RawClient(port: server.port) }
+            for client in large { try client.send(head + String(repeating: "a", count: 4096)) }  // held, half sent
+            usleep(100_000)
+            let third = try RawClient(port: server.port)
+            try third.send(head + String(repeating: "a", count: 4096))
+            let refused = try third.readResponse()
+            #expect(refused.status == 503 && refused.errorCode == "overloaded" && refused.header("Retry-After") == "1")
+            // A small request, as the App Store's notifications are, is not held back.
+            let small = try RawClient(port: server.port)
+            try small.send("POST /small HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\n\r\nhello")
+            #expect(String(decoding: try small.readResponse().body, as: UTF8.self) == "POST /small query= body=hello")
+            // The first large one completes: its place goes to the next.
+            try large[0].send(String(repeating: "b", count: 4096))
+            #expect(try large[0].readResponse().status == 200)
+            let fourth = try RawClient(port: server.port)
+            try fourth.send(head + String(repeating: "c", count: 8192))
+            #expect(try fourth.readResponse().status == 200)
+        }
+    }
+
     @Test("over the connection limit, a connection waiting for its next request gives its slot to a new one, the longest idle first")
     func idleConnectionsMakeRoom() throws {
         try withServer(.test { $0.maxConnections = 2 }) { server in
