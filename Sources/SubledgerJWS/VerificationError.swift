@@ -20,6 +20,11 @@ public struct VerificationError: Error, Sendable, Equatable, CustomStringConvert
 
     public let reason: Reason
     public let detail: String
+    /// The message's signatures verified under a configured root or Apple's own: only the App
+    /// Store could have sent it (it failed an app check, or the ledger lacks Apple's root). The
+    /// quarantine keeps such bodies from the webhook, which anyone may post to, apart from the
+    /// ones anybody could have made.
+    public var signedByAppStore = false
 
     public init(_ reason: Reason, _ detail: String) {
         self.reason = reason

@@ -24,15 +24,27 @@ final class Quarantine: Sendable {
     static let takesRenewalInfoFlag: UInt64 = 1
     /// The line was longer than `IngestLine.maxKeptBytes`: what is kept cannot be retried.
     static let truncatedFlag: UInt64 = 2
+    /// Its signatures verified (`VerificationError.signedByAppStore`). Builds before it read
+    /// the flags they know and pass this one over.
+    static let signedByAppStoreFlag: UInt64 = 4
 
     /// Webhook bodies that failed verification are kept while the quarantine holds less than
     /// this: the route is open to anyone, and a well-formed JWS with any signature fails as a
     /// 422 of up to 1 MiB. Past it they are answered as before and counted, not kept; lines
     /// from `ingest`, which a user chose to feed, are always kept.
     static let webhookBudget: UInt64 = 1 << 30
+    /// Of it, the bytes of webhook bodies no signature of the App Store vouches for, which
+    /// anyone can make by the million: 1 GiB of 270-byte ones took the server 4 minutes to
+    /// receive, 650 MB of memory for their digests and 12 s to start. Past it such bodies are
+    /// not kept; the ones the App Store signed (another app's, another environment's, or signed
+    /// under Apple's root while the ledger trusts another) still are, up to `webhookBudget`.
+    static let unsignedWebhookBudget: UInt64 = 64 << 20
 
     let directory: String
     let webhookBudget: UInt64
+    let unsignedWebhookBudget: UInt64
+    /// The kept bytes of the unresolved webhook entries no App Store signature vouches for.
+    private let unsignedWebhookBytes: Atomic<UInt64>
     private let writer: LogWriter
     /// Where the log ends: its size, as positions are byte offsets.
     private let end: Atomic<UInt64>
@@ -47,14 +59,16 @@ final class Quarantine: Sendable {
     /// than wait for the lock, which ingestion holds while it writes a chunk's rejected lines.
     private let heldCount: Atomic<Int>
 
-    init(directory: String, webhookBudget: UInt64 = Quarantine.webhookBudget) throws {
+    init(directory: String, webhookBudget: UInt64 = Quarantine.webhookBudget, unsignedWebhookBudget: UInt64 = Quarantine.unsignedWebhookBudget) throws {
         self.directory = directory
         self.webhookBudget = webhookBudget
-        let (writer, digests) = try Self.open(directory)
+        self.unsignedWebhookBudget = unsignedWebhookBudget
+        let (writer, entries) = try Self.open(directory)
         self.writer = writer
         end = Atomic(writer.openedTail.end.rawValue)
-        held = Mutex(digests)
-        heldCount = Atomic(digests.values.reduce(0) { $0 + $1.count })
+        held = Mutex(entries.digests)
+        heldCount = Atomic(entries.digests.values.reduce(0) { $0 + $1.count })
+        unsignedWebhookBytes = Atomic(entries.unsignedWebhookBytes)
     }
 
     private static let options = LogOptions(segmentSize: 16 << 20, preallocationStep: 0)
@@ -62,7 +76,7 @@ final class Quarantine: Sendable {
     /// Opens the log and reads the digests of its unresolved entries. Damage anywhere in it
     /// stopped `serve` and `ingest`, the webhook answering nobody for the sake of rejected input:
     /// a damaged quarantine is set aside whole and its readable entries kept in a new one.
-    private static func open(_ directory: String) throws -> (LogWriter, [[UInt8]: [UInt64]]) {
+    private static func open(_ directory: String) throws -> (LogWriter, HeldEntries) {
         // A salvage killed between its two renames: the new quarantine is whole.
         if !FileIO.exists(directory), FileIO.exists(salvagedName(directory)) {
             try rename(salvagedName(directory), to: directory)
@@ -72,7 +86,7 @@ final class Quarantine: Sendable {
         let problem: LogProblem
         do {
             let writer = try LogWriter(directory: directory, options: options)
-            do { return (writer, try digests(in: directory)) } catch {
+            do { return (writer, try heldEntries(in: directory)) } catch {
                 writer.close()
                 throw error
             }
@@ -80,7 +94,7 @@ final class Quarantine: Sendable {
             problem = found
         }
         try replaceDamaged(directory, problem)
-        return (try LogWriter(directory: directory, options: options), try digests(in: directory))
+        return (try LogWriter(directory: directory, options: options), try heldEntries(in: directory))
     }
 
     /// Where a salvage writes the new quarantine before it takes the damaged one's place: written
@@ -171,6 +185,8 @@ final class Quarantine: Sendable {
         var line: IngestLine
         var reason: VerificationError.Reason
         var detail: String
+        /// `VerificationError.signedByAppStore`.
+        var signedByAppStore = false
     }
 
     /// Keeps rejected lines, a write (and a sync) for up to `writeBytes` of them (a file of 300 k
@@ -186,17 +202,20 @@ final class Quarantine: Sendable {
             var digests: [[UInt8]] = []
             var batched = Set<[UInt8]>()
             var end = self.end.load(ordering: .relaxed)
+            var unsigned = unsignedWebhookBytes.load(ordering: .relaxed)
             var pending = 0
             func write() throws {
                 for (digest, position) in zip(digests, try append(records)) { held![digest] = [position] }
                 heldCount.add(digests.count, ordering: .relaxed)
                 end = self.end.load(ordering: .relaxed)
+                unsignedWebhookBytes.store(unsigned, ordering: .relaxed)
                 records.removeAll()
                 digests.removeAll()
                 pending = 0
             }
             for item in rejected {
                 let line = item.line
+                let unsignedWebhook = line.source == IngestLine.webhookSource && !item.signedByAppStore
                 if line.source == IngestLine.webhookSource {
                     if item.reason == .malformedJSON || item.reason == .notJWS { continue }
                     if end >= webhookBudget {
@@ -205,11 +224,18 @@ final class Quarantine: Sendable {
                         }
                         continue
                     }
+                    if unsignedWebhook, unsigned >= unsignedWebhookBudget {
+                        if notKept.add(1, ordering: .relaxed).oldValue == 0 {
+                            Diagnostics.report("the quarantine \(directory) holds \(unsignedWebhookBudget >> 20) MiB of webhook bodies no App Store signature vouches for, which anyone can post: more such are answered but no longer kept, while the App Store's own still are; `subledger quarantine list` shows what fills it")
+                        }
+                        continue
+                    }
                 }
                 let kept = line.bytes.prefix(IngestLine.maxKeptBytes)
                 let digest = kept.withUnsafeBytes(Self.digest)
                 guard held![digest] == nil, batched.insert(digest).inserted else { continue }
-                records.append(Self.entryRecord(kept, digest: digest, reason: item.reason, detail: item.detail, of: line, at: recordedAt))
+                if unsignedWebhook { unsigned += UInt64(kept.count) }
+                records.append(Self.entryRecord(kept, digest: digest, reason: item.reason, detail: item.detail, signedByAppStore: item.signedByAppStore, of: line, at: recordedAt))
                 digests.append(digest)
                 end += UInt64(records[records.count - 1].payload.count)
                 pending += records[records.count - 1].payload.count
@@ -269,9 +295,10 @@ final class Quarantine: Sendable {
     /// Reads the digests of the unresolved entries into `held` when it has none yet.
     private func read(_ held: inout [[UInt8]: [UInt64]]?) throws {
         guard held == nil else { return }
-        let digests = try Self.digests(in: directory)
-        held = digests
-        heldCount.store(digests.values.reduce(0) { $0 + $1.count }, ordering: .relaxed)
+        let entries = try Self.heldEntries(in: directory)
+        held = entries.digests
+        heldCount.store(entries.digests.values.reduce(0) { $0 + $1.count }, ordering: .relaxed)
+        unsignedWebhookBytes.store(entries.unsignedWebhookBytes, ordering: .relaxed)
     }
 
     /// Marks `found` (from `entries(holding:)`) resolved. Two chunks in flight may find the same
@@ -290,14 +317,18 @@ final class Quarantine: Sendable {
     /// may bring a bare renewal info, which a retry must know as ingestion knew it, not guess
     /// from its source; and the bytes' `digest` (since kind 4's version 3), so reading the
     /// entries back hashes nothing.
-    private static func entryRecord(_ kept: ArraySlice<UInt8>, digest: [UInt8], reason: VerificationError.Reason, detail: String, of line: IngestLine, at recordedAt: Int64) -> LogRecord {
+    private static func entryRecord(
+        _ kept: ArraySlice<UInt8>, digest: [UInt8], reason: VerificationError.Reason, detail: String, signedByAppStore: Bool, of line: IngestLine, at recordedAt: Int64
+    ) -> LogRecord {
         var payload: [UInt8] = []
         payload.appendString(reason.rawValue)
         payload.appendString(detail)
         payload.appendString(line.source)
         payload.appendVarint(UInt64(line.line))
         withUnsafeBytes(of: recordedAt.littleEndian) { payload += $0 }
-        payload.appendVarint((line.takesRenewalInfo ? Self.takesRenewalInfoFlag : 0) | (kept.count < line.bytes.count ? Self.truncatedFlag : 0))
+        payload.appendVarint(
+            (line.takesRenewalInfo ? Self.takesRenewalInfoFlag : 0) | (kept.count < line.bytes.count ? Self.truncatedFlag : 0)
+                | (signedByAppStore ? Self.signedByAppStoreFlag : 0))
         payload += digest
         payload += kept
         return LogRecord(kind: Self.entryKind, version: Self.entryVersion, payload: payload)
@@ -339,7 +370,9 @@ final class Quarantine: Sendable {
         guard !restated.isEmpty else { return [] }
         let positions = try append(restated.map { entry, reason, detail in
             let line = IngestLine(bytes: entry.bytes, line: entry.line, source: entry.source, takesRenewalInfo: entry.takesRenewalInfo)
-            return Self.entryRecord(entry.bytes[...], digest: entry.bytes.withUnsafeBytes(Self.digest), reason: reason, detail: detail, of: line, at: entry.recordedAt)
+            return Self.entryRecord(
+                entry.bytes[...], digest: entry.bytes.withUnsafeBytes(Self.digest), reason: reason, detail: detail, signedByAppStore: entry.signedByAppStore,
+                of: line, at: entry.recordedAt)
         })
         try resolve(restated.map(\.entry.position))
         return positions
@@ -437,12 +470,23 @@ final class Quarantine: Sendable {
     /// The SHA-256 of each unresolved entry's bytes, with the entries holding them, read
     /// without holding the bytes (the quarantine may hold a GiB): stored with the entry since
     /// kind 4's version 3 (and in every kind 6), summed for older ones.
-    private static func digests(in directory: String) throws -> [[UInt8]: [UInt64]] {
+    /// The digests of the unresolved entries, with the entries holding them, and the kept bytes
+    /// of those from the webhook that no App Store signature vouches for.
+    struct HeldEntries {
         var digests: [[UInt8]: [UInt64]] = [:]
-        for (position, digest) in try unresolved(in: directory, { entry, bytes in (entry.position, entry.digest ?? Self.digest(bytes)) }) {
-            digests[digest, default: []].append(position)
+        var unsignedWebhookBytes: UInt64 = 0
+    }
+
+    private static func heldEntries(in directory: String) throws -> HeldEntries {
+        var held = HeldEntries()
+        let entries = try unresolved(in: directory) { entry, bytes in
+            (entry.position, entry.digest ?? Self.digest(bytes), entry.source == IngestLine.webhookSource && !entry.signedByAppStore ? UInt64(bytes.count) : 0)
         }
-        return digests
+        for (position, digest, unsigned) in entries {
+            held.digests[digest, default: []].append(position)
+            held.unsignedWebhookBytes += unsigned
+        }
+        return held
     }
 
     /// `make` of each entry not yet resolved, oldest first: given the entry without its bytes,
@@ -480,6 +524,7 @@ final class Quarantine: Sendable {
         // Version 1 (before flags): what the App Store Server API commands fetched was named `appstore …`.
         let flags = version >= 2 ? try reader.varint() : (entry.source.hasPrefix("appstore ") ? takesRenewalInfoFlag : 0)
         entry.takesRenewalInfo = flags & takesRenewalInfoFlag != 0
+        entry.signedByAppStore = flags & signedByAppStoreFlag != 0
         if version >= 3 { entry.digest = Array(try reader.bytes(SHA256.digestCount)) }
         let bytes = reader.rest()
         // An entry kept before the flag: a line of the full 1 MiB was cut there.
@@ -507,6 +552,9 @@ public struct QuarantineEntry: Sendable {
     public var truncated = false
     /// The SHA-256 of the kept bytes, stored with entries since kind 4's version 3.
     var digest: [UInt8]?
+    /// Its signatures verified (`VerificationError.signedByAppStore`); false in entries kept
+    /// before this was recorded.
+    var signedByAppStore = false
 }
 
 extension Ledger {

@@ -1,5 +1,6 @@
 import Foundation
 import SubledgerEvents
+import SubledgerJWS
 import SubledgerLog
 import SubledgerTestSupport
 import Testing
@@ -149,6 +150,31 @@ struct LedgerIngestionTests {
         #expect(retried.allSatisfy { if case .rejected = $0.1 { false } else { true } })
         #expect(try Ledger.quarantined(directory: ledger.layout.root).isEmpty)
         #expect(try LogReader(directory: dir.path + "/log").summary().records > 0)
+    }
+
+    @Test("webhook bodies the App Store signed are marked so in the quarantine, another app's and Apple's under a ledger trusting another root; a forgery is not")
+    func appStoreSignedRejectionsAreMarked() throws {
+        let dir = TemporaryDirectory()
+        let ledger = try makeLedger(dir, bundle: "com.example.other")
+        defer { ledger.close() }
+        let notification = try #require(try ingestable().first { $0.bundleId == Self.bundle && $0.kind == "notification" })
+        var forged = notification.jws
+        forged[forged.count - 10] = forged[forged.count - 10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let outcomes = try ledger.ingest([notification.jws, forged].enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: IngestLine.webhookSource) }, recordedAt: 1)
+        #expect(outcomes.map { if case .rejected(let reason, _) = $0 { reason } else { "" } } == ["bundle_mismatch", "signature_invalid"])
+        #expect(try Quarantine.entries(in: dir.path + "/quarantine").map(\.signedByAppStore) == [true, false])
+
+        let other = TemporaryDirectory()
+        let root = other.file("test-root.cer")
+        try Data(try TestPKI(validity: 1_700_000_000_000...1_900_000_000_000).rootDER).write(to: URL(fileURLWithPath: root))
+        _ = try Ledger.initialize(directory: other.path, bundleId: Self.bundle, appAppleId: nil, environments: ["Sandbox", "Production"], rootFiles: [root], smallBusiness: false, catalogFile: nil)
+        let elsewhere = try Ledger(directory: other.path)
+        defer { elsewhere.close() }
+        guard case .rejected("chain_untrusted", _) = try elsewhere.ingest(IngestLine(bytes: notification.jws, line: 1, source: IngestLine.webhookSource), recordedAt: 1) else {
+            Issue.record("Apple's message was taken under a test root")
+            return
+        }
+        #expect(try Quarantine.entries(in: other.path + "/quarantine").map(\.signedByAppStore) == [true], "Apple's own root vouches for it")
     }
 
     @Test("a bare renewal info from a file or the webhook is refused, any app's: it names none, so it cannot be checked")

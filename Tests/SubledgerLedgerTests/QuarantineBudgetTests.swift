@@ -40,6 +40,28 @@ struct QuarantineBudgetTests {
         #expect(try quarantine.unresolvedCount() == 7)
     }
 
+    @Test("webhook bodies no App Store signature vouches for fill a budget of their own, also after a restart; the App Store's own are kept past it")
+    func unsignedBodiesHaveTheirOwnBudget() throws {
+        let directory = TemporaryDirectory()
+        func body(_ index: Int) -> [UInt8] { [UInt8(index)] + [UInt8](repeating: UInt8(ascii: "x"), count: 10 << 10) }
+        func rejected(_ index: Int, signed: Bool, source: String = IngestLine.webhookSource) -> Quarantine.Rejected {
+            Quarantine.Rejected(line: IngestLine(bytes: body(index), line: index, source: source), reason: signed ? .bundleMismatch : .signatureInvalid, detail: "", signedByAppStore: signed)
+        }
+        var quarantine = try Quarantine(directory: directory.file("quarantine"), unsignedWebhookBudget: 32 << 10)
+        try quarantine.add((1...5).map { rejected($0, signed: false) }, at: 1)
+        #expect(quarantine.notKept.load(ordering: .relaxed) == 1, "four bodies of 10 KiB reach 32 KiB")
+        try quarantine.add([rejected(6, signed: true), rejected(7, signed: false, source: "notifications.jsonl")], at: 1)
+        quarantine.close()
+        // Reopened, it knows what it holds of each from the entries themselves.
+        quarantine = try Quarantine(directory: directory.file("quarantine"), unsignedWebhookBudget: 32 << 10)
+        defer { quarantine.close() }
+        try quarantine.add([rejected(8, signed: false), rejected(9, signed: true)], at: 2)
+        #expect(quarantine.notKept.load(ordering: .relaxed) == 1)
+        let kept = try Quarantine.entries(in: directory.file("quarantine"))
+        #expect(kept.map(\.line) == [1, 2, 3, 4, 6, 7, 9])
+        #expect(kept.filter(\.signedByAppStore).map(\.line) == [6, 9])
+    }
+
     @Test("a chunk of large rejected lines is written a few MiB at a time, so no segment grows far past its 16 MiB")
     func largeChunkWrittenInPieces() throws {
         let directory = TemporaryDirectory()

@@ -176,7 +176,9 @@ final class IngestionPipeline: Sendable {
             switch result {
             case .failure(let error):
                 outcomes[index] = .rejected(reason: error.reason.rawValue, detail: error.detail)
-                if quarantining { rejected.append(Quarantine.Rejected(line: line, reason: error.reason, detail: error.detail)) }
+                if quarantining {
+                    rejected.append(Quarantine.Rejected(line: line, reason: error.reason, detail: error.detail, signedByAppStore: error.signedByAppStore))
+                }
             case .success(let message):
                 if let position = known[index] {
                     outcomes[index] = .duplicate(of: position.description)

@@ -118,23 +118,23 @@ struct MessagePreparer: Sendable {
         // signedDate (early 2022 format) uses its nested transaction's (docs/ingestion.md).
         let instant = EventMapping.effectiveAt(notification: notification, transaction: transaction, renewal: renewal)
         let environment = EventMapping.environment(notification: notification, transaction: transaction, renewal: renewal)
-        try verifier.verify(jws, at: instant, allowingLocalSigner: allowsLocalSigner(environment))
-        for inner in nested {
-            try verifier.verify(inner.jws, at: inner.signedDate ?? instant, allowingLocalSigner: allowsLocalSigner(inner.environment))
-        }
+        try verify(jws, at: instant, environment: environment)
+        for inner in nested { try verify(inner.jws, at: inner.signedDate ?? instant, environment: inner.environment) }
 
-        // One without `data` (RESCIND_CONSENT, EXTERNAL_PURCHASE_TOKEN) is checked as strictly as
-        // one with; one that names no app (a container this version does not know) is refused.
-        if requiresNamedApp, !EventMapping.hasAppContainer(notification) {
-            throw VerificationError(.bundleMismatch, "the \(notification.notificationType?.rawValue ?? "") notification has none of data, summary, externalPurchaseToken and appData, where this version reads which app it is for, so it cannot be told to be this ledger's; if Apple added the type since, `subledger quarantine retry` takes it after an upgrade")
+        try signedByAppStore { () throws(VerificationError) in
+            // One without `data` (RESCIND_CONSENT, EXTERNAL_PURCHASE_TOKEN) is checked as strictly as
+            // one with; one that names no app (a container this version does not know) is refused.
+            if requiresNamedApp, !EventMapping.hasAppContainer(notification) {
+                throw VerificationError(.bundleMismatch, "the \(notification.notificationType?.rawValue ?? "") notification has none of data, summary, externalPurchaseToken and appData, where this version reads which app it is for, so it cannot be told to be this ledger's; if Apple added the type since, `subledger quarantine retry` takes it after an upgrade")
+            }
+            let (bundleId, appAppleId) = EventMapping.app(of: notification)
+            try checkApp(bundleId: bundleId, environment: environment?.rawValue, of: "the notification")
+            try checkAppAppleId(appAppleId, environment: environment?.rawValue)
+            if let transaction {
+                try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, of: "its signedTransactionInfo")
+            }
+            if let renewal { try checkEnvironment(renewal.environment?.rawValue, of: "its signedRenewalInfo") }
         }
-        let (bundleId, appAppleId) = EventMapping.app(of: notification)
-        try checkApp(bundleId: bundleId, environment: environment?.rawValue, of: "the notification")
-        try checkAppAppleId(appAppleId, environment: environment?.rawValue)
-        if let transaction {
-            try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, of: "its signedTransactionInfo")
-        }
-        if let renewal { try checkEnvironment(renewal.environment?.rawValue, of: "its signedRenewalInfo") }
 
         let (verifiedTransaction, verifiedRenewal) = (transaction, renewal)
         let key = "n:" + uuid
@@ -148,8 +148,10 @@ struct MessagePreparer: Sendable {
         guard let signedDate = transaction.signedDate else {
             throw VerificationError(.payloadInvalid, "the transaction has no signedDate")
         }
-        try verifier.verify(jws, at: signedDate, allowingLocalSigner: allowsLocalSigner(transaction.environment))
-        try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, of: "the transaction")
+        try verify(jws, at: signedDate, environment: transaction.environment)
+        try signedByAppStore { () throws(VerificationError) in
+            try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, of: "the transaction")
+        }
         // Same transactionId with identical signed content is a duplicate; new content is new.
         let key = "t:" + transaction.transactionId! + ":" + Self.digest(jws.payload)
         return PreparedMessage(key: key, evidence: EvidenceCodec.draft(key: key, message: message, outer: jws, nested: [])) { evidence in
@@ -165,16 +167,44 @@ struct MessagePreparer: Sendable {
         guard let signedDate = renewal.signedDate else {
             throw VerificationError(.payloadInvalid, "the renewal info has no signedDate")
         }
-        try verifier.verify(jws, at: signedDate, allowingLocalSigner: allowsLocalSigner(renewal.environment))
-        guard taken else {
-            throw VerificationError(
-                .payloadInvalid,
-                "a bare signedRenewalInfo names no app (it has no bundleId), so it cannot be checked against this ledger's; renewal infos are taken from the App Store Server API (`subledger appstore backfill` or `reconcile`) and inside notifications")
+        try verify(jws, at: signedDate, environment: renewal.environment)
+        try signedByAppStore { () throws(VerificationError) in
+            guard taken else {
+                throw VerificationError(
+                    .payloadInvalid,
+                    "a bare signedRenewalInfo names no app (it has no bundleId), so it cannot be checked against this ledger's; renewal infos are taken from the App Store Server API (`subledger appstore backfill` or `reconcile`) and inside notifications")
+            }
+            try checkEnvironment(renewal.environment?.rawValue, of: "the renewal info")
         }
-        try checkEnvironment(renewal.environment?.rawValue, of: "the renewal info")
         let key = "r:" + renewal.originalTransactionId! + ":" + Self.digest(jws.payload)
         return PreparedMessage(key: key, evidence: EvidenceCodec.draft(key: key, message: message, outer: jws, nested: [])) { evidence in
             EventMapping.event(backfilled: renewal, evidence: evidence)
+        }
+    }
+
+    /// Verifies `jws` with the configured roots. A chain they do not anchor that Apple's own root
+    /// does is the App Store's message all the same (the ledger trusts another root): its
+    /// rejection says so, and the quarantine keeps it apart from what anyone could have made.
+    private func verify(_ jws: CompactJWS, at instant: Int64, environment: SubledgerAppStore.AppStoreEnvironment?) throws(VerificationError) {
+        do {
+            try verifier.verify(jws, at: instant, allowingLocalSigner: allowsLocalSigner(environment))
+        } catch {
+            guard error.reason == .chainUntrusted, (try? Self.appStoreRoot.verify(jws, at: instant)) != nil else { throw error }
+            var signed = error
+            signed.signedByAppStore = true
+            throw signed
+        }
+    }
+
+    private static let appStoreRoot = SignedDataVerifier(trustedRoots: [try! Certificate(der: AppleRootCertificates.rootCAG3)])
+
+    /// Runs the checks made once a message verified, marking what they refuse as the App
+    /// Store's own (`VerificationError.signedByAppStore`).
+    private func signedByAppStore(_ checks: () throws(VerificationError) -> Void) throws(VerificationError) {
+        do { try checks() } catch {
+            var signed = error
+            signed.signedByAppStore = true
+            throw signed
         }
     }
 
