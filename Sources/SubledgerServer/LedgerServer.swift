@@ -99,6 +99,7 @@ public struct LedgerServer: Sendable {
                 var query = try EventQuery(parameters)
                 let maximum = query.raw ? EventQuery.rawPageLimit : EventQuery.pageLimit
                 query.limit = min(query.limit ?? maximum, maximum)
+                query.examineLimit = EventQuery.pageExamineLimit
                 return try reader.events(query).json.serialized()
             }
         }))

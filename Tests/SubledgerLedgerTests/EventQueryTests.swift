@@ -151,6 +151,33 @@ struct EventQueryTests {
         }
     }
 
+    @Test("a page that may read only so many events ends there, with next at the last one read; pages joined by next are still the whole answer, each event once", arguments: [UInt64(7)])
+    func pagesCutByTheEventsRead(seed: UInt64) throws {
+        let fixture = try SimulatedLedger(seed: seed)
+        defer { fixture.ledger.close() }
+        let scanned = try fixture.scan()
+        var random = SeededGenerator(state: seed)
+        var cutShort = 0
+        for _ in 0..<30 {
+            var (query, expected) = Self.randomQuery(scanned, &random)
+            query.limit = 1 + Int(random.next() % 40)
+            query.examineLimit = 1 + Int(random.next() % 25)
+            var pages: [LogPosition] = []
+            var reads = 0
+            while true {
+                let page = try fixture.ledger.read { try $0.events(query) }
+                #expect(page.events.count <= min(query.limit!, query.examineLimit!))
+                if page.events.count < query.limit!, page.next != nil { cutShort += 1 }
+                pages += page.events.map(\.position)
+                reads += 1
+                guard let next = page.next, reads < 10_000 else { break }
+                query.after = next
+            }
+            #expect(Self.difference(pages, expected) == nil, "\(query)")
+        }
+        #expect(cutShort > 0, "some page ended at its reads, not its limit")
+    }
+
     @Test("an after that is not a record's position is refused with invalid_after")
     func afterMustBeARecord() throws {
         let fixture = try SimulatedLedger(seed: 7)

@@ -27,6 +27,7 @@ extension LedgerReader {
         let chunk = min(4096, max(64, (query.limit ?? 4096) + 1))
         var cursor = query.after
         var emitted = 0
+        var examined = 0
         var last: LogPosition?
         while true {
             let candidates: ProjectionReader.EventCandidates
@@ -37,7 +38,9 @@ extension LedgerReader {
                 candidates = try projections.eventCandidates(query, after: cursor, limit: chunk)
             }
             for position in candidates.positions {
+                if let budget = query.examineLimit, examined == budget { return cursor }
                 cursor = position
+                examined += 1
                 let record = try log.record(at: position)
                 let read = try record.payload.withUnsafeBytes { payload throws(LogError) -> (recordedAt: Int64, event: Event)? in
                     guard record.kind == EventRecord.kind else { return nil }
