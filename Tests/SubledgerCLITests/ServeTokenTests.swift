@@ -27,4 +27,11 @@ struct ServeTokenTests {
     func refused(content: String) {
         #expect(throws: UsageError.self) { try token(content) }
     }
+
+    @Test("a token shorter than 16 characters is warned of at start, naming the file and how to make one; a random hex one is not")
+    func shortTokenWarned() {
+        #expect(ServeCommand.weakTokenWarning("ab", file: "/etc/t")?.contains("the token in /etc/t is 2 characters") == true)
+        #expect(ServeCommand.weakTokenWarning("ab", file: "/etc/t")?.contains("openssl rand -hex 32") == true)
+        #expect(ServeCommand.weakTokenWarning("0123456789abcdef", file: "/etc/t") == nil)
+    }
 }
