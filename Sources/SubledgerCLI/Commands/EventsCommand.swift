@@ -50,11 +50,17 @@ enum EventsCommand: Command {
             let columns = EventItem.columns(raw: query.raw, reverify: query.reverify, refunded: .last)
             var stream = RecordStream<EventItem>(format: arguments.format, key: "events", columns: columns, cells: { $0.cells(columns) }, json: \.json,
                                                  data: context.data, write: context.stdout)
+            // Every event of a 10 M-event ledger streams for minutes: say how far it has come.
+            var throttle = ProgressThrottle(quietFor: 1)
+            var written = 0
             try stream.stream { write in
                 let next = try reader.events(query) { item in
                     note(item)
                     write(item)
+                    written += 1
+                    if throttle.due() { Output.progress("events: \(Cell.count(written).tableText) written, through log position \(item.position)") }
                 }
+                Output.endProgress()
                 return [("next", JSON.optional(next?.description))]
             }
             return CommandResult(nil, exitCode())
