@@ -83,15 +83,7 @@ public final class SignedDataVerifier: Sendable {
             let configured = trustedRoots.isEmpty ? "none" : trustedRoots.map(\.fingerprintLabel).joined(separator: "; ")
             throw VerificationError(.chainUntrusted, "the message is signed by one certificate (\(certificate.fingerprintLabel)), as Xcode's StoreKit testing signs, and it is not a configured root (configured: \(configured)); to trust it, run `subledger init` with it as --root CERT (in Xcode, Editor > Save Public Certificate), beside every other root to trust")
         }
-        let key: ECPublicKey
-        do {
-            key = try certificate.publicKey
-        } catch {
-            throw VerificationError(.chainInvalid, "the x5c certificate's key is unusable: \(error.message)")
-        }
-        guard key.curve == .p256 else {
-            throw VerificationError(.chainInvalid, "the x5c certificate has a \(key.curve.rawValue) key; ES256 needs P-256")
-        }
+        let key = try Self.signingKey(of: certificate, role: "certificate")
         let chain = VerifiedChain(leafKey: key, leafKeyID: key.subjectPublicKeyInfo, certificates: [.init(role: "signing", certificate: certificate)])
         try chain.checkValidity(at: instantMillis)
         try checkSignature(of: jws, under: chain)
@@ -154,15 +146,7 @@ public final class SignedDataVerifier: Sendable {
         guard leaf.hasExtension(oid: AppleMarkerOID.leaf) else {
             throw VerificationError(.missingMarkerOID, "the x5c leaf (\(Self.label(leaf))) lacks Apple's marker extension \(AppleMarkerOID.leaf); it is not an App Store signing certificate")
         }
-        let leafKey: ECPublicKey
-        do {
-            leafKey = try leaf.publicKey
-        } catch {
-            throw VerificationError(.chainInvalid, "the x5c leaf's key is unusable: \(error.message)")
-        }
-        guard leafKey.curve == .p256 else {
-            throw VerificationError(.chainInvalid, "the x5c leaf has a \(leafKey.curve.rawValue) key; ES256 needs P-256")
-        }
+        let leafKey = try Self.signingKey(of: leaf, role: "leaf")
         return VerifiedChain(leafKey: leafKey, leafKeyID: leafKey.subjectPublicKeyInfo, certificates: [
             .init(role: "leaf", certificate: leaf),
             .init(role: "intermediate", certificate: intermediate),
@@ -188,6 +172,20 @@ public final class SignedDataVerifier: Sendable {
         guard let key = try? certificate.publicKey, key.curve == .p256 else { return "its key is not P-256, which ES256 signatures need" }
         if certificate.hasUnknownCriticalExtension { return "it has an extension marked critical that is not understood (RFC 5280 requires refusing it)" }
         return nil
+    }
+
+    /// The certificate's key, which must be P-256 to have made an ES256 signature.
+    private static func signingKey(of certificate: Certificate, role: String) throws(VerificationError) -> ECPublicKey {
+        let key: ECPublicKey
+        do {
+            key = try certificate.publicKey
+        } catch {
+            throw VerificationError(.chainInvalid, "the x5c \(role)'s key is unusable: \(error.message)")
+        }
+        guard key.curve == .p256 else {
+            throw VerificationError(.chainInvalid, "the x5c \(role) has a \(key.curve.rawValue) key; ES256 needs P-256")
+        }
+        return key
     }
 
     private static func certificate(_ base64: [UInt8], role: String) throws(VerificationError) -> Certificate {
