@@ -22,6 +22,6 @@ extension LedgerServer {
             }
             position = parsed
         }
-        return .json(try LedgerHead.compute(directory: ledger.directory, at: position).json.serialized())
+        return .json(try LedgerHead.compute(directory: ledger.directory, at: position, cache: headCache).json.serialized())
     }
 }

@@ -31,6 +31,8 @@ public struct LedgerServer: Sendable {
     let reportCSV: (@Sendable (ReportDocument) throws -> String)?
     /// Monthly rates for `?in=CUR` on the revenue and MRR routes and the dashboard.
     let rates: CurrencyRates?
+    /// What `GET /v1/head` counted last, so the next counts only the events appended since.
+    let headCache = LedgerHead.Cache()
 
     public init(
         ledger: Ledger, token: String?, metrics: Metrics = Metrics(), reportCSV: (@Sendable (ReportDocument) throws -> String)? = nil,

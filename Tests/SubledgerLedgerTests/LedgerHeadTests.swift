@@ -85,6 +85,17 @@ struct LedgerHeadTests {
         #expect(try LedgerHead.verify(directory: fixture.data, hash: latest.hex, at: latest.position).ok)
     }
 
+    @Test("a head counted on from a cached one is the head computed afresh, at the latest event and at an earlier one asked after it")
+    func cachedHeadsAreFreshHeads() throws {
+        let fixture = try Self.fixture.get()
+        let cache = LedgerHead.Cache()
+        #expect(try LedgerHead.compute(directory: fixture.data, at: fixture.head.position, cache: cache) == fixture.head)
+        let latest = try LedgerHead.compute(directory: fixture.data)
+        #expect(try LedgerHead.compute(directory: fixture.data, cache: cache) == latest, "counted on from the cached head")
+        #expect(try LedgerHead.compute(directory: fixture.data, cache: cache) == latest, "the same head, nothing counted")
+        #expect(try LedgerHead.compute(directory: fixture.data, at: fixture.head.position, cache: cache) == fixture.head, "an earlier head counts from the start")
+    }
+
     @Test("head's logEnd given for its position is refused as the caller's mistake, naming the position to pass: on a ledger grown past it, and on one that ends there")
     func logEndGivenForPosition() throws {
         let fixture = try Self.fixture.get()

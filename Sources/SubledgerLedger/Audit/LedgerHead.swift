@@ -3,6 +3,7 @@ import SubledgerCrypto
 import SubledgerEvents
 import SubledgerLog
 import SubledgerProjections
+import Synchronization
 
 /// A digest of the whole ledger, events and the signed evidence they rest on, up to an event's
 /// position: what `subledger head` prints for an auditor to publish and `verify --head` checks.
@@ -31,26 +32,55 @@ public struct LedgerHead: Sendable, Equatable {
     /// The head at the event at `position`, or at the last event. Reads the event log up to it
     /// (to count and to find the evidence its events reference) and, of the evidence log, only the
     /// sealed segments' headers and footers and the segment of its cut.
-    public static func compute(directory: String, at position: LogPosition? = nil) throws -> LedgerHead {
+    ///
+    /// With a `cache`, the events before the last head it holds are not read again: only those
+    /// appended since are counted. The digests still read what they read without it, so a
+    /// change before that head still changes the hash.
+    public static func compute(directory: String, at position: LogPosition? = nil, cache: Cache? = nil) throws -> LedgerHead {
         let layout = DataDirectoryLayout(directory)
         try EvidenceCoverage.requireBothLogs(layout)
         guard FileIO.exists(layout.log) else { throw noEvents }
         let log = LogReader(directory: layout.log)
         let target = try position ?? lastEvent(in: log)
-        var tally = Tally()
-        try log.scan(to: LogPosition(rawValue: target.rawValue + 1)) { entry in
-            do { try tally.add(entry) } catch let error as EventDecodingError {
-                throw LogError.corrupted(StoredEvents.problem(error, at: entry.position, log: layout.log))
+        var tally = cache?.tally(atOrBefore: target) ?? Tally()
+        if tally.lastPosition != target {
+            try log.scan(from: tally.eventLogEnd, to: LogPosition(rawValue: target.rawValue + 1)) { entry in
+                do { try tally.add(entry) } catch let error as EventDecodingError {
+                    throw LogError.corrupted(StoredEvents.problem(error, at: entry.position, log: layout.log))
+                }
+                return true
             }
-            return true
         }
         guard tally.lastPosition == target else {
             // The caller's mistake, as a report's `atPosition` that no record starts at is.
             throw QueryError(kind: .badParameter, code: "invalid_position", detail: "no event starts at position \(target); `subledger head` prints the position of the last one, and `history` or `events` each event's")
         }
-        return make(position: target, tally: tally,
-                    eventLogDigest: try log.prefixDigest(through: tally.eventLogEnd),
-                    evidenceDigest: try LogReader(directory: layout.evidence).prefixDigest(through: tally.evidenceEnd))
+        let head = make(position: target, tally: tally,
+                        eventLogDigest: try log.prefixDigest(through: tally.eventLogEnd),
+                        evidenceDigest: try LogReader(directory: layout.evidence).prefixDigest(through: tally.evidenceEnd))
+        cache?.keep(tally)
+        return head
+    }
+
+    /// The tally of the latest head computed, for a server that is asked for the head again and
+    /// again: counted from the log's start each time, it read the whole event log (0.7 s at 10 M
+    /// events, 4.3 s with a cold page cache).
+    public final class Cache: Sendable {
+        private let latest = Mutex<Tally?>(nil)
+
+        public init() {}
+
+        /// The tally kept, if it ends at or before `position`.
+        func tally(atOrBefore position: LogPosition) -> Tally? {
+            latest.withLock { kept in kept.flatMap { tally in tally.lastPosition.map { $0 <= position } == true ? tally : nil } }
+        }
+
+        /// Keeps `tally` if it reaches further than the one kept.
+        func keep(_ tally: Tally) {
+            latest.withLock { kept in
+                if (kept?.lastPosition).map({ last in tally.lastPosition.map { $0 > last } ?? false }) ?? true { kept = tally }
+            }
+        }
     }
 
     static func make(position: LogPosition, tally: Tally, eventLogDigest: [UInt8], evidenceDigest: [UInt8]) -> LedgerHead {
