@@ -178,36 +178,6 @@ struct EventQueryTests {
         #expect(cutShort > 0, "some page ended at its reads, not its limit")
     }
 
-    @Test("the hour index bounds where the events effective in a window lie in the log: from the first to the last of those in its hours, none for hours without any", arguments: [UInt64(5)])
-    func positionBoundsOfAWindow(seed: UInt64) throws {
-        let fixture = try SimulatedLedger(seed: seed)
-        defer { fixture.ledger.close() }
-        var effective: [(position: LogPosition, at: Int64)] = []
-        try LogReader(directory: fixture.directory.file("data/log")).scan { entry in
-            guard entry.kind == EventRecord.kind, let (_, bytes) = EventRecord.split(entry.payload) else { return true }
-            effective.append((entry.position, try EventCodec.decode(bytes).effectiveAt))
-            return true
-        }
-        let hour: Int64 = 3_600_000
-        let start: Int64 = 1_767_225_600_000  // 2026-01-01
-        var random = SeededGenerator(state: seed)
-        var windows = [(start - 400 * 24 * hour)..<(start - 24 * hour), start..<(start + 200 * 24 * hour)]
-        for _ in 0..<40 {
-            let from = start + Int64(random.next() % UInt64(180 * 24 * hour))
-            windows.append(from..<(from + 1 + Int64(random.next() % UInt64(40 * 24 * hour))))
-        }
-        var found = 0
-        for window in windows {
-            // The index knows hours: a window is read as the whole hours it touches.
-            let hours = (window.lowerBound / hour * hour)..<((window.upperBound - 1) / hour * hour + hour)
-            let inside = effective.filter { hours.contains($0.at) }.map(\.position)
-            let expected = inside.min().map { $0...inside.max()! }
-            #expect(try fixture.ledger.read { try $0.projections.eventPositionBounds(effectiveIn: window) } == expected, "\(window)")
-            if expected != nil { found += 1 }
-        }
-        #expect(found > 30)
-    }
-
     @Test("an after that is not a record's position is refused with invalid_after")
     func afterMustBeARecord() throws {
         let fixture = try SimulatedLedger(seed: 7)

@@ -89,14 +89,12 @@ enum ExportCommand: Command {
         try subscriptions.finish()
 
         let events = try ExportFileWriter(ExportTables.events, format: format, directory: out)
-        // A ledger's log directory is made by its first append. Only the part of the log that
-        // holds the window's events is read, as the hour index bounds it: every event up to
-        // `through` is in the index.
-        if FileIO.exists(context.data.log), let bounds = try reader.projections.eventPositionBounds(effectiveIn: window), bounds.lowerBound < through {
+        // A ledger's log directory is made by its first append.
+        if FileIO.exists(context.data.log) {
             let log = LogReader(directory: context.data.log)
             // Only for the progress line: damage the summary finds is the scan's to report.
             let end = (try? log.summary().endPosition.rawValue).map { max(1, $0) }
-            try log.scan(from: bounds.lowerBound, to: min(through, LogPosition(rawValue: bounds.upperBound.rawValue + 1))) { entry in
+            try log.scan(to: through) { entry in
                 progress(events, end.map { ", \(entry.position.rawValue * 100 / $0)% of the log read" } ?? "")
                 guard entry.kind == Ledger.eventKind, entry.payload.count > 8 else { return true }
                 // Read in place, so events outside the window cost no allocation.

@@ -66,12 +66,6 @@ extension ProjectionDatabase {
         }
     }
 
-    /// The first and last positions of a list; nil for a value never seen.
-    func positionBounds<A>(_ posting: PostingKey, _ txn: borrowing LMDBTransaction<A>) throws -> ClosedRange<UInt64>? {
-        guard let first = try positions(posting, after: nil, limit: 1, txn).first, let last = try lastBlock(posting, txn)?.last else { return nil }
-        return first...last
-    }
-
     /// How many events a list holds (0 for a value never seen).
     func postingCount<A>(_ posting: PostingKey, _ txn: borrowing LMDBTransaction<A>) throws -> Int {
         var key: [UInt8] = []

@@ -73,51 +73,20 @@ extension ProjectionReader {
 
     /// The hour lists within `hours`, or nil when they hold more than `cap` events.
     private func hourKeys<A>(_ dimension: EventDimension, _ hours: ClosedRange<UInt32>, cap: Int, _ txn: borrowing LMDBTransaction<A>) throws -> [PostingKey]? {
-        var keys: [PostingKey] = []
-        var total = 0
-        try forEachHourList(dimension, hours, txn) { key, count in
-            guard total <= cap else { return false }
-            keys.append(key)
-            total += count
-            return true
-        }
-        return total <= cap ? keys : nil
-    }
-
-    /// Calls `body` with each hour list within `hours` and its length, in order, while it
-    /// returns true.
-    private func forEachHourList<A>(
-        _ dimension: EventDimension, _ hours: ClosedRange<UInt32>, _ txn: borrowing LMDBTransaction<A>, _ body: (PostingKey, Int) throws -> Bool
-    ) throws {
         var start: [UInt8] = []
         ProjectionDatabase.postingKey(PostingKey(dimension, hours.lowerBound), into: &start)
+        var keys: [PostingKey] = []
+        var total = 0
         try txn.forEach(in: database.postings, from: start) { key, value in
             guard key[0] == dimension.rawValue else { return false }
             let hour = UInt32(bigEndian: key.loadUnaligned(fromByteOffset: 1, as: UInt32.self))
-            guard hour <= hours.upperBound else { return false }
-            // A list's count entry; its blocks, which follow it, are not lists.
-            guard key.count == 5 else { return true }
-            return try body(PostingKey(dimension, hour), Int(UInt64(bigEndian: value.loadUnaligned(as: UInt64.self))))
-        }
-    }
-
-    /// The log positions between which every event effective in `window` (epoch milliseconds,
-    /// half-open) lies, from the hour index; nil when none is: what `export` reads of the log
-    /// for its events, where it read the whole log (25 s at 10 M events for a month with none).
-    public func eventPositionBounds(effectiveIn window: Range<Int64>) throws(ProjectionError) -> ClosedRange<LogPosition>? {
-        guard !window.isEmpty else { return nil }
-        return try read { txn, _, _ in
-            var keys: [PostingKey] = []
-            try forEachHourList(.effectiveHour, EventDimension.hour(window.lowerBound)...EventDimension.hour(window.upperBound - 1), txn) { key, _ in
-                keys.append(key)
-                return true
+            guard hour <= hours.upperBound, total <= cap else { return false }
+            if key.count == 5 {
+                keys.append(PostingKey(dimension, hour))
+                total += Int(UInt64(bigEndian: value.loadUnaligned(as: UInt64.self)))
             }
-            var bounds: ClosedRange<UInt64>?
-            for key in keys {
-                guard let list = try database.positionBounds(key, txn) else { continue }
-                bounds = bounds.map { min($0.lowerBound, list.lowerBound)...max($0.upperBound, list.upperBound) } ?? list
-            }
-            return bounds.map { LogPosition(rawValue: $0.lowerBound)...LogPosition(rawValue: $0.upperBound) }
+            return true
         }
+        return total <= cap ? keys : nil
     }
 }
