@@ -152,29 +152,31 @@ struct LedgerIngestionTests {
         #expect(try LogReader(directory: dir.path + "/log").summary().records > 0)
     }
 
-    @Test("webhook bodies the App Store signed are marked so in the quarantine, another app's and Apple's under a ledger trusting another root; a forgery is not")
+    @Test("webhook bodies the App Store signed for this app are marked so in the quarantine, as sent: another environment's, and Apple's under a ledger trusting another root; not another app's, a forgery, or a signed body padded or wrapped anew")
     func appStoreSignedRejectionsAreMarked() throws {
         let dir = TemporaryDirectory()
-        let ledger = try makeLedger(dir, bundle: "com.example.other")
+        let ledger = try makeLedger(dir, environments: ["Xcode"])
         defer { ledger.close() }
         let notification = try #require(try ingestable().first { $0.bundleId == Self.bundle && $0.kind == "notification" })
+        let other = try #require(try ingestable().first { $0.bundleId != Self.bundle && $0.kind == "notification" })
         var forged = notification.jws
         forged[forged.count - 10] = forged[forged.count - 10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-        let outcomes = try ledger.ingest([notification.jws, forged].enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: IngestLine.webhookSource) }, recordedAt: 1)
-        #expect(outcomes.map { if case .rejected(let reason, _) = $0 { reason } else { "" } } == ["bundle_mismatch", "signature_invalid"])
-        #expect(try Quarantine.entries(in: dir.path + "/quarantine").map(\.signedByAppStore) == [true, false])
+        let body = Array(#"{"signedPayload":""#.utf8) + notification.jws + Array(#""}"#.utf8)
+        let bodies = [body, notification.jws, body + Array("   ".utf8), Array(#"{"signedPayload": ""#.utf8) + notification.jws + Array(#"", "x": 1}"#.utf8), other.jws, forged]
+        let outcomes = try ledger.ingest(bodies.enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: IngestLine.webhookSource) }, recordedAt: 1)
+        #expect(outcomes.map { if case .rejected(let reason, _) = $0 { reason } else { "" } }
+            == ["environment_not_accepted", "environment_not_accepted", "environment_not_accepted", "environment_not_accepted", "bundle_mismatch", "signature_invalid"])
+        #expect(try Quarantine.entries(in: dir.path + "/quarantine").map(\.signedByAppStore) == [true, true, false, false, false, false])
 
-        let other = TemporaryDirectory()
-        let root = other.file("test-root.cer")
+        let elsewhere = TemporaryDirectory()
+        let root = elsewhere.file("test-root.cer")
         try Data(try TestPKI(validity: 1_700_000_000_000...1_900_000_000_000).rootDER).write(to: URL(fileURLWithPath: root))
-        _ = try Ledger.initialize(directory: other.path, bundleId: Self.bundle, appAppleId: nil, environments: ["Sandbox", "Production"], rootFiles: [root], smallBusiness: false, catalogFile: nil)
-        let elsewhere = try Ledger(directory: other.path)
-        defer { elsewhere.close() }
-        guard case .rejected("chain_untrusted", _) = try elsewhere.ingest(IngestLine(bytes: notification.jws, line: 1, source: IngestLine.webhookSource), recordedAt: 1) else {
-            Issue.record("Apple's message was taken under a test root")
-            return
-        }
-        #expect(try Quarantine.entries(in: other.path + "/quarantine").map(\.signedByAppStore) == [true], "Apple's own root vouches for it")
+        _ = try Ledger.initialize(directory: elsewhere.path, bundleId: Self.bundle, appAppleId: nil, environments: ["Sandbox", "Production"], rootFiles: [root], smallBusiness: false, catalogFile: nil)
+        let testRooted = try Ledger(directory: elsewhere.path)
+        defer { testRooted.close() }
+        let untrusted = try testRooted.ingest([notification.jws, other.jws].enumerated().map { IngestLine(bytes: $1, line: $0 + 1, source: IngestLine.webhookSource) }, recordedAt: 1)
+        #expect(untrusted.allSatisfy { if case .rejected("chain_untrusted", _) = $0 { true } else { false } }, "Apple's messages are not taken under a test root")
+        #expect(try Quarantine.entries(in: elsewhere.path + "/quarantine").map(\.signedByAppStore) == [true, false], "Apple's own root vouches for this app's")
     }
 
     @Test("a bare renewal info from a file or the webhook is refused, any app's: it names none, so it cannot be checked")

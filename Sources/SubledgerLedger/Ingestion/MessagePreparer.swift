@@ -61,21 +61,40 @@ struct MessagePreparer: Sendable {
             }
             message = Array(bytes)
         }
-        let jws = try CompactJWS(message)
-        let notification = Result { () throws(PayloadError) in try NotificationPayload.decode(jws.payload) }
-        if case .success(let payload) = notification, payload.notificationType != nil {
-            return try prepareNotification(payload, jws: jws, message: message)
+        do throws(VerificationError) {
+            let jws = try CompactJWS(message)
+            let notification = Result { () throws(PayloadError) in try NotificationPayload.decode(jws.payload) }
+            if case .success(let payload) = notification, payload.notificationType != nil {
+                return try prepareNotification(payload, jws: jws, message: message)
+            }
+            let transaction = Result { () throws(PayloadError) in try TransactionPayload.decode(jws.payload) }
+            if case .success(let payload) = transaction, payload.transactionId != nil {
+                return try prepareTransaction(payload, jws: jws, message: message)
+            }
+            let renewal = Result { () throws(PayloadError) in try RenewalInfoPayload.decode(jws.payload) }
+            if case .success(let payload) = renewal, payload.originalTransactionId != nil, payload.autoRenewProductId != nil || payload.autoRenewStatus != nil {
+                return try prepareRenewal(payload, jws: jws, message: message, taken: line.takesRenewalInfo)
+            }
+            throw Self.undecodable(jws.payload, notification: notification.failure, transaction: transaction.failure, renewal: renewal.failure)
+        } catch {
+            // The quarantine tells one message apart from another by the line's bytes: padded or
+            // wrapped anew, one signed message would be kept again and again. Only the forms the
+            // App Store sends count as its own.
+            guard error.signedByAppStore, !Self.isAsSent(line.bytes, message) else { throw error }
+            var unsigned = error
+            unsigned.signedByAppStore = false
+            throw unsigned
         }
-        let transaction = Result { () throws(PayloadError) in try TransactionPayload.decode(jws.payload) }
-        if case .success(let payload) = transaction, payload.transactionId != nil {
-            return try prepareTransaction(payload, jws: jws, message: message)
-        }
-        let renewal = Result { () throws(PayloadError) in try RenewalInfoPayload.decode(jws.payload) }
-        if case .success(let payload) = renewal, payload.originalTransactionId != nil, payload.autoRenewProductId != nil || payload.autoRenewStatus != nil {
-            return try prepareRenewal(payload, jws: jws, message: message, taken: line.takesRenewalInfo)
-        }
-        throw Self.undecodable(jws.payload, notification: notification.failure, transaction: transaction.failure, renewal: renewal.failure)
     }
+
+    /// Whether `bytes` are `message` as the App Store sends it: its webhook body, byte for byte
+    /// (`{"signedPayload":"…"}`), or the JWS alone.
+    private static func isAsSent(_ bytes: [UInt8], _ message: [UInt8]) -> Bool {
+        bytes == message || bytes.elementsEqual(webhookBodyPrefix + message + webhookBodySuffix)
+    }
+
+    private static let webhookBodyPrefix = Array(#"{"signedPayload":""#.utf8)
+    private static let webhookBodySuffix = Array(#""}"#.utf8)
 
     /// Why a signed payload is none of the three: the decoder's own error for the kind its
     /// members name (a notificationType given twice, a price out of range), where one message
@@ -118,8 +137,9 @@ struct MessagePreparer: Sendable {
         // signedDate (early 2022 format) uses its nested transaction's (docs/ingestion.md).
         let instant = EventMapping.effectiveAt(notification: notification, transaction: transaction, renewal: renewal)
         let environment = EventMapping.environment(notification: notification, transaction: transaction, renewal: renewal)
-        try verify(jws, at: instant, environment: environment)
-        for inner in nested { try verify(inner.jws, at: inner.signedDate ?? instant, environment: inner.environment) }
+        let namesThisApp = EventMapping.app(of: notification).bundleId == configuration.bundleId
+        try verify(jws, at: instant, environment: environment, namesThisApp: namesThisApp)
+        for inner in nested { try verify(inner.jws, at: inner.signedDate ?? instant, environment: inner.environment, namesThisApp: namesThisApp) }
 
         try signedByAppStore { () throws(VerificationError) in
             // One without `data` (RESCIND_CONSENT, EXTERNAL_PURCHASE_TOKEN) is checked as strictly as
@@ -148,7 +168,7 @@ struct MessagePreparer: Sendable {
         guard let signedDate = transaction.signedDate else {
             throw VerificationError(.payloadInvalid, "the transaction has no signedDate")
         }
-        try verify(jws, at: signedDate, environment: transaction.environment)
+        try verify(jws, at: signedDate, environment: transaction.environment, namesThisApp: transaction.bundleId == configuration.bundleId)
         try signedByAppStore { () throws(VerificationError) in
             try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, of: "the transaction")
         }
@@ -167,7 +187,7 @@ struct MessagePreparer: Sendable {
         guard let signedDate = renewal.signedDate else {
             throw VerificationError(.payloadInvalid, "the renewal info has no signedDate")
         }
-        try verify(jws, at: signedDate, environment: renewal.environment)
+        try verify(jws, at: signedDate, environment: renewal.environment, namesThisApp: false)
         try signedByAppStore { () throws(VerificationError) in
             guard taken else {
                 throw VerificationError(
@@ -183,13 +203,16 @@ struct MessagePreparer: Sendable {
     }
 
     /// Verifies `jws` with the configured roots. A chain they do not anchor that Apple's own root
-    /// does is the App Store's message all the same (the ledger trusts another root): its
-    /// rejection says so, and the quarantine keeps it apart from what anyone could have made.
-    private func verify(_ jws: CompactJWS, at instant: Int64, environment: SubledgerAppStore.AppStoreEnvironment?) throws(VerificationError) {
+    /// does, of a message naming this ledger's app, is the App Store's message all the same (the
+    /// ledger trusts another root): its rejection says so, and the quarantine keeps it apart from
+    /// what anyone could have made. Another app's is not: anyone with an app has its messages.
+    private func verify(
+        _ jws: CompactJWS, at instant: Int64, environment: SubledgerAppStore.AppStoreEnvironment?, namesThisApp: Bool
+    ) throws(VerificationError) {
         do {
             try verifier.verify(jws, at: instant, allowingLocalSigner: allowsLocalSigner(environment))
         } catch {
-            guard error.reason == .chainUntrusted, (try? Self.appStoreRoot.verify(jws, at: instant)) != nil else { throw error }
+            guard error.reason == .chainUntrusted, namesThisApp, !trustsAppleRoot, (try? Self.appStoreRoot.verify(jws, at: instant)) != nil else { throw error }
             var signed = error
             signed.signedByAppStore = true
             throw signed
@@ -198,10 +221,15 @@ struct MessagePreparer: Sendable {
 
     private static let appStoreRoot = SignedDataVerifier(trustedRoots: [try! Certificate(der: AppleRootCertificates.rootCAG3)])
 
-    /// Runs the checks made once a message verified, marking what they refuse as the App
-    /// Store's own (`VerificationError.signedByAppStore`).
+    /// Whether Apple's root is configured: a chain it anchors then never fails as untrusted.
+    private var trustsAppleRoot: Bool { verifier.trustedRoots.contains { $0.der == AppleRootCertificates.rootCAG3 } }
+
+    /// Runs the checks made once a message verified, marking what they refuse for this app as
+    /// the App Store's own (`VerificationError.signedByAppStore`): another environment's or
+    /// another App Apple ID's. Another bundle's is not: anyone with an app has its messages.
     private func signedByAppStore(_ checks: () throws(VerificationError) -> Void) throws(VerificationError) {
         do { try checks() } catch {
+            guard error.reason == .environmentNotAccepted || error.reason == .appAppleIDMismatch else { throw error }
             var signed = error
             signed.signedByAppStore = true
             throw signed
