@@ -109,5 +109,10 @@ struct DashboardPeriodTests {
         #expect((two.previousFirst.description, two.previousLast.description) == ("2025-11-01", "2025-12-31"))
         let days = try period("period=custom&from=2026-06-02&to=2026-06-30")
         #expect((days.previousFirst.description, days.previousLast.description) == ("2026-05-04", "2026-06-01"))
+        // A whole month still under way on its 30th is compared with the month before to its end,
+        // never with days of its own.
+        let march = try DashboardPeriod(query: QueryParameters(decoding: "period=custom&from=2026-03-01&to=2026-03-31"), anchor: Self.anchor)
+        #expect(march.previousDay(matching: UTCDay("2026-03-30")!).description == "2026-02-28")
+        #expect(march.previousDay(matching: UTCDay("2026-03-10")!).description == "2026-02-10")
     }
 }

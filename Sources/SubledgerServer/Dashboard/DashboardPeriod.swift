@@ -52,6 +52,9 @@ struct DashboardPeriod: Equatable {
     /// The days a custom range asked for when it was widened to whole months: the page says so,
     /// where it showed sales outside the range asked for as if inside it.
     var asked: ClosedRange<UTCDay>?
+    /// Days compared with the same days of the months before (this month, last month, a custom
+    /// range of whole months), not with as many days before.
+    var comparesMonths = false
 
     /// `period`, `from` and `to` from the query; `anchor` is the day presets end on.
     init(query: QueryParameters, anchor: UTCDay) throws(HTTPError) {
@@ -77,10 +80,12 @@ struct DashboardPeriod: Equatable {
             // to 6 December), as a month to date is read; by length it was 25 to 30 November.
             self.init(preset, days: UTCDay(containing: anchorMonth.start), anchor)
             (previousFirst, previousLast) = Self.sameDays(before: anchorMonth, months: 1, through: last)
+            comparesMonths = true
         case .lastMonth:
             let month = UTCMonth(number: anchorMonth.number - 1)
             self.init(preset, days: UTCDay(containing: month.start), Self.lastDay(of: month))
             (previousFirst, previousLast) = Self.sameDays(before: month, months: 1, through: last)
+            comparesMonths = true
         case .last3Months:
             self.init(preset, months: UTCMonth(number: anchorMonth.number - 2), anchorMonth, through: anchor)
         case .last12Months:
@@ -99,6 +104,7 @@ struct DashboardPeriod: Equatable {
                 let months = (UTCMonth(containing: from.start), UTCMonth(containing: to.start))
                 if from == UTCDay(containing: months.0.start), to == Self.lastDay(of: months.1) {
                     (previousFirst, previousLast) = Self.sameDays(before: months.0, months: months.1.number - months.0.number + 1, through: to)
+                    comparesMonths = true
                 }
             } else {
                 self.init(preset, months: UTCMonth(containing: from.start), UTCMonth(containing: to.start))
@@ -145,10 +151,10 @@ struct DashboardPeriod: Equatable {
 
     /// The day of the period before that matches `day` of this one, where a comparison of the
     /// period so far ends: as many days from its start for a period of days, the same day of the
-    /// month (a month's last day is the other's last) for months and this month.
+    /// month (a month's last day is the other's last) for months and days compared as months.
     func previousDay(matching day: UTCDay) -> UTCDay {
         guard day < last else { return previousLast }
-        guard granularity == .month || preset == .thisMonth else { return UTCDay(number: previousFirst.number + day.number - first.number) }
+        guard granularity == .month || comparesMonths else { return UTCDay(number: previousFirst.number + day.number - first.number) }
         let months = UTCMonth(containing: last.start).number - UTCMonth(containing: first.start).number + 1
         return Self.sameDays(before: UTCMonth(containing: first.start), months: months, through: day).last
     }
