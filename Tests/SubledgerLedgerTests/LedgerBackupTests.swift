@@ -55,6 +55,24 @@ struct LedgerBackupTests {
         #expect(rest.allSatisfy { if case .appended = $0 { true } else { false } })
     }
 
+    @Test("a backup without the projection database opens as a ledger all the same: the database is rebuilt from its log, equal to the source's")
+    func backupWithoutProjections() throws {
+        let expected = try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(lines, recordedAt: 1)
+            return try source.read { try $0.projections.summary() }
+        }()
+        let summary = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"), projections: false)
+        #expect(summary.verified && summary.complete && summary.dedupIndex)
+        #expect(!summary.projections)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("backup/projections/CURRENT")))
+        let backup = try ledger("backup")
+        defer { backup.close() }
+        #expect(try backup.read { try $0.projections.summary() } == expected)
+        #expect(try backup.ingest(lines, recordedAt: 2).allSatisfy { $0.isDuplicate })
+    }
+
     /// Ingests `batch` into the ledger `data`, opened for it alone.
     func ingest(_ batch: ArraySlice<IngestLine>, at time: Int64) throws {
         let source = try ledger("data")

@@ -7,8 +7,11 @@ import SubledgerLog
 enum BackupCommand: Command {
     static let help = CommandHelp(
         name: "backup", summary: "copy the data directory, also while it serves; verified, incremental",
-        usage: "backup --to DIR",
-        options: [.init("--to", "DIR", "where the backup goes: new, empty, or an earlier backup of this ledger (brought up to date)")],
+        usage: "backup --to DIR [--without-projections]",
+        options: [
+            .init("--to", "DIR", "where the backup goes: new, empty, or an earlier backup of this ledger (brought up to date)"),
+            .init("--without-projections", "leave the projection database out (1.7 GB copied whole each time at 10 M events): opening the backup rebuilds it from the log, about 2 s a million events"),
+        ],
         notes: [
             "The backup holds every event acknowledged before it began and is itself a data directory:",
             "`subledger --data DIR verify` checks it, `--data DIR` opens it. Sealed log segments already in DIR",
@@ -66,7 +69,8 @@ enum BackupCommand: Command {
         let summary: LedgerBackup.Summary
         do {
             summary = try LedgerBackup.run(
-                from: context.data.path, to: destination, progress: { Output.progress("backup: " + $0) }, warning: { Output.diagnostic("backup: warning: " + $0) })
+                from: context.data.path, to: destination, projections: !arguments.flags.contains("--without-projections"),
+                progress: { Output.progress("backup: " + $0) }, warning: { Output.diagnostic("backup: warning: " + $0) })
         } catch let refused as LedgerBackup.DestinationRefused {
             throw UsageError(refused.description)  // the command line names the wrong directory
         }

@@ -92,8 +92,12 @@ public enum LedgerBackup {
     public typealias Progress = (String) throws -> Void
 
     /// Backs up the data directory `source` into `destination` (created when missing; an earlier
-    /// backup of the same ledger is brought up to date), then verifies the copy's logs.
-    public static func run(from source: String, to destination: String, progress: Progress = { _ in }, warning: (String) -> Void = { _ in }) throws -> Summary {
+    /// backup of the same ledger is brought up to date), then verifies the copy's logs. Without
+    /// `projections`, the projection database is left out (one already in `destination`, of an
+    /// earlier backup, stays): opening the copy folds the log into it or rebuilds it.
+    public static func run(
+        from source: String, to destination: String, projections: Bool = true, progress: Progress = { _ in }, warning: (String) -> Void = { _ in }
+    ) throws -> Summary {
         let started = ContinuousClock.now
         let from = DataDirectoryLayout(source)
         let to = DataDirectoryLayout(destination)
@@ -137,8 +141,12 @@ public enum LedgerBackup {
         }
         try progress("configuration: \(summary.files) files")
         summary.dedupIndex = try DedupIndex.copy(from: from.dedupIndex, to: to.dedupIndex)
-        summary.projections = try ProjectionStore.copyCurrent(from: from.projections, to: to.projections)
-        try progress("projection database\(summary.projections ? "" : " (none yet)") and dedup index copied")
+        if projections {
+            summary.projections = try ProjectionStore.copyCurrent(from: from.projections, to: to.projections)
+            try progress("projection database\(summary.projections ? "" : " (none yet)") and dedup index copied")
+        } else {
+            try progress("dedup index copied; the projection database left out, as asked")
+        }
         func copyLog(_ name: String, _ source: String, _ destination: String, upTo bound: LogPosition? = nil) throws -> LogCopy.Summary {
             guard FileIO.exists(source) else { return LogCopy.Summary() }
             return try LogCopy.copy(from: source, to: destination, upTo: bound) { done, segments in
