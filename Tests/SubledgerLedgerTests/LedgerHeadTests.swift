@@ -96,6 +96,27 @@ struct LedgerHeadTests {
         #expect(try LedgerHead.compute(directory: fixture.data, at: fixture.head.position, cache: cache) == fixture.head, "an earlier head counts from the start")
     }
 
+    @Test("a cached head whose last event was cut away (a write that failed part way) and written over is not counted on: the head is the one computed afresh")
+    func cachedHeadOfCutEventsIsDropped() throws {
+        let fixture = try Self.fixture.get()
+        let directory = TemporaryDirectory()
+        let (data, saved) = (directory.file("data"), directory.file("saved"))
+        let lines = try String(contentsOfFile: fixture.directory.file("sim/notifications.jsonl"), encoding: .utf8).split(separator: "\n").map { Array($0.utf8) }
+        _ = try Ledger.initialize(directory: data, bundleId: "com.example.subledger", appAppleId: 1_234_567_890, environments: ["Production"],
+                                  rootFiles: [fixture.directory.file("sim/root.cer")], smallBusiness: false, catalogFile: nil)
+        let half = lines.count / 2
+        try Fixture.ingest(lines[..<half], into: data, from: 1)
+        try FileManager.default.copyItem(atPath: data, toPath: saved)
+        try Fixture.ingest(lines[half..<(half + 8)], into: data, from: half + 1)
+        let cache = LedgerHead.Cache()
+        _ = try LedgerHead.compute(directory: data, cache: cache)
+        // The log as it was before those 8 lines, then other messages appended in their place.
+        try FileManager.default.removeItem(atPath: data)
+        try FileManager.default.moveItem(atPath: saved, toPath: data)
+        try Fixture.ingest(lines[(half + 8)...], into: data, from: half + 9)
+        #expect(try LedgerHead.compute(directory: data, cache: cache) == LedgerHead.compute(directory: data))
+    }
+
     @Test("head's logEnd given for its position is refused as the caller's mistake, naming the position to pass: on a ledger grown past it, and on one that ends there")
     func logEndGivenForPosition() throws {
         let fixture = try Self.fixture.get()
