@@ -36,8 +36,9 @@ final class Quarantine: Sendable {
     /// Of it, the bytes of webhook bodies no signature of the App Store vouches for, which
     /// anyone can make by the million: 1 GiB of 270-byte ones took the server 4 minutes to
     /// receive, 650 MB of memory for their digests and 12 s to start. Past it such bodies are
-    /// not kept; the ones the App Store signed (another app's, another environment's, or signed
-    /// under Apple's root while the ledger trusts another) still are, up to `webhookBudget`.
+    /// not kept; the App Store's own for this app, as it sends them (another environment's or App
+    /// Apple ID's, or signed under Apple's root while the ledger trusts another), still are, up
+    /// to `webhookBudget`: another app's can be anyone's.
     static let unsignedWebhookBudget: UInt64 = 64 << 20
 
     let directory: String
