@@ -10,6 +10,9 @@ public struct LMDBPutOptions: OptionSet, Sendable {
     /// sorted. Each key must be above the previous one, else ``LMDBError/Kind/keysOutOfOrder``.
     /// Pages filled this way are packed full, so a snapshot written in key order is compact.
     public static let append = LMDBPutOptions(rawValue: UInt32(MDB_APPEND))
+    /// `MDB_NOOVERWRITE`: keep the value a key already has; the put then fails with
+    /// ``LMDBError/Kind/keyExists``.
+    public static let noOverwrite = LMDBPutOptions(rawValue: UInt32(MDB_NOOVERWRITE))
 }
 
 extension LMDBTransaction where Access == LMDBReadWrite {

@@ -1,5 +1,7 @@
 import Foundation
+import SubledgerAppStore
 import SubledgerEvents
+import SubledgerJWS
 import SubledgerLog
 import SubledgerLMDB
 import SubledgerProjections
@@ -157,6 +159,67 @@ struct DedupIndexTests {
         #expect(try events() == 25)
         #expect(try LogReader(directory: layout.log).verify().ok)
         #expect(try LogReader(directory: layout.evidence).verify().ok)
+    }
+
+    /// The signed transaction of each notification that has one, alone on a line, as someone
+    /// might feed it after extracting it from the notification.
+    func bareTransactions(of lines: some Collection<IngestLine>) throws -> [IngestLine] {
+        try lines.compactMap { line in
+            let body = try JSONSerialization.jsonObject(with: Data(line.bytes)) as! [String: Any]
+            let jws = try CompactJWS(Array((body["signedPayload"] as! String).utf8))
+            guard let text = try NotificationPayload.decode(jws.payload).data?.signedTransactionInfo else { return nil }
+            return IngestLine(bytes: Array(text.utf8), line: line.line, source: "bare")
+        }
+    }
+
+    func positions(_ outcomes: [IngestOutcome]) -> [String?] {
+        outcomes.map { if case .appended(let position) = $0 { position } else if case .duplicate(let position) = $0 { position } else { nil } }
+    }
+
+    @Test("a bare copy of a stored notification's signed transaction is a duplicate of the notification, also once the index is rebuilt from the logs and within one batch")
+    func bareCopyOfNestedTransactionIsDuplicate() throws {
+        let bare = try bareTransactions(of: lines)
+        #expect(bare.count > 50)
+        var ledger = try open()
+        let stored = positions(try ledger.ingest(lines, recordedAt: 1))
+        let storedOf = Dictionary(zip(lines.map(\.line), stored), uniquingKeysWith: { first, _ in first })
+        let records = try events()
+        // Each answers with its notification's event (a renewal's transaction was already
+        // delivered by an earlier notification only when the two signed it identically).
+        let again = try ledger.ingest(bare, recordedAt: 2)
+        #expect(again.allSatisfy { $0.isDuplicate })
+        #expect(zip(bare, positions(again)).filter { storedOf[$0.line] == $1 }.count == bare.count)
+        ledger.close()
+        #expect(try events() == records)
+
+        try FileManager.default.removeItem(atPath: DataDirectoryLayout(directory.file("data")).dedupIndex)
+        ledger = try open()
+        #expect(ledger.pipeline.index.recovery.rebuilt == .missing)
+        #expect(positions(try ledger.ingest(bare, recordedAt: 3)) == positions(again))
+        ledger.close()
+
+        // The notification and its copy in one batch: the copy waits for the notification's position.
+        let pairs = Array(zip(lines.suffix(20), try bareTransactions(of: lines.suffix(20))).flatMap { [$0, $1] })
+        ledger = try open("one batch")
+        defer { ledger.close() }
+        let outcomes = positions(try ledger.ingest(pairs, recordedAt: 1))
+        #expect(stride(from: 0, to: pairs.count, by: 2).allSatisfy { outcomes[$0] != nil && outcomes[$0] == outcomes[$0 + 1] })
+    }
+
+    @Test("a signed transaction stored bare before its notification keeps answering its repeats with its own position, also once the index is rebuilt")
+    func bareTransactionBeforeNotificationKeepsItsPosition() throws {
+        let bare = try bareTransactions(of: lines)
+        var ledger = try open()
+        let first = positions(try ledger.ingest(bare, recordedAt: 1))
+        #expect(first.allSatisfy { $0 != nil })
+        // Notifications are known by their UUID: each is new.
+        #expect(try ledger.ingest(lines, recordedAt: 2).allSatisfy { !$0.isDuplicate })
+        #expect(positions(try ledger.ingest(bare, recordedAt: 3)) == first)
+        ledger.close()
+        try FileManager.default.removeItem(atPath: DataDirectoryLayout(directory.file("data")).dedupIndex)
+        ledger = try open()
+        defer { ledger.close() }
+        #expect(positions(try ledger.ingest(bare, recordedAt: 4)) == first)
     }
 
     @Test("a data directory without an index (written by an older version) builds it once from the logs")

@@ -49,7 +49,7 @@ enum EvidenceCodec {
         var found: [(offset: Int, text: [UInt8], jws: CompactJWS, header: HeaderKey)] = []
         for ((text, jws), header) in zip(nested, draft.headers.dropFirst()) where found.allSatisfy({ $0.text != text }) {
             var from = 0
-            while let offset = firstOffset(of: text, in: outer.payload, from: from) {
+            while let offset = outer.payload.withUnsafeBytes({ firstOffset(of: text, in: $0, from: from) }) {
                 found.append((offset, text, jws, header))
                 from = offset + text.count
             }
@@ -73,21 +73,20 @@ enum EvidenceCodec {
         bytes.withUnsafeBytes { !$0.isEmpty && memchr($0.baseAddress!, Int32(byte), $0.count) != nil }
     }
 
-    /// `memchr(3)` for the first byte, `memcmp(3)` for the rest.
-    private static func firstOffset(of needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        guard let first = needle.first, needle.count <= haystack.count else { return nil }
-        return haystack.withUnsafeBytes { hay in
-            needle.withUnsafeBytes { pattern in
-                var offset = start
-                let last = hay.count - pattern.count
-                while offset <= last {
-                    guard let hit = memchr(hay.baseAddress! + offset, Int32(first), last - offset + 1) else { return nil }
-                    offset = hay.baseAddress!.distance(to: UnsafeRawPointer(hit))
-                    if memcmp(hit, pattern.baseAddress!, pattern.count) == 0 { return offset }
-                    offset += 1
-                }
-                return nil
+    /// `memchr(3)` for the first byte, `memcmp(3)` for the rest (`memmem(3)` is a GNU extension
+    /// Swift's Glibc module does not offer).
+    static func firstOffset(of needle: [UInt8], in hay: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard let first = needle.first, needle.count <= hay.count else { return nil }
+        return needle.withUnsafeBytes { pattern in
+            var offset = start
+            let last = hay.count - pattern.count
+            while offset <= last {
+                guard let hit = memchr(hay.baseAddress! + offset, Int32(first), last - offset + 1) else { return nil }
+                offset = hay.baseAddress!.distance(to: UnsafeRawPointer(hit))
+                if memcmp(hit, pattern.baseAddress!, pattern.count) == 0 { return offset }
+                offset += 1
             }
+            return nil
         }
     }
 
@@ -142,6 +141,30 @@ enum EvidenceCodec {
             return []
         }
         return positions
+    }
+
+    /// The decoded payloads of the nested JWS a message record holds, without rebuilding it: those
+    /// of format 2 only (format 1 keeps them as text, format 0 keeps the message verbatim); none
+    /// for a record that does not read.
+    static func nestedPayloads(of record: UnsafeRawBufferPointer) -> [UnsafeRawBufferPointer] {
+        var reader = LedgerRecordReader(record)
+        var payloads: [UnsafeRawBufferPointer] = []
+        do {
+            guard try reader.byte() == 2 else { return [] }
+            _ = try reader.bytes(Int(clamping: try reader.varint()))
+            _ = try reader.varint()
+            _ = try reader.bytes(Int(clamping: try reader.varint()))
+            // The JSON between nested JWS holds no marker byte, so `memchr` finds the next one.
+            while !reader.isAtEnd, let hit = memchr(reader.base + reader.offset, Int32(jwsMarker), reader.count - reader.offset) {
+                reader.offset = reader.base.distance(to: UnsafeRawPointer(hit)) + 1
+                _ = try reader.varint()
+                payloads.append(try reader.bytes(Int(clamping: try reader.varint())))
+                _ = try reader.bytes(Int(clamping: try reader.varint()))
+            }
+        } catch {
+            return []
+        }
+        return payloads
     }
 
     /// The dedup key of a message record, without rebuilding it.

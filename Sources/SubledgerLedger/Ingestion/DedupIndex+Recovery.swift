@@ -118,7 +118,7 @@ extension DedupIndex {
     /// other logs.
     static func readTail(after checkpoint: Checkpoint?, eventLog: LogReader, evidenceLog: LogReader) throws -> Tail? {
         var tail = Tail()
-        var keysByPosition: [UInt64: [UInt8]] = [:]
+        var keysByPosition: [UInt64: (key: [UInt8], nested: [UInt8]?)] = [:]
         var lastEvidence = checkpoint?.evidence
         var lastEvent = checkpoint.map { ($0.event, $0.eventPayload) }
         var matches = checkpoint == nil
@@ -133,7 +133,8 @@ extension DedupIndex {
                 if entry.kind == EvidenceCodec.headerKind {
                     tail.batch.headers.append((entry.position.rawValue, Array(entry.payload)))
                 } else if entry.kind == EvidenceCodec.messageKind, let key = EvidenceCodec.key(of: entry.payload) {
-                    keysByPosition[entry.position.rawValue] = indexKey(key)
+                    let nested = key.hasPrefix("n:") ? nestedTransactionKey(ofRecord: entry.payload) : nil
+                    keysByPosition[entry.position.rawValue] = (indexKey(key), nested.map(indexKey))
                 }
                 return true
             }
@@ -148,8 +149,9 @@ extension DedupIndex {
                 guard entry.kind == EventRecord.kind, entry.payload.count > 8 else { return true }
                 lastEvent = (entry.position, Array(entry.payload))
                 let event = try StoredEvents.view(entry.payload, at: entry.position, log: eventLog.directory).view
-                if let key = keysByPosition[event.evidence.position] {
-                    tail.batch.keys[key] = entry.position.rawValue
+                if let keys = keysByPosition[event.evidence.position] {
+                    tail.batch.add(keys.key, event: entry.position.rawValue)
+                    if let nested = keys.nested { tail.batch.add(nested, event: entry.position.rawValue) }
                 } else if checkpoint != nil {
                     matches = false
                 }
@@ -168,6 +170,29 @@ extension DedupIndex {
         }
         return tail
     }
+
+    /// The key of the signed transaction a notification's evidence record holds, as ingestion
+    /// gave it (`PreparedMessage.nestedKey`): that of the nested payload that has one. Nil for a
+    /// record stored in format 0 or 1, whose nested JWS is not kept decoded.
+    static func nestedTransactionKey(ofRecord record: UnsafeRawBufferPointer) -> String? {
+        EvidenceCodec.nestedPayloads(of: record).lazy.compactMap(nestedTransactionKey(payload:)).first
+    }
+
+    /// The key of a notification's nested transaction: a bare copy of it has this key. Ingestion
+    /// and a rebuild of the index both take it from here. The id is found by its member name,
+    /// not by decoding: a rebuild reads every notification (a decode made it four times slower),
+    /// and a renewal info, the other nested payload, has no `transactionId`. Nil when there is
+    /// none, or its value is escaped (which no App Store id is): then a bare copy is appended
+    /// again, as it was before such keys.
+    static func nestedTransactionKey(payload: UnsafeRawBufferPointer) -> String? {
+        guard let found = EvidenceCodec.firstOffset(of: transactionIdMember, in: payload, from: 0) else { return nil }
+        let start = found + transactionIdMember.count
+        guard let end = payload[start...].firstIndex(of: UInt8(ascii: "\"")), end > start,
+              !payload[start..<end].contains(UInt8(ascii: "\\")) else { return nil }
+        return MessagePreparer.transactionKey(String(decoding: payload[start..<end], as: UTF8.self), payload: payload)
+    }
+
+    private static let transactionIdMember = Array(#""transactionId":""#.utf8)
 
     /// Removes the files of an environment (one that cannot be trusted, or a copy's to replace).
     static func removeEnvironment(at path: String) throws {

@@ -22,12 +22,14 @@ import Synchronization
 /// open (the index is then rebuilt).
 ///
 /// Databases: `keys`: the dedup key (`indexKey`) → the position of the message's event (u64
-/// big-endian), what a duplicate is answered with; `headers`: evidence
+/// big-endian), what a duplicate is answered with (a notification's signed transaction is a key
+/// of its own, so a bare copy of it is a duplicate); `headers`: evidence
 /// position (u64 big-endian) → header text; `meta`: `format` (u32), `checkpoint` (`Checkpoint`),
 /// `session` (the boot ID of the machine that has the index open; absent once closed cleanly).
 final class DedupIndex: Sendable {
-    /// 2: keys hold their event's position (1 held nothing); an index of another format is rebuilt.
-    static let format: UInt32 = 2
+    /// 3: a notification's signed transaction is a key too; 2: keys hold their event's position
+    /// (1 held nothing). An index of another format is rebuilt.
+    static let format: UInt32 = 3
 
     let path: String
     /// What opening read, and why it rebuilt the index if it did.
@@ -67,6 +69,13 @@ final class DedupIndex: Sendable {
         var keys: [[UInt8]: UInt64] = [:]
         var headers: [(position: UInt64, bytes: [UInt8])] = []
         var checkpoint: Checkpoint?
+
+        /// A key keeps the position of the first message it names: a notification's signed
+        /// transaction may have been stored bare before, and a repeat answers with its first copy.
+        mutating func add(_ key: [UInt8], event: UInt64) {
+            // One hash where the key is new, as nearly every one is.
+            if let first = keys.updateValue(event, forKey: key) { keys[key] = first }
+        }
     }
 
     /// Opens the index at `path` for the logs of one data directory, caught up with them.
@@ -112,7 +121,7 @@ final class DedupIndex: Sendable {
     /// batch and, failing that, the next open catches up from the logs.
     func record(keys: [(key: String, event: LogPosition)], headers: [(position: UInt64, bytes: [UInt8])], through checkpoint: Checkpoint) {
         let (storage, batch) = state.withLock { state in
-            for (key, event) in keys { state.unsaved.keys[Self.indexKey(key)] = event.rawValue }
+            for (key, event) in keys { state.unsaved.add(Self.indexKey(key), event: event.rawValue) }
             state.unsaved.headers += headers
             state.unsaved.checkpoint = checkpoint
             return (state.storage, state.unsaved)

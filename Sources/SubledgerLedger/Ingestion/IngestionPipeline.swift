@@ -185,6 +185,7 @@ final class IngestionPipeline: Sendable {
                 } else if !batchKeys.insert(message.key).inserted {
                     duplicates.append((index, message.key))
                 } else {
+                    if let nestedKey = message.nestedKey { batchKeys.insert(nestedKey) }
                     accepted.append((index, message))
                 }
             }
@@ -195,7 +196,7 @@ final class IngestionPipeline: Sendable {
             return Staged(outcomes: outcomes, accepted: [], duplicates: duplicates, evidence: nil, recordedAt: recordedAt, redelivered: redelivered)
         }
         let evidence = try self.evidence.write(accepted.map(\.message))
-        staging.withLock { $0.formUnion(accepted.map(\.message.key)) }
+        staging.withLock { $0.formUnion(accepted.flatMap(\.message.keys)) }
         return Staged(outcomes: outcomes, accepted: accepted, duplicates: duplicates, evidence: evidence, recordedAt: recordedAt, redelivered: redelivered)
     }
 
@@ -204,14 +205,15 @@ final class IngestionPipeline: Sendable {
     private func appendEvents(_ staged: Staged, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
         var outcomes = staged.outcomes
         if let stored = staged.evidence {
-            defer { staging.withLock { $0.subtract(staged.accepted.map(\.message.key)) } }
+            defer { staging.withLock { $0.subtract(staged.accepted.flatMap(\.message.keys)) } }
             let messages = staged.accepted.map(\.message)
             let records = zip(messages, stored.references).map { message, reference in
                 EventRecord.logRecord(for: message.makeEvent(reference), recordedAtMillis: staged.recordedAt)
             }
             let positions = try events.write(records)
             try syncBothLogs()
-            index.record(keys: Array(zip(messages.map(\.key), positions)), headers: stored.newHeaders,
+            let keys = zip(messages, positions).flatMap { message, position in message.keys.map { ($0, position) } }
+            index.record(keys: keys, headers: stored.newHeaders,
                          through: DedupIndex.Checkpoint(event: positions.last!, eventPayload: records.last!.payload, evidence: stored.last))
             for ((index, _), position) in zip(staged.accepted, positions) { outcomes[index] = .appended(position.description) }
             onAppended(positions.last!)

@@ -7,8 +7,14 @@ import SubledgerJWS
 /// positions, and how to make its event once the evidence position is known.
 struct PreparedMessage: Sendable {
     var key: String
+    /// The dedup key of a notification's signed transaction: a bare copy of it is a duplicate of
+    /// the notification (`DedupIndex.nestedTransactionKey(ofRecord:)` finds it again in evidence).
+    var nestedKey: String?
     var evidence: EvidenceDraft
     var makeEvent: @Sendable (EvidenceRef) -> Event
+
+    /// The keys that know the message once stored.
+    var keys: [String] { [key] + (nestedKey.map { [$0] } ?? []) }
 }
 
 /// Verification and decoding of one line; pure, so lines are prepared in parallel.
@@ -122,10 +128,12 @@ struct MessagePreparer: Sendable {
         }
         var transaction: TransactionPayload?
         var renewal: RenewalInfoPayload?
+        var nestedKey: String?
         var nested: [(text: [UInt8], jws: CompactJWS, signedDate: Int64?, environment: SubledgerAppStore.AppStoreEnvironment?)] = []
         if let text = notification.data?.signedTransactionInfo {
             let (inner, payload) = try nestedJWS(text, as: TransactionPayload.self, name: "signedTransactionInfo")
             transaction = payload
+            nestedKey = inner.jws.payload.withUnsafeBytes(DedupIndex.nestedTransactionKey(payload:))
             nested.append((inner.text, inner.jws, payload.signedDate, payload.environment))
         }
         if let text = notification.data?.signedRenewalInfo {
@@ -159,7 +167,7 @@ struct MessagePreparer: Sendable {
         let (verifiedTransaction, verifiedRenewal) = (transaction, renewal)
         let key = "n:" + uuid
         let draft = EvidenceCodec.draft(key: key, message: message, outer: jws, nested: nested.map { ($0.text, $0.jws) })
-        return PreparedMessage(key: key, evidence: draft) { evidence in
+        return PreparedMessage(key: key, nestedKey: nestedKey, evidence: draft) { evidence in
             EventMapping.event(notification: notification, transaction: verifiedTransaction, renewal: verifiedRenewal, evidence: evidence)
         }
     }
@@ -172,8 +180,7 @@ struct MessagePreparer: Sendable {
         try signedByAppStore { () throws(VerificationError) in
             try checkApp(bundleId: transaction.bundleId, environment: transaction.environment?.rawValue, of: "the transaction")
         }
-        // Same transactionId with identical signed content is a duplicate; new content is new.
-        let key = "t:" + transaction.transactionId! + ":" + Self.digest(jws.payload)
+        let key = jws.payload.withUnsafeBytes { Self.transactionKey(transaction.transactionId!, payload: $0) }
         return PreparedMessage(key: key, evidence: EvidenceCodec.draft(key: key, message: message, outer: jws, nested: [])) { evidence in
             EventMapping.event(backfilled: transaction, evidence: evidence)
         }
@@ -196,7 +203,7 @@ struct MessagePreparer: Sendable {
             }
             try checkEnvironment(renewal.environment?.rawValue, of: "the renewal info")
         }
-        let key = "r:" + renewal.originalTransactionId! + ":" + Self.digest(jws.payload)
+        let key = "r:" + renewal.originalTransactionId! + ":" + jws.payload.withUnsafeBytes(Self.digest)
         return PreparedMessage(key: key, evidence: EvidenceCodec.draft(key: key, message: message, outer: jws, nested: [])) { evidence in
             EventMapping.event(backfilled: renewal, evidence: evidence)
         }
@@ -243,9 +250,24 @@ struct MessagePreparer: Sendable {
         return configuration.environments.contains(environment.rawValue)
     }
 
-    static func digest(_ payload: [UInt8]) -> String {
-        SHA256.hash(payload).prefix(16).map { String($0, radix: 16).leftPadded(2) }.joined()
+    /// Same transactionId with identical signed content is a duplicate; new content is new.
+    static func transactionKey(_ transactionId: String, payload: UnsafeRawBufferPointer) -> String {
+        "t:" + transactionId + ":" + digest(payload)
     }
+
+    /// The first 16 bytes of the payload's SHA-256, in lowercase hex.
+    static func digest(_ payload: UnsafeRawBufferPointer) -> String {
+        let hash = SHA256.hash(payload)
+        return String(unsafeUninitializedCapacity: 32) { text in
+            for index in 0..<16 {
+                text[2 * index] = hexDigits[Int(hash[index] >> 4)]
+                text[2 * index + 1] = hexDigits[Int(hash[index] & 15)]
+            }
+            return 32
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private func nestedJWS<Payload>(_ text: String, as type: Payload.Type, name: String) throws(VerificationError) -> ((text: [UInt8], jws: CompactJWS), Payload) where Payload: NestedPayload {
         let bytes = Array(text.utf8)
@@ -301,10 +323,6 @@ protocol NestedPayload {
 
 extension TransactionPayload: NestedPayload {}
 extension RenewalInfoPayload: NestedPayload {}
-
-extension String {
-    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
-}
 
 private extension Result {
     var failure: Failure? {
