@@ -45,7 +45,7 @@ public struct LedgerHead: Sendable, Equatable {
         let log = LogReader(directory: layout.log)
         let target = try position ?? lastEvent(in: log)
         var tally = Tally()
-        if let kept = cache?.kept(atOrBefore: target), let last = kept.tally.lastPosition, (try? record(at: last, in: log)) == kept.lastRecord {
+        if let kept = cache?.kept(atOrBefore: target), let last = kept.tally.lastPosition, let now = try? record(at: last, in: log), now == kept.lastRecord {
             tally = kept.tally
         }
         if tally.lastPosition != target {
@@ -63,7 +63,8 @@ public struct LedgerHead: Sendable, Equatable {
         let head = make(position: target, tally: tally,
                         eventLogDigest: try log.prefixDigest(through: tally.eventLogEnd),
                         evidenceDigest: try LogReader(directory: layout.evidence).prefixDigest(through: tally.evidenceEnd))
-        if let cache { cache.keep(Cache.Kept(tally: tally, lastRecord: try record(at: target, in: log))) }
+        // None read (the tail cut since the count): nothing is kept that could not be checked.
+        if let cache, let last = try record(at: target, in: log) { cache.keep(Cache.Kept(tally: tally, lastRecord: last)) }
         return head
     }
 
@@ -84,7 +85,7 @@ public struct LedgerHead: Sendable, Equatable {
         /// A tally and the record it ends at, by which it is known to count this log still.
         struct Kept {
             var tally: Tally
-            var lastRecord: [UInt8]?
+            var lastRecord: [UInt8]
         }
 
         private let latest = Mutex<Kept?>(nil)
