@@ -1,7 +1,5 @@
 import Foundation
-import SubledgerAppStore
 import SubledgerEvents
-import SubledgerJWS
 import SubledgerLog
 import SubledgerLMDB
 import SubledgerProjections
@@ -161,24 +159,13 @@ struct DedupIndexTests {
         #expect(try LogReader(directory: layout.evidence).verify().ok)
     }
 
-    /// The signed transaction of each notification that has one, alone on a line, as someone
-    /// might feed it after extracting it from the notification.
-    func bareTransactions(of lines: some Collection<IngestLine>) throws -> [IngestLine] {
-        try lines.compactMap { line in
-            let body = try JSONSerialization.jsonObject(with: Data(line.bytes)) as! [String: Any]
-            let jws = try CompactJWS(Array((body["signedPayload"] as! String).utf8))
-            guard let text = try NotificationPayload.decode(jws.payload).data?.signedTransactionInfo else { return nil }
-            return IngestLine(bytes: Array(text.utf8), line: line.line, source: "bare")
-        }
-    }
-
     func positions(_ outcomes: [IngestOutcome]) -> [String?] {
         outcomes.map { if case .appended(let position) = $0 { position } else if case .duplicate(let position) = $0 { position } else { nil } }
     }
 
     @Test("a bare copy of a stored notification's signed transaction is a duplicate of the notification, also once the index is rebuilt from the logs and within one batch")
     func bareCopyOfNestedTransactionIsDuplicate() throws {
-        let bare = try bareTransactions(of: lines)
+        let bare = try lines.compactMap { try $0.nestedTransaction() }
         #expect(bare.count > 50)
         var ledger = try open()
         let stored = positions(try ledger.ingest(lines, recordedAt: 1))
@@ -199,7 +186,7 @@ struct DedupIndexTests {
         ledger.close()
 
         // The notification and its copy in one batch: the copy waits for the notification's position.
-        let pairs = Array(zip(lines.suffix(20), try bareTransactions(of: lines.suffix(20))).flatMap { [$0, $1] })
+        let pairs = Array(zip(lines.suffix(20), try lines.suffix(20).compactMap { try $0.nestedTransaction() }).flatMap { [$0, $1] })
         ledger = try open("one batch")
         defer { ledger.close() }
         let outcomes = positions(try ledger.ingest(pairs, recordedAt: 1))
@@ -208,7 +195,7 @@ struct DedupIndexTests {
 
     @Test("a signed transaction stored bare before its notification keeps answering its repeats with its own position, also once the index is rebuilt")
     func bareTransactionBeforeNotificationKeepsItsPosition() throws {
-        let bare = try bareTransactions(of: lines)
+        let bare = try lines.compactMap { try $0.nestedTransaction() }
         var ledger = try open()
         let first = positions(try ledger.ingest(bare, recordedAt: 1))
         #expect(first.allSatisfy { $0 != nil })

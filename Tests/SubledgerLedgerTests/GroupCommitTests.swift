@@ -59,6 +59,37 @@ struct GroupCommitTests {
         #expect(try LogReader(directory: ledger.layout.log).summary().records == UInt64(lines.count))
     }
 
+    @Test("notifications and bare copies of their signed transactions posted at once: each copy is appended only if it came first, else answered with its notification's event, and all stay known after a restart")
+    func concurrentPostsOfNotificationsAndTheirTransactions() throws {
+        let pairs = try lines.compactMap { line in try line.nestedTransaction().map { (line, $0) } }
+        let posted = pairs.flatMap { [$0.0, $0.1] }
+        let first = try open()
+        let outcomes = Mutex([IngestOutcome?](repeating: nil, count: posted.count))
+        DispatchQueue.concurrentPerform(iterations: posted.count) { index in
+            let outcome = try? first.ingest(posted[index], recordedAt: 1)
+            outcomes.withLock { $0[index] = outcome }
+        }
+        let all = outcomes.withLock { $0 }
+        var appended = 0
+        for pair in stride(from: 0, to: posted.count, by: 2) {
+            guard case .appended(let notification)? = all[pair] else {
+                Issue.record("notification \(pair / 2): \(String(describing: all[pair]))")
+                continue
+            }
+            switch all[pair + 1] {
+            case .appended(let copy)?: #expect(UInt64(copy)! < UInt64(notification)!, "a copy appended after its notification"); appended += 2
+            case .duplicate(let of)?: #expect(of == notification); appended += 1
+            default: Issue.record("copy \(pair / 2): \(String(describing: all[pair + 1]))")
+            }
+        }
+        first.close()
+
+        let ledger = try open()
+        defer { ledger.close() }
+        #expect(try posted.allSatisfy { try ledger.ingest($0, recordedAt: 2).isDuplicate })
+        #expect(try LogReader(directory: ledger.layout.log).summary().records == UInt64(appended))
+    }
+
     @Test("closing folds and seals while the log's writer lock is still held, so no command finds it free and seals the database under the last fold")
     func closeSealsBeforeReleasingTheLog() throws {
         let ledger = try open()

@@ -104,9 +104,11 @@ final class DedupIndex: Sendable {
             return try storage.environment.read { txn in
                 try candidates.map { candidate in
                     guard let candidate else { return nil }
+                    // The index first: a key keeps its first message (`Batch.add`), which a batch
+                    // not yet written may name again.
                     let key = Self.indexKey(candidate)
-                    if let position = pending[key] { return LogPosition(rawValue: position) }
-                    return try txn.withValue(forKey: key, in: storage.keys) { LogPosition(rawValue: Self.uint64($0)) }
+                    if let position = try txn.withValue(forKey: key, in: storage.keys, { LogPosition(rawValue: Self.uint64($0)) }) { return position }
+                    return pending[key].map(LogPosition.init(rawValue:))
                 }
             }
         } catch let error as LMDBError where error.isSnapshotDamaged {

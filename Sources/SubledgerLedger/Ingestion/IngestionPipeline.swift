@@ -58,7 +58,9 @@ final class IngestionPipeline: Sendable {
     let index: DedupIndex
     let commits = GroupCommit()
     /// Keys of the groups past the front stage: accepted, evidence written, not indexed yet. A
-    /// group adds its own and removes its own, since the next group's are added before it leaves.
+    /// group adds its own and removes its own, since the next group's are added before it leaves:
+    /// its own are those no other group had staged (a notification's nested transaction may be
+    /// another group's key too, and leaving, that group must not take it from this one).
     private let staging = Lock<Set<String>>([])
     /// Lines per stored chunk: storing chunk k overlaps verifying the chunks after it.
     static let chunkSize = 256
@@ -153,6 +155,8 @@ final class IngestionPipeline: Sendable {
     struct Staged: Sendable {
         var outcomes: [IngestOutcome?]
         var accepted: [(index: Int, message: PreparedMessage)]
+        /// The keys this chunk staged, removed from `staging` once indexed.
+        var staged: [String] = []
         /// Duplicates of messages not indexed yet (earlier in the chunk, or in the group being
         /// stored): their event's position is known once those are stored.
         var duplicates: [(index: Int, key: String)] = []
@@ -167,6 +171,7 @@ final class IngestionPipeline: Sendable {
     private func appendEvidence(_ prepared: [Result<PreparedMessage, VerificationError>], lines: ArraySlice<IngestLine>, recordedAt: Int64, quarantining: Bool) throws -> Staged {
         var outcomes = [IngestOutcome?](repeating: nil, count: prepared.count)
         var accepted: [(index: Int, message: PreparedMessage)] = []
+        var staged: [String] = []
         // Before the index: the back stage indexes a group's keys before it stops staging them.
         var batchKeys = staging.withLock { $0 }
         let known = try index.positions(of: prepared.map { (try? $0.get())?.key })
@@ -185,7 +190,8 @@ final class IngestionPipeline: Sendable {
                 } else if !batchKeys.insert(message.key).inserted {
                     duplicates.append((index, message.key))
                 } else {
-                    if let nestedKey = message.nestedKey { batchKeys.insert(nestedKey) }
+                    staged.append(message.key)
+                    if let nestedKey = message.nestedKey, batchKeys.insert(nestedKey).inserted { staged.append(nestedKey) }
                     accepted.append((index, message))
                 }
             }
@@ -196,8 +202,8 @@ final class IngestionPipeline: Sendable {
             return Staged(outcomes: outcomes, accepted: [], duplicates: duplicates, evidence: nil, recordedAt: recordedAt, redelivered: redelivered)
         }
         let evidence = try self.evidence.write(accepted.map(\.message))
-        staging.withLock { $0.formUnion(accepted.flatMap(\.message.keys)) }
-        return Staged(outcomes: outcomes, accepted: accepted, duplicates: duplicates, evidence: evidence, recordedAt: recordedAt, redelivered: redelivered)
+        staging.withLock { $0.formUnion(staged) }
+        return Staged(outcomes: outcomes, accepted: accepted, staged: staged, duplicates: duplicates, evidence: evidence, recordedAt: recordedAt, redelivered: redelivered)
     }
 
     /// The back stage: writes the events that reference the staged evidence, syncs both logs at
@@ -205,7 +211,7 @@ final class IngestionPipeline: Sendable {
     private func appendEvents(_ staged: Staged, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
         var outcomes = staged.outcomes
         if let stored = staged.evidence {
-            defer { staging.withLock { $0.subtract(staged.accepted.flatMap(\.message.keys)) } }
+            defer { staging.withLock { $0.subtract(staged.staged) } }
             let messages = staged.accepted.map(\.message)
             let records = zip(messages, stored.references).map { message, reference in
                 EventRecord.logRecord(for: message.makeEvent(reference), recordedAtMillis: staged.recordedAt)
