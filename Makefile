@@ -26,12 +26,12 @@ test: build
 	Tools/cli-check
 	Tools/readme-tour --small
 	Tools/dashboard-screenshot
-	Tools/crash-log --runs 20
-	python3 Tools/crash-http.py .build/debug/subledger --runs 10
+	Tools/crash-log --runs 12
+	python3 Tools/crash-http.py .build/debug/subledger --runs 6
 	python3 Tools/backup-http.py .build/debug/subledger --runs 3
 	python3 Tools/restore-http.py .build/debug/subledger
 	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40
-	Tools/fuzz --inputs 20000
+	Tools/fuzz --inputs 10000
 	python3 Tools/disk-full-http.py .build/debug/subledger
 	python3 Tools/fd-limit-http.py .build/debug/subledger
 	python3 Tools/stale-reader-http.py .build/debug/subledger

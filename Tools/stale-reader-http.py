@@ -72,7 +72,7 @@ def main():
         compiler = shutil.which("clang") or shutil.which("cc")
         if compiler is None: raise SystemExit("stale-reader-http: no C compiler (clang comes with the Swift toolchain: put /opt/swift/usr/bin on PATH)")
         subprocess.run([compiler, "-O1", "-o", work + "/dying-reader", work + "/dying-reader.c", "-llmdb"], check=True)
-        subprocess.run([binary, "simulate", "--customers", "400", "--months", "12", "--seed", "8", "--out", work + "/sim"], check=True, capture_output=True)
+        subprocess.run([binary, "simulate", "--customers", "250", "--months", "12", "--seed", "8", "--out", work + "/sim"], check=True, capture_output=True)
         bodies = [line for line in open(work + "/sim/notifications.jsonl").read().split("\n") if line]
         control = feed(binary, work, "control", bodies)
         killed = feed(binary, work, "killed", bodies, dying_reader=work + "/dying-reader")
