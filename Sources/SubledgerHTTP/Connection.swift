@@ -49,6 +49,9 @@ final class Connection {
     /// Holds one of the event loop's large-request places (`maxLargeRequests`).
     var holdsLargeRequest = false
     var parser: RequestParser
+    /// The bytes of the request being received that the server holds: unparsed input and a
+    /// chunked body decoded so far.
+    var bufferedRequestBytes: Int { input.count + parser.bufferedBodyBytes }
     var output: [UInt8] = []
     var outputSent = 0
     /// The epoll events currently registered.

@@ -267,7 +267,7 @@ final class EventLoop {
                     connection.deadline = now + configuration.readTimeout
                 }
                 connection.input.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
-                if !connection.holdsLargeRequest, connection.input.count + connection.parser.bufferedBodyBytes > configuration.largeRequestBytes {
+                if !connection.holdsLargeRequest, connection.bufferedRequestBytes > configuration.largeRequestBytes {
                     guard largeRequests < configuration.maxLargeRequests else {
                         respond(connection, Self.tooManyLarge, request: nil, close: true, now: now)
                         return
@@ -317,7 +317,7 @@ final class EventLoop {
         defer {
             connection.advancing = false
             // A request dispatched (its body now the handler's) or answered gives its place back.
-            if connection.holdsLargeRequest, connection.input.count + connection.parser.bufferedBodyBytes <= configuration.largeRequestBytes {
+            if connection.holdsLargeRequest, connection.bufferedRequestBytes <= configuration.largeRequestBytes {
                 releaseLargeRequest(connection)
             }
         }

@@ -168,8 +168,9 @@ extension Ledger {
             // Verification would refuse every chain under it, each message quarantined as chain_invalid.
             // Xcode's StoreKit testing certificate signs alone, and need not be a CA.
             if let flaw = SignedDataVerifier.flaw(asRoot: root) {
-                guard signedLocally, SignedDataVerifier.flaw(asLocalSigner: root) == nil else {
-                    let alone = signedLocally ? ", nor sign messages alone (\(SignedDataVerifier.flaw(asLocalSigner: root)!))" : ""
+                let aloneFlaw = signedLocally ? SignedDataVerifier.flaw(asLocalSigner: root) : nil
+                guard signedLocally, aloneFlaw == nil else {
+                    let alone = aloneFlaw.map { ", nor sign messages alone (\($0))" } ?? ""
                     throw LedgerError.configuration("\(file) (\(root.fingerprintLabel)) cannot anchor a chain: \(flaw)\(alone); give the root of the chain, or for Apple's messages no --root at all (Apple Root CA - G3 is built in)")
                 }
             }
@@ -225,7 +226,7 @@ extension Ledger {
                 guard let bytes = FileIO.read(layout.path(of: name)), let root = try? Certificate(derOrPEM: bytes) else { continue }
                 listed[root.der] = listed[root.der] ?? name
                 if needed, !given.contains(root.der) {
-                    let path = layout.path(of: "roots/untrusted-\(LedgerHead.hex(Array(SHA256.hash(root.der).prefix(8)))).cer")
+                    let path = layout.path(of: "roots/untrusted-\(SHA256.hash(root.der).prefix(8).lowercaseHex).cer")
                     try FileIO.writeAtomically(path, root.der)
                     replacedRoot(root.fingerprintLabel, path)
                 }

@@ -468,9 +468,6 @@ final class Quarantine: Sendable {
         return try unresolved(in: directory) { _, _ in () }.count
     }
 
-    /// The SHA-256 of each unresolved entry's bytes, with the entries holding them, read
-    /// without holding the bytes (the quarantine may hold a GiB): stored with the entry since
-    /// kind 4's version 3 (and in every kind 6), summed for older ones.
     /// The digests of the unresolved entries, with the entries holding them, and the kept bytes
     /// of those from the webhook that no App Store signature vouches for.
     struct HeldEntries {
@@ -478,6 +475,9 @@ final class Quarantine: Sendable {
         var unsignedWebhookBytes: UInt64 = 0
     }
 
+    /// The SHA-256 of each unresolved entry's bytes, with the entries holding them, read
+    /// without holding the bytes (the quarantine may hold a GiB): stored with the entry since
+    /// kind 4's version 3 (and in every kind 6), summed for older ones.
     private static func heldEntries(in directory: String) throws -> HeldEntries {
         var held = HeldEntries()
         let entries = try unresolved(in: directory) { entry, bytes in

@@ -25,7 +25,7 @@ public struct LedgerHead: Sendable, Equatable {
     public var evidenceEnd: LogPosition
     public var hash: [UInt8]
 
-    public var hex: String { Self.hex(hash) }
+    public var hex: String { hash.lowercaseHex }
 
     static let domain = Array("subledger-head-v1".utf8)
 
@@ -122,11 +122,6 @@ public struct LedgerHead: Sendable, Equatable {
 
     private static var noEvents: QueryError {
         QueryError(kind: .notFound, code: "no_events", detail: "the ledger holds no events yet; ingest some first")
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
     }
 
     /// What the events up to the head say: how many, from how many messages, and how far into

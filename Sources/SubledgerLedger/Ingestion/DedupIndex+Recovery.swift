@@ -175,24 +175,8 @@ extension DedupIndex {
     /// gave it (`PreparedMessage.nestedKey`): that of the nested payload that has one. Nil for a
     /// record stored in format 0 or 1, whose nested JWS is not kept decoded.
     static func nestedTransactionKey(ofRecord record: UnsafeRawBufferPointer) -> String? {
-        EvidenceCodec.nestedPayloads(of: record).lazy.compactMap(nestedTransactionKey(payload:)).first
+        EvidenceCodec.nestedPayloads(of: record).lazy.compactMap(MessagePreparer.nestedTransactionKey(payload:)).first
     }
-
-    /// The key of a notification's nested transaction: a bare copy of it has this key. Ingestion
-    /// and a rebuild of the index both take it from here. The id is found by its member name,
-    /// not by decoding: a rebuild reads every notification (a decode made it four times slower),
-    /// and a renewal info, the other nested payload, has no `transactionId`. Nil when there is
-    /// none, or its value is escaped (which no App Store id is): then a bare copy is appended
-    /// again, as it was before such keys.
-    static func nestedTransactionKey(payload: UnsafeRawBufferPointer) -> String? {
-        guard let found = EvidenceCodec.firstOffset(of: transactionIdMember, in: payload, from: 0) else { return nil }
-        let start = found + transactionIdMember.count
-        guard let end = payload[start...].firstIndex(of: UInt8(ascii: "\"")), end > start,
-              !payload[start..<end].contains(UInt8(ascii: "\\")) else { return nil }
-        return MessagePreparer.transactionKey(String(decoding: payload[start..<end], as: UTF8.self), payload: payload)
-    }
-
-    private static let transactionIdMember = Array(#""transactionId":""#.utf8)
 
     /// Removes the files of an environment (one that cannot be trusted, or a copy's to replace).
     static func removeEnvironment(at path: String) throws {

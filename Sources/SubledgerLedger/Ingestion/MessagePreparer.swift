@@ -133,7 +133,7 @@ struct MessagePreparer: Sendable {
         if let text = notification.data?.signedTransactionInfo {
             let (inner, payload) = try nestedJWS(text, as: TransactionPayload.self, name: "signedTransactionInfo")
             transaction = payload
-            nestedKey = inner.jws.payload.withUnsafeBytes(DedupIndex.nestedTransactionKey(payload:))
+            nestedKey = inner.jws.payload.withUnsafeBytes(Self.nestedTransactionKey(payload:))
             nested.append((inner.text, inner.jws, payload.signedDate, payload.environment))
         }
         if let text = notification.data?.signedRenewalInfo {
@@ -145,7 +145,8 @@ struct MessagePreparer: Sendable {
         // signedDate (early 2022 format) uses its nested transaction's (docs/ingestion.md).
         let instant = EventMapping.effectiveAt(notification: notification, transaction: transaction, renewal: renewal)
         let environment = EventMapping.environment(notification: notification, transaction: transaction, renewal: renewal)
-        let namesThisApp = EventMapping.app(of: notification).bundleId == configuration.bundleId
+        let (bundleId, appAppleId) = EventMapping.app(of: notification)
+        let namesThisApp = bundleId == configuration.bundleId
         try verify(jws, at: instant, environment: environment, namesThisApp: namesThisApp)
         for inner in nested { try verify(inner.jws, at: inner.signedDate ?? instant, environment: inner.environment, namesThisApp: namesThisApp) }
 
@@ -155,7 +156,6 @@ struct MessagePreparer: Sendable {
             if requiresNamedApp, !EventMapping.hasAppContainer(notification) {
                 throw VerificationError(.bundleMismatch, "the \(notification.notificationType?.rawValue ?? "") notification has none of data, summary, externalPurchaseToken and appData, where this version reads which app it is for, so it cannot be told to be this ledger's; if Apple added the type since, `subledger quarantine retry` takes it after an upgrade")
             }
-            let (bundleId, appAppleId) = EventMapping.app(of: notification)
             try checkApp(bundleId: bundleId, environment: environment?.rawValue, of: "the notification")
             try checkAppAppleId(appAppleId, environment: environment?.rawValue)
             if let transaction {
@@ -255,19 +255,26 @@ struct MessagePreparer: Sendable {
         "t:" + transactionId + ":" + digest(payload)
     }
 
-    /// The first 16 bytes of the payload's SHA-256, in lowercase hex.
-    static func digest(_ payload: UnsafeRawBufferPointer) -> String {
-        let hash = SHA256.hash(payload)
-        return String(unsafeUninitializedCapacity: 32) { text in
-            for index in 0..<16 {
-                text[2 * index] = hexDigits[Int(hash[index] >> 4)]
-                text[2 * index + 1] = hexDigits[Int(hash[index] & 15)]
-            }
-            return 32
-        }
+    /// The key of a notification's nested transaction: a bare copy of it has this key. Ingestion
+    /// and a rebuild of the index both take it from here. The id is found by its member name,
+    /// not by decoding: a rebuild reads every notification (a decode made it four times slower),
+    /// and a renewal info, the other nested payload, has no `transactionId`. Nil when there is
+    /// none, or its value is escaped (which no App Store id is): then a bare copy is appended
+    /// again, as it was before such keys.
+    static func nestedTransactionKey(payload: UnsafeRawBufferPointer) -> String? {
+        guard let found = EvidenceCodec.firstOffset(of: transactionIdMember, in: payload, from: 0) else { return nil }
+        let start = found + transactionIdMember.count
+        guard let end = payload[start...].firstIndex(of: UInt8(ascii: "\"")), end > start,
+              !payload[start..<end].contains(UInt8(ascii: "\\")) else { return nil }
+        return transactionKey(String(decoding: payload[start..<end], as: UTF8.self), payload: payload)
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    private static let transactionIdMember = Array(#""transactionId":""#.utf8)
+
+    /// The first 16 bytes of the payload's SHA-256, in lowercase hex.
+    static func digest(_ payload: UnsafeRawBufferPointer) -> String {
+        SHA256.hash(payload).prefix(16).lowercaseHex
+    }
 
     private func nestedJWS<Payload>(_ text: String, as type: Payload.Type, name: String) throws(VerificationError) -> ((text: [UInt8], jws: CompactJWS), Payload) where Payload: NestedPayload {
         let bytes = Array(text.utf8)

@@ -13,7 +13,7 @@ extension RollupReader {
             cohorts[cohorts.count - 1].members += values[CohortField.members]
             cohorts[cohorts.count - 1].changes.append((Int(key.detail), values[CohortField.retainedChange]))
         }
-        for (cohort, members, changes) in cohorts where members > 0 && UTCCalendar.start(ofMonth: cohort) < now {
+        for (cohort, members, changes) in cohorts where members > 0 && CohortReport.hasBegun(cohort, at: now) {
             var retained: [Int] = []
             var current: Int64 = 0
             var next = changes.startIndex

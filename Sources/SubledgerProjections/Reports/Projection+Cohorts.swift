@@ -12,6 +12,11 @@ public struct CohortReport: Sendable, Equatable {
     /// The log position the report was asked as of (`--at-position`), echoed so that a saved
     /// report says it is a view of the past; nil for the ledger as it stands.
     public var atPosition: LogPosition? = nil
+
+    /// Whether the cohort of month number `cohort` had begun at `at`: one not begun is no row.
+    static func hasBegun(_ cohort: Int, at: Int64) -> Bool {
+        UTCCalendar.start(ofMonth: cohort) < at
+    }
 }
 
 public struct CohortRow: Sendable, Equatable, Encodable {
@@ -39,7 +44,7 @@ extension Projection {
             let timeline = EntitlementTimeline(history.segments())
             guard let firstPaid = timeline.firstPaidStart else { continue }
             let cohort = UTCCalendar.month(containing: firstPaid)
-            guard cohort >= from.number, cohort <= to.number, UTCCalendar.start(ofMonth: cohort) < now else { continue }
+            guard cohort >= from.number, cohort <= to.number, CohortReport.hasBegun(cohort, at: now) else { continue }
             var row = rows[cohort] ?? CohortRow(cohort: UTCMonth(number: cohort).description, size: 0, retained: [])
             row.size += 1
             var offset = 0

@@ -74,8 +74,9 @@ extension Dashboard {
     private static func frame(title: String, top: Double, left plotLeft: Double, format: (Double) -> String) -> String {
         let plotHeight = chartHeight - plotTop - plotBottom
         var svg = "<svg class=\"chart\" viewBox=\"0 0 \(number(chartWidth)) \(number(chartHeight))\" role=\"img\" aria-label=\"\(escape(title))\"><title>\(escape(title))</title>"
-        let labels = [0.0, 0.5, 1.0].map { format(top * $0) }
-        for (index, fraction) in [0.0, 0.5, 1.0].enumerated() {
+        let fractions = [0.0, 0.5, 1.0]
+        let labels = fractions.map { format(top * $0) }
+        for (index, fraction) in fractions.enumerated() {
             let y = plotTop + plotHeight * (1 - fraction)
             svg += "<line x1=\"\(number(plotLeft))\" x2=\"\(number(chartWidth - 8))\" y1=\"\(number(y))\" y2=\"\(number(y))\" class=\"grid\"/>"
             // A label rounded to what another line says (0.00 three times on a chart of zeros,
