@@ -55,7 +55,7 @@ final class Quarantine: Sendable {
     /// the log as it opens, and again when next needed after a retry: the same bytes rejected again (a file ingested twice; the App
     /// Store sends a notification it got no 200 for up to five times more) are not kept twice,
     /// and accepted later (re-delivered after a fix) resolve their entries.
-    private let held: Mutex<[[UInt8]: [UInt64]]?>
+    private let held: Mutex<[[UInt8]: HeldBytes]?>
     /// The entries `held` holds, -1 until it is read again: a `/metrics` scrape reads this rather
     /// than wait for the lock, which ingestion holds while it writes a chunk's rejected lines.
     private let heldCount: Atomic<Int>
@@ -68,7 +68,7 @@ final class Quarantine: Sendable {
         self.writer = writer
         end = Atomic(writer.openedTail.end.rawValue)
         held = Mutex(entries.digests)
-        heldCount = Atomic(entries.digests.values.reduce(0) { $0 + $1.count })
+        heldCount = Atomic(entries.digests.values.reduce(0) { $0 + $1.positions.count })
         unsignedWebhookBytes = Atomic(entries.unsignedWebhookBytes)
     }
 
@@ -200,13 +200,15 @@ final class Quarantine: Sendable {
         try held.withLock { held throws in
             try read(&held)
             var records: [LogRecord] = []
-            var digests: [[UInt8]] = []
+            var digests: [(digest: [UInt8], unsignedBytes: UInt64)] = []
             var batched = Set<[UInt8]>()
             var end = self.end.load(ordering: .relaxed)
             var unsigned = unsignedWebhookBytes.load(ordering: .relaxed)
             var pending = 0
             func write() throws {
-                for (digest, position) in zip(digests, try append(records)) { held![digest] = [position] }
+                for (kept, position) in zip(digests, try append(records)) {
+                    held![kept.digest] = HeldBytes(positions: [position], unsignedWebhookBytes: kept.unsignedBytes)
+                }
                 heldCount.add(digests.count, ordering: .relaxed)
                 end = self.end.load(ordering: .relaxed)
                 unsignedWebhookBytes.store(unsigned, ordering: .relaxed)
@@ -235,9 +237,10 @@ final class Quarantine: Sendable {
                 let kept = line.bytes.prefix(IngestLine.maxKeptBytes)
                 let digest = kept.withUnsafeBytes(Self.digest)
                 guard held![digest] == nil, batched.insert(digest).inserted else { continue }
-                if unsignedWebhook { unsigned += UInt64(kept.count) }
+                let unsignedBytes = unsignedWebhook ? UInt64(kept.count) : 0
+                unsigned += unsignedBytes
                 records.append(Self.entryRecord(kept, digest: digest, reason: item.reason, detail: item.detail, signedByAppStore: item.signedByAppStore, of: line, at: recordedAt))
-                digests.append(digest)
+                digests.append((digest, unsignedBytes))
                 end += UInt64(records[records.count - 1].payload.count)
                 pending += records[records.count - 1].payload.count
                 if pending >= Self.writeBytes { try write() }
@@ -277,7 +280,7 @@ final class Quarantine: Sendable {
             guard !held!.isEmpty else { return [] }
             return lines.compactMap { line in
                 let digest = line.bytes.prefix(IngestLine.maxKeptBytes).withUnsafeBytes(Self.digest)
-                return held![digest].map { Held(digest: digest, positions: $0) }
+                return held![digest].map { Held(digest: digest, positions: $0.positions) }
             }
         }
     }
@@ -294,11 +297,11 @@ final class Quarantine: Sendable {
     }
 
     /// Reads the digests of the unresolved entries into `held` when it has none yet.
-    private func read(_ held: inout [[UInt8]: [UInt64]]?) throws {
+    private func read(_ held: inout [[UInt8]: HeldBytes]?) throws {
         guard held == nil else { return }
         let entries = try Self.heldEntries(in: directory)
         held = entries.digests
-        heldCount.store(entries.digests.values.reduce(0) { $0 + $1.count }, ordering: .relaxed)
+        heldCount.store(entries.digests.values.reduce(0) { $0 + $1.positions.count }, ordering: .relaxed)
         unsignedWebhookBytes.store(entries.unsignedWebhookBytes, ordering: .relaxed)
     }
 
@@ -309,7 +312,10 @@ final class Quarantine: Sendable {
         try appendResolved(found.flatMap(\.positions))
         held.withLock { held in
             for entry in found {
-                if let removed = held?.removeValue(forKey: entry.digest) { heldCount.subtract(removed.count, ordering: .relaxed) }
+                guard let removed = held?.removeValue(forKey: entry.digest) else { continue }
+                heldCount.subtract(removed.positions.count, ordering: .relaxed)
+                // A body resolved no longer counts against the budget, as after a restart.
+                unsignedWebhookBytes.subtract(removed.unsignedWebhookBytes, ordering: .relaxed)
             }
         }
     }
@@ -471,7 +477,14 @@ final class Quarantine: Sendable {
     /// The digests of the unresolved entries, with the entries holding them, and the kept bytes
     /// of those from the webhook that no App Store signature vouches for.
     struct HeldEntries {
-        var digests: [[UInt8]: [UInt64]] = [:]
+        var digests: [[UInt8]: HeldBytes] = [:]
+        var unsignedWebhookBytes: UInt64 = 0
+    }
+
+    /// The unresolved entries holding one line's bytes, and what of them counts against
+    /// `unsignedWebhookBudget`.
+    struct HeldBytes {
+        var positions: [UInt64] = []
         var unsignedWebhookBytes: UInt64 = 0
     }
 
@@ -484,7 +497,8 @@ final class Quarantine: Sendable {
             (entry.position, entry.digest ?? Self.digest(bytes), entry.source == IngestLine.webhookSource && !entry.signedByAppStore ? UInt64(bytes.count) : 0)
         }
         for (position, digest, unsigned) in entries {
-            held.digests[digest, default: []].append(position)
+            held.digests[digest, default: HeldBytes()].positions.append(position)
+            held.digests[digest, default: HeldBytes()].unsignedWebhookBytes += unsigned
             held.unsignedWebhookBytes += unsigned
         }
         return held

@@ -62,6 +62,23 @@ struct QuarantineBudgetTests {
         #expect(kept.filter(\.signedByAppStore).map(\.line) == [6, 9])
     }
 
+    @Test("an unsigned body resolved by its redelivery leaves room in the unsigned budget at once, not only after a restart")
+    func resolvedUnsignedBodiesFreeTheirBudget() throws {
+        let directory = TemporaryDirectory()
+        func body(_ index: Int) -> [UInt8] { [UInt8(index)] + [UInt8](repeating: UInt8(ascii: "x"), count: 10 << 10) }
+        func rejected(_ index: Int) -> Quarantine.Rejected {
+            Quarantine.Rejected(line: IngestLine(bytes: body(index), line: index, source: IngestLine.webhookSource), reason: .signatureInvalid, detail: "")
+        }
+        let quarantine = try Quarantine(directory: directory.file("quarantine"), unsignedWebhookBudget: 32 << 10)
+        defer { quarantine.close() }
+        try quarantine.add((1...4).map(rejected), at: 1)
+        let redelivered = [1, 2].map { IngestLine(bytes: body($0), line: $0, source: IngestLine.webhookSource) }
+        try quarantine.resolve(try quarantine.entries(holding: redelivered))
+        try quarantine.add((5...7).map(rejected), at: 2)
+        #expect(quarantine.notKept.load(ordering: .relaxed) == 1, "two bodies resolved make room for two more of 10 KiB under 32 KiB")
+        #expect(try Quarantine.entries(in: directory.file("quarantine")).map(\.line) == [3, 4, 5, 6])
+    }
+
     @Test("a chunk of large rejected lines is written a few MiB at a time, so no segment grows far past its 16 MiB")
     func largeChunkWrittenInPieces() throws {
         let directory = TemporaryDirectory()
