@@ -195,6 +195,13 @@ public struct LedgerReader: Sendable {
         return report
     }
 
+    /// MRR at the end of each period of `series`, none after `query.at` (now).
+    public func mrr(_ series: MRRQuery.Series, _ query: MRRQuery) throws -> MRRSeriesReport {
+        let scope = try scope(query.filter)
+        let points = try projections.mrr(at: series.instants(now: query.at), scope: scope)
+        return MRRSeriesReport(from: series.from, to: series.to, by: series.by, environment: scope.environment.rawValue, points: points, atPosition: query.filter.atPosition)
+    }
+
     public func churn(_ query: ChurnQuery) throws -> ChurnReport {
         var report = try projections.churn(from: query.from, to: query.to, by: query.by, scope: scope(query.filter), now: query.now)
         report.atPosition = query.filter.atPosition

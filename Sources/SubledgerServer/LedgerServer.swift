@@ -117,12 +117,14 @@ public struct LedgerServer: Sendable {
                         switch report {
                         case .revenue(let report): return try JSON.document(ConvertedDocument(report: report, currency: target, rates: rates.source, total: report.total))
                         case .mrr(let report): return try JSON.document(ConvertedDocument(report: report, currency: target, rates: rates.source))
+                        case .mrrSeries(let report): return try JSON.document(ConvertedDocument(report: report, currency: target, rates: rates.source))
                         case .churn, .cohorts: break
                         }
                     }
                     switch report {
                     case .revenue(let report): return try JSON.document(report)
                     case .mrr(let report): return try JSON.document(report)
+                    case .mrrSeries(let report): return try JSON.document(report)
                     case .churn(let report): return try JSON.document(report)
                     case .cohorts(let report): return try JSON.document(report)
                     }
@@ -153,7 +155,9 @@ public struct LedgerServer: Sendable {
         guard let target, !target.isEmpty else {
             switch query {
             case .revenue(let query): return .revenue(try reader.revenue(query))
-            case .mrr(let query): return .mrr(try reader.mrr(query))
+            case .mrr(let query):
+                if let series = query.series { return .mrrSeries(try reader.mrr(series, query)) }
+                return .mrr(try reader.mrr(query))
             case .churn(let query): return .churn(try reader.churn(query))
             case .cohorts(let query): return .cohorts(try reader.cohorts(query))
             }
@@ -161,7 +165,9 @@ public struct LedgerServer: Sendable {
         let rates = try Self.conversionRates(rates, into: target)
         switch query {
         case .revenue(let query): return .revenue(try reader.revenue(query).converted(into: target.uppercased(), rates: rates))
-        case .mrr(let query): return .mrr(try reader.mrr(query).converted(into: target.uppercased(), rates: rates))
+        case .mrr(let query):
+            if let series = query.series { return .mrrSeries(try reader.mrr(series, query).converted(into: target.uppercased(), rates: rates)) }
+            return .mrr(try reader.mrr(query).converted(into: target.uppercased(), rates: rates))
         case .churn, .cohorts:
             throw QueryError(kind: .badParameter, code: "invalid_parameter", detail: "in= converts money: revenue and mrr take it, \(name) does not")
         }

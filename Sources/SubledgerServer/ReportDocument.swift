@@ -6,6 +6,7 @@ import SubledgerProjections
 public enum ReportDocument: Sendable {
     case revenue(RevenueReport)
     case mrr(MRRReport)
+    case mrrSeries(MRRSeriesReport)
     case churn(ChurnReport)
     case cohorts(CohortReport)
 }

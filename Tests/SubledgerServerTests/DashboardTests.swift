@@ -481,6 +481,27 @@ struct DashboardTests {
         #expect(cards["churned"]?.previous == (try churned("2026-01-29", "2026-02-28")))
     }
 
+    @Test("the MRR charts' CSV link asks for the chart's points: the series it answers has the MRR and counts the page shows at each period's end", arguments: ["12m", "month"])
+    func mrrLinkAnswersTheChart(period: String) throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        let html = String(decoding: try Self.get(fixture, "/?period=\(period)&currency=USD").body, as: UTF8.self)
+        let section = try #require(html.range(of: "<section id=\"mrr\""))
+        let link = try #require(html[section.upperBound...].firstMatch(of: /href="(\/v1\/reports\/mrr\?[^"]+)" download>CSV/)?.output.1)
+        let target = String(link).replacing("&amp;", with: "&").replacing("&format=csv", with: "")
+        let series = try #require(try Self.json(fixture, target)["series"] as? [[String: Any]])
+        let shown = try Self.periodMetrics(html).filter { ["mrr", "activeSubscriptions"].contains($0.metric) }
+        #expect(!series.isEmpty && shown.count == 2 * series.count, "a value of each in the table for each point")
+        for cell in shown {
+            let point = series.first { ($0["at"] as? String)?.hasPrefix(cell.period) == true }
+            let usd = (point?["rows"] as? [[String: Any]])?.first { $0["currency"] as? String == "USD" }
+            let all = (point?["rows"] as? [[String: Any]]) ?? []
+            // Counts are of every currency's subscribers, as the page counts them.
+            let expected = cell.metric == "mrr" ? usd?["mrr"] as? Int ?? 0 : all.reduce(0) { $0 + ($1["activeSubscriptions"] as? Int ?? 0) }
+            #expect(cell.value == Int64(expected), "\(cell.metric) \(cell.period)")
+        }
+    }
+
     @Test("every chart has a CSV link to the report route answering it; without a CSV renderer that route says 406, bad formats 400")
     func csvLinks() throws {
         let fixture = try Self.ledgerWithSubscriptions()
@@ -519,7 +540,7 @@ struct DashboardTests {
         #expect(html.contains("<option value=\"1\" selected>every currency, converted</option>"))
         // The CSV under a converted chart is converted too; counts have no currency.
         #expect(html.contains("href=\"/v1/reports/revenue?\(february.replacing("&", with: "&amp;"))&amp;by=day&amp;environment=Production&amp;in=USD&amp;format=csv\""))
-        #expect(html.contains("/v1/reports/mrr?at=") && html.contains("&amp;in=USD&amp;format=csv\" download>CSV</a> <span class=\"muted\">MRR"))
+        #expect(html.contains("href=\"/v1/reports/mrr?\(february.replacing("&", with: "&amp;"))&amp;by=day&amp;environment=Production&amp;in=USD&amp;format=csv\" download>CSV</a> <span class=\"muted\">MRR"))
         #expect(!html.contains("/v1/reports/churn?\(february.replacing("&", with: "&amp;"))&amp;by=day&amp;environment=Production&amp;in="))
 
         let missing = try Self.get(fixture, "/v1/reports/revenue?from=2026-03-01&to=2026-03-31&in=GBP")

@@ -28,10 +28,20 @@ enum ReportCommand: Command {
         wide: true, notes: [csvNote, conversionNote], example: "subledger report revenue --from 2026-01-01 --to 2026-06-30 --format csv")
 
     static let mrr = CommandHelp(
-        name: "report mrr", summary: "MRR, ARR, active subscriptions and trials at an instant",
-        usage: "report mrr [--at INSTANT] [--in CUR --rates FILE] [--environment E] [--at-position P]",
-        options: [.init("--at", "INSTANT", "the instant (default: now; a day is its first instant: 2026-04-01 for March's end)")] + conversion + common,
-        wide: true, notes: [csvNote, conversionNote], example: "subledger report mrr --at 2026-07-01")
+        name: "report mrr", summary: "MRR, ARR, active subscriptions and trials at an instant, or at the end of each day or month",
+        usage: "report mrr [--at INSTANT | --from DAY --to DAY [--by day|month]] [--in CUR --rates FILE] [--environment E] [--at-position P]",
+        options: [
+            .init("--at", "INSTANT", "the instant (default: now; a day is its first instant: 2026-04-01 for March's end)"),
+            .init("--from", "DAY", "a series instead: MRR at the end of each period from this UTC day"),
+            .init("--to", "DAY", "to this one, included; a period not yet begun has no point, the one in progress its point now"),
+            .init("--by", "day|month", "the series' periods (default: month; at most \(MRRQuery.Series.maximumCount) points)"),
+        ] + conversion + common,
+        wide: true,
+        notes: [
+            csvNote, conversionNote,
+            "A series' point is at its period's last millisecond (JSON: {\"series\": [{\"at\", \"rows\"}]}; CSV: a record per point and currency, `at` first).",
+        ],
+        example: "subledger report mrr --at 2026-07-01")
 
     static let churn = CommandHelp(
         name: "report churn", summary: "churn, reactivations, trials and commitments per period",
@@ -111,6 +121,11 @@ enum ReportCommand: Command {
             if converted.rows.contains(where: { $0.productId != nil }) { total.rows[0].productId = "" }
             return CommandResult(ConvertedReport(document: document, totalCells: total.tabulation.tables.first?.rows.first ?? []))
         case .mrr(let query):
+            if let series = query.series {
+                let report = try reader.mrr(series, query)
+                guard let (currency, rates) = conversion else { return CommandResult(report) }
+                return CommandResult(ConvertedReport(document: ConvertedDocument(report: try report.converted(into: currency, rates: rates), currency: currency, rates: rates.source)))
+            }
             let report = try reader.mrr(query)
             guard let (currency, rates) = conversion else { return CommandResult(report) }
             return CommandResult(ConvertedReport(document: ConvertedDocument(report: try report.converted(into: currency, rates: rates), currency: currency, rates: rates.source)))

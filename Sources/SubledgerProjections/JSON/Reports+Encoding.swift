@@ -54,6 +54,35 @@ extension MRRReport: Encodable {
     }
 }
 
+/// `{"from", "to", "by", "environment", "series": [{"at", "rows"}]}`: each point as `report mrr
+/// --json` has its instant and rows, the shape of `expected.json`'s `mrr`.
+extension MRRSeriesReport: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case from, to, by, environment, atPosition, series
+    }
+
+    private struct Point: Encodable {
+        var report: MRRReport
+        private enum CodingKeys: String, CodingKey { case at, rows }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeInstant(report.at, forKey: .at)
+            try container.encode(report.rows, forKey: .rows)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(from.description, forKey: .from)
+        try container.encode(to.description, forKey: .to)
+        try container.encode(by, forKey: .by)
+        try container.encode(environment, forKey: .environment)
+        try container.encodeIfPresent(atPosition?.description, forKey: .atPosition)
+        try container.encode(points.map(Point.init), forKey: .series)
+    }
+}
+
 extension ChurnReport: Encodable {
     private enum CodingKeys: String, CodingKey {
         case from, to, by, environment, atPosition, rows

@@ -135,3 +135,33 @@ extension MRRRow {
             committedRevenueRemaining: 0)
     }
 }
+
+/// `report mrr --from --to`: MRR at the end of each day or month of a range, as the
+/// dashboard's chart shows it.
+public struct MRRSeriesReport: Sendable, Equatable {
+    public var from: UTCDay
+    public var to: UTCDay
+    public var by: ReportGranularity
+    public var environment: String
+    /// A report for each period begun by the time asked (`MRRQuery.Series.instants(now:)`).
+    public var points: [MRRReport]
+    public var atPosition: LogPosition? = nil
+
+    public init(from: UTCDay, to: UTCDay, by: ReportGranularity, environment: String, points: [MRRReport], atPosition: LogPosition? = nil) {
+        self.from = from
+        self.to = to
+        self.by = by
+        self.environment = environment
+        self.points = points
+        self.atPosition = atPosition
+    }
+
+    /// Each point converted as `MRRReport.converted(into:rates:)` converts one: at the rate of
+    /// its own month.
+    public func converted(into target: String, rates: CurrencyRates) throws(QueryError) -> MRRSeriesReport {
+        var converted = self
+        converted.points = []
+        for point in points { converted.points.append(try point.converted(into: target, rates: rates)) }
+        return converted
+    }
+}

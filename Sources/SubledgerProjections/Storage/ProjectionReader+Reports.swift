@@ -27,6 +27,22 @@ extension ProjectionReader {
         return report
     }
 
+    /// `mrr(at:scope:)` at each of `instants`; at a log position the timelines are folded once
+    /// for all of them.
+    public func mrr(at instants: [Int64], scope: ReportScope) throws(ProjectionError) -> [MRRReport] {
+        guard scope.atPosition != nil else {
+            let rollups = try rollups()
+            var reports: [MRRReport] = []
+            for instant in instants { reports.append(try rollups.mrr(at: instant, environment: scope.environment)) }
+            return reports
+        }
+        var reports = instants.map { MRRReport(at: $0, environment: scope.environment.rawValue, rows: []) }
+        try forEachPart(of: scope.environment) { part in
+            for index in reports.indices { reports[index].merge(part.mrr(at: instants[index], scope: scope)) }
+        }
+        return reports
+    }
+
     /// As `Projection.churn(from:to:by:scope:)`, for what has happened by `now` when it is given:
     /// whole days, through yesterday. Periods that begin today or later are left out, and a
     /// month in progress is cut at the end of yesterday. A subscription whose period ends later

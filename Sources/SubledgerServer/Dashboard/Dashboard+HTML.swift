@@ -110,7 +110,7 @@ extension Dashboard {
         html += Self.lineChart(
             title: "MRR in \(currency) at each \(unit) end", labels: labels,
             series: [Series(name: "MRR", color: "#2563eb", values: begun.map { Double($0.2?.mrr ?? 0) })], format: formatAxisMoney)
-        html += csvLink("mrr", "at=" + percentEncode(at), note: "MRR at the period's end")
+        html += csvLink("mrr", rangeQuery, note: "MRR at each \(unit) end")
         html += table(["\(unit.capitalized) end", "MRR", "Active", "Trials"], begun.map { bucket, at, row in
             [
                 escape(UTCInstant.short(at)),
@@ -126,7 +126,7 @@ extension Dashboard {
                 Series(name: "Paid", color: "#0d9488", values: reports.map { Double($0.2?.activeSubscriptions ?? 0) }),
                 Series(name: "Trials", color: "#a3a3a3", values: reports.map { Double($0.2?.activeTrials ?? 0) }),
             ], stacked: true, format: formatCount)
-        html += csvLink("mrr", "at=" + percentEncode(at), note: "active subscriptions at the period's end")
+        html += csvLink("mrr", rangeQuery, note: "active subscriptions at each \(unit) end")
         html += "</section><section id=\"commitments\" class=\"chart-section\"><h2>Commitments</h2><div class=\"cards\">"
         html += card("Active commitments", "activeCommitments", Int64(row.activeCommitments), money: false)
         html += card("Committed revenue remaining", "committedRevenueRemaining", row.committedRevenueRemaining, money: true)
@@ -135,7 +135,7 @@ extension Dashboard {
             title: "Committed revenue remaining at each \(unit) end", labels: labels,
             series: [Series(name: "Committed revenue remaining", color: "#7c3aed", values: reports.map { Double($0.2?.committedRevenueRemaining ?? 0) })],
             stacked: false, format: formatAxisMoney)
-        html += csvLink("mrr", "at=" + percentEncode(at), note: "commitments at the period's end")
+        html += csvLink("mrr", rangeQuery, note: "commitments at each \(unit) end")
         return html + "</section>"
     }
 

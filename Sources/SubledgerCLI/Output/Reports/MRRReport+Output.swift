@@ -6,15 +6,32 @@ extension MRRReport: CommandOutput {
     func json() throws -> String { try JSON.document(self) }
 
     var tabulation: Tabulation {
-        let columns: [Table.Column] = [
-            .init("currency", key: "currency", wide: true), .init("MRR", key: "mrr"), .init("ARR", key: "arr"),
-            .init("active", key: "activeSubscriptions"), .init("trials", key: "activeTrials"),
-            .init("commitments", key: "activeCommitments"), .init("committed remaining", key: "committedRevenueRemaining"),
+        Tabulation(facts: [("MRR at", .instant(at)), ("environment", .text(environment))] + Tabulation.asOf(atPosition), tables: [Table(columns: Self.columns, rows: rows.map(Self.cells))])
+    }
+
+    static let columns: [Table.Column] = [
+        .init("currency", key: "currency", wide: true), .init("MRR", key: "mrr"), .init("ARR", key: "arr"),
+        .init("active", key: "activeSubscriptions"), .init("trials", key: "activeTrials"),
+        .init("commitments", key: "activeCommitments"), .init("committed remaining", key: "committedRevenueRemaining"),
+    ]
+
+    static func cells(_ row: MRRRow) -> [Cell] {
+        [.text(row.currency), .money(row.mrr, row.currency), .money(row.arr, row.currency), .count(row.activeSubscriptions),
+         .count(row.activeTrials), .count(row.activeCommitments), .money(row.committedRevenueRemaining, row.currency)]
+    }
+}
+
+/// A row per point and currency, the point's instant first: CSV holds one table.
+extension MRRSeriesReport: CommandOutput {
+    func json() throws -> String { try JSON.document(self) }
+
+    var tabulation: Tabulation {
+        let columns = [Table.Column("at", key: "at")] + MRRReport.columns
+        let rows = points.flatMap { point in point.rows.map { [Cell.instant(point.at)] + MRRReport.cells($0) } }
+        let facts: [(String, Cell)] = [
+            ("MRR at the end of each", .text(by.rawValue)), ("from", .text(from.description)), ("to", .text(to.description)),
+            ("environment", .text(environment)),
         ]
-        let rows: [[Cell]] = rows.map { row in
-            [.text(row.currency), .money(row.mrr, row.currency), .money(row.arr, row.currency), .count(row.activeSubscriptions),
-             .count(row.activeTrials), .count(row.activeCommitments), .money(row.committedRevenueRemaining, row.currency)]
-        }
-        return Tabulation(facts: [("MRR at", .instant(at)), ("environment", .text(environment))] + Tabulation.asOf(atPosition), tables: [Table(columns: columns, rows: rows)])
+        return Tabulation(facts: facts + Tabulation.asOf(atPosition), tables: [Table(columns: columns, rows: rows)])
     }
 }

@@ -8,6 +8,7 @@ extension ReportDocument {
         switch document {
         case .revenue(let report): return renderer.render(report.tabulation)
         case .mrr(let report): return renderer.render(report.tabulation)
+        case .mrrSeries(let report): return renderer.render(report.tabulation)
         case .churn(let report): return renderer.render(report.tabulation)
         case .cohorts(let report): return renderer.render(report.tabulation)
         }
