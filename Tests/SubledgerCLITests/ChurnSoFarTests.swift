@@ -52,6 +52,21 @@ struct ChurnSoFarTests {
         #expect(try Self.rows(["report", "churn", "--from", "2026-03-10", "--to", "2026-03-10", "--by", "day"], at: Self.now).isEmpty)
     }
 
+    @Test("a report cut at yesterday says so, countedThrough in its JSON and a line in its table; one of periods already ended has neither", arguments: [false, true])
+    func saysWhereItWasCut(atLogEnd: Bool) throws {
+        let end = try SimulatedLedger.shared.json("head")["logEnd"] as? String
+        let audit = atLogEnd ? ["--at-position", try #require(end)] : []
+        func document(_ argv: [String]) throws -> [String: Any] {
+            let output = SimulatedLedger.shared.run(argv + audit + ["--json"], at: Self.now).output
+            return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        }
+        #expect(try document(["report", "churn", "--from", "2026-01-01", "--to", "2026-06-30"])["countedThrough"] as? String == "2026-03-09")
+        #expect(try document(["report", "churn", "--from", "2026-04-01", "--to", "2026-04-30"])["countedThrough"] as? String == "2026-03-09", "nothing counted yet")
+        #expect(try document(["report", "churn", "--from", "2026-01-01", "--to", "2026-03-09"])["countedThrough"] == nil)
+        let table = SimulatedLedger.shared.run(["report", "churn", "--from", "2026-01-01", "--to", "2026-06-30"] + audit, at: Self.now).output
+        #expect(table.split(separator: "\n").contains { $0.hasPrefix("counted through ") && $0.hasSuffix(" 2026-03-09") }, "\(table.prefix(400))")
+    }
+
     @Test("a range wholly after today has no rows; one wholly before it is as it always was")
     func wholeRanges() throws {
         #expect(try Self.rows(["report", "churn", "--from", "2026-04-01", "--to", "2026-04-30"], at: Self.now).isEmpty)

@@ -23,6 +23,12 @@ struct CustomerEvidenceTests {
                 let named = try #require(subscription["lastEventPosition"] as? String)
                 #expect(named == latest?["position"] as? String, "\(id) \(original) as of \(instant)")
                 #expect((latest?["signedPayload"] as? String)?.split(separator: ".").count == 3, "its signed message is in history --raw")
+                // The event of the transaction the state is in: the latest carrying it.
+                let transactionId = try #require(subscription["lastTransactionId"] as? String)
+                let carrying = history
+                    .filter { $0["transactionId"] as? String == transactionId && ($0["effectiveAt"] as! String) <= instant }
+                    .max { ($0["effectiveAt"] as! String, UInt64($0["position"] as! String)!) < ($1["effectiveAt"] as! String, UInt64($1["position"] as! String)!) }
+                #expect(subscription["lastTransactionEventPosition"] as? String == carrying?["position"] as? String, "\(id) \(transactionId) as of \(instant)")
                 checked += 1
             }
         }

@@ -27,7 +27,7 @@ struct HeadCommandTests {
         #expect(verification["actual"] as? String == hash)
     }
 
-    @Test("a digest that is not the ledger's exits 3 and says the bytes are not the published ones")
+    @Test("a digest that is not the ledger's exits 3 and says the bytes are not the published ones, naming the ledger's directory, not one of its logs")
     func wrongDigest() throws {
         let head = try ledger.json("head")
         let other = String((head["hash"] as! String).reversed())
@@ -36,6 +36,7 @@ struct HeadCommandTests {
         let verification = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
         let problems = try #require(verification["problems"] as? [[String: Any]])
         #expect(problems.map { $0["kind"] as? String } == ["digest_mismatch"])
+        #expect(problems.map { $0["log"] as? String } == ["ledger"], "the digest of both logs cannot say which changed")
     }
 
     @Test("an earlier position has its own digest, which verify --head accepts too")

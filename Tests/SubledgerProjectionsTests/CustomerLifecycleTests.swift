@@ -1,9 +1,30 @@
 import SubledgerEvents
+import SubledgerLog
 import SubledgerProjections
 import Testing
 
 @Suite("Customer state through subscription lifecycles")
 struct CustomerLifecycleTests {
+    @Test("asked for its evidence, a subscription names its latest event and the latest carrying its current transaction: a renewal charged ahead of its period names the next transaction until that period begins")
+    func evidenceOfTheCurrentTransaction() throws {
+        var apple = Notifier()
+        let sub = Subscriber("1100")
+        let first = sub.transaction("1100", purchased: at("2026-01-01"), expires: at("2026-02-01"))
+        // The App Store charges a renewal before the period it pays for.
+        let renewed = sub.transaction("1101", purchased: at("2026-02-01"), expires: at("2026-03-01"), signed: at("2026-01-31", 23, 59))
+        var ledger = TestLedger()
+        let bought = ledger.post(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-01-01"), transaction: first, renewal: sub.renewal(signed: at("2026-01-01"))))
+        let renewal = ledger.post(apple.notification("DID_RENEW", signed: at("2026-01-31", 23, 59), transaction: renewed, renewal: sub.renewal(signed: at("2026-01-31", 23, 59))))
+        func evidence(at instant: Int64) throws -> (id: String, last: LogPosition?, transaction: LogPosition?) {
+            let state = try #require(ledger.projection.customer("1100", asOf: instant, evidence: true)?.subscriptions.first)
+            return (state.lastTransactionId, state.lastEventPosition, state.lastTransactionEventPosition)
+        }
+        #expect(try evidence(at: at("2026-01-15")) == ("1100", bought, bought))
+        #expect(try evidence(at: at("2026-01-31", 23, 59) + 30_000) == ("1100", renewal, bought), "the renewal is signed; its period has not begun")
+        #expect(try evidence(at: at("2026-02-10")) == ("1101", renewal, renewal))
+        #expect(ledger.projection.customer("1100", asOf: at("2026-02-10"))?.subscriptions.first?.lastTransactionEventPosition == nil, "asked for only")
+    }
+
     @Test("a free trial that converts is a trial, then a paid normal period")
     func trialConverted() throws {
         var apple = Notifier()

@@ -11,7 +11,7 @@ enum CustomerCommand: Command {
             .init("--as-of", "INSTANT", "the state then (2026-03-01, its first instant, or 2026-03-01T10:00:00Z; default: now)"),
             .init("--environment", "E", "only that environment's subscriptions (default: all, each with its environment; the entitlements are Production's when it has any)"),
             .init("--at-position", "P", "the state as the ledger told it when its log ended at P: an event's position (it and later ones left out) or head's logEnd"),
-            .init("--evidence", "name where each subscription's evidence ends: lastEventPosition, whose signed message history --raw gives"),
+            .init("--evidence", "name where each subscription's evidence ends: lastEventPosition, and lastTransactionEventPosition, the latest event carrying the transaction it is in; history --raw gives their signed messages"),
         ],
         wide: true,
         notes: ["ID is an appAccountToken (any case), an originalTransactionId or a transactionId.",

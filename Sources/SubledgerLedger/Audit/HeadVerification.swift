@@ -3,7 +3,8 @@ import SubledgerLog
 /// What `verify --head HASH --at POSITION` found: the head the ledger's bytes give now, and every
 /// place before the position where they are not what the log's own checks expect.
 public struct HeadVerification: Sendable {
-    /// One place that differs, in the event log (`log`) or the evidence log (`evidence`).
+    /// One place that differs, in the event log (`log`) or the evidence log (`evidence`), or
+    /// (`ledger`, a `digest_mismatch`) somewhere in the two.
     public struct Problem: Sendable, Equatable {
         public var log: String
         public var file: String

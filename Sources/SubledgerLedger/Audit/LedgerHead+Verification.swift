@@ -125,8 +125,9 @@ extension LedgerHead {
                                  "the hash is the head at \(previous), the event before \(position): \(position) is that head's `logEnd`, where the next event started as the ledger grew")
             }
             if problems.isEmpty {
+                // The digest is of both logs together: it cannot say which of them changed.
                 problems.append(.init(
-                    log: "log", file: layout.root, offset: 0, position: position, kind: "digest_mismatch",
+                    log: "ledger", file: layout.root, offset: 0, position: position, kind: "digest_mismatch",
                     detail: "every frame, footer and chain link checks out, yet the bytes up to this position are not the ones the digest was made from: the ledger was rewritten with its checksums recomputed, or the digest is not this ledger's head at this position (`--at` takes the `position` that `head` printed with the hash, the last event's, not its `logEnd`, which a later event starts at once the ledger grows)",
                     events: []))
             }

@@ -22,7 +22,7 @@ extension CustomerState {
 
 extension SubscriptionState {
     var json: JSON {
-        .object([
+        var members: [(String, JSON)] = [
             ("autoRenew", autoRenew.map { .bool($0) } ?? .null),
             ("autoRenewProductId", .optional(autoRenewProductId)),
             ("billingPlan", .string(billingPlan.rawValue)),
@@ -34,7 +34,6 @@ extension SubscriptionState {
             ("expiresAt", .instant(expiresAt)),
             ("firstPurchaseAt", .instant(firstPurchaseAt)),
             ("gracePeriodExpiresAt", .instant(gracePeriodExpiresAt)),
-        ] + (lastEventPosition.map { [("lastEventPosition", JSON.string($0.description))] } ?? []) + [
             ("lastTransactionId", .string(lastTransactionId)),
             ("originalTransactionId", .string(originalTransactionId)),
             ("ownership", .string(ownership.rawValue)),
@@ -48,7 +47,12 @@ extension SubscriptionState {
             ("status", .string(status.rawValue)),
             ("storefront", .optional(storefront)),
             ("subscriptionGroupId", .optional(subscriptionGroupId)),
-        ])
+        ]
+        // Asked for (`--evidence`), in the members' key order.
+        let evidence = [("lastEventPosition", lastEventPosition), ("lastTransactionEventPosition", lastTransactionEventPosition)]
+            .compactMap { name, position in position.map { (name, JSON.string($0.description)) } }
+        members.insert(contentsOf: evidence, at: members.firstIndex { $0.0 == "lastTransactionId" }!)
+        return .object(members)
     }
 }
 

@@ -85,7 +85,7 @@ extension MRRSeriesReport: Encodable {
 
 extension ChurnReport: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case from, to, by, environment, atPosition, rows
+        case from, to, by, environment, atPosition, countedThrough, rows
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -95,6 +95,7 @@ extension ChurnReport: Encodable {
         try container.encode(by, forKey: .by)
         try container.encode(environment, forKey: .environment)
         try container.encodeIfPresent(atPosition?.description, forKey: .atPosition)
+        try container.encodeIfPresent(countedThrough?.description, forKey: .countedThrough)
         try container.encode(rows, forKey: .rows)
     }
 }

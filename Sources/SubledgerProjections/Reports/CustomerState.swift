@@ -48,6 +48,11 @@ public struct SubscriptionState: Sendable, Equatable {
     /// An extension to the contract: the latest event, by signed time, of those this state takes
     /// in (as `asOf` and `atPosition` admit them): `history --raw` gives it and the ones before.
     public var lastEventPosition: LogPosition? = nil
+    /// An extension to the contract: the latest event, of those, that carries
+    /// `lastTransactionId`, whose signed transaction gives the period the state is in. The latest
+    /// event may be a renewal signed ahead of the period it starts (the App Store charges up to a
+    /// day before), which names the next transaction.
+    public var lastTransactionEventPosition: LogPosition? = nil
     public var price: Int64?
     public var currency: String?
     public var storefront: String?

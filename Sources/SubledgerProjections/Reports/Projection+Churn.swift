@@ -10,6 +10,9 @@ public struct ChurnReport: Sendable, Equatable {
     /// The log position the report was asked as of (`--at-position`), echoed so that a saved
     /// report says it is a view of the past; nil for the ledger as it stands.
     public var atPosition: LogPosition? = nil
+    /// The last day counted when `to` is today or later (yesterday, as the report is asked by a
+    /// clock): a saved report says how far it got, as the same question asked later counts more.
+    public var countedThrough: UTCDay? = nil
 }
 
 public struct ChurnRow: Sendable, Equatable {

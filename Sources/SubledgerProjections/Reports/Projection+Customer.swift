@@ -41,6 +41,12 @@ extension Projection {
             let lastEvent = evidence ? timeline.facts.last { visibility.admits($0, of: timeline) }.map { LogPosition(rawValue: $0.position) } : nil
             if var state = subscriptionState(history, of: timeline, at: asOf) {
                 state.lastEventPosition = lastEvent
+                if evidence, let (period, _) = history.status(at: asOf) {
+                    let transactionId = history.periods[period].version.transactionId
+                    state.lastTransactionEventPosition = timeline.facts.last { fact in
+                        fact.transaction >= 0 && timeline.transactions[Int(fact.transaction)].transactionId == transactionId && visibility.admits(fact, of: timeline)
+                    }.map { LogPosition(rawValue: $0.position) }
+                }
                 if entitles, state.entitled, let productId = state.productId { entitledProducts.append(productId) }
                 subscriptions.append(state)
             }

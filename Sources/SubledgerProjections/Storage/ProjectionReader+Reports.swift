@@ -53,6 +53,7 @@ extension ProjectionReader {
         let yesterday = now.map { UTCDay(number: UTCDay(containing: $0).number - 1) }
         guard let yesterday, to > yesterday else { return try churn(from: from, to: to, by: granularity, scope: scope) }
         var report = ChurnReport(from: from, to: to, by: granularity, environment: scope.environment.rawValue, rows: [])
+        report.countedThrough = yesterday
         guard from <= yesterday else { return report }
         report.rows = try churn(from: from, to: yesterday, by: granularity, scope: scope).rows
         return report

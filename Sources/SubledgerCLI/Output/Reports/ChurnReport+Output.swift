@@ -27,7 +27,8 @@ extension ChurnReport: CommandOutput {
             ]
         }
         return Tabulation(
-            facts: [("churn", .text("\(from) to \(to) by \(by.rawValue)")), ("environment", .text(environment))] + Tabulation.asOf(atPosition),
+            facts: [("churn", .text("\(from) to \(to) by \(by.rawValue)")), ("environment", .text(environment))]
+                + (countedThrough.map { [("counted through", .text($0.description))] } ?? []) + Tabulation.asOf(atPosition),
             tables: [Table(columns: columns, rows: rows)], notes: cutNotes)
     }
 

@@ -22,7 +22,7 @@ extension CustomerState: CommandOutput {
                 .init("price", key: "price"), .init("currency", key: "currency", wide: true), .init("plan", key: "billingPlan"),
                 .init("commitment", key: "commitment", wide: true), .init("ownership", key: "ownership", wide: true),
                 .init("last transaction", key: "lastTransactionId", wide: true), .init("last event", key: "lastEventPosition"),
-                .init("storefront", key: "storefront", wide: true),
+                .init("its transaction's event", key: "lastTransactionEventPosition"), .init("storefront", key: "storefront", wide: true),
                 .init("first purchase", key: "firstPurchaseAt", wide: true), .init("paid periods", key: "paidPeriods", wide: true),
             ],
             rows: subscriptions.map { subscription in
@@ -36,7 +36,8 @@ extension CustomerState: CommandOutput {
                     .text(subscription.expirationReason?.rawValue), .text(subscription.revocation?.rawValue), .instant(subscription.revokedAt),
                     .text(subscription.priceIncrease?.rawValue), .money(subscription.price, subscription.currency), .text(subscription.currency),
                     .text(subscription.billingPlan.rawValue), .text(commitment), .text(subscription.ownership.rawValue),
-                    .text(subscription.lastTransactionId), .text(subscription.lastEventPosition?.description), .text(subscription.storefront),
+                    .text(subscription.lastTransactionId), .text(subscription.lastEventPosition?.description),
+                    .text(subscription.lastTransactionEventPosition?.description), .text(subscription.storefront),
                     .instant(subscription.firstPurchaseAt),
                     .count(subscription.paidPeriods),
                 ]
@@ -58,7 +59,7 @@ extension CustomerState: CommandOutput {
         }
         // Asked for with `--evidence`; else a column of nothing.
         let evidence = self.subscriptions.contains { $0.lastEventPosition != nil } || purchases.contains { $0.lastEventPosition != nil }
-        if !evidence { tables = tables.map { $0.removing("lastEventPosition") } }
+        if !evidence { tables = tables.map { $0.removing("lastEventPosition").removing("lastTransactionEventPosition") } }
         return Tabulation(
             facts: [("customer", .text(customerId)), ("as of", .instant(asOf))] + Tabulation.asOf(atPosition)
                 + [("environment", .text(environment)), ("entitlements", .text(entitlements.isEmpty ? "none" : entitlements.joined(separator: ", ")))],
