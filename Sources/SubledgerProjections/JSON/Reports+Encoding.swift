@@ -3,19 +3,38 @@ import SubledgerCore
 
 /// The contract's `report ... --json` documents. Fields beyond the contract (`environment`,
 /// `from`, `to`, `by` where the contract shows only `rows`) are additions, never renames.
-extension RevenueReport: Encodable {
+/// What a report over a range of days says it answers: `from`, `to`, `by`, `environment` and,
+/// asked at a position, `atPosition`. Each report encodes it beside its own members.
+private struct ReportRange: Encodable {
+    var from: UTCDay
+    var to: UTCDay
+    var by: ReportGranularity
+    var environment: String
+    var atPosition: LogPosition?
+
     private enum CodingKeys: String, CodingKey {
-        case from, to, by, refunds, environment, atPosition, rows
+        case from, to, by, environment, atPosition
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(from.description, forKey: .from)
         try container.encode(to.description, forKey: .to)
         try container.encode(by, forKey: .by)
-        try container.encode(refunds, forKey: .refunds)
         try container.encode(environment, forKey: .environment)
         try container.encodeIfPresent(atPosition?.description, forKey: .atPosition)
+    }
+}
+
+extension RevenueReport: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case refunds, rows
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try ReportRange(from: from, to: to, by: by, environment: environment, atPosition: atPosition).encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(refunds, forKey: .refunds)
         try container.encode(rows, forKey: .rows)
     }
 }
@@ -58,7 +77,7 @@ extension MRRReport: Encodable {
 /// --json` has its instant and rows, the shape of `expected.json`'s `mrr`.
 extension MRRSeriesReport: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case from, to, by, environment, atPosition, series
+        case series
     }
 
     private struct Point: Encodable {
@@ -73,28 +92,20 @@ extension MRRSeriesReport: Encodable {
     }
 
     public func encode(to encoder: any Encoder) throws {
+        try ReportRange(from: from, to: to, by: by, environment: environment, atPosition: atPosition).encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(from.description, forKey: .from)
-        try container.encode(to.description, forKey: .to)
-        try container.encode(by, forKey: .by)
-        try container.encode(environment, forKey: .environment)
-        try container.encodeIfPresent(atPosition?.description, forKey: .atPosition)
         try container.encode(points.map(Point.init), forKey: .series)
     }
 }
 
 extension ChurnReport: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case from, to, by, environment, atPosition, countedThrough, rows
+        case countedThrough, rows
     }
 
     public func encode(to encoder: any Encoder) throws {
+        try ReportRange(from: from, to: to, by: by, environment: environment, atPosition: atPosition).encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(from.description, forKey: .from)
-        try container.encode(to.description, forKey: .to)
-        try container.encode(by, forKey: .by)
-        try container.encode(environment, forKey: .environment)
-        try container.encodeIfPresent(atPosition?.description, forKey: .atPosition)
         try container.encodeIfPresent(countedThrough?.description, forKey: .countedThrough)
         try container.encode(rows, forKey: .rows)
     }
