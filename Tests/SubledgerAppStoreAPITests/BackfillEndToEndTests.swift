@@ -1,5 +1,5 @@
 import Foundation
-import SubledgerAppStoreAPI
+@testable import SubledgerAppStoreAPI
 import SubledgerCLI
 import SubledgerLedger
 import SubledgerTestSupport
@@ -78,6 +78,24 @@ struct BackfillEndToEndTests {
         let failed = try #require(summary["failed"] as? [[String: Any]])
         #expect(!failed.isEmpty && failed.count < ids.count, "the ids with more than a page of history, only")
         #expect(failed.allSatisfy { ($0["error"] as? String)?.contains("hasMore without a revision") == true }, "\(failed)")
+    }
+
+    @Test("a transaction history whose paging never ends (hasMore with a new revision on empty pages) fails each id after a few requests, naming why, with what its pages held stored")
+    func endlessPagingFailsTheIdSoon() throws {
+        let workload = try Workload(customers: 30, months: 24, seed: 33, ledgerStart: "2027-06-01")
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--endless-pages"])
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let ids = try String(contentsOfFile: workload.simulation + "/backfill-ids.txt", encoding: .utf8).split(separator: "\n").map(String.init)
+        let (code, output) = workload.cli(["appstore", "backfill"] + ids + ["--json"])
+        #expect(code == .failure)
+        let summary = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        let failed = try #require(summary["failed"] as? [[String: Any]])
+        #expect(failed.count == ids.count)
+        #expect(failed.allSatisfy { ($0["error"] as? String)?.contains("pages in a row with hasMore and a new revision held nothing new") == true }, "\(failed.prefix(2))")
+        #expect((summary["received"] as? Int ?? 0) > 0, "the pages with transactions were stored")
+        // A page or two of history each, then the pages that bring nothing.
+        #expect((summary["requests"] as? Int ?? .max) <= ids.count * (PageCursor.fruitlessLimit + 3))
     }
 
     @Test("Apple unreachable mid-run: the backfill stops at once, listing the ids done, the one it stopped at and the ones not tried")

@@ -106,6 +106,17 @@ struct FaultToleranceTests {
 
 @Suite("App Store Server API answers, read as Apple gives them")
 struct AppleAnswerTests {
+    @Test("a 429 waits what Retry-After asks, cut at five minutes and never under half a second (Retry-After: 0 was thirty requests in a tenth of a second); without one, the doubling backoff")
+    func throttleWaits() {
+        let policy = RetryPolicy()
+        #expect(policy.throttleWait(retryAfter: 7, throttled: 1, jitter: 0) == 7)
+        #expect(policy.throttleWait(retryAfter: 3_600, throttled: 1, jitter: 0) == 300)
+        #expect(policy.throttleWait(retryAfter: 0, throttled: 1, jitter: 0) == 0.5)
+        #expect(policy.throttleWait(retryAfter: 0.1, throttled: 20, jitter: 0) == 0.5)
+        #expect(policy.throttleWait(retryAfter: nil, throttled: 1, jitter: 0) == 0.5)
+        #expect(policy.throttleWait(retryAfter: nil, throttled: 4, jitter: 0) == 4)
+    }
+
     @Test("Retry-After is the UNIX time in milliseconds to retry at, as Apple documents it; HTTP's delta-seconds and date forms still read")
     func retryAfterForms() {
         let now: Int64 = 1_790_000_000_000
@@ -127,14 +138,33 @@ struct AppleAnswerTests {
 
     @Test("paging stops, naming why, on a token the window already used (two alternating ones looped forever) and on an answer without hasMore ({} ended the window early)")
     func pagingAnswersThatWouldLoseOrLoop() throws {
-        var sent: Set<String> = []
-        #expect(try NotificationRecovery.nextToken(hasMore: true, "A", sent: &sent, field: "paginationToken", endpoint: "notificationHistory") == "A")
-        #expect(try NotificationRecovery.nextToken(hasMore: true, "B", sent: &sent, field: "paginationToken", endpoint: "notificationHistory") == "B")
-        #expect(throws: AppStoreAPIError.self) { try NotificationRecovery.nextToken(hasMore: true, "A", sent: &sent, field: "paginationToken", endpoint: "notificationHistory") }
-        var fresh: Set<String> = []
-        let missing = #expect(throws: AppStoreAPIError.self) { try NotificationRecovery.nextToken(hasMore: nil, nil, sent: &fresh, field: "revision", endpoint: "transactionHistory") }
+        var cursor = PageCursor(field: "paginationToken", endpoint: "notificationHistory", scope: "this window")
+        #expect(try cursor.next(hasMore: true, "A", items: ["a"]) == "A")
+        #expect(try cursor.next(hasMore: true, "B", items: ["b"]) == "B")
+        #expect(throws: AppStoreAPIError.self) { try cursor.next(hasMore: true, "A", items: ["c"]) }
+        var fresh = PageCursor(field: "revision", endpoint: "transactionHistory", scope: "transaction 1")
+        let missing = #expect(throws: AppStoreAPIError.self) { try fresh.next(hasMore: nil, nil, items: []) }
         #expect(missing.map { "\($0)" }?.contains("without hasMore") == true)
-        #expect(try NotificationRecovery.nextToken(hasMore: false, nil, sent: &fresh, field: "revision", endpoint: "transactionHistory") == nil)
+        #expect(try fresh.next(hasMore: false, nil, items: []) == nil)
+    }
+
+    @Test("paging stops on pages that keep saying hasMore with a new token and bring nothing new, empty or the same items again (a storm of thousands of requests a second, nothing printed); a page with something new starts the count again")
+    func pagingThatDoesNotMoveOnStops() throws {
+        var empty = PageCursor(field: "revision", endpoint: "transactionHistory", scope: "transaction 1")
+        #expect(try empty.next(hasMore: true, "r0", items: ["a", "b"]) == "r0")
+        for page in 1..<PageCursor.fruitlessLimit { #expect(try empty.next(hasMore: true, "r\(page)", items: []) == "r\(page)") }
+        let stopped = #expect(throws: AppStoreAPIError.self) { try empty.next(hasMore: true, "last", items: []) }
+        #expect(stopped.map { "\($0)" }?.contains("\(PageCursor.fruitlessLimit) pages in a row with hasMore and a new revision held nothing new") == true)
+
+        var repeated = PageCursor(field: "paginationToken", endpoint: "notificationHistory", scope: "this window")
+        for page in 0..<(3 * PageCursor.fruitlessLimit) {
+            // Every ninth page brings one item not seen before.
+            let items = page % (PageCursor.fruitlessLimit - 1) == 0 ? ["new \(page)"] : ["a", "b"]
+            #expect(try repeated.next(hasMore: true, "t\(page)", items: items) == "t\(page)")
+        }
+        #expect(throws: AppStoreAPIError.self) {
+            for page in 0..<PageCursor.fruitlessLimit { _ = try repeated.next(hasMore: true, "u\(page)", items: ["a"]) }
+        }
     }
 }
 

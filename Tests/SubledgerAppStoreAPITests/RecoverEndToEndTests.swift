@@ -154,6 +154,20 @@ struct RecoverEndToEndTests {
         #expect((summary["error"] as? String)?.contains("paginationToken this window's pages were already fetched with") == true)
     }
 
+    @Test("a server whose paging never ends, with a new token on every empty page after the last: recover stops after a few such pages, naming why, exit 1, with the pages before them stored")
+    func endlessPagingStops() throws {
+        let workload = try Workload(customers: 300, months: 1, seed: 29, withhold: 0.1)
+        let key = try APIKey(directory: workload.directory)
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--endless-pages"])
+        try workload.webhookLedger(key: key, standIn: standIn)
+        let (code, output) = workload.cli(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-02-01", "--json"])
+        #expect(code == .failure)
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect((summary["error"] as? String)?.contains("pages in a row with hasMore and a new paginationToken held nothing new") == true, "\(summary)")
+        let pages = try #require(summary["pages"] as? Int)
+        #expect(pages >= PageCursor.fruitlessLimit && pages <= 200, "the window's pages, then the empty ones up to the limit")
+    }
+
     @Test(
         "answers off Apple's schema stop the run, naming what is missing, rather than skip the rest of the window",
         arguments: [("--drop-token", "hasMore without a paginationToken"), ("--drop-payload", "without its signedPayload")])

@@ -111,8 +111,8 @@ public final class AppStoreServerAPIClient {
                 guard throttledWaits <= retry.maximumThrottledWaits else {
                     throw .gaveUp(endpoint: endpoint, attempts: throttledWaits, last: "HTTP 429 (rate limit)", status: 429)
                 }
-                let wait = response.retryAfter(nowMillis: WallTime.nowMillis()).map { min($0, retry.maximumRetryAfter) }
-                    ?? retry.backoff(retry: throttledWaits, jitter: Double.random(in: 0..<1, using: &random))
+                let wait = retry.throttleWait(retryAfter: response.retryAfter(nowMillis: WallTime.nowMillis()), throttled: throttledWaits,
+                                              jitter: Double.random(in: 0..<1, using: &random))
                 metrics.throttled(seconds: wait)
                 self.wait(wait, "throttled by Apple (HTTP 429)", attempt: throttledWaits, of: retry.maximumThrottledWaits)
             case 401, 403:

@@ -19,6 +19,14 @@ public struct RetryPolicy: Sendable {
         self.maximumRetryAfter = maximumRetryAfter
     }
 
+    /// Seconds to wait after the `throttled`th 429 of a request: what its `Retry-After` asks,
+    /// up to `maximumRetryAfter` and at least `initialBackoff` (a `Retry-After: 0` sent thirty
+    /// requests in a tenth of a second), else the backoff.
+    func throttleWait(retryAfter: Double?, throttled: Int, jitter: Double) -> Double {
+        guard let retryAfter else { return backoff(retry: throttled, jitter: jitter) }
+        return max(initialBackoff, min(retryAfter, maximumRetryAfter))
+    }
+
     /// Seconds to wait before retry number `retry` (1 for the first), with up to 25% jitter
     /// subtracted so that clients started together spread out.
     func backoff(retry: Int, jitter: Double) -> Double {

@@ -55,13 +55,13 @@ public struct Backfill {
 
     private func backfill(_ id: String, into summary: inout Summary) throws {
         var revision: String?
-        var sent: Set<String> = []
+        var cursor = PageCursor(field: "revision", endpoint: "transactionHistory", scope: "transaction \(id)")
         var page = 0
         repeat {
             let history = try client.transactionHistory(transactionId: id, revision: revision)
             page += 1
             try summary.tally.ingest(history.signedTransactions ?? [], source: "appstore backfill \(id) history page \(page)", into: ledger, recordedAt: clock())
-            revision = try NotificationRecovery.nextToken(hasMore: history.hasMore, history.revision, sent: &sent, field: "revision", endpoint: "transactionHistory")
+            revision = try cursor.next(hasMore: history.hasMore, history.revision, items: history.signedTransactions ?? [])
         } while revision != nil
         let statuses = try client.subscriptionStatuses(transactionId: id)
         let latest = (statuses.data ?? []).flatMap { $0.lastTransactions ?? [] }.flatMap { [$0.signedTransactionInfo, $0.signedRenewalInfo].compactMap { $0 } }

@@ -103,7 +103,7 @@ public struct NotificationRecovery {
             while start < until {
                 let end = min(until, start + Self.slice)
                 var token: String?
-                var sent: Set<String> = []
+                var cursor = PageCursor(field: "paginationToken", endpoint: "notificationHistory", scope: "this window")
                 repeat {
                     let page = try client.client.notificationHistory(start: start, end: end, paginationToken: token)
                     // An item without its JWS was dropped unseen, the window counted as recovered.
@@ -111,7 +111,7 @@ public struct NotificationRecovery {
                         throw AppStoreAPIError.invalidResponse(endpoint: "notificationHistory", detail: "a notificationHistory item without its signedPayload")
                     }
                     guard send(.page(page)) else { return }
-                    token = try Self.nextToken(hasMore: page.hasMore, page.paginationToken, sent: &sent, field: "paginationToken", endpoint: "notificationHistory")
+                    token = try cursor.next(hasMore: page.hasMore, page.paginationToken, items: (page.notificationHistory ?? []).compactMap(\.signedPayload))
                 } while token != nil
                 guard send(.sliceDone(end: end)) else { return }
                 start = end
@@ -149,25 +149,6 @@ public struct NotificationRecovery {
             default: continue
             }
         }
-    }
-
-    /// The token of the next page, nil after the last; `sent` holds the tokens this window's
-    /// pages were fetched with. A token sent before would fetch pages again forever (two that
-    /// alternate did, at 185 requests a second under `serve`), `hasMore` without a token leaves
-    /// the rest unfetched, and an answer without `hasMore` (`{}`) says nothing of the rest: each
-    /// ended the window early and moved the watermark past it. They are errors, naming `field`.
-    static func nextToken(hasMore: Bool?, _ next: String?, sent: inout Set<String>, field: String, endpoint: String) throws(AppStoreAPIError) -> String? {
-        guard let hasMore else {
-            throw .invalidResponse(endpoint: endpoint, detail: "an answer without hasMore, so whether pages follow is unknown (Apple always says)")
-        }
-        guard hasMore else { return nil }
-        guard let next, !next.isEmpty else {
-            throw .invalidResponse(endpoint: endpoint, detail: "hasMore without a \(field), so the pages after this one cannot be fetched")
-        }
-        guard sent.insert(next).inserted else {
-            throw .invalidResponse(endpoint: endpoint, detail: "hasMore with a \(field) this window's pages were already fetched with (\(next)), which would fetch them again forever")
-        }
-        return next
     }
 
     /// Pages fetched ahead of the one being stored.
