@@ -48,7 +48,11 @@ struct BackfillEndToEndTests {
         #expect(failed.first?["id"] as? String == "999999999999")
         #expect(failed.first?["status"] as? Int == 404)
         #expect((failed.first?["error"] as? String)?.contains("4040010") == true)
+        #expect((failed.first?["error"] as? String)?.contains("check it is a transaction of this app and that `--environment` is where it was bought") == true, "it says what to check")
         #expect((summary["appended"] as? Int ?? 0) > 0)
+        let run = try workload.binary(["appstore", "backfill", "999999999999", known, "--json"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("1 of 2 ids failed, each listed with why"), "\(run.stderr)")
     }
 
     @Test("an id Apple answers with a retryable error (4040006, not found yet) is asked again and backfilled, not listed as failed")

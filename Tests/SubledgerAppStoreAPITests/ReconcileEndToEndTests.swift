@@ -74,5 +74,9 @@ struct ReconcileEndToEndTests {
         #expect(failed.map { $0["id"] as? String } == [forgotten])
         #expect(failed.first?["status"] as? Int == 404)
         #expect(summary["checked"] as? Int == subscriptions.count - 1)
+        // Exit 1 says why on stderr with --json too, where the document alone said it.
+        let run = try workload.binary(["appstore", "reconcile", "--json"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("0 of \(subscriptions.count - 1) subscriptions still disagree with Apple after healing, and Apple refused 1"), "\(run.stderr)")
     }
 }

@@ -17,13 +17,19 @@ public enum AppStoreAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Stopped on purpose (`APICancellation`: the server is shutting down).
     case cancelled(endpoint: String)
 
+    /// What to do about Apple's errors that a person can act on, after Apple's own words.
+    static let remedies: [Int: String] = [
+        4_040_010: "; Apple does not know this id in this environment: check it is a transaction of this app and that `--environment` is where it was bought (a Sandbox purchase is not found in Production, and Apple deletes a tester's Sandbox purchases when their history is cleared)",
+        4_000_012: "; Apple keeps 180 days of notification history: give a later --since",
+    ]
+
     public var description: String {
         switch self {
         case .credentialsRejected(let status, let endpoint, let sent):
             return "Apple refused the API credentials (HTTP \(status) from \(endpoint)), sent as \(sent): the API key (.p8), its key id or the issuer id is wrong, the bundle id is not the app's (`subledger init --bundle-id`), or the key has no access to this app, or this host's clock is off by minutes (the token is dated by it: check NTP); check them in App Store Connect (Users and Access → Integrations → In-App Purchase) and run `subledger init --api-key FILE.p8 --api-key-id ID --api-issuer-id UUID` again"
         case .rejected(let status, let errorCode, let message, let endpoint):
             let apple = [errorCode.map { "errorCode \($0)" }, message].compactMap { $0 }.joined(separator: ": ")
-            return "\(endpoint) answered HTTP \(status)" + (apple.isEmpty ? "" : " (\(apple))")
+            return "\(endpoint) answered HTTP \(status)" + (apple.isEmpty ? "" : " (\(apple))") + (errorCode.flatMap { Self.remedies[$0] } ?? "")
         case .gaveUp(let endpoint, let attempts, _, 429?):
             // Apple answers, and asks for patience: the waits it asked for are spent.
             return "Apple throttled \(endpoint) (HTTP 429, rate limit) on \(attempts) requests in a row, with the waits it asked for between them: try again later"

@@ -206,6 +206,8 @@ enum AppstoreCommand: Command {
                 + "\(summary.done.count) of \(ids.count) ids were backfilled; not done: \(notDone.prefix(5).joined(separator: ", "))"
                 + (notDone.count > 5 ? " and \(notDone.count - 5) more (`notDone` in --json)" : "")
                 + "; run `subledger appstore backfill` again with those ids, or with all of them: what is already stored counts as duplicates"))
+        } else if !summary.failed.isEmpty {
+            Output.diagnostic("subledger appstore backfill: \(summary.failed.count) of \(ids.count) ids failed, each listed with why (`failed` in --json; --wide shows whole reasons); the others were backfilled")
         }
         noteQuarantined(summary.tally, command: "backfill", context)
         return CommandResult(BackfillResult(summary: summary, error: error), summary.failed.isEmpty && summary.tally.rejections.isEmpty ? .success : .failure)
@@ -223,6 +225,10 @@ enum AppstoreCommand: Command {
         if let error {
             Output.diagnostic(context.data.spelling("subledger appstore reconcile: \(error)\n\(summary.checked) subscriptions were checked, \(summary.notChecked) were not; "
                 + "run `subledger appstore reconcile` again (what Apple returned is stored; it checks every subscription again)"))
+        } else if !summary.disagreed.isEmpty || !summary.failed.isEmpty {
+            // Exit 1 in every format: with --json it was said only in the document.
+            Output.diagnostic("subledger appstore reconcile: \(summary.disagreed.count) of \(summary.checked) subscriptions still disagree with Apple after healing, and Apple refused \(summary.failed.count): "
+                + "each is listed with why (`disagreed` and `failed` in --json; --wide shows whole reasons)")
         }
         noteQuarantined(summary.tally, command: "reconcile", context)
         return CommandResult(ReconcileResult(summary: summary, error: error), summary.disagreed.isEmpty && summary.failed.isEmpty && summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)

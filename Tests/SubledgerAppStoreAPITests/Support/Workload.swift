@@ -24,6 +24,21 @@ struct Workload {
         CommandLineTool().run(["--data", data] + arguments)
     }
 
+    /// `subledger ARGS…` run as the built binary, for what it prints on stderr.
+    func binary(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = ServeRecoveryTests.binary
+        process.arguments = ["--data", data] + arguments
+        let (out, err) = (Pipe(), Pipe())
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+
     func json(_ arguments: [String]) throws -> [String: Any] {
         let (code, output) = cli(arguments + ["--json"])
         guard code == .success || code == .failure, let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {
