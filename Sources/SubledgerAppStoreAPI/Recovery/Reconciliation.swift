@@ -22,6 +22,8 @@ public struct Reconciliation {
     }
 
     public struct Summary: Sendable, Equatable {
+        /// The subscriptions the run is to check, for its progress.
+        public var toCheck = 0
         public var checked = 0
         public var agreed = 0
         public var healed = 0
@@ -55,6 +57,7 @@ public struct Reconciliation {
         var subscriptions = try Self.subscriptions(logDirectory: ledger.layout.log, environment: environment)
         if let limit { subscriptions = Array(subscriptions.prefix(limit)) }
         var summary = Summary()
+        summary.toCheck = subscriptions.count
         for (index, original) in subscriptions.enumerated() {
             let before = try ledgerSide(original)
             let statuses: SubscriptionStatuses

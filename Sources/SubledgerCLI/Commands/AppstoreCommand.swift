@@ -217,7 +217,7 @@ enum AppstoreCommand: Command {
         var throttle = ProgressThrottle(quietFor: 1)
         var summary = try Reconciliation(ledger: ledger, client: client, clock: context.clock).run(limit: limit, environment: environment) { summary in
             guard throttle.due() else { return }
-            Output.progress("appstore reconcile: \(summary.checked) checked, \(summary.agreed) agreed, \(summary.healed) healed, \(summary.disagreed.count) disagree")
+            Output.progress("appstore reconcile: \(summary.checked + summary.failed.count)/\(summary.toCheck) subscriptions, \(summary.checked) checked, \(summary.agreed) agreed, \(summary.healed) healed, \(summary.disagreed.count) disagree")
         }
         Output.endProgress()
         summary.tally = spelled(summary.tally, context)
