@@ -9,7 +9,7 @@ import Testing
 /// `report mrr --from --to` is `report mrr --at` at each period's end, whichever path answers it.
 @Suite("MRR series")
 struct MRRSeriesTests {
-    @Test("each point of a series is the MRR report at its instant: from the rollups, and at a log position from one fold of the timelines", arguments: [ReportGranularity.month, .day])
+    @Test("each point of a series is the MRR report at its instant: from the rollups, and at a log position from the timelines folded once for all points", arguments: [ReportGranularity.month, .day])
     func pointsAreReports(by: ReportGranularity) throws {
         let directory = TemporaryDirectory()
         let configuration = Simulator.Configuration(customers: 120, months: 6, seed: 5, start: "2026-01-01", duplicates: 0.05, reorder: 0.1)

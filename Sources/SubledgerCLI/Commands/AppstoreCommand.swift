@@ -227,8 +227,11 @@ enum AppstoreCommand: Command {
                 + "run `subledger appstore reconcile` again (what Apple returned is stored; it checks every subscription again)"))
         } else if !summary.disagreed.isEmpty || !summary.failed.isEmpty {
             // Exit 1 in every format: with --json it was said only in the document.
-            Output.diagnostic("subledger appstore reconcile: \(summary.disagreed.count) of \(summary.checked) subscriptions still disagree with Apple after healing, and Apple refused \(summary.failed.count): "
-                + "each is listed with why (`disagreed` and `failed` in --json; --wide shows whole reasons)")
+            let found = [
+                summary.disagreed.isEmpty ? nil : "\(summary.disagreed.count) of \(summary.checked) subscriptions still disagree with Apple after healing (`disagreed` in --json)",
+                summary.failed.isEmpty ? nil : "Apple refused \(summary.failed.count) (`failed` in --json)",
+            ].compactMap { $0 }
+            Output.diagnostic("subledger appstore reconcile: \(found.joined(separator: ", and ")): each is listed with why (--wide shows whole reasons)")
         }
         noteQuarantined(summary.tally, command: "reconcile", context)
         return CommandResult(ReconcileResult(summary: summary, error: error), summary.disagreed.isEmpty && summary.failed.isEmpty && summary.tally.rejections.isEmpty && summary.stoppedBy == nil ? .success : .failure)

@@ -75,8 +75,8 @@ public struct MRRQuery: Sendable, Equatable {
         let (from, to) = (try parameters.day("from"), try parameters.day("to"))
         try parameters.requireOrdered(from: from, to: to)
         let series = Series(from: from, to: to, by: by)
-        // Each point is a report (every timeline folded for each at a log position), where a
-        // report's periods are summed from the same rows.
+        // Each point is a report of its own (at a log position, a pass over every timeline's
+        // periods), where a report's periods are summed from the same rows.
         guard series.count <= Series.maximumCount else {
             throw QueryError(kind: .badParameter, code: "invalid_to", detail: "an MRR series has at most \(Series.maximumCount) points, not \(series.count): by month, or a shorter range")
         }

@@ -51,27 +51,38 @@ extension Projection {
     /// `purchaseDate`, or the renewal date a recovery in grace keeps: of the two, the one that
     /// spans a standard period more nearly), rounded to the nearest.
     public func mrr(at instant: Int64, scope: ReportScope) -> MRRReport {
-        var rows: [String: (twelfths: Int64, row: MRRRow)] = [:]
+        mrr(at: [instant], scope: scope)[0]
+    }
+
+    /// `mrr(at:scope:)` at each of `instants`, each timeline resolved once for all of them (a
+    /// series at a log position).
+    public func mrr(at instants: [Int64], scope: ReportScope) -> [MRRReport] {
+        var rows = [[String: (twelfths: Int64, row: MRRRow)]](repeating: [:], count: instants.count)
         for (_, history) in histories(in: scope) {
-            guard let segment = history.segments().first(where: { $0.contains(instant) }),
-                let share = mrrShare(of: segment, in: history, catalog: scope.catalog)
-            else { continue }
-            let currency = text(share.currency) ?? ""
-            var entry = rows[currency] ?? (0, MRRRow(currency: currency))
-            entry.twelfths += share.twelfths
-            entry.row.activeSubscriptions += share.subscriptions
-            entry.row.activeTrials += share.trials
-            entry.row.activeCommitments += share.commitments
-            entry.row.committedRevenueRemaining += share.committedRevenueRemaining
-            rows[currency] = entry
+            let segments = history.segments()
+            for (index, instant) in instants.enumerated() {
+                guard let segment = segments.first(where: { $0.contains(instant) }),
+                    let share = mrrShare(of: segment, in: history, catalog: scope.catalog)
+                else { continue }
+                let currency = text(share.currency) ?? ""
+                var entry = rows[index][currency] ?? (0, MRRRow(currency: currency))
+                entry.twelfths += share.twelfths
+                entry.row.activeSubscriptions += share.subscriptions
+                entry.row.activeTrials += share.trials
+                entry.row.activeCommitments += share.commitments
+                entry.row.committedRevenueRemaining += share.committedRevenueRemaining
+                rows[index][currency] = entry
+            }
         }
-        let sorted = rows.values.map { entry in
-            var row = entry.row
-            row.mrr = divideRoundingHalfAwayFromZero(entry.twelfths, 12)
-            row.arr = entry.twelfths
-            return row
-        }.sorted { $0.currency < $1.currency }
-        return MRRReport(at: instant, environment: scope.environment.rawValue, rows: sorted)
+        return zip(instants, rows).map { instant, rows in
+            let sorted = rows.values.map { entry in
+                var row = entry.row
+                row.mrr = divideRoundingHalfAwayFromZero(entry.twelfths, 12)
+                row.arr = entry.twelfths
+                return row
+            }.sorted { $0.currency < $1.currency }
+            return MRRReport(at: instant, environment: scope.environment.rawValue, rows: sorted)
+        }
     }
 
     /// What a subscription adds to MRR while `segment` lasts: nil when it counts for nothing

@@ -21,14 +21,11 @@ extension ProjectionReader {
 
     /// As `Projection.mrr(at:scope:)`.
     public func mrr(at instant: Int64, scope: ReportScope) throws(ProjectionError) -> MRRReport {
-        guard scope.atPosition != nil else { return try rollups().mrr(at: instant, environment: scope.environment) }
-        var report = MRRReport(at: instant, environment: scope.environment.rawValue, rows: [])
-        try forEachPart(of: scope.environment) { report.merge($0.mrr(at: instant, scope: scope)) }
-        return report
+        try mrr(at: [instant], scope: scope)[0]
     }
 
-    /// `mrr(at:scope:)` at each of `instants`; at a log position the timelines are folded once
-    /// for all of them.
+    /// `mrr(at:scope:)` at each of `instants`; at a log position each part's timelines are
+    /// folded and resolved once for all of them.
     public func mrr(at instants: [Int64], scope: ReportScope) throws(ProjectionError) -> [MRRReport] {
         guard scope.atPosition != nil else {
             let rollups = try rollups()
@@ -38,7 +35,7 @@ extension ProjectionReader {
         }
         var reports = instants.map { MRRReport(at: $0, environment: scope.environment.rawValue, rows: []) }
         try forEachPart(of: scope.environment) { part in
-            for index in reports.indices { reports[index].merge(part.mrr(at: instants[index], scope: scope)) }
+            for (index, report) in part.mrr(at: instants, scope: scope).enumerated() { reports[index].merge(report) }
         }
         return reports
     }

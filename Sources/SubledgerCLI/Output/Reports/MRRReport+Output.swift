@@ -21,13 +21,16 @@ extension MRRReport: CommandOutput {
     }
 }
 
-/// A row per point and currency, the point's instant first: CSV holds one table.
+/// A row per point and currency, the point's instant first: CSV holds one table. A point with
+/// nothing active is one row of zeros without a currency, where leaving it out made a month of
+/// no MRR look like one not asked for.
 extension MRRSeriesReport: CommandOutput {
     func json() throws -> String { try JSON.document(self) }
 
     var tabulation: Tabulation {
         let columns = [Table.Column("at", key: "at")] + MRRReport.columns
-        let rows = points.flatMap { point in point.rows.map { [Cell.instant(point.at)] + MRRReport.cells($0) } }
+        let nothing = MRRRow(currency: "", mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
+        let rows = points.flatMap { point in (point.rows.isEmpty ? [nothing] : point.rows).map { [Cell.instant(point.at)] + MRRReport.cells($0) } }
         let facts: [(String, Cell)] = [
             ("MRR at the end of each", .text(by.rawValue)), ("from", .text(from.description)), ("to", .text(to.description)),
             ("environment", .text(environment)),
