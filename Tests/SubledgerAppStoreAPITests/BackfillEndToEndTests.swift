@@ -69,16 +69,22 @@ struct BackfillEndToEndTests {
         #expect((summary["received"] as? Int ?? 0) > 0, "its history was fetched")
     }
 
-    @Test("a transaction history answering hasMore without a revision lists that id as failed, naming what is missing, and the others go on")
-    func missingRevisionFailsTheId() throws {
+    /// `appstore backfill --json` of every id of a two-year simulation beside a stand-in
+    /// answering with `fault`: it exits 1, and its ids and summary.
+    static func backfillFailing(_ fault: String) throws -> (ids: [String], summary: [String: Any]) {
         let workload = try Workload(customers: 30, months: 24, seed: 33, ledgerStart: "2027-06-01")
         let key = try APIKey(directory: workload.directory)
-        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--drop-token"])
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: [fault])
         try workload.webhookLedger(key: key, standIn: standIn)
         let ids = try String(contentsOfFile: workload.simulation + "/backfill-ids.txt", encoding: .utf8).split(separator: "\n").map(String.init)
         let (code, output) = workload.cli(["appstore", "backfill"] + ids + ["--json"])
         #expect(code == .failure)
-        let summary = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        return (ids, try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any])
+    }
+
+    @Test("a transaction history answering hasMore without a revision lists that id as failed, naming what is missing, and the others go on")
+    func missingRevisionFailsTheId() throws {
+        let (ids, summary) = try Self.backfillFailing("--drop-token")
         let failed = try #require(summary["failed"] as? [[String: Any]])
         #expect(!failed.isEmpty && failed.count < ids.count, "the ids with more than a page of history, only")
         #expect(failed.allSatisfy { ($0["error"] as? String)?.contains("hasMore without a revision") == true }, "\(failed)")
@@ -86,14 +92,7 @@ struct BackfillEndToEndTests {
 
     @Test("a transaction history whose paging never ends (hasMore with a new revision on empty pages) fails each id after a few requests, naming why, with what its pages held stored")
     func endlessPagingFailsTheIdSoon() throws {
-        let workload = try Workload(customers: 30, months: 24, seed: 33, ledgerStart: "2027-06-01")
-        let key = try APIKey(directory: workload.directory)
-        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--endless-pages"])
-        try workload.webhookLedger(key: key, standIn: standIn)
-        let ids = try String(contentsOfFile: workload.simulation + "/backfill-ids.txt", encoding: .utf8).split(separator: "\n").map(String.init)
-        let (code, output) = workload.cli(["appstore", "backfill"] + ids + ["--json"])
-        #expect(code == .failure)
-        let summary = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        let (ids, summary) = try Self.backfillFailing("--endless-pages")
         let failed = try #require(summary["failed"] as? [[String: Any]])
         #expect(failed.count == ids.count)
         #expect(failed.allSatisfy { ($0["error"] as? String)?.contains("pages in a row with hasMore and a new revision held nothing new") == true }, "\(failed.prefix(2))")

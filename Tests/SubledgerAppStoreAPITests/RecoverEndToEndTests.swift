@@ -141,28 +141,28 @@ struct RecoverEndToEndTests {
         #expect(try workload.eventCount == (try workload.historyCount))
     }
 
-    @Test("a server that answers hasMore with the token just sent: recover stops naming the token, exit 1, with the pages it stored")
-    func repeatedPaginationTokenStops() throws {
+    /// `appstore recover --json` of January beside a stand-in whose paging has `fault`: it
+    /// exits 1, and its summary.
+    static func recoverFailing(_ fault: String) throws -> [String: Any] {
         let workload = try Workload(customers: 300, months: 1, seed: 29, withhold: 0.1)
         let key = try APIKey(directory: workload.directory)
-        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--repeat-token"])
+        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: [fault])
         try workload.webhookLedger(key: key, standIn: standIn)
         let (code, output) = workload.cli(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-02-01", "--json"])
         #expect(code == .failure)
-        let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+    }
+
+    @Test("a server that answers hasMore with the token just sent: recover stops naming the token, exit 1, with the pages it stored")
+    func repeatedPaginationTokenStops() throws {
+        let summary = try Self.recoverFailing("--repeat-token")
         #expect(summary["pages"] as? Int == 2, "the first page and its repeat")
         #expect((summary["error"] as? String)?.contains("paginationToken this window's pages were already fetched with") == true)
     }
 
     @Test("a server whose paging never ends, with a new token on every empty page after the last: recover stops after a few such pages, naming why, exit 1, with the pages before them stored")
     func endlessPagingStops() throws {
-        let workload = try Workload(customers: 300, months: 1, seed: 29, withhold: 0.1)
-        let key = try APIKey(directory: workload.directory)
-        let standIn = try StandIn(workload: workload.simulation, state: workload.directory.file("standin"), key: key, extra: ["--endless-pages"])
-        try workload.webhookLedger(key: key, standIn: standIn)
-        let (code, output) = workload.cli(["appstore", "recover", "--since", "2026-01-01", "--until", "2026-02-01", "--json"])
-        #expect(code == .failure)
-        let summary = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let summary = try Self.recoverFailing("--endless-pages")
         #expect((summary["error"] as? String)?.contains("pages in a row with hasMore and a new paginationToken held nothing new") == true, "\(summary)")
         let pages = try #require(summary["pages"] as? Int)
         #expect(pages >= PageCursor.fruitlessLimit && pages <= 200, "the window's pages, then the empty ones up to the limit")
