@@ -68,13 +68,28 @@ struct DataDirectory: Sendable {
     /// open them at its next start. A command that only reads (`verify`, `head`, `stats`,
     /// reports) is not refused.
     func requireNotRootInAnothersLedger() throws(UsageError) {
+        try Self.requireNotRoot(writingInto: path, files: "a log segment, a database", harm: "the ledger's server could not open them")
+    }
+
+    /// Refuses root writing into `path`, or where it would be made (its nearest existing
+    /// parent), when another user owns it: `files` would be root's, with `harm`.
+    static func requireNotRoot(writingInto path: String, files: String, harm: String) throws(UsageError) {
+        guard geteuid() == 0 else { return }
         var status = stat()
-        guard geteuid() == 0, stat(path, &status) == 0, status.st_uid != 0 else { return }
+        var existing = path
+        while stat(existing, &status) != 0 {
+            var trimmed = Substring(existing)
+            while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+            let parent = trimmed.lastIndex(of: "/").map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
+            guard parent != existing else { return }
+            existing = parent
+        }
+        guard status.st_uid != 0 else { return }
         let name = SystemUser.name(status.st_uid)
         let owner = name.map { "\($0) (uid \(status.st_uid))" } ?? "uid \(status.st_uid)"
         let run = name.map { "`sudo -u \($0) subledger ...`" } ?? "that user"
-        throw UsageError("\(path) belongs to \(owner), and this runs as root: files it would make there (a log segment, a database) would be root's, "
-            + "and the ledger's server could not open them; run it as the owner (\(run))")
+        throw UsageError("\(existing) belongs to \(owner), and this runs as root: files it would make there (\(files)) would be root's, "
+            + "and \(harm); run it as the owner (\(run))")
     }
 
     /// The projection database, caught up with the log: works beside a running server.

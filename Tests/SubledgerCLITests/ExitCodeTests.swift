@@ -649,6 +649,23 @@ struct DamageTests {
         }
     }
 
+    @Test("root is refused a backup into a directory another user owns, or a new one inside it (the next backup as that user, the timer's, could not update root's files), not one of its own",
+          .enabled(if: geteuid() == 0, "needs root, to give the backup directory to another user"))
+    func rootRefusedInAnothersBackup() throws {
+        let copy = try LedgerCopy()
+        #expect(chown(copy.data, 65534, 65534) == 0)
+        let backups = TemporaryDirectory()
+        #expect(chown(backups.path, 65534, 65534) == 0)
+        for target in [backups.path, backups.file("new/deeper")] {
+            let said = try Self.runBinary(["--data", copy.data, "backup", "--to", target])
+            #expect(said.status == 2 && said.stderr.contains("\(backups.path) belongs to") && said.stderr.contains("uid 65534")
+                    && said.stderr.contains("the timer's"), "\(target): \(said.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: backups.file("new")), "nothing made")
+        let own = TemporaryDirectory()
+        #expect(try Self.runBinary(["--data", copy.data, "backup", "--to", own.file("backup")]).status == 0, "root's own directory")
+    }
+
     @Test("events --after a position inside a record is still a usage error (2)")
     func afterInsideARecord() {
         #expect(SimulatedLedger.shared.run("events", "--after", "70", "--json").exitCode == .usage)

@@ -66,6 +66,10 @@ enum BackupCommand: Command {
         try arguments.allow(help)
         guard let destination = arguments.value("--to") else { throw UsageError("backup needs --to DIR: where the backup goes") }
         try context.data.requireExisting()
+        // Reading the ledger as root is fine; a backup root made in the service's backup
+        // directory left the next backup run as the service (the timer's) unable to update it.
+        try DataDirectory.requireNotRoot(writingInto: destination, files: "a backup's logs and database",
+                                         harm: "the next backup run as that user (the timer's) could not update them")
         let summary: LedgerBackup.Summary
         do {
             summary = try LedgerBackup.run(
