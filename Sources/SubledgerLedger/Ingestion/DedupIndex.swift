@@ -156,13 +156,16 @@ final class DedupIndex: Sendable {
     }
 
     /// Flushes the index, clears the session mark (a closed index is trusted at the next open
-    /// whatever happens to the machine meanwhile) and releases the environment.
-    func close() {
+    /// whatever happens to the machine meanwhile) and releases the environment. Not `sealing`
+    /// when its data directory was moved or replaced while open: the seal is written by path,
+    /// and would describe this index in the directory now there, a restored copy.
+    func close(sealing: Bool = true) {
         guard let storage = state.withLock({ state in defer { state.storage = nil }; return state.storage }) else { return }
         do {
             try storage.environment.sync()
             try storage.environment.write { txn in _ = try txn.delete(key: Storage.sessionKey, in: storage.meta) }
             try storage.environment.sync()
+            guard sealing else { return }
             try LMDBFileSeal.seal(path, usedBytes: try storage.environment.usedBytes())
         } catch {
             Diagnostics.report("the dedup index \(path) could not be closed cleanly (\(error)); the next open rebuilds it if the machine restarts first")

@@ -106,10 +106,11 @@ final class IngestionPipeline: Sendable {
     func close(beforeReleasing: () -> Void) {
         commits.exclusively {
             beforeReleasing()
+            let inPlace = isInPlace
             events.close()
             evidence.close()
             quarantine.close()
-            index.close()
+            index.close(sealing: inPlace)
         }
         commits.stop()
     }
