@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Disk-full campaign: the data directory on a small tmpfs (mounted by this script; needs root).
 `subledger serve` receives signed notifications until the disk fills: it must answer 503 (so the
-App Store retries), stay up, leave no partial frame (`verify` passes), and accept the refused
-notifications with 200 once space returns (the tmpfs is grown). Then, with room for the log but
+App Store retries), say so once on stderr, stay up, leave no partial frame (`verify` passes), and
+accept the refused notifications with 200 once space returns (the tmpfs is grown), saying that too. Then, with room for the log but
 not for the projection database to grow, the background fold fails: it must be counted on
 /metrics and said once on stderr, and once space returns it must catch up by itself, with no read
 and nothing posted, and say so. Loopback only, bounded.
@@ -74,7 +74,8 @@ def main():
                         "--root", work + "/sim/root.cer"], check=True, capture_output=True)
         bodies = [line for line in open(work + "/sim/notifications.jsonl").read().split("\n") if line]
         port = free_port()
-        server = start(binary, data, port, who="disk-full-http")
+        full_log = work + "/serve-full.log"
+        server = start(binary, data, port, who="disk-full-http", stderr=open(full_log, "w"))
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         def post(body):
             connection.request("POST", "/v1/notifications/appstore", body=body)
@@ -92,6 +93,9 @@ def main():
         subprocess.run(["mount", "-o", "remount,size=256m", mount], check=True)
         statuses = [post(bodies[index])[1].get("status") for index in refused]
         checks.append(("refused notifications are appended once space returns", all(s in ("appended", "duplicate") for s in statuses) and "appended" in statuses))
+        said = open(full_log).read()
+        checks.append(("the full disk is said once on stderr, and that messages are stored again",
+                       said.count("a message could not be stored") == 1 and said.count("messages are stored again") == 1))
         server.send_signal(signal.SIGTERM); server.wait(timeout=30); server = None
         verify = subprocess.run([binary, "--data", data, "verify", "--json"], capture_output=True, text=True)
         checks.append(("no partial frame: verify passes", verify.returncode == 0))

@@ -33,6 +33,9 @@ public final class Ledger: Sendable {
     /// Batches `verify(_:last:)` started, not the last, that `ingest(_:recordedAt:)` has not
     /// stored yet: while there are some, a stored batch waits to be folded with them.
     private let batchesToFoldWith = Atomic(0)
+    /// Whether the last message `ingest(_:recordedAt:completion:)` was given could not be
+    /// stored (`noteStoring`).
+    private let storageFailing = Atomic(false)
 
     /// Opens the data directory: configuration, roots, the logs (recovering a torn tail), the
     /// dedup index and the projection database (caught up with the log).
@@ -194,7 +197,24 @@ public final class Ledger: Sendable {
         let projections = projections
         pipeline.ingest(
             line, recordedAt: recordedAt, onAppended: { projections.follow(appendedThrough: $0, visible: false) },
-            release: { projections.whenFolded($0) }, completion: completion)
+            release: { projections.whenFolded($0) },
+            completion: { [self] result in
+                noteStoring(result)
+                completion(result)
+            })
+    }
+
+    /// Says on stderr when messages stop being stored and when they are stored again, once
+    /// each: a full disk showed only as 503s in the access log.
+    private func noteStoring(_ result: Result<IngestOutcome, any Error>) {
+        switch result {
+        case .failure(let error):
+            guard !storageFailing.exchange(true, ordering: .relaxed) else { return }
+            Diagnostics.report("a message could not be stored (\(error)); each is refused, the webhook answering 503 so the App Store sends it again, "
+                + "until one is stored: if the disk is full, free space and nothing else is needed")
+        case .success:
+            if storageFailing.exchange(false, ordering: .relaxed) { Diagnostics.report("messages are stored again") }
+        }
     }
 
     /// Unmaps this process's resident pages of the memory-mapped databases (the projection and
@@ -227,3 +247,4 @@ public final class Ledger: Sendable {
         return try Quarantine.sayingWhatMendsDamage { try Quarantine.unresolvedCount(in: quarantine) }
     }
 }
+

@@ -51,7 +51,7 @@ public struct LedgerServer: Sendable {
             ingested.increment(by: 0, labels: [outcome])
         }
         quarantineNotKept = metrics.counter(
-            "subledger_quarantine_not_kept_total", help: "Webhook bodies that failed verification and were not kept, the quarantine holding its 1 GiB (since start)")
+            "subledger_quarantine_not_kept_total", help: "Webhook bodies that failed verification and were not kept, the quarantine holding its 1 GiB, or its 64 MiB of bodies no App Store signature vouches for (since start)")
         foldFailures = metrics.counter(
             "subledger_projection_fold_failures_total",
             help: "Background folds of the projection database that failed (a full disk); the messages stay stored and acknowledged")
