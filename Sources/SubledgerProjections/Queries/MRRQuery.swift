@@ -37,14 +37,8 @@ public struct MRRQuery: Sendable, Equatable {
             var instants: [Int64] = []
             var first = from
             while first <= to, first.start <= now {
-                let last: UTCDay
-                switch by {
-                case .day: last = first
-                case .month:
-                    let month = UTCMonth(containing: first.start)
-                    last = min(to, UTCDay(number: UTCCalendar.day(containing: UTCCalendar.start(ofMonth: month.number + 1)) - 1))
-                }
-                instants.append(min(now, UTCCalendar.start(ofDay: last.number + 1) - 1))
+                let last = by == .day ? first : min(to, UTCMonth(containing: first.start).lastDay)
+                instants.append(min(now, last.lastInstant))
                 first = UTCDay(number: last.number + 1)
             }
             return instants

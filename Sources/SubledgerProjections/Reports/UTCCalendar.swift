@@ -106,6 +106,9 @@ public struct UTCDay: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The day's first millisecond.
     public var start: Int64 { UTCCalendar.start(ofDay: number) }
 
+    /// The day's last millisecond: where a day's end-of-day figures (MRR) are taken.
+    public var lastInstant: Int64 { UTCCalendar.start(ofDay: number + 1) - 1 }
+
     public var description: String {
         let date = UTCInstant.civilDate(ofDay: number)
         return UTCInstant.dateText(year: date.year, month: date.month, day: date.day)
@@ -139,6 +142,8 @@ public struct UTCMonth: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// The month's first millisecond.
     public var start: Int64 { UTCCalendar.start(ofMonth: number) }
+
+    public var lastDay: UTCDay { UTCDay(number: UTCCalendar.days(ofMonth: number).upperBound) }
 
     public var description: String { UTCCalendar.monthText(number) }
 

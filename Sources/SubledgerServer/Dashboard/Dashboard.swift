@@ -87,7 +87,7 @@ struct Dashboard {
             from: UTCDay(number: 0), to: UTCDay(number: UTCCalendar.day(containing: horizon) - 1), smallBusiness: smallBusiness, scope: scope)
         let latestMonth = everything.rows.compactMap { UTCMonth($0.period) }.max() ?? UTCMonth(containing: now)
         let today = UTCDay(containing: now)
-        let anchor = min(today, DashboardPeriod.lastDay(of: latestMonth))
+        let anchor = min(today, latestMonth.lastDay)
         let period = try DashboardPeriod(query: query, anchor: anchor)
         self.period = period
         // Said whenever it happens: "This month" in the first days of December showed November
@@ -97,7 +97,7 @@ struct Dashboard {
         // sale on 2 November and silence after it were not a stall until 8 December. A week
         // without revenue is not yet one (a small app).
         let lastSale = everything.rows.isEmpty ? nil : try projection.revenue(
-            from: UTCDay(containing: latestMonth.start), to: DashboardPeriod.lastDay(of: latestMonth), by: .day,
+            from: UTCDay(containing: latestMonth.start), to: latestMonth.lastDay, by: .day,
             smallBusiness: smallBusiness, scope: scope).rows.compactMap { UTCDay($0.period) }.max()
         quietSince = lastSale.flatMap { $0.number < today.number - 7 ? $0 : nil }
         buckets = period.buckets

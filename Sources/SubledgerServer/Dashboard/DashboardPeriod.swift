@@ -83,7 +83,7 @@ struct DashboardPeriod: Equatable {
             comparesMonths = true
         case .lastMonth:
             let month = UTCMonth(number: anchorMonth.number - 1)
-            self.init(preset, days: UTCDay(containing: month.start), Self.lastDay(of: month))
+            self.init(preset, days: UTCDay(containing: month.start), month.lastDay)
             (previousFirst, previousLast) = Self.sameDays(before: month, months: 1, through: last)
             comparesMonths = true
         case .last3Months:
@@ -102,7 +102,7 @@ struct DashboardPeriod: Equatable {
                 // Whole calendar months are compared with as many months before, as a month is
                 // read; June was compared with 2 to 31 May.
                 let months = (UTCMonth(containing: from.start), UTCMonth(containing: to.start))
-                if from == UTCDay(containing: months.0.start), to == Self.lastDay(of: months.1) {
+                if from == UTCDay(containing: months.0.start), to == months.1.lastDay {
                     (previousFirst, previousLast) = Self.sameDays(before: months.0, months: months.1.number - months.0.number + 1, through: to)
                     comparesMonths = true
                 }
@@ -131,7 +131,7 @@ struct DashboardPeriod: Equatable {
         self.preset = preset
         granularity = .month
         self.first = UTCDay(containing: first.start)
-        let end = Self.lastDay(of: last)
+        let end = last.lastDay
         self.last = min(end, through ?? end)
         (previousFirst, previousLast) = Self.sameDays(before: first, months: length, through: self.last)
     }
@@ -143,9 +143,9 @@ struct DashboardPeriod: Equatable {
         let lastMonth = UTCMonth(containing: through.start)
         let previousMonth = UTCMonth(number: lastMonth.number - months)
         let dayOfMonth = through.number - UTCCalendar.day(containing: lastMonth.start)
-        let last = through == lastDay(of: lastMonth)
-            ? lastDay(of: previousMonth)
-            : min(UTCDay(number: UTCCalendar.day(containing: previousMonth.start) + dayOfMonth), lastDay(of: previousMonth))
+        let last = through == lastMonth.lastDay
+            ? previousMonth.lastDay
+            : min(UTCDay(number: UTCCalendar.day(containing: previousMonth.start) + dayOfMonth), previousMonth.lastDay)
         return (UTCDay(containing: UTCMonth(number: first.number - months).start), last)
     }
 
@@ -159,17 +159,13 @@ struct DashboardPeriod: Equatable {
         return Self.sameDays(before: UTCMonth(containing: first.start), months: months, through: day).last
     }
 
-    static func lastDay(of month: UTCMonth) -> UTCDay {
-        UTCDay(number: UTCCalendar.day(containing: UTCMonth(number: month.number + 1).start) - 1)
-    }
-
     var buckets: [Bucket] {
         switch granularity {
         case .day:
             return (first.number...last.number).map { UTCDay(number: $0) }.map { Bucket(label: $0.description, first: $0, last: $0) }
         case .month:
             return (UTCMonth(containing: first.start).number...UTCMonth(containing: last.start).number).map { UTCMonth(number: $0) }
-                .map { Bucket(label: $0.description, first: UTCDay(containing: $0.start), last: min(Self.lastDay(of: $0), last)) }
+                .map { Bucket(label: $0.description, first: UTCDay(containing: $0.start), last: min($0.lastDay, last)) }
         }
     }
 
@@ -180,7 +176,7 @@ struct DashboardPeriod: Equatable {
 
     /// The instant a day's figures are taken at: its last millisecond, or `now` if that is earlier.
     static func end(of day: UTCDay, now: Int64) -> Int64 {
-        min(now, UTCCalendar.start(ofDay: day.number + 1) - 1)
+        min(now, day.lastInstant)
     }
 
     /// The query string that selects this period (for links and the form).
