@@ -140,7 +140,8 @@ struct MRRShare {
 }
 
 extension MRRRow {
-    init(currency: String) {
+    /// A row of `currency` with nothing active.
+    public init(currency: String) {
         self.init(
             currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0,
             committedRevenueRemaining: 0)

@@ -95,7 +95,7 @@ extension Dashboard {
         let reports = mrr
         let begun = Array(reports.prefix { $0.bucket.first.start <= now })
         let labels = buckets.map(\.label)
-        let row = latest.row ?? MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
+        let row = latest.row ?? MRRRow(currency: currency)
         let at = UTCInstant.iso8601(latest.at)
         func card(_ title: String, _ metric: String, _ value: Int64, money: Bool) -> String {
             "<div class=\"card\"><span class=\"muted\">\(escape(title))</span><strong data-metric=\"\(metric)\" data-currency=\"\(escape(currency))\" data-at=\"\(at)\" data-value=\"\(value)\">\(escape(money ? formatMoney(value) : NumberText.grouped(value)))</strong></div>"

@@ -11,7 +11,7 @@ extension Dashboard {
     var rangeQuery: String { "from=\(period.first)&to=\(period.last)&by=\(period.granularity.rawValue)" }
 
     func headlineSection() -> String {
-        let zero = MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
+        let zero = MRRRow(currency: currency)
         let now = latest.row ?? zero
         func net(_ report: RevenueReport) -> Int64 { report.rows.filter { $0.currency == currency }.reduce(0) { $0 + $1.net } }
         func sum(_ report: ChurnReport, _ field: KeyPath<ChurnRow, Int>) -> Int64 { Int64(report.rows.reduce(0) { $0 + $1[keyPath: field] }) }

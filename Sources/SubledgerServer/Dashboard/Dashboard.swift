@@ -134,7 +134,7 @@ struct Dashboard {
             let rows = try (conversion.map { try report.converted(into: currency, rates: $0) } ?? report).rows
             guard !rows.isEmpty else { return nil }
             var row = rows.first { $0.currency == currency }
-                ?? MRRRow(currency: currency, mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
+                ?? MRRRow(currency: currency)
             row.activeSubscriptions = rows.reduce(0) { $0 + $1.activeSubscriptions }
             row.activeTrials = rows.reduce(0) { $0 + $1.activeTrials }
             row.activeCommitments = rows.reduce(0) { $0 + $1.activeCommitments }
@@ -144,11 +144,14 @@ struct Dashboard {
             let report = try projection.revenue(from: first, to: last, by: period.granularity, smallBusiness: reader.configuration.smallBusiness, scope: scope)
             return try conversion.map { try report.converted(into: currency, rates: $0) } ?? report
         }
-        // A bucket that has not begun has no MRR: today's, drawn across the future, read as a plan.
-        mrr = try buckets.map { bucket in
-            let at = DashboardPeriod.end(of: bucket.last, now: now)
-            return (bucket, at, bucket.first.start > now ? nil : try mrrRow(at: at))
+        // At the instants `report mrr --from --to` takes, which the charts' CSV links ask for. A
+        // bucket that has not begun has no MRR: today's, drawn across the future, read as a plan.
+        let instants = MRRQuery.Series(from: period.first, to: period.last, by: period.granularity).instants(now: now)
+        var points: [(bucket: DashboardPeriod.Bucket, at: Int64, row: MRRRow?)] = []
+        for (index, bucket) in buckets.enumerated() {
+            points.append(index < instants.count ? (bucket, instants[index], try mrrRow(at: instants[index])) : (bucket, now, nil))
         }
+        mrr = points
         latest = try mrr.last { $0.bucket.first.start <= now }.map { ($0.at, $0.row) } ?? (now, try mrrRow(at: now))
         revenue = try revenueReport(period.first, period.last)
         churn = try projection.churn(from: period.first, to: period.last, by: period.granularity, scope: scope, now: now)

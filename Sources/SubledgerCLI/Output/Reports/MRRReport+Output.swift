@@ -29,7 +29,7 @@ extension MRRSeriesReport: CommandOutput {
 
     var tabulation: Tabulation {
         let columns = [Table.Column("at", key: "at")] + MRRReport.columns
-        let nothing = MRRRow(currency: "", mrr: 0, arr: 0, activeSubscriptions: 0, activeTrials: 0, activeCommitments: 0, committedRevenueRemaining: 0)
+        let nothing = MRRRow(currency: "")
         let rows = points.flatMap { point in (point.rows.isEmpty ? [nothing] : point.rows).map { [Cell.instant(point.at)] + MRRReport.cells($0) } }
         let facts: [(String, Cell)] = [
             ("MRR at the end of each", .text(by.rawValue)), ("from", .text(from.description)), ("to", .text(to.description)),
