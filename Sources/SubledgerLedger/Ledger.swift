@@ -213,7 +213,8 @@ public final class Ledger: Sendable {
             Diagnostics.report("a message could not be stored (\(error)); each is refused, the webhook answering 503 so the App Store sends it again, "
                 + "until one is stored: if the disk is full, free space and nothing else is needed")
         case .success:
-            if storageFailing.exchange(false, ordering: .relaxed) { Diagnostics.report("messages are stored again") }
+            // A load first: every webhook message passes here, and a failure is rare.
+            if storageFailing.load(ordering: .relaxed), storageFailing.exchange(false, ordering: .relaxed) { Diagnostics.report("messages are stored again") }
         }
     }
 
@@ -247,4 +248,3 @@ public final class Ledger: Sendable {
         return try Quarantine.sayingWhatMendsDamage { try Quarantine.unresolvedCount(in: quarantine) }
     }
 }
-
