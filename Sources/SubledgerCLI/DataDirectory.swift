@@ -78,9 +78,9 @@ struct DataDirectory: Sendable {
         var status = stat()
         var existing = path
         while stat(existing, &status) != 0 {
-            var trimmed = Substring(existing)
+            var trimmed = existing
             while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
-            let parent = trimmed.lastIndex(of: "/").map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
+            let parent = DirectoryPath.parent(of: trimmed)
             guard parent != existing else { return }
             existing = parent
         }

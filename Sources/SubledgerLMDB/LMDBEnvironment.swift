@@ -188,7 +188,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
         let context = "copy \(path) to \(destination)"
         let flags = try environmentFlags()
         try Self.makeDirectories(
-            flags & UInt32(MDB_NOSUBDIR) != 0 ? Self.parentDirectory(of: destination) : destination,
+            flags & UInt32(MDB_NOSUBDIR) != 0 ? DirectoryPath.parent(of: destination) : destination,
             context: context)
         try gate.enter(write: false, context: context)
         defer { gate.leave(write: false) }
@@ -249,7 +249,7 @@ extension LMDBEnvironment {
     /// identifies the environment in this process.
     private static func prepare(path: String, options: Options, context: String) throws -> String {
         let noSubdirectory = options.contains(.noSubdirectory)
-        let directory = noSubdirectory ? parentDirectory(of: path) : path
+        let directory = noSubdirectory ? DirectoryPath.parent(of: path) : path
         if !options.contains(.readOnly) {
             try makeDirectories(directory, context: context)
         }
@@ -283,11 +283,6 @@ extension LMDBEnvironment {
             unlink(lockPath)
             throw LMDBError(code: rc, context: context + " (allocate its lock file)")
         }
-    }
-
-    static func parentDirectory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// `mkdir -p` with mode 0700, reporting failures as ``LMDBError``.

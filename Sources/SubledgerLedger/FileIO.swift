@@ -44,8 +44,7 @@ public enum FileIO {
             throw LedgerError.storage("cannot write \(path): \(String(cString: strerror(code)))")
         }
         // The rename is durable once its directory is.
-        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        do { try DirectoryPath.sync(directory) } catch { throw LedgerError.storage(error.description) }
+        do { try DirectoryPath.sync(DirectoryPath.parent(of: path)) } catch { throw LedgerError.storage(error.description) }
     }
 
     static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(LedgerError) {

@@ -160,8 +160,7 @@ final class Quarantine: Sendable {
     }
 
     private static func syncParent(of directory: String) throws {
-        let parent = directory.lastIndex(of: "/").map { String(directory[..<$0]) } ?? "."
-        do { try DirectoryPath.sync(parent) } catch { throw LedgerError.storage(error.description) }
+        do { try DirectoryPath.sync(DirectoryPath.parent(of: directory)) } catch { throw LedgerError.storage(error.description) }
     }
 
     /// The directory a reader lists: the quarantine, or the new one a salvage cut short left

@@ -34,6 +34,12 @@ public enum DirectoryPath {
         }
     }
 
+    /// The directory holding `path`: "." for a bare name, "/" for a name at the root.
+    public static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     /// `fsync(2)` of the directory itself: the names created, renamed or removed in it are
     /// durable. Throws with the failing call's errno.
     public static func sync(_ path: String) throws(Failure) {
