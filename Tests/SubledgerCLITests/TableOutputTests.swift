@@ -310,4 +310,25 @@ struct RefundShareTests {
         #expect(csv.dropFirst().allSatisfy { $0.hasSuffix(",false") })
         #expect(csv.dropFirst().map { String($0.prefix { $0 != "," }) } == held.map { String($0.position) })
     }
+
+    @Test("quarantine retry counts apart the entries kept truncated, which it answers without feeding them again: retried says how many were")
+    func quarantineRetryCountsTruncatedApart() throws {
+        let directory = TemporaryDirectory()
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        let data = ["--data", directory.file("d")]
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", SimulatedLedger.shared.directory.file("sim/root.cer")]).exitCode == .success)
+        let file = directory.file("junk.jsonl")
+        let long = "{\"signedPayload\": \"" + String(repeating: "x", count: 2 << 20) + "\"}"
+        try ["{\"signedPayload\": \"not a jws\"}", long].joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(tool.run(data + ["ingest", file]).exitCode == .failure)
+        #expect(try Ledger.quarantined(directory: directory.file("d")).map(\.truncated) == [false, true])
+
+        let run = tool.run(data + ["quarantine", "retry", "--json"])
+        #expect(run.exitCode == .failure)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        #expect(document["retried"] as? Int == 1 && document["notRetried"] as? Int == 1)
+        #expect(document["resolved"] as? Int == 0 && document["stillRejected"] as? Int == 2)
+        let table = tool.run(data + ["quarantine", "retry"]).output
+        #expect(table.contains("not retried (kept truncated)  1"), "\(table)")
+    }
 }

@@ -55,13 +55,16 @@ enum QuarantineCommand: Command {
     }
 
     struct Retry: CommandOutput {
-        /// `reason` and `detail`: why an entry is still rejected (nil once resolved).
-        var entries: [(position: String, status: String, reason: String?, detail: String?)]
+        /// `reason` and `detail`: why an entry is still rejected (nil once resolved). `retried`
+        /// is false for an entry kept truncated, which is answered without being fed again.
+        var entries: [(position: String, status: String, reason: String?, detail: String?, retried: Bool)]
         var stillRejected: Int { entries.filter { $0.status == "rejected" }.count }
+        var notRetried: Int { entries.filter { !$0.retried }.count }
 
         func json() -> String {
             JSON.object([
-                ("retried", .int(entries.count)), ("resolved", .int(entries.count - stillRejected)), ("stillRejected", .int(stillRejected)),
+                ("retried", .int(entries.count - notRetried)), ("notRetried", .int(notRetried)), ("resolved", .int(entries.count - stillRejected)),
+                ("stillRejected", .int(stillRejected)),
                 ("entries", .array(entries.map { entry in
                     .object([("position", .string(entry.position)), ("status", .string(entry.status))]
                         + (entry.reason.map { [("reason", .string($0)), ("detail", .optional(entry.detail))] } ?? []))
@@ -71,7 +74,8 @@ enum QuarantineCommand: Command {
 
         var tabulation: Tabulation {
             Tabulation(
-                facts: [("retried", .count(entries.count)), ("resolved", .count(entries.count - stillRejected)), ("still rejected", .count(stillRejected))],
+                facts: [("retried", .count(entries.count - notRetried))] + (notRetried > 0 ? [("not retried (kept truncated)", .count(notRetried))] : [])
+                    + [("resolved", .count(entries.count - stillRejected)), ("still rejected", .count(stillRejected))],
                 tables: entries.isEmpty ? [] : [Table(
                     columns: [.init("position", key: "position"), .init("status", key: "status"), .init("reason", key: "reason"), .init("detail", key: "detail", limit: 60)],
                     rows: entries.map { [.text($0.position), .text($0.status), .text($0.reason), .text($0.detail)] })])
@@ -90,9 +94,9 @@ enum QuarantineCommand: Command {
         let results = try ledger.retryQuarantine(recordedAt: context.clock())
         let retry = Retry(entries: results.map { entry, outcome in
             switch outcome {
-            case .appended: (String(entry.position), "appended", nil, nil)
-            case .duplicate: (String(entry.position), "duplicate", nil, nil)
-            case .rejected(let reason, let detail): (String(entry.position), "rejected", reason, detail)
+            case .appended: (String(entry.position), "appended", nil, nil, true)
+            case .duplicate: (String(entry.position), "duplicate", nil, nil, true)
+            case .rejected(let reason, let detail): (String(entry.position), "rejected", reason, detail, !entry.truncated)
             }
         })
         return CommandResult(retry, retry.stillRejected == 0 ? .success : .failure)
