@@ -33,4 +33,17 @@ struct SimulateCommandTests {
         #expect(note?.contains("--as-of 2026-09-15T00:00:00.000Z") == true)
         #expect(!output.contains("runs past today"))
     }
+
+    @Test("a start day that does not exist is refused naming the flag and why, as the reports refuse one", arguments: [
+        ("--start", "2026-02-30", "--start is a UTC day (YYYY-MM-DD), not '2026-02-30': 2026-02 has 28 days"),
+        ("--ledger-start", "2026-13-01", "--ledger-start is a UTC day (YYYY-MM-DD), not '2026-13-01': a month is 01 to 12"),
+        ("--start", "March 1", "--start is a UTC day (YYYY-MM-DD), not 'March 1'"),
+    ])
+    func impossibleStartDay(flag: String, value: String, message: String) throws {
+        let directory = TemporaryDirectory()
+        let (status, said) = try DamageTests.runBinary(["simulate", "--customers", "3", flag, value, "--out", directory.file("w")])
+        #expect(status == 2)
+        #expect(said == "subledger simulate: \(message)\n", "\(said)")
+    }
 }
+

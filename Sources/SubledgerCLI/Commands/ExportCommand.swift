@@ -141,8 +141,7 @@ enum ExportCommand: Command {
 extension FlagSource {
     /// `--from`/`--to` as UTC days, with the report commands' messages.
     func exportDay(_ name: String) throws(UsageError) -> UTCDay {
-        guard let text = value(name) else { throw UsageError("export needs --\(name) DAY (YYYY-MM-DD)") }
-        guard let day = UTCDay(text) else { throw UsageError("--\(name) is a UTC day (YYYY-MM-DD), not '\(text)'") }
+        guard let day = try utcDay(name) else { throw UsageError("export needs --\(name) DAY (YYYY-MM-DD)") }
         return day
     }
 }

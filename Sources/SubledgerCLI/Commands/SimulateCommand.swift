@@ -1,5 +1,6 @@
 import SubledgerCore
 import SubledgerLedger
+import SubledgerProjections
 import SubledgerSimulator
 
 /// `subledger simulate`: a realistic signed workload plus the simulation's own ground truth.
@@ -84,11 +85,11 @@ enum SimulateCommand: Command {
         if let value = try integer("--customers") { configuration.customers = value }
         if let value = try integer("--months") { configuration.months = value }
         if let value = try integer("--seed") { configuration.seed = UInt64(value) }
-        if let value = arguments.value("--start") { configuration.start = value }
+        if let day = try FlagSource(arguments).utcDay("start") { configuration.start = day.description }
         if let value = try probability("--duplicates") { configuration.duplicates = value }
         if let value = try probability("--reorder") { configuration.reorder = value }
         if let value = try probability("--withhold") { configuration.withhold = value }
-        if let value = arguments.value("--ledger-start") { configuration.ledgerStart = value }
+        if let day = try FlagSource(arguments).utcDay("ledgerStart") { configuration.ledgerStart = day.description }
         return configuration
     }
 
