@@ -22,11 +22,13 @@ public struct MRRQuery: Sendable, Equatable {
 
         public static let maximumCount = 400
 
-        /// The periods from `from` to `to`, begun or not.
-        public var count: Int {
+        /// The points the series has at `now`: its periods from `from` to `to` begun by then.
+        public func count(now: Int64) -> Int {
+            guard from.start <= now else { return 0 }
+            let last = min(to, UTCDay(containing: now))
             switch by {
-            case .day: Int(to.number - from.number) + 1
-            case .month: UTCMonth(containing: to.start).number - UTCMonth(containing: from.start).number + 1
+            case .day: return Int(last.number - from.number) + 1
+            case .month: return UTCMonth(containing: last.start).number - UTCMonth(containing: from.start).number + 1
             }
         }
 
@@ -70,9 +72,11 @@ public struct MRRQuery: Sendable, Equatable {
         try parameters.requireOrdered(from: from, to: to)
         let series = Series(from: from, to: to, by: by)
         // Each point is a report of its own (at a log position, a pass over every timeline's
-        // periods), where a report's periods are summed from the same rows.
-        guard series.count <= Series.maximumCount else {
-            throw QueryError(kind: .badParameter, code: "invalid_to", detail: "an MRR series has at most \(Series.maximumCount) points, not \(series.count): by month, or a shorter range")
+        // periods), where a report's periods are summed from the same rows. Periods not begun
+        // have no point, so a range reaching past today costs nothing for that part.
+        let points = series.count(now: now)
+        guard points <= Series.maximumCount else {
+            throw QueryError(kind: .badParameter, code: "invalid_to", detail: "an MRR series has at most \(Series.maximumCount) points, not \(points): by month, or a shorter range")
         }
         self.init(at: now, series: series, filter: filter)
     }
