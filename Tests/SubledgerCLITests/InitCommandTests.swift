@@ -42,6 +42,15 @@ struct InitCommandTests {
         #expect(saved["appAppleId"] as? Int == 5)
     }
 
+    @Test("init takes an environment in any case, as reports and routes do, and keeps Apple's spelling; a name that is none is still refused")
+    func environmentInAnyCase() throws {
+        let directory = TemporaryDirectory()
+        #expect(tool.run(["--data", directory.path, "init", "--bundle-id", "com.example.a", "--environment", "production", "--environment", "SANDBOX"]).exitCode == .success)
+        #expect(try configuration(directory)["environments"] as? [String] == ["Production", "Sandbox"])
+        #expect(tool.run(["--data", directory.path, "init", "--environment", "Staging"]).exitCode == .usage)
+        #expect(try configuration(directory)["environments"] as? [String] == ["Production", "Sandbox"])
+    }
+
     @Test("a root or catalog file that cannot be read is a usage error (2), as for ingest, and changes nothing", arguments: ["--root", "--catalog"])
     func unreadableFileIsUsage(flag: String) throws {
         let directory = TemporaryDirectory()

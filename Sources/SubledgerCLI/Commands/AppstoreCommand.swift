@@ -93,9 +93,9 @@ enum AppstoreCommand: Command {
         try context.data.requireExisting()
         try context.data.requireNotRootInAnothersLedger()
         let configuration = try LedgerConfiguration.load(from: context.data.path)
-        let environment = arguments.value("--environment") ?? configuration.environments.first ?? "Production"
-        guard ["Production", "Sandbox"].contains(environment) else {
-            throw UsageError("the App Store Server API serves Production and Sandbox, not '\(environment)'")
+        let named = arguments.value("--environment") ?? configuration.environments.first ?? "Production"
+        guard let environment = LedgerConfiguration.knownEnvironment(named), ["Production", "Sandbox"].contains(environment) else {
+            throw UsageError("the App Store Server API serves Production and Sandbox, not '\(named)'")
         }
         // Every message from another environment would be quarantined, and a recovery's
         // watermark moved past them all the same.

@@ -83,9 +83,11 @@ enum InitCommand: Command {
             guard let value = Int64(text), value > 0 else { throw UsageError("--app-apple-id takes the app's Apple id (a positive number), not '\(text)'") }
             appAppleId = value
         }
-        let environments = arguments.options["--environment"] ?? previous?.environments ?? ["Production"]
-        for environment in environments where !LedgerConfiguration.knownEnvironments.contains(environment) {
-            throw UsageError("unknown environment '\(environment)'; use one of \(LedgerConfiguration.knownEnvironments.joined(separator: ", "))")
+        let environments = try (arguments.options["--environment"] ?? previous?.environments ?? ["Production"]).map { (name) throws(UsageError) in
+            guard let environment = LedgerConfiguration.knownEnvironment(name) else {
+                throw UsageError("unknown environment '\(name)'; use one of \(LedgerConfiguration.knownEnvironments.joined(separator: ", "))")
+            }
+            return environment
         }
         let (on, off) = (arguments.flags.contains("--small-business"), arguments.flags.contains("--no-small-business"))
         guard !(on && off) else { throw UsageError("--small-business and --no-small-business contradict each other; give one") }
