@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import SubledgerCLI
+import SubledgerCore
 import SubledgerLedger
 import SubledgerLog
 import SubledgerTestSupport
@@ -409,6 +410,50 @@ struct DamageTests {
         #expect(problems.map { $0["file"] as? String } == [segment])
         #expect(problems.first?["kind"] as? String == "crc_mismatch")
         #expect(copy.run("quarantine", "list").exitCode == .corruption)
+    }
+
+    @Test("the last event rewritten with its checksum fixed so that it no longer decodes: verify names it once (exit 3, with its JSON), and stats and head exit 3, where verify and stats exited 1 with no report")
+    func undecodableLastEvent() throws {
+        let copy = try LedgerCopy()
+        let log = LogReader(directory: copy.data + "/log")
+        let last = try #require(try log.summary().lastPosition)
+        let (path, offset) = try log.place(of: last)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let at = Int(offset)
+        // The frame's header (length, CRC, kind, version), the recorded time, the type code, then
+        // the event's layout version: one no build has written.
+        bytes[at + 20] = 9
+        let length = Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16
+        let crc = bytes[(at + 8)..<(at + 10 + length)].withUnsafeBytes { CRC32C.checksum($0) }
+        let masked = ((crc >> 15) | (crc << 17)) &+ 0xA282_EAD8
+        for index in 0..<4 { bytes[at + 4 + index] = UInt8(truncatingIfNeeded: masked >> (8 * index)) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let (code, output) = copy.run("verify", "--json")
+        #expect(code == .corruption)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let problems = try #require(document["problems"] as? [[String: Any]])
+        #expect(problems.count == 1 && problems.first?["kind"] as? String == "bad_event" && problems.first?["file"] as? String == path, "\(problems)")
+        #expect((problems.first?["detail"] as? String)?.contains("position \(last)") == true)
+        #expect(copy.run("stats").exitCode == .corruption)
+        #expect(copy.run("head").exitCode == .corruption)
+    }
+
+    @Test("a record of a kind the event log does not hold (appended by another program, or a newer build) is damage: verify names it, and head does not publish a digest ending at it")
+    func foreignRecordInEventLog() throws {
+        let copy = try LedgerCopy()
+        let writer = try LogWriter(directory: copy.data + "/log")
+        let foreign = try writer.append([LogRecord(kind: 7, payload: Array("not an event".utf8))])
+        writer.close()
+        let (code, output) = copy.run("verify", "--json")
+        #expect(code == .corruption)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let problems = try #require(document["problems"] as? [[String: Any]])
+        #expect(problems.map { $0["kind"] as? String } == ["bad_event"], "\(problems)")
+        #expect((problems.first?["detail"] as? String)?.contains("a record of kind 7, which the event log does not hold") == true, "\(problems)")
+        #expect((problems.first?["detail"] as? String)?.contains("position \(foreign[0])") == true)
+        #expect(copy.run("head", "--json") == (.corruption, ""))
+        #expect(copy.run("stats").exitCode == .corruption)
     }
 
     @Test("head exits 3 and prints no digest when the evidence it would cover is damaged")

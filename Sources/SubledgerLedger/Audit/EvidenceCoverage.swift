@@ -21,17 +21,27 @@ public enum EvidenceCoverage {
         let events = LogReader(directory: layout.log)
         // A log that does not read is named by its own check, not as a short one.
         guard let last = try? events.summary().lastPosition, let end = try? LogReader(directory: layout.evidence).summary().endPosition else { return [] }
-        return try problem(directory: directory, lastEvent: last, evidenceEnd: end).map { [$0] } ?? []
+        do {
+            return try problem(directory: directory, lastEvent: last, evidenceEnd: end).map { [$0] } ?? []
+        } catch .corrupted(let problem) {
+            return [problem]
+        } catch {
+            throw error
+        }
     }
 
-    /// As `problems(directory:)`, for a caller that has read the two logs' ends already.
-    public static func problem(directory: String, lastEvent last: LogPosition, evidenceEnd end: LogPosition) throws -> LogProblem? {
+    /// As `problems(directory:)`, for a caller that has read the two logs' ends already. A last
+    /// record that is no event, or one that does not decode, is the log's damage (`bad_event`),
+    /// thrown: its reference to evidence cannot be read.
+    public static func problem(directory: String, lastEvent last: LogPosition, evidenceEnd end: LogPosition) throws(LogError) -> LogProblem? {
         let layout = DataDirectoryLayout(directory)
-        guard let record = try? LogReader(directory: layout.log).record(at: last), record.kind == EventRecord.kind else { return nil }
-        let reference = try record.payload.withUnsafeBytes { payload in
-            try EventRecord.split(payload).map { try EventView($0.event).evidence }
+        guard let record = try? LogReader(directory: layout.log).record(at: last) else { return nil }
+        guard record.kind == EventRecord.kind else {
+            throw .corrupted(StoredEvents.problem(StoredEvents.NotAnEvent(kind: record.kind, bytes: record.payload.count), at: last, log: layout.log))
         }
-        guard let reference else { return nil }
+        let reference = try record.payload.withUnsafeBytes { payload in
+            Result { () throws(LogError) in try StoredEvents.view(payload, at: last, log: layout.log).view.evidence }
+        }.get()
         let needed = reference.position + UInt64(LogFormat.frameHeaderSize) + UInt64(reference.length)
         guard needed > end.rawValue else { return nil }
         return LogProblem(

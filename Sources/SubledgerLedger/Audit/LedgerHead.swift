@@ -50,8 +50,8 @@ public struct LedgerHead: Sendable, Equatable {
         }
         if tally.lastPosition != target {
             try log.scan(from: tally.eventLogEnd, to: LogPosition(rawValue: target.rawValue + 1)) { entry in
-                do { try tally.add(entry) } catch let error as EventDecodingError {
-                    throw LogError.corrupted(StoredEvents.problem(error, at: entry.position, log: layout.log))
+                do { try tally.add(entry) } catch {
+                    throw LogError.corrupted(StoredEvents.problem("\(error)", at: entry.position, log: layout.log))
                 }
                 return true
             }
@@ -138,7 +138,9 @@ public struct LedgerHead: Sendable, Equatable {
         mutating func add(_ entry: LogEntry) throws {
             lastPosition = entry.position
             eventLogEnd = LogPosition(rawValue: entry.position.rawValue + UInt64(LogFormat.frameHeaderSize + entry.payload.count))
-            guard entry.kind == EventRecord.kind, entry.payload.count > 8 else { return }
+            guard entry.kind == EventRecord.kind, entry.payload.count > 8 else {
+                throw StoredEvents.NotAnEvent(kind: entry.kind, bytes: entry.payload.count)
+            }
             let reference = try EventView.evidence(of: UnsafeRawBufferPointer(rebasing: entry.payload[8...]))
             events += 1
             if reference.position != lastReference { messages += 1 }

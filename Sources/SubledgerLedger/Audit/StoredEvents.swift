@@ -9,7 +9,7 @@ import SubledgerProjections
 public enum StoredEvents {
     /// The recorded time and the view of the event record payload at `position` in `log`.
     static func view(_ payload: UnsafeRawBufferPointer, at position: LogPosition, log: String) throws(LogError) -> (recordedAt: Int64, view: EventView) {
-        guard let (recordedAt, bytes) = EventRecord.split(payload) else { throw .corrupted(problem("it is too short to hold one", at: position, log: log)) }
+        guard let (recordedAt, bytes) = EventRecord.split(payload) else { throw .corrupted(problem(NotAnEvent(kind: EventRecord.kind, bytes: payload.count), at: position, log: log)) }
         do { return (recordedAt, try EventView(bytes)) } catch { throw .corrupted(problem(error, at: position, log: log)) }
     }
 
@@ -17,6 +17,17 @@ public enum StoredEvents {
     static func decode(_ payload: UnsafeRawBufferPointer, at position: LogPosition, log: String) throws(LogError) -> (recordedAt: Int64, event: Event) {
         let (recordedAt, view) = try view(payload, at: position, log: log)
         return (recordedAt, Event(view))
+    }
+
+    /// A record of the event log that holds no event: of another kind (the event log holds kind
+    /// 1 only), or too short for an event's recorded time and layout.
+    struct NotAnEvent: Error, CustomStringConvertible {
+        var kind: UInt8
+        var bytes: Int
+
+        var description: String {
+            kind == EventRecord.kind ? "its \(bytes) bytes are too few for an event" : "it is a record of kind \(kind), which the event log does not hold"
+        }
     }
 
     static func problem(_ why: some CustomStringConvertible, at position: LogPosition, log: String) -> LogProblem {
@@ -33,7 +44,10 @@ public enum StoredEvents {
     public static func problems(log: String) -> [LogProblem] {
         var found: [LogProblem] = []
         try? LogReader(directory: log).scan { entry in
-            guard entry.kind == EventRecord.kind else { return true }
+            guard entry.kind == EventRecord.kind else {
+                found.append(problem(NotAnEvent(kind: entry.kind, bytes: entry.payload.count), at: entry.position, log: log))
+                return true
+            }
             do { _ = try view(entry.payload, at: entry.position, log: log) } catch let error as LogError {
                 if case .corrupted(let problem) = error { found.append(problem) }
             }
