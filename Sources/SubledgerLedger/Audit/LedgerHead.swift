@@ -18,7 +18,8 @@ public struct LedgerHead: Sendable, Equatable {
     public var position: LogPosition
     /// Events up to and including `position`.
     public var events: Int
-    /// Distinct signed messages those events were derived from.
+    /// The signed messages those events were derived from, counted as runs of consecutive
+    /// events that share one evidence record (a message's events are appended together).
     public var messages: Int
     /// Where the covered bytes of each log end.
     public var eventLogEnd: LogPosition
