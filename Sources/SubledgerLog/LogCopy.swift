@@ -140,9 +140,7 @@ public enum LogCopy {
                 if let copy = copies[segment.firstPosition], let end = try sealedEnd(of: copy), try sealedEnd(of: segment) == end { continue }
                 let walk = SegmentWalk(file: segment.path, bytes: try readWholeFile(segment.path))
                 if let problem = walk.problems.first { return problem }
-                if let torn = walk.tornTail {
-                    return LogProblem(file: segment.path, offset: torn.offset, kind: .truncated, detail: "the sealed segment is cut short inside a record")
-                }
+                if let problem = walk.sealedTailProblem(file: segment.path) { return problem }
             }
             return nil
         } catch let error as SystemError { throw LogError.io(error) }

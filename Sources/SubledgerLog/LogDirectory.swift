@@ -19,6 +19,19 @@ struct SegmentList {
             }
         }
 
+        /// A segment that does not start where the log before it ends (`expected`): starting
+        /// later, the segments between were removed, or the one before it cut short; earlier,
+        /// it overlaps the one before.
+        func startProblem(expected: UInt64) -> LogProblem? {
+            guard firstPosition != expected else { return nil }
+            guard expected < firstPosition else {
+                return LogProblem(file: path, offset: 0, kind: .chainMismatch, detail: "segment starts at position \(firstPosition) but the one before it ends at \(expected)")
+            }
+            return LogProblem(
+                file: path, offset: 0, kind: .truncated,
+                detail: "no segment holds positions \(expected) to \(firstPosition): \(LogFormat.segmentName(firstPosition: expected)) was removed, or the segment before this one cut short; restore it from a backup")
+        }
+
         /// The footer of a sealed segment: its last frame, or nil when that is not a valid footer.
         func readFooter(fd: Int32, size: Int64) throws(LogError) -> Frame.Footer? {
             var frame = [UInt8](repeating: 0, count: LogFormat.footerFrameSize)
@@ -47,11 +60,7 @@ struct SegmentList {
     func gap() throws(LogError) -> LogProblem? {
         var expected: UInt64 = 0
         for (index, segment) in segments.enumerated() {
-            if segment.firstPosition != expected {
-                return LogProblem(
-                    file: segment.path, offset: 0, kind: .truncated,
-                    detail: "no segment holds positions \(expected) to \(segment.firstPosition): \(LogFormat.segmentName(firstPosition: expected)) was removed, or the segment before this one cut short; restore it from a backup")
-            }
+            if let problem = segment.startProblem(expected: expected) { return problem }
             guard index < segments.count - 1 else { break }
             let (fd, size) = try segment.openForReading()
             SystemCalls.close(fd)

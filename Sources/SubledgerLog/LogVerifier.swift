@@ -57,23 +57,15 @@ extension LogReader {
             result.problems += walk.problems
             if isLast { last = (segment, walk) }
             if let torn = walk.tornTail {
-                // Only the last segment is appended to: an earlier one cut short lost sealed records.
+                // Only the last segment is appended to: an earlier one's tail was damaged or cut.
                 result.problems.append(isLast
                     ? LogProblem(file: segment.path, offset: torn.offset, kind: .tornTail, detail: "\(torn.bytes) bytes of an interrupted append (cut when the log is next opened for writing)")
-                    : LogProblem(file: segment.path, offset: torn.offset, kind: .truncated, detail: "the sealed segment is cut short inside a record; restore it from a backup"))
+                    : walk.sealedTailProblem(file: segment.path)!)
             }
             func chain(_ offset: Int64, _ detail: String) {
                 result.problems.append(LogProblem(file: segment.path, offset: offset, kind: .chainMismatch, detail: detail))
             }
-            if segment.firstPosition != expectedFirst {
-                if expectedFirst < segment.firstPosition {
-                    result.problems.append(LogProblem(
-                        file: segment.path, offset: 0, kind: .truncated,
-                        detail: "no segment holds positions \(expectedFirst) to \(segment.firstPosition): \(LogFormat.segmentName(firstPosition: expectedFirst)) was removed, or the segment before this one cut short; restore it from a backup"))
-                } else {
-                    chain(0, "segment starts at position \(segment.firstPosition) but the previous one ends at \(expectedFirst)")
-                }
-            }
+            if let problem = segment.startProblem(expected: expectedFirst) { result.problems.append(problem) }
             if let header = walk.header {
                 if header.firstPosition != segment.firstPosition { chain(0, "segment header names position \(header.firstPosition), the file name \(segment.firstPosition)") }
                 if header.previousFooterHash != previousFooterHash { chain(0, "segment header does not carry the previous segment's footer hash") }

@@ -25,6 +25,8 @@ package struct SegmentWalk {
     package var problems: [LogProblem] = []
     /// The damaged tail with nothing valid after it: (offset, bytes).
     package var tornTail: (offset: Int64, bytes: Int64)?
+    /// The torn tail begins with a whole frame that fails its check: one damaged, not cut off.
+    package var tornTailFailsItsCheck = false
     /// Preallocated zero bytes at the end of the file.
     package var zeroTail: Int64 = 0
 
@@ -98,7 +100,10 @@ package struct SegmentWalk {
                 guard let next = Self.nextValidFrame(raw, after: offset) else {
                     // Preallocated zeros are not damage; anything else up to them is a torn append.
                     let lastNonZero = raw.lastIndex { $0 != 0 } ?? (offset - 1)
-                    if lastNonZero >= offset { tornTail = (Int64(offset), Int64(lastNonZero + 1 - offset)) }
+                    if lastNonZero >= offset {
+                        tornTail = (Int64(offset), Int64(lastNonZero + 1 - offset))
+                        if case .crcMismatch = parsed { tornTailFailsItsCheck = true }
+                    }
                     zeroTail = Int64(raw.count - max(offset, lastNonZero + 1))
                     return
                 }
@@ -133,6 +138,15 @@ package struct SegmentWalk {
             return ClosedMarker.mismatch(file: segment.path, offset: validEnd, end: LogPosition(rawValue: end), closed: closed)
         }
         return nil
+    }
+
+    /// What the torn tail of a sealed segment is, which nothing appends to: a record or footer
+    /// damaged at rest, or records cut off.
+    func sealedTailProblem(file: String) -> LogProblem? {
+        guard let torn = tornTail else { return nil }
+        return tornTailFailsItsCheck
+            ? LogProblem(file: file, offset: torn.offset, kind: .crcMismatch, detail: "the sealed segment's last frame fails its check (damaged after it was written); restore the segment from a backup")
+            : LogProblem(file: file, offset: torn.offset, kind: .truncated, detail: "the sealed segment is cut short inside a record; restore it from a backup")
     }
 
     /// The first offset after `offset` where a complete, valid frame starts. A kind and version

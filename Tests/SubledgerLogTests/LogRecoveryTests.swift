@@ -287,7 +287,7 @@ struct LogRecoveryTests {
         #expect("\(LogError.corrupted(named))".contains("restore"))
     }
 
-    @Test("a removed first segment is named with the positions it held")
+    @Test("a removed first segment is named with the positions it held, by verify, a writer's open and a head's audit alike")
     func removedFirstSegment() throws {
         let dir = TemporaryDirectory()
         _ = try makeLog(dir, count: 60, segmentSize: 8 * 1024)
@@ -304,6 +304,8 @@ struct LogRecoveryTests {
             return problem.kind == .truncated && problem.detail.contains("00000000000000000000.seg was removed")
         }
         #expect(throws: LogError.self) { _ = try LogReader(directory: dir.path).prefixDigest(through: LogPosition(rawValue: 20_000)) }
+        let audit = try LogReader(directory: dir.path).auditPrefix(through: LogPosition(rawValue: 20_000)) { _ in }
+        #expect(audit.findings.first?.problem.kind == .truncated && audit.findings.first?.problem.detail.contains("00000000000000000000.seg was removed") == true, "\(audit.findings)")
     }
 
     @Test("a flipped byte inside an early frame makes open refuse and verify report the file and offset")
@@ -342,7 +344,7 @@ struct LogRecoveryTests {
         #expect(report.records == 19)
     }
 
-    @Test("a flipped byte in a sealed segment's footer makes open refuse and verify report it")
+    @Test("a flipped byte in a sealed segment's footer makes open refuse, and verify and a head's audit name it as a frame that fails its check, not as a cut or a torn append")
     func damagedFooter() throws {
         let dir = TemporaryDirectory()
         _ = try makeLog(dir, count: 60, segmentSize: 8 * 1024)
@@ -352,8 +354,14 @@ struct LogRecoveryTests {
         bytes[bytes.count - 20] ^= 0x80
         writeFile(segments[0], bytes)
         #expect(throws: LogError.self) { _ = try LogWriter(directory: dir.path) }
-        let report = try LogReader(directory: dir.path).verify()
-        #expect(report.problems.contains { $0.file == segments[0] && $0.offset == Int64(bytes.count - LogFormat.footerFrameSize) })
+        let reader = LogReader(directory: dir.path)
+        let report = try reader.verify()
+        let footer = Int64(bytes.count - LogFormat.footerFrameSize)
+        #expect(report.problems.contains { $0.file == segments[0] && $0.offset == footer && $0.kind == .crcMismatch }, "\(report.problems)")
+        #expect(!report.problems.contains { $0.kind == .truncated || $0.kind == .tornTail }, "\(report.problems)")
+        let audit = try reader.auditPrefix(through: LogPosition(rawValue: UInt64(readFile(segments[0]).count) + 100)) { _ in }
+        #expect(audit.findings.contains { $0.problem.file == segments[0] && $0.problem.offset == footer && $0.problem.kind == .crcMismatch }, "\(audit.findings)")
+        #expect(!audit.findings.contains { $0.problem.kind == .truncated || $0.problem.kind == .tornTail }, "\(audit.findings)")
     }
 
     @Test("an edit with a recomputed frame CRC is caught by the hash chain")

@@ -20,13 +20,11 @@ extension LogReader {
         for (index, segment) in list.segments.enumerated() where index <= (last ?? -1) {
             let bytes: [UInt8]
             do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
-            if segment.firstPosition != expectedFirst {
-                note(segment, 0, .chainMismatch, "segment starts at position \(segment.firstPosition) but the one before it ends at \(expectedFirst)")
-            }
+            if let problem = segment.startProblem(expected: expectedFirst) { note(segment, problem.offset, problem.kind, problem.detail) }
             if index < last! {
                 let walk = SegmentWalk(file: segment.path, bytes: bytes)
                 findings += walk.problems.map { .init(problem: $0, position: LogPosition(rawValue: segment.firstPosition + UInt64($0.offset)), atRecord: $0.offset >= LogFormat.segmentHeaderSize) }
-                if let torn = walk.tornTail { note(segment, torn.offset, .tornTail, "\(torn.bytes) bytes that are not a frame, in a sealed segment") }
+                if let problem = walk.sealedTailProblem(file: segment.path) { note(segment, problem.offset, problem.kind, problem.detail) }
                 if let header = walk.header {
                     if header.firstPosition != segment.firstPosition { note(segment, 0, .chainMismatch, "segment header names position \(header.firstPosition), the file name \(segment.firstPosition)") }
                     if header.previousFooterHash != previousFooterHash { note(segment, 0, .chainMismatch, "segment header does not carry the previous segment's footer hash") }
