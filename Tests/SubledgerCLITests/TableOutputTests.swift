@@ -283,13 +283,7 @@ struct RefundShareTests {
 
     @Test("quarantine list: a table shows the first 1,000 entries and how many more; JSON, JSON lines and CSV list every one, as the quarantine holds them")
     func quarantineListIsStreamed() throws {
-        let directory = TemporaryDirectory()
-        let tool = CommandLineTool(clock: { SimulatedLedger.now })
-        let data = ["--data", directory.file("d")]
-        #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", SimulatedLedger.shared.directory.file("sim/root.cer")]).exitCode == .success)
-        let file = directory.file("junk.jsonl")
-        try (1...1_234).map { "{\"signedPayload\": \"not a jws \($0)\"}" }.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(tool.run(data + ["ingest", file]).exitCode == .failure)
+        let (directory, tool, data) = try Self.ledgerQuarantining((1...1_234).map { "{\"signedPayload\": \"not a jws \($0)\"}" })
         let held = try Ledger.quarantined(directory: directory.file("d"))
         #expect(held.count == 1_234)
 
@@ -313,14 +307,8 @@ struct RefundShareTests {
 
     @Test("quarantine retry counts apart the entries kept truncated, which it answers without feeding them again: retried says how many were")
     func quarantineRetryCountsTruncatedApart() throws {
-        let directory = TemporaryDirectory()
-        let tool = CommandLineTool(clock: { SimulatedLedger.now })
-        let data = ["--data", directory.file("d")]
-        #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", SimulatedLedger.shared.directory.file("sim/root.cer")]).exitCode == .success)
-        let file = directory.file("junk.jsonl")
         let long = "{\"signedPayload\": \"" + String(repeating: "x", count: 2 << 20) + "\"}"
-        try ["{\"signedPayload\": \"not a jws\"}", long].joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(tool.run(data + ["ingest", file]).exitCode == .failure)
+        let (directory, tool, data) = try Self.ledgerQuarantining(["{\"signedPayload\": \"not a jws\"}", long])
         #expect(try Ledger.quarantined(directory: directory.file("d")).map(\.truncated) == [false, true])
 
         let run = tool.run(data + ["quarantine", "retry", "--json"])
@@ -330,5 +318,18 @@ struct RefundShareTests {
         #expect(document["resolved"] as? Int == 0 && document["stillRejected"] as? Int == 2)
         let table = tool.run(data + ["quarantine", "retry"]).output
         #expect(table.contains("not retried (kept truncated)  1"), "\(table)")
+    }
+
+    /// A ledger of the simulation's root, into which `lines` were ingested and each rejected:
+    /// its directory, the tool and the `--data` arguments.
+    static func ledgerQuarantining(_ lines: [String]) throws -> (TemporaryDirectory, CommandLineTool, [String]) {
+        let directory = TemporaryDirectory()
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        let data = ["--data", directory.file("d")]
+        #expect(tool.run(data + ["init", "--bundle-id", "com.example.subledger", "--root", SimulatedLedger.shared.directory.file("sim/root.cer")]).exitCode == .success)
+        let file = directory.file("junk.jsonl")
+        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(tool.run(data + ["ingest", file]).exitCode == .failure)
+        return (directory, tool, data)
     }
 }
