@@ -56,11 +56,12 @@ extension LogReader {
             result.records += walk.recordsFound
             result.problems += walk.problems
             if isLast { last = (segment, walk) }
-            if let torn = walk.tornTail {
-                // Only the last segment is appended to: an earlier one's tail was damaged or cut.
-                result.problems.append(isLast
-                    ? LogProblem(file: segment.path, offset: torn.offset, kind: .tornTail, detail: "\(torn.bytes) bytes of an interrupted append (cut when the log is next opened for writing)")
-                    : walk.sealedTailProblem(file: segment.path)!)
+            // Only the last segment is appended to: an earlier one's tail was damaged or cut.
+            if isLast, let torn = walk.tornTail {
+                result.problems.append(LogProblem(
+                    file: segment.path, offset: torn.offset, kind: .tornTail, detail: "\(torn.bytes) bytes of an interrupted append (cut when the log is next opened for writing)"))
+            } else if !isLast, let problem = walk.sealedTailProblem(file: segment.path) {
+                result.problems.append(problem)
             }
             func chain(_ offset: Int64, _ detail: String) {
                 result.problems.append(LogProblem(file: segment.path, offset: offset, kind: .chainMismatch, detail: detail))

@@ -23,10 +23,9 @@ public enum EvidenceCoverage {
         guard let last = try? events.summary().lastPosition, let end = try? LogReader(directory: layout.evidence).summary().endPosition else { return [] }
         do {
             return try problem(directory: directory, lastEvent: last, evidenceEnd: end).map { [$0] } ?? []
-        } catch .corrupted(let problem) {
-            return [problem]
         } catch {
-            throw error
+            guard case .corrupted(let problem) = error else { throw error }
+            return [problem]
         }
     }
 
