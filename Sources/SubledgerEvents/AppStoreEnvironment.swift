@@ -15,5 +15,11 @@ public struct AppStoreEnvironment: RawRepresentable, Hashable, Sendable, CustomS
     /// The environments a ledger accepts (`init --environment` takes no other).
     public static let known: [AppStoreEnvironment] = [.production, .sandbox, .xcode, .localTesting]
 
+    /// The known environment `name` names in any case (`sandbox` is `Sandbox`), as every command
+    /// and route takes it; nil for a name that is none.
+    public static func known(named name: some StringProtocol) -> AppStoreEnvironment? {
+        known.first { $0.rawValue.lowercased() == name.lowercased() }
+    }
+
     public var description: String { rawValue }
 }

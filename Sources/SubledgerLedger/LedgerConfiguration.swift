@@ -32,12 +32,6 @@ public struct LedgerConfiguration: Codable, Sendable, Equatable {
 
     public static let knownEnvironments = AppStoreEnvironment.known.map(\.rawValue)
 
-    /// Apple's spelling of an environment named in any case (`sandbox` is `Sandbox`), as the
-    /// report commands and routes take it; nil for a name that is none.
-    public static func knownEnvironment(_ name: String) -> String? {
-        knownEnvironments.first { $0.lowercased() == name.lowercased() }
-    }
-
     /// A configuration as `config.json` holds it; nil when `bytes` are not one.
     init?(decoding bytes: [UInt8]) {
         guard let configuration = try? JSONDecoder().decode(LedgerConfiguration.self, from: Data(bytes)) else { return nil }

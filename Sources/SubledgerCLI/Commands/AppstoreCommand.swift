@@ -1,5 +1,6 @@
 import SubledgerAppStoreAPI
 import SubledgerCore
+import SubledgerEvents
 import SubledgerLedger
 import SubledgerProjections
 
@@ -94,7 +95,7 @@ enum AppstoreCommand: Command {
         try context.data.requireNotRootInAnothersLedger()
         let configuration = try LedgerConfiguration.load(from: context.data.path)
         let named = arguments.value("--environment") ?? configuration.environments.first ?? "Production"
-        guard let environment = LedgerConfiguration.knownEnvironment(named), ["Production", "Sandbox"].contains(environment) else {
+        guard let environment = AppStoreEnvironment.known(named: named)?.rawValue, ["Production", "Sandbox"].contains(environment) else {
             throw UsageError("the App Store Server API serves Production and Sandbox, not '\(named)'")
         }
         // Every message from another environment would be quarantined, and a recovery's

@@ -4,6 +4,7 @@ import Glibc
 import FoundationEssentials
 import SubledgerAppStoreAPI
 import SubledgerCore
+import SubledgerEvents
 import SubledgerLedger
 import SubledgerLog
 import SubledgerProjections
@@ -83,11 +84,13 @@ enum InitCommand: Command {
             guard let value = Int64(text), value > 0 else { throw UsageError("--app-apple-id takes the app's Apple id (a positive number), not '\(text)'") }
             appAppleId = value
         }
-        let environments = try (arguments.options["--environment"] ?? previous?.environments ?? ["Production"]).map { (name) throws(UsageError) in
-            guard let environment = LedgerConfiguration.knownEnvironment(name) else {
+        var environments: [String] = []
+        for name in arguments.options["--environment"] ?? previous?.environments ?? ["Production"] {
+            guard let environment = AppStoreEnvironment.known(named: name)?.rawValue else {
                 throw UsageError("unknown environment '\(name)'; use one of \(LedgerConfiguration.knownEnvironments.joined(separator: ", "))")
             }
-            return environment
+            // Named twice (in two cases, say), it is accepted once.
+            if !environments.contains(environment) { environments.append(environment) }
         }
         let (on, off) = (arguments.flags.contains("--small-business"), arguments.flags.contains("--no-small-business"))
         guard !(on && off) else { throw UsageError("--small-business and --no-small-business contradict each other; give one") }

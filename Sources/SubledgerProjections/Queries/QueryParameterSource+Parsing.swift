@@ -66,7 +66,7 @@ extension QueryParameterSource {
     /// would otherwise be answered with nothing at all.
     public func environment() throws(QueryError) -> AppStoreEnvironment? {
         guard let text = value("environment") else { return nil }
-        guard let environment = AppStoreEnvironment.known.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
+        guard let environment = AppStoreEnvironment.known(named: text) else {
             let names = AppStoreEnvironment.known.map(\.rawValue)
             throw QueryError(kind: .badParameter, code: "invalid_environment", detail: "\(spelling("environment")) is \(names.dropLast().joined(separator: ", ")) or \(names.last!), not \(text)")
         }
