@@ -49,7 +49,7 @@ struct MRRReportTests {
         #expect(ledger.projection.mrr(at: instant, scope: ReportScope(environment: .production, catalog: catalog)).rows.map(\.mrr) == [3000])
     }
 
-    @Test("trials, family sharing, billing retry and expired subscriptions add nothing; grace counts at the last paid price")
+    @Test("trials, family sharing, billing retry and expired subscriptions add nothing; grace counts at the last paid price, and grace after a free trial as a trial")
     func whoCounts() throws {
         var apple = Notifier()
         var events: [Event] = []
@@ -70,9 +70,19 @@ struct MRRReportTests {
         events.append(apple.notification("DID_FAIL_TO_RENEW", "GRACE_PERIOD", signed: at("2026-03-14"), transaction: graceTx,
                                          renewal: grace.renewal(signed: at("2026-03-14"), expirationIntent: 2, billingRetry: true,
                                                                 graceEnds: at("2026-03-30"))))
-        let report = TestLedger(events).projection.mrr(at: instant, scope: production)
-        #expect(report.rows == [MRRRow(currency: "USD", mrr: 4990, arr: 59880, activeSubscriptions: 1, activeTrials: 1,
+        // A free trial whose conversion failed into grace: entitled, a trial's period type, nothing paid.
+        let converting = Subscriber("converting")
+        let trialTx = converting.transaction("c", purchased: at("2026-03-07"), expires: at("2026-03-14"), trial: true)
+        events.append(apple.notification("SUBSCRIBED", "INITIAL_BUY", signed: at("2026-03-07"), transaction: trialTx))
+        events.append(apple.notification("DID_FAIL_TO_RENEW", "GRACE_PERIOD", signed: at("2026-03-14"), transaction: trialTx,
+                                         renewal: converting.renewal(signed: at("2026-03-14"), expirationIntent: 2, billingRetry: true,
+                                                                     graceEnds: at("2026-03-30"))))
+        let ledger = TestLedger(events)
+        let report = ledger.projection.mrr(at: instant, scope: production)
+        #expect(report.rows == [MRRRow(currency: "USD", mrr: 4990, arr: 59880, activeSubscriptions: 1, activeTrials: 2,
                                        activeCommitments: 0, committedRevenueRemaining: 0)])
+        let state = try #require(ledger.customer("converting", at: instant)?.subscriptions.first)
+        #expect(state.entitled && state.periodType == .trial)
     }
 
     /// A month bought on `bought` whose renewal due on `due` fails: into a grace period until

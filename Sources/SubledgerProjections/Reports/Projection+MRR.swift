@@ -86,10 +86,12 @@ extension Projection {
     }
 
     /// What a subscription adds to MRR while `segment` lasts: nil when it counts for nothing
-    /// (family-shared, or a grace period after free trials only).
+    /// (family-shared). A grace period after free trials only (the conversion's charge failed)
+    /// is a trial's, as `customer` reports its period type: entitled, nothing paid yet. It was
+    /// counted nowhere, though entitled.
     func mrrShare(of segment: EntitlementSegment, in history: SubscriptionHistory, catalog: ProductCatalog?) -> MRRShare? {
         guard !segment.isFamilyShared else { return nil }
-        if segment.isTrial {
+        if segment.isTrial || (segment.isGrace && !segment.isPaid) {
             return MRRShare(currency: history.periods[segment.period].version.currency, trials: 1)
         }
         guard segment.isPaid, let priced = history.lastPaidPeriod(atOrBefore: segment.period) else { return nil }

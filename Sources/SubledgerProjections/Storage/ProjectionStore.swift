@@ -16,7 +16,7 @@ import Synchronization
 public final class ProjectionStore {
     /// The version of what the database holds and means. Raise it whenever the stored layout, the
     /// fold or a rollup changes: a database of another version is rebuilt from the log on open.
-    public static let schemaVersion: UInt32 = 8
+    public static let schemaVersion: UInt32 = 9
 
     public let directory: String
     public let logDirectory: String
