@@ -87,14 +87,19 @@ extension LedgerHead {
         let eventAudit = try log.auditPrefix(through: cut) { entry in
             (previous, latest) = (latest, entry.position)
             do { try tally.add(entry) } catch {
-                problems.append(.init(log: "log", file: layout.log, offset: 0, position: entry.position, kind: "bad_event",
-                                      detail: "the event does not decode: \(error)", events: [entry.position]))
+                // Named by segment and offset, as `verify` names it.
+                let problem = StoredEvents.problem("\(error)", at: entry.position, log: layout.log)
+                problems.append(.init(log: "log", file: problem.file, offset: problem.offset, position: entry.position, kind: problem.kind.rawValue,
+                                      detail: problem.detail, events: [entry.position]))
             }
         }
         problems += eventAudit.findings.map { .init($0, log: "log", events: $0.atRecord ? [$0.position] : []) }
         guard atRecord?.kind == EventRecord.kind, tally.evidenceEnd > .start else {
-            problems.append(unreadable ?? .init(log: "log", file: layout.log, offset: 0, position: position, kind: "bad_event",
-                                                detail: "the record at the head's position is not a readable event", events: [position]))
+            // Unless the record at the position was named already, as one that does not decode.
+            if !problems.contains(where: { $0.position == position && $0.kind == LogProblem.Kind.badEvent.rawValue }) {
+                problems.append(unreadable ?? .init(log: "log", file: layout.log, offset: 0, position: position, kind: "bad_event",
+                                                    detail: "the record at the head's position is not a readable event", events: [position]))
+            }
             return HeadVerification(position: position, expected: hash, actual: nil, problems: problems)
         }
         let evidence = LogReader(directory: layout.evidence)
