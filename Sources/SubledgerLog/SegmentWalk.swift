@@ -129,9 +129,10 @@ package struct SegmentWalk {
     func problem(closedCleanlyAt closed: LogPosition, segment: SegmentList.Segment) -> LogProblem? {
         let end = segment.firstPosition + UInt64(validEnd)
         if let torn = tornTail {
+            let what = tornTailFailsItsCheck ? "the last record fails its check" : "the log ends inside its last record"
             return LogProblem(
                 file: segment.path, offset: torn.offset, kind: .crcMismatch,
-                detail: "the last record fails its check, yet the log was closed cleanly at position \(closed): damaged after it was written, not an append a crash cut short; restore the segment from a backup")
+                detail: "\(what), yet the log was closed cleanly at position \(closed): damaged after it was written, not an append a crash cut short; restore the segment from a backup")
         }
         // Damage before the end is named already, and the valid prefix stops at it.
         guard header != nil, end == closed.rawValue || !problems.isEmpty else {
@@ -140,13 +141,19 @@ package struct SegmentWalk {
         return nil
     }
 
-    /// What the torn tail of a sealed segment is, which nothing appends to: a record or footer
-    /// damaged at rest, or records cut off.
+    /// What the torn tail of a sealed segment is, which nothing appends to: bytes added after its
+    /// footer; its last frame damaged at rest (a whole frame that fails its check, or a footer's
+    /// worth of bytes where no footer reads: sealing writes one of exactly that size); or records
+    /// cut off.
     func sealedTailProblem(file: String) -> LogProblem? {
         guard let torn = tornTail else { return nil }
-        return tornTailFailsItsCheck
-            ? LogProblem(file: file, offset: torn.offset, kind: .crcMismatch, detail: "the sealed segment's last frame fails its check (damaged after it was written); restore the segment from a backup")
-            : LogProblem(file: file, offset: torn.offset, kind: .truncated, detail: "the sealed segment is cut short inside a record; restore it from a backup")
+        if let footerOffset, !footerFollowsDamage, torn.offset > footerOffset {
+            return LogProblem(file: file, offset: torn.offset, kind: .badLength, detail: "data after the segment footer")
+        }
+        if tornTailFailsItsCheck || (footer == nil && torn.bytes == Int64(LogFormat.footerFrameSize)) {
+            return LogProblem(file: file, offset: torn.offset, kind: .crcMismatch, detail: "the sealed segment's last frame fails its check (damaged after it was written); restore the segment from a backup")
+        }
+        return LogProblem(file: file, offset: torn.offset, kind: .truncated, detail: "the sealed segment is cut short inside a record; restore it from a backup")
     }
 
     /// The first offset after `offset` where a complete, valid frame starts. A kind and version

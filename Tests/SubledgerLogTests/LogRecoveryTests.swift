@@ -364,6 +364,23 @@ struct LogRecoveryTests {
         #expect(!audit.findings.contains { $0.problem.kind == .truncated || $0.problem.kind == .tornTail }, "\(audit.findings)")
     }
 
+    @Test("a sealed segment's tail is named for what it is: bytes added after an intact footer as data after it, a footer whose length field is damaged as a last frame that fails its check, not as a cut", arguments: ["appended", "length"])
+    func sealedTailNamed(damage: String) throws {
+        let dir = TemporaryDirectory()
+        _ = try makeLog(dir, count: 60, segmentSize: 8 * 1024)
+        let segments = try dir.segments()
+        var bytes = readFile(segments[0])
+        let footer = bytes.count - LogFormat.footerFrameSize
+        if damage == "appended" { bytes += [7, 7, 7] } else { bytes[footer + 1] ^= 0x40 }
+        writeFile(segments[0], bytes)
+        let problems = try LogReader(directory: dir.path).verify().problems.filter { $0.file == segments[0] }
+        let expected = damage == "appended"
+            ? (offset: Int64(footer + LogFormat.footerFrameSize), kind: LogProblem.Kind.badLength)
+            : (offset: Int64(footer), kind: LogProblem.Kind.crcMismatch)
+        #expect(problems.contains { $0.offset == expected.offset && $0.kind == expected.kind }, "\(problems)")
+        #expect(!problems.contains { $0.kind == .truncated || $0.kind == .tornTail }, "\(problems)")
+    }
+
     @Test("an edit with a recomputed frame CRC is caught by the hash chain")
     func editWithValidCRC() throws {
         let dir = TemporaryDirectory()
