@@ -454,6 +454,28 @@ struct DamageTests {
         #expect((problems.first?["detail"] as? String)?.contains("position \(foreign[0])") == true)
         #expect(copy.run("head", "--json") == (.corruption, ""))
         #expect(copy.run("stats").exitCode == .corruption)
+        // A head claimed at it: the record is named once, by its segment and offset.
+        let (checked, report) = copy.run("verify", "--head", String(repeating: "0", count: 64), "--at", String(foreign[0].rawValue), "--json")
+        #expect(checked == .corruption)
+        let named = try #require((try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any])?["problems"] as? [[String: Any]])
+        #expect(named.count == 1 && named.first?["kind"] as? String == "bad_event", "\(named)")
+        #expect((named.first?["file"] as? String)?.hasSuffix(".seg") == true, "\(named)")
+    }
+
+    @Test("the evidence log put in place of the event log: verify names its first 100 records that hold no event one by one and counts the rest in one problem, where it named every one")
+    func anotherLogInPlaceOfTheEventLog() throws {
+        let copy = try LedgerCopy()
+        let records = try LogReader(directory: copy.data + "/evidence").summary().records
+        try #require(records > 110, "enough records to pass the bound")
+        try FileManager.default.removeItem(atPath: copy.data + "/log")
+        try FileManager.default.copyItem(atPath: copy.data + "/evidence", toPath: copy.data + "/log")
+        let (code, output) = copy.run("verify", "--json")
+        #expect(code == .corruption)
+        let problems = try #require((try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])?["problems"] as? [[String: Any]])
+        let details = problems.compactMap { $0["detail"] as? String }
+        #expect(details.count > 100 && details.prefix(100).allSatisfy { $0.contains("which the event log does not hold") }, "\(problems.count) problems")
+        #expect(details.contains { $0.contains("\(records - 100) records from here on, this one first, do not read as events either") }, "\(details.suffix(3))")
+        #expect(problems.count <= 102)
     }
 
     @Test("head exits 3 and prints no digest when the evidence it would cover is damaged")

@@ -63,12 +63,14 @@ enum VerifyCommand: Command {
             result.bytes += report.bytes
             result.problems += report.problems
         }
-        result.problems += try EvidenceCoverage.problems(directory: context.data.path)
+        let coverage = try EvidenceCoverage.problems(directory: context.data.path)
+        var events: [LogProblem] = []
         if FileIO.exists(context.data.log) {
             Output.progress("verify: reading every event")
-            // The last event's damage is named once, by the coverage check that met it first.
-            result.problems += StoredEvents.problems(log: context.data.log).filter { !result.problems.contains($0) }
+            events = StoredEvents.problems(log: context.data.log)
         }
+        // In log order; a last event that does not read is met by both, and named once.
+        result.problems += events + coverage.filter { !events.contains($0) }
         Output.endProgress()
         return CommandResult(result, result.problems.isEmpty ? .success : .corruption)
     }

@@ -37,22 +37,39 @@ public enum StoredEvents {
             detail: "the event at position \(position) does not decode (\(why)), though its frame checksum matches: upgrade subledger if a newer build wrote it; else it was rewritten since it was stored: restore this segment from a backup")
     }
 
-    /// Every event record of `log` that does not read as the fold reads it (`EventView`: its
-    /// layout, texts and vocabulary, all a decode checks), for `verify`. Building each event
-    /// besides, as a decode does, tripled verify's time. Frame damage is the frame check's to
-    /// name: the scan stops there.
+    /// Every record of `log` that is no event, or does not read as the fold reads it
+    /// (`EventView`: its layout, texts and vocabulary, all a decode checks), for `verify`, the
+    /// first `namedProblems` by place and the rest counted. Building each event besides, as a
+    /// decode does, tripled verify's time. Frame damage is the frame check's to name: the scan
+    /// stops there.
     public static func problems(log: String) -> [LogProblem] {
         var found: [LogProblem] = []
+        var unnamed: (first: LogPosition, count: Int)?
         try? LogReader(directory: log).scan { entry in
-            guard entry.kind == EventRecord.kind else {
-                found.append(problem(NotAnEvent(kind: entry.kind, bytes: entry.payload.count), at: entry.position, log: log))
-                return true
-            }
-            do { _ = try view(entry.payload, at: entry.position, log: log) } catch let error as LogError {
-                if case .corrupted(let problem) = error { found.append(problem) }
+            guard let why = failure(of: entry) else { return true }
+            if found.count < namedProblems {
+                found.append(problem(why, at: entry.position, log: log))
+            } else {
+                unnamed = (unnamed?.first ?? entry.position, (unnamed?.count ?? 0) + 1)
             }
             return true
         }
+        if let unnamed {
+            found.append(problem("\(unnamed.count) records from here on, this one first, do not read as events either; the first \(namedProblems) are named one by one", at: unnamed.first, log: log))
+        }
         return found
     }
+
+    /// Why `entry` holds no event that reads; nil when it does.
+    private static func failure(of entry: LogEntry) -> (any CustomStringConvertible)? {
+        guard entry.kind == EventRecord.kind, let (_, bytes) = EventRecord.split(entry.payload) else {
+            return NotAnEvent(kind: entry.kind, bytes: entry.payload.count)
+        }
+        do { _ = try EventView(bytes) } catch { return error }
+        return nil
+    }
+
+    /// Problems named one by one: a directory of another log put in place of the event log has
+    /// millions of records, each a problem.
+    static let namedProblems = 100
 }
