@@ -33,10 +33,7 @@ extension FlagSource {
     /// A flag that takes a UTC day, nil when not given; an impossible date is refused saying why
     /// (`2027-02 has 28 days`), as the report commands refuse it.
     func utcDay(_ name: String) throws(UsageError) -> UTCDay? {
-        guard let text = value(name) else { return nil }
-        guard let day = UTCDay(text) else {
-            throw UsageError("\(spelling(name)) is a UTC day (YYYY-MM-DD), not '\(text)'" + (UTCDay.impossibility(text).map { ": \($0)" } ?? ""))
-        }
-        return day
+        guard value(name) != nil else { return nil }
+        do { return try day(name) } catch { throw UsageError(error.detail) }
     }
 }

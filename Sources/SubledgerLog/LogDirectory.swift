@@ -53,9 +53,9 @@ struct SegmentList {
             .sorted { $0.firstPosition < $1.firstPosition }
     }
 
-    /// The first positions no segment holds, as damage: a log starts at position 0 and each
-    /// segment where the one before it ends, so a gap is a segment file removed (or the one
-    /// before it cut short). Without this, the segment after a removed one was named as the
+    /// The first positions no segment holds, or held by two, as damage: a log starts at position
+    /// 0 and each segment where the one before it ends, so a gap is a segment file removed (or the
+    /// one before it cut short). Without this, the segment after a removed one was named as the
     /// damage (its header's chain), and restoring it changed nothing.
     func gap() throws(LogError) -> LogProblem? {
         var expected: UInt64 = 0

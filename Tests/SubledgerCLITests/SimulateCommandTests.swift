@@ -35,9 +35,9 @@ struct SimulateCommandTests {
     }
 
     @Test("a start day that does not exist is refused naming the flag and why, as the reports refuse one", arguments: [
-        ("--start", "2026-02-30", "--start is a UTC day (YYYY-MM-DD), not '2026-02-30': 2026-02 has 28 days"),
-        ("--ledger-start", "2026-13-01", "--ledger-start is a UTC day (YYYY-MM-DD), not '2026-13-01': a month is 01 to 12"),
-        ("--start", "March 1", "--start is a UTC day (YYYY-MM-DD), not 'March 1'"),
+        ("--start", "2026-02-30", "--start is a UTC day (YYYY-MM-DD), not 2026-02-30: 2026-02 has 28 days"),
+        ("--ledger-start", "2026-13-01", "--ledger-start is a UTC day (YYYY-MM-DD), not 2026-13-01: a month is 01 to 12"),
+        ("--start", "March 1", "--start is a UTC day (YYYY-MM-DD), not March 1"),
     ])
     func impossibleStartDay(flag: String, value: String, message: String) throws {
         let directory = TemporaryDirectory()

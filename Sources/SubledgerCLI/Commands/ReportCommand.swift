@@ -34,7 +34,7 @@ enum ReportCommand: Command {
             .init("--at", "INSTANT", "the instant (default: now; a day is its first instant: 2026-04-01 for March's end)"),
             .init("--from", "DAY", "a series instead: MRR at the end of each period from this UTC day"),
             .init("--to", "DAY", "to this one, included; a period not yet begun has no point, the one in progress its point now"),
-            .init("--by", "day|month", "the series' periods (default: month; at most \(MRRQuery.Series.maximumCount) points)"),
+            .init("--by", "day|month", "the series' periods (default: month; at most \(MRRQuery.Series.maximumCount) points, counted to now)"),
         ] + conversion + common,
         wide: true,
         notes: [

@@ -24,6 +24,7 @@ public enum EvidenceCoverage {
         do {
             return try problem(directory: directory, lastEvent: last, evidenceEnd: end).map { [$0] } ?? []
         } catch {
+            // `problem` throws nothing but damage; the rethrow keeps the catch typed.
             guard case .corrupted(let problem) = error else { throw error }
             return [problem]
         }

@@ -9,9 +9,10 @@ extension LogReader {
         let hasher = LogPrefixHasher()
         var findings: [LogPrefixAudit.Finding] = []
         func note(_ segment: SegmentList.Segment, _ offset: Int64, _ kind: LogProblem.Kind, _ detail: String, atRecord: Bool = false) {
-            findings.append(.init(
-                problem: LogProblem(file: segment.path, offset: offset, kind: kind, detail: detail),
-                position: LogPosition(rawValue: segment.firstPosition + UInt64(offset)), atRecord: atRecord))
+            note(segment, LogProblem(file: segment.path, offset: offset, kind: kind, detail: detail), atRecord: atRecord)
+        }
+        func note(_ segment: SegmentList.Segment, _ problem: LogProblem, atRecord: Bool = false) {
+            findings.append(.init(problem: problem, position: LogPosition(rawValue: segment.firstPosition + UInt64(problem.offset)), atRecord: atRecord))
         }
         let last = cut.rawValue > UInt64(LogFormat.segmentHeaderSize) ? list.index(containing: cut.rawValue - 1) : nil
         var previousFooterHash = [UInt8](repeating: 0, count: 32)
@@ -20,11 +21,11 @@ extension LogReader {
         for (index, segment) in list.segments.enumerated() where index <= (last ?? -1) {
             let bytes: [UInt8]
             do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
-            if let problem = segment.startProblem(expected: expectedFirst) { note(segment, problem.offset, problem.kind, problem.detail) }
+            if let problem = segment.startProblem(expected: expectedFirst) { note(segment, problem) }
             if index < last! {
                 let walk = SegmentWalk(file: segment.path, bytes: bytes)
                 findings += walk.problems.map { .init(problem: $0, position: LogPosition(rawValue: segment.firstPosition + UInt64($0.offset)), atRecord: $0.offset >= LogFormat.segmentHeaderSize) }
-                if let problem = walk.sealedTailProblem(file: segment.path) { note(segment, problem.offset, problem.kind, problem.detail) }
+                if let problem = walk.sealedTailProblem(file: segment.path) { note(segment, problem) }
                 if let header = walk.header {
                     if header.firstPosition != segment.firstPosition { note(segment, 0, .chainMismatch, "segment header names position \(header.firstPosition), the file name \(segment.firstPosition)") }
                     if header.previousFooterHash != previousFooterHash { note(segment, 0, .chainMismatch, "segment header does not carry the previous segment's footer hash") }

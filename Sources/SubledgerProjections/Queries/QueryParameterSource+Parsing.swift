@@ -41,7 +41,7 @@ extension QueryParameterSource {
         return text.count == 10 ? instant + 86_400_000 : instant
     }
 
-    func day(_ name: String) throws(QueryError) -> UTCDay {
+    public func day(_ name: String) throws(QueryError) -> UTCDay {
         guard let text = value(name) else { throw QueryError(kind: .badParameter, code: "missing_\(name)", detail: "\(spelling(name)) is required (a UTC day, YYYY-MM-DD)") }
         guard let day = UTCDay(text) else {
             let why = UTCDay.impossibility(text).map { ": \($0)" } ?? ""
