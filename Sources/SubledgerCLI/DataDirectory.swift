@@ -66,7 +66,7 @@ struct DataDirectory: Sendable {
     /// Refuses root a command that writes into a data directory another user owns: the files it
     /// makes there (a log segment, a database) would be root's, and the owner's server could not
     /// open them at its next start. A command that only reads (`verify`, `head`, `stats`,
-    /// reports) is not refused.
+    /// reports) is not refused, unless it must rebuild the projection database (`reader()`).
     func requireNotRootInAnothersLedger() throws(UsageError) {
         try Self.requireNotRoot(writingInto: path, files: "a log segment, a database", harm: "the ledger's server could not open them")
     }
@@ -92,9 +92,16 @@ struct DataDirectory: Sendable {
             + "and \(harm); run it as the owner (\(run))")
     }
 
-    /// The projection database, caught up with the log: works beside a running server.
+    /// The projection database, caught up with the log: works beside a running server. Root is
+    /// refused a rebuild of it in another user's ledger, as a command that writes is: after an
+    /// upgrade to a new schema, a read as root made the database root's, and the service could not
+    /// start again until a `chown`.
     func reader() throws -> LedgerReader {
         try requireExisting()
-        return try LedgerReader.open(directory: path, rebuildObserver: RebuildReporter.onOpen(self))
+        return try LedgerReader.open(directory: path, rebuildObserver: RebuildReporter.onOpen(self)) { reason in
+            try Self.requireNotRoot(
+                writingInto: path, files: "a new projection database, since \(reason)",
+                harm: "the ledger's server could not open it (a server started as the owner rebuilds it as it starts)")
+        }
     }
 }

@@ -67,23 +67,31 @@ public struct LedgerReader: Sendable {
     /// writers and each folds only past the checkpoint it reads). A ledger nothing was ingested
     /// into yet answers zeros and empty lists. `rebuildObserver` is told how a rebuild of the
     /// database goes, if it needs one (a new schema version, a damaged database).
-    public static func open(directory: String, rebuildObserver: RebuildObserver? = nil) throws -> LedgerReader {
+    /// `beforeRebuilding` is asked, with the reason, before the projection database is rebuilt
+    /// (the only files a read makes), and may refuse by throwing.
+    public static func open(
+        directory: String, rebuildObserver: RebuildObserver? = nil, beforeRebuilding: ((ProjectionStore.RebuildReason) throws -> Void)? = nil
+    ) throws -> LedgerReader {
         let configuration = try LedgerConfiguration.load(from: directory)
         try EvidenceCoverage.requireBothLogs(DataDirectoryLayout(directory))
         let catalog = try loadCatalog(directory: directory, configuration: configuration)
         let settings = RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog)
         return LedgerReader(
-            projections: try openProjections(directory: directory, settings: settings, observer: rebuildObserver), directory: directory,
+            projections: try openProjections(directory: directory, settings: settings, observer: rebuildObserver, beforeRebuilding: beforeRebuilding),
+            directory: directory,
             configuration: configuration, catalog: catalog)
     }
 
     /// The projection database, sealed when this process has the log to itself.
-    private static func openProjections(directory: String, settings: RollupSettings, observer: RebuildObserver?) throws -> ProjectionReader {
+    private static func openProjections(
+        directory: String, settings: RollupSettings, observer: RebuildObserver?, beforeRebuilding: ((ProjectionStore.RebuildReason) throws -> Void)?
+    ) throws -> ProjectionReader {
         let layout = DataDirectoryLayout(directory)
         let open = { (mayRebuild: Bool) in try openStore(layout, settings: settings, observer: observer, mayRebuild: mayRebuild) }
         let store: ProjectionStore
         do { store = try open(false) } catch let error as ProjectionError {
-            guard case .rebuildNeeded = error.kind else { throw error }
+            guard case .rebuildNeeded(let reason) = error.kind else { throw error }
+            try beforeRebuilding?(reason)
             store = try rebuildingAlone(layout, observer: observer, open)
         }
         // A server beside this command folds on into the database, under a seal it would not

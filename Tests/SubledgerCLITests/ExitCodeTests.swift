@@ -716,6 +716,22 @@ struct DamageTests {
         }
     }
 
+    @Test("root is refused a read that must rebuild the projection database of a ledger another user owns (after an upgrade to a new schema, the database made was root's, and the service could not start), and nothing is made",
+          .enabled(if: geteuid() == 0, "needs root, to give the ledger to another user"))
+    func rootRefusedARebuildInAnothersLedger() throws {
+        let copy = try LedgerCopy()
+        try FileManager.default.removeItem(atPath: copy.data + "/projections")
+        #expect(chown(copy.data, 65534, 65534) == 0)
+        for argv in [["stats"], ["report", "mrr", "--at", "2026-03-01"], ["customer", "anyone"]] {
+            let said = try Self.runBinary(["--data", copy.data] + argv)
+            #expect(said.status == 2 && said.stderr.contains("a new projection database, since there is no projection database yet")
+                    && said.stderr.contains("run it as the owner"), "\(argv): \(said.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: copy.data + "/projections"), "nothing made")
+        #expect(chown(copy.data, 0, 0) == 0)
+        #expect(copy.run("stats").exitCode == .success, "its owner rebuilds it")
+    }
+
     @Test("root is refused a backup into a directory another user owns, or a new one inside it (the next backup as that user, the timer's, could not update root's files), not one of its own",
           .enabled(if: geteuid() == 0, "needs root, to give the backup directory to another user"))
     func rootRefusedInAnothersBackup() throws {
