@@ -46,7 +46,11 @@ public struct CommandLineTool: Sendable {
             Output.diagnostic("subledger: \(error.message)\n" + (page.map { "see `subledger \($0) --help`" } ?? Self.usage))
             return (.usage, "")
         }
-        if arguments.flags.contains("--version") { return (.success, "subledger \(Self.version)\n") }
+        // With the projection database's schema: two builds of one version may differ in it, and a
+        // database of another schema is rebuilt on open (an operator upgrading could not tell).
+        if arguments.flags.contains("--version") {
+            return (.success, "subledger \(Self.version) (projection database schema \(ProjectionStore.schemaVersion))\n")
+        }
         guard let name = arguments.command else {
             if arguments.help { return (.success, Self.usage) }
             Output.diagnostic(Self.usage)

@@ -1,4 +1,5 @@
 import SubledgerCLI
+import SubledgerProjections
 import SubledgerTestSupport
 import Testing
 
@@ -12,6 +13,13 @@ struct HelpTests {
         ["init"], ["ingest"], ["quarantine"], ["serve"], ["simulate"], ["customer"], ["history"], ["report"],
         ["report", "revenue"], ["report", "mrr"], ["report", "churn"], ["report", "cohorts"], ["rebuild"], ["verify"], ["stats"], ["demo"], ["backup"],
     ]
+
+    @Test("--version names the projection database's schema, which tells an operator whether the new build rebuilds the database on open")
+    func versionNamesTheSchema() {
+        let (code, output) = CommandLineTool().run(["--version"])
+        #expect(code == .success)
+        #expect(output == "subledger \(CommandLineTool.version) (projection database schema \(ProjectionStore.schemaVersion))\n")
+    }
 
     @Test("each command has its own page with usage, options and an example", arguments: pages)
     func ownPage(words: [String]) {
