@@ -126,9 +126,9 @@ public struct LedgerReader: Sendable {
                 let process = holder.map { "process \($0)" } ?? "another process"
                 throw LedgerError.storage(
                     "\(reason), so the projection database must be rebuilt, and \(process) has this ledger open for writing (a server, "
-                        + "an ingest or a rebuild): only it may replace the database it has open. A server rebuilds it as it starts "
-                        + "(its log says when it is done; settings given to `init` apply from then on): restart one that has been "
-                        + "running, wait for one just started, an ingest or a rebuild; then ask again")
+                        + "an ingest or a rebuild): only it may replace the database it has open. A server of this build rebuilds it as it "
+                        + "starts (its log says when it is done; settings given to `init` apply from then on): restart one that has been "
+                        + "running (with this build's binary, if it runs another), wait for one just started, an ingest or a rebuild; then ask again")
             }
         }
     }
