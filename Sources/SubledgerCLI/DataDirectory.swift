@@ -93,15 +93,15 @@ struct DataDirectory: Sendable {
     }
 
     /// The projection database, caught up with the log: works beside a running server. Root is
-    /// refused a rebuild of it in another user's ledger, as a command that writes is: after an
-    /// upgrade to a new schema, a read as root made the database root's, and the service could not
-    /// start again until a `chown`.
+    /// refused the files a read would make in another user's ledger, as a command that writes is:
+    /// after an upgrade to a new schema, a read as root made the rebuilt database root's, and of a
+    /// restored backup LMDB's lock file, and the service could not start again until a `chown`.
     func reader() throws -> LedgerReader {
         try requireExisting()
-        return try LedgerReader.open(directory: path, rebuildObserver: RebuildReporter.onOpen(self)) { reason in
+        return try LedgerReader.open(directory: path, rebuildObserver: RebuildReporter.onOpen(self)) { files in
             try Self.requireNotRoot(
-                writingInto: path, files: "a new projection database, since \(reason)",
-                harm: "the ledger's server could not open it (a server started as the owner rebuilds it as it starts)")
+                writingInto: path, files: files,
+                harm: "the ledger's server could not open them (a server started as the owner makes them as it starts)")
         }
     }
 }

@@ -67,32 +67,36 @@ public struct LedgerReader: Sendable {
     /// writers and each folds only past the checkpoint it reads). A ledger nothing was ingested
     /// into yet answers zeros and empty lists. `rebuildObserver` is told how a rebuild of the
     /// database goes, if it needs one (a new schema version, a damaged database).
-    /// `beforeRebuilding` is asked, with the reason, before the projection database is rebuilt
-    /// (the only files a read makes), and may refuse by throwing.
+    /// `beforeMakingFiles` is told what a read is about to make in the data directory (a new
+    /// projection database, LMDB's lock file), and may refuse by throwing.
     public static func open(
-        directory: String, rebuildObserver: RebuildObserver? = nil, beforeRebuilding: ((ProjectionStore.RebuildReason) throws -> Void)? = nil
+        directory: String, rebuildObserver: RebuildObserver? = nil, beforeMakingFiles: ((_ files: String) throws -> Void)? = nil
     ) throws -> LedgerReader {
         let configuration = try LedgerConfiguration.load(from: directory)
         try EvidenceCoverage.requireBothLogs(DataDirectoryLayout(directory))
         let catalog = try loadCatalog(directory: directory, configuration: configuration)
         let settings = RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog)
         return LedgerReader(
-            projections: try openProjections(directory: directory, settings: settings, observer: rebuildObserver, beforeRebuilding: beforeRebuilding),
+            projections: try openProjections(directory: directory, settings: settings, observer: rebuildObserver, beforeMakingFiles: beforeMakingFiles),
             directory: directory,
             configuration: configuration, catalog: catalog)
     }
 
     /// The projection database, sealed when this process has the log to itself.
     private static func openProjections(
-        directory: String, settings: RollupSettings, observer: RebuildObserver?, beforeRebuilding: ((ProjectionStore.RebuildReason) throws -> Void)?
+        directory: String, settings: RollupSettings, observer: RebuildObserver?, beforeMakingFiles: ((String) throws -> Void)?
     ) throws -> ProjectionReader {
         let layout = DataDirectoryLayout(directory)
+        if ProjectionStore.openingMakesLockFile(directory: layout.projections) { try beforeMakingFiles?("the projection database's lock file") }
         let open = { (mayRebuild: Bool) in try openStore(layout, settings: settings, observer: observer, mayRebuild: mayRebuild) }
+        let rebuilding = { (reason: ProjectionStore.RebuildReason) throws -> Void in try beforeMakingFiles?("a new projection database, since \(reason)") }
         let store: ProjectionStore
         do { store = try open(false) } catch let error as ProjectionError {
             guard case .rebuildNeeded(let reason) = error.kind else { throw error }
-            try beforeRebuilding?(reason)
-            store = try rebuildingAlone(layout, observer: observer, open)
+            // Its lock would be the first file made; with one there, the need is asked again once
+            // it is held, as another command may be rebuilding.
+            if !FileIO.exists(layout.rebuildLock) { try rebuilding(reason) }
+            store = try rebuildingAlone(layout, observer: observer, beforeRebuilding: rebuilding, open)
         }
         // A server beside this command folds on into the database, under a seal it would not
         // know to remove, and the next command to open it would take it for damage; the server
@@ -108,7 +112,8 @@ public struct LedgerReader: Sendable {
     /// (`projections/REBUILD.lock`), and the one after finds the database rebuilt; a writer is
     /// named.
     private static func rebuildingAlone(
-        _ layout: DataDirectoryLayout, observer: RebuildObserver?, _ open: (_ mayRebuild: Bool) throws -> ProjectionStore
+        _ layout: DataDirectoryLayout, observer: RebuildObserver?, beforeRebuilding: (ProjectionStore.RebuildReason) throws -> Void,
+        _ open: (_ mayRebuild: Bool) throws -> ProjectionStore
     ) throws -> ProjectionStore {
         try FileIO.makeDirectory(layout.projections, mode: 0o700)
         let lock: FileLock
@@ -120,6 +125,7 @@ public struct LedgerReader: Sendable {
         defer { lock.release() }
         do { return try open(false) } catch let error as ProjectionError {
             guard case .rebuildNeeded(let reason) = error.kind else { throw error }
+            try beforeRebuilding(reason)
             do {
                 return try LogWriter.excludingWriter(directory: layout.log) { try open(true) }
             } catch LogError.locked(_, let holder) {

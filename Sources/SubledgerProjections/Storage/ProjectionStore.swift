@@ -73,6 +73,13 @@ public final class ProjectionStore {
         }
     }
 
+    /// Whether opening the database in use (in the projections `directory`) makes LMDB's lock
+    /// file, which a backup does not copy: a database restored from one has none until opened.
+    public static func openingMakesLockFile(directory: String) -> Bool {
+        guard let current = try? SnapshotDirectory(path: directory).current() else { return false }
+        return access(current + "/lock.mdb", F_OK) != 0
+    }
+
     /// Opens the projection kept in `directory` for the log in `logDirectory` and folds the log
     /// records after its checkpoint; with no usable database (none, another schema version,
     /// damaged, or not from this log) rebuilds one from the whole log, telling `observer` how it
