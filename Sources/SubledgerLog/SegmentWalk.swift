@@ -25,13 +25,22 @@ package struct SegmentWalk {
     package var problems: [LogProblem] = []
     /// The damaged tail with nothing valid after it: (offset, bytes).
     package var tornTail: (offset: Int64, bytes: Int64)?
-    /// The torn tail begins with a whole frame that fails its check: one damaged, not cut off.
-    package var tornTailFailsItsCheck = false
+    /// The torn tail is a frame damaged where it lies, not cut off: a whole frame that fails its
+    /// check, or a footer's worth of bytes of the footer's kind (its length field damaged).
+    package var tornTailIsDamagedFrame = false
     /// Preallocated zero bytes at the end of the file.
     package var zeroTail: Int64 = 0
 
     /// Bytes in the file walked, preallocated zeros included.
     package var fileSize: Int64 = 0
+
+    /// Where the next segment starts, relative to this one: the end of its footer when one reads
+    /// with no damage before it (bytes added after it are this segment's problem, not a gap
+    /// before the next), else the file's end.
+    package var sealedLength: Int64 {
+        guard footer != nil, let footerOffset, !footerFollowsDamage else { return fileSize }
+        return footerOffset + Int64(LogFormat.footerFrameSize)
+    }
 
     package init(file: String, bytes: [UInt8]) {
         bytes.withUnsafeBytes { raw in walk(file: file, raw) }
@@ -102,7 +111,9 @@ package struct SegmentWalk {
                     let lastNonZero = raw.lastIndex { $0 != 0 } ?? (offset - 1)
                     if lastNonZero >= offset {
                         tornTail = (Int64(offset), Int64(lastNonZero + 1 - offset))
-                        if case .crcMismatch = parsed { tornTailFailsItsCheck = true }
+                        let footerSized = lastNonZero + 1 - offset <= LogFormat.footerFrameSize && raw.count - offset >= LogFormat.footerFrameSize
+                            && raw[offset + 8] == LogFormat.footerKind
+                        if case .crcMismatch = parsed { tornTailIsDamagedFrame = true } else { tornTailIsDamagedFrame = footerSized }
                     }
                     zeroTail = Int64(raw.count - max(offset, lastNonZero + 1))
                     return
@@ -129,7 +140,14 @@ package struct SegmentWalk {
     func problem(closedCleanlyAt closed: LogPosition, segment: SegmentList.Segment) -> LogProblem? {
         let end = segment.firstPosition + UInt64(validEnd)
         if let torn = tornTail {
-            let what = tornTailFailsItsCheck ? "the last record fails its check" : "the log ends inside its last record"
+            // Told apart by where the tail lies against the end the close recorded.
+            let (start, tornEnd) = (segment.firstPosition + UInt64(torn.offset), segment.firstPosition + UInt64(torn.offset + torn.bytes))
+            if start >= closed.rawValue {
+                return LogProblem(
+                    file: segment.path, offset: torn.offset, kind: .badLength,
+                    detail: "\(torn.bytes) bytes that are no record follow the end the log was closed cleanly at (position \(closed)): written after it closed, by something other than this ledger; restore the segment from a backup")
+            }
+            let what = tornEnd < closed.rawValue ? "the log ends inside its last record" : "the last record fails its check"
             return LogProblem(
                 file: segment.path, offset: torn.offset, kind: .crcMismatch,
                 detail: "\(what), yet the log was closed cleanly at position \(closed): damaged after it was written, not an append a crash cut short; restore the segment from a backup")
@@ -142,15 +160,13 @@ package struct SegmentWalk {
     }
 
     /// What the torn tail of a sealed segment is, which nothing appends to: bytes added after its
-    /// footer; its last frame damaged at rest (a whole frame that fails its check, or a footer's
-    /// worth of bytes where no footer reads: sealing writes one of exactly that size); or records
-    /// cut off.
+    /// intact footer; its last frame damaged at rest; or records cut off.
     func sealedTailProblem(file: String) -> LogProblem? {
         guard let torn = tornTail else { return nil }
-        if let footerOffset, !footerFollowsDamage, torn.offset > footerOffset {
+        if footer != nil, let footerOffset, !footerFollowsDamage, torn.offset > footerOffset {
             return LogProblem(file: file, offset: torn.offset, kind: .badLength, detail: "data after the segment footer")
         }
-        if tornTailFailsItsCheck || (footer == nil && torn.bytes == Int64(LogFormat.footerFrameSize)) {
+        if tornTailIsDamagedFrame {
             return LogProblem(file: file, offset: torn.offset, kind: .crcMismatch, detail: "the sealed segment's last frame fails its check (damaged after it was written); restore the segment from a backup")
         }
         return LogProblem(file: file, offset: torn.offset, kind: .truncated, detail: "the sealed segment is cut short inside a record; restore it from a backup")

@@ -22,9 +22,11 @@ extension LogReader {
             let bytes: [UInt8]
             do { bytes = try readWholeFile(segment.path) } catch { throw LogError.io(error) }
             if let problem = segment.startProblem(expected: expectedFirst) { note(segment, problem) }
+            var length = Int64(bytes.count)
             if index < last! {
                 let walk = SegmentWalk(file: segment.path, bytes: bytes)
-                findings += walk.problems.map { .init(problem: $0, position: LogPosition(rawValue: segment.firstPosition + UInt64($0.offset)), atRecord: $0.offset >= LogFormat.segmentHeaderSize) }
+                length = walk.sealedLength
+                for problem in walk.problems { note(segment, problem, atRecord: problem.offset >= LogFormat.segmentHeaderSize) }
                 if let problem = walk.sealedTailProblem(file: segment.path) { note(segment, problem) }
                 if let header = walk.header {
                     if header.firstPosition != segment.firstPosition { note(segment, 0, .chainMismatch, "segment header names position \(header.firstPosition), the file name \(segment.firstPosition)") }
@@ -75,7 +77,7 @@ extension LogReader {
                         position: LogPosition(rawValue: segment.firstPosition + UInt64(footerOffset)), atRecord: false)
                 }
             }
-            expectedFirst = segment.firstPosition + UInt64(bytes.count)
+            expectedFirst = segment.firstPosition + UInt64(length)
         }
         if last == nil {
             let end = list.segments.last.map { $0.path } ?? directory
