@@ -166,7 +166,7 @@ public struct CommandLineTool: Sendable {
               --data DIR        the data directory (default: $SUBLEDGER_DATA, else ./subledger-data)
               --format FORMAT   table (default), csv, json or jsonl; --json is --format json
               --help            this text; `subledger COMMAND --help` (or `subledger help COMMAND`): that command's own
-              --version         the version
+              --version         the version, and the projection database schema it reads and writes
 
             """
     }

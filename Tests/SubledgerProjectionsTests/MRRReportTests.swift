@@ -83,6 +83,8 @@ struct MRRReportTests {
                                        activeCommitments: 0, committedRevenueRemaining: 0)])
         let state = try #require(ledger.customer("converting", at: instant)?.subscriptions.first)
         #expect(state.entitled && state.periodType == .trial)
+        let reader = RollupReader(source: ledger.projection.rollups(RollupSettings()), strings: ledger.projection.strings)
+        #expect(reader.mrr(at: instant, environment: .production) == report, "the same from the rollups")
     }
 
     /// A month bought on `bought` whose renewal due on `due` fails: into a grace period until

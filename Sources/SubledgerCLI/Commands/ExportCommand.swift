@@ -139,7 +139,7 @@ enum ExportCommand: Command {
 }
 
 extension FlagSource {
-    /// `--from`/`--to` as UTC days, with the report commands' messages.
+    /// `--from`/`--to` as UTC days, with the report commands' messages; both are required.
     func exportDay(_ name: String) throws(UsageError) -> UTCDay {
         guard let day = try utcDay(name) else { throw UsageError("export needs --\(name) DAY (YYYY-MM-DD)") }
         return day

@@ -85,12 +85,12 @@ enum SimulateCommand: Command {
         if let value = try integer("--customers") { configuration.customers = value }
         if let value = try integer("--months") { configuration.months = value }
         if let value = try integer("--seed") { configuration.seed = UInt64(value) }
-        let days = FlagSource(arguments)
-        if let day = try days.utcDay("start") { configuration.start = day.description }
+        let flags = FlagSource(arguments)
+        if let day = try flags.utcDay("start") { configuration.start = day.description }
         if let value = try probability("--duplicates") { configuration.duplicates = value }
         if let value = try probability("--reorder") { configuration.reorder = value }
         if let value = try probability("--withhold") { configuration.withhold = value }
-        if let day = try days.utcDay("ledgerStart") { configuration.ledgerStart = day.description }
+        if let day = try flags.utcDay("ledgerStart") { configuration.ledgerStart = day.description }
         return configuration
     }
 

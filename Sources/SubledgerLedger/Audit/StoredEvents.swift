@@ -31,10 +31,13 @@ public enum StoredEvents {
     }
 
     static func problem(_ why: some CustomStringConvertible, at position: LogPosition, log: String) -> LogProblem {
+        placed(at: position, log: log, detail: "the event at position \(position) does not decode (\(why)), though its frame checksum matches: upgrade subledger if a newer build wrote it; else it was rewritten since it was stored: restore this segment from a backup")
+    }
+
+    /// A `bad_event` at `position`, named by its segment and offset.
+    private static func placed(at position: LogPosition, log: String, detail: String) -> LogProblem {
         let place = (try? LogReader(directory: log).place(of: position)) ?? (file: log, offset: Int64(position.rawValue))
-        return LogProblem(
-            file: place.file, offset: place.offset, kind: .badEvent,
-            detail: "the event at position \(position) does not decode (\(why)), though its frame checksum matches: upgrade subledger if a newer build wrote it; else it was rewritten since it was stored: restore this segment from a backup")
+        return LogProblem(file: place.file, offset: place.offset, kind: .badEvent, detail: detail)
     }
 
     /// Every record of `log` that is no event, or does not read as the fold reads it
@@ -44,18 +47,20 @@ public enum StoredEvents {
     /// stops there.
     public static func problems(log: String) -> [LogProblem] {
         var found: [LogProblem] = []
-        var unnamed: (first: LogPosition, count: Int)?
+        var unnamed: (first: LogPosition, why: String, count: Int)?
         try? LogReader(directory: log).scan { entry in
             guard let why = failure(of: entry) else { return true }
             if found.count < namedProblems {
                 found.append(problem(why, at: entry.position, log: log))
             } else {
-                unnamed = (unnamed?.first ?? entry.position, (unnamed?.count ?? 0) + 1)
+                unnamed = (unnamed?.first ?? entry.position, unnamed?.why ?? "\(why)", (unnamed?.count ?? 0) + 1)
             }
             return true
         }
         if let unnamed {
-            found.append(problem("\(unnamed.count) records from here on, this one first, do not read as events either; the first \(namedProblems) are named one by one", at: unnamed.first, log: log))
+            found.append(unnamed.count == 1 ? problem(unnamed.why, at: unnamed.first, log: log) : placed(
+                at: unnamed.first, log: log,
+                detail: "\(unnamed.count) records from position \(unnamed.first) on hold no event that reads (the first: \(unnamed.why)), besides the \(namedProblems) named before them: is this directory the ledger's event log? If it is, restore it from a backup"))
         }
         return found
     }
