@@ -68,7 +68,7 @@ final class Quarantine: Sendable {
         self.writer = writer
         end = Atomic(writer.openedTail.end.rawValue)
         held = Mutex(entries.digests)
-        heldCount = Atomic(entries.digests.values.reduce(0) { $0 + $1.positions.count })
+        heldCount = Atomic(entries.entryCount)
         unsignedWebhookBytes = Atomic(entries.unsignedWebhookBytes)
     }
 
@@ -300,7 +300,7 @@ final class Quarantine: Sendable {
         guard held == nil else { return }
         let entries = try Self.heldEntries(in: directory)
         held = entries.digests
-        heldCount.store(entries.digests.values.reduce(0) { $0 + $1.positions.count }, ordering: .relaxed)
+        heldCount.store(entries.entryCount, ordering: .relaxed)
         unsignedWebhookBytes.store(entries.unsignedWebhookBytes, ordering: .relaxed)
     }
 
@@ -478,6 +478,9 @@ final class Quarantine: Sendable {
     struct HeldEntries {
         var digests: [[UInt8]: HeldBytes] = [:]
         var unsignedWebhookBytes: UInt64 = 0
+
+        /// The entries, as `heldCount` counts them.
+        var entryCount: Int { digests.values.reduce(0) { $0 + $1.positions.count } }
     }
 
     /// The unresolved entries holding one line's bytes, and what of them counts against

@@ -83,7 +83,7 @@ extension LogReader {
             } else if !isLast {
                 chain(Int64(bytes.count), "sealed segment has no valid footer")
             }
-            expectedFirst = segment.firstPosition + UInt64(isLast ? Int64(bytes.count) : walk.sealedLength)
+            expectedFirst = segment.firstPosition + UInt64(walk.sealedLength)
         }
         return (result, last)
     }
