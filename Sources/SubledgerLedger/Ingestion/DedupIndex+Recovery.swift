@@ -35,7 +35,9 @@ extension DedupIndex {
 
     /// What the logs hold after a checkpoint, or from their start.
     struct Tail {
-        var batch = Batch()
+        var keys = KeyList()
+        var headers: [(position: UInt64, bytes: [UInt8])] = []
+        var checkpoint: Checkpoint?
         var eventsRead = 0
         var evidenceRead = 0
     }
@@ -69,7 +71,7 @@ extension DedupIndex {
         // From the start every event matches: an event without a message record has no key.
         let tail = try readTail(after: nil, eventLog: eventLog, evidenceLog: evidenceLog)!
         try storage.environment.write { txn in
-            try storage.put(tail.batch, in: txn, fresh: true)
+            try storage.put(tail, in: txn, fresh: true)
             try storage.putSession(bootID(), in: txn)
         }
         try storage.environment.sync()
@@ -101,7 +103,7 @@ extension DedupIndex {
                 return .rebuild(.otherLogs)
             }
             try storage.environment.write { txn in
-                try storage.put(tail.batch, in: txn)
+                try storage.put(tail, in: txn)
                 try storage.putSession(boot, in: txn)
             }
             // The session mark is durable before any unflushed commit can follow it.
@@ -118,7 +120,7 @@ extension DedupIndex {
     /// other logs.
     static func readTail(after checkpoint: Checkpoint?, eventLog: LogReader, evidenceLog: LogReader) throws -> Tail? {
         var tail = Tail()
-        var keysByPosition: [UInt64: (key: [UInt8], nested: [UInt8]?)] = [:]
+        var keysByPosition: [UInt64: (key: Key, nested: Key?)] = [:]
         var lastEvidence = checkpoint?.evidence
         var lastEvent = checkpoint.map { ($0.event, $0.eventPayload) }
         var matches = checkpoint == nil
@@ -131,10 +133,10 @@ extension DedupIndex {
                 tail.evidenceRead += 1
                 lastEvidence = entry.position
                 if entry.kind == EvidenceCodec.headerKind {
-                    tail.batch.headers.append((entry.position.rawValue, Array(entry.payload)))
+                    tail.headers.append((entry.position.rawValue, Array(entry.payload)))
                 } else if entry.kind == EvidenceCodec.messageKind, let key = EvidenceCodec.key(of: entry.payload) {
                     let nested = key.hasPrefix("n:") ? nestedTransactionKey(ofRecord: entry.payload) : nil
-                    keysByPosition[entry.position.rawValue] = (indexKey(key), nested.map(indexKey))
+                    keysByPosition[entry.position.rawValue] = (Key(key), nested.map(Key.init))
                 }
                 return true
             }
@@ -150,8 +152,8 @@ extension DedupIndex {
                 lastEvent = (entry.position, Array(entry.payload))
                 let event = try StoredEvents.view(entry.payload, at: entry.position, log: eventLog.directory).view
                 if let keys = keysByPosition[event.evidence.position] {
-                    tail.batch.add(keys.key, event: entry.position.rawValue)
-                    if let nested = keys.nested { tail.batch.add(nested, event: entry.position.rawValue) }
+                    tail.keys.append(keys.key, event: entry.position.rawValue)
+                    if let nested = keys.nested { tail.keys.append(nested, event: entry.position.rawValue) }
                 } else if checkpoint != nil {
                     matches = false
                 }
@@ -166,7 +168,7 @@ extension DedupIndex {
             return nil  // not a record boundary of these logs; real damage shows again in the rebuild
         }
         if case let (event, payload)? = lastEvent, let lastEvidence {
-            tail.batch.checkpoint = Checkpoint(event: event, eventPayload: payload, evidence: lastEvidence)
+            tail.checkpoint = Checkpoint(event: event, eventPayload: payload, evidence: lastEvidence)
         }
         return tail
     }

@@ -34,33 +34,42 @@ extension DedupIndex.Storage {
         }
     }
 
-    /// LMDB's key order (`memcmp`, then the shorter first); the generic comparison took a tenth
-    /// of a rebuild of the index.
-    static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        let order = a.withUnsafeBytes { a in b.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, min(a.count, b.count)) } }
-        return order != 0 ? order < 0 : a.count < b.count
+    /// Puts a batch of live ingestion: a key keeps its first message's position (`Batch.add`).
+    func put(_ batch: DedupIndex.Batch, in txn: borrowing LMDBWriteTransaction) throws {
+        for (key, event) in batch.keys {
+            try putKeeping(key.bytes[...], event: event, in: txn)
+        }
+        try put(headers: batch.headers, checkpoint: batch.checkpoint, in: txn)
     }
 
-    /// Puts `batch`; `fresh` when the databases are empty, so sorted keys can be appended.
-    func put(_ batch: DedupIndex.Batch, in txn: borrowing LMDBWriteTransaction, fresh: Bool = false) throws {
+    /// Puts what the logs held after the checkpoint; `fresh` when the databases are empty, so the
+    /// keys can be appended sorted.
+    func put(_ tail: DedupIndex.Tail, in txn: borrowing LMDBWriteTransaction, fresh: Bool = false) throws {
         if fresh {
-            for (key, event) in batch.keys.sorted(by: { Self.precedes($0.key, $1.key) }) {
+            try tail.keys.forEachFirstInKeyOrder { key, event in
                 try txn.put(key: key, value: DedupIndex.bigEndian(event), in: keys, options: .append)
             }
         } else {
-            // A key keeps its first message's position (`Batch.add`).
-            for (key, event) in batch.keys {
-                do {
-                    try txn.put(key: key, value: DedupIndex.bigEndian(event), in: keys, options: .noOverwrite)
-                } catch let error as LMDBError where error.kind == .keyExists {
-                    continue
-                }
-            }
+            // In the order read, so that a key keeps its first message's position.
+            try tail.keys.forEach { key, event in try putKeeping(key, event: event, in: txn) }
         }
-        for (position, bytes) in batch.headers {
-            try txn.put(key: DedupIndex.bigEndian(position), value: bytes, in: headers)
+        try put(headers: tail.headers, checkpoint: tail.checkpoint, in: txn)
+    }
+
+    /// Puts `key` unless the index has it: a key keeps its first message's position.
+    private func putKeeping(_ key: ArraySlice<UInt8>, event: UInt64, in txn: borrowing LMDBWriteTransaction) throws {
+        do {
+            try txn.put(key: key, value: DedupIndex.bigEndian(event), in: keys, options: .noOverwrite)
+        } catch let error as LMDBError where error.kind == .keyExists {
+            return
         }
-        if let checkpoint = batch.checkpoint {
+    }
+
+    private func put(headers: [(position: UInt64, bytes: [UInt8])], checkpoint: DedupIndex.Checkpoint?, in txn: borrowing LMDBWriteTransaction) throws {
+        for (position, bytes) in headers {
+            try txn.put(key: DedupIndex.bigEndian(position), value: bytes, in: self.headers)
+        }
+        if let checkpoint {
             try txn.put(key: Self.checkpointKey, value: checkpoint.encoded, in: meta)
         }
     }

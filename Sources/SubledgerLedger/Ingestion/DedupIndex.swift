@@ -21,7 +21,7 @@ import Synchronization
 /// system crash while the index is open can tear it, which the `session` mark reveals at the next
 /// open (the index is then rebuilt).
 ///
-/// Databases: `keys`: the dedup key (`indexKey`) → the position of the message's event (u64
+/// Databases: `keys`: the dedup key (`Key`) → the position of the message's event (u64
 /// big-endian), what a duplicate is answered with (a notification's signed transaction is a key
 /// of its own, so a bare copy of it is a duplicate); `headers`: evidence
 /// position (u64 big-endian) → header text; `meta`: `format` (u32), `checkpoint` (`Checkpoint`),
@@ -63,16 +63,34 @@ final class DedupIndex: Sendable {
         var evidence: LogPosition
     }
 
+    /// The index's key for a dedup key: its UTF-8, or for a key too long for LMDB (511 bytes; App
+    /// Store identifiers never come close) 0xFF and its SHA-256 (no UTF-8 text starts with 0xFF).
+    /// Not always hashed: a hash per lookup costs more than the lookup. Hashed for tables in one
+    /// pass over its bytes: an array of bytes is hashed a byte at a time, which took a tenth of an
+    /// index rebuilt from the logs.
+    struct Key: Hashable, Sendable {
+        let bytes: [UInt8]
+
+        init(_ key: String) {
+            let bytes = Array(key.utf8)
+            self.bytes = bytes.count <= 480 ? bytes : [0xFF] + SHA256.hash(bytes)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
+
     /// Keys and headers to put, and the checkpoint they bring the index to.
     struct Batch {
         /// Index key → its event's position.
-        var keys: [[UInt8]: UInt64] = [:]
+        var keys: [Key: UInt64] = [:]
         var headers: [(position: UInt64, bytes: [UInt8])] = []
         var checkpoint: Checkpoint?
 
         /// A key keeps the position of the first message it names: a notification's signed
         /// transaction may have been stored bare before, and a repeat answers with its first copy.
-        mutating func add(_ key: [UInt8], event: UInt64) {
+        mutating func add(_ key: Key, event: UInt64) {
             // One hash where the key is new, as nearly every one is.
             if let first = keys.updateValue(event, forKey: key) { keys[key] = first }
         }
@@ -84,14 +102,6 @@ final class DedupIndex: Sendable {
         let (storage, recovery) = try Self.openCaughtUp(path: path, eventLog: eventLog, evidenceLog: evidenceLog)
         self.recovery = recovery
         state = Mutex(State(storage: storage))
-    }
-
-    /// The index's key for a dedup key: its UTF-8, or for a key too long for LMDB (511 bytes; App
-    /// Store identifiers never come close) 0xFF and its SHA-256 (no UTF-8 text starts with 0xFF).
-    /// Not always hashed: a hash per lookup costs more than the lookup.
-    static func indexKey(_ key: String) -> [UInt8] {
-        let bytes = Array(key.utf8)
-        return bytes.count <= 480 ? bytes : [0xFF] + SHA256.hash(bytes)
     }
 
     /// The event position of each message stored before; nil for one not stored (or no message).
@@ -106,8 +116,8 @@ final class DedupIndex: Sendable {
                     guard let candidate else { return nil }
                     // The index first: a key keeps its first message (`Batch.add`), which a batch
                     // not yet written may name again.
-                    let key = Self.indexKey(candidate)
-                    if let position = try txn.withValue(forKey: key, in: storage.keys, { LogPosition(rawValue: Self.uint64($0)) }) { return position }
+                    let key = Key(candidate)
+                    if let position = try txn.withValue(forKey: key.bytes, in: storage.keys, { LogPosition(rawValue: Self.uint64($0)) }) { return position }
                     return pending[key].map(LogPosition.init(rawValue:))
                 }
             }
@@ -123,7 +133,7 @@ final class DedupIndex: Sendable {
     /// batch and, failing that, the next open catches up from the logs.
     func record(keys: [(key: String, event: LogPosition)], headers: [(position: UInt64, bytes: [UInt8])], through checkpoint: Checkpoint) {
         let (storage, batch) = state.withLock { state in
-            for (key, event) in keys { state.unsaved.add(Self.indexKey(key), event: event.rawValue) }
+            for (key, event) in keys { state.unsaved.add(Key(key), event: event.rawValue) }
             state.unsaved.headers += headers
             state.unsaved.checkpoint = checkpoint
             return (state.storage, state.unsaved)
