@@ -176,10 +176,10 @@ struct RollupTests {
                 let isNew = index >= before.timelines.count
                 guard isNew || projection.timelines[index].facts != before.timelines[index].facts else { continue }
                 if !isNew {
-                    cells.add(before.rollupContribution(of: before.timelines[index], smallBusiness: false, catalog: nil), sign: -1)
+                    takeBack(before.timelines[index], of: before, from: &cells)
                     rewritten += 1
                 }
-                cells.add(projection.rollupContribution(of: projection.timelines[index], smallBusiness: false, catalog: nil))
+                projection.addRollups(of: projection.timelines[index], to: &cells, smallBusiness: false, catalog: nil)
             }
         }
         let whole = workload.projection().rollups(RollupSettings())
@@ -403,20 +403,7 @@ struct RollupTests {
         }
     }
 
-    @Test("a contribution's cells are sorted, summed per key and never all zero")
-    func contributionIsNormalised() throws {
-        let projection = try SimulatedWorkload(seed: 32, customers: 40, months: 6).projection()
-        var nonEmpty = 0
-        for timeline in projection.timelines {
-            let cells = projection.rollupContribution(of: timeline, smallBusiness: false, catalog: nil).cells
-            #expect(zip(cells, cells.dropFirst()).allSatisfy { $0.key < $1.key })
-            #expect(!cells.contains { $0.values.isZero })
-            if !cells.isEmpty { nonEmpty += 1 }
-        }
-        #expect(nonEmpty > 20)
-    }
-
-    @Test("values read back from their bytes, and adding a contribution then taking it back leaves nothing")
+    @Test("values read back from their bytes, and adding a timeline's cells then taking them back leaves nothing")
     func valuesRoundTrip() throws {
         let projection = try SimulatedWorkload(seed: 31, customers: 40, months: 4).projection()
         var cells = projection.rollups(RollupSettings())
@@ -433,7 +420,7 @@ struct RollupTests {
         #expect([UInt8]([0x80]).withUnsafeBytes { RollupValues(bytes: $0) } == nil)
         #expect(cells.count > 0)
         for timeline in projection.timelines {
-            cells.add(projection.rollupContribution(of: timeline, smallBusiness: false, catalog: nil), sign: -1)
+            takeBack(timeline, of: projection, from: &cells)
         }
         #expect(cells.count == 0)
     }
@@ -458,8 +445,8 @@ struct RollupTests {
         // A timeline added to one run and taken back in another: as cells, and as instants.
         var added = RollupShare()
         var takenBack = RollupShare()
-        added.cells.add(projection.rollupContribution(of: projection.timelines[0], smallBusiness: false, catalog: nil))
-        takenBack.cells.add(projection.rollupContribution(of: projection.timelines[0], smallBusiness: false, catalog: nil), sign: -1)
+        projection.addRollups(of: projection.timelines[0], to: &added.cells, smallBusiness: false, catalog: nil)
+        takeBack(projection.timelines[0], of: projection, from: &takenBack.cells)
         var addedAsInstants = RollupShare()
         var takenBackAsInstants = TakingBack()
         projection.addRollups(of: projection.timelines[1], to: &addedAsInstants, smallBusiness: false, catalog: nil)
@@ -540,6 +527,13 @@ struct RollupTests {
         }
         #expect(stored == 1)
     }
+}
+
+/// Takes a timeline's rollup cells back from `cells`, as a fold batch does before the timeline changes.
+private func takeBack(_ timeline: borrowing Timeline, of projection: Projection, from cells: inout RollupCells) {
+    var back = RollupCells.TakingBack()
+    projection.addRollups(of: timeline, to: &back, smallBusiness: false, catalog: nil)
+    cells.add(back.cells)
 }
 
 /// A rebuild's share of the rollups with every value negated: a timeline taken back.

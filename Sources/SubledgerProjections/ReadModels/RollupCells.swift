@@ -23,11 +23,6 @@ struct RollupCells: Sendable {
         self.values[index].add(values, sign: sign)
     }
 
-    /// Adds a timeline's contribution times `sign`: 1 to add it, -1 to take it back.
-    mutating func add(_ contribution: RollupContribution, sign: Int64 = 1) {
-        for (key, values) in contribution.cells { add(values, at: key, sign: sign) }
-    }
-
     /// Adds every cell of `other`.
     mutating func add(_ other: RollupCells) {
         for index in other.keys.indices { add(other.values[index], at: other.keys[index], sign: 1) }

@@ -1,6 +1,6 @@
-/// Where a timeline's rollup cells go as they are made: its own `RollupContribution` (the fold
-/// takes back and adds one timeline at a time), or straight into the running sum
-/// (`RollupCells`, a rebuild), which spares a rebuild an array per timeline and its sort.
+/// Where a timeline's rollup cells go as they are made: straight into a running sum
+/// (`RollupCells`; `RollupCells.TakingBack` for a timeline's cells before a fold batch changes
+/// it), or a rebuild's share of the timelines (`RollupShare`).
 protocol RollupSink {
     /// Adds `values` to the cell at `key`.
     mutating func add(_ values: RollupValues, at key: RollupKey)
@@ -9,8 +9,6 @@ protocol RollupSink {
     /// through `add(_:at:)`).
     mutating func addActivityChange(_ values: RollupValues, at instant: Int64, currency: UInt32, environment: UInt32)
 }
-
-extension RollupContribution: RollupSink {}
 
 extension RollupCells: RollupSink {
     mutating func add(_ values: RollupValues, at key: RollupKey) {
