@@ -96,19 +96,6 @@ public struct LedgerConfiguration: Codable, Sendable, Equatable {
     }
 }
 
-/// What went wrong at the ledger level, with what to do.
-public enum LedgerError: Error, Sendable, CustomStringConvertible {
-    case notInitialized(String)
-    case configuration(String)
-    case storage(String)
-
-    public var description: String {
-        switch self {
-        case .notInitialized(let message), .configuration(let message), .storage(let message): return message
-        }
-    }
-}
-
 extension Ledger {
     /// Runs `body` holding the data directory's lock on its configuration (the directory is
     /// created when missing, and removed again, still locked, if `body` fails and leaves it

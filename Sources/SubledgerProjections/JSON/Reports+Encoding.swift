@@ -1,8 +1,9 @@
 import SubledgerLog
 import SubledgerCore
 
-/// The contract's `report ... --json` documents. Fields beyond the contract (`environment`,
-/// `from`, `to`, `by` where the contract shows only `rows`) are additions, never renames.
+// The contract's `report ... --json` documents. Fields beyond the contract (`environment`,
+// `from`, `to`, `by` where the contract shows only `rows`) are additions, never renames.
+
 /// What a report over a range of days says it answers: `from`, `to`, `by`, `environment` and,
 /// asked at a position, `atPosition`. Each report encodes it beside its own members.
 private struct ReportRange: Encodable {
