@@ -82,11 +82,6 @@ public final class Certificate: @unchecked Sendable, Equatable {
         lhs.der == rhs.der
     }
 
-    /// Whether `instantMillis` lies inside `notBefore...notAfter`.
-    public func isValid(at instantMillis: Int64) -> Bool {
-        notBefore <= instantMillis && instantMillis <= notAfter
-    }
-
     /// Milliseconds from the epoch to `time` (`ASN1_TIME_diff` against 1970-01-01T00:00:00Z).
     private static func epochMillis(_ time: UnsafePointer<ASN1_TIME>?) -> Int64? {
         guard let time, let epoch = ASN1_TIME_set(nil, 0) else { return nil }

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import SubledgerLMDB
+import SubledgerTestSupport
 
 @Suite("Concurrency")
 struct LMDBConcurrencyTests {
@@ -75,8 +76,7 @@ struct LMDBConcurrencyTests {
     /// a journal, growing the map from 64 KiB several times while readers run.
     @Test("readers in several tasks each see one consistent commit while a writer commits and grows the map")
     func concurrentReaders() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = TemporaryDirectory()
         let env = try LMDBEnvironment(path: directory.path, mapSize: 64 * 1024)
         let accounts = try env.openDatabase(named: "accounts", create: true)
         let journal = try env.openDatabase(named: "journal", create: true)

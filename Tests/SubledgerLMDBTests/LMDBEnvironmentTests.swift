@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SubledgerLMDB
+import SubledgerTestSupport
 
 @Suite("Environment")
 struct LMDBEnvironmentTests {
@@ -130,11 +131,11 @@ struct LMDBEnvironmentTests {
     @Test("missing directories are created; noSubdirectory puts the data file at the path")
     func directoryLayout() throws {
         try withTemporaryDirectory { directory in
-            let nested = directory.appending("a/b/env")
+            let nested = directory.file("a/b/env")
             _ = try LMDBEnvironment(path: nested)
             #expect(FileManager.default.fileExists(atPath: nested + "/data.mdb"))
 
-            let file = directory.appending("c/snapshot.mdb")
+            let file = directory.file("c/snapshot.mdb")
             _ = try LMDBEnvironment(path: file, options: .noSubdirectory)
             #expect(FileManager.default.fileExists(atPath: file))
             #expect(FileManager.default.fileExists(atPath: file + "-lock"))
@@ -162,7 +163,7 @@ struct LMDBEnvironmentTests {
     @Test("a compacting copy opens as an environment with the same content")
     func compactCopy() throws {
         try withTemporaryDirectory { directory in
-            let env = try LMDBEnvironment(path: directory.appending("live"))
+            let env = try LMDBEnvironment(path: directory.file("live"))
             let db = try env.openDatabase(named: "db", create: true)
             try env.write { txn in
                 for number in 0..<500 { try txn.put(key: key(number), value: bytes("value \(number)"), in: db) }
@@ -170,16 +171,16 @@ struct LMDBEnvironmentTests {
             try env.write { txn in
                 for number in stride(from: 0, to: 500, by: 2) { try txn.delete(key: key(number), in: db) }
             }
-            try env.copy(to: directory.appending("copy"), compact: true)
+            try env.copy(to: directory.file("copy"), compact: true)
             let original = try env.read { try dump($0, db) }
 
-            let copy = try LMDBEnvironment(path: directory.appending("copy"))
+            let copy = try LMDBEnvironment(path: directory.file("copy"))
             let copied = try copy.openDatabase(named: "db", create: false)
             let content = try copy.read { try dump($0, copied) }
             #expect(content.count == 250)
             #expect(content.elementsEqual(original, by: ==))
 
-            let error = #expect(throws: LMDBError.self) { try env.copy(to: directory.appending("copy"), compact: false) }
+            let error = #expect(throws: LMDBError.self) { try env.copy(to: directory.file("copy"), compact: false) }
             #expect(error?.kind == .fileExists)
         }
     }
@@ -189,7 +190,7 @@ struct LMDBEnvironmentTests {
         try withTemporaryDirectory { directory in
             var generator = SystemRandomNumberGenerator()
             let garbage = (0..<65536).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            try Data(garbage).write(to: URL(fileURLWithPath: directory.appending("data.mdb")))
+            try Data(garbage).write(to: URL(fileURLWithPath: directory.file("data.mdb")))
             let error = #expect(throws: LMDBError.self) { _ = try LMDBEnvironment(path: directory.path) }
             #expect(error?.kind == .invalidFile)
             #expect(error?.isSnapshotDamaged == true)
@@ -206,7 +207,7 @@ struct LMDBEnvironmentTests {
                 path = "/sys/subledger-lmdb-\(UUID().uuidString)/env"
             } else {
                 try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: directory.path)
-                path = directory.appending("env")
+                path = directory.file("env")
             }
             defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path) }
             let error = #expect(throws: LMDBError.self) { _ = try LMDBEnvironment(path: path) }
@@ -221,7 +222,7 @@ struct LMDBEnvironmentTests {
                  "needs mdb_load from the lmdb-utils package"))
     func mapResizedByAnotherProcess() throws {
         try withTemporaryDirectory { directory in
-            let path = directory.appending("env")
+            let path = directory.file("env")
             let env = try LMDBEnvironment(path: path, mapSize: 64 * 1024)
             let small = try env.openDatabase(named: "small", create: true)
             try env.write { try $0.put(key: key(1), value: bytes("one"), in: small) }
@@ -233,7 +234,7 @@ struct LMDBEnvironmentTests {
                 dump += " " + key(number).map { String(format: "%02x", $0) }.joined() + "\n " + value + "\n"
             }
             dump += "DATA=END\n"
-            let dumpFile = directory.appending("big.dump")
+            let dumpFile = directory.file("big.dump")
             try dump.write(toFile: dumpFile, atomically: true, encoding: .utf8)
             let load = Process()
             load.executableURL = URL(fileURLWithPath: "/usr/bin/mdb_load")

@@ -1,5 +1,6 @@
 import Foundation
 import SubledgerLMDB
+import SubledgerTestSupport
 import SubledgerCore
 import Testing
 
@@ -10,8 +11,7 @@ struct LMDBFileSealTests {
 
     @Test("a data file large enough to be summed in two halves is sealed with the checksum of the whole, and a byte changed in either half is damage")
     func largeFileSealedWithTheChecksumOfTheWhole() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = TemporaryDirectory()
         var state: UInt64 = 5
         let block = (0..<(1 << 20)).map { _ -> UInt8 in
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407

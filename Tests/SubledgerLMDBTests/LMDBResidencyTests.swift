@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SubledgerLMDB
+import SubledgerTestSupport
 
 @Suite("Mapped pages")
 struct LMDBResidencyTests {
@@ -25,14 +26,14 @@ struct LMDBResidencyTests {
                 }
             }
             #expect(try readAll() == count)
-            let touched = try residentPages(of: env, file: directory.appending("data.mdb"))
+            let touched = try residentPages(of: env, file: directory.file("data.mdb"))
             // 2,048 values of 3,000 bytes span at least 1,500 pages, all read above.
             #expect(touched >= 1500)
 
             try env.releaseMappedPages()
-            #expect(try residentPages(of: env, file: directory.appending("data.mdb")) < touched / 10)
+            #expect(try residentPages(of: env, file: directory.file("data.mdb")) < touched / 10)
             #expect(try readAll() == count)
-            #expect(try residentPages(of: env, file: directory.appending("data.mdb")) >= 1500)
+            #expect(try residentPages(of: env, file: directory.file("data.mdb")) >= 1500)
         }
     }
 

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import SubledgerLMDB
+import SubledgerTestSupport
 
 @Suite("Writing through the map")
 struct LMDBWriteMapTests {
     /// Size and allocated bytes of the data file in `directory`.
     private func dataFile(_ directory: TemporaryDirectory) throws -> (size: Int, allocated: Int) {
         var file = stat()
-        try #require(stat(directory.appending("data.mdb"), &file) == 0)
+        try #require(stat(directory.file("data.mdb"), &file) == 0)
         return (Int(file.st_size), Int(file.st_blocks) * 512)
     }
 
@@ -49,12 +50,12 @@ struct LMDBWriteMapTests {
                 }
                 try env.sync()
             }
-            let written = try Data(contentsOf: URL(fileURLWithPath: directory.appending("data.mdb")))
+            let written = try Data(contentsOf: URL(fileURLWithPath: directory.file("data.mdb")))
             do {
                 let env = try LMDBEnvironment(path: directory.path, mapSize: 1 << 20, options: [.noSync, .writeMap])
                 _ = try env.openDatabase(named: "db", create: false)
             }
-            #expect(try Data(contentsOf: URL(fileURLWithPath: directory.appending("data.mdb"))) == written)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("data.mdb"))) == written)
             do {
                 let env = try LMDBEnvironment(path: directory.path, mapSize: 1 << 20, options: [.noSync, .writeMap])
                 let db = try env.openDatabase(named: "db", create: false)

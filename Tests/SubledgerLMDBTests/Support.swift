@@ -1,26 +1,10 @@
 import Foundation
 import SubledgerLMDB
-
-/// A fresh directory under the system temporary directory, removed by `remove()`.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("subledger-lmdb-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func appending(_ component: String) -> String { path + "/" + component }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
+import SubledgerTestSupport
 
 /// Runs `body` with a fresh directory that is removed afterwards.
 func withTemporaryDirectory<T>(_ body: (TemporaryDirectory) throws -> T) throws -> T {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    return try body(directory)
+    try body(TemporaryDirectory())
 }
 
 /// An 8-byte big-endian key, so byte order is numeric order.

@@ -42,13 +42,8 @@ extension SubscriptionHistory {
     /// The transaction current at `instant`: the last one purchased at or before it. A later
     /// purchase ends the one before (an upgrade at the new purchase date, a renewal).
     func currentPeriod(at instant: Int64) -> Int? {
-        var low = 0
-        var high = periods.count
-        while low < high {
-            let middle = (low + high) / 2
-            if periods[middle].version.purchaseDate <= instant { low = middle + 1 } else { high = middle }
-        }
-        return low == 0 ? nil : low - 1
+        let after = periods.partitionPoint { $0.version.purchaseDate > instant }
+        return after == 0 ? nil : after - 1
     }
 
     /// When the next transaction starts, or `.max`.

@@ -5,6 +5,9 @@ import Testing
 
 /// `Tools/appstore-api-standin` on a free loopback port, serving one workload; stopped (by its
 /// own pid) when released.
+///
+/// `@unchecked Sendable` for its `Process`, which Foundation does not mark Sendable: it is set up
+/// and started in `init`, and afterwards only asked whether it runs and killed by its pid.
 final class StandIn: @unchecked Sendable {
     static let python = Conformance.repositoryRoot.appendingPathComponent(".build/python/bin/python")
     static let script = Conformance.repositoryRoot.appendingPathComponent("Tools/appstore-api-standin")
