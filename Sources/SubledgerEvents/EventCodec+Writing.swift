@@ -32,8 +32,9 @@ extension [UInt8] {
 
 /// The number a decimal identifier stands for, when writing it as a number gives back exactly
 /// the same string: ASCII digits only, no leading zero (except "0" itself), below 2^63 so the
-/// tag varint `n << 1 | 1` fits 64 bits.
-func canonicalDecimal(_ text: String) -> UInt64? {
+/// tag varint `n << 1 | 1` fits 64 bits. The projections key identifiers by it too, so that an
+/// id the codec stores as a number is found by its text.
+public func canonicalDecimal(_ text: String) -> UInt64? {
     let utf8 = text.utf8
     guard (1...19).contains(utf8.count) else { return nil }
     if utf8.count > 1, utf8.first == UInt8(ascii: "0") { return nil }

@@ -249,7 +249,7 @@ extension Projection {
 
     /// The identifier for `text` if it can be known: numbers always, other text if interned.
     func identifier(lookingUp text: String) -> Identifier? {
-        if let number = canonicalNumber(text) { return Identifier(number: number) }
+        if let number = canonicalDecimal(text) { return Identifier(number: number) }
         return strings.lookUp(text).map { Identifier(text: $0) }
     }
 
@@ -426,21 +426,6 @@ extension RenewalSnapshot {
         billingRetry = r.isInBillingRetryPeriod.map { $0 ? 1 : 0 } ?? -1
         priceIncreaseStatus = r.priceIncreaseStatus.map { Int8(clamping: $0) } ?? -1
     }
-}
-
-/// The value of a canonical decimal (no sign, no leading zero, below 2^63), as the event codec
-/// stores identifiers.
-func canonicalNumber(_ text: String) -> UInt64? {
-    let utf8 = text.utf8
-    guard let first = utf8.first, (1...19).contains(utf8.count), first != UInt8(ascii: "0") || utf8.count == 1 else {
-        return nil
-    }
-    var value: UInt64 = 0
-    for byte in utf8 {
-        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-        value = value &* 10 &+ UInt64(byte - UInt8(ascii: "0"))
-    }
-    return value < 1 << 63 ? value : nil
 }
 
 /// The 128 bits of `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in either case; nil otherwise.

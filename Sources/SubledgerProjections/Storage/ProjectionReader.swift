@@ -77,7 +77,7 @@ public struct ProjectionReader: Sendable {
             return members
         }
         let identifier: Identifier
-        if let number = canonicalNumber(id) {
+        if let number = canonicalDecimal(id) {
             identifier = Identifier(number: number)
         } else if let text = table.lookUp(id) {
             identifier = Identifier(text: text)
