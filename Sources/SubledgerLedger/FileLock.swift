@@ -14,6 +14,13 @@ final class FileLock {
         let errno: Int32
 
         var description: String { "cannot \(operation) \(path): \(String(cString: strerror(errno)))" }
+
+        /// The file system cannot lock a directory: NFS emulates `flock` with byte-range locks,
+        /// which a directory opened to read cannot take.
+        var isUnsupported: Bool { [EBADF, ENOLCK, EOPNOTSUPP].contains(errno) }
+
+        /// This user may not create or open the lock file there.
+        var isPermissionDenied: Bool { [EACCES, EPERM, EROFS].contains(errno) }
     }
 
     private var fd: Int32

@@ -110,8 +110,7 @@ extension Ledger {
         try FileIO.makeDirectory(directory)
         let lock: FileLock?
         do { lock = try FileLock(directory, isDirectory: true, waiting: waiting) } catch {
-            // NFS emulates flock with byte-range locks, which a directory opened to read cannot take.
-            guard [EBADF, ENOLCK, EOPNOTSUPP].contains(error.errno) else { throw error }
+            guard error.isUnsupported else { throw error }
             warning("\(directory) cannot be locked (\(error)); make sure no other init or backup changes it now")
             lock = nil
         }

@@ -119,7 +119,7 @@ public struct LedgerReader: Sendable {
         let lock: FileLock
         do { lock = try FileLock(layout.rebuildLock) { observer?(.waitingForAnotherRebuild) } } catch {
             // Whoever may not write here may not rebuild either: say so as opening the database would.
-            guard [EACCES, EPERM, EROFS].contains(error.errno) else { throw error }
+            guard error.isPermissionDenied else { throw error }
             throw ProjectionError(.accessDenied(path: layout.projections, detail: error.description, errno: error.errno))
         }
         defer { lock.release() }

@@ -113,8 +113,7 @@ public enum LedgerBackup {
         let lock: FileLock?
         // Said as the wait begins; an error from it is dropped, since nothing can stop the wait.
         do { lock = try FileLock(destination, isDirectory: true) { try? progress("waiting for another backup into \(destination) to finish") } } catch {
-            // NFS emulates flock with byte-range locks, which a directory opened to read cannot take.
-            guard [EBADF, ENOLCK, EOPNOTSUPP].contains(error.errno) else { throw error }
+            guard error.isUnsupported else { throw error }
             warning("\(destination) cannot be locked (\(error)); make sure no other backup writes into it now")
             lock = nil
         }
