@@ -1,7 +1,9 @@
 import COpenSSL
 
 /// Incremental SHA-256 over libcrypto's `EVP_DigestInit_ex`/`EVP_DigestUpdate`/`EVP_DigestFinal_ex`,
-/// for the segment hash chain.
+/// for the segment hash chain. Its own, not `SubledgerCrypto`'s: the log sits below the modules
+/// that verify signatures. With a built-in digest these calls fail only when libcrypto cannot
+/// allocate, and a chain hashed past a failed call would be wrong, so a failure stops the process.
 final class SHA256Hasher {
     private let context: OpaquePointer
 
@@ -16,17 +18,19 @@ final class SHA256Hasher {
 
     func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        EVP_DigestUpdate(context, base, bytes.count)
+        precondition(EVP_DigestUpdate(context, base, bytes.count) == 1, "libcrypto cannot update a SHA-256 digest (out of memory)")
     }
 
     /// The digest of everything so far; the hasher keeps going (a copy is finalised).
     func digest() -> [UInt8] {
-        guard let copy = EVP_MD_CTX_new() else { fatalError("libcrypto: out of memory") }
+        guard let copy = EVP_MD_CTX_new(), EVP_MD_CTX_copy_ex(copy, context) == 1 else {
+            fatalError("libcrypto cannot copy a SHA-256 digest (out of memory)")
+        }
         defer { EVP_MD_CTX_free(copy) }
-        EVP_MD_CTX_copy_ex(copy, context)
         var out = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
-        out.withUnsafeMutableBytes { _ = EVP_DigestFinal_ex(copy, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), &length) }
+        let finished = out.withUnsafeMutableBytes { EVP_DigestFinal_ex(copy, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), &length) }
+        precondition(finished == 1 && length == 32, "libcrypto cannot finish a SHA-256 digest (out of memory)")
         return out
     }
 
