@@ -45,7 +45,7 @@ let package = Package(
         // mapping of verified notifications and transactions to domain events.
         .target(name: "SubledgerAppStore", dependencies: ["SubledgerCore", "SubledgerEvents", "CTextKernels"]),
         // Signed, Apple-shaped App Store notifications built from a TestPKI, for tests and simulations.
-        .target(name: "SubledgerTestSupport", dependencies: ["SubledgerCore", "SubledgerAppStore", "SubledgerJWS"]),
+        .target(name: "SubledgerTestSupport", dependencies: ["SubledgerCore", "SubledgerEvents", "SubledgerAppStore", "SubledgerJWS"]),
         // Workload simulator: signed App Store notifications and the ground truth of its own model.
         .target(name: "SubledgerSimulator", dependencies: ["SubledgerCore", "SubledgerAppStore", "SubledgerJWS", "SubledgerCrypto"]),
         // A thin, safe wrapper over liblmdb: the projection database and the dedup index.

@@ -1,5 +1,9 @@
-/// The App Store environment a payload was signed for. Open: a value Apple adds later is kept
-/// as its raw string.
+/// The App Store environment a payload was signed for.
+///
+/// Apple: [environment](https://developer.apple.com/documentation/appstoreservernotifications/environment)
+///
+/// Open: a value Apple adds later decodes as-is, keeps its raw value, and equals none of the
+/// constants below.
 public struct AppStoreEnvironment: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
 
@@ -20,6 +24,10 @@ public struct AppStoreEnvironment: RawRepresentable, Hashable, Sendable, CustomS
     public static func known(named name: some StringProtocol) -> AppStoreEnvironment? {
         known.first { $0.rawValue.lowercased() == name.lowercased() }
     }
+
+    /// Whether the environment's data is signed on a developer's machine (Xcode's StoreKit
+    /// testing, StoreKit local testing), by one self-signed certificate rather than Apple's chain.
+    public var isSignedLocally: Bool { self == .xcode || self == .localTesting }
 
     public var description: String { rawValue }
 }

@@ -139,7 +139,7 @@ extension Ledger {
         let layout = DataDirectoryLayout(directory)
         // Everything given is read and checked before anything is written: a bad second root or
         // catalog must leave the directory as it was, not half updated or unable to open.
-        let signedLocally = environments.contains { SubledgerAppStore.AppStoreEnvironment(rawValue: $0).isSignedLocally }
+        let signedLocally = environments.contains { AppStoreEnvironment(rawValue: $0).isSignedLocally }
         let rootCertificates = try rootFiles.map { file throws(LedgerError) in
             guard let bytes = FileIO.read(file) else { throw LedgerError.configuration("cannot read root certificate \(file)") }
             let root: Certificate

@@ -1,4 +1,5 @@
 import SubledgerAppStore
+import SubledgerEvents
 import SubledgerJWS
 
 /// Builds Apple-shaped, signed App Store Server Notifications for tests and simulations.

@@ -181,7 +181,7 @@ struct EventMappingTests {
         notification.subtype = NotificationSubtype(rawValue: "BRAND_NEW")
         notification.signedDate = 5
         var data = NotificationData()
-        data.environment = SubledgerAppStore.AppStoreEnvironment(rawValue: "Staging")
+        data.environment = AppStoreEnvironment(rawValue: "Staging")
         data.status = SubscriptionStatus(rawValue: 9)
         notification.data = data
         let event = EventMapping.event(notification: notification, transaction: nil, renewal: nil, evidence: evidence)

@@ -1,4 +1,5 @@
 import SubledgerAppStore
+import SubledgerEvents
 import Testing
 
 /// The raw values below are copied from Apple's documentation, independently of the sources.

@@ -138,7 +138,7 @@ struct SignedNotificationTests {
     @Test("the fixtures sign Apple-shaped payloads for the chosen environment and bundle")
     func fixtureDefaults() throws {
         let pki = try TestPKI(validity: Self.y2025...Self.y2028)
-        for environment in [SubledgerAppStore.AppStoreEnvironment.sandbox, .production] {
+        for environment in [AppStoreEnvironment.sandbox, .production] {
             let fixtures = AppStoreFixtures(pki: pki, environment: environment)
             let transaction = fixtures.transaction(transactionId: "2000000000000042", purchaseDate: Self.signedDate)
             let signed = fixtures.notification(

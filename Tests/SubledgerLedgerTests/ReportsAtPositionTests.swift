@@ -1,5 +1,6 @@
 import Foundation
 import SubledgerAppStore
+import SubledgerEvents
 import SubledgerJWS
 import SubledgerLog
 import SubledgerProjections

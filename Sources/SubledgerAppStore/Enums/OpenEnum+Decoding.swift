@@ -1,3 +1,5 @@
+import SubledgerEvents
+
 /// An enum-like value type that accepts any raw value, so values Apple adds later still decode.
 protocol OpenStringEnum: RawRepresentable<String> {
     init(rawValue: String)

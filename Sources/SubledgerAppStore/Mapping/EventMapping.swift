@@ -44,7 +44,7 @@ public enum EventMapping {
             notificationUUID: notification.notificationUUID,
             notificationType: notification.notificationType?.rawValue,
             subtype: notification.subtype?.rawValue,
-            environment: statedEnvironment.map { SubledgerEvents.AppStoreEnvironment(rawValue: $0.rawValue) },
+            environment: statedEnvironment,
             status: notification.data?.status?.rawValue,
             consumptionRequestReason: notification.data?.consumptionRequestReason?.rawValue,
             transaction: transaction.map(TransactionFacts.init),
@@ -61,7 +61,7 @@ public enum EventMapping {
             type: .transactionBackfilled,
             effectiveAt: transaction.signedDate ?? 0,
             evidence: evidence,
-            environment: transaction.environment.map { SubledgerEvents.AppStoreEnvironment(rawValue: $0.rawValue) },
+            environment: transaction.environment,
             transaction: TransactionFacts(transaction))
     }
 
@@ -73,7 +73,7 @@ public enum EventMapping {
             type: .renewalInfoBackfilled,
             effectiveAt: renewal.signedDate ?? 0,
             evidence: evidence,
-            environment: renewal.environment.map { SubledgerEvents.AppStoreEnvironment(rawValue: $0.rawValue) },
+            environment: renewal.environment,
             renewal: RenewalFacts(renewal))
     }
 

@@ -1,3 +1,5 @@
+import SubledgerEvents
+
 /// App metadata and the signed app transaction of a RESCIND_CONSENT notification.
 ///
 /// Apple: [appData](https://developer.apple.com/documentation/appstoreservernotifications/appdata)

@@ -1,3 +1,5 @@
+import SubledgerEvents
+
 /// App metadata and the signed transaction and renewal information of a notification.
 ///
 /// Apple: [data](https://developer.apple.com/documentation/appstoreservernotifications/data)

@@ -1,3 +1,5 @@
+import SubledgerEvents
+
 /// The outcome of a mass subscription-renewal-date extension request.
 ///
 /// Apple: [summary](https://developer.apple.com/documentation/appstoreservernotifications/summary)

@@ -1,3 +1,5 @@
+import SubledgerEvents
+
 /// Subscription renewal information: the decoded payload of `signedRenewalInfo`.
 ///
 /// Apple: [JWSRenewalInfoDecodedPayload](https://developer.apple.com/documentation/appstoreservernotifications/jwsrenewalinfodecodedpayload)

@@ -1,3 +1,5 @@
+import SubledgerEvents
+
 /// A transaction: the decoded payload of `signedTransactionInfo`.
 ///
 /// Apple: [JWSTransactionDecodedPayload](https://developer.apple.com/documentation/appstoreservernotifications/jwstransactiondecodedpayload)

@@ -129,7 +129,7 @@ struct MessagePreparer: Sendable {
         var transaction: TransactionPayload?
         var renewal: RenewalInfoPayload?
         var nestedKey: String?
-        var nested: [(text: [UInt8], jws: CompactJWS, signedDate: Int64?, environment: SubledgerAppStore.AppStoreEnvironment?)] = []
+        var nested: [(text: [UInt8], jws: CompactJWS, signedDate: Int64?, environment: AppStoreEnvironment?)] = []
         if let text = notification.data?.signedTransactionInfo {
             let (inner, payload) = try nestedJWS(text, as: TransactionPayload.self, name: "signedTransactionInfo")
             transaction = payload
@@ -214,7 +214,7 @@ struct MessagePreparer: Sendable {
     /// ledger trusts another root): its rejection says so, and the quarantine keeps it apart from
     /// what anyone could have made. Another app's is not: anyone with an app has its messages.
     private func verify(
-        _ jws: CompactJWS, at instant: Int64, environment: SubledgerAppStore.AppStoreEnvironment?, namesThisApp: Bool
+        _ jws: CompactJWS, at instant: Int64, environment: AppStoreEnvironment?, namesThisApp: Bool
     ) throws(VerificationError) {
         do {
             try verifier.verify(jws, at: instant, allowingLocalSigner: allowsLocalSigner(environment))
@@ -245,7 +245,7 @@ struct MessagePreparer: Sendable {
 
     /// Whether a message of `environment` may be signed by one configured root alone, as Xcode's
     /// StoreKit testing signs: only in an environment so signed that this ledger accepts.
-    private func allowsLocalSigner(_ environment: SubledgerAppStore.AppStoreEnvironment?) -> Bool {
+    private func allowsLocalSigner(_ environment: AppStoreEnvironment?) -> Bool {
         guard let environment, environment.isSignedLocally else { return false }
         return configuration.environments.contains(environment.rawValue)
     }
