@@ -25,22 +25,9 @@ public enum LMDBFileSeal {
     /// `CHECKSUM`, which the next open read as damage and rebuilt, on the same full disk.
     public static func seal(_ directory: String, usedBytes: Int? = nil) throws(LMDBFileSealError) {
         let text = Seal(sum: try crc(of: directory + "/data.mdb", upTo: usedBytes), length: usedBytes).text + "\n"
-        let (path, temporary) = (directory + "/" + fileName, directory + "/" + fileName + ".new")
-        // Owner only, as the database it seals.
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0, let file = fdopen(fd, "wb") else {
-            let error = errno
-            if fd >= 0 { close(fd) }
-            throw LMDBFileSealError.io(path: temporary, errno: error, operation: "write")
-        }
-        let bytes = Array(text.utf8)
-        let written = fwrite(bytes, 1, bytes.count, file) == bytes.count && fflush(file) == 0 && fsync(fileno(file)) == 0
-        let error = errno
-        fclose(file)
-        guard written, rename(temporary, path) == 0 else {
-            let failure = written ? errno : error
-            unlink(temporary)
-            throw LMDBFileSealError.io(path: path, errno: failure, operation: "write")
+        // Owner only, as the database it seals; the directory synced, so a seal is not lost with a crash.
+        do { try AtomicFile.write(Array(text.utf8), to: directory + "/" + fileName, temporary: directory + "/" + fileName + ".new") } catch {
+            throw LMDBFileSealError.io(path: error.path, errno: error.errno, operation: error.operation)
         }
     }
 

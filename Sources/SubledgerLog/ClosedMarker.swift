@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 
 /// Where a log ended when its writer closed it cleanly: the file `CLOSED` in its directory,
 /// written as the writer closes and removed as the next one opens.
@@ -39,20 +40,11 @@ enum ClosedMarker {
         return problem
     }
 
-    /// Records `end` durably: written aside, synced, renamed into place, the directory synced.
+    /// Records `end` durably (`AtomicFile`).
     static func write(_ end: LogPosition, in directory: String) throws(SystemError) {
-        let path = directory + "/" + name
-        let fd = try SystemCalls.open(path + ".tmp", O_WRONLY | O_CREAT | O_TRUNC)
-        do {
-            try SystemCalls.pwrite(fd, Array("\(end.rawValue)\n".utf8), 0)
-            try SystemCalls.fsync(fd)
-        } catch {
-            SystemCalls.close(fd)
-            throw error
+        do { try AtomicFile.write(Array("\(end.rawValue)\n".utf8), to: directory + "/" + name) } catch {
+            throw SystemError(call: "\(error.operation) \(error.path)", errno: error.errno)
         }
-        SystemCalls.close(fd)
-        try SystemCalls.rename(path + ".tmp", path)
-        try SystemCalls.syncDirectory(directory)
     }
 
     /// Removes the marker durably, before anything is appended: a crash from then on leaves a

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SubledgerCore
 import SubledgerLMDB
 
 /// The directory that holds projection snapshots, and the atomic switch between them.
@@ -91,17 +92,9 @@ struct SnapshotDirectory {
     }
 
     private func writePointer(_ name: String) throws(ProjectionError) {
-        let temporary = path + "/" + Self.pointerName + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ProjectionError(.snapshotIO(path: temporary, errno: errno, operation: "create")) }
-        let bytes = Array((name + "\n").utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = written == bytes.count && fsync(fd) == 0
-        let code = errno
-        close(fd)
-        guard synced else { throw ProjectionError(.snapshotIO(path: temporary, errno: code, operation: "write")) }
-        try move(temporary, to: path + "/" + Self.pointerName)
-        try syncPath(path, directory: true)
+        do { try AtomicFile.write(Array((name + "\n").utf8), to: path + "/" + Self.pointerName) } catch {
+            throw ProjectionError(.snapshotIO(path: error.path, errno: error.errno, operation: error.operation))
+        }
     }
 
     private func list() throws(ProjectionError) -> [String] {
