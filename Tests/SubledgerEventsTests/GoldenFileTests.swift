@@ -61,7 +61,7 @@ struct GoldenFileTests {
     }
 
     @Test(
-        "write the golden file from GoldenEvents",
+        "the golden file written from GoldenEvents reads back as them",
         .enabled(if: ProcessInfo.processInfo.environment["SUBLEDGER_WRITE_GOLDEN"] == "1", "writes only on request"))
     func writeGoldenFile() throws {
         var bytes: [UInt8] = []
@@ -73,6 +73,7 @@ struct GoldenFileTests {
         try FileManager.default.createDirectory(
             at: Self.url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(bytes).write(to: Self.url)
+        #expect(try Self.records(Array(try Data(contentsOf: Self.url))).map(EventCodec.decode) == GoldenEvents.all)
     }
 }
 
