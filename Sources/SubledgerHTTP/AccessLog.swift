@@ -7,7 +7,7 @@
 /// `ms` runs from the moment the request was complete to the moment its response was handed to
 /// the kernel. Header values, the `Authorization` header included, are never logged.
 public struct AccessLog: Sendable {
-    let sink: (@Sendable (String) -> Void)?
+    let sink: @Sendable (String) -> Void
 
     /// Lines go to standard error with `write(2)` on descriptor 2.
     public static let standardError = AccessLog { line in
@@ -15,14 +15,12 @@ public struct AccessLog: Sendable {
         bytes.withUnsafeBytes { SystemCalls.writeAll(2, $0) }
     }
 
-    public static let disabled = AccessLog(sink: nil)
-
     /// Lines (without newline) go to `sink`, called on the server's event loop thread: keep it quick.
     public static func custom(_ sink: @escaping @Sendable (String) -> Void) -> AccessLog {
         AccessLog(sink: sink)
     }
 
-    private init(sink: (@Sendable (String) -> Void)?) {
+    private init(sink: @escaping @Sendable (String) -> Void) {
         self.sink = sink
     }
 
@@ -42,7 +40,6 @@ public struct AccessLog: Sendable {
     }
 
     func write(_ entry: Entry) {
-        guard let sink else { return }
         var line = "time=\(WallClock.iso8601(WallClock.now())) remote=\(entry.remote)"
         if let request = entry.request {
             line += " method=\(Self.value(request.method)) path=\(Self.value(Self.shortened(request.path)))"

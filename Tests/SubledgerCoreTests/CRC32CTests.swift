@@ -86,11 +86,13 @@ struct CRC32CTests {
         }
     }
 
-    @Test("masking is reversible and changes the value")
+    @Test("masking is the documented rotation and offset (docs/log-format.md), so an independent reader can undo it")
     func masking() {
         for value: UInt32 in [0, 1, 0xE306_9283, .max] {
-            #expect(CRC32C.unmask(CRC32C.mask(value)) == value)
+            let rotated = CRC32C.mask(value) &- 0xA282_EAD8
+            #expect((rotated >> 17) | (rotated << 15) == value)
             #expect(CRC32C.mask(value) != value)
         }
+        #expect(CRC32C.mask(0) == 0xA282_EAD8)
     }
 }

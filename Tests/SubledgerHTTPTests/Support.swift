@@ -169,7 +169,7 @@ extension HTTPServer.Configuration {
     static func test(_ change: (inout HTTPServer.Configuration) -> Void = { _ in }) -> HTTPServer.Configuration {
         var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0, readTimeout: .seconds(5),
                                                      idleTimeout: .seconds(5), writeTimeout: .seconds(5),
-                                                     shutdownTimeout: .seconds(5), workerThreads: 4, accessLog: .disabled)
+                                                     shutdownTimeout: .seconds(5), workerThreads: 4, accessLog: .custom { _ in })
         change(&configuration)
         return configuration
     }

@@ -34,12 +34,6 @@ public enum CRC32C {
         ((crc >> 15) | (crc << 17)) &+ 0xa282_ead8
     }
 
-    @inlinable
-    public static func unmask(_ masked: UInt32) -> UInt32 {
-        let rotated = masked &- 0xa282_ead8
-        return (rotated >> 17) | (rotated << 15)
-    }
-
     /// The portable implementation (slicing-by-8); gives the same results as the hardware path.
     public static func software(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         var c = ~crc
