@@ -260,7 +260,7 @@ struct RefundShareTests {
         #expect(Cell.thousandths(value) == text)
     }
 
-    @Test("events as a table shows a page of 1,000 without --limit and says where the next starts; --limit and the streamed formats give them all")
+    @Test("events as a table shows a page of 1,000 without --limit and says where the next starts; --limit (up to 100,000, beyond it a usage error) and the streamed formats give them all")
     func eventsTableIsAPage() throws {
         let directory = TemporaryDirectory()
         let tool = CommandLineTool(clock: { SimulatedLedger.now })
@@ -279,6 +279,11 @@ struct RefundShareTests {
         let rest = tool.run(data + ["events", "--after", String(lastShown), "--limit", "100000"]).output
         #expect(rest.split(separator: "\n").filter { $0.first?.isNumber == true }.count == all.count - EventsCommand.tablePage)
         #expect(!rest.contains("more:"))
+        #expect(tool.run(data + ["events", "--limit", String(EventsCommand.tableLimit + 1)]).exitCode == .usage)
+        let said = try DamageTests.runBinary(data + ["events", "--limit", String(EventsCommand.tableLimit + 1)])
+        #expect(said.status == 2)
+        #expect(said.stderr.contains("--format jsonl or csv streams any number"), "\(said.stderr)")
+        #expect(tool.run(data + ["events", "--limit", String(EventsCommand.tableLimit + 1), "--format", "jsonl"]).exitCode == .success)
     }
 
     @Test("quarantine list: a table shows the first 1,000 entries and how many more; JSON, JSON lines and CSV list every one, as the quarantine holds them")
