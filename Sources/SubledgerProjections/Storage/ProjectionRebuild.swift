@@ -17,6 +17,9 @@ struct ProjectionRebuild {
     var inUse: SnapshotCounts?
     var observer: RebuildObserver?
 
+    /// The longest a rebuild in batches folds without a progress report.
+    static let batchedProgressInterval = Duration.seconds(2)
+
     /// Folds, writes and switches, then opens the new database to fold into.
     func run() throws(ProjectionError) -> (opened: ProjectionStore.OpenedDatabase, summary: ProjectionStore.RebuildSummary) {
         let clock = ContinuousClock()
@@ -109,10 +112,14 @@ struct ProjectionRebuild {
                 // In a scope of its own, so that its environment is closed before it is removed.
                 do {
                     let building = try ProjectionStore(building: scratch, logDirectory: logDirectory, settings: settings)
-                    var reported = 0
+                    // Also by the clock: folding in batches runs at 50-100 k events a second, so a
+                    // line per million left 10-20 s of silence.
+                    var reported = (events: 0, at: ContinuousClock.now)
                     _ = try building.catchUp(batchRecords: batchRecords, keepingRollups: false) { events in
-                        guard reported == 0 || events - reported >= ProjectionStore.progressEvery else { return }
-                        reported = events
+                        let now = ContinuousClock.now
+                        guard reported.events == 0 || events - reported.events >= ProjectionStore.progressEvery
+                            || now - reported.at >= Self.batchedProgressInterval else { return }
+                        reported = (events, now)
                         observer?(.folded(events: events, records: records))
                     }
                     events = building.eventsFolded

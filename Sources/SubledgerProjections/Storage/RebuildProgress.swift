@@ -5,7 +5,8 @@ public enum RebuildProgress: Sendable, Equatable {
     /// a rebuild in memory; `reason` says why a database is rebuilt on open (nil for a rebuild
     /// asked for).
     case folding(records: Int, estimatedPeakBytes: Int, reason: ProjectionStore.RebuildReason?, method: RebuildMethod)
-    /// After the first batch of events folded, then every `ProjectionStore.progressEvery`.
+    /// After the first batch of events folded, then every `ProjectionStore.progressEvery` (in
+    /// batches, also every `ProjectionRebuild.batchedProgressInterval`).
     case folded(events: Int, records: Int)
     /// The fold in memory is done; the database is being written (a rebuild in batches writes as
     /// it folds).
