@@ -53,8 +53,12 @@ public struct Reconciliation {
     /// recently active when given. A subscription Apple refuses is listed in `failed` and the
     /// others go on; any other API error stops the run (every other subscription would fail the
     /// same way) with what was checked so far and `stoppedBy`.
-    public func run(limit: Int?, environment: String, progress: (Summary) -> Void = { _ in }) throws -> Summary {
-        var subscriptions = try Self.subscriptions(logDirectory: ledger.layout.log, environment: environment)
+    /// `reading` is told the log records read while the subscriptions are gathered (the whole
+    /// log, whatever `limit`: a subscription's latest activity may be anywhere in it), every 64 Ki.
+    public func run(
+        limit: Int?, environment: String, reading: (Int) -> Void = { _ in }, progress: (Summary) -> Void = { _ in }
+    ) throws -> Summary {
+        var subscriptions = try Self.subscriptions(logDirectory: ledger.layout.log, environment: environment, reading: reading)
         if let limit { subscriptions = Array(subscriptions.prefix(limit)) }
         var summary = Summary()
         summary.toCheck = subscriptions.count
@@ -108,9 +112,12 @@ public struct Reconciliation {
     }
 
     /// The auto-renewable subscriptions the log knows in `environment`, most recently active first.
-    static func subscriptions(logDirectory: String, environment: String) throws -> [String] {
+    static func subscriptions(logDirectory: String, environment: String, reading: (Int) -> Void = { _ in }) throws -> [String] {
         var latest: [String: Int64] = [:]
+        var read = 0
         try LogReader(directory: logDirectory).scan { entry in
+            read += 1
+            if read % 65_536 == 0 { reading(read) }
             // An event record is its recorded-at time (8 bytes) and then the event.
             guard entry.kind == Ledger.eventKind, entry.payload.count > EventRecord.headerSize,
                   let event = try? EventView(UnsafeRawBufferPointer(rebasing: entry.payload[EventRecord.headerSize...])),

@@ -216,7 +216,11 @@ enum AppstoreCommand: Command {
 
     static func reconcile(limit: Int?, _ context: CommandContext, ledger: Ledger, client: AppStoreServerAPIClient, environment: String) throws -> CommandResult {
         var throttle = ProgressThrottle(quietFor: 1)
-        var summary = try Reconciliation(ledger: ledger, client: client, clock: context.clock).run(limit: limit, environment: environment) { summary in
+        let reconciliation = Reconciliation(ledger: ledger, client: client, clock: context.clock)
+        var summary = try reconciliation.run(limit: limit, environment: environment, reading: { records in
+            guard throttle.due() else { return }
+            Output.progress("appstore reconcile: reading the event log for the subscriptions to check: \(Cell.count(records).tableText) records")
+        }) { summary in
             guard throttle.due() else { return }
             Output.progress("appstore reconcile: \(summary.checked + summary.failed.count)/\(summary.toCheck) subscriptions, \(summary.checked) checked, \(summary.agreed) agreed, \(summary.healed) healed, \(summary.disagreed.count) disagree")
         }
