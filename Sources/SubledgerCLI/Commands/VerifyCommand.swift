@@ -67,7 +67,9 @@ enum VerifyCommand: Command {
         var events: [LogProblem] = []
         if FileIO.exists(context.data.log) {
             Output.progress("verify: reading every event")
-            events = StoredEvents.problems(log: context.data.log)
+            events = StoredEvents.problems(log: context.data.log) { read in
+                if throttle.due() { Output.progress("verify: reading every event: \(Cell.count(read).tableText) read") }
+            }
         }
         // In log order; a last event that does not read is met by both, and named once.
         result.problems += events + coverage.filter { !events.contains($0) }

@@ -51,8 +51,11 @@ extension LedgerHead {
     /// Reads every byte of both logs up to the head at `position` and compares the head they give
     /// with `hash`. Damage is named by file, offset and the events it touches, also when the
     /// digest still matches (a record edited under an intact footer); a digest that differs while
-    /// every check passes is one `digest_mismatch` problem.
-    public static func verify(directory: String, hash: String, at position: LogPosition) throws -> HeadVerification {
+    /// every check passes is one `digest_mismatch` problem. `progress` is told, as it reads,
+    /// which log (`log`, then `evidence`) and how many of its records so far.
+    public static func verify(
+        directory: String, hash: String, at position: LogPosition, progress: (String, Int) -> Void = { _, _ in }
+    ) throws -> HeadVerification {
         let layout = DataDirectoryLayout(directory)
         guard FileIO.exists(layout.log) else {
             return HeadVerification(position: position, expected: hash, actual: nil, problems: [.init(
@@ -84,7 +87,10 @@ extension LedgerHead {
         var tally = Tally()
         // The record before the head's position: the head the hash may be of, `logEnd` given.
         var (previous, latest): (LogPosition?, LogPosition?) = (nil, nil)
+        var read = 0
         let eventAudit = try log.auditPrefix(through: cut) { entry in
+            read += 1
+            progress("log", read)
             (previous, latest) = (latest, entry.position)
             do { try tally.add(entry) } catch {
                 // Named by segment and offset, as `verify` names it.
@@ -103,7 +109,11 @@ extension LedgerHead {
             return HeadVerification(position: position, expected: hash, actual: nil, problems: problems)
         }
         let evidence = LogReader(directory: layout.evidence)
-        let evidenceAudit = try evidence.auditPrefix(through: tally.evidenceEnd) { _ in }
+        read = 0
+        let evidenceAudit = try evidence.auditPrefix(through: tally.evidenceEnd) { _ in
+            read += 1
+            progress("evidence", read)
+        }
         if !evidenceAudit.findings.isEmpty {
             let sharers = try messagesSharing(evidenceAudit.findings, evidence: evidence, through: tally.evidenceEnd)
             let named = try eventsReferencing(evidenceAudit.findings, sharers: sharers, log: log, through: cut)
