@@ -56,4 +56,22 @@ struct SuggestionTests {
         let stdin = try Arguments(["ingest", "-"], valued: CommandLineTool.valuedOptions, known: CommandLineTool.knownOptions)
         try stdin.allow(IngestCommand.help)
     }
+
+    @Test("several values where a command takes one are named as such, counted, with what to do; a value where it takes none is named as stray")
+    func extraOperandsNamed() throws {
+        let several = try Arguments(["customer", "1000000001", "1000000002"], valued: CommandLineTool.valuedOptions, known: CommandLineTool.knownOptions)
+        do {
+            try several.allow(CustomerCommand.help)
+            Issue.record("two ids were allowed for customer")
+        } catch {
+            #expect(error.message.hasPrefix("customer takes one value, not 2 ('1000000001' '1000000002'): run it once for each"), "\(error.message)")
+        }
+        let stray = try Arguments(["stats", "extra"], valued: CommandLineTool.valuedOptions, known: CommandLineTool.knownOptions)
+        do {
+            try stray.allow(StatsCommand.help)
+            Issue.record("a value was allowed for stats")
+        } catch {
+            #expect(error.message.hasPrefix("stats does not take 'extra'"), "\(error.message)")
+        }
+    }
 }
