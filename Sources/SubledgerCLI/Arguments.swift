@@ -111,12 +111,12 @@ struct Arguments {
         let allowed = help.name.split(separator: " ").count - 1 + operands
         if positional.count > allowed {
             let extra = positional[allowed...].map { "'\($0)'" }.joined(separator: " ")
-            guard operands > 0 else {
+            guard let operandName = help.operandName, operands == 1 else {
                 throw UsageError("\(help.name) does not take \(extra) (a value with spaces needs quotes); see `subledger \(help.name) --help`")
             }
             // `customer A B` is more often several ids than one with a space in it.
-            let given = positional[(allowed - operands)...].map { "'\($0)'" }.joined(separator: " ")
-            throw UsageError("\(help.name) takes \(operands == 1 ? "one value" : "\(operands) values"), not \(positional.count - allowed + operands) (\(given)): run it once for each, and quote a value with spaces; see `subledger \(help.name) --help`")
+            let given = positional[(allowed - 1)...].map { "'\($0)'" }.joined(separator: " ")
+            throw UsageError("\(help.name) takes one \(operandName), not \(positional.count - allowed + 1) (\(given)): run it once for each, and quote a value with spaces; see `subledger \(help.name) --help`")
         }
     }
 }

@@ -33,6 +33,9 @@ struct CommandHelp: Sendable {
     /// (`ingest FILE...`). A word too many is refused: `--as-of 2026-03-01 10:00` must not
     /// quietly mean midnight.
     var operands: Int? = 0
+    /// What the operand names, where a user may give several by mistake (`customer A B`: "ID"),
+    /// so that a word too many is answered as one too many of them, not as a stray word.
+    var operandName: String? = nil
     var options: [Option] = []
     /// Whether the result can be printed as a table, CSV or JSON (`--format`, `--json`).
     var formats = true

@@ -30,7 +30,8 @@ final class TransactionGate: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
         changed = .allocate(capacity: 1)
         pthread_cond_init(changed, nil)
-        precondition(pthread_key_create(&threadKey, nil) == 0, "out of pthread keys")
+        let created = pthread_key_create(&threadKey, nil)
+        precondition(created == 0, "out of pthread keys")
     }
 
     deinit {

@@ -18,7 +18,8 @@ final class SHA256Hasher {
 
     func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        precondition(EVP_DigestUpdate(context, base, bytes.count) == 1, "libcrypto cannot update a SHA-256 digest (out of memory)")
+        let updated = EVP_DigestUpdate(context, base, bytes.count)
+        precondition(updated == 1, "libcrypto cannot update a SHA-256 digest (out of memory)")
     }
 
     /// The digest of everything so far; the hasher keeps going (a copy is finalised).

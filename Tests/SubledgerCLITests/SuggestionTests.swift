@@ -57,21 +57,23 @@ struct SuggestionTests {
         try stdin.allow(IngestCommand.help)
     }
 
-    @Test("several values where a command takes one are named as such, counted, with what to do; a value where it takes none is named as stray")
+    @Test("several ids where a command takes one are named as such, counted, with what to do; a word where a command takes none, or past its action, is named as stray")
     func extraOperandsNamed() throws {
         let several = try Arguments(["customer", "1000000001", "1000000002"], valued: CommandLineTool.valuedOptions, known: CommandLineTool.knownOptions)
         do {
             try several.allow(CustomerCommand.help)
             Issue.record("two ids were allowed for customer")
         } catch {
-            #expect(error.message.hasPrefix("customer takes one value, not 2 ('1000000001' '1000000002'): run it once for each"), "\(error.message)")
+            #expect(error.message.hasPrefix("customer takes one ID, not 2 ('1000000001' '1000000002'): run it once for each"), "\(error.message)")
         }
-        let stray = try Arguments(["stats", "extra"], valued: CommandLineTool.valuedOptions, known: CommandLineTool.knownOptions)
-        do {
-            try stray.allow(StatsCommand.help)
-            Issue.record("a value was allowed for stats")
-        } catch {
-            #expect(error.message.hasPrefix("stats does not take 'extra'"), "\(error.message)")
+        for (argv, help) in [(["stats", "extra"], StatsCommand.help), (["quarantine", "list", "extra"], QuarantineCommand.help)] {
+            let stray = try Arguments(argv, valued: CommandLineTool.valuedOptions, known: CommandLineTool.knownOptions)
+            do {
+                try stray.allow(help)
+                Issue.record("a value was allowed for \(argv[0])")
+            } catch {
+                #expect(error.message.hasPrefix("\(argv[0]) does not take 'extra'"), "\(error.message)")
+            }
         }
     }
 }

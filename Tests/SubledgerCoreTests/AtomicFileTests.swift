@@ -21,7 +21,7 @@ struct AtomicFileTests {
         #expect(contents(path) == "new contents")
         var info = stat()
         #expect(stat(path, &info) == 0)
-        #expect(info.st_mode & 0o777 == 0o640 & ~umaskNow())
+        #expect(info.st_mode & 0o777 == 0o640 & ~(try umaskNow()))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["config.json"])
     }
 
@@ -50,9 +50,11 @@ struct AtomicFileTests {
         #expect(contents(path) == "snapshot-1\n")
     }
 
-    private func umaskNow() -> mode_t {
-        let mask = umask(0)
-        umask(mask)
-        return mask
+    /// Read from /proc, not by setting it: `umask(2)` is process-wide, and other tests create
+    /// files meanwhile.
+    private func umaskNow() throws -> mode_t {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+        return try #require(mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8))
     }
 }

@@ -7,6 +7,7 @@ enum CustomerCommand: Command {
         name: "customer", summary: "one customer's subscriptions and purchases at an instant",
         usage: "customer ID [--as-of INSTANT] [--environment E] [--at-position P] [--evidence]",
         operands: 1,
+        operandName: "ID",
         options: [
             .init("--as-of", "INSTANT", "the state then (2026-03-01, its first instant, or 2026-03-01T10:00:00Z; default: now)"),
             .init("--environment", "E", "only that environment's subscriptions (default: all, each with its environment; the entitlements are Production's when it has any)"),

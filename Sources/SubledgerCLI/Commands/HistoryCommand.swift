@@ -7,6 +7,7 @@ enum HistoryCommand: Command {
         name: "history", summary: "a customer's events, with the verbatim Apple-signed evidence",
         usage: "history ID [--from INSTANT] [--to INSTANT] [--environment E] [--raw]",
         operands: 1,
+        operandName: "ID",
         options: [
             .init("--from", "INSTANT", "only events effective at or after this instant"),
             .init("--to", "INSTANT", "only events effective at or before this instant (a day: through its end)"),

@@ -5,11 +5,13 @@ import Glibc
 /// A small file replaced whole: a crash leaves the old contents or the new, never a torn file,
 /// and a full disk leaves the old. Settings, seals, pointers and markers are written this way.
 public enum AtomicFile {
-    /// A step failed; the file at `path` is as it was.
+    /// A step failed. Before the rename the file at `path` is as it was; after it (`sync the
+    /// directory of`) the new contents are in place but may not survive a crash.
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// The file the step was on: the temporary beside it, the file itself, or its directory.
         public let path: String
-        /// `remove`, `create`, `write`, `sync`, `rename` or `sync the directory of`.
+        /// `remove`, `create`, `write`, `sync` (the temporary), `rename TEMPORARY to` or
+        /// `sync the directory of` (the file).
         public let operation: String
         public let errno: Int32
 

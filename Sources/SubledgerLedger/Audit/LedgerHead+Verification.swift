@@ -52,7 +52,7 @@ extension LedgerHead {
     /// with `hash`. Damage is named by file, offset and the events it touches, also when the
     /// digest still matches (a record edited under an intact footer); a digest that differs while
     /// every check passes is one `digest_mismatch` problem. `progress` is told, as it reads,
-    /// which log (`log`, then `evidence`) and how many of its records so far.
+    /// which log (`log`, then `evidence`) and how many of its records so far, every 4,096.
     public static func verify(
         directory: String, hash: String, at position: LogPosition, progress: (String, Int) -> Void = { _, _ in }
     ) throws -> HeadVerification {
@@ -90,7 +90,7 @@ extension LedgerHead {
         var read = 0
         let eventAudit = try log.auditPrefix(through: cut) { entry in
             read += 1
-            progress("log", read)
+            if read % 4096 == 0 { progress("log", read) }
             (previous, latest) = (latest, entry.position)
             do { try tally.add(entry) } catch {
                 // Named by segment and offset, as `verify` names it.
@@ -112,7 +112,7 @@ extension LedgerHead {
         read = 0
         let evidenceAudit = try evidence.auditPrefix(through: tally.evidenceEnd) { _ in
             read += 1
-            progress("evidence", read)
+            if read % 4096 == 0 { progress("evidence", read) }
         }
         if !evidenceAudit.findings.isEmpty {
             let sharers = try messagesSharing(evidenceAudit.findings, evidence: evidence, through: tally.evidenceEnd)

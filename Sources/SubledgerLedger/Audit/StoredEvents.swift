@@ -44,14 +44,14 @@ public enum StoredEvents {
     /// (`EventView`: its layout, texts and vocabulary, all a decode checks), for `verify`, the
     /// first `namedProblems` by place and the rest counted. Building each event besides, as a
     /// decode does, tripled verify's time. Frame damage is the frame check's to name: the scan
-    /// stops there. `progress` is told the records read so far.
+    /// stops there. `progress` is told the records read so far, every 4,096.
     public static func problems(log: String, progress: (Int) -> Void = { _ in }) -> [LogProblem] {
         var found: [LogProblem] = []
         var unnamed: (first: LogPosition, why: String, count: Int)?
         var read = 0
         try? LogReader(directory: log).scan { entry in
             read += 1
-            progress(read)
+            if read % 4096 == 0 { progress(read) }
             guard let why = failure(of: entry) else { return true }
             if found.count < namedProblems {
                 found.append(problem(why, at: entry.position, log: log))
