@@ -100,6 +100,24 @@ struct RebuildInBatchesTests {
         #expect(!left.contains { $0.hasPrefix("projections.new-") }, "\(left)")
     }
 
+    @Test("a rebuild in batches reports the events folded by the clock as well as every million: with no time between reports, after every batch")
+    func batchedProgressByTheClock() throws {
+        let (events, _) = mixedEvents()
+        let data = try DataDirectory()
+        try data.append(events)
+        let recorder = RebuildRecorder()
+        var rebuild = ProjectionRebuild(directory: data.projections, logDirectory: data.log, settings: RollupSettings())
+        rebuild.observer = recorder.observer
+        let batch = 7
+        _ = try rebuild.inBatches(records: events.count, batchRecords: batch, progressInterval: .zero)
+        let folded = recorder.all.compactMap { report -> Int? in
+            guard case .folded(let count, _) = report else { return nil }
+            return count
+        }
+        #expect(events.count > 3 * batch)
+        #expect(folded == Array(stride(from: batch, to: events.count, by: batch)) + [events.count])
+    }
+
     @Test("a rebuild asked to fold in batches says so, writes as it folds, compacts, switches, leaves nothing beside the snapshot, and answers as folding event by event does")
     func askedForBatches() throws {
         let (events, ids) = mixedEvents()

@@ -88,7 +88,7 @@ struct ProjectionRebuild {
     /// (`ProjectionDatabase.writeRollupsOfStoredTimelines`).
     func inBatches(
         records: Int, batchRecords: Int, instantsHeld: Int = ProjectionDatabase.instantsHeld, method: RebuildMethod = .batched(shortOf: nil),
-        since start: ContinuousClock.Instant = .now
+        progressInterval: Duration = batchedProgressInterval, since start: ContinuousClock.Instant = .now
     ) throws(ProjectionError) -> (opened: ProjectionStore.OpenedDatabase, summary: ProjectionStore.RebuildSummary) {
         let clock = ContinuousClock()
         var folded = start
@@ -118,7 +118,7 @@ struct ProjectionRebuild {
                     _ = try building.catchUp(batchRecords: batchRecords, keepingRollups: false) { events in
                         let now = ContinuousClock.now
                         guard reported.events == 0 || events - reported.events >= ProjectionStore.progressEvery
-                            || now - reported.at >= Self.batchedProgressInterval else { return }
+                            || now - reported.at >= progressInterval else { return }
                         reported = (events, now)
                         observer?(.folded(events: events, records: records))
                     }
