@@ -115,18 +115,18 @@ public struct LedgerServer: Sendable {
                     // Converted, as the CLI's --in: with how (`in`) and, for revenue, the total.
                     if let target = request.query["in"].flatMap({ $0.isEmpty ? nil : $0.uppercased() }), let rates = self.rates {
                         switch report {
-                        case .revenue(let report): return try JSON.document(ConvertedDocument(report: report, currency: target, rates: rates.source, total: report.total))
-                        case .mrr(let report): return try JSON.document(ConvertedDocument(report: report, currency: target, rates: rates.source))
-                        case .mrrSeries(let report): return try JSON.document(ConvertedDocument(report: report, currency: target, rates: rates.source))
+                        case .revenue(let report): return ConvertedDocument(report: report, currency: target, rates: rates.source, total: report.total).json.serialized()
+                        case .mrr(let report): return ConvertedDocument(report: report, currency: target, rates: rates.source).json.serialized()
+                        case .mrrSeries(let report): return ConvertedDocument(report: report, currency: target, rates: rates.source).json.serialized()
                         case .churn, .cohorts: break
                         }
                     }
                     switch report {
-                    case .revenue(let report): return try JSON.document(report)
-                    case .mrr(let report): return try JSON.document(report)
-                    case .mrrSeries(let report): return try JSON.document(report)
-                    case .churn(let report): return try JSON.document(report)
-                    case .cohorts(let report): return try JSON.document(report)
+                    case .revenue(let report): return report.json.serialized()
+                    case .mrr(let report): return report.json.serialized()
+                    case .mrrSeries(let report): return report.json.serialized()
+                    case .churn(let report): return report.json.serialized()
+                    case .cohorts(let report): return report.json.serialized()
                     }
                 }
             case "csv":

@@ -19,9 +19,10 @@ import Testing
         #expect(values.serialized() == "[-9223372036854775808,9223372036854775807,0,-7,18446744073709551615]")
     }
 
-    @Test func doublesAreShortestAndNonFiniteOnesAreNull() {
-        let values = JSON.array([.double(0.08), .double(1e-05), .double(2), .double(.infinity), .double(.nan)])
-        #expect(values.serialized() == "[0.08,1e-05,2.0,null,null]")
+    @Test("doubles are their shortest text, a whole number without \".0\" (as JSONEncoder and the contract write them), and non-finite ones null")
+    func doublesAreShortestAndNonFiniteOnesAreNull() {
+        let values = JSON.array([.double(0.08), .double(1e-05), .double(2), .double(0), .double(-3), .double(1e21), .double(.infinity), .double(.nan)])
+        #expect(values.serialized() == "[0.08,1e-05,2,0,-3,1e+21,null,null]")
     }
 
     @Test func writingIntoBytesAppendsOneValueWithoutAComma() {

@@ -52,11 +52,11 @@ struct GroundTruthTests {
     /// Everything the contract's reports and customer state say, as comparable documents.
     static func answers(_ ledger: Ledger, _ run: Run) throws -> (revenue: [NSDictionary], mrr: [[NSDictionary]], churn: [NSDictionary], customers: [String: NSDictionary]) {
         try ledger.read { reader in
-            let revenue = rows(try object(JSON.document(reader.revenue(RevenueQuery(["from": "2026-01-01", "to": run.end])))))
+            let revenue = rows(try object(reader.revenue(RevenueQuery(["from": "2026-01-01", "to": run.end])).json.serialized()))
             let mrr = try (run.expected["mrr"] as! [[String: Any]]).map { point in
-                rows(try object(JSON.document(reader.mrr(MRRQuery(["at": point["at"] as! String], now: 0)))))
+                rows(try object(reader.mrr(MRRQuery(["at": point["at"] as! String], now: 0)).json.serialized()))
             }
-            let churn = rows(try object(JSON.document(reader.churn(ChurnQuery(["from": "2026-01-01", "to": run.end], now: .max)))))
+            let churn = rows(try object(reader.churn(ChurnQuery(["from": "2026-01-01", "to": run.end], now: .max)).json.serialized()))
             var customers: [String: NSDictionary] = [:]
             for id in (run.expected["customers"] as! [String: Any]).keys {
                 let state = try object(reader.customer(CustomerQuery(id: id, ["asOf": run.end + "T23:59:59.999Z"], now: 0)).json.serialized())

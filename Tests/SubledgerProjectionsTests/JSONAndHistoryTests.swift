@@ -6,9 +6,8 @@ import SubledgerProjections
 import Testing
 
 /// Encodes `value` and parses it back as a JSON object.
-func jsonObject(_ value: some Encodable) throws -> [String: Any] {
-    let data = try JSONEncoder().encode(value)
-    return try #require(try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any])
+func jsonObject(_ value: some JSONDocument) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(value.json.bytes)) as? [String: Any])
 }
 
 /// The customer document as the look-up route and `customer --json` write it, parsed back.

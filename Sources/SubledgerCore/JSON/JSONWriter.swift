@@ -81,12 +81,15 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
-    /// Swift's shortest text that reads back as the same `Double` ("0.08", "1e-05"); JSON has no
-    /// infinities or NaN, so those are `null`.
+    /// Swift's shortest text that reads back as the same `Double` ("0.08", "1e-05"), a whole
+    /// number without its ".0" ("1", as `JSONEncoder` and the contract's examples write it); JSON
+    /// has no infinities or NaN, so those are `null`.
     @inlinable
     public mutating func double(_ value: Double) {
+        guard value.isFinite else { return literal("null") }
         separate()
-        bytes.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
+        let text = String(value)
+        bytes.append(contentsOf: (text.hasSuffix(".0") ? text.dropLast(2) : Substring(text)).utf8)
         needsComma = true
     }
 

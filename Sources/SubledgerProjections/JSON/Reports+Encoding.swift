@@ -1,165 +1,125 @@
-import SubledgerLog
 import SubledgerCore
+import SubledgerLog
 
-// The contract's `report ... --json` documents. Fields beyond the contract (`environment`,
-// `from`, `to`, `by` where the contract shows only `rows`) are additions, never renames.
+// The contract's `report ... --json` documents, members sorted by name (as the first version,
+// written with `JSONEncoder`'s sorted keys, printed them). Fields beyond the contract
+// (`environment`, `from`, `to`, `by` where the contract shows only `rows`) are additions, never
+// renames.
+
+/// A value the commands and routes print as one of the contract's JSON documents.
+public protocol JSONDocument: Sendable {
+    var json: JSON { get }
+}
+
+extension JSON {
+    /// An object of `members` sorted by name.
+    static func sortedObject(_ members: [(String, JSON)]) -> JSON {
+        .object(members.sorted { $0.0 < $1.0 })
+    }
+
+    /// The members of an object; none for any other value.
+    var members: [(String, JSON)] {
+        guard case .object(let members) = self else { return [] }
+        return members
+    }
+}
 
 /// What a report over a range of days says it answers: `from`, `to`, `by`, `environment` and,
-/// asked at a position, `atPosition`. Each report encodes it beside its own members.
-private struct ReportRange: Encodable {
-    var from: UTCDay
-    var to: UTCDay
-    var by: ReportGranularity
-    var environment: String
-    var atPosition: LogPosition?
+/// asked at a position, `atPosition`. Each report lists them beside its own members.
+private func rangeMembers(from: UTCDay, to: UTCDay, by: ReportGranularity, environment: String, atPosition: LogPosition?) -> [(String, JSON)] {
+    [("from", .string(from.description)), ("to", .string(to.description)), ("by", .string(by.rawValue)), ("environment", .string(environment))]
+        + atPositionMember(atPosition)
+}
 
-    private enum CodingKeys: String, CodingKey {
-        case from, to, by, environment, atPosition
-    }
+private func atPositionMember(_ position: LogPosition?) -> [(String, JSON)] {
+    position.map { [("atPosition", JSON.string($0.description))] } ?? []
+}
 
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(from.description, forKey: .from)
-        try container.encode(to.description, forKey: .to)
-        try container.encode(by, forKey: .by)
-        try container.encode(environment, forKey: .environment)
-        try container.encodeIfPresent(atPosition?.description, forKey: .atPosition)
+extension RevenueReport: JSONDocument {
+    public var json: JSON {
+        .sortedObject(rangeMembers(from: from, to: to, by: by, environment: environment, atPosition: atPosition)
+            + [("refunds", .string(refunds.rawValue)), ("rows", .array(rows.map(\.json)))])
     }
 }
 
-extension RevenueReport: Encodable {
-    private enum CodingKeys: String, CodingKey {
-        case refunds, rows
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        try ReportRange(from: from, to: to, by: by, environment: environment, atPosition: atPosition).encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(refunds, forKey: .refunds)
-        try container.encode(rows, forKey: .rows)
-    }
-}
-
-extension RevenueRow: Encodable {
-    private enum CodingKeys: String, CodingKey {
-        case period, currency, productId, grossSales, refunds, net, proceeds, transactions, refundedTransactions
-    }
-
+extension RevenueRow {
     /// `productId` appears only in reports by product.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(period, forKey: .period)
-        try container.encode(currency, forKey: .currency)
-        try container.encodeIfPresent(productId, forKey: .productId)
-        try container.encode(grossSales, forKey: .grossSales)
-        try container.encode(refunds, forKey: .refunds)
-        try container.encode(net, forKey: .net)
-        try container.encode(proceeds, forKey: .proceeds)
-        try container.encode(transactions, forKey: .transactions)
-        try container.encode(refundedTransactions, forKey: .refundedTransactions)
+    var json: JSON {
+        .sortedObject([
+            ("period", .string(period)), ("currency", .string(currency)), ("grossSales", .integer(grossSales)),
+            ("refunds", .integer(refunds)), ("net", .integer(net)), ("proceeds", .integer(proceeds)),
+            ("transactions", .int(transactions)), ("refundedTransactions", .int(refundedTransactions)),
+        ] + (productId.map { [("productId", JSON.string($0))] } ?? []))
     }
 }
 
-extension MRRReport: Encodable {
-    private enum CodingKeys: String, CodingKey {
-        case at, environment, atPosition, rows
+extension MRRReport: JSONDocument {
+    public var json: JSON {
+        .sortedObject([("at", .instant(at)), ("environment", .string(environment)), ("rows", .array(rows.map(\.json)))]
+            + atPositionMember(atPosition))
     }
+}
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeInstant(at, forKey: .at)
-        try container.encode(environment, forKey: .environment)
-        try container.encodeIfPresent(atPosition?.description, forKey: .atPosition)
-        try container.encode(rows, forKey: .rows)
+extension MRRRow {
+    var json: JSON {
+        .sortedObject([
+            ("currency", .string(currency)), ("mrr", .integer(mrr)), ("arr", .integer(arr)),
+            ("activeSubscriptions", .int(activeSubscriptions)), ("activeTrials", .int(activeTrials)),
+            ("activeCommitments", .int(activeCommitments)), ("committedRevenueRemaining", .integer(committedRevenueRemaining)),
+        ])
     }
 }
 
 /// `{"from", "to", "by", "environment", "series": [{"at", "rows"}]}`: each point as `report mrr
 /// --json` has its instant and rows, the shape of `expected.json`'s `mrr`.
-extension MRRSeriesReport: Encodable {
-    private enum CodingKeys: String, CodingKey {
-        case series
-    }
-
-    private struct Point: Encodable {
-        var report: MRRReport
-        private enum CodingKeys: String, CodingKey { case at, rows }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeInstant(report.at, forKey: .at)
-            try container.encode(report.rows, forKey: .rows)
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        try ReportRange(from: from, to: to, by: by, environment: environment, atPosition: atPosition).encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(points.map(Point.init), forKey: .series)
+extension MRRSeriesReport: JSONDocument {
+    public var json: JSON {
+        let series = points.map { point in JSON.sortedObject([("at", .instant(point.at)), ("rows", .array(point.rows.map(\.json)))]) }
+        return .sortedObject(rangeMembers(from: from, to: to, by: by, environment: environment, atPosition: atPosition) + [("series", .array(series))])
     }
 }
 
-extension ChurnReport: Encodable {
-    private enum CodingKeys: String, CodingKey {
-        case countedThrough, rows
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        try ReportRange(from: from, to: to, by: by, environment: environment, atPosition: atPosition).encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(countedThrough?.description, forKey: .countedThrough)
-        try container.encode(rows, forKey: .rows)
+extension ChurnReport: JSONDocument {
+    public var json: JSON {
+        .sortedObject(rangeMembers(from: from, to: to, by: by, environment: environment, atPosition: atPosition)
+            + (countedThrough.map { [("countedThrough", JSON.string($0.description))] } ?? [])
+            + [("rows", .array(rows.map(\.json)))])
     }
 }
 
-extension ChurnRow: Encodable {
-    private enum CodingKeys: String, CodingKey {
-        case period, activeAtStart, newPaid, churned, churnRate, byReason, reactivated, trialsStarted
-        case trialsConverted, trialConversionRate, commitmentsStarted, commitmentsCompleted, commitmentsDefaulted
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(period, forKey: .period)
-        try container.encode(activeAtStart, forKey: .activeAtStart)
-        try container.encode(newPaid, forKey: .newPaid)
-        try container.encode(churned, forKey: .churned)
-        try container.encodeOrNull(churnRate, forKey: .churnRate)
-        try container.encode(byReason, forKey: .byReason)
-        try container.encode(reactivated, forKey: .reactivated)
-        try container.encode(trialsStarted, forKey: .trialsStarted)
-        try container.encode(trialsConverted, forKey: .trialsConverted)
-        try container.encodeOrNull(trialConversionRate, forKey: .trialConversionRate)
-        try container.encode(commitmentsStarted, forKey: .commitmentsStarted)
-        try container.encode(commitmentsCompleted, forKey: .commitmentsCompleted)
-        try container.encode(commitmentsDefaulted, forKey: .commitmentsDefaulted)
+extension ChurnRow {
+    var json: JSON {
+        .sortedObject([
+            ("period", .string(period)), ("activeAtStart", .int(activeAtStart)), ("newPaid", .int(newPaid)),
+            ("churned", .int(churned)), ("churnRate", churnRate.map(JSON.double) ?? .null), ("byReason", byReason.json),
+            ("reactivated", .int(reactivated)), ("trialsStarted", .int(trialsStarted)), ("trialsConverted", .int(trialsConverted)),
+            ("trialConversionRate", trialConversionRate.map(JSON.double) ?? .null), ("commitmentsStarted", .int(commitmentsStarted)),
+            ("commitmentsCompleted", .int(commitmentsCompleted)), ("commitmentsDefaulted", .int(commitmentsDefaulted)),
+        ])
     }
 }
 
-extension CohortReport: Encodable {
-    private enum CodingKeys: String, CodingKey {
-        case from, to, environment, at, atPosition, rows
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(from.description, forKey: .from)
-        try container.encode(to.description, forKey: .to)
-        try container.encode(environment, forKey: .environment)
-        try container.encodeInstant(at, forKey: .at)
-        try container.encodeIfPresent(atPosition?.description, forKey: .atPosition)
-        try container.encode(rows, forKey: .rows)
+extension ChurnReasons {
+    /// The contract's snake-case names.
+    var json: JSON {
+        .sortedObject([
+            ("voluntary", .int(voluntary)), ("billing_error", .int(billingError)), ("price_increase", .int(priceIncrease)),
+            ("product_not_for_sale", .int(productNotForSale)), ("refund", .int(refund)), ("other", .int(other)),
+        ])
     }
 }
 
-extension KeyedEncodingContainer {
-    /// The value, or `null` when absent.
-    mutating func encodeOrNull<Value: Encodable>(_ value: Value?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+extension CohortReport: JSONDocument {
+    public var json: JSON {
+        .sortedObject([
+            ("from", .string(from.description)), ("to", .string(to.description)), ("environment", .string(environment)),
+            ("at", .instant(at)), ("rows", .array(rows.map(\.json))),
+        ] + atPositionMember(atPosition))
     }
+}
 
-    /// An instant as ISO 8601 UTC text, or `null`.
-    mutating func encodeInstant(_ instant: Int64?, forKey key: Key) throws {
-        try encodeOrNull(instant.map(UTCInstant.iso8601), forKey: key)
+extension CohortRow {
+    var json: JSON {
+        .sortedObject([("cohort", .string(cohort)), ("size", .int(size)), ("retained", .array(retained.map(JSON.int)))])
     }
 }

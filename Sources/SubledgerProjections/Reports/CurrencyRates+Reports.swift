@@ -1,3 +1,5 @@
+import SubledgerCore
+
 extension RevenueReport {
     /// The report in `target`: each row's gross sales, refunds and proceeds converted at the rate
     /// of its period's month (see `CurrencyRates` for the rounding), net as converted gross minus
@@ -90,7 +92,7 @@ extension MRRReport {
 /// A report in one currency as the CLI and the API answer it (`--in CUR`, `?in=CUR`): the
 /// report's own members, every row in that currency, `"in": {"currency", "rates"}` saying how,
 /// and for revenue the range's `total`.
-public struct ConvertedDocument<Report: Encodable & Sendable>: Encodable, Sendable {
+public struct ConvertedDocument<Report: JSONDocument>: JSONDocument {
     public var report: Report
     public var currency: String
     /// Where the rates came from (`CurrencyRates.source`).
@@ -106,16 +108,9 @@ public struct ConvertedDocument<Report: Encodable & Sendable>: Encodable, Sendab
         self.total?.currency = currency
     }
 
-    private enum CodingKeys: String, CodingKey { case `in`, total }
-    private struct Conversion: Encodable {
-        var currency: String
-        var rates: String
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        try report.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Conversion(currency: currency, rates: rates), forKey: .in)
-        try container.encodeIfPresent(total, forKey: .total)
+    /// The report's members, `in` and, for revenue, `total`, sorted by name as the report's own.
+    public var json: JSON {
+        .sortedObject(report.json.members + [("in", .sortedObject([("currency", .string(currency)), ("rates", .string(rates))]))]
+            + (total.map { [("total", $0.json)] } ?? []))
     }
 }

@@ -42,15 +42,7 @@ public struct ChurnRow: Sendable, Equatable {
 }
 
 /// Churned subscriptions by why they ended; encoded with the contract's snake-case keys.
-public struct ChurnReasons: Sendable, Equatable, Encodable {
-    private enum CodingKeys: String, CodingKey {
-        case voluntary
-        case billingError = "billing_error"
-        case priceIncrease = "price_increase"
-        case productNotForSale = "product_not_for_sale"
-        case refund, other
-    }
-
+public struct ChurnReasons: Sendable, Equatable {
     public var voluntary = 0
     public var billingError = 0
     public var priceIncrease = 0

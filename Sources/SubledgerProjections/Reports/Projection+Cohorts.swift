@@ -19,7 +19,7 @@ public struct CohortReport: Sendable, Equatable {
     }
 }
 
-public struct CohortRow: Sendable, Equatable, Encodable {
+public struct CohortRow: Sendable, Equatable {
     /// `2026-01`: the month of the members' first paid transaction.
     public var cohort: String
     public var size: Int

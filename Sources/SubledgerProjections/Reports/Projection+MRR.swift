@@ -12,7 +12,7 @@ public struct MRRReport: Sendable, Equatable {
     public var atPosition: LogPosition? = nil
 }
 
-public struct MRRRow: Sendable, Equatable, Encodable {
+public struct MRRRow: Sendable, Equatable {
     public var currency: String
     /// The exact monthly sum, rounded half away from zero once.
     public var mrr: Int64

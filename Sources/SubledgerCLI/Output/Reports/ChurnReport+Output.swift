@@ -3,7 +3,7 @@ import SubledgerLedger
 import SubledgerProjections
 
 extension ChurnReport: CommandOutput {
-    func json() throws -> String { try JSON.document(self) }
+    func json() -> String { json.serialized() }
 
     var tabulation: Tabulation {
         let columns: [Table.Column] = [

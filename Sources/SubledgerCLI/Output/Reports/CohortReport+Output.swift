@@ -3,7 +3,7 @@ import SubledgerLedger
 import SubledgerProjections
 
 extension CohortReport: CommandOutput {
-    func json() throws -> String { try JSON.document(self) }
+    func json() -> String { json.serialized() }
 
     /// `+n`: retained at the start of month cohort + n, which is `retained[n - 1]`.
     var tabulation: Tabulation {

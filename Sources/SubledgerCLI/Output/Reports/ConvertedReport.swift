@@ -4,12 +4,12 @@ import SubledgerProjections
 
 /// A report with `--in CUR --rates FILE`: the API's document (`ConvertedDocument`), and as a
 /// table the report's own with how it was converted and, for revenue, the total.
-struct ConvertedReport<Report: CommandOutput & Encodable & Sendable>: CommandOutput {
+struct ConvertedReport<Report: CommandOutput & JSONDocument>: CommandOutput {
     var document: ConvertedDocument<Report>
     /// Revenue only: the total row as the report's table shows it (its own table after the rows).
     var totalCells: [Cell] = []
 
-    func json() throws -> String { try JSON.document(document) }
+    func json() -> String { document.json.serialized() }
 
     var tabulation: Tabulation {
         var tabulation = document.report.tabulation

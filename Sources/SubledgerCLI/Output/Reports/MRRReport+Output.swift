@@ -3,7 +3,7 @@ import SubledgerLedger
 import SubledgerProjections
 
 extension MRRReport: CommandOutput {
-    func json() throws -> String { try JSON.document(self) }
+    func json() -> String { json.serialized() }
 
     var tabulation: Tabulation {
         Tabulation(facts: [("MRR at", .instant(at)), ("environment", .text(environment))] + Tabulation.asOf(atPosition), tables: [Table(columns: Self.columns, rows: rows.map(Self.cells))])
@@ -25,7 +25,7 @@ extension MRRReport: CommandOutput {
 /// nothing active is one row of zeros without a currency, where leaving it out made a month of
 /// no MRR look like one not asked for.
 extension MRRSeriesReport: CommandOutput {
-    func json() throws -> String { try JSON.document(self) }
+    func json() -> String { json.serialized() }
 
     var tabulation: Tabulation {
         let columns = [Table.Column("at", key: "at")] + MRRReport.columns

@@ -3,7 +3,7 @@ import SubledgerLedger
 import SubledgerProjections
 
 extension RevenueReport: CommandOutput {
-    func json() throws -> String { try JSON.document(self) }
+    func json() -> String { json.serialized() }
 
     var tabulation: Tabulation {
         let byProduct = rows.contains { $0.productId != nil }
