@@ -174,7 +174,7 @@ final class Quarantine: Sendable {
         guard let names = FileIO.names(in: directory) else { return }
         for name in names { unlink(directory + "/" + name) }
         guard rmdir(directory) == 0 else {
-            throw LedgerError.storage("cannot remove \(directory), a salvage of the quarantine cut short: \(String(cString: strerror(errno)))")
+            throw LedgerError.storage("cannot remove \(directory), a salvage of the quarantine cut short: \(String(cString: strerror(errno))); remove it by hand (the damaged quarantine it was copied from is untouched) and the salvage runs again at the next `ingest`, `serve` or `quarantine retry`")
         }
     }
 
