@@ -55,8 +55,8 @@ final class HTTPQuerySource: QueryParameterSource {
 
     /// Throws for the first name given that no parser asked for and is not in `routeNames` (a
     /// route's own, such as a report's `format`).
-    func requireEveryNameAsked(besides routeNames: Set<String> = []) throws(QueryError) {
-        let known = asked.union(routeNames)
+    func requireEveryNameAsked(besides routeNames: Set<String> = [], except notTaken: Set<String> = []) throws(QueryError) {
+        let known = asked.union(routeNames).subtracting(notTaken)
         guard let name = parameters.items.map(\.name).first(where: { !known.contains($0) }) else { return }
         throw QueryError(kind: .badParameter, code: "unknown_parameter", detail: "\(spelling(name)) is not a parameter of this route; it takes \(known.sorted().joined(separator: ", "))")
     }

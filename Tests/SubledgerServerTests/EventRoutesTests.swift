@@ -48,6 +48,15 @@ struct EventRoutesTests {
             let answer = try get(target)
             #expect(answer.status == 400 && answer.json["error"] as? String == code, "\(target): \(answer.json)")
         }
+        // The stream takes neither a page's limit nor reverify (an audit of stored events), and
+        // its list of what it takes names neither.
+        for name in ["limit=5", "reverify=1"] {
+            let refused = try get("/v1/events/stream?\(name)")
+            #expect(refused.status == 400 && refused.json["error"] as? String == "unknown_parameter", "\(name): \(refused.json)")
+        }
+        let unknown = try get("/v1/events/stream?zzz=1")
+        let takes = try #require(unknown.json["detail"] as? String)
+        #expect(unknown.status == 400 && takes.contains("type") && !takes.contains("limit") && !takes.contains("reverify"), "\(takes)")
         // A filter given no value is a value left out, not no filter (or no event).
         for (target, code) in [("type=", "invalid_type"), ("type=,", "invalid_type"), ("notificationType=", "invalid_notification_type"),
                                ("product=", "invalid_product"), ("customer=", "invalid_customer")] {

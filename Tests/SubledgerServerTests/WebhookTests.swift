@@ -327,7 +327,7 @@ struct ReadAPITests {
         }
         // A switch is 1/0 or true/false: `raw=yes` was taken as off, leaving the evidence out.
         for (target, code) in [("/v1/events?raw=yes", "invalid_raw"), ("/v1/customers/2000000000000001/history?raw=2", "invalid_raw"),
-                               ("/v1/events/stream?reverify=on", "invalid_reverify"), ("/v1/reports/revenue?from=2026-01-01&to=2026-03-31&byProduct=yes", "invalid_byProduct")] {
+                               ("/v1/events?reverify=on", "invalid_reverify"), ("/v1/reports/revenue?from=2026-01-01&to=2026-03-31&byProduct=yes", "invalid_byProduct")] {
             let response = try fixture.get(target)
             #expect(response.status == 400 && response.json["error"] as? String == code, "\(target)")
         }

@@ -13,8 +13,12 @@ extension LedgerServer {
         guard request.query["limit"] == nil else {
             throw QueryError(kind: .badParameter, code: "unknown_parameter", detail: "the stream takes no limit: it sends every matching event until the client closes it; GET /v1/events pages with limit")
         }
+        // Verifying each event's evidence again is an audit of stored events, not of a live feed.
+        guard request.query["reverify"] == nil else {
+            throw QueryError(kind: .badParameter, code: "unknown_parameter", detail: "the stream takes no reverify: it sends events as they are acknowledged; GET /v1/events?reverify=1 verifies stored events' evidence again")
+        }
         var query = try EventQuery(parameters)
-        try parameters.requireEveryNameAsked()
+        try parameters.requireEveryNameAsked(except: ["limit", "reverify"])
         // Empty means no last id (the event-stream standard): the stream starts from `after`.
         var resumed = false
         if let resume = request.headers["Last-Event-ID"], !resume.isEmpty {
@@ -25,7 +29,6 @@ extension LedgerServer {
             resumed = true
         }
         query.limit = nil
-        query.reverify = false
         if let after = query.after {
             // A position that is no record's fails at once rather than in the stream, named as
             // the client gave it.
