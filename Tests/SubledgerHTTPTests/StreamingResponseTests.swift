@@ -85,6 +85,55 @@ struct StreamingResponseTests {
         #expect(log.all.contains { $0.contains("path=/stream") && $0.contains("bytes=27 ") && !$0.contains("aborted") }, "\(log.all)")
     }
 
+    @Test("a client reading a stream slower than it is fed keeps its connection past the write timeout: it is taking bytes, though the kernel's send buffer is too full to say so")
+    func slowButReadingClientIsKept() throws {
+        let streams = Streams()
+        try withServer(.test { $0.writeTimeout = .milliseconds(2_500) }, handler: streaming(streams)) { server in
+            let client = try RawClient(port: server.port, receiveBuffer: 32 * 1024)
+            try client.send(get("/stream"))
+            #expect(try client.readResponse().status == 200)
+            guard let stream = streams.wait(for: 1).first else { Issue.record("no stream"); return }
+            // A send buffer of megabytes, as the kernel grows one for a connection that was fast
+            // a while.
+            let accepted = try #require(serverSocket(connectedTo: client))
+            var size: Int32 = 4 << 20
+            #expect(setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size)) == 0)
+            let feeding = Locked(true)
+            let fed = inBackground {
+                let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 16 * 1024)
+                while feeding.value, !stream.isClosed {
+                    if stream.bufferedBytes < ResponseStream.bufferLimit / 2 { _ = stream.send(chunk) } else { Thread.sleep(forTimeInterval: 0.002) }
+                }
+            }
+            // About 50 KB a second for three write timeouts: far less than it is fed.
+            var received = 0
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            let started = ContinuousClock.now
+            var closedAfter: Duration?
+            while ContinuousClock.now - started < .milliseconds(7_500) {
+                let n = buffer.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 {
+                    closedAfter = ContinuousClock.now - started
+                    break
+                }
+                received += n
+                usleep(20_000)
+            }
+            feeding.value = false
+            stream.finish()
+            #expect(fed.wait())
+            // Known: reset after about the write timeout (ECONNRESET), though the client reads. The
+            // loop's sweep renewing the deadline while the kernel's unsent count falls, and
+            // TCP_NOTSENT_LOWAT, were each tried and did not keep it; TCP_USER_TIMEOUT (the write
+            // timeout, so that a vanished client frees its stream) is what is left. Intermittent:
+            // another kernel may keep it.
+            withKnownIssue("a slow reader of a stream is reset while it reads (the closing note of 2026-12-07)", isIntermittent: true) {
+                #expect(closedAfter == nil, "closed after \(closedAfter.map { "\($0)" } ?? "") having read \(received) bytes")
+            }
+            #expect(received > 50_000)
+        }
+    }
+
     @Test("a client that stops reading is dropped once a bounded amount waits for it; send then says so")
     func slowClientIsDropped() throws {
         let streams = Streams()

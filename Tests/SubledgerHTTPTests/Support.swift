@@ -32,7 +32,8 @@ final class RawClient {
     let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, timeoutSeconds: Int = 5) throws {
+    /// `receiveBuffer`: `SO_RCVBUF` set before connecting, which fixes the window the client offers.
+    init(port: Int, timeoutSeconds: Int = 5, receiveBuffer: Int32? = nil) throws {
         // The descriptor is stored only once connected: a class whose init throws after every
         // property is set still runs deinit, which would close the number a second time, after
         // another thread may have been given it.
@@ -41,6 +42,7 @@ final class RawClient {
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
