@@ -112,7 +112,7 @@ public struct Reconciliation {
     }
 
     /// The auto-renewable subscriptions the log knows in `environment`, most recently active first.
-    static func subscriptions(logDirectory: String, environment: String, reading: (Int) -> Void = { _ in }) throws -> [String] {
+    static func subscriptions(logDirectory: String, environment: String, reading: (Int) -> Void) throws -> [String] {
         var latest: [String: Int64] = [:]
         var read = 0
         try LogReader(directory: logDirectory).scan { entry in

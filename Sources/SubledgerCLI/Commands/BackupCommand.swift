@@ -77,10 +77,12 @@ enum BackupCommand: Command {
                 progress: { Output.progress("backup: " + $0) }, warning: { Output.diagnostic("backup: warning: " + $0) })
         } catch let refused as LedgerBackup.DestinationRefused {
             throw UsageError(refused.description)  // the command line names the wrong directory
-        } catch where FileIO.exists(DataDirectoryLayout(destination).incompleteBackup) && CommandLineTool.outcome(of: error).0 == .failure {
+        } catch {
             // Most failures past the start are the destination's (its permissions, its room),
             // which the system's words name without saying what becomes of the copy.
-            throw LedgerError.storage("\(CommandLineTool.outcome(of: error).1); \(destination) stays marked as a backup that did not finish: once that is put right, run the same backup again, which goes on from what it copied")
+            let (code, message) = CommandLineTool.outcome(of: error)
+            guard code == .failure, FileIO.exists(DataDirectoryLayout(destination).incompleteBackup) else { throw error }
+            throw LedgerError.storage("\(message); \(destination) stays marked as a backup that did not finish: once that is put right, run the same backup again, which goes on from what it copied")
         }
         Output.endProgress()
         return CommandResult(Result(summary: summary), summary.verified && summary.complete ? .success : .corruption)
