@@ -76,6 +76,12 @@ final class Connection {
     var stream: ResponseStream?
     /// The stream's bytes handed to `output` so far, for the access log when it ends.
     var streamedBytes = 0
+    /// What the loop has handed to the kernel over the connection's life. A worker's direct reply
+    /// is not in it: a constant offset, which comparing acknowledged counts does not mind.
+    var bytesHandedToKernel = 0
+    /// ``acknowledgedBytes`` when the loop last began waiting on the client: its growth tells a
+    /// slow reader from a client that is gone or takes nothing.
+    var acknowledgedWhenWaiting: Int?
 
     init(id: UInt64, fd: Int32, remote: RemoteAddress, counted: Bool, limits: RequestParser.Limits, interest: UInt32) {
         self.id = id
@@ -87,6 +93,9 @@ final class Connection {
     }
 
     var hasPendingOutput: Bool { outputSent < output.count }
+
+    /// The bytes handed to the kernel that the client has acknowledged; nil if the kernel does not say.
+    var acknowledgedBytes: Int? { SystemCalls.unacknowledgedBytes(fd).map { bytesHandedToKernel - $0 } }
 }
 
 extension Connection.Exchange {

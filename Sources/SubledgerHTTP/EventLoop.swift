@@ -151,7 +151,7 @@ final class EventLoop {
         // A bounded batch, so a flood of connections cannot starve the ones already open.
         for _ in 0..<64 {
             guard let listener else { return }
-            switch SystemCalls.accept(listener, unacknowledged: configuration.writeTimeout) {
+            switch SystemCalls.accept(listener) {
             case .wouldBlock:
                 return
             case .aborted:
@@ -483,8 +483,10 @@ final class EventLoop {
             switch result {
             case .transferred(let count):
                 connection.outputSent += count
+                connection.bytesHandedToKernel += count
                 if connection.state == .writing || connection.state == .streaming { connection.deadline = now + configuration.writeTimeout }
             case .wouldBlock:
+                connection.acknowledgedWhenWaiting = connection.acknowledgedBytes
                 let reading = connection.state == .reading || connection.state == .streaming
                 setInterest(connection, Epoll.writable | (reading ? Epoll.readable : 0))
                 return
@@ -501,8 +503,9 @@ final class EventLoop {
         // A 100 Continue sent while a worker has the request: stop watching for room.
         case .processing: setInterest(connection, 0)
         case .streaming:
-            // Drained: no deadline while the producer has nothing to say (heartbeats keep it alive).
-            connection.deadline = nil
+            // Drained into the kernel: what waits there for the client is checked at the deadline.
+            connection.deadline = now + configuration.writeTimeout
+            connection.acknowledgedWhenWaiting = connection.acknowledgedBytes
             setInterest(connection, Epoll.readable)
             pump(connection, now)
         default: break
@@ -610,12 +613,27 @@ final class EventLoop {
                 respond(connection, HTTPError(.requestTimeout, code: "request_timeout",
                                               detail: "the request did not arrive within the read timeout").response,
                         request: nil, close: true, now: now)
-            case .reading, .writing, .streaming, .lingering:
+            case .writing, .streaming:
+                if isTakingBytes(connection) { connection.deadline = now + configuration.writeTimeout } else { close(connection) }
+            case .reading, .lingering:
                 close(connection)
             case .processing, .closed:
                 break
             }
         }
+    }
+
+    /// Whether the client acknowledged bytes since the loop began waiting on it, or has nothing
+    /// left to take (a stream waiting for its producer). A slow reader behind a send buffer the
+    /// kernel grew to megabytes is kept, though the kernel may not report room for minutes; a
+    /// client that vanished (a laptop closed, a NAT that forgot it) or stopped reading is not.
+    /// (`TCP_USER_TIMEOUT` also gave up on vanished clients, but reset slow readers too.)
+    private func isTakingBytes(_ connection: Connection) -> Bool {
+        guard let unacknowledged = SystemCalls.unacknowledgedBytes(connection.fd) else { return false }
+        if unacknowledged == 0 && !connection.hasPendingOutput { return true }
+        let acknowledged = connection.bytesHandedToKernel - unacknowledged
+        defer { connection.acknowledgedWhenWaiting = acknowledged }
+        return connection.acknowledgedWhenWaiting.map { acknowledged > $0 } ?? false
     }
 
     /// Stops accepting, closes idle connections and connections whose request has not arrived

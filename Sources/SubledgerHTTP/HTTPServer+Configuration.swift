@@ -24,9 +24,9 @@ extension HTTPServer {
         public var readTimeout: Duration
         /// How long a keep-alive connection may wait for its next request before being closed.
         public var idleTimeout: Duration
-        /// How long a response may wait for the client to make room for more of it, and how
-        /// long what was sent may go unacknowledged before the kernel gives the connection up
-        /// (`TCP_USER_TIMEOUT`: a stream's client that vanished frees its slot).
+        /// How long a response may wait with the client acknowledging nothing of it: a client
+        /// that stopped reading or vanished is closed then, one reading slowly is not. A stream's
+        /// client that vanished frees its slot, though what waits for it sits in the kernel.
         public var writeTimeout: Duration
         /// How long ``HTTPServer/shutdown()`` lets connections finish before closing them; it
         /// still waits for handlers that are running, since a thread cannot be interrupted.

@@ -60,20 +60,13 @@ enum SystemCalls {
 
     /// `accept4` with `SOCK_NONBLOCK | SOCK_CLOEXEC`, and `TCP_NODELAY` on the new socket: responses
     /// go out in one write each, so Nagle's algorithm would only delay them.
-    ///
-    /// `TCP_USER_TIMEOUT` gives up on a peer that acknowledges nothing sent for `unacknowledged`:
-    /// once a stream's heartbeat sits in the kernel's buffer the loop sees nothing to wait for,
-    /// and a client that vanished without a word (a laptop closed, a NAT that forgot it) held its
-    /// stream's slot for the kernel's default of about 15 minutes of retransmissions.
-    static func accept(_ listener: Int32, unacknowledged: Duration) -> AcceptResult {
+    static func accept(_ listener: Int32) -> AcceptResult {
         while true {
             var address = SocketAddress()
             let fd = address.fill { accept4(listener, $0, $1, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue)) }
             if fd >= 0 {
                 var on: Int32 = 1
                 _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-                var milliseconds = UInt32(clamping: unacknowledged.inMilliseconds)
-                _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &milliseconds, socklen_t(MemoryLayout<UInt32>.size))
                 return .accepted(fd, address.remoteAddress)
             }
             switch errno {
@@ -84,6 +77,13 @@ enum SystemCalls {
             default: return .aborted  // ECONNABORTED, EPROTO, EPERM (firewall), network errors
             }
         }
+    }
+
+    /// The bytes handed to the kernel for `fd` that the peer has not acknowledged yet, sent or
+    /// not (`SIOCOUTQ`); nil if the kernel does not say.
+    static func unacknowledgedBytes(_ fd: Int32) -> Int? {
+        var count: Int32 = 0
+        return ioctl(fd, UInt(TIOCOUTQ), &count) == 0 ? Int(count) : nil
     }
 
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
