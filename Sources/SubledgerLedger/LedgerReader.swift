@@ -229,29 +229,38 @@ public struct LedgerReader: Sendable {
     }
 
     private func scope(_ filter: ReportFilter) throws -> ReportScope {
-        if let position = filter.atPosition { try requireLogEnd(position) }
-        return ReportScope(environment: try filter.environment ?? projections.defaultReportEnvironment(before: filter.atPosition), atPosition: filter.atPosition, catalog: catalog)
+        // At the log's end the database, caught up, answers from its rollups instead of folding
+        // every timeline (seconds at 10 M events): what `head` prints to pass is the log's end.
+        let logEnd = try filter.atPosition.flatMap(requireLogEnd).map {
+            ReportScope.LogEnd(lastRecord: $0, settings: RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog))
+        }
+        return ReportScope(environment: try filter.environment ?? projections.defaultReportEnvironment(before: filter.atPosition),
+                           atPosition: filter.atPosition, catalog: catalog, logEnd: logEnd)
     }
 
     /// `atPosition` is where the log ended: a record's position (that record and the ones after
     /// it left out) or the log's end. Any other number is a position the log never ended at,
     /// and one inside a record quietly meant the next record's: an audit must not guess.
-    private func requireLogEnd(_ position: LogPosition) throws {
+    /// Returns the log's last record when `position` is its end (nil when the log's last
+    /// segment, just begun, holds none).
+    @discardableResult
+    private func requireLogEnd(_ position: LogPosition) throws -> LogPosition? {
         let log = DataDirectoryLayout(directory).log
         // Before anything, whether or not a log (or only its first segment's header) exists yet.
-        guard position != .start else { return }
+        guard position != .start else { return nil }
         guard FileIO.exists(log) else {
             throw QueryError(kind: .badParameter, code: "invalid_position", detail: "the log is empty; position \(position) is beyond its end")
         }
         do {
             _ = try LogRecordFile(directory: log).record(at: position)
-            return
+            return nil
         } catch LogError.noRecord {
         } catch LogError.corrupted {
             // Inside a record the bytes read as a frame that fails its CRC, as damage would.
         }
-        let end = try LogReader(directory: log).summary().endPosition
-        guard position != end else { return }
+        let summary = try LogReader(directory: log).summary()
+        let end = summary.endPosition
+        guard position != end else { return summary.lastPosition }
         throw QueryError(
             kind: .badParameter, code: "invalid_position",
             detail: position > end

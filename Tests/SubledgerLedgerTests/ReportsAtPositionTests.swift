@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SubledgerAppStore
 import SubledgerEvents
 import SubledgerJWS
@@ -62,5 +63,43 @@ struct ReportsAtPositionTests {
         #expect(try customer("aaaa0000-0000-4000-8000-000000000002", before: positions[1]) == nil)
         #expect(try customer("2000000000000701", before: nil) == "aaaa0000-0000-4000-8000-000000000002")
         #expect(try customer("2000000000000702", before: nil) == "aaaa0000-0000-4000-8000-000000000002")
+    }
+
+    @Test("a report at the log's end is answered from the database's rollups, folding no timeline; once the log has grown past that position, the same report is folded and answers the same")
+    func reportAtTheLogsEndReadsTheRollups() throws {
+        let test = try TestPKILedger(environments: ["Production"])
+        let (start, fixtures, ledger) = (TestPKILedger.start, test.fixtures(.production), test.ledger)
+        defer { ledger.close() }
+        let day: Int64 = 86_400_000
+        func append(_ type: NotificationType, _ transaction: TransactionPayload) throws {
+            let body = fixtures.notification(type, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
+            guard case .appended? = try ledger.ingest([IngestLine(bytes: body, line: 1, source: "test")], recordedAt: start).first else {
+                throw LedgerError.configuration("not appended")
+            }
+        }
+        for index in 0..<3 {
+            try append(.subscribed, fixtures.transaction(transactionId: "200000000000090\(index)", purchaseDate: start + Int64(index) * day))
+        }
+        try append(.didRenew, fixtures.transaction(transactionId: "2000000000000910", originalTransactionId: "2000000000000900", purchaseDate: start + 30 * day))
+        let end = try LogReader(directory: DataDirectoryLayout(test.directory.file("data")).log).summary().endPosition
+        let folded = Mutex(0)
+        let (from, to) = (UTCDay(containing: start), UTCDay(containing: start + 60 * day))
+        func reports(at position: LogPosition) throws -> (RevenueReport, [MRRReport], ChurnReport, CohortReport) {
+            try ledger.read { reader in
+                let reader = reader.telling { count in folded.withLock { $0 += count } }
+                let filter = ReportFilter(atPosition: position)
+                return (try reader.revenue(RevenueQuery(from: from, to: to, by: .day, filter: filter)),
+                        [try reader.mrr(MRRQuery(at: start + 10 * day, filter: filter)), try reader.mrr(MRRQuery(at: start + 35 * day, filter: filter))],
+                        try reader.churn(ChurnQuery(from: from, to: to, filter: filter)),
+                        try reader.cohorts(CohortQuery(from: UTCMonth(containing: start), to: UTCMonth(containing: start + 60 * day), now: start + 60 * day, filter: filter)))
+            }
+        }
+        let atEnd = try reports(at: end)
+        #expect(folded.withLock { $0 } == 0, "answered from the rollups")
+        #expect(atEnd.0.rows.reduce(0) { $0 + $1.transactions } == 4)
+        try append(.subscribed, fixtures.transaction(transactionId: "2000000000000920", purchaseDate: start + 5 * day))
+        let folding = try reports(at: end)
+        #expect(folded.withLock { $0 } > 0, "the position is now the last event's, which is left out: folded")
+        #expect(folding == atEnd)
     }
 }

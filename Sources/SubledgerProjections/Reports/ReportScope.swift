@@ -9,11 +9,27 @@ public struct ReportScope: Sendable {
     /// the moment of interest (one past a record's position includes that record).
     public var atPosition: LogPosition?
     public var catalog: ProductCatalog?
+    /// Given when `atPosition` is where the log ends, so that a database that has folded through
+    /// the log's last record, under the settings a fold would use, answers from its rollups
+    /// rather than folding every timeline: the same answer.
+    public var logEnd: LogEnd?
 
-    public init(environment: AppStoreEnvironment, atPosition: LogPosition? = nil, catalog: ProductCatalog? = nil) {
+    /// The log's last record when it ended at `atPosition`, and the settings a report folds under.
+    public struct LogEnd: Sendable {
+        public var lastRecord: LogPosition
+        public var settings: RollupSettings
+
+        public init(lastRecord: LogPosition, settings: RollupSettings) {
+            self.lastRecord = lastRecord
+            self.settings = settings
+        }
+    }
+
+    public init(environment: AppStoreEnvironment, atPosition: LogPosition? = nil, catalog: ProductCatalog? = nil, logEnd: LogEnd? = nil) {
         self.environment = environment
         self.atPosition = atPosition
         self.catalog = catalog
+        self.logEnd = logEnd
     }
 
     var visibility: Visibility {

@@ -1,16 +1,16 @@
 /// Reports from the rollup rows (O(periods × currencies × products) rows read, whatever the
 /// history; a month cut by `from`/`to` from the day rows of the days it keeps), or, for the
 /// audit path (`atPosition`), by folding the environment's timelines as the ledger knew them, a
-/// part at a time.
+/// part at a time (at the log's end, from the rollups if the database has folded all of it).
 extension ProjectionReader {
     /// As `Projection.revenue(from:to:by:byProduct:refunds:smallBusiness:scope:)`.
     public func revenue(
         from: UTCDay, to: UTCDay, by granularity: ReportGranularity = .month, byProduct: Bool = false,
         refunds convention: RefundConvention = .refundDate, smallBusiness: Bool = false, scope: ReportScope
     ) throws(ProjectionError) -> RevenueReport {
-        if scope.atPosition == nil {
-            return try rollups().revenue(from: from, to: to, by: granularity, byProduct: byProduct, refunds: convention, environment: scope.environment)
-        }
+        if let report = try fromRollups(scope, { rollups throws(ProjectionError) in
+            try rollups.revenue(from: from, to: to, by: granularity, byProduct: byProduct, refunds: convention, environment: scope.environment)
+        }) { return report }
         var report = RevenueReport(from: from, to: to, by: granularity, refunds: convention, environment: scope.environment.rawValue, rows: [])
         try forEachPart(of: scope.environment) { part in
             report.merge(part.revenue(
@@ -27,12 +27,11 @@ extension ProjectionReader {
     /// `mrr(at:scope:)` at each of `instants`; at a log position each part's timelines are
     /// folded and resolved once for all of them.
     public func mrr(at instants: [Int64], scope: ReportScope) throws(ProjectionError) -> [MRRReport] {
-        guard scope.atPosition != nil else {
-            let rollups = try rollups()
+        if let reports = try fromRollups(scope, { rollups throws(ProjectionError) in
             var reports: [MRRReport] = []
             for instant in instants { reports.append(try rollups.mrr(at: instant, environment: scope.environment)) }
             return reports
-        }
+        }) { return reports }
         var reports = instants.map { MRRReport(at: $0, environment: scope.environment.rawValue, rows: []) }
         try forEachPart(of: scope.environment) { part in
             for (index, report) in part.mrr(at: instants, scope: scope).enumerated() { reports[index].merge(report) }
@@ -58,7 +57,9 @@ extension ProjectionReader {
 
     /// As `Projection.churn(from:to:by:scope:)`.
     public func churn(from: UTCDay, to: UTCDay, by granularity: ReportGranularity = .month, scope: ReportScope) throws(ProjectionError) -> ChurnReport {
-        if scope.atPosition == nil { return try rollups().churn(from: from, to: to, by: granularity, environment: scope.environment) }
+        if let report = try fromRollups(scope, { rollups throws(ProjectionError) in try rollups.churn(from: from, to: to, by: granularity, environment: scope.environment) }) {
+            return report
+        }
         var report = ChurnReport(from: from, to: to, by: granularity, environment: scope.environment.rawValue, rows: [])
         try forEachPart(of: scope.environment) { report.merge($0.churn(from: from, to: to, by: granularity, scope: scope)) }
         return report
@@ -66,10 +67,30 @@ extension ProjectionReader {
 
     /// As `Projection.cohorts(from:to:now:scope:)`.
     public func cohorts(from: UTCMonth, to: UTCMonth, now: Int64, scope: ReportScope) throws(ProjectionError) -> CohortReport {
-        guard scope.atPosition != nil else { return try rollups().cohorts(from: from, to: to, now: now, environment: scope.environment) }
+        if let report = try fromRollups(scope, { rollups throws(ProjectionError) in try rollups.cohorts(from: from, to: to, now: now, environment: scope.environment) }) {
+            return report
+        }
         var report = CohortReport(from: from, to: to, environment: scope.environment.rawValue, at: now, rows: [])
         try forEachPart(of: scope.environment) { report.merge($0.cohorts(from: from, to: to, now: now, scope: scope)) }
         return report
+    }
+
+    /// `answer` from the rollups, or nil where the report must fold instead. Without a position
+    /// the rollups always answer; at the log's end, when the database has folded through its
+    /// last record under the settings a fold would use. That is asked before the rows are read
+    /// and again after: every commit of the fold moves the checkpoint, so one in between sends
+    /// the report back to folding.
+    private func fromRollups<Report>(
+        _ scope: ReportScope, _ answer: (RollupReader<DatabaseRollups>) throws(ProjectionError) -> Report
+    ) throws(ProjectionError) -> Report? {
+        guard scope.atPosition != nil else { return try answer(rollups()) }
+        guard let end = scope.logEnd else { return nil }
+        func foldedThrough() throws(ProjectionError) -> Bool {
+            try read { _, _, header in header.checkpoint == end.lastRecord && end.settings.matches(header.settings) }
+        }
+        guard try foldedThrough() else { return nil }
+        let report = try answer(rollups())
+        return try foldedThrough() ? report : nil
     }
 
     private func rollups() throws(ProjectionError) -> RollupReader<DatabaseRollups> {
