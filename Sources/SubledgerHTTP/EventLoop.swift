@@ -453,6 +453,7 @@ final class EventLoop {
         connection.exchange?.isStream = response.stream != nil
         connection.requestCompleted = nil
         connection.deadline = now + configuration.writeTimeout
+        connection.acknowledgedWhenWaiting = nil
     }
 
     /// Moves what a stream has queued to the socket once the connection's output has drained, so
@@ -470,7 +471,6 @@ final class EventLoop {
         connection.streamedBytes += bytes.count
         connection.output = bytes
         connection.outputSent = 0
-        connection.deadline = now + configuration.writeTimeout
         flush(connection, now)
     }
 
@@ -484,9 +484,8 @@ final class EventLoop {
             case .transferred(let count):
                 connection.outputSent += count
                 connection.bytesHandedToKernel += count
-                if connection.state == .writing || connection.state == .streaming { connection.deadline = now + configuration.writeTimeout }
             case .wouldBlock:
-                connection.acknowledgedWhenWaiting = connection.acknowledgedBytes
+                if connection.state == .writing || connection.state == .streaming { beginWaiting(connection, now) }
                 let reading = connection.state == .reading || connection.state == .streaming
                 setInterest(connection, Epoll.writable | (reading ? Epoll.readable : 0))
                 return
@@ -503,9 +502,8 @@ final class EventLoop {
         // A 100 Continue sent while a worker has the request: stop watching for room.
         case .processing: setInterest(connection, 0)
         case .streaming:
-            // Drained into the kernel: what waits there for the client is checked at the deadline.
-            connection.deadline = now + configuration.writeTimeout
-            connection.acknowledgedWhenWaiting = connection.acknowledgedBytes
+            // Drained into the kernel, where it waits for the client.
+            beginWaiting(connection, now)
             setInterest(connection, Epoll.readable)
             pump(connection, now)
         default: break
@@ -614,7 +612,7 @@ final class EventLoop {
                                               detail: "the request did not arrive within the read timeout").response,
                         request: nil, close: true, now: now)
             case .writing, .streaming:
-                if isTakingBytes(connection) { connection.deadline = now + configuration.writeTimeout } else { close(connection) }
+                checkProgress(connection, now)
             case .reading, .lingering:
                 close(connection)
             case .processing, .closed:
@@ -623,17 +621,40 @@ final class EventLoop {
         }
     }
 
-    /// Whether the client acknowledged bytes since the loop began waiting on it, or has nothing
-    /// left to take (a stream waiting for its producer). A slow reader behind a send buffer the
-    /// kernel grew to megabytes is kept, though the kernel may not report room for minutes; a
-    /// client that vanished (a laptop closed, a NAT that forgot it) or stopped reading is not.
-    /// (`TCP_USER_TIMEOUT` also gave up on vanished clients, but reset slow readers too.)
-    private func isTakingBytes(_ connection: Connection) -> Bool {
-        guard let unacknowledged = SystemCalls.unacknowledgedBytes(connection.fd) else { return false }
-        if unacknowledged == 0 && !connection.hasPendingOutput { return true }
+    /// The client has bytes to take, here or in the kernel: the write timeout runs from the first
+    /// such moment since it was last seen taking any (`checkProgress`), so that bytes handed
+    /// over meanwhile, such as a stream's heartbeats, do not put it off. (Without the kernel's
+    /// count, the deadline closes the connection, as a client taking nothing.)
+    private func beginWaiting(_ connection: Connection, _ now: ContinuousClock.Instant) {
+        guard connection.acknowledgedWhenWaiting == nil else { return }
+        connection.acknowledgedWhenWaiting = connection.acknowledgedBytes ?? .max
+        connection.deadline = now + configuration.writeTimeout
+    }
+
+    /// At the write deadline: a client that acknowledged bytes since the loop began waiting on it
+    /// is given another write timeout, one that has taken everything waits without one (a stream
+    /// waiting for its producer), and one that took nothing is closed. A slow reader behind a
+    /// send buffer the kernel grew to megabytes is kept, though the kernel may not report room
+    /// for minutes; a client that vanished (a laptop closed, a NAT that forgot it) or stopped
+    /// reading is not. (`TCP_USER_TIMEOUT` also gave up on vanished clients, but reset slow
+    /// readers too.)
+    private func checkProgress(_ connection: Connection, _ now: ContinuousClock.Instant) {
+        guard let unacknowledged = SystemCalls.unacknowledgedBytes(connection.fd) else {
+            close(connection)
+            return
+        }
+        if unacknowledged == 0 && !connection.hasPendingOutput {
+            connection.acknowledgedWhenWaiting = nil
+            connection.deadline = nil
+            return
+        }
         let acknowledged = connection.bytesHandedToKernel - unacknowledged
-        defer { connection.acknowledgedWhenWaiting = acknowledged }
-        return connection.acknowledgedWhenWaiting.map { acknowledged > $0 } ?? false
+        guard let baseline = connection.acknowledgedWhenWaiting, acknowledged > baseline else {
+            close(connection)
+            return
+        }
+        connection.acknowledgedWhenWaiting = acknowledged
+        connection.deadline = now + configuration.writeTimeout
     }
 
     /// Stops accepting, closes idle connections and connections whose request has not arrived

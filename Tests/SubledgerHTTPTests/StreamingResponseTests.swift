@@ -172,7 +172,7 @@ extension RawClient {
 }
 
 extension StreamingResponseTests {
-    @Test("a stream whose client takes nothing of what waits for it in the kernel is closed after the write timeout, though nothing waits in the server (a client that vanished); a stream with nothing in flight is kept")
+    @Test("a stream whose client takes nothing of what waits for it in the kernel is closed after the write timeout, though nothing waits in the server and heartbeats go on reaching the kernel (a client that vanished); a stream with nothing in flight is kept")
     func clientTakingNothingIsClosedAfterTheWriteTimeout() throws {
         let streams = Streams()
         try withServer(.test { $0.writeTimeout = .milliseconds(1_000) }, handler: streaming(streams)) { server in
@@ -194,12 +194,20 @@ extension StreamingResponseTests {
             let idleSince = ContinuousClock.now
             var buffer = [UInt8](repeating: 0, count: 64)
             #expect(buffer.withUnsafeMutableBytes { recv(idle.fd, $0.baseAddress, $0.count, 0) } == 13)
+            // Heartbeats keep coming, and the kernel takes them: they do not put the timeout off.
+            let heartbeats = inBackground {
+                while !opened[0].isClosed {
+                    _ = opened[0].send(Array(": hb\n\n".utf8))
+                    usleep(150_000)
+                }
+            }
             usleep(400_000)
             #expect(opened[0].bufferedBytes == 0 && !opened[0].isClosed, "handed to the kernel, still open before the timeout")
             let started = ContinuousClock.now
             while !opened[0].isClosed, ContinuousClock.now - started < .seconds(5) { usleep(20_000) }
             #expect(opened[0].isClosed)
             #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(heartbeats.wait())
             while ContinuousClock.now - idleSince < .milliseconds(3_200) { usleep(50_000) }
             #expect(!opened[1].isClosed, "a stream with nothing in flight is kept past three write timeouts")
             #expect(opened[1].send(Array("data: still\n\n".utf8)))
