@@ -241,8 +241,7 @@ public struct LedgerReader: Sendable {
     /// `atPosition` is where the log ended: a record's position (that record and the ones after
     /// it left out) or the log's end. Any other number is a position the log never ended at,
     /// and one inside a record quietly meant the next record's: an audit must not guess.
-    /// Returns the log's last record when `position` is its end (nil when the log's last
-    /// segment, just begun, holds none).
+    /// Returns the log's last record when `position` is its end (nil for an empty log).
     @discardableResult
     private func requireLogEnd(_ position: LogPosition) throws -> LogPosition? {
         let log = DataDirectoryLayout(directory).log

@@ -124,6 +124,39 @@ struct ProjectionStoreTests {
         #expect(caughtUpDump["notifications"]?.count == 2 * TestLedger(events).projection.notificationCount)
     }
 
+    @Test("at the log's end a database folded through its last record answers every report from its rollups, as the fold answers it; other settings, or a last record it has not folded, send the report to the fold")
+    func logEndAnswersFromRollups() throws {
+        let (events, _) = mixedEvents()
+        let data = try DataDirectory()
+        let positions = try data.append(events)
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        let folded = Mutex(0)
+        var reader = store.reader
+        reader.timelinesFolded = { count in folded.withLock { $0 += count } }
+        let atEnd = LogPosition(rawValue: positions.last!.rawValue + 1)
+        let (from, to) = (UTCDay("2025-12-01")!, UTCDay("2026-05-31")!)
+        func reports(_ logEnd: ReportScope.LogEnd?) throws -> [String] {
+            let scope = ReportScope(environment: .production, atPosition: atEnd, logEnd: logEnd)
+            return [
+                "\(try reader.revenue(from: from, to: to, by: .day, byProduct: true, scope: scope))",
+                "\(try reader.revenue(from: from, to: to, refunds: .original, scope: scope))",
+                "\(try reader.mrr(at: [at("2026-01-20"), at("2026-02-20"), at("2026-03-20")], scope: scope))",
+                "\(try reader.churn(from: from, to: to, by: .day, scope: scope))",
+                "\(try reader.cohorts(from: UTCMonth("2025-12")!, to: UTCMonth("2026-05")!, now: at("2026-06-01"), scope: scope))",
+            ]
+        }
+        let fromFold = try reports(nil)
+        #expect(folded.withLock { $0 } > 0)
+        folded.withLock { $0 = 0 }
+        #expect(try reports(ReportScope.LogEnd(lastRecord: positions.last!, settings: RollupSettings())) == fromFold)
+        #expect(folded.withLock { $0 } == 0, "answered from the rollups")
+        #expect(try reports(ReportScope.LogEnd(lastRecord: positions.last!, settings: RollupSettings(smallBusiness: true))) == fromFold)
+        #expect(folded.withLock { $0 } > 0, "rollups made under other settings: folded")
+        folded.withLock { $0 = 0 }
+        #expect(try reports(ReportScope.LogEnd(lastRecord: positions[positions.count - 2], settings: RollupSettings())) == fromFold)
+        #expect(folded.withLock { $0 } > 0, "a database folded past the last record asked for: folded")
+    }
+
     @Test("a rebuild (transaction index built after the fold) finds every customer by any transaction id, as event-by-event folding does")
     func rebuildIndexesTransactions() throws {
         let (events, _) = mixedEvents()

@@ -8,7 +8,9 @@ extension ProjectionReader {
         from: UTCDay, to: UTCDay, by granularity: ReportGranularity = .month, byProduct: Bool = false,
         refunds convention: RefundConvention = .refundDate, smallBusiness: Bool = false, scope: ReportScope
     ) throws(ProjectionError) -> RevenueReport {
-        if let report = try fromRollups(scope, { rollups throws(ProjectionError) in
+        // At a position the fold applies `smallBusiness`: the rollups answer only if made under it.
+        let madeAlike = scope.logEnd.map { $0.settings.smallBusiness == smallBusiness } ?? true
+        if madeAlike, let report = try fromRollups(scope, { rollups throws(ProjectionError) in
             try rollups.revenue(from: from, to: to, by: granularity, byProduct: byProduct, refunds: convention, environment: scope.environment)
         }) { return report }
         var report = RevenueReport(from: from, to: to, by: granularity, refunds: convention, environment: scope.environment.rawValue, rows: [])
