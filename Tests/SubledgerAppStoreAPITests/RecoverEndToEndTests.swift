@@ -231,7 +231,7 @@ struct RecoverEndToEndTests {
         #expect(table.output.split(separator: "\n").contains { $0.hasPrefix("error") && $0.contains("refused the API credentials") }, "\(table.output)")
     }
 
-    @Test("reconcile and test-notification that fail print with --json what they did and the error, exit 1, as recover and backfill do")
+    @Test("reconcile, backfill and test-notification that fail print with --json what they did and the error, exit 1, as recover does; the commands their advice names carry the ledger's --data, in backfill's failed ids too")
     func failuresPrintTheirDocument() throws {
         let workload = try Workload(customers: 20, months: 1, seed: 28)
         let key = try APIKey(directory: workload.directory)
@@ -248,6 +248,12 @@ struct RecoverEndToEndTests {
         // The advice can be run as it stands: it names the ledger the command line gave.
         let advice = "`subledger --data \(workload.data) init --api-key FILE.p8"
         #expect((reconcile["error"] as? String)?.contains(advice) == true, "\(reconcile)")
+
+        let (backfillCode, backfillOutput) = workload.cli(["appstore", "backfill", "1000000001", "--json"])
+        #expect(backfillCode == .failure)
+        let backfill = try #require(try JSONSerialization.jsonObject(with: Data(backfillOutput.utf8)) as? [String: Any])
+        let failed = try #require((backfill["failed"] as? [[String: Any]])?.first?["error"] as? String)
+        #expect(failed.contains(advice), "the id's reason, in `failed`, names the ledger too: \(backfill)")
 
         let (testCode, testOutput) = workload.cli(["appstore", "test-notification", "--wait", "0", "--json"])
         #expect(testCode == .failure)

@@ -27,6 +27,16 @@ struct HeadCommandTests {
         #expect(verification["actual"] as? String == hash)
     }
 
+    @Test("head's table names the commands to run with what it prints, each carrying the --data the command line gave, so they can be run as they stand")
+    func tableNotesCarryTheDataDirectory() throws {
+        let head = try ledger.json("head")
+        let (code, output) = ledger.run("head")
+        #expect(code == .success)
+        let (hash, position, end) = (try #require(head["hash"] as? String), try #require(head["position"] as? String), try #require(head["logEnd"] as? String))
+        #expect(output.contains("`subledger --data \(ledger.data) verify --head \(hash) --at \(position)`"), "\(output)")
+        #expect(output.contains("`subledger --data \(ledger.data) report ... --at-position \(end)`"), "\(output)")
+    }
+
     @Test("a digest that is not the ledger's exits 3 and says the bytes are not the published ones, naming the ledger's directory, not one of its logs")
     func wrongDigest() throws {
         let head = try ledger.json("head")

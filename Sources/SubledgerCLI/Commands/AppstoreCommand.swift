@@ -77,6 +77,11 @@ enum AppstoreCommand: Command {
         return tally
     }
 
+    /// `refused` with the commands each reason names given the command line's `--data`.
+    private static func spelled(_ refused: [RefusedId], _ context: CommandContext) -> [RefusedId] {
+        refused.map { var spelled = $0; spelled.error = context.data.spelling($0.error); return spelled }
+    }
+
     /// Says on stderr, in every format, where answers that failed verification went.
     private static func noteQuarantined(_ tally: IngestTally, command: String, _ context: CommandContext) {
         guard !tally.rejections.isEmpty else { return }
@@ -200,6 +205,7 @@ enum AppstoreCommand: Command {
         }
         Output.endProgress()
         summary.tally = spelled(summary.tally, context)
+        summary.failed = spelled(summary.failed, context)
         let error = summary.stoppedBy.map { context.data.spelling($0.description) }
         if let error {
             let notDone = summary.failed.suffix(1).map(\.id) + summary.notDone
@@ -226,6 +232,7 @@ enum AppstoreCommand: Command {
         }
         Output.endProgress()
         summary.tally = spelled(summary.tally, context)
+        summary.failed = spelled(summary.failed, context)
         let error = summary.stoppedBy.map { context.data.spelling($0.description) }
         if let error {
             Output.diagnostic(context.data.spelling("subledger appstore reconcile: \(error)\n\(summary.checked) subscriptions were checked, \(summary.notChecked) were not; "
