@@ -79,9 +79,10 @@ final class Connection {
     /// What the loop has handed to the kernel over the connection's life. A worker's direct reply
     /// is not in it: a constant offset, which comparing acknowledged counts does not mind.
     var bytesHandedToKernel = 0
-    /// ``acknowledgedBytes`` when the loop last began waiting on the client: its growth tells a
-    /// slow reader from a client that is gone or takes nothing.
-    var acknowledgedWhenWaiting: Int?
+    /// While the loop waits on the client to take bytes: ``acknowledgedBytes`` when it was last
+    /// seen to grow, and when. Its growth tells a slow reader from a client that is gone or takes
+    /// nothing.
+    var waitingSince: (acknowledged: Int, at: ContinuousClock.Instant)?
 
     init(id: UInt64, fd: Int32, remote: RemoteAddress, counted: Bool, limits: RequestParser.Limits, interest: UInt32) {
         self.id = id

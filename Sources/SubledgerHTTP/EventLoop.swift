@@ -453,7 +453,7 @@ final class EventLoop {
         connection.exchange?.isStream = response.stream != nil
         connection.requestCompleted = nil
         connection.deadline = now + configuration.writeTimeout
-        connection.acknowledgedWhenWaiting = nil
+        connection.waitingSince = nil
     }
 
     /// Moves what a stream has queued to the socket once the connection's output has drained, so
@@ -621,40 +621,44 @@ final class EventLoop {
         }
     }
 
-    /// The client has bytes to take, here or in the kernel: the write timeout runs from the first
-    /// such moment since it was last seen taking any (`checkProgress`), so that bytes handed
-    /// over meanwhile, such as a stream's heartbeats, do not put it off. (Without the kernel's
-    /// count, the deadline closes the connection, as a client taking nothing.)
+    /// The client has bytes to take, here or in the kernel: the write timeout runs from the last
+    /// time it was seen taking any (`checkProgress`), so that bytes handed over meanwhile, such
+    /// as a stream's heartbeats, do not put it off. (Without the kernel's count the connection
+    /// is closed at the timeout, as a client taking nothing.)
     private func beginWaiting(_ connection: Connection, _ now: ContinuousClock.Instant) {
-        guard connection.acknowledgedWhenWaiting == nil else { return }
-        connection.acknowledgedWhenWaiting = connection.acknowledgedBytes ?? .max
-        connection.deadline = now + configuration.writeTimeout
+        guard connection.waitingSince == nil else { return }
+        connection.waitingSince = (connection.acknowledgedBytes ?? .max, now)
+        connection.deadline = now + progressCheckInterval
     }
 
-    /// At the write deadline: a client that acknowledged bytes since the loop began waiting on it
-    /// is given another write timeout, one that has taken everything waits without one (a stream
-    /// waiting for its producer), and one that took nothing is closed. A slow reader behind a
-    /// send buffer the kernel grew to megabytes is kept, though the kernel may not report room
-    /// for minutes; a client that vanished (a laptop closed, a NAT that forgot it) or stopped
-    /// reading is not. (`TCP_USER_TIMEOUT` also gave up on vanished clients, but reset slow
-    /// readers too.)
+    /// How often a connection waiting on its client is checked: one that stops taking bytes is
+    /// closed between one write timeout and an eighth more after it last took any.
+    private var progressCheckInterval: Duration { configuration.writeTimeout / 8 }
+
+    /// A client that has taken everything waits without a deadline (a stream waiting for its
+    /// producer); one that has taken nothing for the write timeout is closed. A slow reader
+    /// behind a send buffer the kernel grew to megabytes is kept, though the kernel may not
+    /// report room for minutes; a client that vanished (a laptop closed, a NAT that forgot it)
+    /// or stopped reading is not. (`TCP_USER_TIMEOUT` also gave up on vanished clients, but reset
+    /// slow readers too.)
     private func checkProgress(_ connection: Connection, _ now: ContinuousClock.Instant) {
-        guard let unacknowledged = SystemCalls.unacknowledgedBytes(connection.fd) else {
+        guard let unacknowledged = SystemCalls.unacknowledgedBytes(connection.fd), var waiting = connection.waitingSince else {
             close(connection)
             return
         }
         if unacknowledged == 0 && !connection.hasPendingOutput {
-            connection.acknowledgedWhenWaiting = nil
+            connection.waitingSince = nil
             connection.deadline = nil
             return
         }
         let acknowledged = connection.bytesHandedToKernel - unacknowledged
-        guard let baseline = connection.acknowledgedWhenWaiting, acknowledged > baseline else {
+        if acknowledged > waiting.acknowledged { waiting = (acknowledged, now) }
+        guard now - waiting.at < configuration.writeTimeout else {
             close(connection)
             return
         }
-        connection.acknowledgedWhenWaiting = acknowledged
-        connection.deadline = now + configuration.writeTimeout
+        connection.waitingSince = waiting
+        connection.deadline = now + progressCheckInterval
     }
 
     /// Stops accepting, closes idle connections and connections whose request has not arrived

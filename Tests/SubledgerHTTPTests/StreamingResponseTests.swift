@@ -215,6 +215,34 @@ extension StreamingResponseTests {
         }
     }
 
+    @Test("a stream's client that takes bytes for a while and then stops is closed one write timeout (and at most an eighth more) after it stopped, not two")
+    func clientThatStopsIsClosedOneWriteTimeoutAfter() throws {
+        let streams = Streams()
+        try withServer(.test { $0.writeTimeout = .milliseconds(2_000) }, handler: streaming(streams)) { server in
+            let client = try RawClient(port: server.port, receiveBuffer: 16 * 1024)
+            try client.send(get("/stream"))
+            #expect(try client.readResponse().status == 200)
+            guard let stream = streams.wait(for: 1).first else { Issue.record("no stream"); return }
+            let accepted = try #require(serverSocket(connectedTo: client))
+            var size: Int32 = 1 << 20
+            #expect(setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size)) == 0)
+            #expect(stream.send([UInt8](repeating: UInt8(ascii: "x"), count: 512 * 1024)))
+            // Reading for a moment after the server began waiting, then not at all: checked only
+            // at each write timeout, those bytes bought the client a second one.
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            let started = ContinuousClock.now
+            while ContinuousClock.now - started < .milliseconds(300) {
+                _ = buffer.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
+                usleep(10_000)
+            }
+            let stopped = ContinuousClock.now
+            while !stream.isClosed, ContinuousClock.now - stopped < .seconds(6) { usleep(20_000) }
+            let closedAfter = ContinuousClock.now - stopped
+            #expect(stream.isClosed)
+            #expect(closedAfter > .milliseconds(1_500) && closedAfter < .milliseconds(3_000), "closed \(closedAfter) after the client stopped")
+        }
+    }
+
     /// The server's end of `client`'s connection, found among this process's descriptors.
     private func serverSocket(connectedTo client: RawClient) -> Int32? {
         func address(_ fd: Int32, _ call: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32) -> sockaddr_in? {
