@@ -56,7 +56,8 @@ final class Connection {
     var outputSent = 0
     /// The epoll events currently registered.
     var interest: UInt32
-    /// When the current phase times out; nil while a worker has the request.
+    /// When the current phase times out, or is next checked; nil while a worker has the request,
+    /// and for a stream whose client has taken every byte.
     var deadline: ContinuousClock.Instant?
     /// When the first byte of the request being received arrived; nil while idle.
     var requestStarted: ContinuousClock.Instant?

@@ -642,17 +642,19 @@ final class EventLoop {
     /// or stopped reading is not. (`TCP_USER_TIMEOUT` also gave up on vanished clients, but reset
     /// slow readers too.)
     private func checkProgress(_ connection: Connection, _ now: ContinuousClock.Instant) {
-        guard let unacknowledged = SystemCalls.unacknowledgedBytes(connection.fd), var waiting = connection.waitingSince else {
+        guard var waiting = connection.waitingSince else {
             close(connection)
             return
         }
+        let unacknowledged = SystemCalls.unacknowledgedBytes(connection.fd)
         if unacknowledged == 0 && !connection.hasPendingOutput {
             connection.waitingSince = nil
             connection.deadline = nil
             return
         }
-        let acknowledged = connection.bytesHandedToKernel - unacknowledged
-        if acknowledged > waiting.acknowledged { waiting = (acknowledged, now) }
+        if let unacknowledged, connection.bytesHandedToKernel - unacknowledged > waiting.acknowledged {
+            waiting = (connection.bytesHandedToKernel - unacknowledged, now)
+        }
         guard now - waiting.at < configuration.writeTimeout else {
             close(connection)
             return

@@ -93,8 +93,8 @@ struct StreamingResponseTests {
             try client.send(get("/stream"))
             #expect(try client.readResponse().status == 200)
             guard let stream = streams.wait(for: 1).first else { Issue.record("no stream"); return }
-            // A send buffer of megabytes, as the kernel grows one for a connection that was fast
-            // a while.
+            // A send buffer as large as the host allows (megabytes where `wmem_max` lets it), as
+            // the kernel grows one for a connection that was fast a while.
             let accepted = try #require(serverSocket(connectedTo: client))
             var size: Int32 = 4 << 20
             #expect(setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size)) == 0)
@@ -154,6 +154,23 @@ struct StreamingResponseTests {
 }
 
 extension RawClient {
+    /// What the server sends until it closes the connection or `count` bytes have come.
+    func readUntilClosedOrReceived(_ count: Int) throws -> Int {
+        var received = 0
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while received < count {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                received += n
+            } else if n == 0 || errno == ECONNRESET {
+                break
+            } else if errno != EINTR {
+                throw ClientError(description: "recv: errno \(errno) after \(received) bytes")
+            }
+        }
+        return received
+    }
+
     /// Everything the server sends until it closes the connection.
     func readUntilClosed() throws -> [UInt8] {
         var received: [UInt8] = []
@@ -201,8 +218,9 @@ extension StreamingResponseTests {
                     usleep(150_000)
                 }
             }
-            usleep(400_000)
-            #expect(opened[0].bufferedBytes == 0 && !opened[0].isClosed, "handed to the kernel, still open before the timeout")
+            let sent = ContinuousClock.now
+            while opened[0].bufferedBytes > 0, ContinuousClock.now - sent < .milliseconds(400) { usleep(5_000) }
+            #expect(!opened[0].isClosed, "handed to the kernel, still open before the timeout")
             let started = ContinuousClock.now
             while !opened[0].isClosed, ContinuousClock.now - started < .seconds(5) { usleep(20_000) }
             #expect(opened[0].isClosed)
@@ -231,15 +249,41 @@ extension StreamingResponseTests {
             // at each write timeout, those bytes bought the client a second one.
             var buffer = [UInt8](repeating: 0, count: 1024)
             let started = ContinuousClock.now
+            var stopped = started
             while ContinuousClock.now - started < .milliseconds(300) {
-                _ = buffer.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
+                if buffer.withUnsafeMutableBytes({ recv(client.fd, $0.baseAddress, $0.count, 0) }) > 0 { stopped = ContinuousClock.now }
                 usleep(10_000)
             }
-            let stopped = ContinuousClock.now
             while !stream.isClosed, ContinuousClock.now - stopped < .seconds(6) { usleep(20_000) }
             let closedAfter = ContinuousClock.now - stopped
             #expect(stream.isClosed)
             #expect(closedAfter > .milliseconds(1_500) && closedAfter < .milliseconds(3_000), "closed \(closedAfter) after the client stopped")
+        }
+    }
+
+    @Test("a plain response larger than the kernel takes at once: a slow reader is kept past four write timeouts and gets all of it; a client that reads nothing is closed after the write timeout and gets less")
+    func largeResponseToSlowAndStalledReaders() throws {
+        let body = [UInt8](repeating: UInt8(ascii: "y"), count: 32 << 20)
+        var router = Router()
+        router.get("/big") { _ in HTTPResponse(body: body) }
+        try withServer(.test { $0.writeTimeout = .milliseconds(1_000) }, handler: router) { server in
+            let slow = try RawClient(port: server.port, receiveBuffer: 16 * 1024)
+            let stalled = try RawClient(port: server.port, receiveBuffer: 16 * 1024)
+            try slow.send(get("/big"))
+            try stalled.send(get("/big"))
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            var slowReceived = 0
+            let started = ContinuousClock.now
+            while ContinuousClock.now - started < .milliseconds(4_000) {
+                let n = buffer.withUnsafeMutableBytes { recv(slow.fd, $0.baseAddress, $0.count, 0) }
+                if n > 0 { slowReceived += n }
+                usleep(20_000)
+            }
+            #expect(slowReceived > 50_000)
+            let stalledReceived = try stalled.readUntilClosed().count
+            let slowRest = try slow.readUntilClosedOrReceived(body.count + 512 - slowReceived)
+            #expect(slowReceived + slowRest > body.count, "the slow reader got the whole response (\(slowReceived + slowRest) bytes)")
+            #expect(stalledReceived < body.count, "the stalled reader was closed before it got it all")
         }
     }
 
