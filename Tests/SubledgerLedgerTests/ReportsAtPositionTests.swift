@@ -102,4 +102,37 @@ struct ReportsAtPositionTests {
         #expect(folded.withLock { $0 } > 0, "the position is now the last event's, which is left out: folded")
         #expect(folding == atEnd)
     }
+
+    @Test("a position that was the log's end when asked is taken while the webhook appends: the log's end moving on between the two looks the check takes does not make it refused")
+    func logEndTakenWhileAppending() throws {
+        let test = try TestPKILedger(environments: ["Production"])
+        let (start, fixtures, ledger) = (TestPKILedger.start, test.fixtures(.production), test.ledger)
+        defer { ledger.close() }
+        let bodies = (0..<600).map { index in
+            let transaction = fixtures.transaction(transactionId: "\(2_000_000_000_100_000 + index)", purchaseDate: start + Int64(index) * 60_000)
+            return fixtures.notification(.subscribed, transaction: transaction, renewal: fixtures.renewalInfo(for: transaction)).webhookBody
+        }
+        let appending = Atomic(true)
+        let appended = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for body in bodies { _ = try? ledger.ingest([IngestLine(bytes: body, line: 1, source: "test")], recordedAt: start) }
+            appending.store(false, ordering: .releasing)
+            appended.signal()
+        }
+        let log = LogReader(directory: DataDirectoryLayout(test.directory.file("data")).log)
+        let day = UTCDay(containing: start)
+        var (asked, refused) = (0, [String]())
+        while appending.load(ordering: .acquiring) {
+            guard let end = try? log.summary().endPosition, end != .start else { continue }
+            asked += 1
+            do {
+                _ = try ledger.read { try $0.revenue(RevenueQuery(from: day, to: day, filter: ReportFilter(atPosition: end))) }
+            } catch let error as QueryError {
+                refused.append(error.detail)
+            }
+        }
+        appended.wait()
+        #expect(asked > 50)
+        #expect(refused.isEmpty, "\(refused.count) of \(asked) refused: \(refused.prefix(2))")
+    }
 }
