@@ -250,8 +250,9 @@ public struct LedgerReader: Sendable {
         guard FileIO.exists(log) else {
             throw QueryError(kind: .badParameter, code: "invalid_position", detail: "the log is empty; position \(position) is beyond its end")
         }
+        let records = try LogRecordFile(directory: log)
         do {
-            _ = try LogRecordFile(directory: log).record(at: position)
+            _ = try records.record(at: position)
             return nil
         } catch LogError.noRecord {
         } catch LogError.corrupted {
@@ -262,7 +263,7 @@ public struct LedgerReader: Sendable {
         guard position != end else { return summary.lastPosition }
         // The log's end when first looked at, a record appended since starts there now: beside
         // the webhook, `head`'s logEnd was refused.
-        if position < end, (try? LogRecordFile(directory: log).record(at: position)) != nil { return nil }
+        if position < end, (try? records.record(at: position)) != nil { return nil }
         throw QueryError(
             kind: .badParameter, code: "invalid_position",
             detail: position > end

@@ -95,9 +95,7 @@ struct StreamingResponseTests {
             guard let stream = streams.wait(for: 1).first else { Issue.record("no stream"); return }
             // A send buffer as large as the host allows (megabytes where `wmem_max` lets it), as
             // the kernel grows one for a connection that was fast a while.
-            let accepted = try #require(serverSocket(connectedTo: client))
-            var size: Int32 = 4 << 20
-            #expect(setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size)) == 0)
+            try setSendBuffer(of: client, to: 4 << 20)
             let feeding = Locked(true)
             let fed = inBackground {
                 let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 16 * 1024)
@@ -203,9 +201,7 @@ extension StreamingResponseTests {
             try #require(opened.count == 2)
             // Room in the kernel for all of it, so the server hands it over and holds nothing:
             // more than the stalled client's window, so some stays unacknowledged.
-            let accepted = try #require(serverSocket(connectedTo: stalled))
-            var size: Int32 = 1 << 20
-            #expect(setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size)) == 0)
+            try setSendBuffer(of: stalled, to: 1 << 20)
             #expect(opened[0].send([UInt8](repeating: UInt8(ascii: "x"), count: 192 * 1024)))
             #expect(opened[1].send(Array("data: hello\n\n".utf8)))
             let idleSince = ContinuousClock.now
@@ -241,9 +237,7 @@ extension StreamingResponseTests {
             try client.send(get("/stream"))
             #expect(try client.readResponse().status == 200)
             guard let stream = streams.wait(for: 1).first else { Issue.record("no stream"); return }
-            let accepted = try #require(serverSocket(connectedTo: client))
-            var size: Int32 = 1 << 20
-            #expect(setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size)) == 0)
+            try setSendBuffer(of: client, to: 1 << 20)
             #expect(stream.send([UInt8](repeating: UInt8(ascii: "x"), count: 512 * 1024)))
             // Reading for a moment after the server began waiting, then not at all: checked only
             // at each write timeout, those bytes bought the client a second one.
@@ -285,6 +279,13 @@ extension StreamingResponseTests {
             #expect(slowReceived + slowRest > body.count, "the slow reader got the whole response (\(slowReceived + slowRest) bytes)")
             #expect(stalledReceived < body.count, "the stalled reader was closed before it got it all")
         }
+    }
+
+    /// Sets `SO_SNDBUF` on the server's end of `client`'s connection.
+    private func setSendBuffer(of client: RawClient, to bytes: Int32) throws {
+        let accepted = try #require(serverSocket(connectedTo: client))
+        var size = bytes
+        #expect(setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size)) == 0)
     }
 
     /// The server's end of `client`'s connection, found among this process's descriptors.
