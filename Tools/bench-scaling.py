@@ -275,16 +275,20 @@ def wrk_latency(text, percentile):
 
 
 def wait_until_serving(server, port):
-    """Returns once the opening server answers /healthz; exits if it stopped instead."""
+    """Returns once the opening server answers /healthz 200 (503 while it rebuilds its projection
+    database); exits if it stopped instead."""
     while True:
         if server.process.poll() is not None:
             server.wait()
             raise SystemExit("bench-scaling: the server stopped while opening")
         try:
-            get(port, "/healthz", timeout=2)
-            return
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            connection.request("GET", "/healthz")
+            if connection.getresponse().status == 200:
+                return
         except (OSError, http.client.HTTPException):
-            time.sleep(0.05)
+            pass
+        time.sleep(0.05)
 
 
 def lookups_while_posting(url, environment, connections):

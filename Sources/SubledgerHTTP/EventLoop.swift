@@ -348,7 +348,7 @@ final class EventLoop {
     private func dispatch(_ connection: Connection, _ request: HTTPRequest, keepAlive: Bool, now: ContinuousClock.Instant) {
         let isRead = request.method == "GET" || request.method == "HEAD"
         if let liveness = configuration.livenessPath, let segments = request.pathSegments, segments == HTTPRequest.segments(of: liveness) {
-            let answer = isRead ? .text("ok\n") : HTTPError(
+            let answer = isRead ? configuration.notReady()?.response ?? .text("ok\n") : HTTPError(
                 .methodNotAllowed, code: "method_not_allowed", detail: "\(request.method) is not allowed here; use GET, HEAD",
                 headers: ["Allow": "GET, HEAD"]).response
             respond(connection, answer, request: request, close: !keepAlive, now: now)

@@ -65,6 +65,10 @@ extension HTTPServer {
         /// A path the event loop answers itself, `200 ok`, for GET and HEAD: a liveness probe
         /// that never waits behind the handler's reads (16 heavy ones at once held it 3 s).
         public var livenessPath: String?
+        /// Asked at each request for ``livenessPath``: what to answer instead of `ok` while the
+        /// server listens but cannot answer its reads yet (a ledger whose projection database
+        /// is rebuilt on open), so that a probe does not send traffic it would only refuse.
+        public var notReady: @Sendable () -> HTTPError? = { nil }
         /// Over ``maxConnections``, how long a connection must have waited for its next request
         /// (at most half of ``idleTimeout``), or have been receiving one, before its slot goes
         /// to a newcomer: one accepted or answered just now may have its request in the socket,

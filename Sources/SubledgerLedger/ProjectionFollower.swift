@@ -19,8 +19,14 @@ import Synchronization
 /// inside `store`'s lock and never the other way round. Waiters resume after `store`'s lock is
 /// released (a webhook message's answer is built there). The positions and `eventsFolded` are
 /// atomics so that ingestion and metrics take neither lock.
+///
+/// A server opens it before its database is usable when that needs a rebuild
+/// (`init(rebuilding:observer:flushEveryEvents:retryAfter:_:)`): the rebuild runs on a thread of its own while ingestion appends,
+/// reads are refused (`ProjectionsUnavailable`) and each appended message is acknowledged once
+/// durable, made visible so that the first read after the rebuild folds it.
 final class ProjectionFollower: Sendable {
-    private let store: Mutex<ProjectionStore>
+    /// Nil only while the database is rebuilt on open.
+    private let store: Mutex<ProjectionStore?>
     private let progress: Lock<Progress>
     /// Runs folds, one at a time, off the ingestion path.
     let folding = DispatchQueue(label: "subledger.projections")
@@ -51,6 +57,10 @@ final class ProjectionFollower: Sendable {
     /// A retry is scheduled: one at a time, or each failure of a retry scheduled another.
     private let retryScheduled = Atomic(false)
     private let closed = Atomic(false)
+    /// The thread rebuilding the database on open, until `close` waits for it.
+    private let opening = Mutex<PosixThread?>(nil)
+    /// The last report of the rebuild on open, for what a refused read says.
+    private let openingProgress = Mutex<RebuildProgress?>(nil)
 
     /// What runs when the checkpoint reaches a position (`whenFolded`), once no lock is held.
     typealias Waiter = @Sendable () -> Void
@@ -62,7 +72,12 @@ final class ProjectionFollower: Sendable {
         /// comes later for a position already appended must not wait for a fold that failed.
         var released: UInt64 = 0
         var waiters: [(position: UInt64, resume: Waiter)] = []
-        var reader: ProjectionReader
+        /// Nil while the database is rebuilt on open.
+        var reader: ProjectionReader?
+        /// Why reads are refused: the database is rebuilt on open, or that rebuild failed.
+        var unavailable: ProjectionsUnavailable?
+        /// Told once the rebuild on open is done, or has failed.
+        var whenOpen: [@Sendable (Result<Void, ProjectionsUnavailable>) -> Void] = []
     }
 
     init(_ store: sending ProjectionStore, flushEveryEvents: Int, retryAfter: Duration = .seconds(5)) {
@@ -75,6 +90,78 @@ final class ProjectionFollower: Sendable {
         progress = Lock(Progress(checkpoint: checkpoint, reader: store.reader))
         self.store = Mutex(store)
         self.flushEveryEvents = flushEveryEvents
+    }
+
+    /// A follower whose database `open` rebuilds (it needs a rebuild: see
+    /// `ProjectionStore.RebuildReason`) on a thread of its own, told to `observer` as it goes.
+    /// Until it is done, reads throw `ProjectionsUnavailable` and appends are acknowledged once
+    /// durable; then it folds what was appended meanwhile.
+    init(
+        rebuilding reason: ProjectionStore.RebuildReason, observer: RebuildObserver?, flushEveryEvents: Int, retryAfter: Duration = .seconds(5),
+        _ open: @escaping @Sendable (@escaping RebuildObserver) throws -> sending ProjectionStore
+    ) throws {
+        self.retryAfter = retryAfter
+        self.flushEveryEvents = flushEveryEvents
+        store = Mutex(nil)
+        progress = Lock(Progress(checkpoint: 0, unavailable: ProjectionsUnavailable(reason: reason)))
+        let thread = try PosixThread.spawn(name: "open-rebuild") { [self] in
+            let observing: RebuildObserver = { [self] report in
+                openingProgress.withLock { $0 = report }
+                observer?(report)
+            }
+            opened(rebuilding: reason) { try open(observing) }
+        }
+        opening.withLock { $0 = thread }
+    }
+
+    /// Opens the database rebuilt on open and puts it in use, folding what was appended meanwhile,
+    /// or, when the rebuild fails, keeps reads refused saying why; then tells whoever waits for it.
+    /// Reads are refused before they would take the store's lock, which this holds throughout.
+    private func opened(rebuilding reason: ProjectionStore.RebuildReason, _ open: () throws -> sending ProjectionStore) {
+        var result: Result<Void, ProjectionsUnavailable> = .success(())
+        let resumed = store.withLock { slot -> [Waiter] in
+            do {
+                let built = try open()
+                // Appended and acknowledged meanwhile; the rebuild read the log as far as it was then.
+                _ = try? built.catchUp(through: LogPosition(rawValue: appendedEnd.load(ordering: .acquiring)))
+                slot = built
+                return committed(built)
+            } catch {
+                let failed = ProjectionsUnavailable(reason: reason, failure: String(describing: error))
+                result = .failure(failed)
+                progress.withLock { $0.unavailable = failed }
+                return []
+            }
+        }
+        resume(resumed)
+        let told = progress.withLock { progress in
+            defer { progress.whenOpen = [] }
+            return progress.whenOpen
+        }
+        for tell in told { tell(result) }
+        if case .success = result { foldAppended() }
+    }
+
+    /// Runs `body` once the database is open (at once if it is), or with why its rebuild on
+    /// open failed; on the rebuilding thread or the caller's.
+    func whenOpen(_ body: @escaping @Sendable (Result<Void, ProjectionsUnavailable>) -> Void) {
+        let now: Result<Void, ProjectionsUnavailable>? = progress.withLock { progress in
+            switch progress.unavailable {
+            case nil: return .success(())
+            case let failed? where failed.failure != nil: return .failure(failed)
+            case _?:
+                progress.whenOpen.append(body)
+                return nil
+            }
+        }
+        if let now { body(now) }
+    }
+
+    /// Why reads are refused, with how far the rebuild on open has come; nil once they are answered.
+    var unavailable: ProjectionsUnavailable? {
+        guard var unavailable = progress.withLock({ $0.unavailable }) else { return nil }
+        unavailable.progress = openingProgress.withLock { $0 }
+        return unavailable
     }
 
     /// Events the projection database holds (the log's event count minus this is its lag).
@@ -112,7 +199,9 @@ final class ProjectionFollower: Sendable {
             guard !closed.load(ordering: .acquiring) else { return }
             let appended = appendedEnd.load(ordering: .acquiring)
             var failure: (any Error)?
-            let (resumed, flushDue, folded) = store.withLock { store in
+            let outcome = store.withLock { store -> (resumed: [Waiter], flushDue: Bool, folded: Int)? in
+                // The rebuild on open folds what is appended meanwhile once it is done.
+                guard let store else { return nil }
                 do {
                     try store.catchUp(through: LogPosition(rawValue: appended))
                 } catch {
@@ -126,6 +215,7 @@ final class ProjectionFollower: Sendable {
                 let changed = store.eventsFolded - last.events
                 return (committed(store), changed >= flushEveryEvents || (changed > 0 && ContinuousClock.now - last.at >= Self.flushEvery), store.eventsFolded)
             }
+            guard let (resumed, flushDue, folded) = outcome else { return }
             resume(resumed)
             // Said with no lock held: a stalled standard error must not hold reads up.
             if let failure {
@@ -135,7 +225,7 @@ final class ProjectionFollower: Sendable {
             }
             guard flushDue else { return }
             store.withLock { store in
-                if (try? store.sync()) != nil { lastFlush.withLock { $0 = (store.eventsFolded, .now) } }
+                if let store, (try? store.sync()) != nil { lastFlush.withLock { $0 = (store.eventsFolded, .now) } }
             }
         }
     }
@@ -158,10 +248,15 @@ final class ProjectionFollower: Sendable {
     /// if it has): what the webhook waits for before acknowledging a group of messages. `body`
     /// runs with no lock held, on the thread that committed the fold (the background queue, a
     /// read that caught up, `close`), or at once on the caller's: keep it short, for the next
-    /// fold waits for it.
+    /// fold waits for it. While the database is rebuilt on open, `body` runs at once and what was
+    /// appended becomes visible: the first read after the rebuild folds it.
     func whenFolded(_ body: @escaping @Sendable () -> Void) {
         let target = appendedEnd.load(ordering: .acquiring)
         let folded = progress.withLock { progress in
+            if progress.unavailable != nil {
+                visibleEnd.store(target, ordering: .releasing)
+                return true
+            }
             guard max(progress.checkpoint, progress.released) < target else { return true }
             progress.waiters.append((target, body))
             return false
@@ -171,11 +266,15 @@ final class ProjectionFollower: Sendable {
 
     /// A reader as of every acknowledged event. It takes the store's lock (and so waits for a
     /// fold in progress) only when an acknowledged event is not folded yet.
+    /// While the database is rebuilt on open, it throws `ProjectionsUnavailable`.
     func reader() throws -> ProjectionReader {
         let visible = visibleEnd.load(ordering: .acquiring)
-        let current = progress.withLock { $0.checkpoint >= visible ? $0.reader : nil }
+        let (current, refused) = progress.withLock { ($0.checkpoint >= visible ? $0.reader : nil, $0.unavailable != nil) }
+        if refused, let unavailable { throw unavailable }
         if let current { return current }
         let (reader, resumed) = try store.withLock { store in
+            // Nil only while reads are refused, which was asked above.
+            guard let store else { throw unavailable ?? ProjectionsUnavailable(reason: .missing) }
             guard (store.lastPosition?.rawValue ?? 0) < visible else { return (store.reader, [Waiter]()) }
             try store.catchUp(through: LogPosition(rawValue: visible))
             return (store.reader, committed(store))
@@ -186,7 +285,7 @@ final class ProjectionFollower: Sendable {
 
     /// Unmaps the resident pages of the database in use; they stay in the page cache.
     func releaseMappedPages() throws {
-        try progress.withLock { $0.reader }.releaseMappedPages()
+        try progress.withLock { $0.reader }?.releaseMappedPages()
     }
 
     /// Publishes the store's new checkpoint (and reader) and returns the callers waiting for it,
@@ -201,6 +300,7 @@ final class ProjectionFollower: Sendable {
             progress.checkpoint = checkpoint
             progress.released = max(progress.released, released)
             progress.reader = reader
+            progress.unavailable = nil
             let due = progress.waiters.filter { $0.position <= released }.map(\.resume)
             progress.waiters.removeAll { $0.position <= released }
             return due
@@ -216,6 +316,7 @@ final class ProjectionFollower: Sendable {
     func rebuild() throws -> ProjectionStore.RebuildSummary {
         let (summary, resumed) = try folding.sync {
             try store.withLock { store in
+                guard let store else { throw unavailable ?? ProjectionsUnavailable(reason: .missing) }
                 let summary = try store.rebuild()
                 let resumed = committed(store)
                 lastFlush.withLock { $0 = (store.eventsFolded, .now) }
@@ -229,11 +330,13 @@ final class ProjectionFollower: Sendable {
     /// Folds what is left and seals the database, so the next open folds only what comes after
     /// it and can check it for damage. Call when nothing appends any more. Without `catchingUp`
     /// it only lets waiters go (the data directory was moved or replaced: its path names another
-    /// ledger's log and files).
+    /// ledger's log and files). A rebuild on open still running is waited for first.
     func close(catchingUp: Bool = true) {
         closed.store(true, ordering: .releasing)
+        opening.withLock { $0.take() }?.join()
         let resumed = folding.sync {
             store.withLock { store in
+                guard let store else { return [Waiter]() }
                 if catchingUp { _ = try? store.catchUp() }
                 let resumed = committed(store, releasingThrough: appendedEnd.load(ordering: .acquiring))
                 if catchingUp { try? store.seal() }

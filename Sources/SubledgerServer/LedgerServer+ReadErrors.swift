@@ -1,4 +1,5 @@
 import SubledgerHTTP
+import SubledgerLedger
 import SubledgerLog
 import SubledgerProjections
 
@@ -19,12 +20,26 @@ extension LedgerServer {
     /// damaged however often a client retries; an operator must run `subledger verify` and
     /// restore the segment from a backup.
     static func readFailure(_ error: any Error) -> any Error {
+        if let unavailable = error as? ProjectionsUnavailable { return Self.unavailable(unavailable) }
         if let error = error as? QueryError {
             return HTTPError(error.kind == .notFound ? .notFound : .badRequest, code: error.code, detail: error.detail)
         }
         guard let problem = damage(in: error) else { return error }
         return HTTPError(.internalServerError, code: "ledger_corrupted",
                          detail: "the ledger is damaged: \(problem); run `subledger verify` for the full list, and restore the damaged segment from a backup")
+    }
+
+    /// A read refused while the projection database is rebuilt on open: 503 with `Retry-After`,
+    /// since the rebuild takes seconds (17–27 s at 10 M events); the webhook stores notifications
+    /// meanwhile. A rebuild that failed stops the server (`serve`).
+    static func unavailable(_ unavailable: ProjectionsUnavailable) -> HTTPError {
+        HTTPError(.serviceUnavailable, code: unavailable.failure == nil ? "rebuilding" : "projections_unavailable", detail: unavailable.description,
+                  headers: ["Retry-After": "5"])
+    }
+
+    /// What `GET /healthz` answers while reads are refused (`HTTPServer.Configuration.notReady`).
+    public var notReady: @Sendable () -> HTTPError? {
+        { [ledger] in ledger.projectionsUnavailable.map(Self.unavailable) }
     }
 
     /// The damaged place a read met, from the log's error or the projection's that wraps it.

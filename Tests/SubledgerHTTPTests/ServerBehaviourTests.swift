@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import SubledgerCore
 @testable import SubledgerHTTP
@@ -78,6 +79,26 @@ struct ServerBehaviourTests {
         var answered = 0
         while answered < 3000, (try? probe.readResponse())?.status == 200 { answered += 1 }
         #expect(answered == 3000)
+    }
+
+    @Test("the liveness path answers what `notReady` gives while it gives one, then ok")
+    func livenessAnswersNotReady() throws {
+        let ready = Atomic(false)
+        try withServer(.test {
+            $0.livenessPath = "/alive"
+            $0.notReady = { ready.load(ordering: .acquiring) ? nil : HTTPError(.serviceUnavailable, code: "starting", detail: "not yet", headers: ["Retry-After": "5"]) }
+        }) { server in
+            let client = try RawClient(port: server.port)
+            try client.send(get("/alive"))
+            let waiting = try client.readResponse()
+            #expect(waiting.status == 503)
+            #expect(waiting.header("Retry-After") == "5")
+            #expect(waiting.text.contains(#""error":"starting""#))
+            ready.store(true, ordering: .releasing)
+            try client.send(get("/alive"))
+            let answered = try client.readResponse()
+            #expect(answered.status == 200 && answered.text == "ok\n")
+        }
     }
 
     @Test("the liveness path answers another method 405 naming GET and HEAD, as every route does, not 404")

@@ -23,7 +23,9 @@ enum ServeCommand: Command {
         ],
         formats: false,
         notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM, SIGINT or SIGHUP,",
-                "or until its data directory is moved or replaced under it (a restore done with it running): then it exits 4."],
+                "or until its data directory is moved or replaced under it (a restore done with it running): then it exits 4.",
+                "While it rebuilds its projection database on open (after an upgrade to a new schema), the webhook stores notifications",
+                "and reads and /healthz answer 503 rebuilding."],
         example: "subledger --data /srv/subledger serve --listen 0.0.0.0:8080 --token-file /etc/subledger/token")
 
     /// The file's token, without the whitespace around it.
@@ -97,16 +99,35 @@ enum ServeCommand: Command {
         let hasCredentials = try APIConfiguration.load(directory: data.path) != nil
         let recoverEvery = try arguments.value("--recover-every").map(duration) ?? (hasCredentials ? 3600 : 0)
         if recoverEvery > 0 && !hasCredentials { throw APISetupError.notConfigured }
-        let ledger = try Ledger(directory: data.path, snapshotEveryEvents: snapshotEvery, rebuildObserver: RebuildReporter.onOpen(data))
+        let ledger = try Ledger(
+            directory: data.path, snapshotEveryEvents: snapshotEvery, rebuildObserver: RebuildReporter.onOpen(data), rebuildingInBackground: true)
         let service = LedgerServer(ledger: ledger, token: token, reportCSV: ReportDocument.csv, rates: rates)
         // Before the server listens: a stop that comes as soon as a client can connect is
         // graceful. SIGHUP too (a terminal that closes): serve has nothing to reload, and
         // without a handler it ended the process at once, cutting requests and streams short.
         let signals = try SignalTrap([SIGTERM, SIGINT, SIGHUP])
         raiseDescriptorLimit()
-        let server = try HTTPServer(configuration: LedgerServer.httpConfiguration(host: host, port: port), metrics: service.metrics, handler: service.router)
+        var configuration = LedgerServer.httpConfiguration(host: host, port: port)
+        configuration.notReady = service.notReady
+        let server = try HTTPServer(configuration: configuration, metrics: service.metrics, handler: service.router)
         // An IPv6 address in brackets, so the line pastes into a URL.
         Output.diagnostic("serve: listening on \(host.contains(":") ? "[\(host)]" : host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
+        let rebuildFailed = Atomic<Bool>(false)
+        if ledger.projectionsUnavailable != nil {
+            Output.diagnostic("serve: the webhook stores notifications while the projection database is rebuilt; reads and /healthz answer 503 (rebuilding) until it is done")
+        }
+        ledger.whenProjectionsOpen { opened in
+            switch opened {
+            case .success:
+                break
+            case .failure(let failure):
+                // As when opening failed before the server listened: exit 1, so that the unit
+                // starts it again. What the webhook acknowledged meanwhile is durable.
+                rebuildFailed.store(true, ordering: .releasing)
+                Output.diagnostic("serve: \(failure); stopping (exit 1)")
+                server.shutdown()
+            }
+        }
         let recovery = recoverEvery > 0 ? PeriodicRecovery(ledger: ledger, every: recoverEvery, metrics: service.metrics, log: { Output.diagnostic(data.spelling($0)) }) : nil
         recovery?.start()
         let mapped = mappedLimit > 0
@@ -124,6 +145,9 @@ enum ServeCommand: Command {
         }
         watch.start()
         let signal = server.runUntilSignal(signals)
+        if let unavailable = ledger.projectionsUnavailable, unavailable.failure == nil {
+            Output.diagnostic("serve: stopping once the projection database's rebuild is done, so the next start need not do it again (another signal stops at once)")
+        }
         watch.stop()
         service.feed.stop()
         recovery?.stop()
@@ -134,6 +158,7 @@ enum ServeCommand: Command {
                 + "\(data.path) now was left as it was; once a restore there is complete and `subledger --data \(data.path) verify` passes, start the server again")
             return CommandResult(nil, .directoryMoved)
         }
+        guard !rebuildFailed.load(ordering: .acquiring) else { return CommandResult(nil, .failure) }
         Output.diagnostic("serve: stopped (signal \(signal)); the log is synced and closed")
         return CommandResult(nil)
     }

@@ -100,6 +100,8 @@ final class IngestionPipeline: Sendable {
 
     /// Whether both logs' directories are still where they were opened (`LogWriter.isInPlace`).
     var isInPlace: Bool { events.isInPlace && evidence.log.isInPlace }
+    /// Whether the event log held no record when opened: a new ledger's.
+    var openedEmpty: Bool { events.openedTail.isEmptyLog }
 
     /// Waits for the batch in progress, runs `beforeReleasing` with nothing appending and the
     /// logs still held, then closes the logs and the index; later ingestion fails.
