@@ -46,10 +46,10 @@ public final class Ledger: Sendable {
     ///   - rebuildObserver: told how a rebuild of the projection database on open goes (a new
     ///     schema version, a damaged database).
     ///   - rebuildingInBackground: a projection database that needs a rebuild is rebuilt on a
-    ///     thread of its own, and `init` returns at once: ingestion works meanwhile, and reads
-    ///     throw `ProjectionsUnavailable` until it is done (`whenProjectionsOpen`). What a server
-    ///     wants: 17–27 s at 10 M events without taking the App Store's notifications, which it
-    ///     sends again only an hour later.
+    ///     thread of its own, started by `startProjectionRebuild()`, and `init` returns at once:
+    ///     ingestion works meanwhile, and reads throw `ProjectionsUnavailable` until it is done
+    ///     (`whenProjectionsOpen`). What a server wants: 17–27 s at 10 M events without taking the
+    ///     App Store's notifications, which it sends again only an hour later.
     public init(
         directory: String, snapshotEveryEvents: Int = 500_000, logOptions: LogOptions = LogOptions(),
         rebuildObserver: RebuildObserver? = nil, rebuildingInBackground: Bool = false
@@ -70,17 +70,22 @@ public final class Ledger: Sendable {
         }
         catalog = try LedgerReader.loadCatalog(directory: directory, configuration: configuration)
         let settings = RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog)
+        // A new ledger's first open (nothing past the first segment's header) builds an empty
+        // database at once: nothing to wait for.
+        let inBackground = rebuildingInBackground && pipeline.eventsEndOnOpen.rawValue > UInt64(LogFormat.segmentHeaderSize)
+        // In the background, the rebuild folds the log as far as it was when opened: what is
+        // appended during it is caught up with once acknowledged, so nothing not yet durable is read.
+        let end = inBackground ? pipeline.eventsEndOnOpen : nil
         let open = { @Sendable (observer: RebuildObserver?, mayRebuild: Bool) throws(ProjectionError) -> sending ProjectionStore in
             try ProjectionStore(
-                directory: layout.projections, logDirectory: layout.log, settings: settings, observer: observer, mayRebuild: mayRebuild)
+                directory: layout.projections, logDirectory: layout.log, settings: settings, observer: observer, mayRebuild: mayRebuild,
+                rebuildingBefore: end)
         }
-        // A new ledger's first open builds an empty database at once: nothing to wait for.
-        let inBackground = rebuildingInBackground && !pipeline.openedEmpty
         do throws(ProjectionError) {
             projections = ProjectionFollower(try open(rebuildObserver, !inBackground), flushEveryEvents: snapshotEveryEvents)
         } catch {
             guard case .rebuildNeeded(let reason) = error.kind else { throw error }
-            projections = try ProjectionFollower(rebuilding: reason, observer: rebuildObserver, flushEveryEvents: snapshotEveryEvents) {
+            projections = ProjectionFollower(rebuilding: reason, observer: rebuildObserver, flushEveryEvents: snapshotEveryEvents) {
                 try open($0, true)
             }
         }
@@ -130,6 +135,13 @@ public final class Ledger: Sendable {
     /// Why reads are refused now, the projection database being rebuilt on open in the background
     /// (or that rebuild having failed); nil when they are answered.
     public var projectionsUnavailable: ProjectionsUnavailable? { projections.unavailable }
+
+    /// Starts the rebuild of the projection database that `init(…, rebuildingInBackground: true)`
+    /// found needed, if it did (once). A server calls it once its threads are up, so that the
+    /// rebuild's memory estimate is weighed against what the process can still take.
+    public func startProjectionRebuild() throws {
+        try projections.startRebuild()
+    }
 
     /// Runs `body` once the projection database is open (at once if it is), or with why its
     /// rebuild on open failed: on the thread that rebuilt it, or the caller's.

@@ -21,9 +21,9 @@ import Synchronization
 /// atomics so that ingestion and metrics take neither lock.
 ///
 /// A server opens it before its database is usable when that needs a rebuild
-/// (`init(rebuilding:observer:flushEveryEvents:retryAfter:_:)`): the rebuild runs on a thread of its own while ingestion appends,
-/// reads are refused (`ProjectionsUnavailable`) and each appended message is acknowledged once
-/// durable, made visible so that the first read after the rebuild folds it.
+/// (`init(rebuilding:…)`, then `startRebuild()`): the rebuild runs on a thread of its own while
+/// ingestion appends, reads are refused (`ProjectionsUnavailable`) and each appended message is
+/// acknowledged once durable, made visible so that the first read after the rebuild folds it.
 final class ProjectionFollower: Sendable {
     /// Nil only while the database is rebuilt on open.
     private let store: Mutex<ProjectionStore?>
@@ -57,6 +57,8 @@ final class ProjectionFollower: Sendable {
     /// A retry is scheduled: one at a time, or each failure of a retry scheduled another.
     private let retryScheduled = Atomic(false)
     private let closed = Atomic(false)
+    /// What rebuilds the database on open, until `startRebuild` runs it.
+    private let pendingRebuild = Mutex<(@Sendable () -> Void)?>(nil)
     /// The thread rebuilding the database on open, until `close` waits for it.
     private let opening = Mutex<PosixThread?>(nil)
     /// The last report of the rebuild on open, for what a refused read says.
@@ -93,24 +95,34 @@ final class ProjectionFollower: Sendable {
     }
 
     /// A follower whose database `open` rebuilds (it needs a rebuild: see
-    /// `ProjectionStore.RebuildReason`) on a thread of its own, told to `observer` as it goes.
-    /// Until it is done, reads throw `ProjectionsUnavailable` and appends are acknowledged once
-    /// durable; then it folds what was appended meanwhile.
+    /// `ProjectionStore.RebuildReason`) on a thread of its own once `startRebuild()` is called,
+    /// told to `observer` as it goes. Until it is done, reads throw `ProjectionsUnavailable` and
+    /// appends are acknowledged once durable; then it folds what was appended meanwhile.
     init(
         rebuilding reason: ProjectionStore.RebuildReason, observer: RebuildObserver?, flushEveryEvents: Int, retryAfter: Duration = .seconds(5),
         _ open: @escaping @Sendable (@escaping RebuildObserver) throws -> sending ProjectionStore
-    ) throws {
+    ) {
         self.retryAfter = retryAfter
         self.flushEveryEvents = flushEveryEvents
         store = Mutex(nil)
         progress = Lock(Progress(checkpoint: 0, unavailable: ProjectionsUnavailable(reason: reason)))
-        let thread = try PosixThread.spawn(name: "open-rebuild") { [self] in
-            let observing: RebuildObserver = { [self] report in
-                openingProgress.withLock { $0 = report }
-                observer?(report)
+        pendingRebuild.withLock {
+            $0 = { [self] in
+                let observing: RebuildObserver = { [self] report in
+                    openingProgress.withLock { $0 = report }
+                    observer?(report)
+                }
+                opened(rebuilding: reason) { try open(observing) }
             }
-            opened(rebuilding: reason) { try open(observing) }
         }
+    }
+
+    /// Starts the rebuild on open `init(rebuilding:…)` prepared (once; nothing without one). A
+    /// server calls it once its own threads are up: the rebuild sizes itself by the memory the
+    /// process can still take (`MemoryHeadroom`), which they would otherwise take from it.
+    func startRebuild() throws {
+        guard let rebuild = pendingRebuild.withLock({ $0.take() }) else { return }
+        let thread = try PosixThread.spawn(name: "open-rebuild", rebuild)
         opening.withLock { $0 = thread }
     }
 
@@ -122,12 +134,14 @@ final class ProjectionFollower: Sendable {
         let resumed = store.withLock { slot -> [Waiter] in
             do {
                 let built = try open()
-                // Appended and acknowledged meanwhile; the rebuild read the log as far as it was then.
+                // What was appended and acknowledged meanwhile: the rebuild read the log only as
+                // far as it was when opened. Should this fail, the fold after the switch retries it.
                 _ = try? built.catchUp(through: LogPosition(rawValue: appendedEnd.load(ordering: .acquiring)))
                 slot = built
+                lastFlush.withLock { $0 = (built.eventsFolded, .now) }
                 return committed(built)
             } catch {
-                let failed = ProjectionsUnavailable(reason: reason, failure: String(describing: error))
+                let failed = ProjectionsUnavailable(reason: reason, failure: error)
                 result = .failure(failed)
                 progress.withLock { $0.unavailable = failed }
                 return []
@@ -176,7 +190,7 @@ final class ProjectionFollower: Sendable {
     /// positions only grow.
     func follow(appendedThrough last: LogPosition, visible: Bool, folding: Bool = true) {
         appendedEnd.store(last.rawValue, ordering: .releasing)
-        if visible { visibleEnd.store(last.rawValue, ordering: .releasing) }
+        if visible { visibleEnd.max(last.rawValue, ordering: .releasing) }
         if folding { foldAppended() }
     }
 
@@ -207,7 +221,7 @@ final class ProjectionFollower: Sendable {
                 } catch {
                     // The waiters' events are durable: they are acknowledged anyway, and the
                     // next read folds them itself and reports what fails.
-                    visibleEnd.store(appended, ordering: .releasing)
+                    visibleEnd.max(appended, ordering: .releasing)
                     failure = error
                     return (committed(store, releasingThrough: appended), false, store.eventsFolded)
                 }
@@ -254,7 +268,7 @@ final class ProjectionFollower: Sendable {
         let target = appendedEnd.load(ordering: .acquiring)
         let folded = progress.withLock { progress in
             if progress.unavailable != nil {
-                visibleEnd.store(target, ordering: .releasing)
+                visibleEnd.max(target, ordering: .releasing)
                 return true
             }
             guard max(progress.checkpoint, progress.released) < target else { return true }
@@ -330,10 +344,15 @@ final class ProjectionFollower: Sendable {
     /// Folds what is left and seals the database, so the next open folds only what comes after
     /// it and can check it for damage. Call when nothing appends any more. Without `catchingUp`
     /// it only lets waiters go (the data directory was moved or replaced: its path names another
-    /// ledger's log and files). A rebuild on open still running is waited for first.
+    /// ledger's log and files). A rebuild on open still running is waited for first, except
+    /// then: its paths, too, name another ledger's files, and its process is about to end.
     func close(catchingUp: Bool = true) {
         closed.store(true, ordering: .releasing)
-        opening.withLock { $0.take() }?.join()
+        pendingRebuild.withLock { $0 = nil }
+        if let rebuilding = opening.withLock({ $0.take() }) {
+            guard catchingUp else { return rebuilding.detach() }
+            rebuilding.join()
+        }
         let resumed = folding.sync {
             store.withLock { store in
                 guard let store else { return [Waiter]() }

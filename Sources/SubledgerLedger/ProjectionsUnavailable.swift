@@ -10,19 +10,17 @@ public struct ProjectionsUnavailable: Error, Sendable, CustomStringConvertible {
     /// The rebuild's last report.
     public var progress: RebuildProgress?
     /// Why the rebuild failed; nil while it runs.
-    public var failure: String?
+    public var failure: (any Error)?
 
-    public init(reason: ProjectionStore.RebuildReason, progress: RebuildProgress? = nil, failure: String? = nil) {
+    public init(reason: ProjectionStore.RebuildReason, progress: RebuildProgress? = nil, failure: (any Error)? = nil) {
         self.reason = reason
         self.progress = progress
         self.failure = failure
     }
 
     public var description: String {
-        if let failure {
-            return "the projection database could not be rebuilt (\(failure)), after \(reason); reads are refused until the server is started again"
-        }
-        return "the projection database is being rebuilt, as \(reason)\(progressText); reads are answered once it is done, and notifications are stored meanwhile"
+        if let failure { return "could not rebuild the projection database (\(reason)): \(failure)" }
+        return "the projection database is being rebuilt (\(reason))\(progressText); reads are answered once it is done, and notifications are stored meanwhile"
     }
 
     private var progressText: String {

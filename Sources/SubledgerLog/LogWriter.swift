@@ -37,9 +37,6 @@ public struct LogTail: Sendable, Equatable {
     public var lastRecord: LogPosition? = nil
     /// Where the next record goes.
     public var end: LogPosition
-
-    /// Whether the log holds no record: its first segment is the active one, and empty.
-    public var isEmptyLog: Bool { lastRecord == nil && segmentStart.rawValue <= UInt64(LogFormat.segmentHeaderSize) }
 }
 
 /// What opening the log for writing repaired.

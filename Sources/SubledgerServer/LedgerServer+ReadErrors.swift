@@ -37,9 +37,18 @@ extension LedgerServer {
                   headers: ["Retry-After": "5"])
     }
 
-    /// What `GET /healthz` answers while reads are refused (`HTTPServer.Configuration.notReady`).
+    /// What `GET /healthz` answers while reads are refused (`HTTPServer.Configuration.notReady`):
+    /// without the detail a read gets, since anyone may ask it (the failure names paths).
     public var notReady: @Sendable () -> HTTPError? {
-        { [ledger] in ledger.projectionsUnavailable.map(Self.unavailable) }
+        { [ledger] in
+            ledger.projectionsUnavailable.map { unavailable in
+                var answer = Self.unavailable(unavailable)
+                answer.detail = unavailable.failure == nil
+                    ? "the projection database is being rebuilt; reads are answered once it is done, and notifications are stored meanwhile"
+                    : "the projection database could not be rebuilt; the server's log says why"
+                return answer
+            }
+        }
     }
 
     /// The damaged place a read met, from the log's error or the projection's that wraps it.

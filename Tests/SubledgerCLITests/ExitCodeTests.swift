@@ -415,6 +415,21 @@ struct DamageTests {
     @Test("the last event rewritten with its checksum fixed so that it no longer decodes: verify names it once (exit 3, with its JSON), and stats and head exit 3, where verify and stats exited 1 with no report")
     func undecodableLastEvent() throws {
         let copy = try LedgerCopy()
+        let (last, path) = try Self.makeLastEventUndecodable(copy)
+
+        let (code, output) = copy.run("verify", "--json")
+        #expect(code == .corruption)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let problems = try #require(document["problems"] as? [[String: Any]])
+        #expect(problems.count == 1 && problems.first?["kind"] as? String == "bad_event" && problems.first?["file"] as? String == path, "\(problems)")
+        #expect((problems.first?["detail"] as? String)?.contains("position \(last)") == true)
+        #expect(copy.run("stats").exitCode == .corruption)
+        #expect(copy.run("head").exitCode == .corruption)
+    }
+
+    /// Rewrites the last event record of `copy`'s log with its checksum fixed so that it no
+    /// longer decodes; returns its position and segment file.
+    static func makeLastEventUndecodable(_ copy: LedgerCopy) throws -> (LogPosition, String) {
         let log = LogReader(directory: copy.data + "/log")
         let last = try #require(try log.summary().lastPosition)
         let (path, offset) = try log.place(of: last)
@@ -428,15 +443,37 @@ struct DamageTests {
         let masked = ((crc >> 15) | (crc << 17)) &+ 0xA282_EAD8
         for index in 0..<4 { bytes[at + 4 + index] = UInt8(truncatingIfNeeded: masked >> (8 * index)) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return (last, path)
+    }
 
-        let (code, output) = copy.run("verify", "--json")
-        #expect(code == .corruption)
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
-        let problems = try #require(document["problems"] as? [[String: Any]])
-        #expect(problems.count == 1 && problems.first?["kind"] as? String == "bad_event" && problems.first?["file"] as? String == path, "\(problems)")
-        #expect((problems.first?["detail"] as? String)?.contains("position \(last)") == true)
-        #expect(copy.run("stats").exitCode == .corruption)
-        #expect(copy.run("head").exitCode == .corruption)
+    @Test("serve whose rebuild of the projection database on open fails stops, after listening, with exit 1 and why, as a failed start does")
+    func serveRebuildFailing() throws {
+        let copy = try LedgerCopy()
+        // A file where the projections directory goes: no database can be written there.
+        try FileManager.default.removeItem(atPath: copy.data + "/projections")
+        #expect(FileManager.default.createFile(atPath: copy.data + "/projections", contents: Data("not a directory".utf8)))
+        let process = Process()
+        process.executableURL = Conformance.subledgerBinary
+        process.arguments = ["--data", copy.data, "serve", "--listen", "127.0.0.1:0"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let ended = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            process.waitUntilExit()
+            ended.signal()
+        }
+        guard ended.wait(timeout: .now() + 60) == .success else {
+            process.terminate()
+            Issue.record("serve did not stop within 60 s of a failed rebuild on open")
+            return
+        }
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == ExitCode.failure.rawValue, "\(said)")
+        #expect(said.contains("serve: listening on"), "\(said)")
+        #expect(said.contains("serve: could not rebuild the projection database (the projection database is damaged"), "\(said)")
+        #expect(said.contains("stopping (exit 1)"), "\(said)")
     }
 
     @Test("a record of a kind the event log does not hold (appended by another program, or a newer build) is damage: verify names it, and head does not publish a digest ending at it")

@@ -24,8 +24,8 @@ enum ServeCommand: Command {
         formats: false,
         notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM, SIGINT or SIGHUP,",
                 "or until its data directory is moved or replaced under it (a restore done with it running): then it exits 4.",
-                "While it rebuilds its projection database on open (after an upgrade to a new schema), the webhook stores notifications",
-                "and reads and /healthz answer 503 rebuilding."],
+                "While it rebuilds its projection database on open (after an upgrade to a new schema, or one damaged or missing),",
+                "the webhook stores notifications and reads and /healthz answer 503 rebuilding."],
         example: "subledger --data /srv/subledger serve --listen 0.0.0.0:8080 --token-file /etc/subledger/token")
 
     /// The file's token, without the whitespace around it.
@@ -112,21 +112,25 @@ enum ServeCommand: Command {
         let server = try HTTPServer(configuration: configuration, metrics: service.metrics, handler: service.router)
         // An IPv6 address in brackets, so the line pastes into a URL.
         Output.diagnostic("serve: listening on \(host.contains(":") ? "[\(host)]" : host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
-        let rebuildFailed = Atomic<Bool>(false)
+        // The exit code of a rebuild on open that failed: as when opening failed before the
+        // server listened (1, so that the unit starts it again; 3 for damage). What the webhook
+        // acknowledged meanwhile is durable.
+        let rebuildFailure = Mutex<ExitCode?>(nil)
         if ledger.projectionsUnavailable != nil {
             Output.diagnostic("serve: the webhook stores notifications while the projection database is rebuilt; reads and /healthz answer 503 (rebuilding) until it is done")
         }
         ledger.whenProjectionsOpen { opened in
-            switch opened {
-            case .success:
-                break
-            case .failure(let failure):
-                // As when opening failed before the server listened: exit 1, so that the unit
-                // starts it again. What the webhook acknowledged meanwhile is durable.
-                rebuildFailed.store(true, ordering: .releasing)
-                Output.diagnostic("serve: \(failure); stopping (exit 1)")
-                server.shutdown()
-            }
+            guard case .failure(let failure) = opened else { return }
+            let (code, message) = CommandLineTool.outcome(of: failure.failure ?? failure)
+            rebuildFailure.withLock { $0 = code }
+            Output.diagnostic(data.spelling("serve: could not rebuild the projection database (\(failure.reason)): \(message); stopping (exit \(code.rawValue))"))
+            server.shutdown()
+        }
+        // Once the server's threads are up: the rebuild weighs its memory against what is left.
+        do { try ledger.startProjectionRebuild() } catch {
+            server.shutdown()
+            ledger.close()
+            throw error
         }
         let recovery = recoverEvery > 0 ? PeriodicRecovery(ledger: ledger, every: recoverEvery, metrics: service.metrics, log: { Output.diagnostic(data.spelling($0)) }) : nil
         recovery?.start()
@@ -158,7 +162,7 @@ enum ServeCommand: Command {
                 + "\(data.path) now was left as it was; once a restore there is complete and `subledger --data \(data.path) verify` passes, start the server again")
             return CommandResult(nil, .directoryMoved)
         }
-        guard !rebuildFailed.load(ordering: .acquiring) else { return CommandResult(nil, .failure) }
+        if let code = rebuildFailure.withLock({ $0 }) { return CommandResult(nil, code) }
         Output.diagnostic("serve: stopped (signal \(signal)); the log is synced and closed")
         return CommandResult(nil)
     }

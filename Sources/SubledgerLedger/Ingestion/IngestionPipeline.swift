@@ -87,7 +87,8 @@ final class IngestionPipeline: Sendable {
         for case let (bytes, file?) in [events.recovery, evidenceLog.recovery].map({ ($0.truncatedBytes, $0.file) }) where bytes > 0 {
             Diagnostics.report("\(file) ended in an append a crash cut short (\(bytes) bytes, never acknowledged): cut")
         }
-        try Self.cutEventsWithoutEvidence(events, evidence: evidenceLog)
+        let cut = try Self.cutEventsWithoutEvidence(events, evidence: evidenceLog)
+        eventsEndOnOpen = cut ?? events.openedTail.end
         quarantine = try Quarantine(directory: layout.quarantine)
         index = try DedupIndex(path: layout.dedupIndex, eventLog: LogReader(directory: layout.log), evidenceLog: LogReader(directory: layout.evidence))
         evidence = EvidenceStore(log: evidenceLog, headers: try index.headerTable())
@@ -100,8 +101,8 @@ final class IngestionPipeline: Sendable {
 
     /// Whether both logs' directories are still where they were opened (`LogWriter.isInPlace`).
     var isInPlace: Bool { events.isInPlace && evidence.log.isInPlace }
-    /// Whether the event log held no record when opened: a new ledger's.
-    var openedEmpty: Bool { events.openedTail.isEmptyLog }
+    /// Where the event log ended once opened and recovered: the first record appended since.
+    let eventsEndOnOpen: LogPosition
 
     /// Waits for the batch in progress, runs `beforeReleasing` with nothing appending and the
     /// logs still held, then closes the logs and the index; later ingestion fails.
@@ -270,10 +271,13 @@ final class IngestionPipeline: Sendable {
     /// without evidence in a log closed cleanly, or from several batches, mean the evidence log
     /// was cut short, and cutting them would destroy acknowledged events. That is refused as
     /// damage, cutting nothing.
-    static func cutEventsWithoutEvidence(_ events: LogWriter, evidence: LogWriter) throws {
-        guard let cut = try eventsWithoutEvidence(events, evidence: evidence.directory, end: evidence.openedTail.end) else { return }
+    /// Returns where it cut, if it did.
+    @discardableResult
+    static func cutEventsWithoutEvidence(_ events: LogWriter, evidence: LogWriter) throws -> LogPosition? {
+        guard let cut = try eventsWithoutEvidence(events, evidence: evidence.directory, end: evidence.openedTail.end) else { return nil }
         try events.truncate(from: cut)
         Diagnostics.report("cut the events from position \(cut) on in \(events.directory): their evidence was not on disk when the machine stopped; they were never acknowledged, and the App Store sends them again")
+        return cut
     }
 
     /// The first of the events `cutEventsWithoutEvidence` cuts, given the evidence log in

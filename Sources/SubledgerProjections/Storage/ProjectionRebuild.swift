@@ -16,6 +16,10 @@ struct ProjectionRebuild {
     /// The database in use's counts, which bound the timelines a fold of this log can find.
     var inUse: SnapshotCounts?
     var observer: RebuildObserver?
+    /// Folds only the records before it, when given: the log's end as its writer opened it, when
+    /// appends go on during the rebuild (a server's rebuild on open). What is appended after it
+    /// may not be durable yet; the owner catches up with it once acknowledged.
+    var end: LogPosition?
 
     /// The longest a rebuild in batches folds without a progress report.
     static let batchedProgressInterval = Duration.seconds(2)
@@ -45,7 +49,7 @@ struct ProjectionRebuild {
             // folds stood idle.
             let tables = RangePrefault(fresh.reservedMemory)
             defer { tables.wait() }
-            try ProjectionStore.foldPipelined(log: logDirectory, into: &fresh) { observer?(.folded(events: $0, records: records)) }
+            try ProjectionStore.foldPipelined(log: logDirectory, before: end, into: &fresh) { observer?(.folded(events: $0, records: records)) }
         }
         let folded = clock.now
         observer?(.writing(timelines: fresh.timelineCount))
@@ -115,7 +119,8 @@ struct ProjectionRebuild {
                     // Also by the clock: folding in batches runs at 50-100 k events a second, so a
                     // line per million left 10-20 s of silence.
                     var reported = (events: 0, at: ContinuousClock.now)
-                    _ = try building.catchUp(batchRecords: batchRecords, keepingRollups: false) { events in
+                    let last = end.flatMap { $0.rawValue > 0 ? LogPosition(rawValue: $0.rawValue - 1) : nil }
+                    _ = try building.catchUp(through: last, batchRecords: batchRecords, keepingRollups: false) { events in
                         let now = ContinuousClock.now
                         guard reported.events == 0 || events - reported.events >= ProjectionStore.progressEvery
                             || now - reported.at >= progressInterval else { return }

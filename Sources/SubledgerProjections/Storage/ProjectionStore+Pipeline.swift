@@ -6,7 +6,7 @@ extension ProjectionStore {
     /// How often a rebuild reports progress, in events.
     static let progressEvery = 1 << 20
 
-    /// Folds the whole log on two cores: a reader thread scans the log (CRC), decodes each
+    /// Folds the whole log (the records before `end`, when given) on two cores: a reader thread scans the log (CRC), decodes each
     /// event, interns its strings into fold steps and places them (`FoldIndexes`), batch by
     /// batch, while this thread folds the batch before.
     ///
@@ -14,7 +14,7 @@ extension ProjectionStore {
     /// after its last step, so the folding side reads strings (token tie-breaks) from a table
     /// that holds everything its steps refer to.
     static func foldPipelined(
-        log: String, into projection: inout Projection, progress: (Int) -> Void = { _ in }
+        log: String, before end: LogPosition? = nil, into projection: inout Projection, progress: (Int) -> Void = { _ in }
     ) throws(ProjectionError) {
         guard logExists(log) else { return }
         let pipe = StepPipe.make()
@@ -32,7 +32,7 @@ extension ProjectionStore {
                 steps.reserveCapacity(StepPipe.batchSize)
                 var failure: ProjectionError?
                 do {
-                    try LogReader(directory: log).scan { entry in
+                    try LogReader(directory: log).scan(to: end) { entry in
                         guard entry.kind == EventRecord.kind else { return true }
                         do throws(ProjectionError) {
                             steps.append(try FoldStep(recordPayload: entry.payload, at: entry.position, strings: &strings))

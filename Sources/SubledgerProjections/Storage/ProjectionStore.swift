@@ -84,10 +84,12 @@ public final class ProjectionStore {
     /// records after its checkpoint; with no usable database (none, another schema version,
     /// damaged, or not from this log) rebuilds one from the whole log, telling `observer` how it
     /// goes. With `mayRebuild` false, a database that needs a rebuild is
-    /// `ProjectionError.Kind.rebuildNeeded` instead: another process may have it open.
+    /// `ProjectionError.Kind.rebuildNeeded` instead: another process may have it open. With
+    /// `rebuildingBefore`, a rebuild folds only the records before that position (see
+    /// `ProjectionRebuild.end`), and the caller catches up with the rest.
     public init(
         directory: String, logDirectory: String, settings: RollupSettings = RollupSettings(), observer: RebuildObserver? = nil,
-        mayRebuild: Bool = true
+        mayRebuild: Bool = true, rebuildingBefore end: LogPosition? = nil
     ) throws(ProjectionError) {
         self.directory = directory
         self.logDirectory = logDirectory
@@ -114,7 +116,7 @@ public final class ProjectionStore {
         if opened == nil {
             guard mayRebuild else { throw ProjectionError(.rebuildNeeded(reason ?? .missing)) }
             opened = try ProjectionRebuild(
-                directory: directory, logDirectory: logDirectory, settings: settings, reason: reason, inUse: inUse, observer: observer
+                directory: directory, logDirectory: logDirectory, settings: settings, reason: reason, inUse: inUse, observer: observer, end: end
             ).run().opened
         }
         let (database, path, strings, header) = opened!
@@ -132,7 +134,7 @@ public final class ProjectionStore {
             try catchUp()
         } catch where error.kind == .logMismatch {
             guard mayRebuild else { throw ProjectionError(.rebuildNeeded(.logMismatch)) }
-            try rebuild(reason: .logMismatch, observer: observer)
+            try rebuild(reason: .logMismatch, observer: observer, before: end)
             opening = .rebuilt(.logMismatch)
         }
     }
@@ -255,11 +257,12 @@ public final class ProjectionStore {
 
     @discardableResult
     private func rebuild(
-        strategy: RebuildStrategy = .automatic, reason: RebuildReason?, inUse: SnapshotCounts? = nil, observer: RebuildObserver?
+        strategy: RebuildStrategy = .automatic, reason: RebuildReason?, inUse: SnapshotCounts? = nil, observer: RebuildObserver?,
+        before end: LogPosition? = nil
     ) throws(ProjectionError) -> RebuildSummary {
         let built = try ProjectionRebuild(
             directory: directory, logDirectory: logDirectory, settings: settings, strategy: strategy, reason: reason, inUse: inUse,
-            observer: observer
+            observer: observer, end: end
         ).run()
         (database, snapshotPath, strings, header) = built.opened
         published = PublishedStrings(strings)

@@ -126,7 +126,10 @@ public final class EventFeed: Sendable {
         // Nil while the log is empty: there is nothing to send but heartbeats, and without them
         // a new ledger's streams were cut by any proxy's idle timeout.
         let head: LogPosition?
-        do { head = try ledger.read { try $0.projections.summary().checkpoint } } catch { return false }
+        do { head = try ledger.read { try $0.projections.summary().checkpoint } } catch is ProjectionsUnavailable {
+            // Rebuilt on open: heartbeats until the events can be read.
+            head = nil
+        } catch { return false }
         var (subscribers, tail) = state.withLock { state in
             state.subscribers = state.subscribers.filter { !$0.value.stream.isClosed }
             return (state.subscribers, state.tail)
