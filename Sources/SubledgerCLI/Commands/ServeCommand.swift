@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SubledgerAppStoreAPI
+import SubledgerCore
 import SubledgerHTTP
 import SubledgerLedger
 import SubledgerProjections
@@ -99,6 +100,8 @@ enum ServeCommand: Command {
         let hasCredentials = try APIConfiguration.load(directory: data.path) != nil
         let recoverEvery = try arguments.value("--recover-every").map(duration) ?? (hasCredentials ? 3600 : 0)
         if recoverEvery > 0 && !hasCredentials { throw APISetupError.notConfigured }
+        // Before any thread allocates: the rebuild on open runs beside the server's threads.
+        MallocArenas.boundUnderDataSizeLimit()
         let ledger = try Ledger(
             directory: data.path, snapshotEveryEvents: snapshotEvery, rebuildObserver: RebuildReporter.onOpen(data), rebuildingInBackground: true)
         let service = LedgerServer(ledger: ledger, token: token, reportCSV: ReportDocument.csv, rates: rates)
