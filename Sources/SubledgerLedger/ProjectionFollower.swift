@@ -134,11 +134,12 @@ final class ProjectionFollower: Sendable {
         let resumed = store.withLock { slot -> [Waiter] in
             do {
                 let built = try open()
+                // The rebuild flushed what it wrote; the catch-up below did not.
+                lastFlush.withLock { $0 = (built.eventsFolded, .now) }
                 // What was appended and acknowledged meanwhile: the rebuild read the log only as
                 // far as it was when opened. Should this fail, the fold after the switch retries it.
                 _ = try? built.catchUp(through: LogPosition(rawValue: appendedEnd.load(ordering: .acquiring)))
                 slot = built
-                lastFlush.withLock { $0 = (built.eventsFolded, .now) }
                 return committed(built)
             } catch {
                 let failed = ProjectionsUnavailable(reason: reason, failure: error)
@@ -350,7 +351,14 @@ final class ProjectionFollower: Sendable {
         closed.store(true, ordering: .releasing)
         pendingRebuild.withLock { $0 = nil }
         if let rebuilding = opening.withLock({ $0.take() }) {
-            guard catchingUp else { return rebuilding.detach() }
+            let running = progress.withLock { $0.unavailable.map { $0.failure == nil } ?? false }
+            guard catchingUp || !running else {
+                rebuilding.detach()
+                return resume(progress.withLock { progress in
+                    defer { progress.waiters.removeAll() }
+                    return progress.waiters.map(\.resume)
+                })
+            }
             rebuilding.join()
         }
         let resumed = folding.sync {

@@ -245,6 +245,42 @@ struct ProjectionStoreTests {
         #expect(throws: ProjectionError.self) { try store.catchUp() }
     }
 
+    @Test("opened with an end beside appends (a server's rebuild on open), a rebuild and a catch-up fold only the records before it, never the append in progress after it")
+    func rebuildingBeforeStopsAtTheEnd() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(Array(events.prefix(5)))
+        // What was appended after the log's end as opened: its last frame still being written.
+        let after = try data.append(Array(events[5..<8]))
+        try data.damagePayload(at: after.last!)
+        // In a scope of its own: a process opens a database once at a time.
+        do {
+            let rebuilt = try ProjectionStore(directory: data.projections, logDirectory: data.log, rebuildingBefore: after[0])
+            #expect(rebuilt.opening == .rebuilt(.missing))
+            #expect(rebuilt.eventsFolded == 5)
+            #expect(rebuilt.lastPosition.map { $0 < after[0] } == true)
+            try rebuilt.seal()
+        }
+
+        // Reopened usable, it catches up only as far as the end given.
+        let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log, rebuildingBefore: after[1])
+        #expect(reopened.opening == .loaded)
+        #expect(reopened.eventsFolded == 6)
+        #expect(reopened.lastPosition == after[0])
+    }
+
+    @Test("a database whose checkpoint is at or past the end given (a log cut shorter than it) is rebuilt from the records before the end, not trusted")
+    func checkpointPastTheEndRebuilds() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        let positions = try data.append(Array(events.prefix(8)))
+        try ProjectionStore(directory: data.projections, logDirectory: data.log).seal()
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log, rebuildingBefore: positions[4])
+        #expect(store.opening == .rebuilt(.logMismatch))
+        #expect(store.eventsFolded == 4)
+        #expect(store.lastPosition == positions[3])
+    }
+
     @Test("a fold that meets a frame failing its CRC says the log is damaged, and where, not merely unreadable")
     func foldMeetsDamage() throws {
         let events = MarchScenario().events

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import SubledgerAppStoreAPI
-import SubledgerCore
 import SubledgerHTTP
 import SubledgerLedger
 import SubledgerProjections
@@ -100,8 +99,6 @@ enum ServeCommand: Command {
         let hasCredentials = try APIConfiguration.load(directory: data.path) != nil
         let recoverEvery = try arguments.value("--recover-every").map(duration) ?? (hasCredentials ? 3600 : 0)
         if recoverEvery > 0 && !hasCredentials { throw APISetupError.notConfigured }
-        // Before any thread allocates: the rebuild on open runs beside the server's threads.
-        MallocArenas.boundUnderDataSizeLimit()
         let ledger = try Ledger(
             directory: data.path, snapshotEveryEvents: snapshotEvery, rebuildObserver: RebuildReporter.onOpen(data), rebuildingInBackground: true)
         let service = LedgerServer(ledger: ledger, token: token, reportCSV: ReportDocument.csv, rates: rates)
@@ -132,6 +129,7 @@ enum ServeCommand: Command {
         // Once the server's threads are up: the rebuild weighs its memory against what is left.
         do { try ledger.startProjectionRebuild() } catch {
             server.shutdown()
+            service.feed.stop()
             ledger.close()
             throw error
         }

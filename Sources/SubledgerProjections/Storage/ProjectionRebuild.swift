@@ -41,8 +41,12 @@ struct ProjectionRebuild {
         var fresh = Projection(rebuildingExpectedEvents: records)
         do {
             // The fold's pace is set by the thread that applies the events, and a good part of
-            // its time went to faulting in the memory it takes (see `HeapPrefault`).
-            let roomForPadding = headroom.map { !$0.fallsShort(ofResident: estimate + HeapPrefault.padding) } ?? true
+            // its time went to faulting in the memory it takes (see `HeapPrefault`). Not beside a
+            // server (`end` given): the rebuild runs off the main thread, so malloc serves it from
+            // an arena of its own rather than the main heap this grows, and the padding it sets,
+            // process-wide, made each arena the server's threads took meanwhile writable whole,
+            // which a data size limit counts.
+            let roomForPadding = end == nil && (headroom.map { !$0.fallsShort(ofResident: estimate + HeapPrefault.padding) } ?? true)
             let prefault = roomForPadding ? HeapPrefault(budget: ProjectionStore.estimatedFoldedBytes(records: records, timelines: timelines)) : nil
             defer { prefault?.stop() }
             // The indexes, in particular, took the reader its first seconds while the core that

@@ -131,7 +131,14 @@ public final class ProjectionStore {
             // Another ledger's database (copied in, or a restore that mixed two backups) may have
             // a checkpoint this log also has a record at: its answers would pass for this log's.
             if let identity = header.logIdentity, try Self.logIdentity(of: logDirectory) != identity { throw ProjectionError(.logMismatch) }
-            try catchUp()
+            if let end {
+                // Beside appends, only as far as the log was: past it, records may not be synced,
+                // and a checkpoint there is another log's.
+                if let checkpoint = header.checkpoint, checkpoint >= end { throw ProjectionError(.logMismatch) }
+                try catchUp(through: LogPosition(rawValue: end.rawValue - 1))
+            } else {
+                try catchUp()
+            }
         } catch where error.kind == .logMismatch {
             guard mayRebuild else { throw ProjectionError(.rebuildNeeded(.logMismatch)) }
             try rebuild(reason: .logMismatch, observer: observer, before: end)
