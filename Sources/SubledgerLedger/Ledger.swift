@@ -18,6 +18,9 @@ import Synchronization
 ///   only to fold such acknowledged events the background fold has not reached.
 /// - A read's answer runs on the caller's thread with no lock held, through LMDB read
 ///   transactions (`ProjectionReader`), so it blocks neither ingestion nor other reads.
+/// - Opened for a server (`rebuildingInBackground`), a projection database that needs a rebuild
+///   is rebuilt on a thread of its own while ingestion appends; reads throw
+///   `ProjectionsUnavailable` until it is done, and messages are acknowledged once durable.
 /// - Lock order: none is needed. In the pipeline's back stage the follower is only told the last
 ///   position appended (an atomic store and a queued fold); the follower's lock is never taken
 ///   while holding a stage, and neither is held while answering.
