@@ -73,9 +73,8 @@ public final class Ledger: Sendable {
         }
         catalog = try LedgerReader.loadCatalog(directory: directory, configuration: configuration)
         let settings = RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog)
-        // A new ledger's first open (nothing past the first segment's header) builds an empty
-        // database at once: nothing to wait for.
-        let inBackground = rebuildingInBackground && pipeline.eventsEndOnOpen.rawValue > UInt64(LogFormat.segmentHeaderSize)
+        // A new ledger's first open builds an empty database at once: nothing to wait for.
+        let inBackground = rebuildingInBackground && pipeline.eventsEndOnOpen > .firstRecord
         // In the background, the rebuild folds the log as far as it was when opened: what is
         // appended during it is caught up with once acknowledged, so nothing not yet durable is read.
         let end = inBackground ? pipeline.eventsEndOnOpen : nil

@@ -179,6 +179,11 @@ final class ProjectionFollower: Sendable {
         return unavailable
     }
 
+    /// What finding no store is refused with: the store is nil only while reads are refused.
+    private var refusal: ProjectionsUnavailable {
+        unavailable ?? ProjectionsUnavailable(reason: .missing)
+    }
+
     /// Events the projection database holds (the log's event count minus this is its lag).
     var foldedEvents: Int { eventsFolded.load(ordering: .relaxed) }
 
@@ -288,8 +293,7 @@ final class ProjectionFollower: Sendable {
         if refused, let unavailable { throw unavailable }
         if let current { return current }
         let (reader, resumed) = try store.withLock { store in
-            // Nil only while reads are refused, which was asked above.
-            guard let store else { throw unavailable ?? ProjectionsUnavailable(reason: .missing) }
+            guard let store else { throw refusal }
             guard (store.lastPosition?.rawValue ?? 0) < visible else { return (store.reader, [Waiter]()) }
             try store.catchUp(through: LogPosition(rawValue: visible))
             return (store.reader, committed(store))
@@ -331,7 +335,7 @@ final class ProjectionFollower: Sendable {
     func rebuild() throws -> ProjectionStore.RebuildSummary {
         let (summary, resumed) = try folding.sync {
             try store.withLock { store in
-                guard let store else { throw unavailable ?? ProjectionsUnavailable(reason: .missing) }
+                guard let store else { throw refusal }
                 let summary = try store.rebuild()
                 let resumed = committed(store)
                 lastFlush.withLock { $0 = (store.eventsFolded, .now) }

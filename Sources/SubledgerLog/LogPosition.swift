@@ -12,6 +12,9 @@ public struct LogPosition: RawRepresentable, Comparable, Hashable, Sendable, Cus
 
     /// Before every record: reading from here reads the whole log.
     public static let start = LogPosition(rawValue: 0)
+    /// Where a log's first record goes, past its first segment's header: a log that ends here
+    /// holds no record.
+    public static let firstRecord = LogPosition(rawValue: UInt64(LogFormat.segmentHeaderSize))
 
     public var description: String { String(rawValue) }
 

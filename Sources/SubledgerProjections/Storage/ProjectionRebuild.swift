@@ -18,7 +18,8 @@ struct ProjectionRebuild {
     var observer: RebuildObserver?
     /// Folds only the records before it, when given: the log's end as its writer opened it, when
     /// appends go on during the rebuild (a server's rebuild on open). What is appended after it
-    /// may not be durable yet; the owner catches up with it once acknowledged.
+    /// may not be durable yet; the owner catches up with it once acknowledged. Past
+    /// `LogPosition.firstRecord`.
     var end: LogPosition?
 
     /// The longest a rebuild in batches folds without a progress report.
@@ -123,7 +124,7 @@ struct ProjectionRebuild {
                     // Also by the clock: folding in batches runs at 50-100 k events a second, so a
                     // line per million left 10-20 s of silence.
                     var reported = (events: 0, at: ContinuousClock.now)
-                    let last = end.flatMap { $0.rawValue > 0 ? LogPosition(rawValue: $0.rawValue - 1) : nil }
+                    let last = end.map { LogPosition(rawValue: $0.rawValue - 1) }
                     _ = try building.catchUp(through: last, batchRecords: batchRecords, keepingRollups: false) { events in
                         let now = ContinuousClock.now
                         guard reported.events == 0 || events - reported.events >= ProjectionStore.progressEvery
