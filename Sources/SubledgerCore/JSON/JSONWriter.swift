@@ -53,12 +53,8 @@ public struct JSONWriter: Sendable {
     public mutating func string(_ string: String) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        let wasContiguous: Void? = string.utf8.withContiguousStorageIfAvailable { utf8 in
-            appendEscaped(utf8)
-        }
-        if wasContiguous == nil {
-            appendEscaped(Array(string.utf8))
-        }
+        var contiguous = string
+        contiguous.withUTF8 { appendEscaped($0) }
         bytes.append(UInt8(ascii: "\""))
         needsComma = true
     }
@@ -141,18 +137,23 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends runs that need no escaping in one copy each; most strings are a single such run
-    /// (identifiers, and the kilobytes of a nested JWS).
+    /// (identifiers, and the kilobytes of a nested JWS). Not generic, and indexed by hand: an
+    /// unspecialized collection walk (debug builds, the tests' simulator) cost a metadata look-up
+    /// per byte.
     @inlinable
-    mutating func appendEscaped<Bytes: RandomAccessCollection<UInt8>>(_ utf8: Bytes) where Bytes.Index == Int {
-        var runStart = utf8.startIndex
-        for index in utf8.indices {
+    mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        var index = 0
+        while index < utf8.count {
             let byte = utf8[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            bytes.append(contentsOf: utf8[runStart..<index])
-            appendEscape(for: byte)
-            runStart = index + 1
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                appendEscape(for: byte)
+                runStart = index + 1
+            }
+            index += 1
         }
-        bytes.append(contentsOf: utf8[runStart..<utf8.endIndex])
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
     }
 
     @inlinable

@@ -82,11 +82,16 @@ struct RollupKey: Comparable, Sendable {
         return Int(truncatingIfNeeded: hash ^ hash >> 32)
     }
 
+    /// Field by field rather than as tuples: a tuple comparison left unspecialized (debug builds)
+    /// looks up tuple metadata at every call, and sorting and range checks call this per cell.
     static func < (a: RollupKey, b: RollupKey) -> Bool {
-        // Tuples compare up to six elements: the key's seven go in two steps.
-        let x = (a.family.rawValue, a.environment, a.granularity.rawValue, a.bucket)
-        let y = (b.family.rawValue, b.environment, b.granularity.rawValue, b.bucket)
-        return x != y ? x < y : (a.currency, a.product, a.detail) < (b.currency, b.product, b.detail)
+        if a.family != b.family { return a.family.rawValue < b.family.rawValue }
+        if a.environment != b.environment { return a.environment < b.environment }
+        if a.granularity != b.granularity { return a.granularity.rawValue < b.granularity.rawValue }
+        if a.bucket != b.bucket { return a.bucket < b.bucket }
+        if a.currency != b.currency { return a.currency < b.currency }
+        if a.product != b.product { return a.product < b.product }
+        return a.detail < b.detail
     }
 
     private static let signBit: UInt64 = 1 << 63
