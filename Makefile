@@ -22,22 +22,45 @@ demo: release
 
 test: build
 	$(SWIFT) test -j $(JOBS) --parallel
+	$(MAKE) --no-print-directory -j $(JOBS) --output-sync=target --keep-going checks
+
+# The checks after the unit tests, each a target of its own so that `make test` runs them side by
+# side, one a core, each one's output together once it ends. Longest first, so the short ones
+# fill in at the end.
+CHECKS := fd-check cli-check stale-reader-http fuzz crash-http disk-full-http dashboard-screenshot \
+	backup-http load-http corrupt-log crash-log feed-check fd-limit-http restore-http readme-tour
+.PHONY: checks $(addprefix check-,$(CHECKS))
+checks: $(addprefix check-,$(CHECKS))
+
+check-fd-check:
 	Tools/fd-check --filter '$(CONCURRENCY_SUITES)'
-	# cli-check runs one command at a time; beside it, the tour, the screenshot and crash-log.
-	Tools/cli-check > .build/cli-check.log 2>&1 & check=$$!; \
-	Tools/readme-tour --small && Tools/dashboard-screenshot && Tools/crash-log --runs 12; others=$$?; \
-	wait $$check; checked=$$?; cat .build/cli-check.log; [ $$others -eq 0 ] && [ $$checked -eq 0 ]
-	# The fuzzer takes a core of its own while these campaigns wait on their servers and fsync.
-	Tools/fuzz --inputs 10000 > .build/fuzz.log 2>&1 & fuzz=$$!; \
-	python3 Tools/crash-http.py .build/debug/subledger --runs 6 && \
-	python3 Tools/backup-http.py .build/debug/subledger --runs 3 && \
-	python3 Tools/restore-http.py .build/debug/subledger && \
-	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40 && \
-	python3 Tools/disk-full-http.py .build/debug/subledger && \
-	python3 Tools/fd-limit-http.py .build/debug/subledger && \
-	python3 Tools/stale-reader-http.py .build/debug/subledger && \
-	python3 Tools/feed-check.py .build/debug/subledger; campaigns=$$?; \
-	wait $$fuzz; fuzzed=$$?; cat .build/fuzz.log; [ $$campaigns -eq 0 ] && [ $$fuzzed -eq 0 ]
+check-cli-check:
+	Tools/cli-check
+check-readme-tour:
+	Tools/readme-tour --small
+check-dashboard-screenshot:
+	Tools/dashboard-screenshot
+check-crash-log:
+	Tools/crash-log --runs 12
+check-fuzz:
+	Tools/fuzz --inputs 10000
+check-crash-http:
+	python3 Tools/crash-http.py .build/debug/subledger --runs 6
+check-backup-http:
+	python3 Tools/backup-http.py .build/debug/subledger --runs 3
+check-restore-http:
+	python3 Tools/restore-http.py .build/debug/subledger
+check-corrupt-log:
+	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40
+check-disk-full-http:
+	python3 Tools/disk-full-http.py .build/debug/subledger
+check-fd-limit-http:
+	python3 Tools/fd-limit-http.py .build/debug/subledger
+check-stale-reader-http:
+	python3 Tools/stale-reader-http.py .build/debug/subledger
+check-feed-check:
+	python3 Tools/feed-check.py .build/debug/subledger
+check-load-http:
 	Tools/load-http --seconds 6 --build debug
 
 # docs/benchmarks.md, regenerated; e.g. `make bench BENCH_ARGS="--runs 5"` (Tools/bench lists the options).

@@ -172,14 +172,15 @@ package struct SegmentWalk {
         return LogProblem(file: file, offset: torn.offset, kind: .truncated, detail: "the sealed segment is cut short inside a record; restore it from a backup")
     }
 
-    /// The first offset after `offset` where a complete, valid frame starts. A kind and version
-    /// pre-filter keeps the byte-by-byte search cheap; a false match needs a 32-bit CRC collision.
+    /// The first offset after `offset` where a complete, valid frame starts. Two bytes decide
+    /// most offsets (a frame's kind is not 0, and its length, at most `maxPayloadSize` = 2^24,
+    /// has a top byte of 0 or 1), then the length must fit; a false match needs a 32-bit CRC
+    /// collision.
     static func nextValidFrame(_ raw: UnsafeRawBufferPointer, after offset: Int) -> Int? {
         var candidate = offset + 1
         while candidate + LogFormat.frameHeaderSize <= raw.count {
-            let kind = raw[candidate + 8]
-            let length = Int(raw.loadLE(UInt32.self, at: candidate))
-            if kind != 0, length <= raw.count - candidate - LogFormat.frameHeaderSize,
+            if raw[candidate + 8] != 0, raw[candidate + 3] <= 1,
+               Int(raw.loadLE(UInt32.self, at: candidate)) <= raw.count - candidate - LogFormat.frameHeaderSize,
                case .frame = Frame.parse(raw, at: candidate) {
                 return candidate
             }
