@@ -20,8 +20,11 @@ release: setup
 demo: release
 	.build/release/subledger demo
 
-test: build
-	$(SWIFT) test -j $(JOBS) --parallel
+# One build of the products and the tests: a graph of both keeps the two cores busier than two
+# builds in turn.
+test: setup
+	$(SWIFT) build -j $(JOBS) --build-tests
+	$(SWIFT) test --skip-build --parallel
 	$(MAKE) --no-print-directory -j $(JOBS) --output-sync=target --keep-going checks
 
 # The checks after the unit tests, each a target of its own so that `make test` runs them side by
