@@ -452,9 +452,45 @@ struct DamageTests {
         // A file where the projections directory goes: no database can be written there.
         try FileManager.default.removeItem(atPath: copy.data + "/projections")
         #expect(FileManager.default.createFile(atPath: copy.data + "/projections", contents: Data("not a directory".utf8)))
+        let (status, said) = try Self.serveUntilItStops(data: copy.data)
+        #expect(status == ExitCode.failure.rawValue, "\(said)")
+        #expect(said.contains("serve: listening on"), "\(said)")
+        #expect(said.contains("serve: could not rebuild the projection database (the projection database is damaged"), "\(said)")
+        #expect(said.contains("stopping (exit 1)"), "\(said)")
+    }
+
+    @Test("serve whose rebuild on open meets a damaged event record stops, after listening, with exit 3, as verify would")
+    func serveRebuildMeetingDamage() throws {
+        let directory = TemporaryDirectory()
+        let data = directory.file("d")
+        let tool = CommandLineTool(clock: { SimulatedLedger.now })
+        let simulation = SimulatedLedger.shared.directory.file("sim")
+        #expect(tool.run(["--data", data, "init", "--bundle-id", "com.example.subledger", "--app-apple-id", "1234567890", "--root", simulation + "/root.cer"]).exitCode == .success)
+        // Small segments, so that the damaged one is sealed: the logs' recovery on open reads only
+        // the last, and the damage is left for the rebuild to meet.
+        let lines = try String(contentsOfFile: simulation + "/notifications.jsonl", encoding: .utf8).split(separator: "\n")
+        let ledger = try Ledger(directory: data, logOptions: LogOptions(segmentSize: 4 << 10, preallocationStep: 0))
+        for start in stride(from: 0, to: lines.count, by: 20) {
+            let batch = lines[start..<min(start + 20, lines.count)].enumerated().map { IngestLine(bytes: Array($1.utf8), line: start + $0 + 1, source: "sim") }
+            _ = try ledger.ingest(batch, recordedAt: SimulatedLedger.now)
+        }
+        ledger.close()
+        let segments = try FileManager.default.contentsOfDirectory(atPath: data + "/log").filter { $0.hasSuffix(".seg") }.sorted()
+        try #require(segments.count >= 2)
+        try LedgerCopy.flip(data + "/log/" + segments[0], at: 70)
+        try FileManager.default.removeItem(atPath: data + "/projections")
+        let (status, said) = try Self.serveUntilItStops(data: data)
+        #expect(status == ExitCode.corruption.rawValue, "\(said)")
+        #expect(said.contains("serve: listening on"), "\(said)")
+        #expect(said.contains("stopping (exit 3)"), "\(said)")
+        #expect(tool.run(["--data", data, "verify"]).exitCode == .corruption)
+    }
+
+    /// Runs `subledger serve` on `data` until it stops by itself: its exit status and stderr.
+    private static func serveUntilItStops(data: String) throws -> (status: Int32, said: String) {
         let process = Process()
         process.executableURL = Conformance.subledgerBinary
-        process.arguments = ["--data", copy.data, "serve", "--listen", "127.0.0.1:0"]
+        process.arguments = ["--data", data, "serve", "--listen", "127.0.0.1:0"]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -467,13 +503,9 @@ struct DamageTests {
         guard ended.wait(timeout: .now() + 60) == .success else {
             process.terminate()
             Issue.record("serve did not stop within 60 s of a failed rebuild on open")
-            return
+            return (-1, "")
         }
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == ExitCode.failure.rawValue, "\(said)")
-        #expect(said.contains("serve: listening on"), "\(said)")
-        #expect(said.contains("serve: could not rebuild the projection database (the projection database is damaged"), "\(said)")
-        #expect(said.contains("stopping (exit 1)"), "\(said)")
+        return (process.terminationStatus, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 
     @Test("a record of a kind the event log does not hold (appended by another program, or a newer build) is damage: verify names it, and head does not publish a digest ending at it")

@@ -24,6 +24,11 @@ struct LedgerCopy {
 
     /// Inverts one byte of `path`, as a disk or a careless edit would.
     func flip(_ path: String, at offset: UInt64) throws {
+        try Self.flip(path, at: offset)
+    }
+
+    /// Inverts one byte of `path`, as a disk or a careless edit would.
+    static func flip(_ path: String, at offset: UInt64) throws {
         guard let handle = FileHandle(forUpdatingAtPath: path) else { throw CocoaError(.fileNoSuchFile) }
         defer { try? handle.close() }
         try handle.seek(toOffset: offset)
