@@ -3,6 +3,8 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 JOBS ?= $(shell nproc)
+# The binary the campaigns run.
+DEBUG_BIN := .build/debug/subledger
 
 .PHONY: setup build release demo test bench prove clean
 # The suites whose threads open and close descriptors at once (Tools/fd-check in `make test`).
@@ -55,21 +57,21 @@ check-crash-log:
 check-fuzz:
 	Tools/fuzz --inputs 10000
 check-crash-http:
-	python3 Tools/crash-http.py .build/debug/subledger --runs 6
+	python3 Tools/crash-http.py $(DEBUG_BIN) --runs 6
 check-backup-http:
-	python3 Tools/backup-http.py .build/debug/subledger --runs 3
+	python3 Tools/backup-http.py $(DEBUG_BIN) --runs 3
 check-restore-http:
-	python3 Tools/restore-http.py .build/debug/subledger
+	python3 Tools/restore-http.py $(DEBUG_BIN)
 check-corrupt-log:
-	python3 Tools/corrupt-log.py .build/debug/subledger --runs 40
+	python3 Tools/corrupt-log.py $(DEBUG_BIN) --runs 40
 check-disk-full-http:
-	python3 Tools/disk-full-http.py .build/debug/subledger
+	python3 Tools/disk-full-http.py $(DEBUG_BIN)
 check-fd-limit-http:
-	python3 Tools/fd-limit-http.py .build/debug/subledger
+	python3 Tools/fd-limit-http.py $(DEBUG_BIN)
 check-stale-reader-http:
-	python3 Tools/stale-reader-http.py .build/debug/subledger
+	python3 Tools/stale-reader-http.py $(DEBUG_BIN)
 check-feed-check:
-	python3 Tools/feed-check.py .build/debug/subledger
+	python3 Tools/feed-check.py $(DEBUG_BIN)
 check-load-http:
 	Tools/load-http --seconds 6 --build debug
 
@@ -85,11 +87,11 @@ prove: build release
 	Tools/stress --customers 400 --months 12
 	Tools/stress --customers 400 --months 12 --build release
 	Tools/crash-log --runs 200
-	python3 Tools/crash-http.py .build/debug/subledger --runs 100
-	python3 Tools/corrupt-log.py .build/debug/subledger --runs 1000
+	python3 Tools/crash-http.py $(DEBUG_BIN) --runs 100
+	python3 Tools/corrupt-log.py $(DEBUG_BIN) --runs 1000
 	Tools/fuzz --build release --inputs 1000000
 	for target in messages base64 events log http; do Tools/fuzz --libfuzzer $$target --runs 5000000 --seconds 300 || exit 1; done
-	python3 Tools/disk-full-http.py .build/debug/subledger
+	python3 Tools/disk-full-http.py $(DEBUG_BIN)
 	Tools/load-http --seconds 120
 	python3 Tools/load-feed.py .build/release/subledger --streams 200 --seconds 30
 

@@ -22,7 +22,7 @@ struct LedgerCopy {
         return directory.file("d/\(log)/\(names[0])")
     }
 
-    /// Inverts one byte of `path`, as a disk or a careless edit would.
+    /// As `LedgerCopy.flip(_:at:)`, which also serves ledgers a test writes itself.
     func flip(_ path: String, at offset: UInt64) throws {
         try Self.flip(path, at: offset)
     }
