@@ -20,7 +20,9 @@ limit (`openssl speed`) and `subledger ingest` of the fresh simulation into an e
 
 Usage: Tools/bench-scaling.py [--sizes 160k,1m,10m] [--report FILE] [--command TEXT]
 """
-import argparse, functools, hashlib, http.client, json, math, os, re, resource, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+import argparse, functools, hashlib, http.client, json, math, os, re, resource, shutil, signal, statistics, subprocess, sys, tempfile, threading, time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
+from serving import free_port
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUBLEDGER = os.path.join(REPO, ".build/release/subledger")
@@ -234,11 +236,6 @@ def es256_limit():
     own = json.loads(subprocess.run([BENCH, "es256", "3"], capture_output=True, text=True, check=True).stdout)
     return per_core, cores, per_core * cores / 3, own
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(port, path, timeout=900):

@@ -8,17 +8,27 @@ import Testing
 /// the webhook, and the command says so.
 @Suite("appstore test-notification", .enabled(if: StandIn.isInstalled, StandIn.missing))
 struct TestNotificationTests {
-    /// A loopback port free a moment ago.
+    /// A loopback port free a moment ago, below the kernel's ephemeral range: the port goes to the
+    /// stand-in before the server binds it, and a port the kernel picked could meanwhile be handed to
+    /// any outgoing connection of the tests running beside this one.
     static func freePort() -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
+            .split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+        for _ in 0..<1000 {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(descriptor) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = range > 11000 ? UInt16(Int.random(in: 10000..<range)).bigEndian : 0
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+            guard bound == 0 else { continue }
+            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+            return Int(UInt16(bigEndian: address.sin_port))
+        }
+        Issue.record("no free loopback port below the ephemeral range")
+        return 0
     }
 
     @Test("the TEST notification arrives through the running server's webhook: arrived, with Apple's SUCCESS attempt")
