@@ -286,13 +286,14 @@ final class IngestionPipeline: Sendable {
         guard let last = events.openedTail.lastRecord else { return nil }
         let reader = LogReader(directory: events.directory)
         let lastRecord = try reader.record(at: last)
-        let lastEvidence = try lastRecord.payload.withUnsafeBytes { try evidencePosition(kind: lastRecord.kind, payload: $0) }
+        let lastEvidence = try lastRecord.payload.withUnsafeBytes { try evidencePosition(kind: lastRecord.kind, payload: $0, at: last, log: events.directory) }
         guard let lastEvidence, lastEvidence >= evidenceEnd.rawValue else { return nil }
         var cut: LogPosition?
         var recordedAt: Set<Int64> = []
         try reader.scan(from: events.openedTail.segmentStart) { entry in
             if cut == nil {
-                guard let position = try evidencePosition(kind: entry.kind, payload: entry.payload), position >= evidenceEnd.rawValue else { return true }
+                guard let position = try evidencePosition(kind: entry.kind, payload: entry.payload, at: entry.position, log: events.directory),
+                      position >= evidenceEnd.rawValue else { return true }
                 cut = entry.position
             }
             if let (time, _) = EventRecord.split(entry.payload) { recordedAt.insert(time) }
@@ -308,8 +309,10 @@ final class IngestionPipeline: Sendable {
         return cut
     }
 
-    private static func evidencePosition(kind: UInt8, payload: UnsafeRawBufferPointer) throws -> UInt64? {
-        guard kind == EventRecord.kind, let (_, event) = EventRecord.split(payload) else { return nil }
-        return try EventView(event).evidence.position
+    /// Where the evidence of the event record at `position` is; nil for a record of another kind.
+    /// An event record that does not decode is damage, as everywhere else it is met.
+    private static func evidencePosition(kind: UInt8, payload: UnsafeRawBufferPointer, at position: LogPosition, log: String) throws(LogError) -> UInt64? {
+        guard kind == EventRecord.kind else { return nil }
+        return try StoredEvents.view(payload, at: position, log: log).view.evidence.position
     }
 }
