@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubledgerCore
 import SubledgerEvents
 import SubledgerLMDB
 import SubledgerLog
@@ -60,18 +61,21 @@ extension DedupIndex {
         } else {
             reason = .missing
         }
-        // Reading every record takes a while on a large ledger (20 s at 10 M events here): say so first.
-        let records = (try? eventLog.summary().records) ?? 0
+        // Reading every record takes a while on a large ledger (30 s at 10 M events here): say so
+        // first, and how far it has come where it takes more than a few seconds.
+        let records = Int((try? eventLog.summary().records) ?? 0)
         if records > 0 {
             Diagnostics.report("building the dedup index \(path) from the logs because \(reason): reading \(records) event records and their evidence")
         }
+        let progress = records >= BuildProgress.reportedFrom ? BuildProgress(records: records) : nil
         let started = ContinuousClock.now
         let storage = try Storage(path: path)
         try LMDBFileSeal.unseal(path)
         // From the start every event matches: an event without a message record has no key.
-        let tail = try readTail(after: nil, eventLog: eventLog, evidenceLog: evidenceLog)!
+        var tail = try readTail(after: nil, eventLog: eventLog, evidenceLog: evidenceLog, progress: progress)!
+        progress?.writing(keys: tail.keys.count)
         try storage.environment.write { txn in
-            try storage.put(tail, in: txn, fresh: true)
+            try storage.put(&tail, in: txn, fresh: true)
             try storage.putSession(bootID(), in: txn)
         }
         try storage.environment.sync()
@@ -99,11 +103,11 @@ extension DedupIndex {
             guard format == Self.format else { return .rebuild(.otherFormat) }
             let boot = bootID()
             if let session = stamp.session, session != boot { return .rebuild(.systemCrash) }
-            guard let tail = try readTail(after: stamp.checkpoint, eventLog: eventLog, evidenceLog: evidenceLog) else {
+            guard var tail = try readTail(after: stamp.checkpoint, eventLog: eventLog, evidenceLog: evidenceLog) else {
                 return .rebuild(.otherLogs)
             }
             try storage.environment.write { txn in
-                try storage.put(tail, in: txn)
+                try storage.put(&tail, in: txn)
                 try storage.putSession(boot, in: txn)
             }
             // The session mark is durable before any unflushed commit can follow it.
@@ -118,7 +122,7 @@ extension DedupIndex {
     /// there, the header records, and the checkpoint they reach. Nil when `checkpoint` is not in
     /// these logs, or an event there references evidence before it: the index was written for
     /// other logs.
-    static func readTail(after checkpoint: Checkpoint?, eventLog: LogReader, evidenceLog: LogReader) throws -> Tail? {
+    static func readTail(after checkpoint: Checkpoint?, eventLog: LogReader, evidenceLog: LogReader, progress: BuildProgress? = nil) throws -> Tail? {
         var tail = Tail()
         var keysByPosition: [UInt64: (key: Key, nested: Key?)] = [:]
         var lastEvidence = checkpoint?.evidence
@@ -141,6 +145,7 @@ extension DedupIndex {
                 return true
             }
             guard matches else { return nil }
+            progress?.read(evidence: tail.evidenceRead)
             matches = checkpoint == nil
             try eventLog.scan(from: checkpoint?.event ?? .start) { entry in
                 if let checkpoint, !matches {
@@ -148,6 +153,7 @@ extension DedupIndex {
                     return matches
                 }
                 tail.eventsRead += 1
+                if tail.eventsRead % BuildProgress.eventsBetweenLines == 0 { progress?.read(events: tail.eventsRead) }
                 guard entry.kind == EventRecord.kind, entry.payload.count > 8 else { return true }
                 lastEvent = (entry.position, Array(entry.payload))
                 let event = try StoredEvents.view(entry.payload, at: entry.position, log: eventLog.directory).view
@@ -171,6 +177,26 @@ extension DedupIndex {
             tail.checkpoint = Checkpoint(event: event, eventPayload: payload, evidence: lastEvidence)
         }
         return tail
+    }
+
+    /// Lines on stderr as a build from the whole logs goes on.
+    struct BuildProgress {
+        /// The event records from which a build says how far it has come: at 1 M it takes seconds.
+        static let reportedFrom = 1_000_000
+        static let eventsBetweenLines = 1_000_000
+        let records: Int
+
+        func read(evidence: Int) {
+            Diagnostics.report("dedup index: \(NumberText.grouped(Int64(evidence))) evidence records read")
+        }
+
+        func read(events: Int) {
+            Diagnostics.report("dedup index: \(NumberText.grouped(Int64(events))) / \(NumberText.grouped(Int64(records))) events read (\(NumberText.percent(Double(events) / Double(max(records, 1)))))")
+        }
+
+        func writing(keys: Int) {
+            Diagnostics.report("dedup index: sorting and writing \(NumberText.grouped(Int64(keys))) keys")
+        }
     }
 
     /// The key of the signed transaction a notification's evidence record holds, as ingestion

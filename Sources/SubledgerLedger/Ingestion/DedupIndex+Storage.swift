@@ -44,7 +44,7 @@ extension DedupIndex.Storage {
 
     /// Puts what the logs held after the checkpoint; `fresh` when the databases are empty, so the
     /// keys can be appended sorted.
-    func put(_ tail: DedupIndex.Tail, in txn: borrowing LMDBWriteTransaction, fresh: Bool = false) throws {
+    func put(_ tail: inout DedupIndex.Tail, in txn: borrowing LMDBWriteTransaction, fresh: Bool = false) throws {
         if fresh {
             try tail.keys.forEachFirstInKeyOrder { key, event in
                 try txn.put(key: key, value: DedupIndex.bigEndian(event), in: keys, options: .append)

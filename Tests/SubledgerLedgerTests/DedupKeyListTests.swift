@@ -1,0 +1,31 @@
+import SubledgerTestSupport
+import Testing
+@testable import SubledgerLedger
+
+/// The keys an index built from the whole logs is appended from (`DedupIndex.KeyList`).
+@Suite("Ledger: the keys of a dedup index built from the logs")
+struct DedupKeyListTests {
+    @Test("each key once, with its first message's position, in LMDB's order (byte by byte, the shorter first), however long the prefixes keys share; both halves of a large list sorted apart", arguments: [2_000, 300_000])
+    func eachKeyOnceInLMDBOrder(count: Int) {
+        var random = SeededGenerator(state: UInt64(count))
+        // Keys that share long prefixes, end inside and beyond the 16 bytes compared as numbers,
+        // hold zero bytes (which pad a short key's numbers), and repeat.
+        let starts = ["t:2000000000000", "t:2000000000000701:", "n:", "a", "a\u{0}", "t:200000000000070"]
+        let tails: [Character] = ["0", "1", "\u{0}", "z"]
+        var list = DedupIndex.KeyList()
+        var first: [[UInt8]: UInt64] = [:]
+        for event in 0..<UInt64(count) {
+            let text = starts.randomElement(using: &random)! + String((0..<Int.random(in: 0...5, using: &random)).map { _ in tails.randomElement(using: &random)! })
+            let key = DedupIndex.Key(text)
+            list.append(key, event: event * 7)
+            if first[key.bytes] == nil { first[key.bytes] = event * 7 }
+        }
+        var given: [([UInt8], UInt64)] = []
+        list.forEachFirstInKeyOrder { key, event in given.append((Array(key), event)) }
+        let expected = first.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        #expect(given.count == expected.count)
+        #expect(given.map(\.0) == expected.map(\.key))
+        #expect(given.map(\.1) == expected.map(\.value))
+        #expect(expected.count < count, "keys repeat")
+    }
+}
