@@ -5,7 +5,7 @@ import Testing
 /// The keys an index built from the whole logs is appended from (`DedupIndex.KeyList`).
 @Suite("Ledger: the keys of a dedup index built from the logs")
 struct DedupKeyListTests {
-    @Test("each key once, with its first message's position, in LMDB's order (byte by byte, the shorter first), however long the prefixes keys share; both halves of a large list sorted apart", arguments: [2_000, 300_000])
+    @Test("each key once, with its first message's position, in LMDB's order (byte by byte, the shorter first), however long the prefixes keys share, whether repeated by another message or by another event of the same; both halves of a large list sorted apart", arguments: [2_000, 300_000])
     func eachKeyOnceInLMDBOrder(count: Int) {
         var random = SeededGenerator(state: UInt64(count))
         // Keys that share long prefixes, end inside and beyond the 16 bytes compared as numbers,
@@ -14,10 +14,20 @@ struct DedupKeyListTests {
         let tails: [Character] = ["0", "1", "\u{0}", "z"]
         var list = DedupIndex.KeyList()
         var first: [[UInt8]: UInt64] = [:]
+        // A third of the events are another event of a message already stored (as a ledger
+        // tiled from one simulation has): they refer to its stored key.
+        var stored: [(key: DedupIndex.Key, stored: DedupIndex.KeyList.StoredKey)] = []
         for event in 0..<UInt64(count) {
-            let text = starts.randomElement(using: &random)! + String((0..<Int.random(in: 0...5, using: &random)).map { _ in tails.randomElement(using: &random)! })
-            let key = DedupIndex.Key(text)
-            list.append(key, event: event * 7)
+            let key: DedupIndex.Key
+            if !stored.isEmpty, Int.random(in: 0..<3, using: &random) == 0 {
+                let message = stored.randomElement(using: &random)!
+                key = message.key
+                list.append(message.stored, event: event * 7)
+            } else {
+                key = DedupIndex.Key(starts.randomElement(using: &random)! + String((0..<Int.random(in: 0...5, using: &random)).map { _ in tails.randomElement(using: &random)! }))
+                stored.append((key, list.store(key)))
+                list.append(stored.last!.stored, event: event * 7)
+            }
             if first[key.bytes] == nil { first[key.bytes] = event * 7 }
         }
         var given: [([UInt8], UInt64)] = []

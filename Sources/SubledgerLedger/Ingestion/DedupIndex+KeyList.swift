@@ -4,13 +4,19 @@ import Glibc
 import SubledgerCore
 
 extension DedupIndex {
-    /// Keys with their events' positions in the order the logs give them, packed into one buffer.
-    /// An index built from the whole logs holds two keys for most events: as arrays in a table
-    /// they took about 100 bytes each and were retained and released at every comparison of
-    /// their sort, a sixth of the build.
+    /// Keys with their events' positions in the order the logs give them. Each key's bytes are
+    /// stored once in one buffer, and every event of its message refers to them: as arrays, in a
+    /// table by evidence position and again in the list, the keys took about 100 bytes each, and
+    /// were retained and released at every comparison of their sort.
     struct KeyList {
         private var bytes: [UInt8] = []
         private var entries: [Entry] = []
+
+        /// Where a stored key's bytes are in the buffer.
+        struct StoredKey {
+            fileprivate let start: Int
+            fileprivate let count: Int32
+        }
 
         private struct Entry {
             var start: Int
@@ -25,13 +31,20 @@ extension DedupIndex {
 
         var count: Int { entries.count }
 
-        mutating func append(_ key: Key, event: UInt64) {
-            var words = (UInt64(0), UInt64(0))
-            for (offset, byte) in key.bytes.prefix(16).enumerated() {
-                if offset < 8 { words.0 |= UInt64(byte) << (56 - 8 * offset) } else { words.1 |= UInt64(byte) << (120 - 8 * offset) }
+        /// Keeps `key`'s bytes, for the events of its message to be appended with.
+        mutating func store(_ key: Key) -> StoredKey {
+            defer { bytes += key.bytes }
+            return StoredKey(start: bytes.count, count: Int32(key.bytes.count))
+        }
+
+        mutating func append(_ key: StoredKey, event: UInt64) {
+            let (prefix, prefix2) = bytes.withUnsafeBytes { bytes in
+                (0..<min(Int(key.count), 16)).reduce((UInt64(0), UInt64(0))) { words, offset in
+                    let byte = UInt64(bytes[key.start + offset])
+                    return offset < 8 ? (words.0 | byte << (56 - 8 * offset), words.1) : (words.0, words.1 | byte << (120 - 8 * offset))
+                }
             }
-            entries.append(Entry(start: bytes.count, event: event, prefix: words.0, prefix2: words.1, count: Int32(key.bytes.count)))
-            bytes += key.bytes
+            entries.append(Entry(start: key.start, event: event, prefix: prefix, prefix2: prefix2, count: key.count))
         }
 
         /// In the order appended (unless sorted by `forEachFirstInKeyOrder`).

@@ -124,7 +124,8 @@ extension DedupIndex {
     /// other logs.
     static func readTail(after checkpoint: Checkpoint?, eventLog: LogReader, evidenceLog: LogReader, progress: BuildProgress? = nil) throws -> Tail? {
         var tail = Tail()
-        var keysByPosition: [UInt64: (key: Key, nested: Key?)] = [:]
+        var messages: [MessageKeys] = []
+        var nextMessage = 0
         var lastEvidence = checkpoint?.evidence
         var lastEvent = checkpoint.map { ($0.event, $0.eventPayload) }
         var matches = checkpoint == nil
@@ -140,7 +141,7 @@ extension DedupIndex {
                     tail.headers.append((entry.position.rawValue, Array(entry.payload)))
                 } else if entry.kind == EvidenceCodec.messageKind, let key = EvidenceCodec.key(of: entry.payload) {
                     let nested = key.hasPrefix("n:") ? nestedTransactionKey(ofRecord: entry.payload) : nil
-                    keysByPosition[entry.position.rawValue] = (Key(key), nested.map(Key.init))
+                    messages.append(MessageKeys(evidence: entry.position.rawValue, key: tail.keys.store(Key(key)), nested: nested.map { tail.keys.store(Key($0)) }))
                 }
                 return true
             }
@@ -157,7 +158,7 @@ extension DedupIndex {
                 guard entry.kind == EventRecord.kind, entry.payload.count > 8 else { return true }
                 lastEvent = (entry.position, Array(entry.payload))
                 let event = try StoredEvents.view(entry.payload, at: entry.position, log: eventLog.directory).view
-                if let keys = keysByPosition[event.evidence.position] {
+                if let keys = MessageKeys.find(event.evidence.position, in: messages, next: &nextMessage) {
                     tail.keys.append(keys.key, event: entry.position.rawValue)
                     if let nested = keys.nested { tail.keys.append(nested, event: entry.position.rawValue) }
                 } else if checkpoint != nil {
@@ -177,6 +178,31 @@ extension DedupIndex {
             tail.checkpoint = Checkpoint(event: event, eventPayload: payload, evidence: lastEvidence)
         }
         return tail
+    }
+
+    /// The keys of a message, by the position of its evidence record.
+    struct MessageKeys {
+        let evidence: UInt64
+        let key: KeyList.StoredKey
+        let nested: KeyList.StoredKey?
+
+        /// The message whose evidence record is at `position` in `messages` (in the evidence log's
+        /// order): `next` first, as events mostly come in the order of their messages, then by
+        /// bisection. `next` becomes the one after the message found.
+        static func find(_ position: UInt64, in messages: [MessageKeys], next: inout Int) -> MessageKeys? {
+            if next < messages.count, messages[next].evidence == position {
+                next += 1
+                return messages[next - 1]
+            }
+            var (low, high) = (0, messages.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if messages[middle].evidence < position { low = middle + 1 } else { high = middle }
+            }
+            guard low < messages.count, messages[low].evidence == position else { return nil }
+            next = low + 1
+            return messages[low]
+        }
     }
 
     /// Lines on stderr as a build from the whole logs goes on.
