@@ -12,7 +12,7 @@ extension DedupIndex {
         private var bytes: [UInt8] = []
         private var entries: [Entry] = []
 
-        /// Where a stored key's bytes are in the buffer.
+        /// Where a stored key's bytes are in the buffer of the list that stored it (and no other).
         struct StoredKey {
             fileprivate let start: Int
             fileprivate let count: Int32

@@ -221,7 +221,7 @@ extension DedupIndex {
         }
 
         func writing(keys: Int) {
-            Diagnostics.report("dedup index: sorting and writing \(NumberText.grouped(Int64(keys))) keys")
+            Diagnostics.report("dedup index: sorting \(NumberText.grouped(Int64(keys))) keys and writing the distinct ones")
         }
     }
 
