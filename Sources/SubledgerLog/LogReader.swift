@@ -145,6 +145,11 @@ public struct LogReader: Sendable {
         }
     }
 
+    /// Where each segment starts, in order: a scan of part of the log may start or end at any.
+    public func segmentStarts() throws -> [LogPosition] {
+        try segmentList().segments.map { LogPosition(rawValue: $0.firstPosition) }
+    }
+
     /// The segment file holding `position`, and the offset in it.
     public func place(of position: LogPosition) throws -> (file: String, offset: Int64) {
         let list = try segmentList()

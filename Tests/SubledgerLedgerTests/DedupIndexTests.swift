@@ -222,6 +222,28 @@ struct DedupIndexTests {
         #expect(ledger.pipeline.index.recovery == DedupIndex.Recovery())
     }
 
+    @Test("an index built from an evidence log of many segments, its halves read by two threads, answers every message and bare transaction as the index ingestion wrote")
+    func rebuiltFromManySegments() throws {
+        let bare = try lines.compactMap { try $0.nestedTransaction() }
+        _ = try open().close()
+        let data = directory.file("data")
+        let small = LogOptions(segmentSize: 16 << 10, preallocationStep: 0)
+        var ledger = try Ledger(directory: data, logOptions: small)
+        for start in stride(from: 0, to: lines.count, by: 25) {
+            _ = try ledger.ingest(Array(lines[start..<min(start + 25, lines.count)]), recordedAt: 1)
+        }
+        let answers = try ledger.ingest(lines + bare, recordedAt: 2)
+        #expect(answers.allSatisfy { $0.isDuplicate })
+        ledger.close()
+        #expect(try LogReader(directory: DataDirectoryLayout(data).evidence).segmentStarts().count >= 4)
+
+        try FileManager.default.removeItem(atPath: DataDirectoryLayout(data).dedupIndex)
+        ledger = try Ledger(directory: data, logOptions: small)
+        defer { ledger.close() }
+        #expect(ledger.pipeline.index.recovery.rebuilt == .missing)
+        #expect(positions(try ledger.ingest(lines + bare, recordedAt: 3)) == positions(answers))
+    }
+
     @Test("an index copied from another data directory is rebuilt from this directory's logs")
     func indexFromAnotherDirectory() throws {
         try ingest(lines.prefix(50), into: "a")

@@ -16,6 +16,11 @@ extension DedupIndex {
         struct StoredKey {
             fileprivate let start: Int
             fileprivate let count: Int32
+
+            /// Where the key is once its list's buffer follows `bytes` others (`storeKeys(of:)`).
+            func moved(by bytes: Int) -> StoredKey {
+                StoredKey(start: start + bytes, count: count)
+            }
         }
 
         private struct Entry {
@@ -35,6 +40,13 @@ extension DedupIndex {
         mutating func store(_ key: Key) -> StoredKey {
             defer { bytes += key.bytes }
             return StoredKey(start: bytes.count, count: Int32(key.bytes.count))
+        }
+
+        /// Stores the keys `other` stored, after this list's: each of them `moved(by:)` the
+        /// count returned. `other`'s entries are not taken.
+        mutating func storeKeys(of other: KeyList) -> Int {
+            defer { bytes += other.bytes }
+            return bytes.count
         }
 
         mutating func append(_ key: StoredKey, event: UInt64) {
