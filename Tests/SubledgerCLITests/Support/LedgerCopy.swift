@@ -29,11 +29,6 @@ struct LedgerCopy {
 
     /// Inverts one byte of `path`, as a disk or a careless edit would.
     static func flip(_ path: String, at offset: UInt64) throws {
-        guard let handle = FileHandle(forUpdatingAtPath: path) else { throw CocoaError(.fileNoSuchFile) }
-        defer { try? handle.close() }
-        try handle.seek(toOffset: offset)
-        let original = try handle.read(upToCount: 1)?.first ?? 0
-        try handle.seek(toOffset: offset)
-        try handle.write(contentsOf: [original ^ 0xFF])
+        try flipByte(in: path, at: offset)
     }
 }
