@@ -21,6 +21,8 @@ import Synchronization
 /// - Opened for a server (`rebuildingInBackground`), a projection database that needs a rebuild
 ///   is rebuilt on a thread of its own while ingestion appends; reads throw
 ///   `ProjectionsUnavailable` until it is done, and messages are acknowledged once durable.
+///   A dedup index that must be built from the logs is built on a thread of its own too, first;
+///   messages are refused with `IngestionUnavailable` until it is done, while reads are answered.
 /// - Lock order: none is needed. In the pipeline's back stage the follower is only told the last
 ///   position appended (an atomic store and a queued fold); the follower's lock is never taken
 ///   while holding a stage, and neither is held while answering.
@@ -52,7 +54,10 @@ public final class Ledger: Sendable {
     ///     thread of its own, started by `startProjectionRebuild()`, and `init` returns at once:
     ///     ingestion works meanwhile, and reads throw `ProjectionsUnavailable` until it is done
     ///     (`whenProjectionsOpen`). What a server wants: 17–27 s at 10 M events without taking the
-    ///     App Store's notifications, which it sends again only an hour later.
+    ///     App Store's notifications, which it sends again only an hour later. So is a dedup index
+    ///     that must be built from the logs (after a system crash, an upgrade that changes its
+    ///     format; about 40 s at 10 M messages), before that rebuild: until it is built,
+    ///     messages are refused (`ingestionUnavailable`, `whenIngestionOpen`) and batches wait.
     public init(
         directory: String, snapshotEveryEvents: Int = 500_000, logOptions: LogOptions = LogOptions(),
         rebuildObserver: RebuildObserver? = nil, rebuildingInBackground: Bool = false
@@ -69,7 +74,7 @@ public final class Ledger: Sendable {
         }
         let preparer = MessagePreparer(configuration: configuration, verifier: SignedDataVerifier(trustedRoots: roots))
         pipeline = try Self.waitingForRebuildOnOpen(layout, observer: rebuildObserver) {
-            try IngestionPipeline(layout: layout, logOptions: logOptions, preparer: preparer)
+            try IngestionPipeline(layout: layout, logOptions: logOptions, preparer: preparer, indexInBackground: rebuildingInBackground)
         }
         catalog = try LedgerReader.loadCatalog(directory: directory, configuration: configuration)
         let settings = RollupSettings(smallBusiness: configuration.smallBusiness, catalog: catalog)
@@ -87,8 +92,12 @@ public final class Ledger: Sendable {
             projections = ProjectionFollower(try open(rebuildObserver, !inBackground), flushEveryEvents: snapshotEveryEvents)
         } catch {
             guard case .rebuildNeeded(let reason) = error.kind else { throw error }
+            let index = pipeline.index
             projections = ProjectionFollower(rebuilding: reason, observer: rebuildObserver, flushEveryEvents: snapshotEveryEvents) {
-                try open($0, true)
+                // One after the other: at once, the two would share the cores and add their peaks
+                // of memory, which the rebuild weighs only as it starts.
+                index.waitForBuild()
+                return try open($0, true)
             }
         }
     }
@@ -149,6 +158,16 @@ public final class Ledger: Sendable {
     /// rebuild on open failed: on the thread that rebuilt it, or the caller's.
     public func whenProjectionsOpen(_ body: @escaping @Sendable (Result<Void, ProjectionsUnavailable>) -> Void) {
         projections.whenOpen(body)
+    }
+
+    /// Why messages are refused now, the dedup index being built from the logs on open in the
+    /// background (or that build having failed); nil when they are stored.
+    public var ingestionUnavailable: IngestionUnavailable? { pipeline.index.unavailable }
+
+    /// Runs `body` once the dedup index is open (at once if it is), or with why its build on open
+    /// failed, on a global queue.
+    public func whenIngestionOpen(_ body: @escaping @Sendable (Result<Void, IngestionUnavailable>) -> Void) {
+        pipeline.index.whenOpen(body)
     }
 
     /// Events the projection database holds (the log's event count minus this is its lag).
@@ -234,6 +253,8 @@ public final class Ledger: Sendable {
     /// the ledger is closed. The webhook answers this way, so its workers verify the next message
     /// meanwhile.
     public func ingest(_ line: IngestLine, recordedAt: Int64, completion: @escaping @Sendable (Result<IngestOutcome, any Error>) -> Void) {
+        // Before verifying: a message the index cannot tell from a repeat yet is refused anyway.
+        if let unavailable = ingestionUnavailable { return completion(.failure(unavailable)) }
         let projections = projections
         pipeline.ingest(
             line, recordedAt: recordedAt, onAppended: { projections.follow(appendedThrough: $0, visible: false) },

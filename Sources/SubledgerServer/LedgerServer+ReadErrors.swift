@@ -37,15 +37,34 @@ extension LedgerServer {
                   headers: ["Retry-After": "5"])
     }
 
-    /// What `GET /healthz` answers while reads are refused (`HTTPServer.Configuration.notReady`):
-    /// without the detail a read gets, since anyone may ask it (the failure names paths).
+    /// A message refused while the dedup index is built from the logs on open: 503 with
+    /// `Retry-After`, since the build takes seconds (about 40 s at 10 M messages); reads are
+    /// answered meanwhile. A build that failed stops the server (`serve`).
+    static func unavailable(_ unavailable: IngestionUnavailable) -> HTTPError {
+        HTTPError(.serviceUnavailable, code: unavailable.failure == nil ? "indexing" : "ingestion_unavailable", detail: unavailable.description,
+                  headers: ["Retry-After": "10"])
+    }
+
+    /// What `GET /healthz` answers while reads or messages are refused
+    /// (`HTTPServer.Configuration.notReady`): without the detail a read gets, since anyone may ask
+    /// it (a failure names paths).
     public var notReady: @Sendable () -> HTTPError? {
         { [ledger] in
-            ledger.projectionsUnavailable.map { unavailable in
+            let indexing = ledger.ingestionUnavailable
+            if let unavailable = ledger.projectionsUnavailable {
+                var answer = Self.unavailable(unavailable)
+                answer.detail = switch (unavailable.failure, indexing) {
+                case (nil, nil): "the projection database is being rebuilt; reads are answered once it is done, and notifications are stored meanwhile"
+                case (nil, _?): "the dedup index is being built from the logs, then the projection database is rebuilt; notifications are stored once the first is done, reads once the second is"
+                case (_?, _): "the projection database could not be rebuilt; the server's log says why"
+                }
+                return answer
+            }
+            return indexing.map { unavailable in
                 var answer = Self.unavailable(unavailable)
                 answer.detail = unavailable.failure == nil
-                    ? "the projection database is being rebuilt; reads are answered once it is done, and notifications are stored meanwhile"
-                    : "the projection database could not be rebuilt; the server's log says why"
+                    ? "the dedup index is being built from the logs; notifications are stored once it is done, and reads are answered meanwhile"
+                    : "the dedup index could not be built; the server's log says why"
                 return answer
             }
         }

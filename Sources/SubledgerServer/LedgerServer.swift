@@ -262,6 +262,9 @@ public struct LedgerServer: Sendable {
         let outcome: IngestOutcome
         do {
             outcome = try result.get()
+        } catch let unavailable as IngestionUnavailable {
+            ingested.increment(labels: ["unavailable"])
+            throw Self.unavailable(unavailable)
         } catch {
             ingested.increment(labels: ["unavailable"])
             throw HTTPError(.serviceUnavailable, code: "storage_unavailable", detail: "the message was not stored (\(error)); the App Store will retry")

@@ -466,13 +466,38 @@ struct DamageTests {
 
     @Test("serve whose rebuild on open meets a damaged event record stops, after listening, with exit 3, as verify would")
     func serveRebuildMeetingDamage() throws {
+        let ledger = try Self.ledgerWithDamagedSealedSegment(at: 70)
+        try FileManager.default.removeItem(atPath: ledger.data + "/projections")
+        let (status, said) = try Self.serveUntilItStops(data: ledger.data)
+        #expect(status == ExitCode.corruption.rawValue, "\(said)")
+        #expect(said.contains("serve: listening on"), "\(said)")
+        #expect(said.contains("stopping (exit 3)"), "\(said)")
+        #expect(ledger.tool.run(["--data", ledger.data, "verify"]).exitCode == .corruption)
+    }
+
+    @Test("serve whose build of the dedup index from the logs meets a damaged event record stops, after listening, with exit 3, as verify would")
+    func serveIndexBuildMeetingDamage() throws {
+        // Past the first record, which the projection database's open reads.
+        let ledger = try Self.ledgerWithDamagedSealedSegment(at: 1_000)
+        try FileManager.default.removeItem(atPath: ledger.data + "/dedup")
+        let (status, said) = try Self.serveUntilItStops(data: ledger.data)
+        #expect(status == ExitCode.corruption.rawValue, "\(said)")
+        #expect(said.contains("serve: listening on"), "\(said)")
+        #expect(said.contains("serve: the webhook answers 503 (indexing)"), "\(said)")
+        #expect(said.contains("serve: could not build the dedup index"), "\(said)")
+        #expect(said.contains("stopping (exit 3)"), "\(said)")
+        #expect(ledger.tool.run(["--data", ledger.data, "verify"]).exitCode == .corruption)
+    }
+
+    /// A ledger of the simulated workload in small segments, a byte of its first event segment
+    /// flipped at `offset`: that segment is sealed, so the logs' recovery on open, which reads only
+    /// the last, leaves the damage for whatever reads the whole log to meet.
+    static func ledgerWithDamagedSealedSegment(at offset: UInt64) throws -> (directory: TemporaryDirectory, data: String, tool: CommandLineTool) {
         let directory = TemporaryDirectory()
         let data = directory.file("d")
         let tool = CommandLineTool(clock: { SimulatedLedger.now })
         let simulation = SimulatedLedger.shared.directory.file("sim")
         #expect(tool.run(["--data", data, "init", "--bundle-id", "com.example.subledger", "--app-apple-id", "1234567890", "--root", simulation + "/root.cer"]).exitCode == .success)
-        // Small segments, so that the damaged one is sealed: the logs' recovery on open reads only
-        // the last, and the damage is left for the rebuild to meet.
         let lines = try String(contentsOfFile: simulation + "/notifications.jsonl", encoding: .utf8).split(separator: "\n")
         let ledger = try Ledger(directory: data, logOptions: LogOptions(segmentSize: 4 << 10, preallocationStep: 0))
         for start in stride(from: 0, to: lines.count, by: 20) {
@@ -482,13 +507,8 @@ struct DamageTests {
         ledger.close()
         let segments = try FileManager.default.contentsOfDirectory(atPath: data + "/log").filter { $0.hasSuffix(".seg") }.sorted()
         try #require(segments.count >= 2)
-        try LedgerCopy.flip(data + "/log/" + segments[0], at: 70)
-        try FileManager.default.removeItem(atPath: data + "/projections")
-        let (status, said) = try Self.serveUntilItStops(data: data)
-        #expect(status == ExitCode.corruption.rawValue, "\(said)")
-        #expect(said.contains("serve: listening on"), "\(said)")
-        #expect(said.contains("stopping (exit 3)"), "\(said)")
-        #expect(tool.run(["--data", data, "verify"]).exitCode == .corruption)
+        try LedgerCopy.flip(data + "/log/" + segments[0], at: offset)
+        return (directory, data, tool)
     }
 
     /// Runs `subledger serve` on `data` until it stops by itself: its exit status and stderr.

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import SubledgerEvents
 import SubledgerLog
@@ -5,6 +6,7 @@ import SubledgerLMDB
 import SubledgerProjections
 import SubledgerSimulator
 import SubledgerTestSupport
+import Synchronization
 import Testing
 @testable import SubledgerLedger
 
@@ -293,5 +295,107 @@ struct DedupIndexTests {
         defer { ledger.close() }
         #expect(ledger.pipeline.index.recovery.rebuilt == .systemCrash)
         #expect(try allDuplicates(lines, in: ledger))
+    }
+
+    @Test("an index built in the background refuses look-ups until it is built, then hands the evidence its header table and knows every message stored before")
+    func builtInTheBackground() throws {
+        let ledger = try open()
+        let stored = positions(try ledger.ingest(lines, recordedAt: 1))
+        let keys = try lines.map { try ledger.pipeline.preparer.prepare($0).get().key }
+        ledger.close()
+        let layout = DataDirectoryLayout(directory.file("data"))
+        try FileManager.default.removeItem(atPath: layout.dedupIndex)
+
+        let release = DispatchSemaphore(value: 0)
+        let tables = Mutex<[[HeaderKey: UInt64]]>([])
+        let index = try DedupIndex(
+            path: layout.dedupIndex, eventLog: LogReader(directory: layout.log), evidenceLog: LogReader(directory: layout.evidence),
+            buildingInBackground: true
+        ) { table in
+            tables.withLock { $0.append(table) }
+            // Held here, before the index answers, so that the test sees it building.
+            _ = release.wait(timeout: .now() + 30)
+        }
+        defer { index.close() }
+        let building = try #require(index.unavailable)
+        #expect(building.failure == nil)
+        #expect(building.description.contains("being built from the logs (\(DedupIndex.RebuildReason.missing))"))
+        #expect(throws: IngestionUnavailable.self) { try index.positions(of: [keys[0]]) }
+        #expect(index.recovery.rebuilt == .missing)
+
+        release.signal()
+        try index.waitUntilOpen()
+        #expect(index.unavailable == nil)
+        #expect(index.recovery.eventsRead == lines.count)
+        let handed = tables.withLock { $0 }
+        #expect(handed.count == 1 && handed.first?.isEmpty == false)
+        #expect(try index.positions(of: keys).map { $0?.description } == stored)
+    }
+
+    @Test("a server's ledger whose index must be built answers reads at once, has a batch wait for the build, and stores and deduplicates webhook messages once it is built")
+    func serverLedgerBuildsInTheBackground() throws {
+        try ingest(lines.prefix(60))
+        let layout = DataDirectoryLayout(directory.file("data"))
+        try FileManager.default.removeItem(atPath: layout.dedupIndex)
+
+        let ledger = try Ledger(directory: directory.file("data"), rebuildingInBackground: true)
+        defer { ledger.close() }
+        // Read as it stands: the projection database needs nothing of the index.
+        #expect(try ledger.read { _ in ledger.foldedEvents } == Int(try events()))
+        // A batch waits for the build rather than failing.
+        #expect(try allDuplicates(lines.prefix(60), in: ledger))
+        #expect(ledger.ingestionUnavailable == nil)
+        #expect(ledger.pipeline.index.recovery.rebuilt == .missing)
+        #expect((try? Self.ingestionOpened(ledger).get()) != nil)
+        #expect(try ledger.ingest(lines[3], recordedAt: 2).isDuplicate)
+        #expect(try ledger.ingest(lines[60], recordedAt: 2).isDuplicate == false)
+        #expect(try events() == 61)
+    }
+
+    @Test("a server's ledger whose index build meets a damaged record refuses every message with why, keeps answering reads, and closes")
+    func serverLedgerBuildFailing() throws {
+        _ = try open().close()
+        let data = directory.file("data")
+        let small = LogOptions(segmentSize: 4 << 10, preallocationStep: 0)
+        // In a scope of its own: the next open of the same projection database needs this one let go.
+        do {
+            let ledger = try Ledger(directory: data, logOptions: small)
+            defer { ledger.close() }
+            for start in stride(from: 0, to: 60, by: 20) {
+                _ = try ledger.ingest(Array(lines[start..<start + 20]), recordedAt: 1)
+            }
+        }
+        let layout = DataDirectoryLayout(data)
+        // In the first event segment, which is sealed, past its first record (which tells the
+        // projection database's log): only a build from the whole logs reads it.
+        let segments = try FileManager.default.contentsOfDirectory(atPath: layout.log).filter { $0.hasSuffix(".seg") }.sorted()
+        try #require(segments.count >= 2)
+        try flipByte(in: layout.log + "/" + segments[0], at: 1_000)
+        try FileManager.default.removeItem(atPath: layout.dedupIndex)
+
+        let ledger = try Ledger(directory: data, logOptions: small, rebuildingInBackground: true)
+        defer { ledger.close() }
+        let result = try Self.ingestionOpened(ledger)
+        guard case .failure(let failed) = result, case LogError.corrupted(let problem)? = failed.failure else {
+            Issue.record("the build did not fail on the damaged segment: \(result)")
+            return
+        }
+        #expect(problem.file.hasSuffix(segments[0]))
+        #expect(ledger.ingestionUnavailable?.failure != nil)
+        #expect(throws: IngestionUnavailable.self) { try ledger.ingest(lines[60], recordedAt: 2) }
+        #expect(throws: IngestionUnavailable.self) { try ledger.ingest(Array(lines[60..<62]), recordedAt: 2) }
+        #expect(try ledger.read { _ in ledger.foldedEvents } == Int(try events()))
+    }
+
+    /// What `ledger.whenIngestionOpen` tells, within 30 s.
+    static func ingestionOpened(_ ledger: Ledger) throws -> Result<Void, IngestionUnavailable> {
+        let opened = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<Void, IngestionUnavailable>?>(nil)
+        ledger.whenIngestionOpen { outcome in
+            result.withLock { $0 = outcome }
+            opened.signal()
+        }
+        try #require(opened.wait(timeout: .now() + 30) == .success)
+        return try #require(result.withLock { $0 })
     }
 }

@@ -25,7 +25,9 @@ enum ServeCommand: Command {
         notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM, SIGINT or SIGHUP,",
                 "or until its data directory is moved or replaced under it (a restore done with it running): then it exits 4.",
                 "While it rebuilds its projection database on open (after an upgrade to a new schema, or one damaged or missing),",
-                "the webhook stores notifications and reads and /healthz answer 503 rebuilding."],
+                "the webhook stores notifications and reads and /healthz answer 503 rebuilding. While it builds its dedup index",
+                "from the logs (after a system crash, or an upgrade to a new index format), reads are answered and the webhook",
+                "and /healthz answer 503 indexing."],
         example: "subledger --data /srv/subledger serve --listen 0.0.0.0:8080 --token-file /etc/subledger/token")
 
     /// The file's token, without the whitespace around it.
@@ -112,19 +114,34 @@ enum ServeCommand: Command {
         let server = try HTTPServer(configuration: configuration, metrics: service.metrics, handler: service.router)
         // An IPv6 address in brackets, so the line pastes into a URL.
         Output.diagnostic("serve: listening on \(host.contains(":") ? "[\(host)]" : host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
-        // The exit code of a rebuild on open that failed: as when opening failed before the
-        // server listened (1, so that the unit starts it again; 3 for damage). What the webhook
-        // acknowledged meanwhile is durable.
+        // The exit code of a rebuild on open (or the dedup index's build) that failed: as when
+        // opening failed before the server listened (1, so that the unit starts it again; 3 for
+        // damage). What the webhook acknowledged meanwhile is durable.
         let rebuildFailure = Mutex<ExitCode?>(nil)
-        if ledger.projectionsUnavailable != nil {
+        switch (ledger.ingestionUnavailable != nil, ledger.projectionsUnavailable != nil) {
+        case (true, true):
+            Output.diagnostic("serve: the dedup index is built from the logs, then the projection database is rebuilt; the webhook answers 503 (indexing) "
+                + "until the first is done, reads and /healthz 503 (rebuilding) until the second is")
+        case (true, false):
+            Output.diagnostic("serve: the webhook answers 503 (indexing) while the dedup index is built from the logs; reads are answered meanwhile")
+        case (false, true):
             Output.diagnostic("serve: the webhook stores notifications while the projection database is rebuilt; reads and /healthz answer 503 (rebuilding) until it is done")
+        case (false, false):
+            break
+        }
+        let stop = { @Sendable (what: String, reason: String, failure: any Error) in
+            let (code, message) = CommandLineTool.outcome(of: failure)
+            rebuildFailure.withLock { $0 = code }
+            Output.diagnostic(data.spelling("serve: could not \(what) (\(reason)): \(message); stopping (exit \(code.rawValue))"))
+            server.shutdown()
         }
         ledger.whenProjectionsOpen { opened in
             guard case .failure(let failure) = opened else { return }
-            let (code, message) = CommandLineTool.outcome(of: failure.failure ?? failure)
-            rebuildFailure.withLock { $0 = code }
-            Output.diagnostic(data.spelling("serve: could not rebuild the projection database (\(failure.reason)): \(message); stopping (exit \(code.rawValue))"))
-            server.shutdown()
+            stop("rebuild the projection database", "\(failure.reason)", failure.failure ?? failure)
+        }
+        ledger.whenIngestionOpen { opened in
+            guard case .failure(let failure) = opened else { return }
+            stop("build the dedup index", failure.reason, failure.failure ?? failure)
         }
         // Once the server's threads are up: the rebuild weighs its memory against what is left.
         do { try ledger.startProjectionRebuild() } catch {
@@ -150,6 +167,9 @@ enum ServeCommand: Command {
         }
         watch.start()
         let signal = server.runUntilSignal(signals)
+        if let unavailable = ledger.ingestionUnavailable, unavailable.failure == nil {
+            Output.diagnostic("serve: stopping once the dedup index is built, so the next start need not do it again (another signal stops at once)")
+        }
         if let unavailable = ledger.projectionsUnavailable, unavailable.failure == nil {
             Output.diagnostic("serve: stopping once the projection database's rebuild is done, so the next start need not do it again (another signal stops at once)")
         }

@@ -12,14 +12,19 @@ import Synchronization
 /// stored message opens its own `LogReader` and runs beside them.
 final class EvidenceStore: Sendable {
     let log: LogWriter
-    /// Header text → position of its header record. Only the front stage's holder changes it, so
-    /// the lock is never contended; it is what lets the compiler check `Sendable`.
-    private let headers: Mutex<[HeaderKey: UInt64]>
+    /// Header text → position of its header record. Only the front stage's holder changes it
+    /// (after `adopt(headers:)`, before any message is stored), so the lock is never contended;
+    /// it is what lets the compiler check `Sendable`.
+    private let headers = Mutex<[HeaderKey: UInt64]>([:])
 
-    /// `headers` is the header table of what `log` holds (the dedup index keeps it across opens).
-    init(log: LogWriter, headers: [HeaderKey: UInt64]) {
+    /// Nothing is written before `adopt(headers:)`.
+    init(log: LogWriter) {
         self.log = log
-        self.headers = Mutex(headers)
+    }
+
+    /// Takes the header table of what `log` holds, which the dedup index keeps across opens.
+    func adopt(headers table: [HeaderKey: UInt64]) {
+        headers.withLock { $0 = table }
     }
 
     func close() { log.close() }

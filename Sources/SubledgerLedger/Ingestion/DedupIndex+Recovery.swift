@@ -43,24 +43,24 @@ extension DedupIndex {
         var evidenceRead = 0
     }
 
-    private enum Opening {
+    /// What opening an index found: caught up with the logs, or to be built from them, and why.
+    enum Opening {
         case caughtUp(Storage, Recovery)
         case rebuild(RebuildReason)
     }
 
-    /// The index at `path` caught up with the logs, or built anew from them (with a line on
-    /// stderr) when it cannot be trusted: never a wrong dedup.
-    static func openCaughtUp(path: String, eventLog: LogReader, evidenceLog: LogReader) throws -> (Storage, Recovery) {
-        let reason: RebuildReason
-        if FileIO.exists(path + "/data.mdb") {
-            switch try catchUp(path: path, eventLog: eventLog, evidenceLog: evidenceLog) {
-            case .caughtUp(let storage, let recovery): return (storage, recovery)
-            case .rebuild(let why): reason = why
-            }
-            try removeEnvironment(at: path)
-        } else {
-            reason = .missing
-        }
+    /// The index at `path` caught up with the logs, or, when it cannot be trusted (never a wrong
+    /// dedup), its files removed and the reason to build it from them (`build`).
+    static func open(path: String, eventLog: LogReader, evidenceLog: LogReader) throws -> Opening {
+        guard FileIO.exists(path + "/data.mdb") else { return .rebuild(.missing) }
+        let opening = try catchUp(path: path, eventLog: eventLog, evidenceLog: evidenceLog)
+        if case .rebuild = opening { try removeEnvironment(at: path) }
+        return opening
+    }
+
+    /// Builds the index at `path` from the whole logs, with a line on stderr first and how far it
+    /// has come on a large ledger.
+    static func build(path: String, because reason: RebuildReason, eventLog: LogReader, evidenceLog: LogReader) throws -> (Storage, Recovery) {
         // Reading every record takes a while on a large ledger (3–4 s at a million messages here): say so
         // first, and how far it has come where it takes more than a few seconds.
         let records = Int((try? eventLog.summary().records) ?? 0)

@@ -18,6 +18,18 @@ extension DedupIndex.Storage {
         meta = try environment.openDatabase(named: "meta", create: true)
     }
 
+    /// The header table of the evidence log, as the index holds it.
+    func headerTable() throws -> [HeaderKey: UInt64] {
+        var table: [HeaderKey: UInt64] = [:]
+        try environment.read { txn in
+            try txn.forEach(in: headers) { key, value in
+                table[HeaderKey(Array(value))] = DedupIndex.uint64(key)
+                return true
+            }
+        }
+        return table
+    }
+
     /// What the index says about itself.
     struct Stamp {
         var format: UInt32?

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
+import SubledgerCore
 import SubledgerCrypto
 import SubledgerLMDB
 import SubledgerLog
@@ -15,7 +17,8 @@ import Synchronization
 /// record covered): a message is known only once its event is, and evidence written just before
 /// a crash, with no event, stays unknown. Opening reads the logs after the checkpoint to catch up,
 /// and builds the index from the whole logs when it is missing, written for other logs, torn by a
-/// system crash or unreadable (`DedupIndex+Recovery.swift`).
+/// system crash or unreadable (`DedupIndex+Recovery.swift`): for a server, on a thread of its own
+/// (about 40 s at 10 M messages), so that it answers reads meanwhile.
 ///
 /// Commits don't flush (`MDB_NOSYNC`): after a process crash the page cache still holds them; a
 /// system crash while the index is open can tear it, which the `session` mark reveals at the next
@@ -32,16 +35,21 @@ final class DedupIndex: Sendable {
     static let format: UInt32 = 3
 
     let path: String
-    /// What opening read, and why it rebuilt the index if it did.
-    let recovery: Recovery
     /// Taken briefly by the pipeline's front stage (lookups) and back stage (writes), see
     /// `IngestionPipeline`.
     private let state: Mutex<State>
+    /// Entered while the index is built in the background, left once it is open or its build
+    /// failed.
+    private let building = DispatchGroup()
 
     struct State {
-        /// Nil once closed: closing releases the environment, so that this process can open the
-        /// directory again.
+        /// Nil while the index is built in the background and once closed: closing releases the
+        /// environment, so that this process can open the directory again.
         var storage: Storage?
+        /// What opening read, and why it built the index from the logs if it did.
+        var recovery: Recovery
+        /// Set while the index is built in the background, and when that build failed.
+        var unavailable: IngestionUnavailable?
         /// A batch whose commit failed, kept until one succeeds: its keys stay known meanwhile,
         /// so a failed index write never lets a stored message in twice.
         var unsaved = Batch()
@@ -96,17 +104,81 @@ final class DedupIndex: Sendable {
         }
     }
 
-    /// Opens the index at `path` for the logs of one data directory, caught up with them.
-    init(path: String, eventLog: LogReader, evidenceLog: LogReader) throws {
+    /// Opens the index at `path` for the logs of one data directory, caught up with them, and
+    /// gives `opened` the evidence log's header table as the index holds it, before the index
+    /// answers. One that must be built from the whole logs is built on a thread of its own when
+    /// `inBackground`: until it is open, `positions(of:)` throws `IngestionUnavailable`.
+    init(
+        path: String, eventLog: LogReader, evidenceLog: LogReader, buildingInBackground inBackground: Bool = false,
+        opened: @escaping @Sendable ([HeaderKey: UInt64]) -> Void = { _ in }
+    ) throws {
         self.path = path
-        let (storage, recovery) = try Self.openCaughtUp(path: path, eventLog: eventLog, evidenceLog: evidenceLog)
-        self.recovery = recovery
-        state = Mutex(State(storage: storage))
+        let reason: RebuildReason
+        switch try Self.open(path: path, eventLog: eventLog, evidenceLog: evidenceLog) {
+        case .caughtUp(let storage, let recovery):
+            opened(try storage.headerTable())
+            state = Mutex(State(storage: storage, recovery: recovery))
+            return
+        case .rebuild(let why):
+            reason = why
+        }
+        guard inBackground else {
+            let (storage, recovery) = try Self.build(path: path, because: reason, eventLog: eventLog, evidenceLog: evidenceLog)
+            opened(try storage.headerTable())
+            state = Mutex(State(storage: storage, recovery: recovery))
+            return
+        }
+        state = Mutex(State(recovery: Recovery(rebuilt: reason), unavailable: IngestionUnavailable(reason: reason.description)))
+        building.enter()
+        try PosixThread.spawn(name: "dedup-build") { [self] in
+            let built = Result {
+                let (storage, recovery) = try Self.build(path: path, because: reason, eventLog: eventLog, evidenceLog: evidenceLog)
+                opened(try storage.headerTable())
+                return (storage, recovery)
+            }
+            state.withLock { state in
+                switch built {
+                case .success(let (storage, recovery)):
+                    (state.storage, state.recovery, state.unavailable) = (storage, recovery, nil)
+                case .failure(let error):
+                    state.unavailable?.failure = error
+                }
+            }
+            building.leave()
+        }.detach()
+    }
+
+    /// What opening read, and why it built the index from the logs if it did (so far, while it
+    /// builds).
+    var recovery: Recovery { state.withLock { $0.recovery } }
+
+    /// Why messages are refused now: the index is being built in the background, or that build
+    /// failed; nil once it is open.
+    var unavailable: IngestionUnavailable? { state.withLock { $0.unavailable } }
+
+    /// Waits until the index is built, if it is built in the background.
+    func waitForBuild() {
+        building.wait()
+    }
+
+    /// Waits until the index is open; throws why its build failed.
+    func waitUntilOpen() throws {
+        waitForBuild()
+        if let failed = unavailable { throw failed }
+    }
+
+    /// Runs `body` on a global queue once the index is open or its build failed (at once when it
+    /// is built in the foreground).
+    func whenOpen(_ body: @escaping @Sendable (Result<Void, IngestionUnavailable>) -> Void) {
+        building.notify(queue: .global()) { [self] in
+            body(unavailable.map { .failure($0) } ?? .success(()))
+        }
     }
 
     /// The event position of each message stored before; nil for one not stored (or no message).
     func positions(of candidates: [String?]) throws -> [LogPosition?] {
         let (storage, pending) = try state.withLock { state in
+            if let unavailable = state.unavailable { throw unavailable }
             guard let storage = state.storage else { throw LedgerError.storage("the ledger is closed; open it again to ingest") }
             return (storage, state.unsaved.keys)
         }
@@ -147,19 +219,6 @@ final class DedupIndex: Sendable {
         }
     }
 
-    /// The header table of the evidence log, as the index holds it after opening.
-    func headerTable() throws -> [HeaderKey: UInt64] {
-        guard let storage = state.withLock({ $0.storage }) else { return [:] }
-        var table: [HeaderKey: UInt64] = [:]
-        try storage.environment.read { txn in
-            try txn.forEach(in: storage.headers) { key, value in
-                table[HeaderKey(Array(value))] = Self.uint64(key)
-                return true
-            }
-        }
-        return table
-    }
-
     /// Unmaps the index's resident pages (they stay in the page cache); nothing once closed.
     func releaseMappedPages() throws {
         try state.withLock { $0.storage }?.environment.releaseMappedPages()
@@ -169,7 +228,9 @@ final class DedupIndex: Sendable {
     /// whatever happens to the machine meanwhile) and releases the environment. Not `sealing`
     /// when its data directory was moved or replaced while open: the seal is written by path,
     /// and would describe this index in the directory now there, a restored copy.
+    /// Waits for a build in the background, so that its work is kept.
     func close(sealing: Bool = true) {
+        waitForBuild()
         guard let storage = state.withLock({ state in defer { state.storage = nil }; return state.storage }) else { return }
         do {
             try storage.environment.sync()

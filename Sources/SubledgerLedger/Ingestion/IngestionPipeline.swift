@@ -43,7 +43,9 @@ import SubledgerProjections
 ///
 /// - Opening (the logs' recovery, the cut of events without evidence, the index's catch-up)
 ///   happens in `init`, before the pipeline is shared; `close()` takes both stages, so it waits
-///   for the groups in progress, then stops the stage threads.
+///   for the groups in progress, then stops the stage threads. An index built from the whole logs
+///   in the background gives the evidence store its header table before it answers; until then
+///   the front stage's lookups throw, so no group gets past it, and batches wait for it.
 ///
 /// Lock order: front stage → back stage → {`GroupCommit`'s locks, `staging`,
 /// header table, index state, LMDB transaction, `LogWriter`'s queue}; no leaf lock is held while
@@ -68,8 +70,10 @@ final class IngestionPipeline: Sendable {
     private let verifying = DispatchQueue(label: "subledger.verify")
 
     /// Opens the logs, the quarantine and the dedup index of a data directory (the logs first:
-    /// their recovery cuts a torn tail before the index reads them).
-    init(layout: DataDirectoryLayout, logOptions: LogOptions = LogOptions(), preparer: MessagePreparer) throws {
+    /// their recovery cuts a torn tail before the index reads them). `indexInBackground`: an index
+    /// that must be built from the whole logs is built on a thread of its own; messages are
+    /// refused with `IngestionUnavailable` until it is open, and batches wait for it.
+    init(layout: DataDirectoryLayout, logOptions: LogOptions = LogOptions(), preparer: MessagePreparer, indexInBackground: Bool = false) throws {
         self.preparer = preparer
         // Opening would create a missing log: events beside a new evidence log would be cut as a
         // crash's, and a new event log would be a ledger emptied beside its evidence.
@@ -90,8 +94,11 @@ final class IngestionPipeline: Sendable {
         let cut = try Self.cutEventsWithoutEvidence(events, evidence: evidenceLog)
         eventsEndOnOpen = cut ?? events.openedTail.end
         quarantine = try Quarantine(directory: layout.quarantine)
-        index = try DedupIndex(path: layout.dedupIndex, eventLog: LogReader(directory: layout.log), evidenceLog: LogReader(directory: layout.evidence))
-        evidence = EvidenceStore(log: evidenceLog, headers: try index.headerTable())
+        let evidence = EvidenceStore(log: evidenceLog)
+        self.evidence = evidence
+        index = try DedupIndex(
+            path: layout.dedupIndex, eventLog: LogReader(directory: layout.log), evidenceLog: LogReader(directory: layout.evidence),
+            buildingInBackground: indexInBackground, opened: { evidence.adopt(headers: $0) })
         try commits.start { group in
             try self.appendEvidence(group.map(\.prepared), lines: group.map(\.line)[...], recordedAt: group[0].recordedAt, quarantining: true)
         } back: { staged, onAppended in
@@ -127,7 +134,8 @@ final class IngestionPipeline: Sendable {
     /// quarantining rejected lines when `quarantining`. `onAppended` gets the last event position
     /// after each stored chunk.
     func ingest(_ batch: BatchVerification, recordedAt: Int64, quarantining: Bool, onAppended: (LogPosition) -> Void) throws -> [IngestOutcome] {
-        try commits.exclusively {
+        try index.waitUntilOpen()
+        return try commits.exclusively {
             var outcomes: [IngestOutcome] = []
             outcomes.reserveCapacity(batch.lines.count)
             for chunk in 0..<batch.chunkCount {
