@@ -95,8 +95,9 @@ public final class Ledger: Sendable {
             let index = pipeline.index
             projections = ProjectionFollower(rebuilding: reason, observer: rebuildObserver, flushEveryEvents: snapshotEveryEvents) {
                 // One after the other: at once, the two would share the cores and add their peaks
-                // of memory, which the rebuild weighs only as it starts.
-                index.waitForBuild()
+                // of memory, which the rebuild weighs only as it starts. A server whose build
+                // failed stops: rebuilding would only hold its stop.
+                try index.waitUntilOpen()
                 return try open($0, true)
             }
         }
@@ -139,13 +140,21 @@ public final class Ledger: Sendable {
     /// Runs `body` with the projection as of every event acknowledged so far (a read folds first
     /// what the background fold has not reached). `body` runs without any lock held.
     public func read<T>(_ body: (LedgerReader) throws -> T) throws -> T {
-        let reader = try projections.reader()
+        let reader: ProjectionReader
+        do { reader = try projections.reader() } catch let unavailable as ProjectionsUnavailable { throw saying(unavailable) }
         return try body(LedgerReader(projections: reader, directory: directory, configuration: configuration, catalog: catalog))
     }
 
     /// Why reads are refused now, the projection database being rebuilt on open in the background
     /// (or that rebuild having failed); nil when they are answered.
-    public var projectionsUnavailable: ProjectionsUnavailable? { projections.unavailable }
+    public var projectionsUnavailable: ProjectionsUnavailable? { projections.unavailable.map(saying) }
+
+    /// `unavailable`, saying whether the dedup index is built first.
+    private func saying(_ unavailable: ProjectionsUnavailable) -> ProjectionsUnavailable {
+        var unavailable = unavailable
+        unavailable.afterIndexBuild = ingestionUnavailable != nil
+        return unavailable
+    }
 
     /// Starts the rebuild of the projection database that `init(…, rebuildingInBackground: true)`
     /// found needed, if it did (once). A server calls it once its threads are up, so that the

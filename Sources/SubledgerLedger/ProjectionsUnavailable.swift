@@ -11,6 +11,9 @@ public struct ProjectionsUnavailable: Error, Sendable, CustomStringConvertible {
     public var progress: RebuildProgress?
     /// Why the rebuild failed; nil while it runs.
     public var failure: (any Error)?
+    /// Whether the dedup index is being built from the logs first, so that notifications are not
+    /// stored yet either.
+    public var afterIndexBuild = false
 
     public init(reason: ProjectionStore.RebuildReason, progress: RebuildProgress? = nil, failure: (any Error)? = nil) {
         self.reason = reason
@@ -20,7 +23,8 @@ public struct ProjectionsUnavailable: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         if let failure { return "could not rebuild the projection database (\(reason)): \(failure)" }
-        return "the projection database is being rebuilt (\(reason))\(progressText); reads are answered once it is done, and notifications are stored meanwhile"
+        let notifications = afterIndexBuild ? "notifications once the dedup index, built first, is" : "notifications are stored meanwhile"
+        return "the projection database is being rebuilt (\(reason))\(progressText); reads are answered once it is done, and \(notifications)"
     }
 
     private var progressText: String {

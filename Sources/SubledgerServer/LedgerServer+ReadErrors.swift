@@ -31,7 +31,8 @@ extension LedgerServer {
 
     /// A read refused while the projection database is rebuilt on open: 503 with `Retry-After`,
     /// since the rebuild takes seconds (17–27 s at 10 M events); the webhook stores notifications
-    /// meanwhile. A rebuild that failed stops the server (`serve`).
+    /// meanwhile, unless the dedup index is built first. A rebuild that failed stops the server
+    /// (`serve`).
     static func unavailable(_ unavailable: ProjectionsUnavailable) -> HTTPError {
         HTTPError(.serviceUnavailable, code: unavailable.failure == nil ? "rebuilding" : "projections_unavailable", detail: unavailable.description,
                   headers: ["Retry-After": "5"])

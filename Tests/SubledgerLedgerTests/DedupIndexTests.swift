@@ -332,6 +332,31 @@ struct DedupIndexTests {
         #expect(try index.positions(of: keys).map { $0?.description } == stored)
     }
 
+    @Test("closing an index while it is built in the background waits for the build and seals it, so the next open reads nothing")
+    func closeWaitsForTheBuild() throws {
+        try ingest(lines)
+        let layout = DataDirectoryLayout(directory.file("data"))
+        try FileManager.default.removeItem(atPath: layout.dedupIndex)
+        let (eventLog, evidenceLog) = (LogReader(directory: layout.log), LogReader(directory: layout.evidence))
+        let release = DispatchSemaphore(value: 0)
+        let index = try DedupIndex(path: layout.dedupIndex, eventLog: eventLog, evidenceLog: evidenceLog, buildingInBackground: true) { _ in
+            _ = release.wait(timeout: .now() + 30)
+        }
+        let closed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            index.close()
+            closed.signal()
+        }
+        #expect(closed.wait(timeout: .now() + 0.5) == .timedOut)
+        release.signal()
+        try #require(closed.wait(timeout: .now() + 30) == .success)
+        #expect(FileManager.default.fileExists(atPath: layout.dedupIndex + "/" + LMDBFileSeal.fileName))
+
+        let reopened = try DedupIndex(path: layout.dedupIndex, eventLog: eventLog, evidenceLog: evidenceLog)
+        defer { reopened.close() }
+        #expect(reopened.recovery == DedupIndex.Recovery())
+    }
+
     @Test("a server's ledger whose index must be built answers reads at once, has a batch wait for the build, and stores and deduplicates webhook messages once it is built")
     func serverLedgerBuildsInTheBackground() throws {
         try ingest(lines.prefix(60))

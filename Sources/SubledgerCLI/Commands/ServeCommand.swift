@@ -24,10 +24,10 @@ enum ServeCommand: Command {
         formats: false,
         notes: ["Point App Store Server Notifications V2 at POST /v1/notifications/appstore. Runs until SIGTERM, SIGINT or SIGHUP,",
                 "or until its data directory is moved or replaced under it (a restore done with it running): then it exits 4.",
-                "While it rebuilds its projection database on open (after an upgrade to a new schema, or one damaged or missing),",
-                "the webhook stores notifications and reads and /healthz answer 503 rebuilding. While it builds its dedup index",
-                "from the logs (after a system crash, or an upgrade to a new index format), reads are answered and the webhook",
-                "and /healthz answer 503 indexing."],
+                "While it builds its dedup index from the logs (after a system crash, or an upgrade to a new index format),",
+                "reads are answered and the webhook and /healthz answer 503 indexing. While it then rebuilds its projection",
+                "database on open (after an upgrade to a new schema, or one damaged or missing), the webhook stores",
+                "notifications and reads and /healthz answer 503 rebuilding."],
         example: "subledger --data /srv/subledger serve --listen 0.0.0.0:8080 --token-file /etc/subledger/token")
 
     /// The file's token, without the whitespace around it.
@@ -136,7 +136,8 @@ enum ServeCommand: Command {
             server.shutdown()
         }
         ledger.whenProjectionsOpen { opened in
-            guard case .failure(let failure) = opened else { return }
+            // A rebuild that did not start because the index's build failed: said below.
+            guard case .failure(let failure) = opened, !(failure.failure is IngestionUnavailable) else { return }
             stop("rebuild the projection database", "\(failure.reason)", failure.failure ?? failure)
         }
         ledger.whenIngestionOpen { opened in

@@ -50,6 +50,8 @@ final class DedupIndex: Sendable {
         var recovery: Recovery
         /// Set while the index is built in the background, and when that build failed.
         var unavailable: IngestionUnavailable?
+        /// Closed without waiting for a build in the background, which then drops what it built.
+        var closed = false
         /// A batch whose commit failed, kept until one succeeds: its keys stay known meanwhile,
         /// so a failed index write never lets a stored message in twice.
         var unsaved = Batch()
@@ -130,22 +132,29 @@ final class DedupIndex: Sendable {
         }
         state = Mutex(State(recovery: Recovery(rebuilt: reason), unavailable: IngestionUnavailable(reason: reason.description)))
         building.enter()
-        try PosixThread.spawn(name: "dedup-build") { [self] in
-            let built = Result {
-                let (storage, recovery) = try Self.build(path: path, because: reason, eventLog: eventLog, evidenceLog: evidenceLog)
-                opened(try storage.headerTable())
-                return (storage, recovery)
-            }
-            state.withLock { state in
-                switch built {
-                case .success(let (storage, recovery)):
-                    (state.storage, state.recovery, state.unavailable) = (storage, recovery, nil)
-                case .failure(let error):
-                    state.unavailable?.failure = error
+        do {
+            try PosixThread.spawn(name: "dedup-build") { [self] in
+                let built = Result {
+                    let (storage, recovery) = try Self.build(path: path, because: reason, eventLog: eventLog, evidenceLog: evidenceLog)
+                    opened(try storage.headerTable())
+                    return (storage, recovery)
                 }
-            }
+                state.withLock { state in
+                    switch built {
+                    case .success(let (storage, recovery)) where !state.closed:
+                        (state.storage, state.recovery, state.unavailable) = (storage, recovery, nil)
+                    case .success:
+                        break
+                    case .failure(let error):
+                        state.unavailable?.failure = error
+                    }
+                }
+                building.leave()
+            }.detach()
+        } catch {
             building.leave()
-        }.detach()
+            throw LedgerError.storage("cannot start the thread that builds the dedup index \(path) from the logs (\(error)); raise the process's limits (ulimit -u, ulimit -d) and retry")
+        }
     }
 
     /// What opening read, and why it built the index from the logs if it did (so far, while it
@@ -227,11 +236,12 @@ final class DedupIndex: Sendable {
     /// Flushes the index, clears the session mark (a closed index is trusted at the next open
     /// whatever happens to the machine meanwhile) and releases the environment. Not `sealing`
     /// when its data directory was moved or replaced while open: the seal is written by path,
-    /// and would describe this index in the directory now there, a restored copy.
-    /// Waits for a build in the background, so that its work is kept.
+    /// and would describe this index in the directory now there, a restored copy. Waits for a
+    /// build in the background when `sealing`, so that its work is kept; otherwise the build ends
+    /// alone and does not open what it built.
     func close(sealing: Bool = true) {
-        waitForBuild()
-        guard let storage = state.withLock({ state in defer { state.storage = nil }; return state.storage }) else { return }
+        if sealing { waitForBuild() }
+        guard let storage = state.withLock({ state in defer { (state.storage, state.closed) = (nil, true) }; return state.storage }) else { return }
         do {
             try storage.environment.sync()
             try storage.environment.write { txn in _ = try txn.delete(key: Storage.sessionKey, in: storage.meta) }

@@ -111,10 +111,15 @@ final class IngestionPipeline: Sendable {
     /// Where the event log ended once opened and recovered: the first record appended since.
     let eventsEndOnOpen: LogPosition
 
-    /// Waits for the batch in progress, runs `beforeReleasing` with nothing appending and the
-    /// logs still held, then closes the logs and the index; later ingestion fails.
+    /// Waits for the batch in progress and the index's build, runs `beforeReleasing` with nothing
+    /// appending and the logs still held, then closes the logs and the index; later ingestion
+    /// fails.
     func close(beforeReleasing: () -> Void) {
         commits.exclusively {
+            // While the logs' writer lock is held: another process that took it would remove the
+            // index under the build, and append to the logs it reads. Not once the directory was
+            // moved: its paths name another ledger's files, and the build is left to end alone.
+            if isInPlace { index.waitForBuild() }
             beforeReleasing()
             let inPlace = isInPlace
             events.close()
