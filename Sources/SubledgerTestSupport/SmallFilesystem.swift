@@ -30,5 +30,19 @@ public final class SmallFilesystem {
         guard getuid() == 0, mkdir(path, 0o755) == 0, runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=" + size, "tmpfs", path]) else { return nil }
     }
 
+    /// Waits, up to `timeout` seconds, until at most `bytes` of it are in use, and says whether it
+    /// came to that. The blocks of a removed file come back only once no process holds it open,
+    /// and a process another test is starting holds a copy of every descriptor until its `exec`
+    /// (longer under `strace -f`, as `Tools/fd-check` runs the tests).
+    public func waitUntilUsed(atMost bytes: UInt64, timeout: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            var stats = statvfs()
+            if statvfs(path, &stats) == 0, (UInt64(stats.f_blocks) - UInt64(stats.f_bfree)) * UInt64(stats.f_frsize) <= bytes { return true }
+            if Date() > deadline { return false }
+            usleep(10_000)
+        }
+    }
+
     deinit { runCommand("/bin/umount", [path]) }
 }

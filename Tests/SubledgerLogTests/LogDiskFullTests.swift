@@ -37,6 +37,7 @@ struct LogDiskFullTests {
             #expect(try LogReader(directory: directory).verify().ok)
             // Free the space (drop the log) so the next round starts on an empty filesystem.
             try FileManager.default.removeItem(atPath: directory)
+            try #require(filesystem.waitUntilUsed(atMost: 64 << 10), "the removed log's blocks did not come back")
         }
         // Space returns: a new log on the same filesystem accepts appends again.
         let writer = try LogWriter(directory: filesystem.path + "/again")
