@@ -272,15 +272,15 @@ def wrk_latency(text, percentile):
 
 
 def wait_until_serving(server, port):
-    """Returns once the opening server answers /healthz 200 (503 while it rebuilds its projection
-    database); exits if it stopped instead."""
+    """Returns once the opening server answers /readyz 200 (503 while it builds its dedup index or
+    rebuilds its projection database); exits if it stopped instead."""
     while True:
         if server.process.poll() is not None:
             server.wait()
             raise SystemExit("bench-scaling: the server stopped while opening")
         try:
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            connection.request("GET", "/healthz")
+            connection.request("GET", "/readyz")
             if connection.getresponse().status == 200:
                 return
         except (OSError, http.client.HTTPException):

@@ -49,7 +49,7 @@ def run(binary, work, streams, seconds):
     try:
         for _ in range(200):
             try:
-                c = http.client.HTTPConnection("127.0.0.1", port, timeout=2); c.request("GET", "/healthz")
+                c = http.client.HTTPConnection("127.0.0.1", port, timeout=2); c.request("GET", "/readyz")
                 if c.getresponse().status == 200: break
             except OSError:
                 time.sleep(0.05)

@@ -345,10 +345,18 @@ final class EventLoop {
         }
     }
 
+    /// Whether `request` asks for `path` (by its decoded segments, as the router matches).
+    private static func isPath(_ path: String?, of request: HTTPRequest) -> Bool {
+        guard let path, let segments = request.pathSegments else { return false }
+        return HTTPRequest.segments(of: path) == segments
+    }
+
     private func dispatch(_ connection: Connection, _ request: HTTPRequest, keepAlive: Bool, now: ContinuousClock.Instant) {
         let isRead = request.method == "GET" || request.method == "HEAD"
-        if let liveness = configuration.livenessPath, let segments = request.pathSegments, segments == HTTPRequest.segments(of: liveness) {
-            let answer = isRead ? configuration.notReady()?.response ?? .text("ok\n") : HTTPError(
+        let readiness = Self.isPath(configuration.readinessPath, of: request)
+        if readiness || Self.isPath(configuration.livenessPath, of: request) {
+            let notReady = readiness ? configuration.notReady() : nil
+            let answer = isRead ? notReady?.response ?? .text("ok\n") : HTTPError(
                 .methodNotAllowed, code: "method_not_allowed", detail: "\(request.method) is not allowed here; use GET, HEAD",
                 headers: ["Allow": "GET, HEAD"]).response
             respond(connection, answer, request: request, close: !keepAlive, now: now)

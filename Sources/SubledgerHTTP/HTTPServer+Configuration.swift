@@ -65,8 +65,12 @@ extension HTTPServer {
         /// A path the event loop answers itself, `200 ok`, for GET and HEAD: a liveness probe
         /// that never waits behind the handler's reads (16 heavy ones at once held it 3 s).
         public var livenessPath: String?
-        /// Asked at each request for ``livenessPath``: what to answer instead of `ok` while the
-        /// server listens but cannot answer its reads yet (a ledger whose projection database
+        /// A path the event loop answers itself as ``livenessPath``, but with what ``notReady``
+        /// gives while it gives one: a readiness probe. Apart from liveness, so that an
+        /// orchestrator neither restarts a server that is getting ready nor sends it traffic.
+        public var readinessPath: String?
+        /// Asked at each request for ``readinessPath``: what to answer instead of `ok` while the
+        /// server listens but cannot answer all it serves yet (a ledger whose projection database
         /// is rebuilt on open), so that a probe does not send traffic it would only refuse.
         public var notReady: @Sendable () -> HTTPError? = { nil }
         /// Over ``maxConnections``, how long a connection must have waited for its next request

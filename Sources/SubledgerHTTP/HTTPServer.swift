@@ -19,8 +19,8 @@ import Glibc
 /// The server defends itself: limits on header size and count, body size and connection count;
 /// a deadline for each request to arrive in full (slow clients get 408) and for idle
 /// connections; strict parsing that refuses ambiguous framing. Every response it makes itself is
-/// a JSON error `{"error": code, "detail": …}`, but for the liveness probe's `ok`
-/// (``Configuration/livenessPath``), answered without a worker.
+/// a JSON error `{"error": code, "detail": …}`, but for the probes' `ok`
+/// (``Configuration/livenessPath``, ``Configuration/readinessPath``), answered without a worker.
 ///
 /// ```swift
 /// var router = Router()

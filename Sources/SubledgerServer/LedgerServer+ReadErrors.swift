@@ -46,7 +46,7 @@ extension LedgerServer {
                   headers: ["Retry-After": "10"])
     }
 
-    /// What `GET /healthz` answers while reads or messages are refused
+    /// What `GET /readyz` answers while reads or messages are refused
     /// (`HTTPServer.Configuration.notReady`): without the detail a read gets, since anyone may ask
     /// it (a failure names paths).
     public var notReady: @Sendable () -> HTTPError? {

@@ -67,7 +67,9 @@ public struct LedgerServer: Sendable {
     public static func httpConfiguration(host: String, port: Int) -> HTTPServer.Configuration {
         var configuration = HTTPServer.Configuration(host: host, port: port, workerThreads: Processors.online)
         // `ok` from the event loop itself, open to anyone: a probe never waits behind reads.
+        // Ready (`/readyz`) once the projection database and the dedup index are open.
         configuration.livenessPath = "/healthz"
+        configuration.readinessPath = "/readyz"
         // A report at a log position folds the whole log (8–11 s at 10 M events) and the head
         // reads the event log (1–3 s): they queue in a lane of their own, not ahead of look-ups.
         configuration.slowReadThreads = 1

@@ -81,21 +81,25 @@ struct ServerBehaviourTests {
         #expect(answered == 3000)
     }
 
-    @Test("the liveness path answers what `notReady` gives while it gives one, then ok")
-    func livenessAnswersNotReady() throws {
+    @Test("the readiness path answers what `notReady` gives while it gives one, then ok; the liveness path answers ok throughout")
+    func readinessAnswersNotReady() throws {
         let ready = Atomic(false)
         try withServer(.test {
             $0.livenessPath = "/alive"
+            $0.readinessPath = "/ready"
             $0.notReady = { ready.load(ordering: .acquiring) ? nil : HTTPError(.serviceUnavailable, code: "starting", detail: "not yet", headers: ["Retry-After": "5"]) }
         }) { server in
             let client = try RawClient(port: server.port)
-            try client.send(get("/alive"))
+            try client.send(get("/ready"))
             let waiting = try client.readResponse()
             #expect(waiting.status == 503)
             #expect(waiting.header("Retry-After") == "5")
             #expect(waiting.text.contains(#""error":"starting""#))
-            ready.store(true, ordering: .releasing)
             try client.send(get("/alive"))
+            let alive = try client.readResponse()
+            #expect(alive.status == 200 && alive.text == "ok\n")
+            ready.store(true, ordering: .releasing)
+            try client.send(get("/ready"))
             let answered = try client.readResponse()
             #expect(answered.status == 200 && answered.text == "ok\n")
         }

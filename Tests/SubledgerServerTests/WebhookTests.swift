@@ -209,7 +209,8 @@ struct WebhookTests {
         _ = try fixture.server.ledger.read { try $0.projections.summary().events }
         let after = String(decoding: try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/metrics", headers: headers)).body, as: UTF8.self)
         #expect(after.contains("subledger_projection_lag_events 0"))
-        #expect(LedgerServer.httpConfiguration(host: "127.0.0.1", port: 0).livenessPath == "/healthz")
+        let probes = LedgerServer.httpConfiguration(host: "127.0.0.1", port: 0)
+        #expect(probes.livenessPath == "/healthz" && probes.readinessPath == "/readyz")
     }
 }
 
