@@ -1,3 +1,4 @@
+import Dispatch
 import SubledgerCore
 import SubledgerEvents
 import SubledgerJWS
@@ -261,9 +262,30 @@ public final class Ledger: Sendable {
     /// thread that committed it (usually the background fold's; keep it short), or at once when
     /// the ledger is closed. The webhook answers this way, so its workers verify the next message
     /// meanwhile.
+    ///
+    /// While the dedup index is built from the logs, a message waits for it, at most
+    /// `heldForIndexBuild`, then is refused with `IngestionUnavailable`.
     public func ingest(_ line: IngestLine, recordedAt: Int64, completion: @escaping @Sendable (Result<IngestOutcome, any Error>) -> Void) {
-        // Before verifying: a message the index cannot tell from a repeat yet is refused anyway.
-        if let unavailable = ingestionUnavailable { return completion(.failure(unavailable)) }
+        guard let unavailable = ingestionUnavailable else { return store(line, recordedAt: recordedAt, completion: completion) }
+        guard unavailable.failure == nil else { return completion(.failure(unavailable)) }
+        // Before verifying: the index cannot tell it from a repeat yet. Whichever comes first, the
+        // build's end or the deadline, answers it.
+        let answered = Lock(false)
+        let first = { @Sendable in answered.withLock { done in defer { done = true }; return !done } }
+        let settle = { @Sendable [self] in
+            if let unavailable = ingestionUnavailable { completion(.failure(unavailable)) } else { store(line, recordedAt: recordedAt, completion: completion) }
+        }
+        pipeline.index.whenOpen { _ in if first() { settle() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.heldForIndexBuild) { if first() { settle() } }
+    }
+
+    /// How long a webhook message that comes while the dedup index is built from the logs waits
+    /// for it: a ledger of a million messages builds it in 3–4 s, and a message refused comes
+    /// again from the App Store only hours later.
+    static let heldForIndexBuild: DispatchTimeInterval = .seconds(5)
+
+    /// Verifies, stores and folds one message (`ingest(_:recordedAt:completion:)`).
+    private func store(_ line: IngestLine, recordedAt: Int64, completion: @escaping @Sendable (Result<IngestOutcome, any Error>) -> Void) {
         let projections = projections
         pipeline.ingest(
             line, recordedAt: recordedAt, onAppended: { projections.follow(appendedThrough: $0, visible: false) },

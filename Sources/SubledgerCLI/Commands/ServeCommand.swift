@@ -26,9 +26,9 @@ enum ServeCommand: Command {
                 "or until its data directory is moved or replaced under it (a restore done with it running): then it exits 4.",
                 "GET /healthz answers ok while it runs (liveness); GET /readyz answers ok once it serves everything (readiness).",
                 "While it builds its dedup index from the logs (after a system crash, or an upgrade to a new index format),",
-                "reads are answered and the webhook and /readyz answer 503 indexing. While it then rebuilds its projection",
-                "database on open (after an upgrade to a new schema, or one damaged or missing), the webhook stores",
-                "notifications and reads and /readyz answer 503 rebuilding."],
+                "reads are answered, a webhook message waits up to 5 s for it, then is answered 503 indexing, as /readyz is.",
+                "While it then rebuilds its projection database on open (after an upgrade to a new schema, or one damaged",
+                "or missing), the webhook stores notifications and reads and /readyz answer 503 rebuilding."],
         example: "subledger --data /srv/subledger serve --listen 0.0.0.0:8080 --token-file /etc/subledger/token")
 
     /// The file's token, without the whitespace around it.
@@ -121,10 +121,11 @@ enum ServeCommand: Command {
         let rebuildFailure = Mutex<ExitCode?>(nil)
         switch (ledger.ingestionUnavailable != nil, ledger.projectionsUnavailable != nil) {
         case (true, true):
-            Output.diagnostic("serve: the dedup index is built from the logs, then the projection database is rebuilt; the webhook answers 503 (indexing) "
-                + "until the first is done, reads and /readyz 503 (rebuilding) until the second is")
+            Output.diagnostic("serve: the dedup index is built from the logs, then the projection database is rebuilt; a webhook message waits up to 5 s, then "
+                + "is answered 503 (indexing), until the first is done, reads and /readyz 503 (rebuilding) until the second is")
         case (true, false):
-            Output.diagnostic("serve: the webhook and /readyz answer 503 (indexing) while the dedup index is built from the logs; reads are answered meanwhile")
+            Output.diagnostic("serve: while the dedup index is built from the logs, a webhook message waits for it up to 5 s, then is answered 503 (indexing), "
+                + "as /readyz is; reads are answered meanwhile")
         case (false, true):
             Output.diagnostic("serve: the webhook stores notifications while the projection database is rebuilt; reads and /readyz answer 503 (rebuilding) until it is done")
         case (false, false):
