@@ -66,7 +66,7 @@ final class Connection {
     /// The client shut down its sending side (read returned 0).
     var peerFinishedSending = false
     var closeAfterResponse = false
-    /// Inside `EventLoop.advance`: a reply the loop sends at once (the liveness path) ends in
+    /// Inside `EventLoop.advance`: a reply the loop sends at once (a probe's path) ends in
     /// another call, which leaves the parsing to the loop already running.
     var advancing = false
     /// The worker holding the request may send its reply on the socket (``DirectReply``).

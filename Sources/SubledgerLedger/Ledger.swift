@@ -23,7 +23,8 @@ import Synchronization
 ///   is rebuilt on a thread of its own while ingestion appends; reads throw
 ///   `ProjectionsUnavailable` until it is done, and messages are acknowledged once durable.
 ///   A dedup index that must be built from the logs is built on a thread of its own too, first;
-///   messages are refused with `IngestionUnavailable` until it is done, while reads are answered.
+///   until it is done a webhook message waits for it a few seconds, then is refused with
+///   `IngestionUnavailable`, while reads are answered.
 /// - Lock order: none is needed. In the pipeline's back stage the follower is only told the last
 ///   position appended (an atomic store and a queued fold); the follower's lock is never taken
 ///   while holding a stage, and neither is held while answering.
@@ -57,8 +58,9 @@ public final class Ledger: Sendable {
     ///     (`whenProjectionsOpen`). What a server wants: 17–27 s at 10 M events without taking the
     ///     App Store's notifications, which it sends again only an hour later. So is a dedup index
     ///     that must be built from the logs (after a system crash, an upgrade that changes its
-    ///     format; about 40 s at 10 M messages), before that rebuild: until it is built,
-    ///     messages are refused (`ingestionUnavailable`, `whenIngestionOpen`) and batches wait.
+    ///     format; about 40 s at 10 M messages), before that rebuild: until it is built, a
+    ///     message waits a few seconds, then is refused (`ingestionUnavailable`,
+    ///     `whenIngestionOpen`), and batches wait.
     public init(
         directory: String, snapshotEveryEvents: Int = 500_000, logOptions: LogOptions = LogOptions(),
         rebuildObserver: RebuildObserver? = nil, rebuildingInBackground: Bool = false
@@ -264,14 +266,24 @@ public final class Ledger: Sendable {
     /// meanwhile.
     ///
     /// While the dedup index is built from the logs, a message waits for it, at most
-    /// `heldForIndexBuild`, then is refused with `IngestionUnavailable`.
+    /// `heldForIndexBuild` and while those waiting hold less than `heldBytesForIndexBuild`, then
+    /// is refused with `IngestionUnavailable`.
     public func ingest(_ line: IngestLine, recordedAt: Int64, completion: @escaping @Sendable (Result<IngestOutcome, any Error>) -> Void) {
         guard let unavailable = ingestionUnavailable else { return store(line, recordedAt: recordedAt, completion: completion) }
+        // Before verifying: the index cannot tell it from a repeat yet, and anyone may post.
         guard unavailable.failure == nil else { return completion(.failure(unavailable)) }
-        // Before verifying: the index cannot tell it from a repeat yet. Whichever comes first, the
-        // build's end or the deadline, answers it.
+        let size = line.bytes.count
+        guard heldBytes.add(size, ordering: .relaxed).newValue <= Self.heldBytesForIndexBuild else {
+            heldBytes.subtract(size, ordering: .relaxed)
+            return completion(.failure(unavailable))
+        }
+        // Whichever comes first, the build's end or the deadline, answers it.
         let answered = Lock(false)
-        let first = { @Sendable in answered.withLock { done in defer { done = true }; return !done } }
+        let first = { @Sendable [self] () -> Bool in
+            guard answered.withLock({ done in defer { done = true }; return !done }) else { return false }
+            heldBytes.subtract(size, ordering: .relaxed)
+            return true
+        }
         let settle = { @Sendable [self] in
             if let unavailable = ingestionUnavailable { completion(.failure(unavailable)) } else { store(line, recordedAt: recordedAt, completion: completion) }
         }
@@ -283,6 +295,10 @@ public final class Ledger: Sendable {
     /// for it: a ledger of a million messages builds it in 3–4 s, and a message refused comes
     /// again from the App Store only hours later.
     static let heldForIndexBuild: DispatchTimeInterval = .seconds(5)
+    /// The bytes the waiting messages may hold together: a notification is about 16 KB, and a body
+    /// may be 1 MiB, which a thousand connections would otherwise hold for those seconds.
+    static let heldBytesForIndexBuild = 64 << 20
+    private let heldBytes = Atomic(0)
 
     /// Verifies, stores and folds one message (`ingest(_:recordedAt:completion:)`).
     private func store(_ line: IngestLine, recordedAt: Int64, completion: @escaping @Sendable (Result<IngestOutcome, any Error>) -> Void) {

@@ -365,14 +365,23 @@ struct DedupIndexTests {
 
         let ledger = try Ledger(directory: directory.file("data"), rebuildingInBackground: true)
         defer { ledger.close() }
-        // At once, while the build has barely begun: answered once it is done, within seconds,
-        // not refused.
-        #expect(try ledger.ingest(lines[60], recordedAt: 2).isDuplicate == false)
-        #expect(try ledger.ingest(lines[5], recordedAt: 2).isDuplicate)
+        // At once, while the build has barely begun: held until it is done, not refused.
+        let held = Mutex<[Int: Result<IngestOutcome, any Error>]>([:])
+        let answered = DispatchSemaphore(value: 0)
+        for index in [60, 5] {
+            ledger.ingest(lines[index], recordedAt: 2) { result in
+                held.withLock { $0[index] = result }
+                answered.signal()
+            }
+        }
         // Read as it stands: the projection database needs nothing of the index.
         #expect(try ledger.read { _ in ledger.foldedEvents } == Int(try events()))
         // A batch waits for the build rather than failing.
         #expect(try allDuplicates(lines.prefix(60), in: ledger))
+        for _ in 0..<2 { try #require(answered.wait(timeout: .now() + 30) == .success) }
+        let outcomes = held.withLock { $0 }
+        #expect(try outcomes[60]?.get().isDuplicate == false)
+        #expect(try outcomes[5]?.get().isDuplicate == true)
         #expect(ledger.ingestionUnavailable == nil)
         #expect(ledger.pipeline.index.recovery.rebuilt == .missing)
         #expect((try? Self.ingestionOpened(ledger).get()) != nil)
