@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import SubledgerCore
-import Synchronization
 
 /// A CRC32C of the pages an LMDB environment's `data.mdb` uses (a projection database's, the
 /// dedup index's), kept in `CHECKSUM` beside it
@@ -136,16 +135,11 @@ public enum LMDBFileSeal {
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let middle = count / 2 / page * page
         guard middle >= splitFrom / 2, Processors.online > 1 else { return try crc(fd, 0..<count, path) }
-        let second = Mutex<Result<UInt32, LMDBFileSealError>?>(nil)
-        let helper = try? PosixThread.spawn(name: "checksum") {
-            let result = Result { () throws(LMDBFileSealError) in try crc(fd, middle..<count, path) }
-            second.withLock { $0 = result }
-        }
-        // Joined before anything is thrown: the helper reads `fd`, closed on the way out.
-        let first = Result { () throws(LMDBFileSealError) in try crc(fd, 0..<middle, path) }
-        helper?.join()
-        let secondSum = try helper == nil ? crc(fd, middle..<count, path) : second.withLock { $0! }.get()
-        return CRC32C.combine(try first.get(), secondSum, lengthOfSecond: count - middle)
+        // Both ended before anything is thrown: the helper reads `fd`, closed on the way out.
+        let (first, second) = PosixThread.inParallel(
+            name: "checksum", { Result { () throws(LMDBFileSealError) in try crc(fd, 0..<middle, path) } },
+            { Result { () throws(LMDBFileSealError) in try crc(fd, middle..<count, path) } })
+        return CRC32C.combine(try first.get(), try second.get(), lengthOfSecond: count - middle)
     }
 
     /// The CRC32C of the bytes `range` of the open file `fd`, started from 0.

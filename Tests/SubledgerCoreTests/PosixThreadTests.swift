@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import SubledgerCore
 import Testing
 
@@ -35,5 +36,20 @@ struct PosixThreadTests {
         #expect(values["child"] == min(19, base + 5))
         #expect(values["plain"] == base)
         #expect(values["creator after"] == base)
+    }
+
+    @Test("inParallel runs its second part on a thread of its own while the first runs, and gives both results")
+    func inParallel() {
+        let secondStarted = DispatchSemaphore(value: 0)
+        let caller = pthread_self()
+        let (first, second) = PosixThread.inParallel(name: "test-second", {
+            // Only a second part already running can let the first go on.
+            secondStarted.wait(timeout: .now() + 10) == .success
+        }, {
+            secondStarted.signal()
+            return pthread_equal(pthread_self(), caller) == 0
+        })
+        #expect(first)
+        #expect(second)
     }
 }

@@ -79,4 +79,20 @@ public struct PosixThread: Sendable {
     public func detach() {
         pthread_detach(handle)
     }
+
+    /// `first` on the calling thread while `second` runs on a thread named `name`; both results
+    /// once both have ended. Where no thread can start, `second` runs after `first`, here.
+    public static func inParallel<First, Second: Sendable>(
+        name: String, _ first: () -> First, _ second: @escaping @Sendable () -> Second
+    ) -> (First, Second) {
+        let result = Lock<Second?>(nil)
+        let helper = try? spawn(name: name) {
+            let value = second()
+            result.withLock { $0 = value }
+        }
+        let firstResult = first()
+        guard let helper else { return (firstResult, second()) }
+        helper.join()
+        return (firstResult, result.withLock { $0 }!)
+    }
 }

@@ -77,10 +77,14 @@ extension DedupIndex {
             let middle = entries.count / 2
             bytes.withUnsafeBytes { keys in
                 entries.withUnsafeMutableBufferPointer { entries in
+                    let lower = Half(entries: UnsafeMutableBufferPointer(rebasing: entries[..<middle]), keys: keys)
                     let upper = Half(entries: UnsafeMutableBufferPointer(rebasing: entries[middle...]), keys: keys)
-                    let helper = entries.count >= Self.sortedInParallelFrom ? try? PosixThread.spawn(name: "dedup-sort") { upper.sort() } : nil
-                    Half(entries: UnsafeMutableBufferPointer(rebasing: entries[..<middle]), keys: keys).sort()
-                    if let helper { helper.join() } else { upper.sort() }
+                    if entries.count >= Self.sortedInParallelFrom {
+                        _ = PosixThread.inParallel(name: "dedup-sort", lower.sort, upper.sort)
+                    } else {
+                        lower.sort()
+                        upper.sort()
+                    }
                 }
             }
             try bytes.withUnsafeBytes { keys in

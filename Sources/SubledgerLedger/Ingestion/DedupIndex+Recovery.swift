@@ -207,16 +207,10 @@ extension DedupIndex {
             let starts = try log.segmentStarts()
             guard starts.count >= 2 else { return try scan(log, from: .start, to: nil) }
             let middle = starts[starts.count / 2]
-            let upper = Lock<Result<EvidenceScan, any Error>?>(nil)
-            let helper = try? PosixThread.spawn(name: "dedup-evidence") {
-                let result = Result { try scan(log, from: middle, to: nil) }
-                upper.withLock { $0 = result }
-            }
-            let lower = Result { try scan(log, from: .start, to: middle) }
-            helper?.join()
+            let (lower, upper) = PosixThread.inParallel(
+                name: "dedup-evidence", { Result { try scan(log, from: .start, to: middle) } }, { Result { try scan(log, from: middle, to: nil) } })
             var whole = try lower.get()
-            let rest = try upper.withLock { $0 }?.get() ?? scan(log, from: middle, to: nil)
-            whole.append(rest)
+            whole.append(try upper.get())
             return whole
         }
 

@@ -153,7 +153,7 @@ final class DedupIndex: Sendable {
             }.detach()
         } catch {
             building.leave()
-            throw LedgerError.storage("cannot start the thread that builds the dedup index \(path) from the logs (\(error)); raise the process's limits (ulimit -u, ulimit -d) and retry")
+            throw LedgerError.storage("cannot build the dedup index \(path) from the logs: \(error)")
         }
     }
 
