@@ -22,7 +22,7 @@ Usage: Tools/bench-scaling.py [--sizes 160k,1m,10m] [--report FILE] [--command T
 """
 import argparse, functools, hashlib, http.client, json, math, os, re, resource, shutil, signal, statistics, subprocess, sys, tempfile, threading, time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
-from serving import free_port
+from serving import free_port, ready
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUBLEDGER = os.path.join(REPO, ".build/release/subledger")
@@ -272,20 +272,11 @@ def wrk_latency(text, percentile):
 
 
 def wait_until_serving(server, port):
-    """Returns once the opening server answers /readyz 200 (503 while it builds its dedup index or
-    rebuilds its projection database); exits if it stopped instead."""
-    while True:
-        if server.process.poll() is not None:
-            server.wait()
-            raise SystemExit("bench-scaling: the server stopped while opening")
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            connection.request("GET", "/readyz")
-            if connection.getresponse().status == 200:
-                return
-        except (OSError, http.client.HTTPException):
-            pass
-        time.sleep(0.05)
+    """Returns once the opening server is ready, however long its builds on open take; exits if it
+    stopped instead."""
+    if not ready(port, server.process, timeout=None):
+        server.wait()
+        raise SystemExit("bench-scaling: the server stopped while opening")
 
 
 def lookups_while_posting(url, environment, connections):

@@ -11,9 +11,9 @@ on a shared machine the worst runs measure the neighbours.
 
 Usage: load-feed.py SUBLEDGER_BINARY [--streams 200] [--seconds 10] [--customers 3000] [--pairs 2]
 """
-import json, os, re, shutil, socket, subprocess, sys, tempfile, time, http.client
+import json, os, re, shutil, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
-from serving import free_port
+from serving import free_port, ready
 
 def option(name, default):
     return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
@@ -47,12 +47,7 @@ def run(binary, work, streams, seconds):
                     "--root", work + "/sim/root.cer"], check=True, capture_output=True)
     server = subprocess.Popen([binary, "--data", data, "serve", "--listen", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(200):
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", port, timeout=2); c.request("GET", "/readyz")
-                if c.getresponse().status == 200: break
-            except OSError:
-                time.sleep(0.05)
+        if not ready(port, server): raise SystemExit("load-feed: the server did not start")
         followers = Streams(port, streams, tempfile.mkdtemp(dir=work, prefix="streams-")) if streams else None
         wrk = subprocess.run(["wrk", "-t1", "-c16", f"-d{seconds}s", "--latency", "-s", "Tools/wrk-post-notifications.lua", f"http://127.0.0.1:{port}"],
                              capture_output=True, text=True, env={**os.environ, "NOTIFICATIONS": work + "/sim/notifications.jsonl", "DELAY_MS": "100"})

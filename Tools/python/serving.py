@@ -25,6 +25,22 @@ def free_port():
     raise SystemExit("no free loopback port below the ephemeral range: see /proc/sys/net/ipv4/ip_local_port_range")
 
 
+def ready(port, process=None, timeout=20):
+    """Whether the server on `port` answers /readyz 200 (503 while it builds its dedup index or
+    rebuilds its projection database) within `timeout` seconds (None: however long that takes);
+    False as soon as `process`, when given, has stopped."""
+    deadline = None if timeout is None else time.time() + timeout
+    while deadline is None or time.time() < deadline:
+        if process is not None and process.poll() is not None: return False
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2); c.request("GET", "/readyz")
+            if c.getresponse().status == 200: return True
+        except (OSError, http.client.HTTPException):
+            pass
+        time.sleep(0.05)
+    return False
+
+
 def start(binary, data, port, *arguments, who="serve", wrapper=(), stderr=subprocess.DEVNULL):
     """`subledger --data DATA serve --listen 127.0.0.1:PORT ARGUMENTS...`, run through `wrapper`
     (e.g. `prlimit ...`) if given, its stderr to `stderr`, once /readyz answers 200 (503 while it
@@ -32,12 +48,5 @@ def start(binary, data, port, *arguments, who="serve", wrapper=(), stderr=subpro
     stops, naming `who`)."""
     server = subprocess.Popen([*wrapper, binary, "--data", data, "serve", "--listen", f"127.0.0.1:{port}", *arguments],
                               stdout=subprocess.DEVNULL, stderr=stderr)
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2); c.request("GET", "/readyz")
-            if c.getresponse().status == 200: return server
-        except OSError:
-            pass
-        time.sleep(0.05)
+    if ready(port, server): return server
     server.kill(); server.wait(); raise SystemExit(f"{who}: the server did not start")
