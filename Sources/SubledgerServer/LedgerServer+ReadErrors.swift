@@ -51,17 +51,18 @@ extension LedgerServer {
     /// it (a failure names paths).
     public var notReady: @Sendable () -> HTTPError? {
         { [ledger] in
-            let indexing = ledger.ingestionUnavailable
             if let unavailable = ledger.projectionsUnavailable {
                 var answer = Self.unavailable(unavailable)
-                answer.detail = switch (unavailable.failure, indexing) {
-                case (nil, nil): "the projection database is being rebuilt; reads are answered once it is done, and notifications are stored meanwhile"
-                case (nil, _?): "the dedup index is being built from the logs, then the projection database is rebuilt; notifications are stored once the first is done, reads once the second is"
-                case (_?, _): "the projection database could not be rebuilt; the server's log says why"
+                answer.detail = if unavailable.failure != nil {
+                    "the projection database could not be rebuilt; the server's log says why"
+                } else if unavailable.afterIndexBuild {
+                    "the dedup index is being built from the logs, then the projection database is rebuilt; notifications are stored once the first is done, reads once the second is"
+                } else {
+                    "the projection database is being rebuilt; reads are answered once it is done, and notifications are stored meanwhile"
                 }
                 return answer
             }
-            return indexing.map { unavailable in
+            return ledger.ingestionUnavailable.map { unavailable in
                 var answer = Self.unavailable(unavailable)
                 answer.detail = unavailable.failure == nil
                     ? "the dedup index is being built from the logs; notifications are stored once it is done, and reads are answered meanwhile"
