@@ -14,6 +14,7 @@
 /// | `dedup/` | the dedup index (LMDB), derived from the logs and rebuilt from them when needed |
 /// | `appstore/` | the App Store Server API's key, settings and recovery watermarks (`SubledgerAppStoreAPI.APIFiles`) |
 /// | `BACKUP-INCOMPLETE` | present while `backup` writes into the directory, and after a backup that did not finish |
+/// | `last-backup.json` | the last backup of this directory that completed and verified (`LastBackup`); not copied into backups |
 public struct DataDirectoryLayout: Sendable, Hashable {
     public let root: String
 
@@ -28,6 +29,7 @@ public struct DataDirectoryLayout: Sendable, Hashable {
     public var projections: String { path(of: "projections") }
     public var dedupIndex: String { path(of: "dedup") }
     public var incompleteBackup: String { path(of: "BACKUP-INCOMPLETE") }
+    public var lastBackup: String { path(of: "last-backup.json") }
     var roots: String { path(of: "roots") }
     var appStore: String { path(of: "appstore") }
     var rebuildLock: String { path(of: "projections/REBUILD.lock") }

@@ -306,6 +306,8 @@ public struct LedgerServer: Sendable {
                 ("subledger_projection_lag_events", "Events in the log not folded into the projection yet",
                  log.map { Double(max(0, Int($0.records) - ledger.foldedEvents)) }),
                 ("subledger_quarantined", "Rejected messages kept in quarantine", (try? ledger.quarantinedCount()).map(Double.init)),
+                ("subledger_backup_last_success_timestamp_seconds", "When the last backup of the data directory completed and verified (Unix time)",
+                 LastBackup.load(directory: ledger.directory).map { Double($0.completedAt) / 1000 }),
             ]
             for (name, help, value) in gauges {
                 let gauge = metrics.gauge(name, help: help)

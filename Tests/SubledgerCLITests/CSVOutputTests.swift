@@ -77,6 +77,7 @@ struct CSVOutputTests {
                 switch value {
                 case let object as [String: Any]: object.flatMap { scalars($1, path.isEmpty ? $0 : path + "." + $0) }
                 case let array as [Any]: array.enumerated().flatMap { scalars($1, path + "." + String($0)) }
+                case is NSNull: [[path, ""]]  // stats' lastBackup before any backup
                 default: [[path, "\(value)"]]
                 }
             }

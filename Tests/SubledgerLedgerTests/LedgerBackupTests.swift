@@ -55,6 +55,33 @@ struct LedgerBackupTests {
         #expect(rest.allSatisfy { if case .appended = $0 { true } else { false } })
     }
 
+    @Test("a backup that completes and verifies is noted in the ledger it copied (when, its absolute path, the log's end it holds); the note is not copied, and the next backup replaces it")
+    func completedBackupIsNoted() throws {
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(lines.prefix(20)), recordedAt: 1)
+        }()
+        #expect(LastBackup.load(directory: directory.file("data")) == nil)
+        let before = WallTime.nowMillis()
+        let first = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
+        let noted = try #require(LastBackup.load(directory: directory.file("data")))
+        #expect(before <= noted.completedAt && noted.completedAt <= WallTime.nowMillis())
+        #expect(noted.to == FileIO.canonicalPath(directory.file("backup")))
+        #expect(noted.logEnd == first.events.end.description && first.events.end != .start)
+        #expect(!FileManager.default.fileExists(atPath: DataDirectoryLayout(directory.file("backup")).lastBackup))
+
+        try {
+            let source = try ledger("data")
+            defer { source.close() }
+            _ = try source.ingest(Array(lines[20..<40]), recordedAt: 2)
+        }()
+        let second = try LedgerBackup.run(from: directory.file("data"), to: directory.file("other"))
+        let replaced = try #require(LastBackup.load(directory: directory.file("data")))
+        #expect(replaced.to == FileIO.canonicalPath(directory.file("other")) && replaced.logEnd == second.events.end.description)
+        #expect(replaced.completedAt >= noted.completedAt && second.events.end > first.events.end)
+    }
+
     @Test("a backup without the projection database opens as a ledger all the same: the database is rebuilt from its log, equal to the source's")
     func backupWithoutProjections() throws {
         let expected = try {
@@ -433,7 +460,7 @@ struct LedgerBackupTests {
         #expect(said.contains { $0.hasPrefix("evidence: 00000000000000000000.seg") && $0.contains("copied again") }, "\(said)")
     }
 
-    @Test("a backup that meets damage in the ledger stops, says so, and stays marked incomplete until a backup completes")
+    @Test("a backup that meets damage in the ledger stops, says so, is not noted as the last backup, and stays marked incomplete until a backup completes")
     func failedBackupIsMarkedIncomplete() throws {
         try {
             let source = try ledger("data")
@@ -450,11 +477,13 @@ struct LedgerBackupTests {
         #expect(!failed.complete)
         #expect(failed.problems.first?.file == segment)
         #expect(throws: LedgerBackup.Incomplete.self) { try LedgerBackup.requireComplete(directory.file("backup")) }
+        #expect(LastBackup.load(directory: directory.file("data")) == nil)
 
         try original.write(to: URL(fileURLWithPath: segment))
         let again = try LedgerBackup.run(from: directory.file("data"), to: directory.file("backup"))
         #expect(again.complete && again.verified)
         try LedgerBackup.requireComplete(directory.file("backup"))
+        #expect(LastBackup.load(directory: directory.file("data"))?.logEnd == again.events.end.description)
     }
 
     @Test("damage in what a backup would copy into an earlier backup leaves that backup as it was, complete, and names the ledger's damage")

@@ -186,6 +186,22 @@ struct WebhookTests {
         #expect(response.json["error"] as? String == "storage_unavailable")
     }
 
+    @Test("the last backup's time is a gauge read at each scrape from the note a backup leaves in the ledger: no sample until one has completed")
+    func lastBackupGauge() throws {
+        let fixture = try WebhookFixture()
+        defer { fixture.server.ledger.close() }
+        func scraped() throws -> String? {
+            let text = String(decoding: try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/metrics")).body, as: UTF8.self)
+            return text.split(separator: "\n").first { $0.hasPrefix("subledger_backup_last_success_timestamp_seconds ") }.map(String.init)
+        }
+        #expect(try fixture.post(fixture.notification()).status == 200)
+        #expect(try scraped() == nil)
+        // As a backup run beside the server (another process: this one has the databases open) notes it.
+        let note = LastBackup(completedAt: 1_796_000_000_123, to: "/var/backups/subledger", logEnd: .start)
+        try JSONEncoder().encode(note).write(to: URL(fileURLWithPath: fixture.server.ledger.layout.lastBackup))
+        #expect(try scraped() == "subledger_backup_last_success_timestamp_seconds 1796000000.123")
+    }
+
     @Test("metrics need the token when one is configured, count webhook outcomes and show the projection lag; healthz never does")
     func metricsAndHealth() throws {
         let fixture = try WebhookFixture(token: "s3cret")

@@ -10,6 +10,7 @@ enum StatsCommand: Command {
         name: "stats", summary: "sizes and counts of the data directory",
         usage: "stats",
         notes: ["lag: events in the log after the projection snapshot (what a restart folds again).",
+                "last backup: the last `backup` of this directory that completed and verified.",
                 "CSV: field,value records, sizes in bytes."],
         example: "subledger stats --json")
 
@@ -21,6 +22,7 @@ enum StatsCommand: Command {
         var quarantined: Int
         var checkpoint: String?
         var eventsFolded: Int
+        var lastBackup: LastBackup?
 
         /// Every log's, as `verify` counts them.
         var segments: Int { [events, evidence, quarantine].reduce(0) { $0 + ($1?.segments ?? 0) } }
@@ -44,6 +46,9 @@ enum StatsCommand: Command {
                     ("name", .string("customers")), ("version", .int(ProjectionStore.schemaVersion)),
                     ("checkpoint", .optional(checkpoint)), ("lag", .int(lag)), ("events", .int(eventsFolded)),
                 ])])),
+                ("lastBackup", lastBackup.map { backup in
+                    .object([("at", .string(UTCInstant.iso8601(backup.completedAt))), ("to", .string(backup.to)), ("logEnd", .string(backup.logEnd))])
+                } ?? .null),
             ])
         }
 
@@ -58,6 +63,7 @@ enum StatsCommand: Command {
                 ("customers", .count(customers)),
                 ("quarantined", .count(quarantined)),
                 ("projection", .text("customers v\(ProjectionStore.schemaVersion), checkpoint \(checkpoint ?? "-"), lag \(lag)")),
+                ("last backup", .text(lastBackup.map { "\(UTCInstant.iso8601($0.completedAt)) to \($0.to)" } ?? "none completed (`subledger backup --to DIR`)")),
             ])
         }
     }
@@ -82,6 +88,6 @@ enum StatsCommand: Command {
         return CommandResult(Result(
             events: events, evidence: evidence, quarantine: quarantine, customers: projection.customers,
             quarantined: try Ledger.quarantinedCount(directory: data.path), checkpoint: projection.checkpoint?.description,
-            eventsFolded: projection.events))
+            eventsFolded: projection.events, lastBackup: LastBackup.load(directory: data.path)))
     }
 }

@@ -23,7 +23,7 @@ import SubledgerProjections
 /// removed only once every log is copied: a backup that failed (damage in the source, a full
 /// disk) or was killed leaves it, and `verify` and every read of that directory report the copy
 /// as incomplete (exit 3) instead of answering from a part of the ledger. Running the backup
-/// again completes it.
+/// again completes it. One that completed and verified is noted in the ledger (`LastBackup`).
 public enum LedgerBackup {
     public struct Summary: Sendable {
         public var destination: String
@@ -186,6 +186,13 @@ public enum LedgerBackup {
         }
         let elapsed = ContinuousClock.now - started
         summary.seconds = elapsed.inSeconds
+        if summary.complete && summary.verified {
+            // The backup stands whether or not it is noted: a note that fails is only said.
+            let note = LastBackup(completedAt: WallTime.nowMillis(), to: FileIO.canonicalPath(destination) ?? destination, logEnd: summary.events.end)
+            do { try note.save(directory: source) } catch {
+                warning("the backup is complete, but not noted as the ledger's last (`stats`, /metrics): \(error)")
+            }
+        }
         return summary
     }
 
@@ -261,7 +268,9 @@ public enum LedgerBackup {
         for (directory, target, mode) in [(from.root, to.root, 0o700), (from.roots, to.roots, 0o700), (from.appStore, to.appStore, 0o700)]
         where FileIO.exists(directory) {
             try FileIO.makeDirectory(target, mode: mode_t(mode))
-            for name in try FileIO.regularFiles(in: directory) where !name.hasSuffix(".tmp") && directory + "/" + name != from.incompleteBackup {
+            // The source's own notes: a restored copy has had no backup of its own yet.
+            for name in try FileIO.regularFiles(in: directory)
+            where !name.hasSuffix(".tmp") && ![from.incompleteBackup, from.lastBackup].contains(directory + "/" + name) {
                 try FileIO.copyFile(directory + "/" + name, to: target + "/" + name)
                 count += 1
             }
