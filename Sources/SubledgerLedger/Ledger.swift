@@ -43,6 +43,8 @@ public final class Ledger: Sendable {
     /// Whether the last message `ingest(_:recordedAt:completion:)` was given could not be
     /// stored (`noteStoring`).
     private let storageFailing = Atomic(false)
+    /// Whether the ledger says on stderr that messages are not stored now (`noteStoring`).
+    var sayingStorageFails: Bool { storageFailing.load(ordering: .relaxed) }
 
     /// Opens the data directory: configuration, roots, the logs (recovering a torn tail), the
     /// dedup index and the projection database (caught up with the log).
@@ -313,9 +315,12 @@ public final class Ledger: Sendable {
     }
 
     /// Says on stderr when messages stop being stored and when they are stored again, once
-    /// each: a full disk showed only as 503s in the access log.
+    /// each: a full disk showed only as 503s in the access log. A message refused because the
+    /// ledger is closing is not a storage failure (it was said to be, with a full disk's advice).
     private func noteStoring(_ result: Result<IngestOutcome, any Error>) {
         switch result {
+        case .failure(is LedgerClosed):
+            break
         case .failure(let error):
             guard !storageFailing.exchange(true, ordering: .relaxed) else { return }
             Diagnostics.report("a message could not be stored (\(error)); each is refused, the webhook answering 503 so the App Store sends it again, "

@@ -10,3 +10,9 @@ public enum LedgerError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// The ledger was closed (or is closing) when a message or batch came: nothing was stored, and
+/// nothing is wrong with the storage.
+public struct LedgerClosed: Error, Sendable, CustomStringConvertible {
+    public var description: String { "the ledger is closed; open it again to ingest" }
+}

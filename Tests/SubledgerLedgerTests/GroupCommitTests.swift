@@ -110,6 +110,16 @@ struct GroupCommitTests {
         #expect(lockIsFree())
     }
 
+    @Test("a message or batch that comes once the ledger is closed is refused as such, not taken for a storage failure (which says on stderr to free disk space)")
+    func closedLedgerIsNotAStorageFailure() throws {
+        let ledger = try open()
+        _ = try ledger.ingest(lines[0], recordedAt: 1)
+        ledger.close()
+        #expect(throws: LedgerClosed.self) { try ledger.ingest(lines[1], recordedAt: 1) }
+        #expect(throws: LedgerClosed.self) { try ledger.ingest(Array(lines[1..<3]), recordedAt: 1) }
+        #expect(!ledger.sayingStorageFails)
+    }
+
     @Test("an open ledger's two stage threads carry their names, so top -H and profiles can tell them apart")
     func stageThreadsAreNamed() throws {
         let ledger = try open()

@@ -188,7 +188,7 @@ final class DedupIndex: Sendable {
     func positions(of candidates: [String?]) throws -> [LogPosition?] {
         let (storage, pending) = try state.withLock { state in
             if let unavailable = state.unavailable { throw unavailable }
-            guard let storage = state.storage else { throw LedgerError.storage("the ledger is closed; open it again to ingest") }
+            guard let storage = state.storage else { throw LedgerClosed() }
             return (storage, state.unsaved.keys)
         }
         do {

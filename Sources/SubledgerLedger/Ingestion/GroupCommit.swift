@@ -114,7 +114,7 @@ final class GroupCommit: Sendable {
             state.queue.append(slot)
             return (true, state.queue.count == 1 || state.queue.count >= gatherTarget || state.preparing == 0)
         }
-        guard queued else { return completion(.failure(LedgerError.storage("the ledger is closed; open it again to ingest"))) }
+        guard queued else { return completion(.failure(LedgerClosed())) }
         if wakeFront { work.signal() }
     }
 
