@@ -15,7 +15,8 @@ import SubledgerLMDB
 /// flushed). Readers keep the old snapshot until the switch; a crash at any step leaves
 /// `CURRENT` naming a complete snapshot, and the leftovers are removed by the next write.
 /// The snapshot that was current before the switch is kept (a reader in another process may
-/// have just opened it); older ones are removed.
+/// have just opened it) until the next write begins, which removes it before writing: so a
+/// rebuild needs room for two databases, not three.
 ///
 /// One process writes snapshots at a time (the one that holds the log's writer lock).
 struct SnapshotDirectory {
@@ -36,7 +37,11 @@ struct SnapshotDirectory {
         try makeDirectory(path)
         let entries = try list()
         let previous = try readPointer()
-        for entry in entries where entry.hasPrefix(Self.inProgressPrefix) && isDirectory(entry) { try removeTree(path + "/" + entry) }
+        // Debris of a write that stopped, and the snapshot kept at the last switch, which a
+        // reader would have opened long since.
+        for entry in entries where isDirectory(entry) && (entry.hasPrefix(Self.inProgressPrefix) || entry.hasPrefix(Self.snapshotPrefix) && entry != previous) {
+            try removeTree(path + "/" + entry)
+        }
         let number = entries.compactMap(Self.number(of:)).max().map { $0 + 1 } ?? 1
         let inProgress = path + "/" + Self.inProgressPrefix + String(number)
         let name = Self.snapshotPrefix + String(number)
@@ -53,9 +58,6 @@ struct SnapshotDirectory {
         try move(inProgress, to: path + "/" + name)
         try syncPath(path, directory: true)
         try writePointer(name)
-        for entry in entries where entry.hasPrefix(Self.snapshotPrefix) && isDirectory(entry) && entry != previous && entry != name {
-            try removeTree(path + "/" + entry)
-        }
         return path + "/" + name
     }
 
