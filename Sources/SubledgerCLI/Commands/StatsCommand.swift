@@ -63,7 +63,7 @@ enum StatsCommand: Command {
                 ("customers", .count(customers)),
                 ("quarantined", .count(quarantined)),
                 ("projection", .text("customers v\(ProjectionStore.schemaVersion), checkpoint \(checkpoint ?? "-"), lag \(lag)")),
-                ("last backup", .text(lastBackup.map { "\(UTCInstant.iso8601($0.completedAt)) to \($0.to)" } ?? "none completed (`subledger backup --to DIR`)")),
+                ("last backup", .text(lastBackup.map { "\(UTCInstant.iso8601($0.completedAt)) to \($0.to)" } ?? "none noted in this directory")),
             ])
         }
     }

@@ -56,6 +56,10 @@ enum VerifyCommand: Command {
             say()
         }
 
+        mutating func framesChecked() {
+            frames = "every frame checked"
+        }
+
         mutating func events(_ read: Int) {
             eventsRead = read
             say()
@@ -81,7 +85,8 @@ enum VerifyCommand: Command {
         // cores at once (a 10 M-event ledger's took about 3 s each, one after the other).
         let (walked, events) = PosixThread.inParallel(name: "verify-events", {
             Swift.Result { () throws -> [LogVerification] in
-                try logs.map { name, directory in
+                defer { progress.withLock { $0.framesChecked() } }
+                return try logs.map { name, directory in
                     try LogReader(directory: directory).verify { checked, segments in
                         progress.withLock { $0.segments(of: name, checked, segments) }
                     }

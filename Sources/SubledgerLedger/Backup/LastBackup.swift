@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SubledgerCore
 import SubledgerLog
 
 /// The last backup of a data directory that completed and verified, noted by `backup` in the
@@ -40,6 +41,9 @@ public struct LastBackup: Sendable, Equatable, Codable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let bytes = try? encoder.encode(self) else { preconditionFailure("a LastBackup always encodes") }
-        try FileIO.writeAtomically(layout.lastBackup, Array(bytes) + [0x0A])
+        // A temporary of its own: two backups of one ledger into two directories run at once.
+        do { try AtomicFile.write(Array(bytes) + [0x0A], to: layout.lastBackup, temporary: "\(layout.lastBackup).\(getpid()).tmp") } catch {
+            throw LedgerError.storage(error.description)
+        }
     }
 }

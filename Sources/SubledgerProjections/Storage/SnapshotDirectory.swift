@@ -37,11 +37,11 @@ struct SnapshotDirectory {
         try makeDirectory(path)
         let entries = try list()
         let previous = try readPointer()
-        // Debris of a write that stopped, and the snapshot kept at the last switch, which a
-        // reader would have opened long since.
-        for entry in entries where isDirectory(entry) && (entry.hasPrefix(Self.inProgressPrefix) || entry.hasPrefix(Self.snapshotPrefix) && entry != previous) {
-            try removeTree(path + "/" + entry)
-        }
+        for entry in entries where entry.hasPrefix(Self.inProgressPrefix) && isDirectory(entry) { try removeTree(path + "/" + entry) }
+        // The snapshot kept at the last switch, which a reader would have opened long since. Left
+        // if it cannot be removed (another user's): failing here failed every rebuild on open,
+        // where after the switch it did not hold the new database back.
+        for entry in entries where entry.hasPrefix(Self.snapshotPrefix) && entry != previous && isDirectory(entry) { try? removeTree(path + "/" + entry) }
         let number = entries.compactMap(Self.number(of:)).max().map { $0 + 1 } ?? 1
         let inProgress = path + "/" + Self.inProgressPrefix + String(number)
         let name = Self.snapshotPrefix + String(number)
