@@ -1,4 +1,5 @@
 import CLMDB
+import SubledgerCore
 
 #if canImport(Glibc)
 import Glibc
@@ -77,9 +78,7 @@ extension LMDBEnvironment {
 
     /// Whether the file system holding `path` has less than 64 MiB left for its user.
     static func nearlyFull(_ path: String) -> Bool {
-        var info = statvfs()
-        guard statvfs(path, &info) == 0 else { return false }
-        return UInt64(info.f_bavail) * UInt64(info.f_frsize) < 64 << 20
+        (FileSystemSpace.available(at: path) ?? .max) < 64 << 20
     }
 
     /// Grows the memory map: doubles it, or with ``LMDBEnvironment/Options/writeMap`` adds half

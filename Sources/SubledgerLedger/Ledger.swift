@@ -339,6 +339,10 @@ public final class Ledger: Sendable {
         try pipeline.index.releaseMappedPages()
     }
 
+    /// The bytes in use of the projection database that answers reads (about what a rebuild
+    /// needs free beside it); nil while it is rebuilt on open.
+    public var projectionBytes: Int? { projections.usedBytes() }
+
     /// The verbatim signed message stored at an evidence position.
     public func signedMessage(at position: UInt64) throws -> [UInt8] {
         try pipeline.evidence.signedMessage(at: position)

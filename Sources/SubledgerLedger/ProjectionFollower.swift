@@ -307,6 +307,12 @@ final class ProjectionFollower: Sendable {
         try progress.withLock { $0.reader }?.releaseMappedPages()
     }
 
+    /// The bytes in use of the database that answers reads; nil while there is none (a rebuild
+    /// on open).
+    func usedBytes() -> Int? {
+        try? progress.withLock { $0.reader }?.usedBytes()
+    }
+
     /// Publishes the store's new checkpoint (and reader) and returns the callers waiting for it,
     /// or for `releasingThrough` when a fold failed, for `resume` once the store's lock is
     /// released. Called with the store's lock held.

@@ -306,6 +306,10 @@ public struct LedgerServer: Sendable {
                 ("subledger_projection_lag_events", "Events in the log not folded into the projection yet",
                  log.map { Double(max(0, Int($0.records) - ledger.foldedEvents)) }),
                 ("subledger_quarantined", "Rejected messages kept in quarantine", (try? ledger.quarantinedCount()).map(Double.init)),
+                ("subledger_projection_bytes", "Bytes in use of the projection database (a rebuild writes about as many beside it)",
+                 ledger.projectionBytes.map(Double.init)),
+                ("subledger_disk_free_bytes", "Bytes the server's user can still write on the data directory's file system",
+                 FileSystemSpace.available(at: ledger.directory).map(Double.init)),
                 ("subledger_backup_last_success_timestamp_seconds", "When the last backup of the data directory completed and verified (Unix time)",
                  LastBackup.load(directory: ledger.directory).map { Double($0.completedAt) / 1000 }),
             ]

@@ -202,6 +202,24 @@ struct WebhookTests {
         #expect(try scraped() == "subledger_backup_last_success_timestamp_seconds 1796000000.123")
     }
 
+    @Test("the projection database's bytes in use and the data directory's free disk are gauges, so an alert can say when a rebuild would not fit")
+    func roomForARebuildGauges() throws {
+        let fixture = try WebhookFixture()
+        defer { fixture.server.ledger.close() }
+        #expect(try fixture.post(fixture.notification()).status == 200)
+        _ = try fixture.server.ledger.read { try $0.projections.summary() }
+        let text = String(decoding: try fixture.server.router.respond(to: HTTPRequest(method: "GET", target: "/metrics")).body, as: UTF8.self)
+        func value(_ name: String) -> Double? {
+            text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+        }
+        let projection = try #require(value("subledger_projection_bytes"))
+        #expect(projection == Double(try #require(fixture.server.ledger.projectionBytes)) && projection >= 4096)
+        var info = statvfs()
+        #expect(statvfs(fixture.server.ledger.directory, &info) == 0)
+        let free = try #require(value("subledger_disk_free_bytes"))
+        #expect(free > 0 && free <= Double(info.f_blocks) * Double(info.f_frsize))
+    }
+
     @Test("metrics need the token when one is configured, count webhook outcomes and show the projection lag; healthz never does")
     func metricsAndHealth() throws {
         let fixture = try WebhookFixture(token: "s3cret")

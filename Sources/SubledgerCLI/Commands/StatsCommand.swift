@@ -10,6 +10,7 @@ enum StatsCommand: Command {
         name: "stats", summary: "sizes and counts of the data directory",
         usage: "stats",
         notes: ["lag: events in the log after the projection snapshot (what a restart folds again).",
+                "projection database: its bytes in use, about the free disk a rebuild (an upgrade's) needs beside it.",
                 "last backup: the last `backup` of this directory that completed and verified.",
                 "CSV: field,value records, sizes in bytes."],
         example: "subledger stats --json")
@@ -23,6 +24,8 @@ enum StatsCommand: Command {
         var checkpoint: String?
         var eventsFolded: Int
         var lastBackup: LastBackup?
+        var projectionBytes: Int
+        var diskFree: Int64?
 
         /// Every log's, as `verify` counts them.
         var segments: Int { [events, evidence, quarantine].reduce(0) { $0 + ($1?.segments ?? 0) } }
@@ -46,6 +49,8 @@ enum StatsCommand: Command {
                     ("name", .string("customers")), ("version", .int(ProjectionStore.schemaVersion)),
                     ("checkpoint", .optional(checkpoint)), ("lag", .int(lag)), ("events", .int(eventsFolded)),
                 ])])),
+                ("projectionBytes", .int(projectionBytes)),
+                ("diskFree", .optional(diskFree)),
                 ("lastBackup", lastBackup.map { backup in
                     .object([("at", .string(UTCInstant.iso8601(backup.completedAt))), ("to", .string(backup.to)), ("logEnd", .string(backup.logEnd))])
                 } ?? .null),
@@ -63,6 +68,8 @@ enum StatsCommand: Command {
                 ("customers", .count(customers)),
                 ("quarantined", .count(quarantined)),
                 ("projection", .text("customers v\(ProjectionStore.schemaVersion), checkpoint \(checkpoint ?? "-"), lag \(lag)")),
+                ("projection database", .bytes(Int64(projectionBytes))),
+                ("disk free", diskFree.map { .bytes($0) } ?? .text(nil)),
                 ("last backup", .text(lastBackup.map { "\(UTCInstant.iso8601($0.completedAt)) to \($0.to)" } ?? "none noted in this directory")),
             ])
         }
@@ -76,7 +83,8 @@ enum StatsCommand: Command {
         // what it has not folded (a running server folds it moments after each acknowledgement).
         // Read before the logs: beside a server appending, a log read first showed a checkpoint
         // past its own last position.
-        let projection = try data.reader().projections.summary()
+        let reader = try data.reader().projections
+        let projection = try reader.summary()
         let events = FileIO.exists(data.log) ? try LogReader(directory: data.log).summary() : nil
         let evidence = FileIO.exists(data.evidence) ? try LogReader(directory: data.evidence).summary() : nil
         let quarantine = FileIO.exists(data.layout.quarantine) ? try LogReader(directory: data.layout.quarantine).summary() : nil
@@ -88,6 +96,7 @@ enum StatsCommand: Command {
         return CommandResult(Result(
             events: events, evidence: evidence, quarantine: quarantine, customers: projection.customers,
             quarantined: try Ledger.quarantinedCount(directory: data.path), checkpoint: projection.checkpoint?.description,
-            eventsFolded: projection.events, lastBackup: LastBackup.load(directory: data.path)))
+            eventsFolded: projection.events, lastBackup: LastBackup.load(directory: data.path), projectionBytes: try reader.usedBytes(),
+            diskFree: FileSystemSpace.available(at: data.path)))
     }
 }

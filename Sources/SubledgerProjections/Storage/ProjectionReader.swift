@@ -127,6 +127,11 @@ public struct ProjectionReader: Sendable {
         try database.environment.releaseMappedPages()
     }
 
+    /// The bytes of the database's data file in use: about what a rebuild writes beside it.
+    public func usedBytes() throws -> Int {
+        try database.environment.usedBytes()
+    }
+
     // MARK: - Everything
 
     /// Every timeline as one projection: for `demo`'s pick of a customer to show, and tests.

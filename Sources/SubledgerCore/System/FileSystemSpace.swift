@@ -1,0 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Room left on the file system that holds a path.
+public enum FileSystemSpace {
+    /// The bytes an unprivileged user can still write there (`statvfs`'s `f_bavail`: root's
+    /// reserve left out, as the ledger's service user cannot use it); nil when it cannot be read.
+    public static func available(at path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+}
