@@ -10,7 +10,7 @@ enum StatsCommand: Command {
         name: "stats", summary: "sizes and counts of the data directory",
         usage: "stats",
         notes: ["lag: events in the log after the projection snapshot (what a restart folds again).",
-                "projection database: its bytes in use, about the free disk a rebuild (an upgrade's) needs beside it.",
+                "projection database: its bytes in use, about the free disk a rebuild (an upgrade's) needs beside it (three times it in batches).",
                 "last backup: the last `backup` of this directory that completed and verified.",
                 "CSV: field,value records, sizes in bytes."],
         example: "subledger stats --json")

@@ -9,6 +9,8 @@ public enum FileSystemSpace {
     public static func available(at path: String) -> Int64? {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return nil }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
+        // Saturated: some FUSE file systems report counts no disk has.
+        let (bytes, overflow) = Int64(clamping: info.f_bavail).multipliedReportingOverflow(by: Int64(clamping: info.f_frsize))
+        return overflow ? .max : bytes
     }
 }
