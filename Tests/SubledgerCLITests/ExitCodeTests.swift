@@ -451,7 +451,7 @@ struct DamageTests {
         return (last, path)
     }
 
-    @Test("serve whose rebuild of the projection database on open fails stops, after listening, with exit 1 and why, as a failed start does")
+    @Test("serve whose rebuild of the projection database on open fails stops, after listening, with exit 1 and why, as a failed start does; as it starts it says that no backup of the ledger is noted")
     func serveRebuildFailing() throws {
         let copy = try LedgerCopy()
         // A file where the projections directory goes: no database can be written there.
@@ -460,17 +460,24 @@ struct DamageTests {
         let (status, said) = try Self.serveUntilItStops(data: copy.data)
         #expect(status == ExitCode.failure.rawValue, "\(said)")
         #expect(said.contains("serve: listening on"), "\(said)")
+        // A ledger that has stored events and whose backups never ran says so as it starts.
+        #expect(said.contains("serve: no backup of this ledger is noted as completed"), "\(said)")
         #expect(said.contains("serve: could not rebuild the projection database (the projection database is damaged"), "\(said)")
         #expect(said.contains("stopping (exit 1)"), "\(said)")
     }
 
-    @Test("serve whose rebuild on open meets a damaged event record stops, after listening, with exit 3, as verify would")
+    @Test("serve whose rebuild on open meets a damaged event record stops, after listening, with exit 3, as verify would; as it starts it says when the last backup completed, and where to")
     func serveRebuildMeetingDamage() throws {
         let ledger = try Self.ledgerWithDamagedSealedSegment(at: 70)
         try FileManager.default.removeItem(atPath: ledger.data + "/projections")
+        // Three days before now, as a backup notes it: the start says when, and where to.
+        let threeDaysAgo = Int64(Date().timeIntervalSince1970 * 1000) - 3 * 86_400_000 - 60_000
+        try JSONEncoder().encode(LastBackup(completedAt: threeDaysAgo, to: "/var/backups/subledger", logEnd: .start))
+            .write(to: URL(fileURLWithPath: DataDirectoryLayout(ledger.data).lastBackup))
         let (status, said) = try Self.serveUntilItStops(data: ledger.data)
         #expect(status == ExitCode.corruption.rawValue, "\(said)")
         #expect(said.contains("serve: listening on"), "\(said)")
+        #expect(said.contains("serve: the last backup completed \(UTCInstant.short(threeDaysAgo)) UTC, 3 days ago, to /var/backups/subledger"), "\(said)")
         #expect(said.contains("stopping (exit 3)"), "\(said)")
         #expect(ledger.tool.run(["--data", ledger.data, "verify"]).exitCode == .corruption)
     }

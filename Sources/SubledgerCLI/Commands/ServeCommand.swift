@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SubledgerAppStoreAPI
+import SubledgerCore
 import SubledgerHTTP
 import SubledgerLedger
 import SubledgerProjections
@@ -63,6 +64,19 @@ enum ServeCommand: Command {
         }
     }
 
+    /// Where an operator looks first, whether backups run: a timer never enabled, or stopped,
+    /// showed nowhere. Nothing for a ledger that has stored nothing yet.
+    static func backupLine(_ data: DataDirectory, now: Int64 = WallTime.nowMillis()) -> String? {
+        guard let backup = LastBackup.load(directory: data.path) else {
+            guard FileIO.exists(data.log) else { return nil }
+            return "serve: no backup of this ledger is noted as completed (a backup notes itself here since 2026-12-07): run `subledger backup --to DIR`, "
+                + "hourly with Tools/subledger-backup.timer; /metrics' subledger_backup_last_success_timestamp_seconds is its age"
+        }
+        let hours = max(0, now - backup.completedAt) / 3_600_000
+        let age = hours < 48 ? "\(hours) h" : "\(hours / 24) days"
+        return "serve: the last backup completed \(UTCInstant.short(backup.completedAt)) UTC, \(age) ago, to \(backup.to)"
+    }
+
     static func run(_ arguments: Arguments, _ context: CommandContext) throws -> CommandResult {
         try arguments.allow(help)
         let data = context.data
@@ -115,6 +129,7 @@ enum ServeCommand: Command {
         let server = try HTTPServer(configuration: configuration, metrics: service.metrics, handler: service.router)
         // An IPv6 address in brackets, so the line pastes into a URL.
         Output.diagnostic("serve: listening on \(host.contains(":") ? "[\(host)]" : host):\(server.port) (data \(data.path))\(token == nil ? "; read API without a token (loopback only)" : "")")
+        if let said = backupLine(data) { Output.diagnostic(said) }
         // The exit code of a rebuild on open (or the dedup index's build) that failed: as when
         // opening failed before the server listened (1, so that the unit starts it again; 3 for
         // damage). What the webhook acknowledged meanwhile is durable.
