@@ -401,7 +401,7 @@ struct DamageTests {
         #expect(copy.run("ingest", copy.directory.file("bad.jsonl")).exitCode == .failure)
         let segment = try copy.firstSegment(of: "quarantine")
         #expect(copy.run("verify").exitCode == .success)
-        try copy.flip(segment, at: 70)  // inside the first entry's frame, the second intact after it
+        try flipByte(in: segment, at: 70)  // inside the first entry's frame, the second intact after it
         let (code, output) = copy.run("verify", "--json")
         #expect(code == .corruption)
         let document = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
@@ -514,7 +514,7 @@ struct DamageTests {
         ledger.close()
         let segments = try FileManager.default.contentsOfDirectory(atPath: data + "/log").filter { $0.hasSuffix(".seg") }.sorted()
         try #require(segments.count >= 2)
-        try LedgerCopy.flip(data + "/log/" + segments[0], at: offset)
+        try flipByte(in: data + "/log/" + segments[0], at: offset)
         return (directory, data, tool)
     }
 
@@ -585,7 +585,7 @@ struct DamageTests {
         let copy = try LedgerCopy()
         let (healthy, _) = copy.run("head", "--json")
         #expect(healthy == .success)
-        try copy.flip(try copy.firstSegment(of: "evidence"), at: 70)
+        try flipByte(in: try copy.firstSegment(of: "evidence"), at: 70)
         let (code, output) = copy.run("head", "--json")
         #expect(code == .corruption)
         #expect(output.isEmpty)
@@ -595,7 +595,7 @@ struct DamageTests {
     @Test("a backup that meets damage exits 3 with its JSON, and its copy answers verify, reads and writes with exit 3, not as a healthy ledger")
     func failedBackup() throws {
         let copy = try LedgerCopy()
-        try copy.flip(try copy.firstSegment(of: "log"), at: 70)
+        try flipByte(in: try copy.firstSegment(of: "log"), at: 70)
         let backup = copy.directory.file("backup")
         let (code, output) = copy.run("backup", "--to", backup, "--json")
         #expect(code == .corruption)
@@ -632,7 +632,7 @@ struct DamageTests {
     @Test("events --raw exits 3 when an event's evidence is damaged, instead of leaving signedPayload out")
     func eventsOverDamagedEvidence() throws {
         let copy = try LedgerCopy()
-        try copy.flip(try copy.firstSegment(of: "evidence"), at: 70)
+        try flipByte(in: try copy.firstSegment(of: "evidence"), at: 70)
         #expect(copy.run("events", "--format", "jsonl").exitCode == .success)  // the events themselves are intact
         #expect(copy.run("events", "--raw", "--format", "jsonl").exitCode == .corruption)
     }
@@ -640,7 +640,7 @@ struct DamageTests {
     @Test("events exits 3 on a damaged event record, not 1 with a position the user never passed")
     func eventsOverDamagedLog() throws {
         let copy = try LedgerCopy()
-        try copy.flip(try copy.firstSegment(of: "log"), at: 70)
+        try flipByte(in: try copy.firstSegment(of: "log"), at: 70)
         let (code, output) = copy.run("events", "--json")
         #expect(code == .corruption)
         #expect(output.isEmpty)
@@ -651,7 +651,7 @@ struct DamageTests {
         let copy = try LedgerCopy()
         let segment = try copy.firstSegment(of: "log")
         let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? UInt64)
-        try copy.flip(segment, at: size * 2 / 3)
+        try flipByte(in: segment, at: size * 2 / 3)
         // With the evidence, the events before the damage are more than the first chunk printed.
         let (code, output) = copy.run("events", "--json", "--raw")
         #expect(code == .corruption)

@@ -217,7 +217,7 @@ struct ExportTests {
         let before = try names.map { try Data(contentsOf: URL(fileURLWithPath: out + "/" + $0)) }
         let segment = try copy.firstSegment(of: "log")
         let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? UInt64)
-        try copy.flip(segment, at: size * 2 / 3)
+        try flipByte(in: segment, at: size * 2 / 3)
         #expect(copy.run("export", "--from", "2026-01-01", "--to", "2026-12-31", "--out", out).exitCode == .corruption)
         #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == names)
         #expect(try names.map { try Data(contentsOf: URL(fileURLWithPath: out + "/" + $0)) } == before)

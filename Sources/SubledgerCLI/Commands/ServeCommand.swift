@@ -66,13 +66,13 @@ enum ServeCommand: Command {
 
     /// Where an operator looks first, whether backups run: a timer never enabled, or stopped,
     /// showed nowhere. Nothing for a ledger that has stored nothing yet.
-    static func backupLine(_ data: DataDirectory, now: Int64 = WallTime.nowMillis()) -> String? {
+    static func backupLine(_ data: DataDirectory) -> String? {
         guard let backup = LastBackup.load(directory: data.path) else {
             guard FileIO.exists(data.log) else { return nil }
             return "serve: no backup of this ledger is noted as completed (a backup notes itself here since 2026-12-07): run `subledger backup --to DIR`, "
                 + "hourly with Tools/subledger-backup.timer; /metrics' subledger_backup_last_success_timestamp_seconds is its age"
         }
-        let hours = max(0, now - backup.completedAt) / 3_600_000
+        let hours = max(0, WallTime.nowMillis() - backup.completedAt) / 3_600_000
         let age = hours < 48 ? "\(hours) h" : "\(hours / 24) days"
         return "serve: the last backup completed \(UTCInstant.short(backup.completedAt)) UTC, \(age) ago, to \(backup.to)"
     }

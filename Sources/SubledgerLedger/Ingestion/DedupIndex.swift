@@ -115,22 +115,26 @@ final class DedupIndex: Sendable {
         opened: @escaping @Sendable ([HeaderKey: UInt64]) -> Void = { _ in }
     ) throws {
         self.path = path
-        let reason: RebuildReason
+        let (storage, recovery): (Storage, Recovery)
         switch try Self.open(path: path, eventLog: eventLog, evidenceLog: evidenceLog) {
-        case .caughtUp(let storage, let recovery):
-            opened(try storage.headerTable())
-            state = Mutex(State(storage: storage, recovery: recovery))
-            return
-        case .rebuild(let why):
-            reason = why
-        }
-        guard inBackground else {
-            let (storage, recovery) = try Self.build(path: path, because: reason, eventLog: eventLog, evidenceLog: evidenceLog)
-            opened(try storage.headerTable())
-            state = Mutex(State(storage: storage, recovery: recovery))
+        case .caughtUp(let caughtUp, let read):
+            (storage, recovery) = (caughtUp, read)
+        case .rebuild(let reason) where !inBackground:
+            (storage, recovery) = try Self.build(path: path, because: reason, eventLog: eventLog, evidenceLog: evidenceLog)
+        case .rebuild(let reason):
+            state = Mutex(State(recovery: Recovery(rebuilt: reason), unavailable: IngestionUnavailable(reason: reason.description)))
+            try buildInBackground(because: reason, eventLog: eventLog, evidenceLog: evidenceLog, opened: opened)
             return
         }
-        state = Mutex(State(recovery: Recovery(rebuilt: reason), unavailable: IngestionUnavailable(reason: reason.description)))
+        opened(try storage.headerTable())
+        state = Mutex(State(storage: storage, recovery: recovery))
+    }
+
+    /// Builds the index from the whole logs on the thread `dedup-build`, then opens it, unless it
+    /// was closed meanwhile; or keeps why the build failed.
+    private func buildInBackground(
+        because reason: RebuildReason, eventLog: LogReader, evidenceLog: LogReader, opened: @escaping @Sendable ([HeaderKey: UInt64]) -> Void
+    ) throws {
         building.enter()
         do {
             try PosixThread.spawn(name: "dedup-build") { [self] in

@@ -21,14 +21,4 @@ struct LedgerCopy {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.file("d/" + log)).filter { $0.hasSuffix(".seg") }.sorted()
         return directory.file("d/\(log)/\(names[0])")
     }
-
-    /// As `LedgerCopy.flip(_:at:)`, which also serves ledgers a test writes itself.
-    func flip(_ path: String, at offset: UInt64) throws {
-        try Self.flip(path, at: offset)
-    }
-
-    /// Inverts one byte of `path`, as a disk or a careless edit would.
-    static func flip(_ path: String, at offset: UInt64) throws {
-        try flipByte(in: path, at: offset)
-    }
 }
