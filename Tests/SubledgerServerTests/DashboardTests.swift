@@ -413,19 +413,19 @@ struct DashboardTests {
             let rows = try #require(try Self.json(fixture, "/v1/reports/revenue?from=\(from)&to=\(to)")["rows"] as? [[String: Any]])
             return Int64(rows.filter { $0["currency"] as? String == "USD" }.map { $0["net"] as! Int }.reduce(0, +))
         }
-        // 45 days by day, 24 of them had: the 45 before (from 1 January), cut to their first 24,
-        // which hold the sale of 3 January.
+        // 45 days by day, 23 whole ones had: the 45 before (from 1 January), cut to their first
+        // 23, which hold the sale of 3 January.
         let days = try page("period=custom&from=2026-02-15&to=2026-03-31")
-        #expect(days.contains("id=\"compared\">compared with 2026-01-01 to 2026-01-24</span>"), "\(days.prefix(2000))")
-        #expect(try Self.headline(days)["net"]?.previous == (try usdNet("2026-01-01", "2026-01-24")))
+        #expect(days.contains("id=\"compared\">compared with 2026-01-01 to 2026-01-23</span>"), "\(days.prefix(2000))")
+        #expect(try Self.headline(days)["net"]?.previous == (try usdNet("2026-01-01", "2026-01-23")))
         #expect(try Self.headline(days)["net"]?.previous == 9990)
         // Widened to February to April: the three months before, cut at the same day of the month.
         let months = try page("period=custom&from=2026-02-01&to=2026-04-30")
-        #expect(months.contains("id=\"compared\">compared with 2025-11-01 to 2025-12-10</span>"), "\(months.prefix(2000))")
-        // This month on its 10th: 1 to 10 February.
+        #expect(months.contains("id=\"compared\">compared with 2025-11-01 to 2025-12-09</span>"), "\(months.prefix(2000))")
+        // This month on its 10th: its 9 whole days against 1 to 9 February.
         let month = try page("period=month")
-        #expect(month.contains("id=\"compared\">compared with 2026-02-01 to 2026-02-10</span>"), "\(month.prefix(2000))")
-        #expect(try Self.headline(month)["net"]?.previous == (try usdNet("2026-02-01", "2026-02-10")))
+        #expect(month.contains("id=\"compared\">compared with 2026-02-01 to 2026-02-09</span>"), "\(month.prefix(2000))")
+        #expect(try Self.headline(month)["net"]?.previous == (try usdNet("2026-02-01", "2026-02-09")))
 
         let future = try page("period=custom&from=2026-04-01&to=2026-04-15")
         #expect(future.contains("id=\"not-begun\""))
@@ -434,6 +434,51 @@ struct DashboardTests {
         #expect(at == "2026-03-10T12:00:00.000Z", "the summary is at now, not at a bucket that has not begun")
         let mrrNow = try #require(try Self.json(fixture, "/v1/reports/mrr?at=2026-03-10T12:00:00.000Z")["rows"] as? [[String: Any]])
         #expect(future.contains("data-metric=\"mrr\" data-currency=\"USD\" data-at=\"\(at)\" data-value=\"\(mrrNow.first { $0["currency"] as? String == "USD" }?["mrr"] as? Int ?? -1)\""))
+    }
+
+    @Test("a period that holds today counts revenue over whole days, as churn, says what today has taken so far, and compares MRR now with the same time of the matching day")
+    func todayIsNotCountedAgainstAWholeDay() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        // A subscription bought at 18:00 on 20 February: in MRR at that day's end, not at 06:00.
+        let evening = Self.january + 50 * Self.day + 18 * 3_600_000
+        let transaction = fixture.fixtures.transaction(transactionId: "2000000000000105", purchaseDate: evening, price: 2990)
+        #expect(try fixture.post(fixture.fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixture.fixtures.renewalInfo(for: transaction)).webhookBody).status == 200)
+        func page(now: Int64) throws -> String {
+            try fixture.server.ledger.read { reader in
+                try Dashboard(reader: reader, query: QueryParameters(decoding: "period=month&currency=USD"), now: now).render(customerId: nil)
+            }
+        }
+        func usd(_ target: String, _ field: String) throws -> Int64 {
+            let rows = try #require(try Self.json(fixture, target)["rows"] as? [[String: Any]])
+            return Int64(rows.filter { $0["currency"] as? String == "USD" }.map { $0[field] as! Int }.reduce(0, +))
+        }
+        // 7 March at noon: the 19.99 USD sale of 00:00 today is today's, not the six whole days'.
+        let march7 = try page(now: Self.january + 65 * Self.day + Self.day / 2)
+        let cards = try Self.headline(march7)
+        #expect(cards["net"]?.value == (try usd("/v1/reports/revenue?from=2026-03-01&to=2026-03-06", "net")))
+        #expect(cards["net"]?.value == 0)
+        #expect(cards["net"]?.previous == (try usd("/v1/reports/revenue?from=2026-02-01&to=2026-02-06", "net")))
+        #expect(cards["net"]?.previous == Int64(9990 + 4990))
+        #expect(march7.contains("data-metric=\"today-net\" data-currency=\"USD\" data-value=\"\(try usd("/v1/reports/revenue?from=2026-03-07&to=2026-03-07", "net"))\""))
+        #expect(march7.contains("data-metric=\"today-net\" data-currency=\"USD\" data-value=\"19990\""))
+        #expect(march7.contains("Today, 2026-03-07, is not over: new paid, churned and net revenue count the days through 2026-03-06, against the same days before."), "\(march7)")
+        #expect(march7.contains("id=\"compared\">compared with 2026-02-01 to 2026-02-06</span>"))
+
+        // 20 March at 06:00: MRR now against 20 February at 06:00, before the evening's purchase.
+        let march20 = try page(now: Self.january + 78 * Self.day + 6 * 3_600_000)
+        let mrr = try #require(try Self.headline(march20)["mrr"])
+        #expect(mrr.previous == (try usd("/v1/reports/mrr?at=2026-02-20T06:00:00.000Z", "mrr")))
+        #expect(mrr.previous != (try usd("/v1/reports/mrr?at=2026-02-20T23:59:59.999Z", "mrr")), "the day's end holds the evening's purchase")
+        #expect(march20.contains("MRR and active subscriptions are now, against 2026-02-20 06:00 UTC."))
+
+        // 1 March at noon: no whole day has ended, so the counts and revenue compare nothing.
+        let march1 = try page(now: Self.january + 59 * Self.day + Self.day / 2)
+        let first = try Self.headline(march1)
+        #expect(first["net"] == nil && first["newPaid"] == nil && first["churned"] == nil, "no data-previous on them")
+        #expect(first["mrr"]?.previous == (try usd("/v1/reports/mrr?at=2026-02-01T12:00:00.000Z", "mrr")))
+        #expect(march1.contains("id=\"compared\">compared with 2026-02-01 12:00 UTC</span>"), "\(march1.prefix(2000))")
+        #expect(march1.contains("count whole days, and none of this period has ended."))
     }
 
     @Test("the cohort CSV link asks the route for what the page shows: a period in the past is measured at its end, with at=")

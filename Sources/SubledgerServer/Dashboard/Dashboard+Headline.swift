@@ -13,11 +13,12 @@ extension Dashboard {
     func headlineSection() -> String {
         let zero = MRRRow(currency: currency)
         let now = latest.row ?? zero
-        func net(_ report: RevenueReport) -> Int64 { report.rows.filter { $0.currency == currency }.reduce(0) { $0 + $1.net } }
+        func net(_ rows: [RevenueRow]) -> Int64 { rows.filter { $0.currency == currency }.reduce(0) { $0 + $1.net } }
         func sum(_ report: ChurnReport, _ field: KeyPath<ChurnRow, Int>) -> Int64 { Int64(report.rows.reduce(0) { $0 + $1[keyPath: field] }) }
         var html = "<section id=\"headline\"><h2>\(escape(period.preset.label)): \(period.first) to \(period.last) UTC"
         if let previous {
-            html += " <span class=\"muted\" id=\"compared\">compared with \(previous.first) to \(previous.last)</span></h2>"
+            let compared = previous.hasWholeDays ? "\(previous.first) to \(previous.last)" : "\(UTCInstant.short(previous.at)) UTC"
+            html += " <span class=\"muted\" id=\"compared\">compared with \(compared)</span></h2>"
         } else {
             html += "</h2><p class=\"notice\" id=\"not-begun\">This period has not begun (today is \(UTCDay(containing: self.now))): nothing is recorded in it yet; MRR and active subscriptions are at \(escape(UTCInstant.short(latest.at))) UTC.</p>"
         }
@@ -49,10 +50,20 @@ extension Dashboard {
         let before = previous.map { $0.mrr ?? zero }
         html += headline("MRR", "mrr", now.mrr, before?.mrr, money: true, higherIsBetter: true)
         html += headline("Active subscriptions", "activeSubscriptions", Int64(now.activeSubscriptions), before.map { Int64($0.activeSubscriptions) }, money: false, higherIsBetter: true)
-        html += headline("New paid", "newPaid", sum(headlineChurn, \.newPaid), previous.map { sum($0.churn, \.newPaid) }, money: false, higherIsBetter: true)
-        html += headline("Churned", "churned", sum(headlineChurn, \.churned), previous.map { sum($0.churn, \.churned) }, money: false, higherIsBetter: false)
-        html += headline("Net revenue", "net", net(revenue), previous.map { net($0.revenue) }, money: true, higherIsBetter: true)
-        html += "</div><p class=\"muted\" id=\"definitions\">MRR: the monthly value of the paid subscriptions entitled now (free trials and family sharing left out; a year counts a twelfth). "
+        // Counts and revenue of a period that began today have no whole day to compare.
+        let days = previous.flatMap { $0.hasWholeDays ? $0 : nil }
+        html += headline("New paid", "newPaid", sum(headlineChurn, \.newPaid), days.map { sum($0.churn, \.newPaid) }, money: false, higherIsBetter: true)
+        html += headline("Churned", "churned", sum(headlineChurn, \.churned), days.map { sum($0.churn, \.churned) }, money: false, higherIsBetter: false)
+        html += headline("Net revenue", "net", net(headlineRevenue), days.map { net($0.revenue) }, money: true, higherIsBetter: true)
+        html += "</div>"
+        if let soFarToday, let previous {
+            let counted = previous.hasWholeDays ? "count the days through \(UTCDay(number: soFarToday.day.number - 1)), against the same days before" : "count whole days, and none of this period has ended"
+            let value = net(soFarToday.revenue)
+            html += "<p class=\"muted\" id=\"today\">Today, \(soFarToday.day), is not over: new paid, churned and net revenue \(counted). Net revenue so far today: "
+            html += "<span data-metric=\"today-net\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\">\(escape(Money(milliunits: value, currency: currency).formatted))</span>. "
+            html += "MRR and active subscriptions are now, against \(escape(UTCInstant.short(previous.at))) UTC.</p>"
+        }
+        html += "<p class=\"muted\" id=\"definitions\">MRR: the monthly value of the paid subscriptions entitled now (free trials and family sharing left out; a year counts a twelfth). "
         html += "Net revenue: sales less refunds, before Apple's commission. Proceeds (under Revenue) estimate what Apple pays: 70 % of net, 85 % after a subscriber's first paid year or under the Small Business Program, tax not taken out.</p>"
         return html + "</section>"
     }

@@ -47,18 +47,29 @@ struct Dashboard {
     /// churn` counts it (a period across two months is two rows). Summed by day, a lapse and its
     /// return inside a month (every billing-retry recovery) counted as churned.
     let headlineChurn: ChurnReport
-    /// The period before, for the headline's changes, over as many days from its start as this
-    /// period has had: one that ends in the future is compared with the same days before it,
-    /// not with a whole period. Nil while this one has not begun: nothing to compare.
+    /// The headline's net revenue: the period's, over whole days. A period that holds today
+    /// counts through yesterday, as churn does; today so far is `soFarToday`.
+    let headlineRevenue: [RevenueRow]
+    /// Today so far, when the period holds today: said beside the headline, not in it. Counted
+    /// in it, a few hours of today were compared with the whole matching day before, and the
+    /// change of net revenue read as a fall every morning.
+    let soFarToday: (day: UTCDay, revenue: [RevenueRow])?
+    /// The period before, for the headline's changes, over as many whole days from its start as
+    /// this period has had, and MRR at the matching instant: one that holds today is compared
+    /// with the same days before it, not with a whole period. Nil while this one has not begun:
+    /// nothing to compare.
     let previous: Comparison?
 
     struct Comparison {
         let first: UTCDay
+        /// The last whole day compared: before `first` when the period began today.
         let last: UTCDay
         let mrr: MRRRow?
         let at: Int64
-        let revenue: RevenueReport
+        let revenue: [RevenueRow]
         let churn: ChurnReport
+
+        var hasWholeDays: Bool { last >= first }
     }
 
     /// Set with `?in=CUR` when the server has rates: every amount converted into CUR.
@@ -144,6 +155,9 @@ struct Dashboard {
             let report = try projection.revenue(from: first, to: last, by: period.granularity, smallBusiness: reader.configuration.smallBusiness, scope: scope)
             return try conversion.map { try report.converted(into: currency, rates: $0) } ?? report
         }
+        func revenueRows(_ first: UTCDay, _ last: UTCDay) throws -> [RevenueRow] {
+            first <= last ? try revenueReport(first, last).rows : []
+        }
         // At the instants `report mrr --from --to` takes, which the charts' CSV links ask for. A
         // bucket that has not begun has no MRR: today's, drawn across the future, read as a plan.
         let instants = MRRQuery.Series(from: period.first, to: period.last, by: period.granularity).instants(now: now)
@@ -160,18 +174,28 @@ struct Dashboard {
         cohortsMeasuredAt = min(now, UTCCalendar.start(ofDay: period.last.number + 1))
         cohorts = try projection.cohorts(from: period.months.first, to: period.months.last, now: cohortsMeasuredAt, scope: scope)
         headlineChurn = period.granularity == .month ? churn : try projection.churn(from: period.first, to: period.last, by: .month, scope: scope, now: now)
-        if period.first.number > today.number {
+        let holdsToday = period.first <= today && today <= period.last
+        let yesterday = UTCDay(number: today.number - 1)
+        headlineRevenue = holdsToday ? try revenueRows(period.first, yesterday) : revenue.rows
+        soFarToday = holdsToday ? (today, try revenueReport(today, today).rows) : nil
+        if period.first > today {
             previous = nil
         } else {
-            // Revenue and MRR run through today, churn through yesterday (whole days): the period
-            // before is cut at the matching days, or the headline compared a few days with a
-            // whole period (and 29 days of churn with 30, nothing with a day on the 1st).
-            let last = period.previousDay(matching: min(period.last, today))
-            let churnLast = period.last >= today ? period.previousDay(matching: UTCDay(number: today.number - 1)) : period.previousLast
-            let at = DashboardPeriod.end(of: last, now: now)
+            // Counts and revenue over whole days, through yesterday while the period holds
+            // today; MRR now against the same time of the matching day. The period before is cut
+            // at the matching days, or the headline compared a few days with a whole period (and
+            // 29 days of churn with 30, nothing with a day on the 1st).
+            let last = holdsToday ? period.previousDay(matching: yesterday) : period.previousLast
+            let at: Int64
+            if holdsToday {
+                let matching = period.previousDay(matching: today)
+                at = min(matching.start + (now - today.start), matching.lastInstant)
+            } else {
+                at = DashboardPeriod.end(of: last, now: now)
+            }
             previous = Comparison(
-                first: period.previousFirst, last: last, mrr: try mrrRow(at: at), at: at, revenue: try revenueReport(period.previousFirst, last),
-                churn: try projection.churn(from: period.previousFirst, to: churnLast, by: .month, scope: scope, now: now))
+                first: period.previousFirst, last: last, mrr: try mrrRow(at: at), at: at, revenue: try revenueRows(period.previousFirst, last),
+                churn: try projection.churn(from: period.previousFirst, to: last, by: .month, scope: scope, now: now))
         }
         // The page's environment: on a Sandbox page, a customer with Production too showed no
         // entitlements beside an active Sandbox subscription, and their Production events.
