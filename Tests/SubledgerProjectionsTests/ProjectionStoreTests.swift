@@ -353,7 +353,7 @@ struct ProjectionStoreTests {
         #expect(throws: Never.self) { try LMDBFileSeal.check(store.snapshotPath) }
     }
 
-    @Test("a rebuild switches CURRENT to a new database and keeps only the previous one besides it")
+    @Test("a rebuild switches CURRENT to a new database and removes the one it replaced once this store has closed it: a ledger at rest holds one database")
     func switching() throws {
         let data = try DataDirectory()
         try data.append(MarchScenario().events)
@@ -363,8 +363,26 @@ struct ProjectionStoreTests {
         #expect(try data.current() == "snapshot-2")
         try store.rebuild()
         #expect(try data.current() == "snapshot-3")
-        #expect(try data.entries() == ["CURRENT", "snapshot-2", "snapshot-3"])
+        #expect(try data.entries() == ["CURRENT", "snapshot-3"])
         #expect(store.snapshotPath == data.projections + "/snapshot-3")
+    }
+
+    @Test("subledger rebuild leaves one database at rest: the one it replaced is removed at the switch, unless a store has it open, which keeps answering until the next rebuild removes it")
+    func rebuildLeavesOneDatabase() throws {
+        let events = MarchScenario().events
+        let data = try DataDirectory()
+        try data.append(events)
+        _ = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        _ = try ProjectionStore.rebuild(directory: data.projections, logDirectory: data.log, settings: RollupSettings())
+        #expect(try data.entries() == ["CURRENT", "snapshot-2"])
+        var reading: ProjectionStore? = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        _ = try ProjectionStore.rebuild(directory: data.projections, logDirectory: data.log, settings: RollupSettings())
+        #expect(try data.entries() == ["CURRENT", "snapshot-2", "snapshot-3"])
+        let answers = try #require(reading).reader.materialized()
+        #expect(Answers(answers, ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
+        reading = nil
+        _ = try ProjectionStore.rebuild(directory: data.projections, logDirectory: data.log, settings: RollupSettings())
+        #expect(try data.entries() == ["CURRENT", "snapshot-4"])
     }
 
     @Test("files beside the snapshots that only look like them (an LMDB tool's lock file) neither fail a rebuild nor are removed")
@@ -379,7 +397,7 @@ struct ProjectionStoreTests {
         try store.rebuild()
         try store.rebuild()
         #expect(try data.current() == "snapshot-3")
-        #expect(try data.entries() == ["CURRENT", "projections.new-1-lock", "snapshot-1-lock", "snapshot-2", "snapshot-3"])
+        #expect(try data.entries() == ["CURRENT", "projections.new-1-lock", "snapshot-1-lock", "snapshot-3"])
     }
 
     @Test("a snapshot written with another schema version is rebuilt from the log")
@@ -399,6 +417,7 @@ struct ProjectionStoreTests {
             let reopened = try ProjectionStore(directory: data.projections, logDirectory: data.log)
             #expect(reopened.opening == .rebuilt(.schemaChanged(stored: 999, current: ProjectionStore.schemaVersion)))
             #expect(try data.current() == "snapshot-2")
+            #expect(try data.entries() == ["CURRENT", "snapshot-2"], "the other version's database is removed at the switch: an upgrade leaves one")
             #expect(Answers(try reopened.reader.materialized(), ids: MarchScenario.ids) == Answers(TestLedger(events).projection, ids: MarchScenario.ids))
         }()
         #expect(try ProjectionStore(directory: data.projections, logDirectory: data.log).opening == .loaded)
@@ -550,7 +569,7 @@ struct ProjectionStoreTests {
 
         try reopened.rebuild()
         #expect(try data.current() == "snapshot-8")
-        #expect(try data.entries() == ["CURRENT", "snapshot-1", "snapshot-8"])
+        #expect(try data.entries() == ["CURRENT", "snapshot-8"])
     }
 
     @Test("a snapshot from another log is detected and rebuilt")

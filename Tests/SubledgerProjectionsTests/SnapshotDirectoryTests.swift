@@ -1,5 +1,6 @@
 import Foundation
 import SubledgerTestSupport
+import SubledgerLMDB
 import Testing
 @testable import SubledgerProjections
 
@@ -7,20 +8,64 @@ import Testing
 struct SnapshotDirectoryTests {
     struct WriteFailed: Error {}
 
-    @Test("a new snapshot is written beside the current one only: the one kept at the last switch is removed before the write begins, and the current one is kept after the switch")
+    @Test("a new snapshot is written beside the current one only, and the one it replaces is removed after the switch when no process has it open: a ledger at rest holds one")
     func writeNeedsRoomForTwo() throws {
         let directory = TemporaryDirectory()
         let snapshots = SnapshotDirectory(path: directory.file("projections"))
         func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: directory.file("projections")).sorted() }
         for _ in 0..<2 { _ = try snapshots.replace { path in try Data([1]).write(to: URL(fileURLWithPath: path + "/data.mdb")) } }
-        #expect(try names() == ["CURRENT", "snapshot-1", "snapshot-2"])
+        #expect(try names() == ["CURRENT", "snapshot-2"])
         var beside: [String] = []
         _ = try snapshots.replace { path in
             beside = try names()
             try Data([1]).write(to: URL(fileURLWithPath: path + "/data.mdb"))
         }
         #expect(beside == ["CURRENT", "projections.new-3", "snapshot-2"])
-        #expect(try names() == ["CURRENT", "snapshot-2", "snapshot-3"])
+        #expect(try names() == ["CURRENT", "snapshot-3"])
+    }
+
+    @Test("a snapshot a process has open is kept at the switch, under its name, and removed by the next write once closed")
+    func openSnapshotIsKept() throws {
+        let directory = TemporaryDirectory()
+        let snapshots = SnapshotDirectory(path: directory.file("projections"))
+        func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: directory.file("projections")).sorted() }
+        var environment: LMDBEnvironment?
+        let first = try snapshots.replace { path in _ = try LMDBEnvironment(path: path, mapSize: 1 << 20) }
+        environment = try LMDBEnvironment(path: first, mapSize: 1 << 20)
+        #expect(SnapshotDirectory.isOpen(first))
+        _ = try snapshots.replace { path in _ = try LMDBEnvironment(path: path, mapSize: 1 << 20) }
+        #expect(try names() == ["CURRENT", "snapshot-1", "snapshot-2"], "snapshot-1 is open in this process")
+        #expect(try environment?.read { _ in true } == true, "and still reads")
+        environment = nil
+        #expect(!SnapshotDirectory.isOpen(first))
+        _ = try snapshots.replace { path in _ = try LMDBEnvironment(path: path, mapSize: 1 << 20) }
+        #expect(try names() == ["CURRENT", "snapshot-3"])
+    }
+
+    @Test("a reader whose snapshot was switched and retired between reading CURRENT and opening it opens the one CURRENT names then; a failure with CURRENT unmoved is the failure")
+    func readerFollowsTheSwitch() throws {
+        let directory = TemporaryDirectory()
+        let snapshots = SnapshotDirectory(path: directory.file("projections"))
+        let first = try snapshots.replace { path in try Data([1]).write(to: URL(fileURLWithPath: path + "/data.mdb")) }
+        var tried: [String] = []
+        let opened = try snapshots.withCurrent { path in
+            tried.append(path)
+            if tried.count == 1 {
+                // Another process's rebuild, in the moment after this one read CURRENT.
+                _ = try snapshots.replace { path in try Data([2]).write(to: URL(fileURLWithPath: path + "/data.mdb")) }
+            }
+            return try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb"))
+        }
+        #expect(tried == [first, directory.file("projections") + "/snapshot-2"])
+        #expect(opened == Data([2]))
+        var calls = 0
+        #expect(throws: WriteFailed.self) {
+            _ = try snapshots.withCurrent { _ in
+                calls += 1
+                throw WriteFailed()
+            }
+        }
+        #expect(calls == 1)
     }
 
     @Test("a snapshot whose write fails (a full disk) is removed at once, giving its space back, and CURRENT still names the one before")

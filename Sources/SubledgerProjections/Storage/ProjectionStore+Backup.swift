@@ -12,12 +12,14 @@ extension ProjectionStore {
     /// The copy's checkpoint is never past the log's end at that moment, so a log copied after
     /// it holds everything it covers.
     public static func copyCurrent(from directory: String, to destination: String) throws -> Bool {
-        guard let path = try SnapshotDirectory(path: directory).current() else { return false }
-        // A sealed database is checked before LMDB maps it (LMDB may abort on a damaged page).
-        try LMDBFileSeal.check(path)
-        let source = try LMDBEnvironment(
-            path: path, mapSize: ProjectionDatabase.initialMapSize,
-            maxDatabases: ProjectionDatabase.databaseNames.count, options: [.readOnly])
+        let opened = try SnapshotDirectory(path: directory).withCurrent { path in
+            // A sealed database is checked before LMDB maps it (LMDB may abort on a damaged page).
+            try LMDBFileSeal.check(path)
+            return try LMDBEnvironment(
+                path: path, mapSize: ProjectionDatabase.initialMapSize,
+                maxDatabases: ProjectionDatabase.databaseNames.count, options: [.readOnly])
+        }
+        guard let source = opened else { return false }
         _ = try SnapshotDirectory(path: destination).replace { copy in
             try source.copy(to: copy, compact: true)
             try SnapshotDirectory(path: destination).syncPath(copy + "/data.mdb", directory: false)

@@ -53,12 +53,13 @@ struct SnapshotCounts {
     /// otherwise. `subledger rebuild` is what a user runs when opening that database fails, so
     /// it reads nothing an unsealed one might hold damaged.
     init?(current directory: String) {
-        guard let path = try? SnapshotDirectory(path: directory).current(), LMDBFileSeal.isSealed(path),
-            let database = try? ProjectionDatabase(path: path, readOnly: true),
-            let (header, timelines) = try? database.environment.read({ txn in
-                (try database.header(txn), try txn.entryCount(in: database.timelines))
-            })
-        else { return nil }
+        struct Unsealed: Error {}
+        let counts = try? SnapshotDirectory(path: directory).withCurrent { path in
+            guard LMDBFileSeal.isSealed(path) else { throw Unsealed() }
+            let database = try ProjectionDatabase(path: path, readOnly: true)
+            return try database.environment.read { txn in (try database.header(txn), try txn.entryCount(in: database.timelines)) }
+        }
+        guard let (header, timelines) = counts ?? nil else { return nil }
         self.init(timelines: timelines, events: header.events, checkpoint: header.checkpoint)
     }
 

@@ -175,16 +175,17 @@ public final class ProjectionStore {
     private static func openCurrent(
         directory: String
     ) throws -> OpenedDatabase? {
-        guard let path = try SnapshotDirectory(path: directory).current() else { return nil }
-        // Opening would create an empty environment there, left behind beside the rebuild.
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
-            throw SnapshotDamage("CURRENT names \(path), which is not there")
+        try SnapshotDirectory(path: directory).withCurrent { path in
+            // Opening would create an empty environment there, left behind beside the rebuild.
+            var status = stat()
+            guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+                throw SnapshotDamage("CURRENT names \(path), which is not there")
+            }
+            // Before LMDB maps a page: LMDB has no page checksums and may abort on a damaged one.
+            try LMDBFileSeal.check(path)
+            let (database, strings, header) = try open(path)
+            return (database, path, strings, header)
         }
-        // Before LMDB maps a page: LMDB has no page checksums and may abort on a damaged one.
-        try LMDBFileSeal.check(path)
-        let (database, strings, header) = try open(path)
-        return (database, path, strings, header)
     }
 
     /// The database at `path`, opened to fold into, with its strings and header.
@@ -271,9 +272,15 @@ public final class ProjectionStore {
             directory: directory, logDirectory: logDirectory, settings: settings, strategy: strategy, reason: reason, inUse: inUse,
             observer: observer, end: end
         ).run()
+        let replaced = snapshotPath
         (database, snapshotPath, strings, header) = built.opened
         published = PublishedStrings(strings)
         unsealed = false
+        // The switch kept the database this store had open; closed now unless a reader still
+        // holds it, and then removed.
+        if replaced != snapshotPath, replaced.hasPrefix(directory + "/") {
+            SnapshotDirectory(path: directory).retire(String(replaced.dropFirst(directory.count + 1)))
+        }
         return built.summary
     }
 

@@ -14,9 +14,9 @@ import SubledgerLMDB
 /// switch to it (written to `CURRENT.tmp`, flushed, renamed over `CURRENT`, directory
 /// flushed). Readers keep the old snapshot until the switch; a crash at any step leaves
 /// `CURRENT` naming a complete snapshot, and the leftovers are removed by the next write.
-/// The snapshot that was current before the switch is kept (a reader in another process may
-/// have just opened it) until the next write begins, which removes it before writing: so a
-/// rebuild needs room for two databases, not three.
+/// The snapshot that was current before the switch is removed after it unless a process has
+/// it open (`retire`); one still open is removed when the next write begins. So a ledger at rest
+/// holds one database, and a rebuild needs room for two.
 ///
 /// One process writes snapshots at a time (the one that holds the log's writer lock).
 struct SnapshotDirectory {
@@ -24,11 +24,27 @@ struct SnapshotDirectory {
     static let pointerName = "CURRENT"
     static let snapshotPrefix = "snapshot-"
     static let inProgressPrefix = "projections.new-"
+    static let retiredPrefix = "retired-"
 
     /// The snapshot `CURRENT` names, as a path; nil when there is none.
     func current() throws(ProjectionError) -> String? {
         guard let name = try readPointer() else { return nil }
         return path + "/" + name
+    }
+
+    /// `body` given the snapshot `CURRENT` names; when it fails and `CURRENT` has moved since,
+    /// `body` again with the one named now. A rebuild in another process may switch and retire
+    /// the snapshot between the read and the open, which then finds no such directory. Nil when
+    /// there is none.
+    func withCurrent<Result>(_ body: (String) throws -> Result) throws -> Result? {
+        var named = try current()
+        while let snapshot = named {
+            do { return try body(snapshot) } catch {
+                named = try current()
+                guard named != snapshot else { throw error }
+            }
+        }
+        return nil
     }
 
     /// Writes a new snapshot with `write` (given the directory to write into) and switches
@@ -38,10 +54,12 @@ struct SnapshotDirectory {
         let entries = try list()
         let previous = try readPointer()
         for entry in entries where entry.hasPrefix(Self.inProgressPrefix) && isDirectory(entry) { try removeTree(path + "/" + entry) }
-        // The snapshot kept at the last switch, which a reader would have opened long since. Left
-        // if it cannot be removed (another user's): failing here failed every rebuild on open,
-        // where after the switch it did not hold the new database back.
-        for entry in entries where entry.hasPrefix(Self.snapshotPrefix) && entry != previous && isDirectory(entry) { try? removeTree(path + "/" + entry) }
+        // A snapshot kept at the last switch because it was open, which its reader would have
+        // left long since. Left if it cannot be removed (another user's): failing here failed
+        // every rebuild on open, where after the switch it did not hold the new database back.
+        for entry in entries where (entry.hasPrefix(Self.snapshotPrefix) && entry != previous || entry.hasPrefix(Self.retiredPrefix)) && isDirectory(entry) {
+            try? removeTree(path + "/" + entry)
+        }
         let number = entries.compactMap(Self.number(of:)).max().map { $0 + 1 } ?? 1
         let inProgress = path + "/" + Self.inProgressPrefix + String(number)
         let name = Self.snapshotPrefix + String(number)
@@ -58,7 +76,46 @@ struct SnapshotDirectory {
         try move(inProgress, to: path + "/" + name)
         try syncPath(path, directory: true)
         try writePointer(name)
+        if let previous { retire(previous) }
         return path + "/" + name
+    }
+
+    /// Removes `name`, a snapshot `CURRENT` no longer names, unless a process has it open. It
+    /// is renamed first, so that a reader that read `CURRENT` before the switch finds no such
+    /// directory and reads `CURRENT` again (`withCurrent`); LMDB takes its lock before it opens
+    /// the data file, so a reader that the check missed fails that open. Kept where it is while
+    /// open, or when that cannot be told; the next write removes it.
+    func retire(_ name: String) {
+        let snapshot = path + "/" + name
+        guard name.hasPrefix(Self.snapshotPrefix), !Self.isOpen(snapshot) else { return }
+        let retired = path + "/" + Self.retiredPrefix + name.dropFirst(Self.snapshotPrefix.count)
+        guard rename(snapshot, retired) == 0 else { return }
+        // Opened between the check and the rename: its reader may go on by its path.
+        if Self.isOpen(retired) {
+            _ = rename(retired, snapshot)
+            return
+        }
+        try? removeTree(retired)
+    }
+
+    /// Whether a process (this one included) has the LMDB environment in `snapshot` open: LMDB
+    /// holds a POSIX lock on its lock file for as long as it is open, which `/proc/locks` lists
+    /// by inode. True when that cannot be read. An environment never opened has no lock file.
+    static func isOpen(_ snapshot: String) -> Bool {
+        var status = stat()
+        guard stat(snapshot + "/lock.mdb", &status) == 0 else { return errno != ENOENT }
+        guard let locks = readProcessFile("/proc/locks") else { return true }
+        // `1: POSIX  ADVISORY  READ 11619 fe:00:5415441 0 0`: device and inode are the field
+        // with two colons (a waiter's line has one more field before it). The inode alone is
+        // compared: the device's numbering differs on some file systems, and a match that is
+        // another file's only keeps a snapshot a rebuild longer.
+        let inode = Substring(String(status.st_ino))
+        for line in String(decoding: locks, as: UTF8.self).split(separator: "\n") {
+            for field in line.split(separator: " ") where field.lazy.filter({ $0 == ":" }).count == 2 {
+                if field.split(separator: ":").last == inode { return true }
+            }
+        }
+        return false
     }
 
     /// Whether `entry` is a directory: snapshots and rebuilds in progress are. Files are left
