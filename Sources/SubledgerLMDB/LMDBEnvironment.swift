@@ -70,15 +70,18 @@ public final class LMDBEnvironment: @unchecked Sendable {
     ///     Rounded up to the page size.
     ///   - maxDatabases: the most named databases the environment can hold.
     ///   - maxReaders: the most read transactions open at once, across processes.
+    ///   - createDirectory: whether a missing directory is created; false to open an environment
+    ///     that must exist, whose directory another process may have renamed away.
     public init(
         path: String,
         mapSize: Int = 1 << 30,
         maxDatabases: Int = 16,
         maxReaders: Int = 126,
-        options: Options = []
+        options: Options = [],
+        createDirectory: Bool = true
     ) throws {
         let context = "open LMDB environment at \(path)"
-        let registeredPath = try Self.prepare(path: path, options: options, context: context)
+        let registeredPath = try Self.prepare(path: path, options: options, createDirectory: createDirectory, context: context)
         if !options.contains(.readOnly) { try Self.allocateLockFile(path: path, options: options, readers: maxReaders, context: context) }
         try openPaths.withLock { paths in
             guard paths.insert(registeredPath).inserted else {
@@ -247,10 +250,10 @@ private let openPaths = Mutex<Set<String>>([])
 extension LMDBEnvironment {
     /// Creates the directory that will hold the files and returns the canonical path that
     /// identifies the environment in this process.
-    private static func prepare(path: String, options: Options, context: String) throws -> String {
+    private static func prepare(path: String, options: Options, createDirectory: Bool, context: String) throws -> String {
         let noSubdirectory = options.contains(.noSubdirectory)
         let directory = noSubdirectory ? DirectoryPath.parent(of: path) : path
-        if !options.contains(.readOnly) {
+        if createDirectory, !options.contains(.readOnly) {
             try makeDirectories(directory, context: context)
         }
         guard let resolved = realpath(directory, nil) else {
@@ -262,6 +265,35 @@ extension LMDBEnvironment {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return canonical == "/" ? "/" + name : canonical + "/" + name
     }
+
+    /// Whether a process, this one included, has the environment in the directory `path` open.
+    /// LMDB holds a shared POSIX lock on the first byte of its lock file for as long as an
+    /// environment is open; an open file description lock asked for over it (`F_OFD_GETLK`)
+    /// meets it, whichever process, PID namespace or container holds it. True when that cannot
+    /// be told; false for an environment without a lock file (never opened, or a backup's copy).
+    public static func isOpen(path: String) -> Bool {
+        // This process's own are known without opening the lock file: closing it again would
+        // drop every POSIX lock this process holds on it, LMDB's included.
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            let canonical = String(cString: resolved)
+            if openPaths.withLock({ $0.contains(canonical) }) { return true }
+        }
+        let fd = open(path + "/lock.mdb", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return errno != ENOENT }
+        defer { close(fd) }
+        var probe = flock()
+        probe.l_type = Int16(F_WRLCK)
+        probe.l_whence = Int16(SEEK_SET)
+        probe.l_start = 0
+        probe.l_len = 1
+        guard fcntl(fd, openFileDescriptionGetLock, &probe) == 0 else { return true }
+        return probe.l_type != Int16(F_UNLCK)
+    }
+
+    /// `F_OFD_GETLK` (Linux 3.15), which Glibc's module leaves out: its header defines it only
+    /// under `_GNU_SOURCE`. The same number on every Linux architecture.
+    private static let openFileDescriptionGetLock: Int32 = 36
 
     /// Creates LMDB's lock file with its blocks allocated, when there is none yet. LMDB sizes a
     /// new one with `ftruncate`, which allocates nothing, and writes reader slots through a map

@@ -342,8 +342,11 @@ final class ProjectionFollower: Sendable {
         let (summary, resumed) = try folding.sync {
             try store.withLock { store in
                 guard let store else { throw refusal }
+                let replaced = store.snapshotPath
                 let summary = try store.rebuild()
                 let resumed = committed(store)
+                // The reader published until now held the database replaced.
+                store.retire(replaced: replaced)
                 lastFlush.withLock { $0 = (store.eventsFolded, .now) }
                 return (summary, resumed)
             }

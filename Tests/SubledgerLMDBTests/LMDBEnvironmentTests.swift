@@ -250,4 +250,42 @@ struct LMDBEnvironmentTests {
             #expect(try env.read { try $0.entryCount(in: small) } == 2)
         }
     }
+
+    @Test("an environment is open while a process has it open, this one or another (LMDB's own mdb_load, waiting for its input), and not once it has closed or exited; one never opened is not")
+    func openInAnyProcess() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("env")
+            #expect(!LMDBEnvironment.isOpen(path: path))
+            try withExtendedLifetime(LMDBEnvironment(path: path, mapSize: 1 << 20)) { _ in
+                #expect(LMDBEnvironment.isOpen(path: path))
+            }
+            #expect(!LMDBEnvironment.isOpen(path: path))
+
+            let load = Process()
+            load.executableURL = URL(fileURLWithPath: "/usr/bin/mdb_load")
+            load.arguments = ["-s", "probe", path]
+            let input = Pipe()
+            load.standardInput = input
+            try load.run()
+            // It opens the environment once it has read the header, then waits for the data.
+            input.fileHandleForWriting.write(Data("VERSION=3\nformat=bytevalue\ntype=btree\nHEADER=END\n".utf8))
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !LMDBEnvironment.isOpen(path: path), ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(LMDBEnvironment.isOpen(path: path), "open in mdb_load")
+            input.fileHandleForWriting.write(Data(" 01\n 02\nDATA=END\n".utf8))
+            try input.fileHandleForWriting.close()
+            load.waitUntilExit()
+            #expect(load.terminationStatus == 0)
+            #expect(!LMDBEnvironment.isOpen(path: path))
+        }
+    }
+
+    @Test("an environment that must exist is not made anew: without createDirectory a missing directory fails the open and is not created")
+    func existingOnly() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("gone")
+            #expect(throws: LMDBError.self) { try LMDBEnvironment(path: path, mapSize: 1 << 20, createDirectory: false) }
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
 }

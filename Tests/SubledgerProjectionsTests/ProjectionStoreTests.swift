@@ -375,6 +375,9 @@ struct ProjectionStoreTests {
         _ = try ProjectionStore(directory: data.projections, logDirectory: data.log)
         _ = try ProjectionStore.rebuild(directory: data.projections, logDirectory: data.log, settings: RollupSettings())
         #expect(try data.entries() == ["CURRENT", "snapshot-2"])
+        // A reader that read CURRENT before the switch: the old name is not made again.
+        #expect(throws: (any Error).self) { try ProjectionDatabase(path: data.projections + "/snapshot-1", readOnly: false) }
+        #expect(try data.entries() == ["CURRENT", "snapshot-2"])
         var reading: ProjectionStore? = try ProjectionStore(directory: data.projections, logDirectory: data.log)
         _ = try ProjectionStore.rebuild(directory: data.projections, logDirectory: data.log, settings: RollupSettings())
         #expect(try data.entries() == ["CURRENT", "snapshot-2", "snapshot-3"])

@@ -24,7 +24,7 @@ struct SnapshotDirectoryTests {
         #expect(try names() == ["CURRENT", "snapshot-3"])
     }
 
-    @Test("a snapshot a process has open is kept at the switch, under its name, and removed by the next write once closed")
+    @Test("a snapshot a process has open is kept at the switch, under its name, and removed by the next write once closed, as is one a crash left renamed for removal")
     func openSnapshotIsKept() throws {
         let directory = TemporaryDirectory()
         let snapshots = SnapshotDirectory(path: directory.file("projections"))
@@ -32,12 +32,14 @@ struct SnapshotDirectoryTests {
         var environment: LMDBEnvironment?
         let first = try snapshots.replace { path in _ = try LMDBEnvironment(path: path, mapSize: 1 << 20) }
         environment = try LMDBEnvironment(path: first, mapSize: 1 << 20)
-        #expect(SnapshotDirectory.isOpen(first))
+        #expect(LMDBEnvironment.isOpen(path: first))
         _ = try snapshots.replace { path in _ = try LMDBEnvironment(path: path, mapSize: 1 << 20) }
         #expect(try names() == ["CURRENT", "snapshot-1", "snapshot-2"], "snapshot-1 is open in this process")
         #expect(try environment?.read { _ in true } == true, "and still reads")
         environment = nil
-        #expect(!SnapshotDirectory.isOpen(first))
+        #expect(!LMDBEnvironment.isOpen(path: first))
+        try FileManager.default.createDirectory(atPath: directory.file("projections/retired-1"), withIntermediateDirectories: false)
+        try Data([1]).write(to: URL(fileURLWithPath: directory.file("projections/retired-1/data.mdb")))
         _ = try snapshots.replace { path in _ = try LMDBEnvironment(path: path, mapSize: 1 << 20) }
         #expect(try names() == ["CURRENT", "snapshot-3"])
     }

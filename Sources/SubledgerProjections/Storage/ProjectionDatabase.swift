@@ -55,7 +55,9 @@ struct ProjectionDatabase: Sendable {
         let environment = try LMDBEnvironment(
             path: path, mapSize: readOnly || create ? Self.initialMapSize : Self.foldMapSize,
             maxDatabases: Self.databaseNames.count,
-            options: readOnly ? [.readOnly] : create ? [.noSync] : [.noSync, .writeMap])
+            options: readOnly ? [.readOnly] : create ? [.noSync] : [.noSync, .writeMap],
+            // A database that must exist is not made anew where a rebuild just renamed one away.
+            createDirectory: create)
         self.environment = environment
         let opened = try Self.databaseNames.map { try environment.openDatabase(named: $0, create: create) }
         (meta, strings, timelines, tokens, notifications, transactions, rollups, postings) =

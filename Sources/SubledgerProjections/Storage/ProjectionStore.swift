@@ -76,8 +76,13 @@ public final class ProjectionStore {
     /// Whether opening the database in use (in the projections `directory`) makes LMDB's lock
     /// file, which a backup does not copy: a database restored from one has none until opened.
     public static func openingMakesLockFile(directory: String) -> Bool {
-        guard let current = try? SnapshotDirectory(path: directory).current() else { return false }
-        return access(current + "/lock.mdb", F_OK) != 0
+        struct Retired: Error {}
+        let lacksLockFile = try? SnapshotDirectory(path: directory).withCurrent { current in
+            // Gone: a rebuild switched CURRENT and removed the one read.
+            guard access(current, F_OK) == 0 else { throw Retired() }
+            return access(current + "/lock.mdb", F_OK) != 0
+        }
+        return lacksLockFile ?? nil ?? false
     }
 
     /// Opens the projection kept in `directory` for the log in `logDirectory` and folds the log
@@ -276,12 +281,15 @@ public final class ProjectionStore {
         (database, snapshotPath, strings, header) = built.opened
         published = PublishedStrings(strings)
         unsealed = false
-        // The switch kept the database this store had open; closed now unless a reader still
-        // holds it, and then removed.
-        if replaced != snapshotPath, replaced.hasPrefix(directory + "/") {
-            SnapshotDirectory(path: directory).retire(String(replaced.dropFirst(directory.count + 1)))
-        }
+        retire(replaced: replaced)
         return built.summary
+    }
+
+    /// Removes the database at `path`, which this store used before a rebuild (the switch kept
+    /// it, open here), unless a process still has it open: a reader of this one holding it too.
+    public func retire(replaced path: String) {
+        guard path != snapshotPath, path.hasPrefix(directory + "/") else { return }
+        SnapshotDirectory(path: directory).retire(String(path.dropFirst(directory.count + 1)))
     }
 
     /// Folds the whole log in `logDirectory` into a fresh database in `directory` and switches to

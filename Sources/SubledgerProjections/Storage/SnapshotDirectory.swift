@@ -80,42 +80,24 @@ struct SnapshotDirectory {
         return path + "/" + name
     }
 
-    /// Removes `name`, a snapshot `CURRENT` no longer names, unless a process has it open. It
-    /// is renamed first, so that a reader that read `CURRENT` before the switch finds no such
-    /// directory and reads `CURRENT` again (`withCurrent`); LMDB takes its lock before it opens
-    /// the data file, so a reader that the check missed fails that open. Kept where it is while
-    /// open, or when that cannot be told; the next write removes it.
+    /// Removes `name`, a snapshot `CURRENT` no longer names, unless a process has it open
+    /// (`LMDBEnvironment.isOpen`). It is renamed first, so that a reader that read `CURRENT`
+    /// before the switch finds no such directory (opening a database that must exist creates
+    /// none) and reads `CURRENT` again (`withCurrent`). A reader that opened it between the check
+    /// and the rename is seen by a second check, and the name is put back. One the checks missed
+    /// fails to open the file it had not opened yet, or, having both, reads the database as it
+    /// was, which nothing writes any more. Kept where it is while open, or when that cannot be
+    /// told; the next write removes it.
     func retire(_ name: String) {
         let snapshot = path + "/" + name
-        guard name.hasPrefix(Self.snapshotPrefix), !Self.isOpen(snapshot) else { return }
+        guard name.hasPrefix(Self.snapshotPrefix), !LMDBEnvironment.isOpen(path: snapshot) else { return }
         let retired = path + "/" + Self.retiredPrefix + name.dropFirst(Self.snapshotPrefix.count)
         guard rename(snapshot, retired) == 0 else { return }
-        // Opened between the check and the rename: its reader may go on by its path.
-        if Self.isOpen(retired) {
+        if LMDBEnvironment.isOpen(path: retired) {
             _ = rename(retired, snapshot)
             return
         }
         try? removeTree(retired)
-    }
-
-    /// Whether a process (this one included) has the LMDB environment in `snapshot` open: LMDB
-    /// holds a POSIX lock on its lock file for as long as it is open, which `/proc/locks` lists
-    /// by inode. True when that cannot be read. An environment never opened has no lock file.
-    static func isOpen(_ snapshot: String) -> Bool {
-        var status = stat()
-        guard stat(snapshot + "/lock.mdb", &status) == 0 else { return errno != ENOENT }
-        guard let locks = readProcessFile("/proc/locks") else { return true }
-        // `1: POSIX  ADVISORY  READ 11619 fe:00:5415441 0 0`: device and inode are the field
-        // with two colons (a waiter's line has one more field before it). The inode alone is
-        // compared: the device's numbering differs on some file systems, and a match that is
-        // another file's only keeps a snapshot a rebuild longer.
-        let inode = Substring(String(status.st_ino))
-        for line in String(decoding: locks, as: UTF8.self).split(separator: "\n") {
-            for field in line.split(separator: " ") where field.lazy.filter({ $0 == ":" }).count == 2 {
-                if field.split(separator: ":").last == inode { return true }
-            }
-        }
-        return false
     }
 
     /// Whether `entry` is a directory: snapshots and rebuilds in progress are. Files are left
