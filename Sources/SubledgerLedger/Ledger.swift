@@ -94,7 +94,10 @@ public final class Ledger: Sendable {
                 rebuildingBefore: end)
         }
         do throws(ProjectionError) {
-            projections = ProjectionFollower(try open(rebuildObserver, !inBackground), flushEveryEvents: snapshotEveryEvents)
+            let store = try open(rebuildObserver, !inBackground)
+            // The log's writer lock is this process's: a database a rebuild kept open can go.
+            store.retireReplaced()
+            projections = ProjectionFollower(store, flushEveryEvents: snapshotEveryEvents)
         } catch {
             guard case .rebuildNeeded(let reason) = error.kind else { throw error }
             let index = pipeline.index

@@ -285,6 +285,12 @@ public final class ProjectionStore {
         return built.summary
     }
 
+    /// Removes the databases beside the one in use that a rebuild's switch kept because a process
+    /// had them open, those no process has open now. Call only holding the log's writer lock.
+    public func retireReplaced() {
+        SnapshotDirectory(path: directory).retireReplaced()
+    }
+
     /// Removes the database at `path`, which this store used before a rebuild (the switch kept
     /// it, open here), unless a process still has it open: a reader of this one holding it too.
     public func retire(replaced path: String) {

@@ -100,6 +100,21 @@ struct SnapshotDirectory {
         try? removeTree(retired)
     }
 
+    /// Retires, as `retire` does, each snapshot `CURRENT` does not name: one a switch kept open,
+    /// which would otherwise stay until the next rebuild. Only for the process that holds the
+    /// log's writer lock, which alone switches `CURRENT`: in another, a rebuild's new snapshot,
+    /// renamed into place a moment before `CURRENT` names it, would look left over.
+    func retireReplaced() {
+        guard let current = try? readPointer(), let entries = try? list() else { return }
+        for entry in entries where entry != current && isDirectory(entry) {
+            if entry.hasPrefix(Self.snapshotPrefix) {
+                retire(entry)
+            } else if entry.hasPrefix(Self.retiredPrefix), !LMDBEnvironment.isOpen(path: path + "/" + entry) {
+                try? removeTree(path + "/" + entry)
+            }
+        }
+    }
+
     /// Whether `entry` is a directory: snapshots and rebuilds in progress are. Files are left
     /// alone, e.g. the `snapshot-<n>-lock` that `mdb_stat -n` leaves beside a snapshot it was
     /// pointed at, which, removed as a snapshot, failed every rebuild after its switch.
