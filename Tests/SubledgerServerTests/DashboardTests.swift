@@ -387,6 +387,7 @@ struct DashboardTests {
         #expect(cards["net"]?.value == (try usd("/v1/reports/revenue?from=2026-02-01&to=2026-02-27", "net")))
         #expect(cards["net"]?.previous == (try usd("/v1/reports/revenue?from=2026-01-05&to=2026-01-31", "net")))
         #expect(cards["net"]?.value == Int64(9990 + 4990))
+        #expect(!html.contains("id=\"today\""), "a period in the past has no today")
         #expect(cards["net"]?.previous == Int64(0), "the only January sale was on the 3rd, before the 27 days compared")
         #expect(cards["newPaid"]?.value == (try usd("/v1/reports/churn?from=2026-02-01&to=2026-02-27", "newPaid")))
         #expect(html.contains("▲ (+14.98 USD) vs previous"), "the change of net revenue is shown")
@@ -416,15 +417,15 @@ struct DashboardTests {
         // 45 days by day, 23 whole ones had: the 45 before (from 1 January), cut to their first
         // 23, which hold the sale of 3 January.
         let days = try page("period=custom&from=2026-02-15&to=2026-03-31")
-        #expect(days.contains("id=\"compared\">compared with 2026-01-01 to 2026-01-23</span>"), "\(days.prefix(2000))")
+        #expect(days.contains("id=\"compared\">compared through 2026-03-09 with 2026-01-01 to 2026-01-23</span>"), "\(days.prefix(2000))")
         #expect(try Self.headline(days)["net"]?.previous == (try usdNet("2026-01-01", "2026-01-23")))
         #expect(try Self.headline(days)["net"]?.previous == 9990)
         // Widened to February to April: the three months before, cut at the same day of the month.
         let months = try page("period=custom&from=2026-02-01&to=2026-04-30")
-        #expect(months.contains("id=\"compared\">compared with 2025-11-01 to 2025-12-09</span>"), "\(months.prefix(2000))")
+        #expect(months.contains("id=\"compared\">compared through 2026-03-09 with 2025-11-01 to 2025-12-09</span>"), "\(months.prefix(2000))")
         // This month on its 10th: its 9 whole days against 1 to 9 February.
         let month = try page("period=month")
-        #expect(month.contains("id=\"compared\">compared with 2026-02-01 to 2026-02-09</span>"), "\(month.prefix(2000))")
+        #expect(month.contains("id=\"compared\">compared through 2026-03-09 with 2026-02-01 to 2026-02-09</span>"), "\(month.prefix(2000))")
         #expect(try Self.headline(month)["net"]?.previous == (try usdNet("2026-02-01", "2026-02-09")))
 
         let future = try page("period=custom&from=2026-04-01&to=2026-04-15")
@@ -462,8 +463,8 @@ struct DashboardTests {
         #expect(cards["net"]?.previous == Int64(9990 + 4990))
         #expect(march7.contains("data-metric=\"today-net\" data-currency=\"USD\" data-value=\"\(try usd("/v1/reports/revenue?from=2026-03-07&to=2026-03-07", "net"))\""))
         #expect(march7.contains("data-metric=\"today-net\" data-currency=\"USD\" data-value=\"19990\""))
-        #expect(march7.contains("Today, 2026-03-07, is not over: new paid, churned and net revenue count the days through 2026-03-06, against the same days before."), "\(march7)")
-        #expect(march7.contains("id=\"compared\">compared with 2026-02-01 to 2026-02-06</span>"))
+        #expect(march7.contains("Today, 2026-03-07, is not over: new paid, churned and net revenue count the days through 2026-03-06, against the matching days before."), "\(march7)")
+        #expect(march7.contains("id=\"compared\">compared through 2026-03-06 with 2026-02-01 to 2026-02-06</span>"))
 
         // 20 March at 06:00: MRR now against 20 February at 06:00, before the evening's purchase.
         let march20 = try page(now: Self.january + 78 * Self.day + 6 * 3_600_000)
@@ -471,11 +472,16 @@ struct DashboardTests {
         #expect(mrr.previous == (try usd("/v1/reports/mrr?at=2026-02-20T06:00:00.000Z", "mrr")))
         #expect(mrr.previous != (try usd("/v1/reports/mrr?at=2026-02-20T23:59:59.999Z", "mrr")), "the day's end holds the evening's purchase")
         #expect(march20.contains("MRR and active subscriptions are now, against 2026-02-20 06:00 UTC."))
+        // At 20:00 the evening's purchase of the matching day is in.
+        let evening20 = try #require(try Self.headline(page(now: Self.january + 78 * Self.day + 20 * 3_600_000))["mrr"])
+        #expect(evening20.previous == (try usd("/v1/reports/mrr?at=2026-02-20T20:00:00.000Z", "mrr")))
+        #expect(evening20.previous == mrr.previous + 2990)
 
         // 1 March at noon: no whole day has ended, so the counts and revenue compare nothing.
         let march1 = try page(now: Self.january + 59 * Self.day + Self.day / 2)
         let first = try Self.headline(march1)
         #expect(first["net"] == nil && first["newPaid"] == nil && first["churned"] == nil, "no data-previous on them")
+        #expect(march1.contains("<strong data-metric=\"headline-net\">—</strong><span class=\"change flat\">no whole day yet</span>"), "not a 0 beside today's sales")
         #expect(first["mrr"]?.previous == (try usd("/v1/reports/mrr?at=2026-02-01T12:00:00.000Z", "mrr")))
         #expect(march1.contains("id=\"compared\">compared with 2026-02-01 12:00 UTC</span>"), "\(march1.prefix(2000))")
         #expect(march1.contains("count whole days, and none of this period has ended."))

@@ -17,8 +17,10 @@ extension Dashboard {
         func sum(_ report: ChurnReport, _ field: KeyPath<ChurnRow, Int>) -> Int64 { Int64(report.rows.reduce(0) { $0 + $1[keyPath: field] }) }
         var html = "<section id=\"headline\"><h2>\(escape(period.preset.label)): \(period.first) to \(period.last) UTC"
         if let previous {
-            let compared = previous.hasWholeDays ? "\(previous.first) to \(previous.last)" : "\(UTCInstant.short(previous.at)) UTC"
-            html += " <span class=\"muted\" id=\"compared\">compared with \(compared)</span></h2>"
+            // A period that holds today is compared over its whole days: say through which.
+            let through = soFarToday.map { "through \(UTCDay(number: $0.day.number - 1)) " } ?? ""
+            let compared = previous.hasWholeDays ? "\(through)with \(previous.first) to \(previous.last)" : "with \(UTCInstant.short(previous.at)) UTC"
+            html += " <span class=\"muted\" id=\"compared\">compared \(compared)</span></h2>"
         } else {
             html += "</h2><p class=\"notice\" id=\"not-begun\">This period has not begun (today is \(UTCDay(containing: self.now))): nothing is recorded in it yet; MRR and active subscriptions are at \(escape(UTCInstant.short(latest.at))) UTC.</p>"
         }
@@ -50,18 +52,25 @@ extension Dashboard {
         let before = previous.map { $0.mrr ?? zero }
         html += headline("MRR", "mrr", now.mrr, before?.mrr, money: true, higherIsBetter: true)
         html += headline("Active subscriptions", "activeSubscriptions", Int64(now.activeSubscriptions), before.map { Int64($0.activeSubscriptions) }, money: false, higherIsBetter: true)
-        // Counts and revenue of a period that began today have no whole day to compare.
-        let days = previous.flatMap { $0.hasWholeDays ? $0 : nil }
-        html += headline("New paid", "newPaid", sum(headlineChurn, \.newPaid), days.map { sum($0.churn, \.newPaid) }, money: false, higherIsBetter: true)
-        html += headline("Churned", "churned", sum(headlineChurn, \.churned), days.map { sum($0.churn, \.churned) }, money: false, higherIsBetter: false)
-        html += headline("Net revenue", "net", net(headlineRevenue), days.map { net($0.revenue) }, money: true, higherIsBetter: true)
+        // Counts and revenue of a period that began today have no whole day yet: a 0 beside
+        // today's sales read as none.
+        if let previous, !previous.hasWholeDays {
+            for (title, metric) in [("New paid", "newPaid"), ("Churned", "churned"), ("Net revenue", "net")] {
+                html += "<div class=\"card\"><span class=\"muted\">\(title)</span><strong data-metric=\"headline-\(metric)\">—</strong>"
+                    + "<span class=\"change flat\">no whole day yet</span></div>"
+            }
+        } else {
+            html += headline("New paid", "newPaid", sum(headlineChurn, \.newPaid), previous.map { sum($0.churn, \.newPaid) }, money: false, higherIsBetter: true)
+            html += headline("Churned", "churned", sum(headlineChurn, \.churned), previous.map { sum($0.churn, \.churned) }, money: false, higherIsBetter: false)
+            html += headline("Net revenue", "net", net(headlineRevenue), previous.map { net($0.revenue) }, money: true, higherIsBetter: true)
+        }
         html += "</div>"
         if let soFarToday, let previous {
-            let counted = previous.hasWholeDays ? "count the days through \(UTCDay(number: soFarToday.day.number - 1)), against the same days before" : "count whole days, and none of this period has ended"
+            let counted = previous.hasWholeDays ? "count the days through \(UTCDay(number: soFarToday.day.number - 1)), against the matching days before" : "count whole days, and none of this period has ended"
             let value = net(soFarToday.revenue)
             html += "<p class=\"muted\" id=\"today\">Today, \(soFarToday.day), is not over: new paid, churned and net revenue \(counted). Net revenue so far today: "
-            html += "<span data-metric=\"today-net\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\">\(escape(Money(milliunits: value, currency: currency).formatted))</span>. "
-            html += "MRR and active subscriptions are now, against \(escape(UTCInstant.short(previous.at))) UTC.</p>"
+            html += "<span data-metric=\"today-net\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\">\(escape(Money(milliunits: value, currency: currency).formatted))</span>, "
+            html += "which the Revenue table below includes. MRR and active subscriptions are now, against \(escape(UTCInstant.short(previous.at))) UTC.</p>"
         }
         html += "<p class=\"muted\" id=\"definitions\">MRR: the monthly value of the paid subscriptions entitled now (free trials and family sharing left out; a year counts a twelfth). "
         html += "Net revenue: sales less refunds, before Apple's commission. Proceeds (under Revenue) estimate what Apple pays: 70 % of net, 85 % after a subscriber's first paid year or under the Small Business Program, tax not taken out.</p>"

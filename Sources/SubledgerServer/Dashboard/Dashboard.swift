@@ -188,8 +188,7 @@ struct Dashboard {
             let last = holdsToday ? period.previousDay(matching: yesterday) : period.previousLast
             let at: Int64
             if holdsToday {
-                let matching = period.previousDay(matching: today)
-                at = min(matching.start + (now - today.start), matching.lastInstant)
+                at = period.previousDay(matching: today).start + (now - today.start)
             } else {
                 at = DashboardPeriod.end(of: last, now: now)
             }
