@@ -15,8 +15,9 @@ import SubledgerLMDB
 /// flushed). Readers keep the old snapshot until the switch; a crash at any step leaves
 /// `CURRENT` naming a complete snapshot, and the leftovers are removed by the next write.
 /// The snapshot that was current before the switch is removed after it unless a process has
-/// it open (`retire`); one still open is removed when the next write begins. So a ledger at rest
-/// holds one database, and a rebuild needs room for two.
+/// it open (`retire`); one still open is removed by the next process to hold the log's writer
+/// lock (`retireReplaced`), or when the next write begins. So a ledger at rest holds one
+/// database, and a rebuild needs room for two.
 ///
 /// One process writes snapshots at a time (the one that holds the log's writer lock).
 struct SnapshotDirectory {
