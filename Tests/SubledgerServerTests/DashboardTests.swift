@@ -437,6 +437,29 @@ struct DashboardTests {
         #expect(future.contains("data-metric=\"mrr\" data-currency=\"USD\" data-at=\"\(at)\" data-value=\"\(mrrNow.first { $0["currency"] as? String == "USD" }?["mrr"] as? Int ?? -1)\""))
     }
 
+    @Test("a ledger that sold within the week shows the month just begun as this month on its 1st, before any sale in it; after a week of silence, the last month with revenue, saying so")
+    func newMonthBeforeItsFirstSale() throws {
+        let fixture = try Self.ledgerWithSubscriptions()
+        defer { fixture.server.ledger.close() }
+        // The last sale: 29 March.
+        let transaction = fixture.fixtures.transaction(transactionId: "2000000000000106", purchaseDate: Self.january + 87 * Self.day, price: 2990)
+        #expect(try fixture.post(fixture.fixtures.notification(.subscribed, subtype: .initialBuy, transaction: transaction, renewal: fixture.fixtures.renewalInfo(for: transaction)).webhookBody).status == 200)
+        func page(_ now: Int64) throws -> String {
+            try fixture.server.ledger.read { reader in
+                try Dashboard(reader: reader, query: QueryParameters(decoding: "period=month&currency=USD"), now: now).render(customerId: nil)
+            }
+        }
+        let april1 = try page(Self.january + 90 * Self.day + Self.day / 2)
+        #expect(april1.contains("This month: 2026-04-01 to 2026-04-01 UTC"), "\(april1.prefix(2000))")
+        #expect(!april1.contains("id=\"stale\"") && !april1.contains("id=\"quiet\""))
+        let april5 = try page(Self.january + 94 * Self.day)
+        #expect(april5.contains("This month: 2026-04-01 to 2026-04-05 UTC"), "a week after the last sale: still live")
+        let april8 = try page(Self.january + 97 * Self.day)
+        #expect(april8.contains("This month: 2026-03-01 to 2026-03-31 UTC"), "\(april8.prefix(2000))")
+        #expect(april8.contains("id=\"stale\">No revenue is recorded after 2026-03-31: this period ends there, not today (2026-04-08).</p>"))
+        #expect(april8.contains("id=\"quiet\">The last sale or refund recorded was on 2026-03-29, 10 days ago."))
+    }
+
     @Test("a period that holds today counts revenue over whole days, as churn, says what today has taken so far, and compares MRR now with the same time of the matching day")
     func todayIsNotCountedAgainstAWholeDay() throws {
         let fixture = try Self.ledgerWithSubscriptions()

@@ -27,7 +27,7 @@ struct Dashboard {
     let currencies: [String]
     let period: DashboardPeriod
     /// The day presets end on when it is not today: the last day of the latest month with
-    /// revenue, nothing having been recorded since.
+    /// revenue, nothing having been sold in the last week.
     let presetsEndEarly: UTCDay?
     /// The last day with revenue, when it is more than a week ago: the webhook may have stopped.
     let quietSince: UTCDay?
@@ -98,12 +98,6 @@ struct Dashboard {
             from: UTCDay(number: 0), to: UTCDay(number: UTCCalendar.day(containing: horizon) - 1), smallBusiness: smallBusiness, scope: scope)
         let latestMonth = everything.rows.compactMap { UTCMonth($0.period) }.max() ?? UTCMonth(containing: now)
         let today = UTCDay(containing: now)
-        let anchor = min(today, latestMonth.lastDay)
-        let period = try DashboardPeriod(query: query, anchor: anchor)
-        self.period = period
-        // Said whenever it happens: "This month" in the first days of December showed November
-        // without a word.
-        presetsEndEarly = anchor.number < today.number && period.preset != .custom ? anchor : nil
         // Counted from the last sale, read by day in its month: counted from the month's end, a
         // sale on 2 November and silence after it were not a stall until 8 December. A week
         // without revenue is not yet one (a small app).
@@ -111,6 +105,15 @@ struct Dashboard {
             from: UTCDay(containing: latestMonth.start), to: latestMonth.lastDay, by: .day,
             smallBusiness: smallBusiness, scope: scope).rows.compactMap { UTCDay($0.period) }.max()
         quietSince = lastSale.flatMap { $0.number < today.number - 7 ? $0 : nil }
+        // A ledger that sold within the week is live: its presets end today, also in a month
+        // with no sale yet. Ending at the last month with revenue showed last month as "This
+        // month" on every 1st until that day's first sale.
+        let anchor = quietSince == nil && lastSale != nil ? today : min(today, latestMonth.lastDay)
+        let period = try DashboardPeriod(query: query, anchor: anchor)
+        self.period = period
+        // Said whenever it happens: "This month" in the first days of December showed November
+        // without a word.
+        presetsEndEarly = anchor.number < today.number && period.preset != .custom ? anchor : nil
         buckets = period.buckets
         var seen = Set(everything.rows.map(\.currency))
         seen.formUnion(try projection.mrr(at: DashboardPeriod.end(of: anchor, now: now), scope: scope).rows.map(\.currency))

@@ -5,9 +5,9 @@ import SubledgerProjections
 /// month ends at the anchor day), and the range of the same span just before it, which the
 /// headline numbers compare against.
 ///
-/// Presets count back from an anchor day: today, or the last day of the latest month with
-/// revenue when that is earlier (a replayed or imported ledger with nothing recent still shows
-/// its data). `custom` takes `from` and `to` (`YYYY-MM-DD`); longer than 62 days it is widened to
+/// Presets count back from an anchor day: today, or, when nothing was sold in the last week, the
+/// last day of the latest month with revenue if that is earlier (a replayed or imported ledger
+/// with nothing recent still shows its data). `custom` takes `from` and `to` (`YYYY-MM-DD`); longer than 62 days it is widened to
 /// whole months. A day given in `from` or `to` with a preset makes the period custom, from the
 /// preset's range for the one not given: the form leaves its dates empty unless the period is
 /// custom, and dates typed under "Last 12 months" were ignored without a word.
