@@ -4,9 +4,9 @@ import SubledgerLedger
 import SubledgerProjections
 
 /// The browser dashboard (`GET /`): server-rendered HTML with inline CSS and SVG, over a period
-/// chosen with `?period=` (`DashboardPeriod`; by default the twelve months ending at the latest
-/// month with revenue, or now), with the headline numbers at the top compared with the period
-/// just before.
+/// chosen with `?period=` (`DashboardPeriod`; by default the twelve months ending now, or at the
+/// latest month with revenue when nothing was sold in the last week), with the headline numbers
+/// at the top compared with the period just before.
 ///
 /// Every figure is read (in `init`, before anything renders) through the same report queries,
 /// with the same defaults, as the JSON reports, over whole days or months so that the rollups
