@@ -59,7 +59,7 @@ struct SnapshotCounts {
             let database = try ProjectionDatabase(path: path, readOnly: true)
             return try database.environment.read { txn in (try database.header(txn), try txn.entryCount(in: database.timelines)) }
         }
-        guard let (header, timelines) = counts ?? nil else { return nil }
+        guard let (header, timelines) = counts else { return nil }
         self.init(timelines: timelines, events: header.events, checkpoint: header.checkpoint)
     }
 

@@ -82,7 +82,7 @@ public final class ProjectionStore {
             guard access(current, F_OK) == 0 else { throw Retired() }
             return access(current + "/lock.mdb", F_OK) != 0
         }
-        return lacksLockFile ?? nil ?? false
+        return lacksLockFile ?? false
     }
 
     /// Opens the projection kept in `directory` for the log in `logDirectory` and folds the log

@@ -18,7 +18,7 @@ extension Dashboard {
         var html = "<section id=\"headline\"><h2>\(escape(period.preset.label)): \(period.first) to \(period.last) UTC"
         if let previous {
             // A period that holds today is compared over its whole days: say through which.
-            let through = soFarToday.map { "through \(UTCDay(number: $0.day.number - 1)) " } ?? ""
+            let through = countedThrough.map { "through \($0) " } ?? ""
             let compared = previous.hasWholeDays ? "\(through)with \(previous.first) to \(previous.last)" : "with \(UTCInstant.short(previous.at)) UTC"
             html += " <span class=\"muted\" id=\"compared\">compared \(compared)</span></h2>"
         } else {
@@ -56,8 +56,7 @@ extension Dashboard {
         // today's sales read as none.
         if let previous, !previous.hasWholeDays {
             for (title, metric) in [("New paid", "newPaid"), ("Churned", "churned"), ("Net revenue", "net")] {
-                html += "<div class=\"card\"><span class=\"muted\">\(title)</span><strong data-metric=\"headline-\(metric)\">—</strong>"
-                    + "<span class=\"change flat\">no whole day yet</span></div>"
+                html += card(title, "data-metric=\"headline-\(metric)\"", "—", change: ("flat", "no whole day yet"))
             }
         } else {
             html += headline("New paid", "newPaid", sum(headlineChurn, \.newPaid), previous.map { sum($0.churn, \.newPaid) }, money: false, higherIsBetter: true)
@@ -65,8 +64,8 @@ extension Dashboard {
             html += headline("Net revenue", "net", net(headlineRevenue), previous.map { net($0.revenue) }, money: true, higherIsBetter: true)
         }
         html += "</div>"
-        if let soFarToday, let previous {
-            let counted = previous.hasWholeDays ? "count the days through \(UTCDay(number: soFarToday.day.number - 1)), against the matching days before" : "count whole days, and none of this period has ended"
+        if let soFarToday, let countedThrough, let previous {
+            let counted = previous.hasWholeDays ? "count the days through \(countedThrough), against the matching days before" : "count whole days, and none of this period has ended"
             let value = net(soFarToday.revenue)
             html += "<p class=\"muted\" id=\"today\">Today, \(soFarToday.day), is not over: new paid, churned and net revenue \(counted). Net revenue so far today: "
             html += "<span data-metric=\"today-net\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\">\(escape(Money(milliunits: value, currency: currency).formatted))</span>, "
@@ -81,10 +80,8 @@ extension Dashboard {
     /// (none while the period has not begun).
     private func headline(_ title: String, _ metric: String, _ value: Int64, _ previous: Int64?, money: Bool, higherIsBetter: Bool) -> String {
         let shown = money ? Money(milliunits: value, currency: currency).formatted : NumberText.grouped(value)
-        guard let previous else {
-            return "<div class=\"card\"><span class=\"muted\">\(escape(title))</span>"
-                + "<strong data-metric=\"headline-\(metric)\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\">\(escape(shown))</strong></div>"
-        }
+        let figure = "data-metric=\"headline-\(metric)\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\""
+        guard let previous else { return card(title, figure, shown) }
         // Converted amounts of opposite signs can differ by more than 64 bits hold: then the
         // change is shown without its amount, as the subtraction trapped.
         let (delta, overflow) = value.subtractingReportingOverflow(previous)
@@ -98,9 +95,19 @@ extension Dashboard {
             change = (rises ? "▲" : "▼") + percent + amount
             tone = rises == higherIsBetter ? "good" : "bad"
         }
-        return "<div class=\"card\"><span class=\"muted\">\(escape(title))</span>"
-            + "<strong data-metric=\"headline-\(metric)\" data-currency=\"\(escape(currency))\" data-value=\"\(value)\" data-previous=\"\(previous)\">\(escape(shown))</strong>"
-            + "<span class=\"change \(tone)\">\(escape(change)) vs previous</span></div>"
+        return card(title, figure + " data-previous=\"\(previous)\"", shown, change: (tone, change + " vs previous"))
+    }
+
+    /// A card's markup: its title, the figure (the attributes of its `strong` and its text), and
+    /// the change under it when there is one.
+    private func card(_ title: String, _ attributes: String, _ shown: String, change: (tone: String, text: String)? = nil) -> String {
+        "<div class=\"card\"><span class=\"muted\">\(escape(title))</span><strong \(attributes)>\(escape(shown))</strong>"
+            + (change.map { "<span class=\"change \($0.tone)\">\(escape($0.text))</span>" } ?? "") + "</div>"
+    }
+
+    /// The last whole day a period that holds today counts: yesterday.
+    private var countedThrough: UTCDay? {
+        soFarToday.map { UTCDay(number: $0.day.number - 1) }
     }
 
     /// A link to the report route that answers the chart above it, as CSV.
