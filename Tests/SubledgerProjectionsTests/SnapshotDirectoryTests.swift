@@ -44,6 +44,31 @@ struct SnapshotDirectoryTests {
         #expect(try names() == ["CURRENT", "snapshot-3"])
     }
 
+    @Test("a snapshot a reader opens between the check that it is closed and its rename for removal is put back under its name, and still reads")
+    func readerOpeningAtTheRetireKeepsIt() throws {
+        let directory = TemporaryDirectory()
+        let snapshots = SnapshotDirectory(path: directory.file("projections"))
+        func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: directory.file("projections")).sorted() }
+        let first = try snapshots.replace { path in
+            let environment = try LMDBEnvironment(path: path, mapSize: 1 << 20)
+            let table = try environment.openDatabase(named: "t", create: true)
+            try environment.write { txn in try txn.put(key: Array("k".utf8), value: Array("v".utf8), in: table) }
+        }
+        var reader: LMDBEnvironment?
+        var checked: [String] = []
+        snapshots.retire("snapshot-1") { path in
+            checked.append(path)
+            guard reader == nil else { return LMDBEnvironment.isOpen(path: path) }
+            // Closed when checked; a reader opens it at once, before the rename.
+            reader = try? LMDBEnvironment(path: path, mapSize: 1 << 20)
+            return false
+        }
+        #expect(checked == [first, directory.file("projections/retired-1")], "checked again after the rename")
+        #expect(try names() == ["CURRENT", "snapshot-1"], "put back, not removed")
+        let table = try #require(try reader?.openDatabase(named: "t", create: false))
+        #expect(try reader?.read { txn in try txn.get(Array("k".utf8), in: table) } == Array("v".utf8))
+    }
+
     @Test("a reader whose snapshot was switched and retired between reading CURRENT and opening it opens the one CURRENT names then; a failure with CURRENT unmoved is the failure")
     func readerFollowsTheSwitch() throws {
         let directory = TemporaryDirectory()

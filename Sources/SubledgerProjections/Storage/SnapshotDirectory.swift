@@ -88,13 +88,13 @@ struct SnapshotDirectory {
     /// and the rename is seen by a second check, and the name is put back. One the checks missed
     /// fails to open the file it had not opened yet, or, having both, reads the database as it
     /// was, which nothing writes any more. Kept where it is while open, or when that cannot be
-    /// told; the next write removes it.
-    func retire(_ name: String) {
+    /// told; the next write removes it. `isOpen` is for tests, to open it at that moment.
+    func retire(_ name: String, isOpen: (String) -> Bool = LMDBEnvironment.isOpen(path:)) {
         let snapshot = path + "/" + name
-        guard name.hasPrefix(Self.snapshotPrefix), !LMDBEnvironment.isOpen(path: snapshot) else { return }
+        guard name.hasPrefix(Self.snapshotPrefix), !isOpen(snapshot) else { return }
         let retired = path + "/" + Self.retiredPrefix + name.dropFirst(Self.snapshotPrefix.count)
         guard rename(snapshot, retired) == 0 else { return }
-        if LMDBEnvironment.isOpen(path: retired) {
+        if isOpen(retired) {
             _ = rename(retired, snapshot)
             return
         }
