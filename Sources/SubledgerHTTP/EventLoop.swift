@@ -39,6 +39,9 @@ final class EventLoop {
     private let slowReadPool: WorkerPool?
     private let metrics: ServerMetrics
     private let limits: RequestParser.Limits
+    /// The probes' paths as segments, split once rather than at every request.
+    private let readinessSegments: [String]?
+    private let livenessSegments: [String]?
     private let clock = ContinuousClock()
 
     private var connections: [UInt64: Connection] = [:]
@@ -84,6 +87,8 @@ final class EventLoop {
         limits = RequestParser.Limits(maxHeaderBytes: configuration.maxHeaderBytes,
                                       maxHeaderCount: configuration.maxHeaderCount,
                                       maxBodyBytes: configuration.maxBodyBytes)
+        readinessSegments = configuration.readinessPath.flatMap(HTTPRequest.segments(of:))
+        livenessSegments = configuration.livenessPath.flatMap(HTTPRequest.segments(of:))
         lingerTimeout = min(configuration.readTimeout, .seconds(2))
         let shortest = [configuration.readTimeout, configuration.idleTimeout, configuration.writeTimeout, lingerTimeout].min()!
         sweepInterval = max(.milliseconds(5), min(.milliseconds(250), shortest / 8))
@@ -345,16 +350,16 @@ final class EventLoop {
         }
     }
 
-    /// Whether `request` asks for `path` (by its decoded segments, as the router matches).
-    private static func isPath(_ path: String?, of request: HTTPRequest) -> Bool {
-        guard let path, let segments = request.pathSegments else { return false }
-        return HTTPRequest.segments(of: path) == segments
+    /// Whether `request` asks for the path of `segments` (decoded, as the router matches).
+    private static func isPath(_ segments: [String]?, of request: HTTPRequest) -> Bool {
+        guard let segments, let asked = request.pathSegments else { return false }
+        return asked == segments
     }
 
     private func dispatch(_ connection: Connection, _ request: HTTPRequest, keepAlive: Bool, now: ContinuousClock.Instant) {
         let isRead = request.method == "GET" || request.method == "HEAD"
-        let readiness = Self.isPath(configuration.readinessPath, of: request)
-        if readiness || Self.isPath(configuration.livenessPath, of: request) {
+        let readiness = Self.isPath(readinessSegments, of: request)
+        if readiness || Self.isPath(livenessSegments, of: request) {
             let notReady = readiness ? configuration.notReady() : nil
             let answer = isRead ? notReady?.response ?? .text("ok\n") : HTTPError(
                 .methodNotAllowed, code: "method_not_allowed", detail: "\(request.method) is not allowed here; use GET, HEAD",
