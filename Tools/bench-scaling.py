@@ -279,15 +279,18 @@ def wait_until_serving(server, port):
         raise SystemExit("bench-scaling: the server stopped while opening")
 
 
-def lookups_while_posting(url, environment, connections):
+def lookups_while_posting(url, environment, connections, probe=False):
     """Look-ups (4 connections, about 1,000 a second) for LOOKUP_SECONDS while wrk posts distinct
     signed notifications to the webhook over `connections` (each waiting DELAY_MS between posts
-    when the environment sets it): latency of the look-ups, rate and failures of the posts."""
+    when the environment sets it): latency of the look-ups, rate and failures of the posts. With
+    `probe`, the same pace of `GET /healthz` instead, which the event loop answers without a
+    worker or the ledger: what any request waits on this host under that load."""
     with tempfile.TemporaryFile("w+") as posted:
         posting = subprocess.Popen(["wrk", "-t1", f"-c{connections}", f"-d{LOOKUP_SECONDS + 2}s", "-s", os.path.join(REPO, "Tools/wrk-post-notifications.lua"), url],
                                    stdout=posted, stderr=subprocess.STDOUT, env=environment)
         time.sleep(1)
-        reads = subprocess.run(["wrk", "-t1", "-c4", f"-d{LOOKUP_SECONDS}s", "--latency", "-s", os.path.join(REPO, "Tools/wrk-lookups.lua"), url],
+        script, target = ("Tools/wrk-paced.lua", url + "/healthz") if probe else ("Tools/wrk-lookups.lua", url)
+        reads = subprocess.run(["wrk", "-t1", "-c4", f"-d{LOOKUP_SECONDS}s", "--latency", "-s", os.path.join(REPO, script), target],
                                capture_output=True, text=True, env=dict(environment, DELAY_MS="4")).stdout
         posting.wait()
         posted.seek(0)
@@ -330,6 +333,10 @@ def serve_figures(data, port, lookups, notifications, stopped):
         # The paced posts start far into the file, so the full-rate posts after them are new too.
         paced = lookups_while_posting(url, dict(environment, DELAY_MS=str(PACED_DELAY_MS), OFFSET=str(line_offset(notifications, 40000))), PACED_CONNECTIONS)
         figures["paced_p50"], figures["paced_p99"], figures["paced_webhook"] = paced["p50"], paced["p99"], paced["webhook"]
+        # After the look-ups' posts (at most 2,800 at 200/s), so these are new notifications too.
+        probe = lookups_while_posting(url, dict(environment, DELAY_MS=str(PACED_DELAY_MS), OFFSET=str(line_offset(notifications, 43500))),
+                                      PACED_CONNECTIONS, probe=True)
+        figures["probe_p99"] = probe["p99"]
         full = lookups_while_posting(url, environment, 32)
         figures["lookup_p50"], figures["lookup_p99"], figures["webhook"] = full["p50"], full["p99"], full["webhook"]
         figures["lookups"] = paced["lookups"] + full["lookups"]
@@ -527,6 +534,7 @@ COLUMNS = [
     ("churn", lambda r: r.get("churn"), seconds_cell),
     ("cohorts", lambda r: r.get("cohorts"), seconds_cell),
     ("look-up p99, webhook ≤ 200/s", lambda r: r.get("paced_p99"), seconds_cell),
+    ("`/healthz` p99, the same load", lambda r: r.get("probe_p99"), seconds_cell),
     ("look-up p99, webhook at full rate", lambda r: r.get("lookup_p99"), seconds_cell),
     ("server RSS", lambda r: r.get("rss"), bytes_cell),
     ("of it anonymous", lambda r: r.get("anon"), bytes_cell),
@@ -601,7 +609,10 @@ its exponent (events^1 grows in proportion to history). Reports cover {FROM} to 
 over all tiles, about 1,000 a second for {LOOKUP_SECONDS} s, while wrk posts a separate simulation's signed
 notifications to the webhook: first paced ({PACED_CONNECTIONS} connections, {PACED_DELAY_MS} ms apart, at most 200/s: more
 than a large app's busiest hour), then at the full rate (32 connections, as fast as the server
-acknowledges, which keeps both cores verifying). Server RSS is `VmRSS` after the dashboard, the
+acknowledges, which keeps both cores verifying). `/healthz` p99 is the same pace of `GET /healthz`
+under the same paced webhook, which the event loop answers itself, without a worker or the ledger:
+the wait any request has on this host under that load (the client, loopback TCP, the two cores'
+scheduling), measured between the two look-up runs; a look-up's own cost is what it adds. Server RSS is `VmRSS` after the dashboard, the
 reports and the look-ups, with `serve`'s default `--mapped-memory-limit` of 256 MB; "of it
 anonymous" is `RssAnon`, the process's own memory (the rest is file pages: the binary and the
 databases' mapped pages). Rebuild wall is `subledger rebuild` from process start to exit, with
