@@ -23,6 +23,8 @@ public final class LMDBEnvironment: @unchecked Sendable {
     let gate = TransactionGate()
     private let databaseOpening = Mutex(())
     private let registeredPath: String
+    /// Its lock file, as ``isOpen(path:)`` knows this process's environments by it.
+    private let registeredLockFile: FileIdentity?
     /// Opened with ``Options/writeMap`` for writing: the data file is allocated up to the map.
     let writesThroughMap: Bool
 
@@ -122,11 +124,19 @@ public final class LMDBEnvironment: @unchecked Sendable {
         }
         self.path = path
         self.registeredPath = registeredPath
+        registeredLockFile = FileIdentity(path: options.contains(.noSubdirectory) ? path + "-lock" : path + "/lock.mdb")
+        if let registeredLockFile { openLockFiles.withLock { $0[registeredLockFile, default: 0] += 1 } }
     }
 
     deinit {
         mdb_env_close(handle)
         _ = openPaths.withLock { $0.remove(registeredPath) }
+        if let registeredLockFile {
+            openLockFiles.withLock { counts in
+                counts[registeredLockFile]! -= 1
+                if counts[registeredLockFile] == 0 { counts[registeredLockFile] = nil }
+            }
+        }
     }
 
     /// Opens a named database, creating it in its own write transaction when `create` is true.
@@ -247,6 +257,24 @@ public final class LMDBEnvironment: @unchecked Sendable {
 /// Canonical paths of the environments open in this process.
 private let openPaths = Mutex<Set<String>>([])
 
+/// The lock files of the environments open in this process, each with how many hold it: a
+/// directory renamed since its environment was opened (a retired snapshot) keeps its lock file,
+/// where its canonical path no longer matches.
+private let openLockFiles = Mutex<[FileIdentity: Int]>([:])
+
+/// A file as the kernel knows it, whatever path reaches it.
+private struct FileIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+}
+
 extension LMDBEnvironment {
     /// Creates the directory that will hold the files and returns the canonical path that
     /// identifies the environment in this process.
@@ -273,13 +301,16 @@ extension LMDBEnvironment {
     /// be told; false for an environment without a lock file (never opened, or a backup's copy).
     public static func isOpen(path: String) -> Bool {
         // This process's own are known without opening the lock file: closing it again would
-        // drop every POSIX lock this process holds on it, LMDB's included.
+        // drop every POSIX lock this process holds on it, LMDB's included. By the path while one
+        // is opening, by the lock file once open, also under a name it was renamed to since.
         if let resolved = realpath(path, nil) {
             defer { free(resolved) }
             let canonical = String(cString: resolved)
             if openPaths.withLock({ $0.contains(canonical) }) { return true }
         }
-        let fd = open(path + "/lock.mdb", O_RDONLY | O_CLOEXEC)
+        let lockFile = path + "/lock.mdb"
+        if let identity = FileIdentity(path: lockFile), openLockFiles.withLock({ $0[identity] != nil }) { return true }
+        let fd = open(lockFile, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return errno != ENOENT }
         defer { close(fd) }
         var probe = flock()

@@ -44,7 +44,7 @@ struct SnapshotDirectoryTests {
         #expect(try names() == ["CURRENT", "snapshot-3"])
     }
 
-    @Test("a snapshot a reader opens between the check that it is closed and its rename for removal is put back under its name, and still reads")
+    @Test("a snapshot a reader opens between the check that it is closed and its rename for removal is put back under its name, and the reader keeps its lock on it, so other processes still see it open")
     func readerOpeningAtTheRetireKeepsIt() throws {
         let directory = TemporaryDirectory()
         let snapshots = SnapshotDirectory(path: directory.file("projections"))
@@ -67,6 +67,25 @@ struct SnapshotDirectoryTests {
         #expect(try names() == ["CURRENT", "snapshot-1"], "put back, not removed")
         let table = try #require(try reader?.openDatabase(named: "t", create: false))
         #expect(try reader?.read { txn in try txn.get(Array("k".utf8), in: table) } == Array("v".utf8))
+        // The second check knows the reader by its lock file, under the new name too: opening
+        // and closing the file to ask would have dropped the reader's lock, and other processes
+        // would then take the database for closed.
+        #expect(try Self.holdsPOSIXLock(on: first + "/lock.mdb"), "the reader still holds LMDB's lock")
+    }
+
+    /// Whether this process holds the POSIX lock on the first byte of `file` that LMDB holds on
+    /// an open environment's lock file, as `/proc/locks` lists it (asking through a descriptor of
+    /// the file would drop the lock when it is closed). Its lock on the byte at its PID is
+    /// another's: LMDB takes that one again at the next read.
+    static func holdsPOSIXLock(on file: String) throws -> Bool {
+        var status = stat()
+        guard stat(file, &status) == 0 else { return false }
+        let process = String(getpid())
+        // "3: POSIX  ADVISORY  READ 1234 fe:00:5678 0 0": the holder's PID, device:inode, first byte.
+        return try String(contentsOfFile: "/proc/locks", encoding: .utf8).split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ")
+            return fields.count >= 7 && fields[1] == "POSIX" && fields[4] == process && fields[5].hasSuffix(":\(status.st_ino)") && fields[6] == "0"
+        }
     }
 
     @Test("a reader whose snapshot was switched and retired between reading CURRENT and opening it opens the one CURRENT names then; a failure with CURRENT unmoved is the failure")
