@@ -57,6 +57,9 @@ public final class LMDBEnvironment: @unchecked Sendable {
         /// opening changes no file; `mapSize` sizes a new one; the map grows by half, at least
         /// 64 MB, as writes fill it.
         public static let writeMap = Options(rawValue: UInt32(MDB_WRITEMAP))
+        /// `MDB_NORDAHEAD`: the map is advised random access (`MADV_RANDOM`, again after each
+        /// growth), so a page fault reads and maps the page touched alone, not a run around it.
+        public static let noReadahead = Options(rawValue: UInt32(MDB_NORDAHEAD))
     }
 
     /// Opens (creating if needed) the environment at `path`, then clears stale reader slots.

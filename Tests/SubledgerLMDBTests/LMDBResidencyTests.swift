@@ -67,7 +67,7 @@ struct LMDBResidencyTests {
 /// `/proc/self/pagemap`), over the regions `/proc/self/maps` gives for the file.
 private func residentPages(of env: LMDBEnvironment, file: String) throws -> Int {
     let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-    let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+    let maps = try readProcessFile("/proc/self/maps")
     let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/pagemap"))
     defer { try? handle.close() }
     var resident = 0

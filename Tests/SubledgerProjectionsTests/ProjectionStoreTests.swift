@@ -3,6 +3,7 @@ import Foundation
 import SubledgerEvents
 import SubledgerLMDB
 import SubledgerLog
+import SubledgerTestSupport
 @testable import SubledgerProjections
 import Synchronization
 import Testing
@@ -365,6 +366,16 @@ struct ProjectionStoreTests {
         #expect(try data.current() == "snapshot-3")
         #expect(try data.entries() == ["CURRENT", "snapshot-3"])
         #expect(store.snapshotPath == data.projections + "/snapshot-3")
+    }
+
+    @Test("the database a ledger folds into and answers from is mapped for random access: a page a look-up or a fold touches is mapped alone, not with its cached neighbours, so the resident set grows by what is read")
+    func foldedDatabaseMappedForRandomAccess() throws {
+        let data = try DataDirectory()
+        try data.append(MarchScenario().events)
+        let store = try ProjectionStore(directory: data.projections, logDirectory: data.log)
+        let current = try #require(try SnapshotDirectory(path: data.projections).current())
+        #expect(try MappedFileAdvice.randomAccess(of: current + "/data.mdb") == [true])
+        withExtendedLifetime(store) {}
     }
 
     @Test("subledger rebuild leaves one database at rest: the one it replaced is removed at the switch, unless a store has it open, which keeps answering until the next rebuild removes it")

@@ -82,7 +82,7 @@ struct SnapshotDirectoryTests {
         guard stat(file, &status) == 0 else { return false }
         let process = String(getpid())
         // "3: POSIX  ADVISORY  READ 1234 fe:00:5678 0 0": the holder's PID, device:inode, first byte.
-        return try String(contentsOfFile: "/proc/locks", encoding: .utf8).split(separator: "\n").contains { line in
+        return try readProcessFile("/proc/locks").split(separator: "\n").contains { line in
             let fields = line.split(separator: " ")
             return fields.count >= 7 && fields[1] == "POSIX" && fields[4] == process && fields[5].hasSuffix(":\(status.st_ino)") && fields[6] == "0"
         }
