@@ -23,8 +23,8 @@ public final class LMDBEnvironment: @unchecked Sendable {
     let gate = TransactionGate()
     private let databaseOpening = Mutex(())
     private let registeredPath: String
-    /// Its lock file, as ``isOpen(path:)`` knows this process's environments by it.
-    private let registeredLockFile: FileIdentity?
+    /// Its directory, as ``isOpen(path:)`` knows this process's environments by it.
+    private let registeredDirectory: FileIdentity?
     /// Opened with ``Options/writeMap`` for writing: the data file is allocated up to the map.
     let writesThroughMap: Bool
 
@@ -93,6 +93,9 @@ public final class LMDBEnvironment: @unchecked Sendable {
                 throw LMDBError(kind: .alreadyOpen, context: context)
             }
         }
+        // Before LMDB takes its lock, so that no moment of it is unknown to `isOpen`.
+        let registeredDirectory = options.contains(.noSubdirectory) ? nil : FileIdentity(path: path)
+        if let registeredDirectory { openDirectories.withLock { $0[registeredDirectory, default: 0] += 1 } }
         do {
             var created: OpaquePointer?
             var rc = mdb_env_create(&created)
@@ -123,22 +126,25 @@ public final class LMDBEnvironment: @unchecked Sendable {
             staleReadersCleared = Int(dead)
         } catch {
             _ = openPaths.withLock { $0.remove(registeredPath) }
+            Self.unregister(registeredDirectory)
             throw error
         }
         self.path = path
         self.registeredPath = registeredPath
-        registeredLockFile = FileIdentity(path: options.contains(.noSubdirectory) ? path + "-lock" : path + "/lock.mdb")
-        if let registeredLockFile { openLockFiles.withLock { $0[registeredLockFile, default: 0] += 1 } }
+        self.registeredDirectory = registeredDirectory
     }
 
     deinit {
         mdb_env_close(handle)
         _ = openPaths.withLock { $0.remove(registeredPath) }
-        if let registeredLockFile {
-            openLockFiles.withLock { counts in
-                counts[registeredLockFile]! -= 1
-                if counts[registeredLockFile] == 0 { counts[registeredLockFile] = nil }
-            }
+        Self.unregister(registeredDirectory)
+    }
+
+    private static func unregister(_ directory: FileIdentity?) {
+        guard let directory else { return }
+        openDirectories.withLock { counts in
+            counts[directory]! -= 1
+            if counts[directory] == 0 { counts[directory] = nil }
         }
     }
 
@@ -260,10 +266,10 @@ public final class LMDBEnvironment: @unchecked Sendable {
 /// Canonical paths of the environments open in this process.
 private let openPaths = Mutex<Set<String>>([])
 
-/// The lock files of the environments open in this process, each with how many hold it: a
-/// directory renamed since its environment was opened (a retired snapshot) keeps its lock file,
-/// where its canonical path no longer matches.
-private let openLockFiles = Mutex<[FileIdentity: Int]>([:])
+/// The directories of the environments open in this process, each with how many hold it: a
+/// directory renamed since its environment was opened (a retired snapshot) keeps its device and
+/// inode, where its canonical path no longer matches.
+private let openDirectories = Mutex<[FileIdentity: Int]>([:])
 
 /// A file as the kernel knows it, whatever path reaches it.
 private struct FileIdentity: Hashable {
@@ -304,16 +310,10 @@ extension LMDBEnvironment {
     /// be told; false for an environment without a lock file (never opened, or a backup's copy).
     public static func isOpen(path: String) -> Bool {
         // This process's own are known without opening the lock file: closing it again would
-        // drop every POSIX lock this process holds on it, LMDB's included. By the path while one
-        // is opening, by the lock file once open, also under a name it was renamed to since.
-        if let resolved = realpath(path, nil) {
-            defer { free(resolved) }
-            let canonical = String(cString: resolved)
-            if openPaths.withLock({ $0.contains(canonical) }) { return true }
-        }
-        let lockFile = path + "/lock.mdb"
-        if let identity = FileIdentity(path: lockFile), openLockFiles.withLock({ $0[identity] != nil }) { return true }
-        let fd = open(lockFile, O_RDONLY | O_CLOEXEC)
+        // drop every POSIX lock this process holds on it, LMDB's included. Known by the
+        // directory's device and inode, also under a name it was renamed to since it opened.
+        if let identity = FileIdentity(path: path), openDirectories.withLock({ $0[identity] != nil }) { return true }
+        let fd = open(path + "/lock.mdb", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return errno != ENOENT }
         defer { close(fd) }
         var probe = flock()
