@@ -6,14 +6,17 @@ public enum MappedFileAdvice {
     /// (`madvise(MADV_RANDOM)`: `rr` among its `VmFlags`), which turns off the kernel's readahead
     /// and its mapping of a touched page's cached neighbours. Empty when the file is not mapped.
     public static func randomAccess(of file: String) throws -> [Bool] {
-        let target = URL(fileURLWithPath: file).resolvingSymlinksInPath().path
+        var status = stat()
+        guard stat(file, &status) == 0 else { return [] }
+        // By inode, not by the path, which smaps escapes and a bind mount changes.
+        let inode = String(status.st_ino)
         var advice: [Bool] = []
         var inTarget = false
         for line in try readProcessFile("/proc/self/smaps").split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             // A mapping's first line: address range, permissions, offset, device, inode, path.
             if let first = fields.first, first.contains("-"), first.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
-                inTarget = fields.count >= 6 && fields[5...].joined(separator: " ") == target
+                inTarget = fields.count >= 5 && fields[4] == inode
             } else if inTarget, fields.first == "VmFlags:" {
                 advice.append(fields.dropFirst().contains("rr"))
             }

@@ -378,6 +378,18 @@ struct ProjectionStoreTests {
         withExtendedLifetime(store) {}
     }
 
+    @Test("a rebuild in batches reads its scratch database whole and in key order, so its map keeps the kernel's readahead")
+    func batchScratchKeepsReadahead() throws {
+        let data = try DataDirectory()
+        try data.append(MarchScenario().events)
+        let scratch = data.path + "/scratch"
+        var empty = Projection(rebuildingExpectedEvents: 0)
+        _ = try ProjectionDatabase.write(&empty, settings: RollupSettings(), schemaVersion: ProjectionStore.schemaVersion, logIdentity: nil, to: scratch)
+        let building = try ProjectionStore(building: scratch, logDirectory: data.log, settings: RollupSettings())
+        #expect(try MappedFileAdvice.randomAccess(of: scratch + "/data.mdb") == [false])
+        withExtendedLifetime(building) {}
+    }
+
     @Test("subledger rebuild leaves one database at rest: the one it replaced is removed at the switch, unless a store has it open, which keeps answering until the next rebuild removes it")
     func rebuildLeavesOneDatabase() throws {
         let events = MarchScenario().events

@@ -47,8 +47,10 @@ struct ProjectionDatabase: Sendable {
     static let foldMapSize = 1 << 20
 
     /// Opens the environment at `path` to read or to fold into; `create` makes it and its
-    /// databases for a rebuild's bulk write instead.
-    init(path: String, readOnly: Bool, create: Bool = false) throws {
+    /// databases for a rebuild's bulk write instead. `inOrder` keeps the kernel's readahead for
+    /// a database read whole, in key order (a rebuild in batches sums and copies its scratch
+    /// database, where memory is short, so its pages may not stay cached).
+    init(path: String, readOnly: Bool, create: Bool = false, inOrder: Bool = false) throws {
         // A fold commits a few pages every few milliseconds beside the webhook: writing them in
         // the map spares copying each into the file (a tenth of the server's CPU per webhook
         // message). A rebuild writes every page once, in order, and is faster through `writev`.
@@ -59,7 +61,7 @@ struct ProjectionDatabase: Sendable {
         let environment = try LMDBEnvironment(
             path: path, mapSize: readOnly || create ? Self.initialMapSize : Self.foldMapSize,
             maxDatabases: Self.databaseNames.count,
-            options: readOnly ? [.readOnly] : create ? [.noSync] : [.noSync, .writeMap, .noReadahead],
+            options: readOnly ? [.readOnly] : create ? [.noSync] : inOrder ? [.noSync, .writeMap] : [.noSync, .writeMap, .noReadahead],
             // A database that must exist is not made anew where a rebuild just renamed one away.
             createDirectory: create)
         self.environment = environment

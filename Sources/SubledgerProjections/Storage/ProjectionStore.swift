@@ -193,9 +193,10 @@ public final class ProjectionStore {
         }
     }
 
-    /// The database at `path`, opened to fold into, with its strings and header.
-    static func open(_ path: String) throws -> (ProjectionDatabase, StringTable, ProjectionDatabase.Header) {
-        let database = try ProjectionDatabase(path: path, readOnly: false)
+    /// The database at `path`, opened to fold into, with its strings and header; `inOrder` as
+    /// `ProjectionDatabase` has it.
+    static func open(_ path: String, inOrder: Bool = false) throws -> (ProjectionDatabase, StringTable, ProjectionDatabase.Header) {
+        let database = try ProjectionDatabase(path: path, readOnly: false, inOrder: inOrder)
         let (strings, header) = try database.environment.read { txn in
             let header = try database.header(txn)
             guard header.schema == schemaVersion else { throw SchemaMismatch(stored: header.schema) }
@@ -314,7 +315,7 @@ public final class ProjectionStore {
     /// The empty database a rebuild in batches folds into at `path`: a store that only catches
     /// up (its `directory` is that database, not a snapshot directory to rebuild in).
     init(building path: String, logDirectory: String, settings: RollupSettings) throws {
-        let (database, strings, header) = try Self.open(path)
+        let (database, strings, header) = try Self.open(path, inOrder: true)
         directory = path
         self.logDirectory = logDirectory
         self.settings = settings
