@@ -22,9 +22,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
     let handle: OpaquePointer
     let gate = TransactionGate()
     private let databaseOpening = Mutex(())
-    private let registeredPath: String
-    /// Its directory, as ``isOpen(path:)`` knows this process's environments by it.
-    private let registeredDirectory: FileIdentity?
+    private let registration: OpenEnvironments.Entry
     /// Opened with ``Options/writeMap`` for writing: the data file is allocated up to the map.
     let writesThroughMap: Bool
 
@@ -88,14 +86,12 @@ public final class LMDBEnvironment: @unchecked Sendable {
         let context = "open LMDB environment at \(path)"
         let registeredPath = try Self.prepare(path: path, options: options, createDirectory: createDirectory, context: context)
         if !options.contains(.readOnly) { try Self.allocateLockFile(path: path, options: options, readers: maxReaders, context: context) }
-        try openPaths.withLock { paths in
-            guard paths.insert(registeredPath).inserted else {
-                throw LMDBError(kind: .alreadyOpen, context: context)
-            }
-        }
         // Before LMDB takes its lock, so that no moment of it is unknown to `isOpen`.
-        let registeredDirectory = options.contains(.noSubdirectory) ? nil : FileIdentity(path: path)
-        if let registeredDirectory { openDirectories.withLock { $0[registeredDirectory, default: 0] += 1 } }
+        let registration = OpenEnvironments.Entry(
+            path: registeredPath, directory: options.contains(.noSubdirectory) ? nil : FileIdentity(path: path))
+        guard openEnvironments.withLock({ $0.register(registration) }) else {
+            throw LMDBError(kind: .alreadyOpen, context: context)
+        }
         do {
             var created: OpaquePointer?
             var rc = mdb_env_create(&created)
@@ -125,27 +121,16 @@ public final class LMDBEnvironment: @unchecked Sendable {
             writesThroughMap = options.contains(.writeMap) && !options.contains(.readOnly)
             staleReadersCleared = Int(dead)
         } catch {
-            _ = openPaths.withLock { $0.remove(registeredPath) }
-            Self.unregister(registeredDirectory)
+            openEnvironments.withLock { $0.unregister(registration) }
             throw error
         }
         self.path = path
-        self.registeredPath = registeredPath
-        self.registeredDirectory = registeredDirectory
+        self.registration = registration
     }
 
     deinit {
         mdb_env_close(handle)
-        _ = openPaths.withLock { $0.remove(registeredPath) }
-        Self.unregister(registeredDirectory)
-    }
-
-    private static func unregister(_ directory: FileIdentity?) {
-        guard let directory else { return }
-        openDirectories.withLock { counts in
-            counts[directory]! -= 1
-            if counts[directory] == 0 { counts[directory] = nil }
-        }
+        openEnvironments.withLock { $0.unregister(registration) }
     }
 
     /// Opens a named database, creating it in its own write transaction when `create` is true.
@@ -263,13 +248,41 @@ public final class LMDBEnvironment: @unchecked Sendable {
     }
 }
 
-/// Canonical paths of the environments open in this process.
-private let openPaths = Mutex<Set<String>>([])
+/// The environments open in this process.
+private let openEnvironments = Mutex(OpenEnvironments())
 
-/// The directories of the environments open in this process, each with how many hold it: a
-/// directory renamed since its environment was opened (a retired snapshot) keeps its device and
-/// inode, where its canonical path no longer matches.
-private let openDirectories = Mutex<[FileIdentity: Int]>([:])
+/// The environments open in this process: by canonical path, so that none is opened twice, and
+/// by directory, as `isOpen` knows them: a directory renamed since its environment was opened (a
+/// retired snapshot) keeps its device and inode, where its path no longer matches.
+private struct OpenEnvironments {
+    struct Entry {
+        let path: String
+        /// Nil for an environment without a directory of its own (`noSubdirectory`).
+        let directory: FileIdentity?
+    }
+
+    private var paths: Set<String> = []
+    /// How many of the environments open hold each directory.
+    private var directories: [FileIdentity: Int] = [:]
+
+    /// False when an environment at the same path is open already.
+    mutating func register(_ entry: Entry) -> Bool {
+        guard paths.insert(entry.path).inserted else { return false }
+        if let directory = entry.directory { directories[directory, default: 0] += 1 }
+        return true
+    }
+
+    mutating func unregister(_ entry: Entry) {
+        paths.remove(entry.path)
+        guard let directory = entry.directory else { return }
+        directories[directory]! -= 1
+        if directories[directory] == 0 { directories[directory] = nil }
+    }
+
+    func holds(_ directory: FileIdentity) -> Bool {
+        directories[directory] != nil
+    }
+}
 
 /// A file as the kernel knows it, whatever path reaches it.
 private struct FileIdentity: Hashable {
@@ -312,7 +325,7 @@ extension LMDBEnvironment {
         // This process's own are known without opening the lock file: closing it again would
         // drop every POSIX lock this process holds on it, LMDB's included. Known by the
         // directory's device and inode, also under a name it was renamed to since it opened.
-        if let identity = FileIdentity(path: path), openDirectories.withLock({ $0[identity] != nil }) { return true }
+        if let identity = FileIdentity(path: path), openEnvironments.withLock({ $0.holds(identity) }) { return true }
         let fd = open(path + "/lock.mdb", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return errno != ENOENT }
         defer { close(fd) }
